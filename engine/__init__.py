@@ -1,0 +1,26 @@
+"""A declarative rules engine for the context of LLM coding agents.
+
+The package holds the interpreter only; every word, pattern, threshold and
+template lives in the YAML folders (pipelines/, protect/, dictionaries/) and is
+checked against schemas/.  Public API: load_profile, compress, validate.
+"""
+
+__version__ = "0.1.0"
+
+
+def load_profile(name=None, level=None, cwd=None):
+    from .profile import load_profile as _load
+
+    return _load(name, level=level, cwd=cwd)
+
+
+def compress(profile, text, *, with_tokens=False):
+    from .compress import compress as _compress
+
+    return _compress(profile, text, with_tokens=with_tokens)
+
+
+def validate(paths=None):
+    from .validate import validate_paths
+
+    return validate_paths(paths or [])

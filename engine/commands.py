@@ -1,0 +1,124 @@
+"""What each `engine` subcommand does (argument parsing lives in cli.py)."""
+
+import json
+import sys
+
+from .errors import UserError
+
+
+def _read_input(name):
+    from .textio import decode, read_text
+
+    if name == "-":
+        return decode(sys.stdin.buffer.read(), "<stdin>")
+    return read_text(name)
+
+
+def _write_output(text, path):
+    if path is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    import os
+    import tempfile
+
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".engine-")
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise UserError(f"cannot write: {exc.strerror}; nothing was changed", path) from None
+
+
+def _profile(args, level=None):
+    from .profile import load_profile
+
+    return load_profile(getattr(args, "profile", None), level or getattr(args, "level", None))
+
+
+def cmd_compress(args):
+    from .compress import compress
+
+    text = _read_input(args.file)
+    profile = _profile(args)
+    if not args.json:
+        _write_output(compress(profile, text).text, args.output)
+        return 0
+    tok = args.tokenizer or profile.tokenizer
+    result = compress(profile, text, tokenizers=(tok,))
+    if args.output:
+        _write_output(result.text, args.output)
+    fig = {
+        "file": args.file,
+        "profile": profile.name,
+        "level": result.level,
+        "objective": profile.objective,
+        "tokenizer": tok,
+        "chars_before": result.chars_before,
+        "chars_after": result.chars_after,
+        "tokens_before": result.tokens_before[tok],
+        "tokens_after": result.tokens_after[tok],
+        "protected_spans": len(result.protected),
+        "text": result.text if not args.output else None,
+    }
+    json.dump(fig, sys.stdout, ensure_ascii=False, indent=2)
+    sys.stdout.write("\n")
+    return 0
+
+
+def cmd_validate(args):
+    from .validate import validate_paths
+
+    problems = validate_paths(args.files, profile=args.profile)
+    for p in problems:
+        print(str(p), file=sys.stderr)
+    return 1 if problems else 0
+
+
+def cmd_diff(args):
+    from .compress import compress
+    from .report import figures_line, unified_diff
+
+    text = _read_input(args.file)
+    profile = _profile(args)
+    result = compress(profile, text, tokenizers=(profile.tokenizer,))
+    color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
+    sys.stdout.write(unified_diff(text, result.text, args.file, f"{args.file} ({result.level})", color))
+    print(figures_line(result, profile.tokenizer))
+    return 0
+
+
+def cmd_explain(args):
+    from .compress import compress
+    from .report import explain
+
+    text = _read_input(args.file)
+    profile = _profile(args)
+    result = compress(profile, text, explain=True)
+    sys.stdout.write(explain(args.file, text, result, profile))
+    return 0
+
+
+def cmd_stats(args):
+    from .report import stats
+
+    levels = [lv.strip() for lv in args.levels.split(",") if lv.strip()]
+    return stats(args.paths, levels, args.profile, args.tokenizer, args.json)
+
+
+def cmd_golden(args):
+    from .golden import run_golden
+
+    return run_golden(args.dir, args.update)
+
+
+def cmd_profile(args):
+    import yaml
+
+    from .profile import resolve
+
+    resolved, _ = resolve(args.name, args.level)
+    yaml.safe_dump(resolved.show(), sys.stdout, sort_keys=False, allow_unicode=True, width=100)
+    return 0

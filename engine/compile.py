@@ -1,0 +1,113 @@
+"""Compile a resolved profile into an immutable, picklable Profile."""
+
+from dataclasses import dataclass, field
+
+from . import regexutil
+from .documents import is_builtin
+from .protect import Protector, category_source
+from .transforms import KINDS
+
+
+class TokenJudge:
+    """Decides whether a rewrite pays, by the profile's objective.  Picklable;
+    loads the tokenizer only when a decision needs it."""
+
+    def __init__(self, objective, tokenizer):
+        self.objective = objective
+        self.tokenizer = tokenizer
+
+    def __call__(self, old, new):
+        from .tokens import rewrite_pays
+
+        return rewrite_pays(old, new, self.objective, self.tokenizer)
+
+
+class BuildContext:
+    """What a transform may ask for while it compiles."""
+
+    def __init__(self, resolved, trusted):
+        self._r = resolved
+        self.word_pattern = resolved.settings["word_pattern"]
+        self.trusted = trusted
+        self.rewrite_pays_at_run_time = TokenJudge(resolved.settings["objective"], resolved.settings["tokenizer"])
+        self.rewrite_pays = self.rewrite_pays_at_run_time  # fixed dictionaries: decided here, once
+
+    def _slot(self, name, want):
+        slot = self._r.slots.get(name)
+        if slot is None:
+            raise KeyError(f"dictionary slot {name!r} is not defined by the profile; add it under `dictionaries:`")
+        if slot.type != want:
+            raise KeyError(f"dictionary slot {name!r} holds {slot.type or 'nothing'}, this transform needs {want}")
+        return slot
+
+    def entries(self, name):
+        return dict(self._slot(name, "entries").entries)
+
+    def word_list(self, name):
+        return list(self._slot(name, "words").words.values())
+
+    def word_set(self, name):
+        return {w["word"] for w in self.word_list(name)}
+
+
+@dataclass
+class Profile:
+    name: str
+    level: str
+    objective: str
+    tokenizer: str
+    timeout_ms_per_mb: int
+    protector: Protector
+    transforms: list
+    sources: list = field(default_factory=list)  # [(path, sha256)]
+    notes: dict = field(default_factory=dict)  # transform name -> what compile decided (skipped entries)
+
+    @property
+    def categories(self):
+        return self.protector.categories
+
+
+def compile_profile(resolved, files):
+    """files: every YAML file read; user-written ones make patterns run under a timeout."""
+    all_builtin = all(is_builtin(f) for f in files)
+    s = resolved.settings
+    cats = []
+    for i, (name, doc) in enumerate(resolved.protect):
+        try:
+            for j, p in enumerate(doc.data.get("patterns", ())):
+                regexutil.check(p)
+        except regexutil.PatternError as exc:
+            raise doc.error(str(exc), ("patterns", j)) from None
+        cats.append(category_source(doc.data, f"c{i}_", is_builtin(doc.file)))
+    try:
+        protector = Protector(cats, s["word_pattern"], s["pattern_timeout_ms"])
+    except Exception as exc:  # regex.error from a combination of valid parts
+        raise resolved_error(resolved, f"the protect categories do not compile together: {exc}") from None
+    known = {name for name, _ in resolved.protect}
+    transforms, notes = [], {}
+    for spec, doc, i in resolved.transforms:
+        unknown = sorted(set(spec.get("allow", ())) - known)
+        if unknown:
+            raise doc.error(f"allow: unknown protect categor{'y' if len(unknown) == 1 else 'ies'} {', '.join(unknown)}", ("transforms", i, "allow"))
+        ctx = BuildContext(resolved, all_builtin)
+        try:
+            t = KINDS[spec["kind"]](spec, ctx)
+        except regexutil.PatternError as exc:
+            raise doc.error(str(exc), ("transforms", i)) from None
+        except KeyError as exc:
+            raise doc.error(exc.args[0], ("transforms", i, "dictionary")) from None
+        except Exception as exc:  # regex.error and friends: a pattern that does not compile
+            raise doc.error(f"{spec['kind']} transform does not compile: {exc}", ("transforms", i)) from None
+        if getattr(t, "skipped", None):
+            notes[spec["name"]] = t.skipped
+        transforms.append(t)
+    return Profile(
+        name=resolved.name, level=s["level"], objective=s["objective"], tokenizer=s["tokenizer"],
+        timeout_ms_per_mb=s["pattern_timeout_ms"], protector=protector, transforms=transforms, notes=notes,
+    )
+
+
+def resolved_error(resolved, message):
+    from .errors import UserError
+
+    return UserError(message, resolved.file, 1, 1)

@@ -1,0 +1,79 @@
+"""Finding, loading and checking YAML documents by kind.
+
+A reference is either a bare name (a built-in document of that kind, e.g.
+`standard`, `negations`) or a path (contains a slash or ends in .yaml/.yml),
+read relative to the file that names it.
+"""
+
+from pathlib import Path
+
+from . import schema
+from .errors import UserError
+from .paths import builtin_dir, builtin_root
+from .refs import is_path
+from .yamlload import load_file
+
+FOLDERS = {
+    "profile": "pipelines",
+    "level": "pipelines/levels",
+    "protect": "protect",
+    "dictionary": "dictionaries",
+}
+
+
+def builtin_names(kind):
+    folder = builtin_dir(FOLDERS[kind])
+    return sorted(p.stem for p in folder.glob("*.yaml"))
+
+
+def is_builtin(path):
+    try:
+        Path(path).resolve().relative_to(builtin_root().resolve())
+        return True
+    except ValueError:
+        return False
+
+
+class Library:
+    """Loads each file once per run and remembers every file it read."""
+
+    def __init__(self):
+        self._docs = {}
+        self.files = []
+
+    def locate(self, ref, kind, base_dir, origin=None):
+        """Path for a reference; origin = (doc, path) of the naming key, for errors."""
+        if is_path(ref):
+            p = Path(ref).expanduser()
+            if not p.is_absolute():
+                p = Path(base_dir) / p
+            if not p.is_file():
+                raise self._where(origin, f"no {kind} file at {p}; check the path", ref)
+            return p.resolve()
+        p = builtin_dir(FOLDERS[kind]) / f"{ref}.yaml"
+        if not p.is_file():
+            names = ", ".join(builtin_names(kind)) or "none"
+            raise self._where(origin, f"no built-in {kind} named {ref!r}; built-in: {names}; or give a path to a .yaml file", ref)
+        return p.resolve()
+
+    @staticmethod
+    def _where(origin, message, ref):
+        if origin is None:
+            return UserError(message, ref)
+        doc, path = origin
+        return doc.error(message, path)
+
+    def load(self, path, kind):
+        key = str(path)
+        if key not in self._docs:
+            doc = load_file(path)
+            schema.require_valid(doc)
+            actual = doc.data.get("kind")
+            if actual != kind:
+                raise doc.error(f"expected a {kind} document here, found kind {actual!r}", ("kind",))
+            self._docs[key] = doc
+            self.files.append(key)
+        return self._docs[key]
+
+    def get(self, ref, kind, base_dir, origin=None):
+        return self.load(self.locate(ref, kind, base_dir, origin), kind)

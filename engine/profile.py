@@ -1,0 +1,64 @@
+"""Choosing and loading a profile: --profile, else $ENGINE_PROFILE, else
+.engine/profile.yaml in the working directory, else the built-in `default`."""
+
+import os
+from pathlib import Path
+
+from . import cache
+from .refs import is_path
+
+DEFAULT = "default"
+
+
+def choose(name=None, cwd=None):
+    """(reference, base folder) of the profile to use."""
+    cwd = Path(cwd or os.getcwd())
+    if name:
+        return name, cwd
+    env = os.environ.get("ENGINE_PROFILE")
+    if env:
+        return env, cwd
+    local = cwd / ".engine" / "profile.yaml"
+    if local.is_file():
+        return str(local), cwd
+    return DEFAULT, cwd
+
+
+def locate(name=None, cwd=None):
+    from .documents import Library
+
+    ref, base = choose(name, cwd)
+    return Library().locate(ref, "profile", base)
+
+
+def resolve(name=None, level=None, cwd=None):
+    from .documents import Library
+    from .resolve import resolve_profile
+
+    lib = Library()
+    ref, base = choose(name, cwd)
+    path = lib.locate(ref, "profile", base)
+    return resolve_profile(lib, path, level), lib
+
+
+def build(name=None, level=None, cwd=None):
+    """Resolve and compile without the cache (validate uses this)."""
+    from .compile import compile_profile
+
+    resolved, lib = resolve(name, level, cwd)
+    profile = compile_profile(resolved, lib.files)
+    profile.sources = [(f, cache.file_digest(f)) for f in lib.files]
+    return profile
+
+
+def load_profile(name=None, level=None, cwd=None):
+    """The compiled Profile, from the cache when every source file is unchanged."""
+    ref, base = choose(name, cwd)
+    # The key needs the profile's path, not its contents: contents are checked on load.
+    path = ref if not is_path(ref) else str((Path(base) / Path(ref).expanduser()).resolve())
+    key = ("profile", str(path), level or "")
+    profile = cache.load(key)
+    if profile is None:
+        profile = build(name, level, cwd)
+        cache.store(key, profile)
+    return profile

@@ -1,0 +1,90 @@
+"""Protected-token categories (protect/*.yaml) compiled into scanners.
+
+- Opaque categories (code fences, inline code, frontmatter...) are joined into
+  one alternation and scanned left to right, so a fence found first hides the
+  backticks inside it, as in markdown.
+- Word lists of all token categories share one word-run pass (wordscan).
+- Each token pattern category is one more regex pass.
+The mask is the union of all spans found.
+"""
+
+from dataclasses import dataclass, field
+
+import regex
+
+from . import regexutil
+from .mask import Mask
+from .wordscan import WordTable
+
+
+@dataclass
+class CategorySource:
+    """A protect document reduced to what the scanners need."""
+
+    name: str
+    stage: str
+    patterns: list  # regex sources, scoped and prefixed
+    words: list = field(default_factory=list)
+    case_sensitive: bool = False
+    trusted: bool = True  # shipped with the engine: runs without a timeout
+
+
+def category_source(data, prefix, trusted):
+    pats = [regexutil.prefixed(regexutil.scoped(p), f"{prefix}{i}_") for i, p in enumerate(data.get("patterns", ()))]
+    return CategorySource(
+        name=data["name"], stage=data.get("stage", "token"), patterns=pats,
+        words=list(data.get("words", ())), case_sensitive=data.get("case_sensitive", False), trusted=trusted,
+    )
+
+
+class Protector:
+    def __init__(self, categories, word_pattern, timeout_ms_per_mb):
+        self.categories = [c.name for c in categories]
+        self._timed = not all(c.trusted for c in categories)
+        self._timeout_ms_per_mb = timeout_ms_per_mb
+        opaque = [c for c in categories if c.stage == "opaque"]
+        self._opaque_groups = {}
+        branches = []
+        for i, c in enumerate(opaque):
+            if c.patterns:
+                g = f"o{i}"
+                self._opaque_groups[g] = c.name
+                branches.append(f"(?P<{g}>" + "|".join(f"(?:{p})" for p in c.patterns) + ")")
+        self._opaque = regex.compile("|".join(branches), regex.V0) if branches else None
+        self._token = [
+            (c.name, regex.compile("|".join(f"(?:{p})" for p in c.patterns), regex.V0))
+            for c in categories if c.stage != "opaque" and c.patterns
+        ]
+        self._words = WordTable(word_pattern)
+        for c in categories:
+            for w in c.words:
+                self._words.add(w, c.name, c.case_sensitive)
+
+    def timeout_for(self, text):
+        if not self._timed:
+            return None
+        return self._timeout_ms_per_mb / 1000.0 * max(1.0, len(text) / 1_000_000)
+
+    def scan(self, text):
+        """All (start, end, category) found, opaque regions first."""
+        timeout = self.timeout_for(text)
+        found = []
+        if self._opaque is not None:
+            groups = self._opaque_groups
+            for m in self._opaque.finditer(text, timeout=timeout):
+                if m.end() > m.start():
+                    found.append((m.start(), m.end(), groups[m.lastgroup]))
+        for name, pattern in self._token:
+            for m in pattern.finditer(text, timeout=timeout):
+                if m.end() > m.start():
+                    found.append((m.start(), m.end(), name))
+        found.extend(self._words.matches(text, timeout=timeout))
+        return found
+
+    def mask(self, text):
+        return Mask.from_matches(self.scan(text))
+
+
+def category_matcher(source, word_pattern):
+    """A Protector for one category alone (self-tests in `engine validate`)."""
+    return Protector([source], word_pattern, 1000)

@@ -1,0 +1,66 @@
+"""Helpers for user-written regular expressions (the `regex` module).
+
+Patterns from several YAML entries are joined into one alternation so that a
+text is scanned once.  To keep each pattern meaning what it meant alone:
+- leading global flags such as `(?i)` become scoped `(?i:...)`;
+- named groups get a per-entry prefix, so two entries may both say `(?P<f>...)`;
+- numbered back-references are refused (their numbers shift when joined).
+"""
+
+import regex
+
+_LEADING_FLAGS = regex.compile(r"^\(\?([aiLmsux]+)\)")
+_NAMED_GROUP = regex.compile(r"(?<!\\)\(\?P?<([A-Za-z_]\w*)>")
+_NAMED_BACKREF = regex.compile(r"(?<!\\)\(\?P=([A-Za-z_]\w*)\)")
+_GLOBAL_FLAGS = regex.compile(r"(?<!\\)\(\?[aiLmsux]+\)")
+_NUMBERED_BACKREF = regex.compile(r"(?<!\\)\\[1-9]")
+
+
+class PatternError(ValueError):
+    pass
+
+
+def scoped(pattern):
+    m = _LEADING_FLAGS.match(pattern)
+    if m:
+        return f"(?{m.group(1)}:{pattern[m.end():]})"
+    return pattern
+
+
+def check(pattern):
+    """Compile one pattern on its own; raise PatternError with a readable reason."""
+    if _NUMBERED_BACKREF.search(pattern):
+        raise PatternError("numbered back-references (\\1) are not allowed; name the group: (?P<name>...) and (?P=name)")
+    try:
+        regex.compile(scoped(pattern), regex.V0)
+    except regex.error as exc:
+        raise PatternError(f"invalid regular expression: {exc}") from None
+    if _GLOBAL_FLAGS.search(_LEADING_FLAGS.sub("", pattern)):
+        raise PatternError("inline flags like (?i) are allowed only at the start; use a scoped group (?i:...) elsewhere")
+
+
+def prefixed(pattern, prefix):
+    """The pattern with its named groups renamed to prefix + name."""
+    pattern = _NAMED_GROUP.sub(lambda m: m.group(0).replace(m.group(1), prefix + m.group(1)), pattern)
+    return _NAMED_BACKREF.sub(lambda m: f"(?P={prefix}{m.group(1)})", pattern)
+
+
+def words_alternation(words, word_chars, case_sensitive=False, any_apostrophe=False):
+    """One pattern matching any of the literal words/phrases, whole.
+
+    Longest first, so 'must not' wins over 'must'.  A space inside a phrase
+    matches any run of white space (a phrase may wrap lines).
+    """
+    parts = []
+    for w in sorted(set(words), key=lambda w: (-len(w), w)):
+        pieces = [regex.escape(p) for p in w.split()]
+        body = r"\s+".join(pieces)
+        if any_apostrophe:
+            body = regex.sub("['\u2019\u02bc]", lambda _m: "['\u2019\u02bc]", body)
+        parts.append(body)
+    if not parts:
+        return None
+    alt = "|".join(parts)
+    flags = "" if case_sensitive else "?i"
+    inner = f"({flags}:{alt})" if flags else f"(?:{alt})"
+    return f"(?<![{word_chars}]){inner}(?![{word_chars}])"

@@ -1,0 +1,181 @@
+"""Profile resolution: follow `extends:`, apply add/remove, merge dictionaries,
+expand the level chain.  The result is plain data (see `engine profile show`)."""
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import UserError
+
+SCALARS = ("level", "objective", "tokenizer", "word_pattern", "pattern_timeout_ms")
+
+
+@dataclass
+class Slot:
+    """One dictionary slot of a profile, merged from its files and edits."""
+
+    type: str = ""  # "entries" or "words"
+    entries: dict = field(default_factory=dict)
+    words: dict = field(default_factory=dict)  # word -> {word, guards...}, insertion-ordered
+    files: list = field(default_factory=list)
+
+    def merge_doc(self, doc):
+        data = doc.data
+        kind = "entries" if "entries" in data else "words"
+        self._type_check(kind, doc, (kind,))
+        if kind == "entries":
+            self.entries.update(data["entries"])
+        else:
+            for w in data["words"]:
+                entry = {"word": w} if isinstance(w, str) else {k: v for k, v in w.items() if k != "note"}
+                self.words[entry["word"].lower()] = entry
+        self.files.append(doc.file)
+
+    def _type_check(self, kind, doc, path):
+        if self.type and self.type != kind:
+            raise doc.error(f"this dictionary holds {kind} but the slot holds {self.type}; use one kind per slot", path)
+        self.type = kind
+
+    def copy(self):
+        return Slot(self.type, dict(self.entries), dict(self.words), list(self.files))
+
+
+@dataclass
+class Resolved:
+    name: str
+    file: str
+    settings: dict  # scalars
+    protect: list  # [(category name, doc)]
+    slots: dict  # slot name -> Slot
+    level_chain: list = field(default_factory=list)  # level docs, lowest first
+    transforms: list = field(default_factory=list)  # [(spec, doc, index)]
+
+    def show(self):
+        """Plain data for `engine profile show`."""
+        return {
+            "name": self.name,
+            "file": self.file,
+            **self.settings,
+            "levels": [d.data["name"] for d in self.level_chain],
+            "transforms": [f"{d.data['name']}/{s['name']} ({s['kind']})" for s, d, _ in self.transforms],
+            "protect": [name for name, _ in self.protect],
+            "dictionaries": {
+                k: {"files": s.files, **({"entries": s.entries} if s.type == "entries" else {"words": list(s.words.values())})}
+                for k, s in self.slots.items()
+            },
+        }
+
+
+def resolve_profile(lib, path, level_override=None, _seen=()):
+    doc = lib.load(path, "profile")
+    data = doc.data
+    base_dir = Path(doc.file).parent
+    if str(path) in _seen:
+        raise doc.error("profiles extend each other in a circle; remove one `extends:`", ("extends",))
+    if "extends" in data:
+        parent_path = lib.locate(data["extends"], "profile", base_dir, (doc, ("extends",)))
+        base = resolve_profile(lib, parent_path, None, _seen + (str(path),))
+        settings = dict(base.settings)
+        protect = list(base.protect)
+        slots = {k: v.copy() for k, v in base.slots.items()}
+    else:
+        settings, protect, slots = {}, [], {}
+    for key in SCALARS:
+        if key in data:
+            settings[key] = data[key]
+    if "protect" in data:
+        protect = _protect(lib, doc, data["protect"], protect, base_dir)
+    for slot_name, spec in data.get("dictionaries", {}).items():
+        slots[slot_name] = _slot(lib, doc, slot_name, spec, slots.get(slot_name), base_dir)
+    missing = [k for k in SCALARS if k not in settings]
+    if missing:
+        raise doc.error(f"set {', '.join(missing)} here or extend a profile that does (extends: default)")
+    res = Resolved(data["name"], doc.file, settings, protect, slots)
+    if not _seen:
+        level_ref = level_override or settings["level"]
+        origin = None if level_override else (doc, ("level",))
+        res.level_chain = _level_chain(lib, level_ref, base_dir, origin)
+        res.settings["level"] = res.level_chain[-1].data["name"]
+        _collect_transforms(res)
+    return res
+
+
+def _protect(lib, doc, spec, inherited, base_dir):
+    if isinstance(spec, list):
+        out, items = [], [(ref, ("protect", i)) for i, ref in enumerate(spec)]
+    else:
+        out = list(inherited)
+        for i, name in enumerate(spec.get("remove", [])):
+            if not any(n == name for n, _ in out):
+                have = ", ".join(n for n, _ in out)
+                raise doc.error(f"protect/remove: no category {name!r} to remove; the profile has: {have}", ("protect", "remove", i))
+            out = [(n, d) for n, d in out if n != name]
+        items = [(ref, ("protect", "add", i)) for i, ref in enumerate(spec.get("add", []))]
+    for ref, p in items:
+        cat = lib.get(ref, "protect", base_dir, (doc, p))
+        name = cat.data["name"]
+        if any(n == name for n, _ in out):
+            raise doc.error(f"category {name!r} is listed twice; keep one", p)
+        out.append((name, cat))
+    return out
+
+
+def _slot(lib, doc, slot_name, spec, inherited, base_dir):
+    here = ("dictionaries", slot_name)
+    if isinstance(spec, list):
+        spec = {"use": spec}
+    if "use" in spec or inherited is None:
+        slot = Slot()
+        for i, ref in enumerate(spec.get("use", [])):
+            slot.merge_doc(lib.get(ref, "dictionary", base_dir, (doc, here + ("use", i))))
+    else:
+        slot = inherited.copy()
+    for i, ref in enumerate(spec.get("files", [])):
+        slot.merge_doc(lib.get(ref, "dictionary", base_dir, (doc, here + ("files", i))))
+    add = spec.get("add")
+    if add is not None:
+        kind = "entries" if isinstance(add, dict) else "words"
+        slot._type_check(kind, doc, here + ("add",))
+        if kind == "entries":
+            slot.entries.update(add)
+        else:
+            for w in add:
+                entry = {"word": w} if isinstance(w, str) else {k: v for k, v in w.items() if k != "note"}
+                slot.words[entry["word"].lower()] = entry
+    for i, key in enumerate(spec.get("remove", [])):
+        table = slot.entries if slot.type == "entries" else slot.words
+        k = key if slot.type == "entries" else key.lower()
+        if k not in table:
+            raise doc.error(f"remove: {key!r} is not in the {slot_name!r} dictionary; check the spelling", here + ("remove", i))
+        del table[k]
+    return slot
+
+
+def _level_chain(lib, ref, base_dir, origin):
+    chain = []
+    seen = set()
+    while ref is not None:
+        path = lib.locate(ref, "level", base_dir, origin)
+        if str(path) in seen:
+            d = lib.load(path, "level")
+            raise d.error("levels extend each other in a circle; remove one `extends:`", ("extends",))
+        seen.add(str(path))
+        d = lib.load(path, "level")
+        chain.append(d)
+        ref = d.data.get("extends")
+        base_dir = Path(d.file).parent
+        origin = (d, ("extends",))
+    chain.reverse()
+    return chain
+
+
+def _collect_transforms(res):
+    names = {}
+    for d in res.level_chain:
+        for i, spec in enumerate(d.data["transforms"]):
+            if spec["name"] in names:
+                raise d.error(
+                    f"transform name {spec['name']!r} is already used by level {names[spec['name']]!r}; names must be unique along the chain",
+                    ("transforms", i, "name"),
+                )
+            names[spec["name"]] = d.data["name"]
+            res.transforms.append((spec, d, i))

@@ -1,0 +1,73 @@
+"""Check a YAML document against the JSON Schema of its kind (schemas/)."""
+
+import json
+from functools import lru_cache
+
+from .errors import UserError
+from .paths import builtin_dir
+
+KINDS = ("profile", "level", "protect", "dictionary", "golden")
+
+
+@lru_cache(maxsize=None)
+def _validator(kind):
+    import jsonschema
+
+    with open(builtin_dir("schemas") / f"{kind}.schema.json", encoding="utf-8") as fh:
+        schema = json.load(fh)
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema)
+
+
+def _leaf_errors(error):
+    """Descend into oneOf/anyOf to the most specific reasons."""
+    if error.context:
+        from jsonschema.exceptions import best_match
+
+        best = best_match(error.context)
+        if best is not None and best is not error:
+            return _leaf_errors(best)
+    return error
+
+
+def _describe(doc, error):
+    path = tuple(error.absolute_path)
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        allowed = set(error.schema.get("properties", {}))
+        extra = sorted(k for k in error.instance if k not in allowed)
+        out = []
+        for key in extra:
+            hint = f"; allowed keys: {', '.join(sorted(allowed))}" if allowed else ""
+            out.append(doc.error(f"unknown key {key!r}{hint}", path + (key,), key=True))
+        return out
+    if error.validator == "required":
+        return [doc.error(error.message.replace("is a required property", "is required here; add it"), path)]
+    if error.validator == "const" and path and path[-1] == "kind":
+        return [doc.error(f"kind must be {error.validator_value!r} for this document", path)]
+    where = "/".join(str(p) for p in path) or "document"
+    return [doc.error(f"{where}: {error.message}", path)]
+
+
+def check(doc, kind=None):
+    """Return a list of UserError for doc; empty when it is valid."""
+    data = doc.data
+    if not isinstance(data, dict):
+        return [doc.error("expected a mapping with a 'kind:' key (profile, level, protect or dictionary)")]
+    kind = kind or data.get("kind")
+    if kind not in KINDS:
+        return [doc.error(f"kind must be one of {', '.join(KINDS)}; got {data.get('kind')!r}", ("kind",))]
+    errors = []
+    for err in _validator(kind).iter_errors(data):
+        errors.extend(_describe(doc, _leaf_errors(err)))
+    errors.sort(key=lambda e: (e.line or 0, e.col or 0))
+    return errors
+
+
+def require_valid(doc, kind=None):
+    errors = check(doc, kind)
+    if errors:
+        from .errors import ValidationErrors
+
+        raise ValidationErrors(errors)
+    return doc

@@ -1,0 +1,207 @@
+"""`engine validate`: schema, compiled patterns, self-tests, runaway patterns.
+
+Every problem is a UserError carrying FILE:LINE:COL; nothing stops at the
+first one, so a user sees all that is wrong in one run.
+"""
+
+from pathlib import Path
+
+import regex
+
+from . import regexutil, schema
+from .documents import FOLDERS, Library
+from .errors import UserError, ValidationErrors
+from .paths import builtin_dir
+from .yamlload import load_file
+
+# How long one pattern may take over one probe text before it is called a runaway.
+PROBE_SECONDS = 0.5
+PROBE_LENGTH = 4000
+
+
+def builtin_files():
+    files = []
+    for kind, folder in FOLDERS.items():
+        files.extend(sorted(builtin_dir(folder).glob("*.yaml")))
+    return files
+
+
+def validate_paths(paths, profile=None):
+    """All problems found in the given YAML files (default: the built-in ones
+    plus the active profile), as a list of UserError."""
+    from .profile import choose
+
+    problems = []
+    targets = [Path(p) for p in paths] or builtin_files()
+    word_pattern = _word_pattern(profile)
+    for path in targets:
+        problems.extend(_check_file(path, word_pattern, profile))
+    if not paths:
+        ref, base = choose(profile)
+        try:
+            active = Library().locate(ref, "profile", base)
+        except UserError as exc:
+            return problems + [exc]
+        levels = sorted(p.stem for p in builtin_dir(FOLDERS["level"]).glob("*.yaml"))
+        if active not in [t.resolve() for t in targets]:
+            problems.extend(_check_file(active, word_pattern, profile))
+        for lv in levels:
+            problems.extend(_compile_errors(str(active), lv))
+    return _dedupe(problems)
+
+
+def _dedupe(problems):
+    seen, out = set(), []
+    for p in problems:
+        key = str(p)
+        if key not in seen:
+            seen.add(key)
+            out.append(p)
+    return out
+
+
+def _word_pattern(profile):
+    try:
+        from .profile import resolve
+
+        resolved, _ = resolve(profile)
+        return resolved.settings["word_pattern"]
+    except UserError:
+        return r"\w+"
+
+
+def _errors_of(exc):
+    return exc.errors if isinstance(exc, ValidationErrors) else [exc]
+
+
+def _check_file(path, word_pattern, profile):
+    try:
+        doc = load_file(path)
+    except UserError as exc:
+        return [exc]
+    errors = schema.check(doc)
+    if errors:
+        return errors
+    kind = doc.data["kind"]
+    if kind == "protect":
+        return _check_protect(doc, word_pattern)
+    if kind == "dictionary":
+        return _check_dictionary(doc)
+    if kind == "level":
+        return _check_level(doc)
+    if kind == "golden":
+        return []
+    return _compile_errors(str(path), None)
+
+
+def _compile_errors(profile_path, level):
+    from .profile import build
+
+    try:
+        build(profile_path, level)
+    except UserError as exc:
+        return _errors_of(exc)
+    return []
+
+
+def _pattern_problems(doc, pattern, path, probes=(), anchored=None):
+    """Compile errors and runaway behaviour of one user pattern.
+
+    anchored: None for a pattern scanned over a whole text; "after" for a
+    guard tried where a word ends; "before" for a guard tried backwards from
+    where a word starts.  Each is probed the way it runs.
+    """
+    try:
+        regexutil.check(pattern)
+    except regexutil.PatternError as exc:
+        return [doc.error(str(exc), path)]
+    body = regexutil.scoped(pattern)
+    compiled = regex.compile(f"(?<=(?:{body}))" if anchored == "before" else body, regex.V0)
+    for probe in _probes(probes):
+        try:
+            if anchored == "after":
+                compiled.match(probe, timeout=PROBE_SECONDS)
+            elif anchored == "before":
+                compiled.match(probe, len(probe), timeout=PROBE_SECONDS)
+            else:
+                for _ in compiled.finditer(probe, timeout=PROBE_SECONDS):
+                    pass
+        except TimeoutError:
+            return [doc.error(
+                f"pattern runs away: it took over {PROBE_SECONDS}s on a {len(probe)}-character text "
+                f"({_describe_probe(probe)}); it backtracks too much - remove nested repetition such as (a+)+ "
+                "or make the alternatives exclusive",
+                path,
+            )]
+    return []
+
+
+def _probes(examples):
+    n = PROBE_LENGTH
+    base = ["a" * n, "a" * n + "!", "a " * (n // 2), " " * n + "x", "-" * n, "/" * n, "_" * n, "`" * n,
+            "*" * n, "." * n, "1" * n, "aA1_-./@ " * (n // 9), "\n" * n, "\n    x" * (n // 6)]
+    for ex in examples:
+        if ex:
+            base.append((ex * (n // len(ex) + 1))[:n])
+            base.append((ex[:-1] * (n // max(1, len(ex) - 1) + 1))[:n] + "!")
+    return base
+
+
+def _describe_probe(probe):
+    head = probe[:12].replace("\n", "\\n")
+    return f"starting {head!r}"
+
+
+def _check_protect(doc, word_pattern):
+    from .protect import category_matcher, category_source
+
+    data = doc.data
+    ex = data.get("examples", {})
+    samples = ex.get("match", []) + ex.get("no_match", [])
+    errors = []
+    for i, pat in enumerate(data.get("patterns", ())):
+        errors.extend(_pattern_problems(doc, pat, ("patterns", i), samples))
+    if errors:
+        return errors
+    matcher = category_matcher(category_source(data, "c_", trusted=False), word_pattern)
+    for i, sample in enumerate(ex.get("match", [])):
+        spans = [(s, e) for s, e, _ in matcher.scan(sample)]
+        if (0, len(sample)) not in spans:
+            got = ", ".join(repr(sample[s:e]) for s, e in spans) or "nothing"
+            errors.append(doc.error(f"self-test: {sample!r} should be matched whole, but the category finds {got}", ("examples", "match", i)))
+    for i, sample in enumerate(ex.get("no_match", [])):
+        spans = [(s, e) for s, e, _ in matcher.scan(sample)]
+        if spans:
+            got = ", ".join(repr(sample[s:e]) for s, e in spans)
+            errors.append(doc.error(f"self-test: {sample!r} should not match, but the category finds {got}", ("examples", "no_match", i)))
+    return errors
+
+
+def _check_dictionary(doc):
+    errors = []
+    for i, w in enumerate(doc.data.get("words", ())):
+        if isinstance(w, dict):
+            for key, anchored in (("unless_preceded_by", "before"), ("unless_followed_by", "after")):
+                if key in w:
+                    errors.extend(_pattern_problems(doc, w[key], ("words", i, key), anchored=anchored))
+    return errors
+
+
+def _check_level(doc):
+    from .transforms.regex_replace import parse_template
+
+    errors = []
+    for i, t in enumerate(doc.data["transforms"]):
+        for key, anchored in (("pattern", None), ("word_pattern", None), ("unless_preceded_by", "before"), ("unless_followed_by", "after")):
+            if key in t:
+                errors.extend(_pattern_problems(doc, t[key], ("transforms", i, key), anchored=anchored))
+        if t["kind"] == "regex" and "replace" in t and not errors:
+            try:
+                pieces = parse_template(t["replace"])
+                groups = regex.compile(regexutil.scoped(t["pattern"])).groupindex
+                unknown = [g for g in pieces[1::2] if g not in groups and not g.isdigit()]
+                if unknown:
+                    errors.append(doc.error(f"replace names group(s) {', '.join(unknown)} that the pattern does not define", ("transforms", i, "replace")))
+            except regexutil.PatternError as exc:
+                errors.append(doc.error(str(exc), ("transforms", i, "replace")))
+    return errors
