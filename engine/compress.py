@@ -98,5 +98,5 @@ def _describe(name, text, edits):
     for e in edits:
         line += text.count("\n", pos, e.start)
         pos = e.start
-        out.append(Change(name, line, text[e.start:e.end], e.text))
+        out.append(Change(f"{name}/{e.label}" if e.label else name, line, text[e.start:e.end], e.text))
     return out

@@ -20,6 +20,7 @@ class Edit(NamedTuple):
     start: int
     end: int
     text: str
+    label: str = ""  # which rule of a transform made it (for explain)
 
 
 class Mask:

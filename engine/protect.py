@@ -37,6 +37,22 @@ def category_source(data, prefix, trusted):
     )
 
 
+def span_of(m):
+    """The protected span of a match: from the earliest start of any of its
+    groups to the latest end.  A group captured inside a look-behind thus
+    extends the span backwards, so a pattern can start at a rare character
+    (`_`, `.`, `@`, `/`), which the regex module finds fast, and still
+    protect the whole identifier, file name or address before it."""
+    start, end = m.span()
+    for s, e in m.regs[1:]:
+        if s >= 0:
+            if s < start:
+                start = s
+            if e > end:
+                end = e
+    return start, end
+
+
 class Protector:
     def __init__(self, categories, word_pattern, timeout_ms_per_mb):
         self.categories = [c.name for c in categories]
@@ -51,11 +67,15 @@ class Protector:
                 self._opaque_groups[g] = c.name
                 branches.append(f"(?P<{g}>" + "|".join(f"(?:{p})" for p in c.patterns) + ")")
         self._opaque = regex.compile("|".join(branches), regex.V0) if branches else None
+        # One compiled regex per pattern, not per category: the regex module
+        # skips ahead fast only when a pattern's first character is narrow,
+        # and an alternation of branches loses that.
         self._token = [
-            (c.name, regex.compile("|".join(f"(?:{p})" for p in c.patterns), regex.V0))
-            for c in categories if c.stage != "opaque" and c.patterns
+            (c.name, regex.compile(p, regex.V0))
+            for c in categories if c.stage != "opaque" for p in c.patterns
         ]
-        self._words = WordTable(word_pattern)
+        self._word_re = regex.compile(word_pattern, regex.V0)
+        self._words = WordTable()
         for c in categories:
             for w in c.words:
                 self._words.add(w, c.name, c.case_sensitive)
@@ -76,9 +96,10 @@ class Protector:
                     found.append((m.start(), m.end(), groups[m.lastgroup]))
         for name, pattern in self._token:
             for m in pattern.finditer(text, timeout=timeout):
-                if m.end() > m.start():
-                    found.append((m.start(), m.end(), name))
-        found.extend(self._words.matches(text, timeout=timeout))
+                start, end = span_of(m)
+                if end > start:
+                    found.append((start, end, name))
+        found.extend(self._words.matches(text, self._word_re, timeout=timeout))
         return found
 
     def mask(self, text):

@@ -1,4 +1,4 @@
-"""Whole-word lookup of word lists in one pass.
+"""Whole-word lookup of word lists in one pass over the word runs.
 
 The profile's `word_pattern` cuts the text into word runs ("don't",
 "non-blocking", "v1.2", "a/b" are each one run).  A listed word matches a run
@@ -21,60 +21,83 @@ def normalize(word, case_sensitive=False):
 
 
 class WordTable:
-    """Maps a first word to the phrases that start with it (longest first)."""
+    """Maps a first word to the phrases that start with it.
 
-    def __init__(self, word_pattern):
-        self.word_re = regex.compile(word_pattern, regex.V0)
-        self._ci = {}  # lower-cased first word -> entries
-        self._cs = {}  # exact first word -> entries (case-sensitive lists)
+    All phrases sharing a first word are joined into one continuation
+    pattern (longest first), so a run costs one dictionary lookup and at most
+    one regex call.
+    """
+
+    def __init__(self):
+        self._entries = ({}, {})  # (case-insensitive, case-sensitive): first word -> [(words, payload)]
+        self._compiled = None
 
     def add(self, phrase, payload, case_sensitive=False):
         words = phrase.split()
-        rest = None
-        if len(words) > 1:
-            flags = 0 if case_sensitive else regex.I
-            rest = regex.compile("".join(r"\s+" + _apostrophe_free(w) for w in words[1:]), flags | regex.V0)
-        table = self._cs if case_sensitive else self._ci
-        bucket = table.setdefault(normalize(words[0], case_sensitive), [])
-        bucket.append((len(words), rest, words[-1], payload))
-        bucket.sort(key=lambda e: -e[0])
+        table = self._entries[1 if case_sensitive else 0]
+        table.setdefault(normalize(words[0], case_sensitive), []).append((words, payload))
+        self._compiled = None
 
     def __bool__(self):
-        return bool(self._ci or self._cs)
+        return bool(self._entries[0] or self._entries[1])
 
-    def matches(self, text, timeout=None):
+    def _compile(self):
+        compiled = []
+        for cs, table in enumerate(self._entries):
+            out = {}
+            for first, items in table.items():
+                items = sorted(items, key=lambda it: -len(it[0]))
+                single = [payload for words, payload in items if len(words) == 1]
+                multi = [(words, payload) for words, payload in items if len(words) > 1]
+                cont = None
+                if multi:
+                    flags = regex.V0 | (0 if cs else regex.I)
+                    branches = [f"(?P<p{i}>" + "".join(r"\s+" + _apostrophe_free(w) for w in words[1:]) + ")"
+                                for i, (words, _) in enumerate(multi)]
+                    cont = (regex.compile("|".join(branches), flags), [(w[-1], pl) for w, pl in multi])
+                out[first] = (cont, single[0] if single else None, bool(single))
+            compiled.append(out)
+        self._compiled = compiled
+
+    def at(self, text, m, word_re):
+        """(end, payload) of the longest listed word or phrase starting at run m, or None."""
+        if self._compiled is None:
+            self._compile()
+        ci, cs = self._compiled
+        word = m.group()
+        hit = ci.get(word.lower())
+        if hit is None and ("\u2019" in word or "\u02bc" in word):
+            hit = ci.get(normalize(word))
+        if hit is None and cs:
+            hit = cs.get(word.translate(APOSTROPHES))
+        if hit is None:
+            return None
+        cont, payload, has_single = hit
+        if cont is not None:
+            pattern, tails = cont
+            r = pattern.match(text, m.end())
+            if r is not None:
+                last, pl = tails[int(r.lastgroup[1:])]
+                e = r.end()
+                tail = word_re.match(text, e - len(last))
+                if tail is not None and tail.end() == e:
+                    return e, pl
+        if has_single:
+            return m.end(), payload
+        return None
+
+    def matches(self, text, word_re, timeout=None):
         """Yield (start, end, payload) for every listed word or phrase, left to right."""
-        ci, cs = self._ci, self._cs
-        if not (ci or cs):
+        if not self:
             return
         last_end = -1
-        for m in self.word_re.finditer(text, timeout=timeout):
-            s = m.start()
-            if s < last_end:
+        for m in word_re.finditer(text, timeout=timeout):
+            if m.start() < last_end:
                 continue
-            norm = m.group().translate(APOSTROPHES)
-            bucket = ci.get(norm.lower())
-            if cs:
-                extra = cs.get(norm)
-                if extra:
-                    bucket = sorted((bucket or []) + extra, key=lambda e: -e[0])
-            if not bucket:
-                continue
-            for _n, rest, last, payload in bucket:
-                if rest is None:
-                    last_end = m.end()
-                    yield s, last_end, payload
-                    break
-                r = rest.match(text, m.end())
-                if r is None:
-                    continue
-                e = r.end()
-                tail = self.word_re.match(text, e - len(last))
-                if tail is None or tail.end() != e:
-                    continue
-                last_end = e
-                yield s, e, payload
-                break
+            hit = self.at(text, m, word_re)
+            if hit is not None:
+                last_end = hit[0]
+                yield m.start(), hit[0], hit[1]
 
 
 def _apostrophe_free(word):

@@ -4,12 +4,11 @@ nothing here knows a word, a pattern or a threshold of its own."""
 from .regex_replace import RegexReplace
 from .tables import FlattenTables
 from .vowels import RemoveVowels
-from .words import RemoveWords, Substitute
+from .words import WordRules
 
 KINDS = {
     "regex": RegexReplace,
-    "remove_words": RemoveWords,
-    "substitute": Substitute,
+    "words": WordRules,
     "flatten_tables": FlattenTables,
     "remove_vowels": RemoveVowels,
 }

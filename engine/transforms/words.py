@@ -1,9 +1,18 @@
-"""kind: remove_words and kind: substitute — dictionary-driven word transforms.
+"""kind: words — dictionary rules applied in one pass over the word runs.
 
-Both look their whole dictionary up in one pass over the word runs of the
-text (wordscan), so a word inside an identifier, a path or a hyphenated term
-("on-call", "a/b", "the_thing") is never taken for a listed word.
+A rule names a dictionary slot and an action:
+- remove: delete the word or phrase and the blanks after it;
+- substitute: replace it by its entry, keeping case ("Production" -> "Prod");
+  entries that would not pay under the profile's objective are dropped at
+  compile time (`engine explain` lists them).
+Rules are tried in order at each run and the first that matches wins, so a
+phrase rewrite ("in order to" -> "to") is not then eaten by a filler rule.
+Guards (regular expressions) keep a word where its context gives it meaning.
+Whole-word matching uses the profile's word runs (wordscan): a word inside an
+identifier, a path or a hyphenated term is never taken for a listed word.
 """
+
+import regex
 
 from ..mask import Edit
 from ..wordscan import GuardSet, WordTable
@@ -35,76 +44,75 @@ def _trailing_blanks(text, pos):
     return pos
 
 
-class RemoveWords(Transform):
-    """Delete listed words (and the blanks after them), honouring context guards."""
+class _Rule:
+    def __init__(self, spec, ctx, index):
+        self.name = spec.get("name") or spec["dictionary"]
+        self.remove = spec["action"] == "remove"
+        cs = spec.get("case_sensitive", False)
+        self.table = WordTable()
+        self.skipped = []
+        if self.remove:
+            for w in ctx.word_list(spec["dictionary"]):
+                guard = None
+                if "unless_preceded_by" in w or "unless_followed_by" in w:
+                    guard = GuardSet(w.get("unless_preceded_by"), w.get("unless_followed_by"))
+                self.table.add(w["word"], (None, guard), cs)
+        else:
+            entries = ctx.entries(spec["dictionary"])
+            for full, short in entries.items():
+                variants = {
+                    "lower": (full.lower(), short),
+                    "title": (full[:1].upper() + full[1:].lower(), cased(short, "title")),
+                    "upper": (full.upper(), short.upper()),
+                }
+                forms = {form: ctx.rewrite_pays(old, new) for form, (old, new) in variants.items()}
+                if any(forms.values()):
+                    self.table.add(full, ((short, forms), None), cs)
+                else:
+                    self.skipped.append(full)
+        self.guard = GuardSet(spec.get("unless_preceded_by"), spec.get("unless_followed_by"))
 
-    kind = "remove_words"
+    def edit(self, text, start, end, payload):
+        """The edit for a hit, or None when a guard or the objective says no."""
+        sub, guard = payload
+        if (guard is not None and guard.blocks(text, start, end)) or self.guard.blocks(text, start, end):
+            return None
+        if self.remove:
+            return Edit(start, _trailing_blanks(text, end), "", self.name)
+        short, forms = sub
+        form = _form(text[start:end])
+        if not forms.get(form, False):
+            return None
+        new = cased(short, form)
+        return Edit(start, _trailing_blanks(text, end) if not new else end, new, self.name)
+
+
+class WordRules(Transform):
+    kind = "words"
 
     def __init__(self, spec, ctx):
         super().__init__(spec, ctx)
-        cs = spec.get("case_sensitive", False)
-        self.table = WordTable(ctx.word_pattern)
-        for w in ctx.word_list(spec["dictionary"]):
-            guard = None
-            if "unless_preceded_by" in w or "unless_followed_by" in w:
-                guard = GuardSet(w.get("unless_preceded_by"), w.get("unless_followed_by"))
-            self.table.add(w["word"], guard, cs)
-        self.guard = GuardSet(spec.get("unless_preceded_by"), spec.get("unless_followed_by"))
+        self.word_re = regex.compile(ctx.word_pattern, regex.V0)
+        self.rules = [_Rule(r, ctx, i) for i, r in enumerate(spec["rules"])]
+        self.skipped = sorted({s for r in self.rules for s in r.skipped})
 
     def edits(self, text, mask, run):
         out = []
         last = 0
-        for start, end, guard in self.table.matches(text, timeout=self.timeout(text, run.timeout_ms_per_mb)):
+        rules = self.rules
+        word_re = self.word_re
+        for m in word_re.finditer(text, timeout=self.timeout(text, run.timeout_ms_per_mb)):
+            start = m.start()
             if start < last:
                 continue
-            if (guard is not None and guard.blocks(text, start, end)) or self.guard.blocks(text, start, end):
-                continue
-            end = _trailing_blanks(text, end)
-            if mask.blocking(start, end, self.allow):
-                continue
-            out.append(Edit(start, end, ""))
-            last = end
-        return out
-
-
-class Substitute(Transform):
-    """Replace listed words or phrases; case follows the original
-    ("Production" -> "Prod").  Entries that would cost tokens (objective
-    `tokens`) or characters (objective `chars`) are left out at compile time."""
-
-    kind = "substitute"
-
-    def __init__(self, spec, ctx):
-        super().__init__(spec, ctx)
-        cs = spec.get("case_sensitive", False)
-        self.table = WordTable(ctx.word_pattern)
-        kept = set()
-        entries = ctx.entries(spec["dictionary"])
-        for full, short in entries.items():
-            variants = {
-                "lower": (full.lower(), short),
-                "title": (full[:1].upper() + full[1:].lower(), cased(short, "title")),
-                "upper": (full.upper(), short.upper()),
-            }
-            forms = {form: ctx.rewrite_pays(old, new) for form, (old, new) in variants.items()}
-            if any(forms.values()):
-                self.table.add(full, (short, forms), cs)
-                kept.add(full)
-        self.skipped = sorted(set(entries) - kept)
-        self.guard = GuardSet(spec.get("unless_preceded_by"), spec.get("unless_followed_by"))
-
-    def edits(self, text, mask, run):
-        out = []
-        for start, end, (short, forms) in self.table.matches(text, timeout=self.timeout(text, run.timeout_ms_per_mb)):
-            form = _form(text[start:end])
-            if not forms.get(form, False) or self.guard.blocks(text, start, end):
-                continue
-            new = cased(short, form)
-            if not new:
-                end = _trailing_blanks(text, end)
-            if mask.blocking(start, end, self.allow):
-                continue
-            if out and start < out[-1].end:
-                continue
-            out.append(Edit(start, end, new))
+            for rule in rules:
+                hit = rule.table.at(text, m, word_re)
+                if hit is None:
+                    continue
+                e = rule.edit(text, start, hit[0], hit[1])
+                if e is None or mask.blocking(e.start, e.end, self.allow):
+                    break  # the first rule that knows the word decides
+                out.append(e)
+                last = e.end
+                break
         return out
