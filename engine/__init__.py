@@ -14,10 +14,10 @@ def load_profile(name=None, level=None, cwd=None):
     return _load(name, level=level, cwd=cwd)
 
 
-def compress(profile, text, *, with_tokens=False):
-    from .compress import compress as _compress
+def compress(profile, text, *, explain=False, tokenizers=()):
+    from .pipeline import compress as _compress
 
-    return _compress(profile, text, with_tokens=with_tokens)
+    return _compress(profile, text, explain=explain, tokenizers=tokenizers)
 
 
 def validate(paths=None):

@@ -1,6 +1,6 @@
 """On-disk cache of compiled profiles, keyed by the content of every YAML
 file that went into them, so a hook process skips YAML, JSON Schema and the
-tokenizer entirely when nothing changed."""
+tokenizer entirely when nothing changed.  os.path only (hot path)."""
 
 import hashlib
 import os
@@ -8,7 +8,7 @@ import pickle
 import tempfile
 
 from . import __version__
-from .paths import cache_dir
+from .paths import cache_dir_str
 
 
 def file_digest(path):
@@ -16,39 +16,50 @@ def file_digest(path):
         return hashlib.sha256(fh.read()).hexdigest()
 
 
+def code_fingerprint():
+    """Size and mtime of every engine module: a cache written by other code
+    (an upgrade, a working copy being edited) is never read back."""
+    root = os.path.dirname(os.path.abspath(__file__))
+    parts = []
+    for folder, _dirs, names in os.walk(root):
+        for n in names:
+            if n.endswith(".py"):
+                st = os.stat(os.path.join(folder, n))
+                parts.append(f"{os.path.relpath(os.path.join(folder, n), root)}:{st.st_size}:{st.st_mtime_ns}")
+    return "|".join(sorted(parts))
+
+
 def entry_path(key_parts):
-    key = hashlib.sha256("\0".join([__version__, *key_parts]).encode()).hexdigest()[:32]
-    return cache_dir() / "profiles" / f"{key}.pickle"
+    key = hashlib.sha256("\0".join([__version__, code_fingerprint(), *key_parts]).encode()).hexdigest()[:32]
+    return os.path.join(cache_dir_str(), "profiles", f"{key}.pickle")
 
 
 def load(key_parts):
-    """The cached Profile, or None when absent, stale or unreadable."""
-    path = entry_path(key_parts)
+    """The cached value, or None when absent, stale or unreadable."""
     try:
-        with open(path, "rb") as fh:
-            profile = pickle.load(fh)
-    except Exception:  # absent, truncated, from another version: just rebuild
-        return None
-    try:
-        for src, digest in profile.sources:
+        with open(entry_path(key_parts), "rb") as fh:
+            entry = pickle.load(fh)
+        for src, digest in entry["sources"]:
             if file_digest(src) != digest:
                 return None
-    except OSError:
+        return entry["value"]
+    except Exception:  # absent, truncated, from another version, a source gone: rebuild
         return None
-    return profile
 
 
-def store(key_parts, profile):
+def store(key_parts, value, sources):
     """Write atomically; a cache that cannot be written is not an error."""
     path = entry_path(key_parts)
+    tmp = None
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-")
         with os.fdopen(fd, "wb") as fh:
-            pickle.dump(profile, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump({"sources": sources, "value": value}, fh, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(tmp, path)
     except OSError:
-        try:
-            os.unlink(tmp)
-        except (OSError, UnboundLocalError):
-            pass
+        if tmp:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass

@@ -55,6 +55,27 @@ def build_parser():
     p.add_argument("dir", nargs="?", default=None, help="folder of cases (default: tests/golden)")
     p.add_argument("--update", action="store_true", help="rewrite the expected files; review them with git diff")
 
+    p = sub.add_parser("hook", help="run as an agent hook: event JSON on stdin, one JSON object on stdout")
+    p.add_argument("--profile", metavar="NAME|PATH")
+
+    for name, helptext in (("install", "add the hook entries to the agent's settings.json"),
+                           ("uninstall", "remove exactly the entries `engine install` added")):
+        p = sub.add_parser(name, help=helptext)
+        where = p.add_mutually_exclusive_group()
+        where.add_argument("--project", action="store_true", help="./.claude/settings.json (the default)")
+        where.add_argument("--user", action="store_true", help="~/.claude/settings.json")
+        if name == "install":
+            p.add_argument("--profile", metavar="NAME|PATH", help="profile written into the hook command")
+
+    p = sub.add_parser("refresh", help="rule re-injection")
+    rsub = p.add_subparsers(dest="refresh_command", metavar="SUBCOMMAND")
+    rsub.required = True
+    s = rsub.add_parser("preview", help="show what the refresh handlers would inject")
+    s.add_argument("--turn", type=int, help="the prompt number to preview (default: every refresh handler, as if due)")
+    s.add_argument("--cwd", help="project folder (default: the working directory)")
+    s.add_argument("--profile", metavar="NAME|PATH")
+    s.add_argument("--text", action="store_true", help="print the injected text too")
+
     p = sub.add_parser("profile", help="profiles")
     psub = p.add_subparsers(dest="profile_command", metavar="SUBCOMMAND")
     psub.required = True
@@ -65,6 +86,17 @@ def build_parser():
 
 
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["hook"]:
+        # The hot path: no parser for every subcommand, no other imports.
+        from .hooks.dispatch import main as hook_main
+
+        profile = None
+        if len(argv) >= 3 and argv[1] == "--profile":
+            profile = argv[2]
+        elif len(argv) >= 2 and argv[1].startswith("--profile="):
+            profile = argv[1].split("=", 1)[1]
+        return hook_main(profile)
     args = build_parser().parse_args(argv)
     try:
         from . import commands

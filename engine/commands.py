@@ -39,7 +39,7 @@ def _profile(args, level=None):
 
 
 def cmd_compress(args):
-    from .compress import compress
+    from .pipeline import compress
 
     text = _read_input(args.file)
     profile = _profile(args)
@@ -78,7 +78,7 @@ def cmd_validate(args):
 
 
 def cmd_diff(args):
-    from .compress import compress
+    from .pipeline import compress
     from .report import figures_line, unified_diff
 
     text = _read_input(args.file)
@@ -91,7 +91,7 @@ def cmd_diff(args):
 
 
 def cmd_explain(args):
-    from .compress import compress
+    from .pipeline import compress
     from .report import explain
 
     text = _read_input(args.file)
@@ -122,3 +122,42 @@ def cmd_profile(args):
     resolved, _ = resolve(args.name, args.level)
     yaml.safe_dump(resolved.show(), sys.stdout, sort_keys=False, allow_unicode=True, width=100)
     return 0
+
+
+def cmd_hook(args):
+    from .hooks.dispatch import main
+
+    return main(args.profile)
+
+
+def _scope(args):
+    return "user" if getattr(args, "user", False) else "project"
+
+
+def cmd_install(args):
+    from .hooks.install import install
+    from .profile import load_profile
+
+    profile = load_profile(args.profile)
+    hooks = profile.hooks
+    events = [e for e, hs in hooks.get("events", {}).items() if any(h.get("enabled", True) is not False for h in hs)]
+    path, changed, backup = install(_scope(args), events, args.profile, hooks["install_timeout_seconds"])
+    if changed:
+        print(f"{path}: hooks added for {', '.join(events)}" + (f" (backup: {backup})" if backup else ""))
+    else:
+        print(f"{path}: already installed; nothing changed")
+    return 0
+
+
+def cmd_uninstall(args):
+    from .hooks.install import uninstall
+
+    path, changed, backup = uninstall(_scope(args))
+    print(f"{path}: hooks removed (backup: {backup})" if changed else f"{path}: no hooks of ours; nothing changed")
+    return 0
+
+
+def cmd_refresh(args):
+    from .hooks.preview import preview
+
+    return preview(args.profile, args.turn, args.cwd, args.text)

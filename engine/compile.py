@@ -1,25 +1,10 @@
 """Compile a resolved profile into an immutable, picklable Profile."""
 
-from dataclasses import dataclass, field
-
 from . import regexutil
 from .documents import is_builtin
 from .protect import Protector, category_source
+from .model import Profile, TokenJudge
 from .transforms import KINDS
-
-
-class TokenJudge:
-    """Decides whether a rewrite pays, by the profile's objective.  Picklable;
-    loads the tokenizer only when a decision needs it."""
-
-    def __init__(self, objective, tokenizer):
-        self.objective = objective
-        self.tokenizer = tokenizer
-
-    def __call__(self, old, new):
-        from .tokens import rewrite_pays
-
-        return rewrite_pays(old, new, self.objective, self.tokenizer)
 
 
 class BuildContext:
@@ -48,23 +33,6 @@ class BuildContext:
 
     def word_set(self, name):
         return {w["word"] for w in self.word_list(name)}
-
-
-@dataclass
-class Profile:
-    name: str
-    level: str
-    objective: str
-    tokenizer: str
-    timeout_ms_per_mb: int
-    protector: Protector
-    transforms: list
-    sources: list = field(default_factory=list)  # [(path, sha256)]
-    notes: dict = field(default_factory=dict)  # transform name -> what compile decided (skipped entries)
-
-    @property
-    def categories(self):
-        return self.protector.categories
 
 
 def compile_profile(resolved, files):
@@ -101,9 +69,13 @@ def compile_profile(resolved, files):
         if getattr(t, "skipped", None):
             notes[spec["name"]] = t.skipped
         transforms.append(t)
+    from .hookcheck import check_hooks
+
+    check_hooks(resolved)
     return Profile(
         name=resolved.name, level=s["level"], objective=s["objective"], tokenizer=s["tokenizer"],
         timeout_ms_per_mb=s["pattern_timeout_ms"], protector=protector, transforms=transforms, notes=notes,
+        hooks=resolved.hooks,
     )
 
 

@@ -43,7 +43,7 @@ def load_case(folder):
 
 def run_case(folder, spec):
     """[(level, expected_path, produced_text, failures)] for one case."""
-    from .compress import compress
+    from .pipeline import compress
     from .profile import load_profile
     from .textio import decode
 

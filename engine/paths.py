@@ -1,38 +1,59 @@
-"""Where the built-in YAML lives and where caches and state go."""
+"""Where the built-in YAML lives and where caches and state go.
+
+The *_str variants use os.path only: the hook hot path avoids importing
+pathlib (several milliseconds per process).
+"""
 
 import os
-from pathlib import Path
 
-_PKG = Path(__file__).resolve().parent
+_PKG = os.path.dirname(os.path.abspath(__file__))
 
 
-def builtin_root() -> Path:
+def builtin_root_str():
     """Folder holding pipelines/, protect/, dictionaries/, schemas/.
 
     Installed wheel: engine/builtin/.  Source checkout or editable install:
     the repository root, one level above engine/.
     """
-    packaged = _PKG / "builtin"
-    if (packaged / "schemas").is_dir():
+    packaged = os.path.join(_PKG, "builtin")
+    if os.path.isdir(os.path.join(packaged, "schemas")):
         return packaged
-    return _PKG.parent
+    return os.path.dirname(_PKG)
 
 
-def builtin_dir(kind_folder: str) -> Path:
+def cache_dir_str():
+    base = os.environ.get("ENGINE_CACHE_DIR")
+    if base:
+        return base
+    xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(xdg, "rules-engine")
+
+
+def state_dir_str():
+    base = os.environ.get("ENGINE_STATE_DIR")
+    if base:
+        return base
+    xdg = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return os.path.join(xdg, "rules-engine")
+
+
+def builtin_root():
+    from pathlib import Path
+
+    return Path(builtin_root_str())
+
+
+def builtin_dir(kind_folder):
     return builtin_root() / kind_folder
 
 
-def cache_dir() -> Path:
-    base = os.environ.get("ENGINE_CACHE_DIR")
-    if base:
-        return Path(base)
-    xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(xdg) / "rules-engine"
+def cache_dir():
+    from pathlib import Path
+
+    return Path(cache_dir_str())
 
 
-def state_dir() -> Path:
-    base = os.environ.get("ENGINE_STATE_DIR")
-    if base:
-        return Path(base)
-    xdg = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
-    return Path(xdg) / "rules-engine"
+def state_dir():
+    from pathlib import Path
+
+    return Path(state_dir_str())

@@ -2,7 +2,6 @@
 .engine/profile.yaml in the working directory, else the built-in `default`."""
 
 import os
-from pathlib import Path
 
 from . import cache
 from .refs import is_path
@@ -12,15 +11,15 @@ DEFAULT = "default"
 
 def choose(name=None, cwd=None):
     """(reference, base folder) of the profile to use."""
-    cwd = Path(cwd or os.getcwd())
+    cwd = str(cwd or os.getcwd())
     if name:
         return name, cwd
     env = os.environ.get("ENGINE_PROFILE")
     if env:
         return env, cwd
-    local = cwd / ".engine" / "profile.yaml"
-    if local.is_file():
-        return str(local), cwd
+    local = os.path.join(cwd, ".engine", "profile.yaml")
+    if os.path.isfile(local):
+        return local, cwd
     return DEFAULT, cwd
 
 
@@ -51,14 +50,28 @@ def build(name=None, level=None, cwd=None):
     return profile
 
 
-def load_profile(name=None, level=None, cwd=None):
-    """The compiled Profile, from the cache when every source file is unchanged."""
+def _key(kind, name, level, cwd):
     ref, base = choose(name, cwd)
     # The key needs the profile's path, not its contents: contents are checked on load.
-    path = ref if not is_path(ref) else str((Path(base) / Path(ref).expanduser()).resolve())
-    key = ("profile", str(path), level or "")
+    path = ref if not is_path(ref) else os.path.abspath(os.path.join(base, os.path.expanduser(ref)))
+    return (kind, str(path), level or "")
+
+
+def load_profile(name=None, level=None, cwd=None):
+    """The compiled Profile, from the cache when every source file is unchanged."""
+    key = _key("profile", name, level, cwd)
     profile = cache.load(key)
     if profile is None:
         profile = build(name, level, cwd)
-        cache.store(key, profile)
+        cache.store(key, profile, profile.sources)
+        cache.store(_key("hooks", name, None, cwd), profile.hooks, profile.sources)
     return profile
+
+
+def load_hooks(name=None, cwd=None):
+    """Only the profile's hooks settings (plain data): what a hook event that
+    injects nothing needs, without unpickling compiled patterns."""
+    hooks = cache.load(_key("hooks", name, None, cwd))
+    if hooks is None:
+        hooks = load_profile(name, None, cwd).hooks
+    return hooks

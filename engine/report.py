@@ -52,7 +52,7 @@ def _show(s, width=60):
 
 
 def explain(name, text, result, profile):
-    from .compress import split_line_endings
+    from .pipeline import split_line_endings
 
     work, _ = split_line_endings(text)
     starts = [0] + [i + 1 for i, c in enumerate(work) if c == "\n"]
@@ -121,7 +121,7 @@ class Progress:
 def stats(paths, levels, profile_name, tokenizer, as_json):
     import json
 
-    from .compress import compress
+    from .pipeline import compress
     from .profile import load_profile
     from .textio import read_text
     from .tokens import count

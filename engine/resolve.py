@@ -46,6 +46,8 @@ class Resolved:
     settings: dict  # scalars
     protect: list  # [(category name, doc)]
     slots: dict  # slot name -> Slot
+    hooks: dict = field(default_factory=dict)
+    hook_origins: dict = field(default_factory=dict)  # handler name -> (doc, path) where last defined
     level_chain: list = field(default_factory=list)  # level docs, lowest first
     transforms: list = field(default_factory=list)  # [(spec, doc, index)]
 
@@ -58,6 +60,7 @@ class Resolved:
             "levels": [d.data["name"] for d in self.level_chain],
             "transforms": [f"{d.data['name']}/{s['name']} ({s['kind']})" for s, d, _ in self.transforms],
             "protect": [name for name, _ in self.protect],
+            "hooks": self.hooks,
             "dictionaries": {
                 k: {"files": s.files, **({"entries": s.entries} if s.type == "entries" else {"words": list(s.words.values())})}
                 for k, s in self.slots.items()
@@ -77,8 +80,12 @@ def resolve_profile(lib, path, level_override=None, _seen=()):
         settings = dict(base.settings)
         protect = list(base.protect)
         slots = {k: v.copy() for k, v in base.slots.items()}
+        hooks, origins = _copy_hooks(base.hooks), dict(base.hook_origins)
     else:
         settings, protect, slots = {}, [], {}
+        hooks, origins = {}, {}
+    if "hooks" in data:
+        _merge_hooks(doc, data["hooks"], hooks, origins)
     for key in SCALARS:
         if key in data:
             settings[key] = data[key]
@@ -89,7 +96,7 @@ def resolve_profile(lib, path, level_override=None, _seen=()):
     missing = [k for k in SCALARS if k not in settings]
     if missing:
         raise doc.error(f"set {', '.join(missing)} here or extend a profile that does (extends: default)")
-    res = Resolved(data["name"], doc.file, settings, protect, slots)
+    res = Resolved(data["name"], doc.file, settings, protect, slots, hooks, origins)
     if not _seen:
         level_ref = level_override or settings["level"]
         origin = None if level_override else (doc, ("level",))
@@ -179,3 +186,33 @@ def _collect_transforms(res):
                 )
             names[spec["name"]] = d.data["name"]
             res.transforms.append((spec, d, i))
+
+
+def _copy_hooks(hooks):
+    import copy
+
+    return copy.deepcopy(hooks)
+
+
+def _merge_hooks(doc, spec, hooks, origins):
+    """Scalars override, `state` merges, and each event's handlers merge by
+    name: a handler named again changes only the fields it gives."""
+    for key in ("scope", "max_injection_chars", "install_timeout_seconds"):
+        if key in spec:
+            hooks[key] = spec[key]
+    if "state" in spec:
+        hooks.setdefault("state", {}).update(spec["state"])
+    events = hooks.setdefault("events", {})
+    for event, handlers in spec.get("events", {}).items():
+        current = events.setdefault(event, [])
+        for i, h in enumerate(handlers):
+            where = (doc, ("hooks", "events", event, i))
+            for other_event, lst in events.items():
+                if other_event != event and any(x["name"] == h["name"] for x in lst):
+                    raise doc.error(f"handler name {h['name']!r} is already used under {other_event}; names are unique", where[1] + ("name",))
+            existing = next((x for x in current if x["name"] == h["name"]), None)
+            if existing is None:
+                current.append(dict(h))
+            else:
+                existing.update(h)
+            origins[h["name"]] = where

@@ -107,20 +107,57 @@ def _apostrophe_free(word):
 
 
 class GuardSet:
-    """Context guards: `unless_preceded_by` must match the text ending right
-    before the word, `unless_followed_by` the text starting right after it."""
+    """Context that keeps a word.
 
-    __slots__ = ("before", "after")
+    - after_words / before_words: the word run right before / after it
+      (only blanks between) is one of these words;
+    - preceded / followed: a regular expression matching the text that ends
+      right before the word / starts right after it.
+    Word lists cost a set lookup; regexes are for what lists cannot say.
+    """
 
-    def __init__(self, preceded=None, followed=None):
+    __slots__ = ("before", "after", "after_words", "before_words")
+
+    def __init__(self, preceded=None, followed=None, after_words=(), before_words=()):
         from .regexutil import scoped
 
         self.before = regex.compile(f"(?<=(?:{scoped(preceded)}))", regex.V0) if preceded else None
         self.after = regex.compile(scoped(followed), regex.V0) if followed else None
+        self.after_words = frozenset(normalize(w) for w in after_words)
+        self.before_words = frozenset(normalize(w) for w in before_words)
 
-    def blocks(self, text, start, end):
+    def __bool__(self):
+        return bool(self.before or self.after or self.after_words or self.before_words)
+
+    def blocks(self, text, start, end, runs):
         if self.before is not None and self.before.match(text, start) is not None:
             return True
         if self.after is not None and self.after.match(text, end) is not None:
             return True
+        if self.after_words:
+            i = start
+            while i > 0 and text[i - 1] in " \t":
+                i -= 1
+            if i < start:
+                m = runs.reverse.match(text, 0, i)
+                if m is not None and normalize(m.group()) in self.after_words:
+                    return True
+        if self.before_words:
+            j, n = end, len(text)
+            while j < n and text[j] in " \t":
+                j += 1
+            if j > end:
+                m = runs.forward.match(text, j)
+                if m is not None and normalize(m.group()) in self.before_words:
+                    return True
         return False
+
+
+class Runs:
+    """The profile's word-run pattern, forwards and backwards."""
+
+    __slots__ = ("forward", "reverse")
+
+    def __init__(self, word_pattern):
+        self.forward = regex.compile(word_pattern, regex.V0)
+        self.reverse = regex.compile("(?r)" + word_pattern, regex.V0)

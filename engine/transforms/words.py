@@ -12,10 +12,8 @@ Whole-word matching uses the profile's word runs (wordscan): a word inside an
 identifier, a path or a hyphenated term is never taken for a listed word.
 """
 
-import regex
-
 from ..mask import Edit
-from ..wordscan import GuardSet, WordTable
+from ..wordscan import GuardSet, Runs, WordTable
 from .base import Transform
 
 
@@ -53,10 +51,11 @@ class _Rule:
         self.skipped = []
         if self.remove:
             for w in ctx.word_list(spec["dictionary"]):
-                guard = None
-                if "unless_preceded_by" in w or "unless_followed_by" in w:
-                    guard = GuardSet(w.get("unless_preceded_by"), w.get("unless_followed_by"))
-                self.table.add(w["word"], (None, guard), cs)
+                guard = GuardSet(
+                    w.get("unless_preceded_by"), w.get("unless_followed_by"),
+                    w.get("unless_after_words", ()), w.get("unless_before_words", ()),
+                )
+                self.table.add(w["word"], (None, guard or None), cs)
         else:
             entries = ctx.entries(spec["dictionary"])
             for full, short in entries.items():
@@ -72,10 +71,10 @@ class _Rule:
                     self.skipped.append(full)
         self.guard = GuardSet(spec.get("unless_preceded_by"), spec.get("unless_followed_by"))
 
-    def edit(self, text, start, end, payload):
+    def edit(self, text, start, end, payload, runs):
         """The edit for a hit, or None when a guard or the objective says no."""
         sub, guard = payload
-        if (guard is not None and guard.blocks(text, start, end)) or self.guard.blocks(text, start, end):
+        if (guard is not None and guard.blocks(text, start, end, runs)) or self.guard.blocks(text, start, end, runs):
             return None
         if self.remove:
             return Edit(start, _trailing_blanks(text, end), "", self.name)
@@ -92,7 +91,7 @@ class WordRules(Transform):
 
     def __init__(self, spec, ctx):
         super().__init__(spec, ctx)
-        self.word_re = regex.compile(ctx.word_pattern, regex.V0)
+        self.runs = Runs(ctx.word_pattern)
         self.rules = [_Rule(r, ctx, i) for i, r in enumerate(spec["rules"])]
         self.skipped = sorted({s for r in self.rules for s in r.skipped})
 
@@ -100,7 +99,8 @@ class WordRules(Transform):
         out = []
         last = 0
         rules = self.rules
-        word_re = self.word_re
+        runs = self.runs
+        word_re = runs.forward
         for m in word_re.finditer(text, timeout=self.timeout(text, run.timeout_ms_per_mb)):
             start = m.start()
             if start < last:
@@ -109,7 +109,7 @@ class WordRules(Transform):
                 hit = rule.table.at(text, m, word_re)
                 if hit is None:
                     continue
-                e = rule.edit(text, start, hit[0], hit[1])
+                e = rule.edit(text, start, hit[0], hit[1], runs)
                 if e is None or mask.blocking(e.start, e.end, self.allow):
                     break  # the first rule that knows the word decides
                 out.append(e)

@@ -1,0 +1,194 @@
+"""Handler kinds: the small registry the profile's `hooks.events` composes.
+
+- rule_refresh / file_refresh: re-inject rule files (dir + glob sources, or a
+  list of files) compressed at a level, in (priority, name) order, within a
+  budget, on a cadence of turns and/or context tokens;
+- reinject: run named refresh handlers at once when the event matches (after
+  a compaction: SessionStart with source `compact`);
+- clear_state: forget the session (SessionEnd).
+`due()` is cheap and imports nothing heavy; `run()` may load the tokenizer and
+Jinja2, since it only runs when something will be injected.
+"""
+
+class Context:
+    """One event as handlers see it."""
+
+    def __init__(self, event, state, turn, profile_ref, settings, log):
+        self.event = event
+        self.state = state
+        self.turn = turn
+        self.profile_ref = profile_ref
+        self.settings = settings  # the profile's hooks settings
+        self.log = log
+        self._tokens = None
+        self._tokens_read = False
+        self._snapshot = None
+
+    @property
+    def name(self):
+        return self.event.get("hook_event_name", "")
+
+    @property
+    def cwd(self):
+        return self.event.get("cwd") or ""
+
+    def snapshot(self):
+        if self._snapshot is None:
+            self._snapshot = self.state.get() if self.state is not None else {}
+        return self._snapshot
+
+    def context_tokens(self):
+        if not self._tokens_read:
+            from .transcript import context_tokens
+
+            self._tokens = context_tokens(self.event.get("transcript_path"))
+            self._tokens_read = True
+        return self._tokens
+
+
+class Refresh:
+    def __init__(self, spec, settings, registry):
+        self.spec = spec
+        self.name = spec["name"]
+        self.every_turns = spec.get("every_turns", 0)
+        self.every_tokens = spec.get("every_tokens", 0)
+
+    def due(self, ctx):
+        snap = ctx.snapshot()
+        if snap.get(f"pending:{self.name}"):
+            return True
+        if ctx.name == "UserPromptSubmit" and self.every_turns and ctx.turn and ctx.turn % self.every_turns == 0:
+            return True
+        if ctx.name == "UserPromptSubmit" and self.every_tokens:
+            now = ctx.context_tokens()
+            if now is not None:
+                last = int(snap.get(f"tokens_at:{self.name}", 0) or 0)
+                if now < last:  # the context shrank (compaction): count from here
+                    ctx.state.update({f"tokens_at:{self.name}": now})
+                    return False
+                return now - last >= self.every_tokens
+        return False
+
+    def plan(self, ctx):
+        from ..pipeline import compress
+        from ..profile import load_profile
+        from .plan import Item, Plan
+        from .sources import body, collect
+
+        spec, settings = self.spec, ctx.settings
+        profile = load_profile(ctx.profile_ref, spec["level"], cwd=ctx.cwd or None)
+        scope_all = settings.get("scope") == "all"
+        budget = spec["budget"]
+        unit = "tokens" if "tokens" in budget else "chars"
+        limit = budget[unit]
+        measure = _measure(unit, profile.tokenizer)
+        items = []
+        for rf in collect(spec, ctx.cwd, ctx.log):
+            raw = body(rf.text) if spec.get("strip_frontmatter") else rf.text
+            text = compress(profile, raw).text.strip("\n")
+            items.append(Item(rf.name, rf.path, rf.priority, len(raw), len(text),
+                              raw.strip("\n") if scope_all else text, measure(text)))
+        chosen, omitted, used = [], [], 0
+        for it in items:
+            if used + it.cost <= limit:
+                chosen.append(it)
+                used += it.cost
+            else:
+                omitted.append(it)  # a smaller rule later in the order may still fit
+        plan = Plan(self.name, profile.level, chosen, omitted, budget={unit: limit, "used": used})
+        cap = settings["max_injection_chars"]
+        while True:
+            plan.text = self._render(ctx, plan)
+            if scope_all:
+                plan.text = compress(profile, plan.text).text
+            if len(plan.text) <= cap or not plan.items:
+                break
+            plan.omitted.insert(0, plan.items.pop())  # over the agent's limit: drop the last one in
+        if len(plan.text) > cap:
+            plan.text = plan.text[: cap - 1] + "…"
+        return plan
+
+    def _render(self, ctx, plan):
+        from .banner import render
+
+        values = dict(turn=ctx.turn, event=ctx.name, handler=self.name, level=plan.level, cwd=ctx.cwd,
+                      session_id=ctx.event.get("session_id", ""), source=ctx.event.get("source", ""))
+        omitted = [it.name for it in sorted(plan.omitted, key=lambda i: (i.priority, i.name))]
+        line = render(self.spec["omitted_template"], omitted=omitted, handler=self.name, turn=ctx.turn) if omitted else ""
+        return render(self.spec["template"], items=plan.items, omitted=omitted, omitted_line=line, **values).strip("\n")
+
+    def run(self, ctx):
+        plan = self.plan(ctx)
+        if not plan.items and not plan.omitted:
+            return None, self.marks(ctx)  # nothing to inject: no rule files
+        return plan.text, self.marks(ctx)
+
+    def marks(self, ctx):
+        """State written after this handler injected."""
+        out = {f"turn_at:{self.name}": ctx.turn, f"pending:{self.name}": 0}
+        if self.every_tokens:
+            now = ctx.context_tokens()
+            if now is not None:
+                out[f"tokens_at:{self.name}"] = now
+        return out
+
+
+def _measure(unit, tokenizer):
+    if unit == "chars":
+        return len
+    from ..tokens import count
+
+    return lambda s: count(s, tokenizer)
+
+
+class Reinject:
+    def __init__(self, spec, settings, registry):
+        self.spec = spec
+        self.name = spec["name"]
+        self.registry = registry
+
+    def due(self, ctx):
+        when = self.spec.get("when", {})
+        sources = when.get("source")
+        return not sources or ctx.event.get("source") in sources
+
+    def targets(self):
+        return [self.registry[n] for n in self.spec["handlers"]]
+
+    def run(self, ctx):
+        texts, marks = [], {}
+        for h in self.targets():
+            text, m = h.run(ctx)
+            marks.update(m)
+            if text:
+                texts.append(text)
+        return ("\n\n".join(texts) or None), marks
+
+
+class ClearState:
+    def __init__(self, spec, settings, registry):
+        self.name = spec["name"]
+
+    def due(self, ctx):
+        return True
+
+    def run(self, ctx):
+        if ctx.state is not None:
+            ctx.state.clear()
+        return None, None
+
+
+KINDS = {"rule_refresh": Refresh, "file_refresh": Refresh, "reinject": Reinject, "clear_state": ClearState}
+
+
+def build(hooks):
+    """All handlers by name, and the ordered handler list per event."""
+    registry, by_event = {}, {}
+    for event, specs in hooks.get("events", {}).items():
+        for spec in specs:
+            if spec.get("enabled", True) is False:
+                continue
+            h = KINDS[spec["kind"]](spec, hooks, registry)
+            registry[spec["name"]] = h
+            by_event.setdefault(event, []).append(h)
+    return registry, by_event

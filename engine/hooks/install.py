@@ -1,0 +1,129 @@
+"""`engine install` / `engine uninstall`: the hook entries in the agent's
+settings.json.  Merged with what is there, a backup written before any change,
+idempotent, and removable exactly: our entries are the ones whose command
+runs `-m engine.cli hook`."""
+
+import json
+import os
+import shlex
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from ..errors import UserError
+
+MARKER = "-m engine.cli hook"
+TOOL_EVENTS = {"PreToolUse", "PostToolUse", "PostToolUseFailure"}
+
+
+def settings_path(scope, cwd=None):
+    if scope == "user":
+        return Path(os.path.expanduser("~")) / ".claude" / "settings.json"
+    return Path(cwd or os.getcwd()) / ".claude" / "settings.json"
+
+
+def hook_command(profile_ref=None, cwd=None):
+    """A command that works without any virtual environment being active:
+    the absolute path of this interpreter runs the engine it has installed."""
+    parts = [sys.executable, "-m", "engine.cli", "hook"]
+    if profile_ref:
+        ref = profile_ref
+        if "/" in ref or ref.endswith((".yaml", ".yml")):
+            ref = str((Path(cwd or os.getcwd()) / os.path.expanduser(ref)).resolve())
+        parts += ["--profile", ref]
+    return " ".join(shlex.quote(p) for p in parts)
+
+
+def _load(path):
+    if not path.exists():
+        return {}
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise UserError("settings file is not UTF-8; fix it before installing hooks (nothing was changed)", str(path)) from None
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        line = getattr(exc, "lineno", None)
+        col = getattr(exc, "colno", None)
+        raise UserError(f"settings file is not valid JSON ({exc.msg}); fix it, nothing was changed", str(path), line, col) from None
+    if not isinstance(data, dict):
+        raise UserError("settings file must hold a JSON object; nothing was changed", str(path))
+    return data
+
+
+def _is_ours(hook):
+    return isinstance(hook, dict) and MARKER in str(hook.get("command", ""))
+
+
+def _without_ours(data):
+    out = json.loads(json.dumps(data))  # deep copy
+    hooks = out.get("hooks")
+    if not isinstance(hooks, dict):
+        return out
+    for event in list(hooks):
+        groups = hooks[event]
+        if not isinstance(groups, list):
+            continue
+        kept = []
+        for g in groups:
+            if isinstance(g, dict) and isinstance(g.get("hooks"), list):
+                inner = [h for h in g["hooks"] if not _is_ours(h)]
+                if not inner and any(_is_ours(h) for h in g["hooks"]):
+                    continue  # the group held only our hook
+                g = dict(g, hooks=inner)
+            kept.append(g)
+        if kept:
+            hooks[event] = kept
+        else:
+            del hooks[event]
+    if not hooks:
+        del out["hooks"]
+    return out
+
+
+def _write(path, data, original_exists):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    backup = None
+    if original_exists:
+        backup = path.with_name(f"{path.name}.bak-{time.strftime('%Y%m%d-%H%M%S')}")
+        n = 1
+        while backup.exists():
+            backup = path.with_name(f"{path.name}.bak-{time.strftime('%Y%m%d-%H%M%S')}-{n}")
+            n += 1
+        backup.write_bytes(path.read_bytes())
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".settings-")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump(data, fh, indent=2, ensure_ascii=False)
+        fh.write("\n")
+    os.replace(tmp, path)
+    return backup
+
+
+def install(scope, events, profile_ref=None, timeout=10, cwd=None):
+    """Add our entries for `events`; returns (path, changed, backup)."""
+    path = settings_path(scope, cwd)
+    data = _load(path)
+    new = _without_ours(data)
+    cmd = hook_command(profile_ref, cwd)
+    hooks = new.setdefault("hooks", {})
+    for event in events:
+        entry = {"hooks": [{"type": "command", "command": cmd, "timeout": timeout}]}
+        if event in TOOL_EVENTS:
+            entry = {"matcher": "*", **entry}
+        hooks.setdefault(event, []).append(entry)
+    if new == data:
+        return path, False, None
+    return path, True, _write(path, new, path.exists())
+
+
+def uninstall(scope, cwd=None):
+    path = settings_path(scope, cwd)
+    data = _load(path)
+    new = _without_ours(data)
+    if new == data:
+        return path, False, None
+    return path, True, _write(path, new, True)

@@ -1,0 +1,52 @@
+"""`engine refresh preview`: exactly what the refresh handlers would inject at
+turn N, with order, priority, sizes before and after compression, and what
+did not fit."""
+
+import os
+import sys
+
+from .dispatch import Log
+from .handlers import Context, Reinject, Refresh, build
+
+
+def preview(profile_ref, turn, cwd, show_text, out=None):
+    from ..profile import load_profile
+
+    out = out or sys.stdout
+    cwd = os.path.abspath(cwd or os.getcwd())
+    profile = load_profile(profile_ref, cwd=cwd)
+    registry, by_event = build(profile.hooks)
+    event = {"hook_event_name": "UserPromptSubmit", "cwd": cwd, "session_id": "preview"}
+    messages = []
+    ctx = Context(event, None, turn or 0, profile_ref, profile.hooks, messages.append)
+    refreshers = [h for h in registry.values() if isinstance(h, Refresh)]
+    if not refreshers:
+        print("this profile declares no refresh handler", file=out)
+        return 0
+    for h in refreshers:
+        cadence = f"every {h.every_turns} prompts" if h.every_turns else "no turn cadence"
+        if h.every_tokens:
+            cadence += f", every {h.every_tokens} context tokens"
+        reinjects = [r.name for r in registry.values() if isinstance(r, Reinject) and h.name in r.spec["handlers"]]
+        if reinjects:
+            cadence += f"; also run by {', '.join(reinjects)}"
+        due = turn is None or (h.every_turns and turn > 0 and turn % h.every_turns == 0)
+        print(f"== {h.name} ({h.spec['kind']}, {cadence})", file=out)
+        if not due:
+            print(f"   not due at turn {turn}", file=out)
+            continue
+        plan = h.plan(ctx)
+        unit = next(k for k in plan.budget if k != "used")
+        print(f"   level {plan.level}; budget {plan.budget[unit]} {unit}, used {plan.budget['used']}; "
+              f"injection {len(plan.text)} characters", file=out)
+        if not plan.items and not plan.omitted:
+            print("   no files found: nothing would be injected", file=out)
+        rows = [(it, "in") for it in plan.items] + [(it, "OMITTED") for it in plan.omitted]
+        for n, (it, status) in enumerate(rows, 1):
+            print(f"   {n:>2}. {status:<7} priority {it.priority:<3} {it.chars_before:>6} -> {it.chars:>6} chars  {it.path}", file=out)
+        if show_text and plan.text:
+            print("   ---", file=out)
+            print("\n".join("   " + line for line in plan.text.splitlines()), file=out)
+    for m in messages:
+        print(f"note: {m}", file=out)
+    return 0

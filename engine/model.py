@@ -1,0 +1,39 @@
+"""The compiled profile and what it carries.
+
+Kept apart from the compiler so that loading a cached profile (every hook
+and CLI call) imports neither YAML nor JSON Schema nor the tokenizer.
+"""
+
+from dataclasses import dataclass, field
+
+
+class TokenJudge:
+    """Decides whether a rewrite pays, by the profile's objective.  Picklable;
+    loads the tokenizer only when a decision needs it."""
+
+    def __init__(self, objective, tokenizer):
+        self.objective = objective
+        self.tokenizer = tokenizer
+
+    def __call__(self, old, new):
+        from .tokens import rewrite_pays
+
+        return rewrite_pays(old, new, self.objective, self.tokenizer)
+
+
+@dataclass
+class Profile:
+    name: str
+    level: str
+    objective: str
+    tokenizer: str
+    timeout_ms_per_mb: int
+    protector: object  # engine.protect.Protector
+    transforms: list
+    sources: list = field(default_factory=list)  # [(path, sha256)]
+    notes: dict = field(default_factory=dict)
+    hooks: dict = field(default_factory=dict)  # resolved hooks settings (plain data)  # transform name -> what compile decided (skipped entries)
+
+    @property
+    def categories(self):
+        return self.protector.categories
