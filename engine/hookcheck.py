@@ -59,8 +59,10 @@ def _check_handler(resolved, h, names):
         for key, allowed in (("template", VARIABLES["refresh"]), ("omitted_template", VARIABLES["omitted"])):
             for line, msg in check(h[key], allowed):
                 doc, p = _where(resolved, name)
-                field_line = doc.where(p + (key,))[0] if key in _own_keys(resolved, name) else doc.where(p)[0]
-                errors.append(UserError(f"{key}: {msg}", doc.file, field_line + (line if key in _own_keys(resolved, name) else 0), 1))
+                if key in _own_keys(resolved, name):
+                    errors.append(UserError(f"{key}: {msg}", doc.file, doc.text_line(p + (key,), line), 1))
+                else:  # inherited template: point at the handler that inherits it
+                    errors.append(doc.error(f"{key} (inherited): {msg}", p))
         errors.extend(_check_level(resolved, h))
     if h["kind"] == "reinject":
         for i, target in enumerate(h["handlers"]):

@@ -59,23 +59,20 @@ class WordTable:
             compiled.append(out)
         self._compiled = compiled
 
-    def at(self, text, m, word_re):
-        """(end, payload) of the longest listed word or phrase starting at run m, or None."""
+    def compiled(self):
+        """(case-insensitive, case-sensitive) tables: first word -> hit."""
         if self._compiled is None:
             self._compile()
-        ci, cs = self._compiled
-        word = m.group()
-        hit = ci.get(word.lower())
-        if hit is None and ("\u2019" in word or "\u02bc" in word):
-            hit = ci.get(normalize(word))
-        if hit is None and cs:
-            hit = cs.get(word.translate(APOSTROPHES))
-        if hit is None:
-            return None
+        return self._compiled
+
+    @staticmethod
+    def complete(text, end, hit, word_re):
+        """(end, payload) of the longest entry of `hit` starting at a run that
+        ends at `end`, or None."""
         cont, payload, has_single = hit
         if cont is not None:
             pattern, tails = cont
-            r = pattern.match(text, m.end())
+            r = pattern.match(text, end)
             if r is not None:
                 last, pl = tails[int(r.lastgroup[1:])]
                 e = r.end()
@@ -83,21 +80,46 @@ class WordTable:
                 if tail is not None and tail.end() == e:
                     return e, pl
         if has_single:
-            return m.end(), payload
+            return end, payload
         return None
 
     def matches(self, text, word_re, timeout=None):
         """Yield (start, end, payload) for every listed word or phrase, left to right."""
         if not self:
             return
+        ci, cs = self.compiled()
         last_end = -1
-        for m in word_re.finditer(text, timeout=timeout):
-            if m.start() < last_end:
+        for start, end, hit in scan(text, word_re, ci, cs, timeout):
+            if start < last_end:
+                continue  # inside a phrase already found
+            found = self.complete(text, end, hit, word_re)
+            if found is not None:
+                last_end = found[0]
+                yield start, found[0], found[1]
+
+
+def scan(text, word_re, ci, cs, timeout=None):
+    """Yield (start, end, value) for each word run found in a table: ci keyed
+    by the lower-cased run, cs by the run as written (apostrophes unified).
+    Runs that follow an overlapping hit are the caller's to skip.  This loop
+    is the hot spot of compression: a miss costs one lower() and one get()."""
+    ci_get = ci.get
+    for m in word_re.finditer(text, timeout=timeout):
+        word = m.group()
+        value = ci_get(word.lower())
+        if value is None:
+            if word.isascii():
+                if not cs:
+                    continue
+                value = cs.get(word)
+            else:
+                norm = word.translate(APOSTROPHES)
+                value = ci_get(norm.lower())
+                if value is None and cs:
+                    value = cs.get(norm)
+            if value is None:
                 continue
-            hit = self.at(text, m, word_re)
-            if hit is not None:
-                last_end = hit[0]
-                yield m.start(), hit[0], hit[1]
+        yield m.start(), m.end(), value
 
 
 def _apostrophe_free(word):

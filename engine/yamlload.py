@@ -37,6 +37,12 @@ class Document:
     data: object
     marks: dict = field(default_factory=dict)  # path tuple -> (line, col) of the value
     key_marks: dict = field(default_factory=dict)  # path tuple ending in a key -> (line, col) of the key
+    block_scalars: set = field(default_factory=set)  # paths of | and > scalars (their text starts a line below)
+
+    def text_line(self, path, line_in_value):
+        """File line of a line inside a scalar value (1-based within the value)."""
+        start = self.where(path)[0]
+        return start + line_in_value if tuple(path) in self.block_scalars else start + line_in_value - 1
 
     def where(self, path=(), key=False):
         """(line, col) for a path, falling back to the nearest parent."""
@@ -77,6 +83,8 @@ def _build(loader, node, path, doc, file):
         return out
     if isinstance(node, yaml.SequenceNode):
         return [_build(loader, item, path + (i,), doc, file) for i, item in enumerate(node.value)]
+    if getattr(node, "style", None) in ("|", ">"):
+        doc.block_scalars.add(path)
     return loader.construct_object(node, deep=True)
 
 

@@ -36,7 +36,11 @@ def check(source, allowed):
         ast = env.parse(source)
     except TemplateSyntaxError as exc:
         return [(exc.lineno or 1, f"template syntax error: {exc.message}")]
-    unknown = sorted(meta.find_undeclared_variables(ast) - set(allowed))
-    if unknown:
-        return [(1, f"template uses unknown variable(s) {', '.join(unknown)}; available: {', '.join(sorted(allowed))}")]
-    return []
+    import re
+
+    out = []
+    for name in sorted(meta.find_undeclared_variables(ast) - set(allowed)):
+        first = re.search(rf"\b{re.escape(name)}\b", source)
+        line = source.count("\n", 0, first.start()) + 1 if first else 1
+        out.append((line, f"template uses unknown variable {name!r}; available: {', '.join(sorted(allowed))}"))
+    return out

@@ -13,7 +13,7 @@ identifier, a path or a hyphenated term is never taken for a listed word.
 """
 
 from ..mask import Edit
-from ..wordscan import GuardSet, Runs, WordTable
+from ..wordscan import GuardSet, Runs, WordTable, scan
 from .base import Transform
 
 
@@ -94,23 +94,31 @@ class WordRules(Transform):
         self.runs = Runs(ctx.word_pattern)
         self.rules = [_Rule(r, ctx, i) for i, r in enumerate(spec["rules"])]
         self.skipped = sorted({s for r in self.rules for s in r.skipped})
+        # one table for all rules: a run costs one lookup however many rules there are
+        self.ci, self.cs = {}, {}
+        for rule in self.rules:
+            ci, cs = rule.table.compiled()
+            for merged, table in ((self.ci, ci), (self.cs, cs)):
+                for word, hit in table.items():
+                    merged.setdefault(word, []).append((rule, hit))
 
     def edits(self, text, mask, run):
         out = []
         last = 0
-        rules = self.rules
         runs = self.runs
         word_re = runs.forward
-        for m in word_re.finditer(text, timeout=self.timeout(text, run.timeout_ms_per_mb)):
-            start = m.start()
+        complete = WordTable.complete
+        blocking = mask.blocking
+        for start, end, candidates in scan(text, word_re, self.ci, self.cs,
+                                           self.timeout(text, run.timeout_ms_per_mb)):
             if start < last:
                 continue
-            for rule in rules:
-                hit = rule.table.at(text, m, word_re)
-                if hit is None:
+            for rule, hit in candidates:
+                found = complete(text, end, hit, word_re)
+                if found is None:
                     continue
-                e = rule.edit(text, start, hit[0], hit[1], runs)
-                if e is None or mask.blocking(e.start, e.end, self.allow):
+                e = rule.edit(text, start, found[0], found[1], runs)
+                if e is None or blocking(e.start, e.end, self.allow):
                     break  # the first rule that knows the word decides
                 out.append(e)
                 last = e.end
