@@ -2,10 +2,13 @@
 file that went into them, so a hook process skips YAML, JSON Schema and the
 tokenizer entirely when nothing changed.  os.path only (hot path)."""
 
-import hashlib
 import os
 import pickle
-import tempfile
+
+try:  # the bare C module: importing hashlib (OpenSSL) costs milliseconds on every hook
+    from _sha256 import sha256
+except ImportError:  # pragma: no cover - other Pythons
+    from hashlib import sha256
 
 from . import __version__
 from .paths import cache_dir_str
@@ -13,7 +16,7 @@ from .paths import cache_dir_str
 
 def file_digest(path):
     with open(path, "rb") as fh:
-        return hashlib.sha256(fh.read()).hexdigest()
+        return sha256(fh.read()).hexdigest()
 
 
 def code_fingerprint():
@@ -30,7 +33,7 @@ def code_fingerprint():
 
 
 def entry_path(key_parts):
-    key = hashlib.sha256("\0".join([__version__, code_fingerprint(), *key_parts]).encode()).hexdigest()[:32]
+    key = sha256("\0".join([__version__, code_fingerprint(), *key_parts]).encode()).hexdigest()[:32]
     return os.path.join(cache_dir_str(), "profiles", f"{key}.pickle")
 
 
@@ -49,6 +52,8 @@ def load(key_parts):
 
 def store(key_parts, value, sources):
     """Write atomically; a cache that cannot be written is not an error."""
+    import tempfile
+
     path = entry_path(key_parts)
     tmp = None
     try:

@@ -6,9 +6,7 @@ budget of a hook process; the few commands the state needs fit in a page.
 
 import socket
 
-
-class RedisError(Exception):
-    pass
+from .errors import RedisError
 
 
 def parse_url(url):
