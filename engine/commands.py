@@ -23,12 +23,25 @@ def _write_output(text, path):
     import tempfile
 
     folder = os.path.dirname(os.path.abspath(path))
+    tmp = None
     try:
+        try:
+            mode = os.stat(path).st_mode & 0o7777  # replacing a file keeps its permissions
+        except FileNotFoundError:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".engine-")
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except OSError as exc:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
         raise UserError(f"cannot write: {exc.strerror}; nothing was changed", path) from None
 
 

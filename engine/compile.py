@@ -48,6 +48,13 @@ def compile_profile(resolved, files):
             raise doc.error(str(exc), ("patterns", j)) from None
         cats.append(category_source(doc.data, f"c{i}_", is_builtin(doc.file)))
     try:
+        regexutil.check(s["word_pattern"])
+    except regexutil.PatternError as exc:
+        doc, path = resolved.setting_origins.get("word_pattern", (None, None))
+        if doc is None:
+            raise resolved_error(resolved, f"word_pattern: {exc}") from None
+        raise doc.error(f"word_pattern: {exc}", path) from None
+    try:
         protector = Protector(cats, s["word_pattern"], s["pattern_timeout_ms"])
     except Exception as exc:  # regex.error from a combination of valid parts
         raise resolved_error(resolved, f"the protect categories do not compile together: {exc}") from None

@@ -14,9 +14,10 @@ class UserError(Exception):
     def location(self):
         if self.file is None:
             return ""
+        name = str(self.file)
         if self.line is None:
-            return f"{self.file}"
-        return f"{self.file}:{self.line}:{self.col or 1}"
+            return name
+        return f"{name}:{self.line}:{self.col or 1}"
 
     def __str__(self):
         loc = self.location()

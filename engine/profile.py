@@ -30,6 +30,13 @@ def locate(name=None, cwd=None):
     return Library().locate(ref, "profile", base)
 
 
+def _level_ref(level, base):
+    """A level given on the command line is read from the working folder."""
+    if level and is_path(level):
+        return os.path.abspath(os.path.join(base, os.path.expanduser(level)))
+    return level
+
+
 def resolve(name=None, level=None, cwd=None):
     from .documents import Library
     from .resolve import resolve_profile
@@ -37,7 +44,7 @@ def resolve(name=None, level=None, cwd=None):
     lib = Library()
     ref, base = choose(name, cwd)
     path = lib.locate(ref, "profile", base)
-    return resolve_profile(lib, path, level), lib
+    return resolve_profile(lib, path, _level_ref(level, base)), lib
 
 
 def build(name=None, level=None, cwd=None):
@@ -54,7 +61,7 @@ def _key(kind, name, level, cwd):
     ref, base = choose(name, cwd)
     # The key needs the profile's path, not its contents: contents are checked on load.
     path = ref if not is_path(ref) else os.path.abspath(os.path.join(base, os.path.expanduser(ref)))
-    return (kind, str(path), level or "")
+    return (kind, str(path), _level_ref(level, base) or "")
 
 
 def load_profile(name=None, level=None, cwd=None):

@@ -4,7 +4,7 @@ expand the level chain.  The result is plain data (see `engine profile show`).""
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import UserError
+from .errors import UserError, ValidationErrors
 
 SCALARS = ("level", "objective", "tokenizer", "word_pattern", "pattern_timeout_ms")
 
@@ -49,6 +49,7 @@ class Resolved:
     hooks: dict = field(default_factory=dict)
     hook_origins: dict = field(default_factory=dict)  # handler name -> (doc, path) where last defined
     level_chain: list = field(default_factory=list)  # level docs, lowest first
+    setting_origins: dict = field(default_factory=dict)  # setting -> (doc, path) where last set
     transforms: list = field(default_factory=list)  # [(spec, doc, index)]
 
     def show(self):
@@ -81,28 +82,52 @@ def resolve_profile(lib, path, level_override=None, _seen=()):
         protect = list(base.protect)
         slots = {k: v.copy() for k, v in base.slots.items()}
         hooks, origins = _copy_hooks(base.hooks), dict(base.hook_origins)
+        setting_origins = dict(base.setting_origins)
     else:
         settings, protect, slots = {}, [], {}
         hooks, origins = {}, {}
+        setting_origins = {}
+    # Each part is resolved even when another failed, so one run reports
+    # every unknown name, not just the first.
+    errors = []
+
+    def attempt(fn, *args):
+        try:
+            return fn(*args)
+        except ValidationErrors as exc:
+            errors.extend(exc.errors)
+        except UserError as exc:
+            errors.append(exc)
+        return None
+
     if "hooks" in data:
-        _merge_hooks(doc, data["hooks"], hooks, origins)
+        attempt(_merge_hooks, doc, data["hooks"], hooks, origins)
     for key in SCALARS:
         if key in data:
             settings[key] = data[key]
+            setting_origins[key] = (doc, (key,))
     if "protect" in data:
-        protect = _protect(lib, doc, data["protect"], protect, base_dir)
+        protect = attempt(_protect, lib, doc, data["protect"], protect, base_dir) or protect
     for slot_name, spec in data.get("dictionaries", {}).items():
-        slots[slot_name] = _slot(lib, doc, slot_name, spec, slots.get(slot_name), base_dir)
+        slot = attempt(_slot, lib, doc, slot_name, spec, slots.get(slot_name), base_dir)
+        if slot is not None:
+            slots[slot_name] = slot
     missing = [k for k in SCALARS if k not in settings]
     if missing:
-        raise doc.error(f"set {', '.join(missing)} here or extend a profile that does (extends: default)")
+        errors.append(doc.error(f"set {', '.join(missing)} here or extend a profile that does (extends: default)"))
     res = Resolved(data["name"], doc.file, settings, protect, slots, hooks, origins)
-    if not _seen:
+    res.setting_origins = setting_origins
+    if not _seen and not missing:
         level_ref = level_override or settings["level"]
-        origin = None if level_override else (doc, ("level",))
-        res.level_chain = _level_chain(lib, level_ref, base_dir, origin)
-        res.settings["level"] = res.level_chain[-1].data["name"]
-        _collect_transforms(res)
+        origin = None if level_override else setting_origins.get("level")
+        level_dir = Path(origin[0].file).parent if origin else base_dir  # relative to the file that says it
+        chain = attempt(_level_chain, lib, level_ref, level_dir, origin)
+        if chain:
+            res.level_chain = chain
+            res.settings["level"] = chain[-1].data["name"]
+            attempt(_collect_transforms, res)
+    if errors:
+        raise ValidationErrors(errors)
     return res
 
 
@@ -117,12 +142,23 @@ def _protect(lib, doc, spec, inherited, base_dir):
                 raise doc.error(f"protect/remove: no category {name!r} to remove; the profile has: {have}", ("protect", "remove", i))
             out = [(n, d) for n, d in out if n != name]
         items = [(ref, ("protect", "add", i)) for i, ref in enumerate(spec.get("add", []))]
+    errors = []
     for ref, p in items:
-        cat = lib.get(ref, "protect", base_dir, (doc, p))
+        try:
+            cat = lib.get(ref, "protect", base_dir, (doc, p))
+        except ValidationErrors as exc:
+            errors.extend(exc.errors)
+            continue
+        except UserError as exc:
+            errors.append(exc)
+            continue
         name = cat.data["name"]
         if any(n == name for n, _ in out):
-            raise doc.error(f"category {name!r} is listed twice; keep one", p)
+            errors.append(doc.error(f"category {name!r} is listed twice; keep one", p))
+            continue
         out.append((name, cat))
+    if errors:
+        raise ValidationErrors(errors)
     return out
 
 

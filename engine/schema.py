@@ -21,14 +21,35 @@ def _validator(kind):
 
 
 def _leaf_errors(error):
-    """Descend into oneOf/anyOf to the most specific reasons."""
-    if error.context:
-        from jsonschema.exceptions import best_match
+    """The errors worth showing for one schema error.
 
-        best = best_match(error.context)
-        if best is not None and best is not error:
-            return _leaf_errors(best)
-    return error
+    For oneOf/anyOf, the branch meant is the one whose type and `kind` fit
+    the instance (a mapping given where a list or a mapping is allowed is
+    judged as the mapping form; a regex transform is judged as a regex
+    transform); its own errors are then shown, recursively.
+    """
+    if error.validator not in ("oneOf", "anyOf") or not error.context:
+        return [error]
+    branches = {}
+    for e in error.context:
+        branches.setdefault(e.relative_schema_path[0], []).append(e)
+
+    def misfit(errs):
+        for e in errs:
+            rel = list(e.relative_path)
+            if not rel and e.validator == "type":
+                return True
+            if rel == ["kind"] and e.validator in ("const", "enum"):
+                return True
+        return False
+
+    fitting = [errs for errs in branches.values() if not misfit(errs)]
+    if not fitting:
+        return [error]  # nothing fits: the instance has the wrong type altogether
+    out = []
+    for e in min(fitting, key=len):
+        out.extend(_leaf_errors(e))
+    return out
 
 
 def _describe(doc, error):
@@ -46,7 +67,12 @@ def _describe(doc, error):
     if error.validator == "const" and path and path[-1] == "kind":
         return [doc.error(f"kind must be {error.validator_value!r} for this document", path)]
     where = "/".join(str(p) for p in path) or "document"
-    return [doc.error(f"{where}: {error.message}", path)]
+    message = error.message
+    if error.validator in ("oneOf", "anyOf"):
+        names = {"object": "mapping", "array": "list"}
+        kinds = sorted({names.get(s.get("type"), s.get("type")) for s in error.validator_value if isinstance(s.get("type"), str)})
+        message = f"{error.instance!r} has the wrong form" + (f"; expected a {' or a '.join(kinds)}" if kinds else "")
+    return [doc.error(f"{where}: {message}", path)]
 
 
 def check(doc, kind=None):
@@ -59,7 +85,8 @@ def check(doc, kind=None):
         return [doc.error(f"kind must be one of {', '.join(KINDS)}; got {data.get('kind')!r}", ("kind",))]
     errors = []
     for err in _validator(kind).iter_errors(data):
-        errors.extend(_describe(doc, _leaf_errors(err)))
+        for leaf in _leaf_errors(err):
+            errors.extend(_describe(doc, leaf))
     errors.sort(key=lambda e: (e.line or 0, e.col or 0))
     return errors
 

@@ -4,6 +4,8 @@ from .errors import UserError
 
 
 def decode(data: bytes, name: str) -> str:
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        raise UserError("this is UTF-16 text; convert the file to UTF-8 (iconv -f UTF-16 -t UTF-8)", name)
     if b"\x00" in data[:8192]:
         raise UserError("this looks like a binary file (it holds NUL bytes); give a text file", name)
     try:

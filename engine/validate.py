@@ -61,13 +61,18 @@ def _dedupe(problems):
 
 
 def _word_pattern(profile):
-    try:
-        from .profile import resolve
+    """The word runs the self-tests use: the active profile's, or the built-in
+    default's when the active profile is itself broken (its own errors are
+    reported separately)."""
+    from .profile import resolve
 
-        resolved, _ = resolve(profile)
-        return resolved.settings["word_pattern"]
-    except UserError:
-        return r"\w+"
+    for ref in (profile, "default"):
+        try:
+            resolved, _ = resolve(ref)
+            return resolved.settings["word_pattern"]
+        except UserError:
+            continue
+    return r"[\w'\u2019\u02bc-]+"  # both profiles broken: still keep apostrophe words whole
 
 
 def _errors_of(exc):
@@ -91,17 +96,35 @@ def _check_file(path, word_pattern, profile):
         return _check_level(doc)
     if kind == "golden":
         return []
-    return _compile_errors(str(path), None)
+    return _compile_errors(str(path), None, word_pattern)
 
 
-def _compile_errors(profile_path, level):
-    from .profile import build
+def _compile_errors(profile_path, level, word_pattern=None):
+    """Errors of resolving and compiling a profile, plus the checks of every
+    user-written protect, dictionary and level file it names (self-tests,
+    runaway patterns), which compiling alone does not run."""
+    from .documents import is_builtin
+    from .profile import build, resolve
 
+    errors = []
     try:
         build(profile_path, level)
     except UserError as exc:
-        return _errors_of(exc)
-    return []
+        errors.extend(_errors_of(exc))
+    try:
+        resolved, lib = resolve(profile_path, level)
+    except UserError:
+        return errors
+    for f in lib.files:
+        if is_builtin(f) or f == resolved.file:
+            continue
+        try:
+            kind = load_file(f).data.get("kind")
+        except UserError:
+            continue
+        if kind in ("protect", "dictionary", "level"):
+            errors.extend(_check_file(Path(f), word_pattern or resolved.settings["word_pattern"], None))
+    return errors
 
 
 def _pattern_problems(doc, pattern, path, probes=(), anchored=None):
@@ -188,9 +211,15 @@ def _check_dictionary(doc):
 
 
 def _check_level(doc):
+    from .resolve import _level_chain
     from .transforms.regex_replace import parse_template
 
     errors = []
+    if "extends" in doc.data:  # the chain below must exist and not loop
+        try:
+            _level_chain(Library(), doc.data["extends"], Path(doc.file).parent, (doc, ("extends",)))
+        except UserError as exc:
+            errors.extend(_errors_of(exc))
     for i, t in enumerate(doc.data["transforms"]):
         for key, anchored in (("pattern", None), ("word_pattern", None), ("unless_preceded_by", "before"), ("unless_followed_by", "after")):
             if key in t:

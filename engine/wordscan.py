@@ -42,9 +42,11 @@ class WordTable:
         return bool(self._entries[0] or self._entries[1])
 
     def _compile(self):
-        compiled = []
+        """One table keyed by the lower-cased first word; each entry is
+        (exact first word or None, hit): case-sensitive entries name the exact
+        spelling they need, so one lookup serves both kinds."""
+        compiled = {}
         for cs, table in enumerate(self._entries):
-            out = {}
             for first, items in table.items():
                 items = sorted(items, key=lambda it: -len(it[0]))
                 single = [payload for words, payload in items if len(words) == 1]
@@ -55,12 +57,12 @@ class WordTable:
                     branches = [f"(?P<p{i}>" + "".join(r"\s+" + _apostrophe_free(w) for w in words[1:]) + ")"
                                 for i, (words, _) in enumerate(multi)]
                     cont = (regex.compile("|".join(branches), flags), [(w[-1], pl) for w, pl in multi])
-                out[first] = (cont, single[0] if single else None, bool(single))
-            compiled.append(out)
+                hit = (cont, single[0] if single else None, bool(single))
+                compiled.setdefault(first.lower(), []).append((first if cs else None, hit))
         self._compiled = compiled
 
     def compiled(self):
-        """(case-insensitive, case-sensitive) tables: first word -> hit."""
+        """lower-cased first word -> [(exact spelling or None, hit)]."""
         if self._compiled is None:
             self._compile()
         return self._compiled
@@ -87,39 +89,39 @@ class WordTable:
         """Yield (start, end, payload) for every listed word or phrase, left to right."""
         if not self:
             return
-        ci, cs = self.compiled()
         last_end = -1
-        for start, end, hit in scan(text, word_re, ci, cs, timeout):
+        for start, end, word, entries in scan(text, word_re, self.compiled(), timeout):
             if start < last_end:
                 continue  # inside a phrase already found
-            found = self.complete(text, end, hit, word_re)
-            if found is not None:
-                last_end = found[0]
-                yield start, found[0], found[1]
+            for exact, hit in entries:
+                if exact is not None and exact != word:
+                    continue
+                found = self.complete(text, end, hit, word_re)
+                if found is not None:
+                    last_end = found[0]
+                    yield start, found[0], found[1]
+                    break
 
 
-def scan(text, word_re, ci, cs, timeout=None):
-    """Yield (start, end, value) for each word run found in a table: ci keyed
-    by the lower-cased run, cs by the run as written (apostrophes unified).
-    Runs that follow an overlapping hit are the caller's to skip.  This loop
-    is the hot spot of compression: a miss costs one lower() and one get()."""
-    ci_get = ci.get
+def scan(text, word_re, table, timeout=None):
+    """Yield (start, end, word, entries) for each word run whose lower-cased
+    form (apostrophes unified) is in the table; `word` is the run as written,
+    apostrophes unified.  This loop is the hot spot of compression: a miss
+    costs one lower() and one dictionary get()."""
+    get = table.get
     for m in word_re.finditer(text, timeout=timeout):
         word = m.group()
-        value = ci_get(word.lower())
-        if value is None:
+        entries = get(word.lower())
+        if entries is None:
             if word.isascii():
-                if not cs:
-                    continue
-                value = cs.get(word)
-            else:
-                norm = word.translate(APOSTROPHES)
-                value = ci_get(norm.lower())
-                if value is None and cs:
-                    value = cs.get(norm)
-            if value is None:
                 continue
-        yield m.start(), m.end(), value
+            word = word.translate(APOSTROPHES)
+            entries = get(word.lower())
+            if entries is None:
+                continue
+        elif not word.isascii():
+            word = word.translate(APOSTROPHES)
+        yield m.start(), m.end(), word, entries
 
 
 def _apostrophe_free(word):

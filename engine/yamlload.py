@@ -99,6 +99,8 @@ def load_text(text, file):
         return doc
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
+        if exc.context_mark is not None and "<stream end>" in str(exc.problem or ""):
+            mark = exc.context_mark  # "got end of file": the place to fix is what was left open
         line, col = (mark.line + 1, mark.column + 1) if mark else (None, None)
         problem = exc.problem or exc.context or "malformed YAML"
         raise UserError(f"malformed YAML: {problem}; fix the syntax here", file, line, col) from None

@@ -15,6 +15,8 @@ from ..paths import state_dir_str
 
 # Events whose hookSpecificOutput may carry additionalContext (the agent's contract).
 CONTEXT_EVENTS = {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop"}
+# Every event the agent sends (its interface, not a setting).
+KNOWN_EVENTS = CONTEXT_EVENTS | {"SubagentStop", "PreCompact", "SessionEnd", "Notification", "SubagentStart", "PermissionRequest"}
 
 
 class Log:
@@ -56,20 +58,35 @@ def handle(event, profile_ref, log):
     """The JSON object to print for one event, or None to print nothing."""
     from ..profile import load_hooks
     from .handlers import Context, build
-    from .state import open_state
+    from .state import StateError, open_state
 
     hooks = load_hooks(profile_ref, cwd=event.get("cwd") or None)
     name = event["hook_event_name"]
     registry, by_event = build(hooks)
     handlers = by_event.get(name, [])
     counting = name == "UserPromptSubmit" and bool(by_event.get("UserPromptSubmit"))
+    if name not in KNOWN_EVENTS:
+        log(f"unknown event {name!r}; nothing to do")
+        return None
     if not handlers and not counting:
         return None
     session = str(event.get("session_id") or "")
     if not session:
         log("event has no session_id; state is not kept")
-    state = open_state(session, hooks["state"], log) if session else None
-    turn = state.bump_turn() if (counting and state is not None) else int((state.get() if state else {}).get("turn", 0) or 0)
+    state, turn = None, 0
+    try:
+        if session:
+            state = open_state(session, hooks["state"], log)
+            if name == "SessionStart":
+                from .state import FileState
+
+                FileState(session, int(hooks["state"]["ttl_hours"] * 3600)).prune()
+            turn = state.bump_turn() if counting else int(state.get().get("turn", 0) or 0)
+    except StateError as exc:
+        # No counting this time, but an event that needs no count (after a
+        # compaction) still re-injects.
+        log(f"state unavailable ({exc}); this event runs without it")
+        state = None
     ctx = Context(event, state, turn, profile_ref, hooks, log)
     texts, marks = [], {}
     cap = hooks["max_injection_chars"]
@@ -92,7 +109,10 @@ def handle(event, profile_ref, log):
             texts.append(text)
             used += len(text) + 2
     if marks and state is not None and name != "SessionEnd":
-        state.update(marks)
+        try:
+            state.update(marks)
+        except StateError as exc:
+            log(f"state not saved ({exc})")
     if not texts or name not in CONTEXT_EVENTS:
         return None
     return {"hookSpecificOutput": {"hookEventName": name, "additionalContext": "\n\n".join(texts)}}

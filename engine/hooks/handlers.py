@@ -82,9 +82,14 @@ class Refresh:
         unit = "tokens" if "tokens" in budget else "chars"
         limit = budget[unit]
         measure = _measure(unit, profile.tokenizer)
-        items = []
-        for rf in collect(spec, ctx.cwd, ctx.log):
-            raw = body(rf.text) if spec.get("strip_frontmatter") else rf.text
+        items, problems = [], []
+
+        def log(message):
+            problems.append(message)
+            ctx.log(message)
+
+        for rf in collect(spec, ctx.cwd, log):
+            raw = (body(rf.text) if spec.get("strip_frontmatter") else rf.text).replace("\r\n", "\n")
             text = compress(profile, raw).text.strip("\n")
             items.append(Item(rf.name, rf.path, rf.priority, len(raw), len(text),
                               raw.strip("\n") if scope_all else text, measure(text)))
@@ -95,7 +100,7 @@ class Refresh:
                 used += it.cost
             else:
                 omitted.append(it)  # a smaller rule later in the order may still fit
-        plan = Plan(self.name, profile.level, chosen, omitted, budget={unit: limit, "used": used})
+        plan = Plan(self.name, profile.level, chosen, omitted, budget={unit: limit, "used": used}, problems=problems)
         cap = settings["max_injection_chars"]
         while True:
             plan.text = self._render(ctx, plan)
@@ -119,8 +124,14 @@ class Refresh:
 
     def run(self, ctx):
         plan = self.plan(ctx)
+        if not plan.items and not plan.omitted and not plan.problems:  # say why, once
+            from .sources import expand
+
+            where = [expand(s["dir"], ctx.cwd) for s in self.spec.get("sources", ())] + [
+                expand(f, ctx.cwd) for f in self.spec.get("files", ())]
+            ctx.log(f"{self.name}: nothing to inject, no files found in {', '.join(where)}")
         if not plan.items and not plan.omitted:
-            return None, self.marks(ctx)  # nothing to inject: no rule files
+            return None, self.marks(ctx)
         return plan.text, self.marks(ctx)
 
     def marks(self, ctx):

@@ -86,7 +86,10 @@ def _without_ours(data):
 
 
 def _write(path, data, original_exists):
+    if path.is_symlink():
+        path = path.resolve()  # write through the link (dotfile managers keep the real file elsewhere)
     path.parent.mkdir(parents=True, exist_ok=True)
+    mode = (path.stat().st_mode & 0o7777) if path.exists() else 0o644
     backup = None
     if original_exists:
         backup = path.with_name(f"{path.name}.bak-{time.strftime('%Y%m%d-%H%M%S')}")
@@ -96,10 +99,18 @@ def _write(path, data, original_exists):
             n += 1
         backup.write_bytes(path.read_bytes())
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".settings-")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, indent=2, ensure_ascii=False)
-        fh.write("\n")
-    os.replace(tmp, path)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=2, ensure_ascii=False)
+            fh.write("\n")
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except OSError as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise UserError(f"cannot write settings: {exc.strerror}; nothing was changed", str(path)) from None
     return backup
 
 

@@ -24,3 +24,4 @@ class Plan:
     omitted: list = field(default_factory=list)  # Items that did not fit
     text: str = ""
     budget: dict = field(default_factory=dict)
+    problems: list = field(default_factory=list)  # log lines about files left out

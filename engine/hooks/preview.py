@@ -14,6 +14,8 @@ def preview(profile_ref, turn, cwd, show_text, out=None):
 
     out = out or sys.stdout
     cwd = os.path.abspath(cwd or os.getcwd())
+    if profile_ref and ("/" in profile_ref or profile_ref.endswith((".yaml", ".yml"))):
+        profile_ref = os.path.abspath(os.path.expanduser(profile_ref))  # from where the command runs, not --cwd
     profile = load_profile(profile_ref, cwd=cwd)
     registry, by_event = build(profile.hooks)
     event = {"hook_event_name": "UserPromptSubmit", "cwd": cwd, "session_id": "preview"}

@@ -12,8 +12,14 @@ from .errors import RedisError
 def parse_url(url):
     """redis://[:password@]host[:port][/db] -> (host, port, password, db)."""
     if not url.startswith("redis://"):
-        raise RedisError(f"unsupported Redis URL {url!r}; use redis://host:port/db")
-    rest = url[len("redis://"):]
+        raise RedisError("unsupported Redis URL; use redis://host:port/db")
+    try:
+        return _parse(url[len("redis://"):])
+    except ValueError:
+        raise RedisError("malformed Redis URL; use redis://[:password@]host:port/db") from None
+
+
+def _parse(rest):
     password = None
     if "@" in rest:
         auth, rest = rest.rsplit("@", 1)

@@ -33,7 +33,7 @@ def priority_of(text, key, default):
     m = _FRONTMATTER.match(text)
     if not m:
         return default
-    found = re.search(rf"(?m)^{re.escape(key)}[ \t]*:[ \t]*(-?\d+)[ \t]*(?:#.*)?$", m.group(1))
+    found = re.search(rf"(?m)^{re.escape(key)}[ \t]*:[ \t]*(-?\d+)[ \t]*(?:#[^\r\n]*)?\r?$", m.group(1))
     return int(found.group(1)) if found else default
 
 
@@ -46,16 +46,24 @@ def collect(spec, cwd, log):
         folder = Path(expand(src["dir"], cwd))
         if folder.is_dir():
             paths.extend(sorted(folder.glob(src.get("glob", "*.md"))))
+        elif folder.exists() or folder.is_symlink():
+            log(f"rules folder {folder} is not a folder (or a broken link); left out")
+        # a folder that does not exist is normal (most people have only one of them)
     for f in spec.get("files", ()):
         p = Path(expand(f, cwd))
         if p.is_file():
             paths.append(p)
+        elif p.is_symlink():
+            log(f"{p} is a broken link; left out")
     skip = set(spec.get("skip", ()))
     pri = spec.get("priority", {"key": "priority", "default": 5})
     seen, out = set(), []
     for p in paths:
         real = os.path.realpath(p)
-        if real in seen or p.name in skip or not p.is_file():
+        if real in seen or p.name in skip:
+            continue
+        if not p.is_file():
+            log(f"rule file {p} is not a readable file (a broken link?); left out")
             continue
         seen.add(real)
         try:

@@ -49,7 +49,10 @@ class FileState:
             return {}
         except (OSError, ValueError):
             return {}  # a torn or foreign file: start the session's counts again
-        if time.time() - data.get("_touched", 0) > self.ttl:
+        if not isinstance(data, dict):
+            return {}
+        touched = data.get("_touched", 0)
+        if not isinstance(touched, (int, float)) or time.time() - touched > self.ttl:
             return {}
         return data
 
@@ -99,6 +102,22 @@ class FileState:
     def update(self, fields):
         self._transact(lambda d: d.update(fields))
 
+    def prune(self):
+        """Remove the files of sessions idle for longer than the expiry (an
+        agent that was killed never sends SessionEnd)."""
+        cutoff = time.time() - self.ttl
+        try:
+            names = os.listdir(self.root)
+        except OSError:
+            return
+        for n in names:
+            p = os.path.join(self.root, n)
+            try:
+                if os.stat(p).st_mtime < cutoff:
+                    os.unlink(p)
+            except OSError:
+                pass
+
     def clear(self):
         for p in (self.path, str(self.path) + ".lock"):
             try:
@@ -146,8 +165,8 @@ def _num(v):
 class FallbackState:
     """Redis first; when it fails mid-session, the same call goes to files."""
 
-    def __init__(self, redis_state, file_state, log):
-        self.primary, self.files, self.log = redis_state, file_state, log
+    def __init__(self, redis_state, file_state, log, url):
+        self.primary, self.files, self.log, self.url = redis_state, file_state, log, url
         self.backend = "redis"
 
     def _call(self, name, *args):
@@ -157,7 +176,7 @@ class FallbackState:
             except RedisError as exc:
                 self.primary = None
                 self.backend = "files"
-                self.log(f"Redis failed ({exc}); this event uses file state")
+                _log_once(self.files, f"Redis at {redact(self.url)} failed ({exc}); using file state", self.log)
         return getattr(self.files, name)(*args)
 
     def bump_turn(self):
@@ -187,10 +206,15 @@ def open_state(session_id, settings, log):
 
     try:
         client = Redis(url, settings["connect_timeout_ms"] / 1000.0)
-        return FallbackState(RedisState(client, session_id, ttl), files, log)
+        return FallbackState(RedisState(client, session_id, ttl), files, log, url)
     except RedisError as exc:
-        _log_once(files, f"Redis unreachable at {url} ({exc}); using file state", log)
+        _log_once(files, f"Redis unreachable at {redact(url)} ({exc}); using file state", log)
         return files
+
+
+def redact(url):
+    """The URL without its password (logs are not for secrets)."""
+    return re.sub(r"//[^@/]*@", "//***@", url)
 
 
 def _log_once(files, message, log):

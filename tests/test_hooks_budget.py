@@ -1,0 +1,189 @@
+"""What a refresh injects: order by priority then file name across the global
+and the project folder, skipped files, the budget and the omitted line, the
+agent's 10,000-character limit, compression and frontmatter, and `scope`."""
+
+import re
+
+import pytest
+
+from hook_fixtures import profile_text, shared_profile
+from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
+
+OMITTED = re.compile(r"^\[(\d+) rule\(s\) omitted — size limit reached: (.+)\]$", re.M)
+
+
+def _compact(hk, profile=None):
+    run = hk.hook(hk.event("SessionStart", source="compact"), profile=profile)
+    assert run.returncode == 0, str(run)
+    out = run.json["hookSpecificOutput"]
+    assert out["hookEventName"] == "SessionStart", str(run)
+    ctx = out["additionalContext"]
+    assert len(ctx) < 10000, f"injection of {len(ctx)} characters reaches the agent's limit"
+    return ctx
+
+
+def _order(ctx, markers):
+    missing = [m for m in markers if m not in ctx]
+    assert not missing, f"missing {missing} in:\n{ctx}"
+    return sorted(markers, key=ctx.index)
+
+
+def _big(marker, lines):
+    # Distinct lines that compression cannot shrink (no filler words, no
+    # markdown marks): about 45 characters each, before and after.
+    return f"# {marker}\n" + "".join(f"{marker} item {i:04d}: zebra quartz lantern orbit.\n" for i in range(lines))
+
+
+def test_order_by_priority_then_name_across_global_and_project(hk):
+    hk.rule("b-global.md", "Marker MB: beta.\n", where="global")  # default priority 5
+    hk.rule("a-project.md", "Marker MA: alpha.\n")  # 5
+    hk.rule("z-first.md", "---\npriority: 1\n---\nMarker MZ: zulu.\n")
+    hk.rule("m-global-late.md", "---\npriority: 9\n---\nMarker MM: mike.\n", where="global")
+    hk.rule("c-explicit5.md", "---\ndescription: x\npriority: 5\n---\nMarker MC: charlie.\n", where="global")
+    hk.rule("d-four.md", "---\npriority: 4\n---\nMarker MD: delta.\n")
+    ctx = _compact(hk)
+    assert _order(ctx, ["MA", "MB", "MC", "MD", "MM", "MZ"]) == ["MZ", "MD", "MA", "MB", "MC", "MM"]
+
+
+def test_readme_and_empty_files_are_skipped(hk):
+    hk.rule("README.md", "Marker READMEP: a readme is not a rule.\n")
+    hk.rule("README.md", "Marker READMEG: a readme is not a rule.\n", where="global")
+    hk.rule("empty.md", "")
+    hk.rule("blank.md", "\n  \n\n", where="global")
+    hk.rule("real.md", "Marker REAL: a rule.\n")
+    ctx = _compact(hk)
+    assert "REAL" in ctx
+    assert "READMEP" not in ctx and "READMEG" not in ctx
+    assert "empty.md" not in ctx and "blank.md" not in ctx
+    preview = hk.engine("refresh", "preview", "--cwd", hk.project)
+    assert preview.returncode == 0, str(preview)
+    assert "real.md" in preview.stdout
+    for name in ("README.md", "empty.md", "blank.md"):
+        assert name not in preview.stdout, f"{name} listed by the preview\n{preview}"
+
+
+def test_rule_over_budget_is_named_and_a_smaller_later_rule_still_fits(hk):
+    hk.rule("a-first.md", "---\npriority: 1\n---\nMarker MFIRST: small and first.\n")
+    hk.rule("big-one.md", _big("BIGONE", 200))  # about 9,000 characters: over the 8,000 budget alone
+    hk.rule("big-two.md", _big("BIGTWO", 200), where="global")
+    hk.rule("zz-last.md", "---\npriority: 9\n---\nMarker MLAST: small and last.\n")
+    ctx = _compact(hk)
+    assert "MFIRST" in ctx and "MLAST" in ctx, "a smaller rule later in the order must still get in"
+    assert "BIGONE item" not in ctx and "BIGTWO item" not in ctx
+    lines = OMITTED.findall(ctx)
+    assert lines == [("2", "big-one.md, big-two.md")], f"omitted line wrong or missing:\n{ctx[-500:]}"
+    assert "[2 rule(s) omitted — size limit reached: big-one.md, big-two.md]" in ctx
+
+
+def test_budget_fills_in_order_then_skips(hk):
+    # Three rules of ~3,000 characters each: the first two fit in 8,000, the
+    # third does not; a small one after it does.
+    for name, marker in (("r1.md", "RONE"), ("r2.md", "RTWO"), ("r3.md", "RTHREE")):
+        hk.rule(name, _big(marker, 66))
+    hk.rule("r4.md", "Marker RFOUR: tiny.\n")
+    ctx = _compact(hk)
+    assert "RONE item" in ctx and "RTWO item" in ctx and "RFOUR" in ctx
+    assert "RTHREE item" not in ctx
+    assert OMITTED.findall(ctx) == [("1", "r3.md")]
+
+
+@pytest.mark.parametrize("budget", [{"chars": 200000}, {"tokens": 100000}], ids=["chars", "tokens"])
+def test_injection_stays_under_the_agent_limit_with_a_huge_budget(hk, budget):
+    """A user budget far above the agent's limit: one injection still stays
+    under 10,000 characters, dropping whole rules (named as omitted)."""
+    for i in range(6):
+        hk.rule(f"huge{i}.md", _big(f"HUGE{i}X", 70))  # ~4,000 characters each
+    prof = shared_profile(profile_text({"UserPromptSubmit": [{"name": "rules", "budget": budget}]}))
+    ctx = _compact(hk, profile=prof)
+    inside = [i for i in range(6) if f"HUGE{i}X item 0069" in ctx]
+    assert inside and inside == list(range(len(inside))), "rules get in in order, whole"
+    assert len(inside) < 6
+    m = OMITTED.findall(ctx)
+    assert m and int(m[0][0]) == 6 - len(inside), ctx[-400:]
+
+
+def test_injection_under_limit_with_single_enormous_rule(hk):
+    hk.rule("enormous.md", _big("ENORM", 3000))  # ~170 KB
+    hk.rule("small.md", "Marker SMALL: still here.\n")
+    ctx = _compact(hk)
+    assert "SMALL" in ctx
+    assert OMITTED.findall(ctx) == [("1", "enormous.md")]
+
+
+def test_thirteen_rules_of_a_real_size(hk):
+    for i in range(13):
+        hk.rule(f"rule{i:02d}.md", f"# Rule {i}\n" + "".join(
+            f"- Marker R{i:02d}L{j}: you should always run the linter in order to keep the code clean.\n" for j in range(15)))
+    ctx = _compact(hk)
+    inside = [i for i in range(13) if f"R{i:02d}L14" in ctx]
+    assert inside[:1] == [0] and len(inside) < 13
+    m = OMITTED.findall(ctx)
+    assert m and int(m[0][0]) == 13 - len(inside)
+
+
+def test_rules_are_compressed_and_frontmatter_is_not_injected(hk):
+    hk.rule("style.md", "---\npriority: 2\ndescription: FRONTMARKER about style\nglobs: src/**/*.py\n---\n"
+                        "# Style\n\nYou must run the formatter in order to keep diffs small. **Never** commit "
+                        "generated files. Keep the firewall on.\n")
+    ctx = _compact(hk)
+    assert "formatter" in ctx and "diffs small" in ctx and "Never" in ctx
+    assert "in order to" not in ctx, "standard level drops 'in order to'"
+    assert "**" not in ctx, "standard level drops bold marks"
+    assert "FRONTMARKER" not in ctx and "globs:" not in ctx and "priority: 2" not in ctx
+    assert "firewall on" in ctx, "compression must keep meaning ('keep the firewall on')"
+
+
+BANNER_TEMPLATE = ("[Rules refresh in order to keep the rules fresh, turn {{ turn }}]"
+                   "{% for r in items %}\n\n{{ r.text }}{% endfor %}"
+                   "{% if omitted_line %}\n\n{{ omitted_line }}{% endif %}")
+
+
+@pytest.mark.parametrize("scope", ["all", "refresh"])
+def test_scope_all_compresses_the_banner_too(hk, scope):
+    hk.rule("a.md", "Marker ALPHA: run the checks in order to find bugs. **Always** lint.\n")
+    prof = shared_profile(profile_text({"UserPromptSubmit": [{"name": "rules", "every_turns": 1,
+                                                              "template": BANNER_TEMPLATE}]}, scope=scope))
+    run = hk.hook(hk.prompt(1), profile=prof)
+    assert run.returncode == 0, str(run)
+    ctx = run.context
+    assert ctx is not None, str(run)
+    banner, _, body = ctx.partition("\n")
+    assert "Rules refresh" in banner and "rules fresh" in banner
+    # the rule text is compressed in both scopes
+    assert "ALPHA" in body and "find bugs" in body and "**" not in body
+    assert "in order to find" not in body
+    if scope == "all":
+        assert "in order to" not in banner, f"scope all: the banner passes through compression too\n{ctx}"
+    else:
+        assert "in order to keep the rules fresh" in banner, f"scope refresh: the banner is not compressed\n{ctx}"
+
+
+@pytest.mark.parametrize("eol,bom", [("\n", ""), ("\r\n", ""), ("\n", "\ufeff"), ("\r\n", "\ufeff")],
+                         ids=["lf", "crlf", "bom-lf", "bom-crlf"])
+def test_priority_read_whatever_the_line_endings(hk, eol, bom):
+    """Rule files written on Windows (CRLF, BOM) keep their priority; the
+    priority key need not be the last one of the frontmatter."""
+    fm = bom + eol.join(["---", "priority: 1", "description: FMARK about zulu", "---", "Marker ZULU: first.", ""])
+    hk.rule("z.md", fm)
+    hk.rule("a.md", "Marker ALPHA: default priority.\n")
+    ctx = _compact(hk)
+    assert _order(ctx, ["ALPHA", "ZULU"]) == ["ZULU", "ALPHA"], repr(ctx)
+    assert "FMARK" not in ctx, "frontmatter is not injected"
+
+
+def test_same_folder_reached_twice_is_injected_once(hk):
+    import os
+
+    hk.rule("g.md", "Marker ONCE: global rule.\n", where="global")
+    (hk.project / ".claude").mkdir(parents=True)
+    os.symlink(hk.global_rules, hk.project / ".claude" / "rules")
+    ctx = _compact(hk)
+    assert ctx.count("ONCE") == 1
+
+
+def test_edited_rule_file_is_injected_as_it_is_now(hk):
+    hk.rule("a.md", "Marker OLDTEXT.\n")
+    assert "OLDTEXT" in _compact(hk)
+    hk.rule("a.md", "Marker NEWTEXT.\n")
+    ctx = _compact(hk)
+    assert "NEWTEXT" in ctx and "OLDTEXT" not in ctx

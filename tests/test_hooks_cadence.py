@@ -1,0 +1,261 @@
+"""Cadences of `engine hook`, end to end: every N prompts (built-in 20 / 40),
+0 disables, re-injection after a compaction, SessionEnd forgetting the
+session, and the cadence in context tokens read from the transcript."""
+
+import pytest
+
+from hook_fixtures import profile_text, shared_profile, transcript_records
+from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
+
+RULE_G = "Global rule marker GLOBALRULE: keep the firewall on.\n"
+RULE_P = "Project rule marker PROJECTRULE: run the tests before you commit.\n"
+CLAUDE_G = "# Global notes\nMarker GLOBALCLAUDE: answer briefly.\n"
+CLAUDE_P = "# Project notes\nMarker PROJECTCLAUDE: this project uses tabs.\n"
+
+
+def _world(hk):
+    hk.rule("global-style.md", "# Style\n" + RULE_G, where="global")
+    hk.rule("testing.md", "# Testing\n" + RULE_P)
+    hk.claude_md(CLAUDE_G, where="global")
+    hk.claude_md(CLAUDE_P)
+
+
+def _injection(run, event="UserPromptSubmit"):
+    assert run.returncode == 0, str(run)
+    data = run.json
+    assert "hookSpecificOutput" in data, str(run)
+    out = data["hookSpecificOutput"]
+    assert out["hookEventName"] == event, str(run)
+    assert isinstance(out["additionalContext"], str) and out["additionalContext"].strip(), str(run)
+    assert len(out["additionalContext"]) < 10000, str(run)
+    return out["additionalContext"]
+
+
+def test_builtin_cadence_rules_every_20_claude_md_every_40(hk):
+    _world(hk)
+    for n in range(1, 20):
+        run = hk.hook(hk.prompt(n))
+        run.assert_silent()
+    assert hk.file_turn() == 19
+
+    ctx = _injection(hk.hook(hk.prompt(20)))
+    assert "GLOBALRULE" in ctx and "PROJECTRULE" in ctx
+    assert "GLOBALCLAUDE" not in ctx and "PROJECTCLAUDE" not in ctx, "CLAUDE.md is due every 40 prompts, not 20"
+
+    # 21..39 inject nothing; run them together (counting under concurrency is
+    # tested on its own) to keep the test short.
+    for run in hk.hooks_parallel([hk.prompt(n) for n in range(21, 40)]):
+        run.assert_silent()
+    assert hk.file_turn() == 39
+
+    ctx = _injection(hk.hook(hk.prompt(40)))
+    assert "GLOBALRULE" in ctx and "PROJECTRULE" in ctx
+    assert "GLOBALCLAUDE" in ctx and "PROJECTCLAUDE" in ctx
+    assert ctx.index("GLOBALCLAUDE") < ctx.index("PROJECTCLAUDE"), "global CLAUDE.md comes before the project's"
+
+    hk.hook(hk.prompt(41)).assert_silent()
+    assert hk.log_lines() == []
+
+
+def test_turn_cadence_from_a_profile(hk):
+    hk.rule("a.md", "# A\nMarker ALPHA.\n")
+    prof = shared_profile(profile_text({"UserPromptSubmit": [{"name": "rules", "every_turns": 3}]}))
+    got = []
+    for n in range(1, 8):
+        run = hk.hook(hk.prompt(n), profile=prof)
+        assert run.returncode == 0, str(run)
+        got.append("ALPHA" in (run.context or ""))
+        if run.stdout:
+            _injection(run)
+    assert got == [False, False, True, False, False, True, False]
+
+
+def test_every_turns_zero_disables_a_handler(hk):
+    hk.rule("a.md", "# A\nMarker ALPHA.\n")
+    hk.claude_md(CLAUDE_P)
+    prof = shared_profile(profile_text({"UserPromptSubmit": [{"name": "rules", "every_turns": 0},
+                                                             {"name": "claude_md", "every_turns": 2}]}))
+    seen = []
+    for n in range(1, 5):
+        run = hk.hook(hk.prompt(n), profile=prof)
+        ctx = run.context or ""
+        assert run.returncode == 0, str(run)
+        assert "ALPHA" not in ctx, f"rules handler has every_turns 0 and must never run\n{run}"
+        seen.append("PROJECTCLAUDE" in ctx)
+    assert seen == [False, True, False, True]
+    # A disabled cadence does not disable the re-injection after a compaction.
+    ctx = _injection(hk.hook(hk.event("SessionStart", source="compact"), profile=prof), "SessionStart")
+    assert "ALPHA" in ctx
+
+
+def test_compaction_reinjects_rules_at_once(hk):
+    _world(hk)
+    hk.hook(hk.prompt(1)).assert_silent()
+    ctx = _injection(hk.hook(hk.event("SessionStart", source="compact")), "SessionStart")
+    assert "GLOBALRULE" in ctx and "PROJECTRULE" in ctx
+    # the compaction does not count as a prompt
+    assert hk.file_turn() == 1
+
+
+@pytest.mark.parametrize("source", ["startup", "resume", "clear"])
+def test_session_start_other_sources_inject_nothing(hk, source):
+    _world(hk)
+    hk.hook(hk.event("SessionStart", source=source)).assert_silent()
+    assert hk.log_lines() == []
+
+
+def test_session_end_forgets_the_session(hk):
+    hk.rule("a.md", "# A\nMarker ALPHA.\n")
+    prof = shared_profile(profile_text({"UserPromptSubmit": [{"name": "rules", "every_turns": 2}]}))
+    other = "other-session-0001"
+    hk.hook(hk.prompt(1, session=other), profile=prof).assert_silent()
+    hk.hook(hk.prompt(1), profile=prof).assert_silent()
+    assert hk.file_turn() == 1
+
+    hk.hook(hk.event("SessionEnd", reason="clear"), profile=prof).assert_silent()
+    assert hk.session_files() == [], "SessionEnd leaves the session's state behind"
+    assert hk.file_turn(other) == 1, "SessionEnd of one session touched another"
+
+    # counts from 1 again: turn 1 silent, turn 2 injects (it would be turn 3 otherwise)
+    hk.hook(hk.prompt(1), profile=prof).assert_silent()
+    assert "ALPHA" in (hk.hook(hk.prompt(2), profile=prof).context or "")
+    # the other session goes on counting: its next prompt is its turn 2
+    assert "ALPHA" in (hk.hook(hk.prompt(2, session=other), profile=prof).context or "")
+
+
+# -- every_tokens -------------------------------------------------------------
+
+TOKENS_PROFILE = profile_text({"UserPromptSubmit": [{"name": "rules", "every_turns": 0, "every_tokens": 30000},
+                                                    {"name": "claude_md", "every_turns": 0}]})
+
+
+def _token_step(hk, prof, total, sidechain=None, raw_records=None):
+    if raw_records is not None:
+        hk.write_transcript(raw_records)
+    elif total is not None:
+        hk.write_transcript(transcript_records(total, sidechain, session=hk.session))
+    run = hk.hook(hk.prompt(), profile=prof)
+    assert run.returncode == 0, str(run)
+    if run.stdout:
+        _injection(run)
+    return "ALPHA" in (run.context or "")
+
+
+def test_every_tokens_cadence_from_transcript_usage(hk):
+    hk.rule("a.md", "# A\nMarker ALPHA.\n")
+    prof = shared_profile(TOKENS_PROFILE)
+    assert _token_step(hk, prof, None) is False  # no transcript yet: context unknown
+    assert _token_step(hk, prof, 5000) is False
+    assert _token_step(hk, prof, 20000) is False
+    assert _token_step(hk, prof, 36000) is True   # grown by 30000+ (from 0 or from 5000)
+    assert _token_step(hk, prof, 36000) is False  # no growth since the injection
+    assert _token_step(hk, prof, 65999) is False  # 29999 since the last injection
+    assert _token_step(hk, prof, 66000) is True   # exactly 30000
+    assert _token_step(hk, prof, 70000) is False
+
+
+def test_every_tokens_ignores_sidechain_records(hk):
+    hk.rule("a.md", "# A\nMarker ALPHA.\n")
+    prof = shared_profile(TOKENS_PROFILE)
+    assert _token_step(hk, prof, 40000) is True
+    # A subagent's (side-chain) record after the main one, with a huge context:
+    # the main context grew only 10000, so nothing is due.
+    assert _token_step(hk, prof, 50000, sidechain=500000) is False
+    # A side-chain record with a small context after the main one does not
+    # hide the main growth either.
+    assert _token_step(hk, prof, 71000, sidechain=100) is True
+
+
+def test_every_tokens_reads_the_last_main_record_of_a_long_transcript(hk):
+    """Many records (more than one read block of the file); only the last
+    main-chain assistant usage counts, whatever came before."""
+    hk.rule("a.md", "# A\nMarker ALPHA.\n")
+    prof = shared_profile(TOKENS_PROFILE)
+    records = []
+    for i in range(1500):
+        records += transcript_records(1000 + i * 10, session=hk.session)  # ends near 16000
+    records += transcript_records(500000, session=hk.session)[:1]  # a trailing user record, no usage
+    records.append({"type": "assistant", "isSidechain": True, "message": {"usage": {"input_tokens": 900000}}})
+    assert _token_step(hk, prof, None, raw_records=records) is False
+    records += transcript_records(47000, session=hk.session)
+    records.append({"type": "user", "isSidechain": False, "message": {"role": "user", "content": "ok"}})
+    assert _token_step(hk, prof, None, raw_records=records) is True
+
+
+def test_every_tokens_counts_again_after_the_context_shrank(hk):
+    """After a compaction the context is small again; the next token-cadence
+    injection comes once it has grown 30000 from there."""
+    hk.rule("a.md", "# A\nMarker ALPHA.\n")
+    prof = shared_profile(TOKENS_PROFILE)
+    assert _token_step(hk, prof, 90000) is True
+    assert _token_step(hk, prof, 20000) is False
+    assert _token_step(hk, prof, 49999) is False
+    assert _token_step(hk, prof, 50000) is True
+
+
+def test_second_injection_that_does_not_fit_comes_on_the_next_prompt(hk):
+    """Rules and CLAUDE.md due on the same prompt but together over the
+    agent's limit: one injection stays under it, and CLAUDE.md is not lost."""
+    hk.rule("big.md", "# Big\n" + "".join(f"BIGRULE line {i:04d}: zebra quartz lantern orbit.\n" for i in range(150)))
+    hk.claude_md("# Notes\n" + "".join(f"CLAUDELINE {i:04d}: zebra quartz lantern orbit.\n" for i in range(70)))
+    prof = shared_profile(profile_text({"UserPromptSubmit": [{"name": "rules", "every_turns": 2},
+                                                             {"name": "claude_md", "every_turns": 2}]}))
+    seen = []
+    for n in range(1, 4):
+        run = hk.hook(hk.prompt(n), profile=prof)
+        ctx = _injection(run) if run.stdout else ""
+        seen.append(("BIGRULE" in ctx, "CLAUDELINE" in ctx))
+    assert seen[0] == (False, False)
+    assert seen[1][0] is True
+    assert seen[1][1] or seen[2][1], "CLAUDE.md was due on turn 2 and never came"
+
+
+def test_profile_in_the_project_folder_is_used(hk):
+    """No --profile: the event's cwd decides (.engine/profile.yaml there)."""
+    hk.rule("a.md", "# A\nMarker ALPHA.\n")
+    (hk.project / ".engine").mkdir()
+    (hk.project / ".engine" / "profile.yaml").write_text(
+        profile_text({"UserPromptSubmit": [{"name": "rules", "every_turns": 1}]}))
+    run = hk.hook(hk.prompt(1))
+    assert "ALPHA" in (run.context or ""), str(run)
+
+
+def test_profile_from_environment_variable(hk):
+    hk.rule("a.md", "# A\nMarker ALPHA.\n")
+    prof = shared_profile(profile_text({"UserPromptSubmit": [{"name": "rules", "every_turns": 1}]}))
+    run = hk.hook(hk.prompt(1), env={"ENGINE_PROFILE": str(prof)})
+    assert "ALPHA" in (run.context or ""), str(run)
+
+
+def test_edited_profile_takes_effect_at_the_next_event(hk):
+    """The compiled-profile cache notices a changed profile file."""
+    hk.rule("a.md", "# A\nMarker ALPHA.\n")
+    prof = hk.root / "edited.yaml"
+    prof.write_text(profile_text({"UserPromptSubmit": [{"name": "rules", "every_turns": 3}]}))
+    hk.hook(hk.prompt(1), profile=prof).assert_silent()
+    prof.write_text(profile_text({"UserPromptSubmit": [{"name": "rules", "every_turns": 2}]}))
+    assert "ALPHA" in (hk.hook(hk.prompt(2), profile=prof).context or "")
+
+
+def test_profile_equals_form_of_the_option(hk):
+    import json
+    import subprocess
+    import sys
+
+    hk.rule("a.md", "# A\nMarker ALPHA.\n")
+    prof = shared_profile(profile_text({"UserPromptSubmit": [{"name": "rules", "every_turns": 1}]}))
+    proc = subprocess.run([sys.executable, "-m", "engine.cli", "hook", f"--profile={prof}"],
+                          input=json.dumps(hk.prompt(1)).encode(), capture_output=True, env=hk.env(),
+                          cwd=str(hk.project), timeout=120)
+    assert proc.returncode == 0
+    assert "ALPHA" in json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+
+
+def test_every_tokens_with_a_last_record_larger_than_a_read_block(hk):
+    hk.rule("a.md", "# A\nMarker ALPHA.\n")
+    prof = shared_profile(TOKENS_PROFILE)
+    records = transcript_records(5000, session=hk.session)
+    big = transcript_records(45000, session=hk.session)
+    big[1]["message"]["content"] = [{"type": "text", "text": "x" * 300000}]
+    records += big
+    assert _token_step(hk, prof, None, raw_records=records) is True

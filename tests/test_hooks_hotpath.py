@@ -1,0 +1,122 @@
+"""The hot path: with a warm compiled-profile cache, an event that injects
+nothing imports no YAML, JSON Schema, Jinja2 or tokenizer.  The event is fed
+to engine.hooks.dispatch.main in a fresh interpreter through a fake stdin,
+then the interpreter lists which of those modules it holds."""
+
+import json
+
+import pytest
+
+from hook_fixtures import HEAVY, profile_text, shared_profile
+from test_hooks_conftest_fixtures import hk, hk_cold, redis_server  # noqa: F401 - fixtures
+
+PROBE = r"""
+import io, json, sys
+from engine.hooks import dispatch
+heavy = set(json.loads(sys.argv[1]))
+before = sorted(m for m in sys.modules if m.split('.')[0] in heavy)
+out = io.StringIO()
+rc = dispatch.main(json.loads(sys.argv[2]), stdin=io.StringIO(sys.stdin.read()), stdout=out)
+after = sorted(m for m in sys.modules if m.split('.')[0] in heavy)
+sys.__stdout__.write(json.dumps({"rc": rc, "out": out.getvalue(), "before": before, "after": after}))
+"""
+
+
+def _probe(hk, event, profile=None, heavy=HEAVY):
+    code = "import sys; sys.argv[1:] = [%r, %r]\n" % (json.dumps(list(heavy)), json.dumps(profile)) + PROBE
+    run = hk.python(code, stdin=json.dumps(event).encode())
+    assert run.returncode == 0, str(run)
+    return json.loads(run.stdout)
+
+
+def _rules(hk):
+    hk.rule("a.md", "# A\nMarker ALPHA: run the tests in order to be safe.\n")
+    hk.rule("b.md", "# B\nMarker BRAVO.\n", where="global")
+    hk.claude_md("Marker CLAUDEMARK.\n")
+
+
+CUSTOM = profile_text({"UserPromptSubmit": [{"name": "rules", "every_turns": 5}]})
+
+
+@pytest.mark.parametrize("which", ["builtin", "custom"])
+def test_non_injecting_prompt_imports_nothing_heavy(hk, which):
+    _rules(hk)
+    prof = str(shared_profile(CUSTOM)) if which == "custom" else None
+    hk.hook(hk.prompt(1), profile=prof).assert_silent()  # warms the cache for this profile
+    assert hk.file_turn() == 1
+    res = _probe(hk, hk.prompt(2), prof)
+    assert res["rc"] == 0 and res["out"] == "", res
+    assert res["before"] == [], res
+    assert res["after"] == [], f"the non-injecting path imported {res['after']}"
+    assert hk.file_turn() == 2, "the probe really ran the event (the turn was counted)"
+    assert hk.log_lines() == []
+
+
+@pytest.mark.parametrize("name,fields", [
+    ("PreToolUse", {}),
+    ("PostToolUse", {}),
+    ("SessionStart", {"source": "startup"}),
+    ("SessionStart", {"source": "resume"}),
+    ("Stop", {}),
+    ("SessionEnd", {"reason": "exit"}),
+], ids=["pretool", "posttool", "startup", "resume", "stop", "end"])
+def test_other_non_injecting_events_import_nothing_heavy(hk, name, fields):
+    _rules(hk)
+    hk.hook(hk.prompt(1)).assert_silent()
+    res = _probe(hk, hk.event(name, **fields))
+    assert res["rc"] == 0 and res["out"] == "", res
+    assert res["after"] == [], f"{name} imported {res['after']}"
+    if name == "SessionEnd":
+        assert hk.session_files() == [], "the probe really ran SessionEnd"
+    else:
+        assert hk.file_turn() == 1
+
+
+def test_injecting_event_works_in_the_same_harness(hk):
+    """The harness is able to see injections: a due prompt returns the rules
+    (heavy imports are allowed there)."""
+    _rules(hk)
+    prof = str(shared_profile(CUSTOM))
+    for n in range(1, 5):
+        hk.hook(hk.prompt(n), profile=prof).assert_silent()
+    res = _probe(hk, hk.prompt(5), prof)
+    assert res["rc"] == 0, res
+    data = json.loads(res["out"])
+    ctx = data["hookSpecificOutput"]["additionalContext"]
+    assert data["hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
+    assert "ALPHA" in ctx and "BRAVO" in ctx and "in order to" not in ctx
+    assert "jinja2" in res["after"], "rendering the banner uses Jinja2; the probe should see it"
+    assert hk.file_turn() == 5
+
+
+def test_compaction_reinjection_in_the_same_harness(hk):
+    _rules(hk)
+    hk.hook(hk.prompt(1)).assert_silent()
+    res = _probe(hk, hk.event("SessionStart", source="compact"))
+    data = json.loads(res["out"])
+    assert data["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    assert "ALPHA" in data["hookSpecificOutput"]["additionalContext"]
+
+
+def test_cold_cache_still_answers(hk_cold):
+    """With no cache at all the first event compiles the profile and works."""
+    env = hk_cold
+    _rules(env)
+    run = env.hook(env.event("SessionStart", source="compact"))
+    assert run.returncode == 0, str(run)
+    assert "ALPHA" in (run.context or ""), str(run)
+    env.hook(env.prompt(1)).assert_silent()
+    res = _probe(env, env.prompt(2))
+    assert res["after"] == [], res
+
+
+def test_non_injecting_prompt_with_redis_state_imports_nothing_heavy(hk, redis_server):
+    """Redis state on the hot path speaks the protocol itself: no redis-py
+    (slow to import) and none of the heavy modules."""
+    _rules(hk)
+    hk.extra_env["ENGINE_REDIS_URL"] = redis_server.url
+    hk.hook(hk.prompt(1)).assert_silent()
+    res = _probe(hk, hk.prompt(2), heavy=HEAVY + ("redis",))
+    assert res["rc"] == 0 and res["out"] == "", res
+    assert res["after"] == [], f"the non-injecting path imported {res['after']}"
+    assert redis_server.client().hget(f"rules-engine:session:{hk.session}", "turn") == b"2"

@@ -1,0 +1,230 @@
+"""`engine install` / `engine uninstall`: entries in .claude/settings.json
+(project) or ~/.claude/settings.json (user), merged with what is there, a
+backup first, idempotent, removable exactly, and a command that works."""
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+
+from hook_fixtures import parse_problems, profile_text
+from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
+
+BUILTIN_EVENTS = {"UserPromptSubmit", "SessionStart", "SessionEnd"}
+
+EXISTING = {
+    "model": "opus",
+    "permissions": {"allow": ["Bash(ls:*)", "Read(**)"], "deny": []},
+    "env": {"FOO": "bar"},
+    "hooks": {
+        "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "echo other-prompt-hook"}]}],
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "/usr/local/bin/guard --strict", "timeout": 5}]}],
+    },
+}
+
+
+def _settings(hk, scope="project"):
+    return (hk.project if scope == "project" else hk.home) / ".claude" / "settings.json"
+
+
+def _backups(path):
+    return sorted(p for p in path.parent.iterdir() if p.name != path.name and p.name.startswith(path.name))
+
+
+def _ours(data):
+    """(event, matcher, command, timeout) of every entry that runs the engine."""
+    out = []
+    for event, groups in data.get("hooks", {}).items():
+        for g in groups:
+            for h in g.get("hooks", []):
+                if "engine" in h.get("command", "") and " hook" in h.get("command", ""):
+                    out.append((event, g.get("matcher"), h["command"], h.get("timeout")))
+    return out
+
+
+def _install(hk, *args, cwd=None):
+    run = hk.engine("install", *args, cwd=cwd)
+    assert run.returncode == 0, str(run)
+    assert "Traceback" not in run.stderr
+    return run
+
+
+def test_install_project_into_a_fresh_project(hk):
+    _install(hk, "--project")
+    path = _settings(hk)
+    data = json.loads(path.read_text())
+    ours = _ours(data)
+    assert {e for e, *_ in ours} == BUILTIN_EVENTS
+    assert len(ours) == len(BUILTIN_EVENTS), "one entry per event"
+    assert _backups(path) == [], "no file existed: nothing to back up"
+    for event, matcher, cmd, timeout in ours:
+        argv = shlex.split(cmd)
+        assert os.path.isabs(argv[0]) and os.access(argv[0], os.X_OK), cmd
+        assert argv[1:] == ["-m", "engine.cli", "hook"], cmd
+        assert isinstance(timeout, int) and timeout > 0
+    assert not (hk.home / ".claude" / "settings.json").exists(), "--project does not touch the user settings"
+
+
+def test_install_merges_backs_up_and_is_idempotent(hk):
+    path = _settings(hk)
+    path.parent.mkdir(parents=True)
+    original = json.dumps(EXISTING, indent=4) + "\n"
+    path.write_text(original)
+    _install(hk, "--project")
+    data = json.loads(path.read_text())
+    for key in ("model", "permissions", "env"):
+        assert data[key] == EXISTING[key]
+    assert data["hooks"]["UserPromptSubmit"][0] == EXISTING["hooks"]["UserPromptSubmit"][0]
+    assert data["hooks"]["PreToolUse"] == EXISTING["hooks"]["PreToolUse"], "unrelated hooks stay intact"
+    assert {e for e, *_ in _ours(data)} == BUILTIN_EVENTS
+    backups = _backups(path)
+    assert len(backups) == 1 and backups[0].read_text() == original, "backup of the file as it was"
+
+    after_first = path.read_bytes()
+    run = _install(hk, "--project")
+    assert path.read_bytes() == after_first, "a second install changes nothing"
+    assert _backups(path) == backups, "and writes no second backup"
+    assert "nothing changed" in run.stdout.lower() or "already" in run.stdout.lower()
+
+
+def test_install_with_profile_path_writes_an_absolute_path_and_the_command_works(hk):
+    hk.rule("a.md", "# A\nMarker ALPHA.\n")
+    (hk.project / "profiles").mkdir()
+    prof = hk.project / "profiles" / "mine.yaml"
+    prof.write_text(profile_text({"UserPromptSubmit": [{"name": "rules", "every_turns": 1}]}))
+    _install(hk, "--project", "--profile", "profiles/mine.yaml")
+    data = json.loads(_settings(hk).read_text())
+    cmds = {cmd for _, _, cmd, _ in _ours(data)}
+    assert len(cmds) == 1
+    (cmd,) = cmds
+    argv = shlex.split(cmd)
+    assert "--profile" in argv
+    given = argv[argv.index("--profile") + 1]
+    assert os.path.isabs(given) and os.path.samefile(given, prof), cmd
+    # The command works as the agent runs it: through a shell, from another
+    # folder, without this test's PYTHONPATH or virtual environment.
+    env = {k: v for k, v in hk.env().items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env["PATH"] = "/usr/bin:/bin"
+    event = hk.prompt(1)
+    proc = subprocess.run(cmd, shell=True, input=json.dumps(event).encode(), capture_output=True,
+                          cwd=str(hk.home), env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr.decode()
+    out = json.loads(proc.stdout)
+    assert "ALPHA" in out["hookSpecificOutput"]["additionalContext"]
+
+
+def test_install_with_a_builtin_profile_name(hk):
+    _install(hk, "--project", "--profile", "default")
+    (cmd,) = {cmd for _, _, cmd, _ in _ours(json.loads(_settings(hk).read_text()))}
+    argv = shlex.split(cmd)
+    assert argv[argv.index("--profile") + 1] == "default"
+
+
+def test_install_replaces_our_previous_entry_instead_of_adding_one(hk):
+    prof = hk.project / "p.yaml"
+    prof.write_text(profile_text({"UserPromptSubmit": [{"name": "rules", "every_turns": 3}]}))
+    _install(hk, "--project")
+    _install(hk, "--project", "--profile", str(prof))
+    ours = _ours(json.loads(_settings(hk).read_text()))
+    assert len(ours) == len(BUILTIN_EVENTS), ours
+    assert all("--profile" in cmd for _, _, cmd, _ in ours)
+
+
+def test_install_covers_every_event_the_profile_declares(hk):
+    prof = hk.project / "p.yaml"
+    prof.write_text(profile_text({
+        "PreToolUse": [{"name": "tool_rules", "kind": "file_refresh", "every_turns": 0, "level": "light",
+                        "budget": {"chars": 2000}, "files": ["{project}/CLAUDE.md"],
+                        "priority": {"key": "priority", "default": 5},
+                        "template": "{% for r in items %}{{ r.text }}{% endfor %}",
+                        "omitted_template": "{{ omitted|join(', ') }}"}],
+        "SessionEnd": [{"name": "forget_session", "enabled": False}],
+    }))
+    _install(hk, "--project", "--profile", str(prof))
+    ours = _ours(json.loads(_settings(hk).read_text()))
+    events = {e for e, *_ in ours}
+    assert events == {"UserPromptSubmit", "SessionStart", "PreToolUse"}, events
+    matchers = {e: m for e, m, *_ in ours}
+    assert matchers["PreToolUse"] not in (None, ""), "tool events need a matcher"
+
+
+def test_install_user_uses_home(hk):
+    _install(hk, "--user", cwd=hk.root)
+    path = _settings(hk, "user")
+    assert {e for e, *_ in _ours(json.loads(path.read_text()))} == BUILTIN_EVENTS
+    assert not _settings(hk).exists()
+    run = hk.engine("uninstall", "--user", cwd=hk.root)
+    assert run.returncode == 0, str(run)
+    assert _ours(json.loads(path.read_text() or "{}")) == []
+
+
+def test_uninstall_removes_exactly_our_entries(hk):
+    path = _settings(hk)
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(EXISTING, indent=2))
+    _install(hk, "--project")
+    run = hk.engine("uninstall", "--project")
+    assert run.returncode == 0, str(run)
+    assert json.loads(path.read_text()) == EXISTING, "everything else is back as it was"
+    # a second uninstall changes nothing
+    before, backups = path.read_bytes(), _backups(path)
+    run = hk.engine("uninstall")
+    assert run.returncode == 0, str(run)
+    assert path.read_bytes() == before and _backups(path) == backups
+
+
+def test_uninstall_keeps_other_hooks_sharing_a_group_with_ours(hk):
+    path = _settings(hk)
+    _install(hk, "--project")
+    data = json.loads(path.read_text())
+    data["hooks"]["SessionStart"][0]["hooks"].append({"type": "command", "command": "echo mine"})
+    path.write_text(json.dumps(data))
+    assert hk.engine("uninstall").returncode == 0
+    after = json.loads(path.read_text())
+    assert _ours(after) == []
+    assert after["hooks"]["SessionStart"][0]["hooks"] == [{"type": "command", "command": "echo mine"}]
+
+
+def test_malformed_settings_is_an_error_and_left_unchanged(hk):
+    path = _settings(hk)
+    path.parent.mkdir(parents=True)
+    text = '{\n  "model": "opus",\n  "hooks": {,\n}\n'
+    path.write_text(text)
+    for args in (("install", "--project"), ("uninstall", "--project")):
+        run = hk.engine(*args)
+        assert run.returncode == 1, str(run)
+        assert "Traceback" not in run.stderr
+        problems = parse_problems(run.stderr)
+        assert problems, f"expected FILE:LINE:COL: message\n{run}"
+        file, line, col, msg = problems[0]
+        assert os.path.samefile(file if os.path.isabs(file) else hk.project / file, path)
+        assert (line, col) == (3, 13), problems[0]
+        assert path.read_text() == text
+        assert _backups(path) == []
+
+
+def test_settings_that_is_not_an_object_is_an_error(hk):
+    path = _settings(hk)
+    path.parent.mkdir(parents=True)
+    path.write_text("[1, 2]\n")
+    run = hk.engine("install", "--project")
+    assert run.returncode == 1, str(run)
+    assert str(path) in run.stderr or "settings.json" in run.stderr
+    assert path.read_text() == "[1, 2]\n"
+
+
+def test_install_through_a_symlinked_settings_file_keeps_the_link(hk):
+    """~/.claude/settings.json is often a link into a dotfiles repository:
+    the entries go into the file it points to, the link stays a link."""
+    dotfiles = hk.root / "dotfiles"
+    dotfiles.mkdir()
+    target = dotfiles / "claude-settings.json"
+    target.write_text(json.dumps({"model": "opus"}, indent=2) + "\n")
+    link = _settings(hk, "user")
+    link.parent.mkdir(parents=True)
+    link.symlink_to(target)
+    _install(hk, "--user", cwd=hk.root)
+    assert link.is_symlink(), "install replaced the symlink by a regular file"
+    data = json.loads(target.read_text())
+    assert data["model"] == "opus" and {e for e, *_ in _ours(data)} == BUILTIN_EVENTS

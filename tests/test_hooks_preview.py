@@ -1,0 +1,109 @@
+"""`engine refresh preview`: what the refresh handlers would inject at turn N,
+with --cwd and --profile; --text shows the text the hook would inject."""
+
+from hook_fixtures import profile_text, shared_profile
+from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
+
+
+def _world(hk):
+    hk.rule("late.md", "---\npriority: 8\n---\nMarker PLATE: late rule.\n", where="global")
+    hk.rule("early.md", "---\npriority: 2\n---\nMarker PEARLY: run tests in order to catch bugs.\n")
+    hk.rule("middle.md", "Marker PMIDDLE: a middle rule.\n", where="global")
+    hk.rule("huge.md", "# Huge\n" + "".join(f"PHUGE line {i:04d}: zebra quartz lantern orbit.\n" for i in range(250)))
+    hk.claude_md("Marker PCLAUDE: project notes.\n")
+
+
+def _preview(hk, *args):
+    # run from an unrelated folder: --cwd names the project
+    run = hk.engine("refresh", "preview", "--cwd", hk.project, *args, cwd=hk.root)
+    assert run.returncode == 0, str(run)
+    assert "Traceback" not in run.stderr, str(run)
+    return run.stdout
+
+
+def test_preview_at_a_due_turn_lists_order_and_omissions(hk):
+    _world(hk)
+    out = _preview(hk, "--turn", "20")
+    paths = [hk.project_rules / "early.md", hk.global_rules / "middle.md", hk.global_rules / "late.md",
+             hk.project_rules / "huge.md"]
+    for p in paths:
+        assert str(p) in out, f"{p} missing from the preview:\n{out}"
+    assert sorted(paths, key=lambda p: out.index(str(p))) == [
+        hk.project_rules / "early.md", hk.global_rules / "middle.md", hk.global_rules / "late.md",
+        hk.project_rules / "huge.md"]
+    huge_line = next(l for l in out.splitlines() if str(hk.project_rules / "huge.md") in l)
+    assert "OMITTED" in huge_line.upper()
+    for name in ("early.md", "middle.md", "late.md"):
+        line = next(l for l in out.splitlines() if l.rstrip().endswith(name))
+        assert "OMITTED" not in line.upper(), line
+    early = next(l for l in out.splitlines() if l.rstrip().endswith("early.md"))
+    assert "2" in early.split("early.md")[0], f"priority not shown: {early}"
+    # CLAUDE.md is due at 40, not at 20
+    assert str(hk.project / "CLAUDE.md") not in out
+    # no text without --text
+    assert "PEARLY" not in out
+
+
+def test_preview_at_a_turn_that_is_not_due(hk):
+    _world(hk)
+    out = _preview(hk, "--turn", "7")
+    assert "not due" in out.lower(), out
+    assert "early.md" not in out and "huge.md" not in out
+    out = _preview(hk, "--turn", "7", "--text")
+    assert "PEARLY" not in out
+
+
+def test_preview_turn_40_includes_claude_md(hk):
+    _world(hk)
+    out = _preview(hk, "--turn", "40")
+    assert str(hk.project / "CLAUDE.md") in out
+    assert str(hk.project_rules / "early.md") in out
+
+
+def test_preview_text_is_what_the_hook_injects(hk):
+    _world(hk)
+    prof = shared_profile(profile_text({"UserPromptSubmit": [{"name": "rules", "every_turns": 2}]}))
+    out = _preview(hk, "--turn", "2", "--text", "--profile", prof)
+    assert "PEARLY" in out and "PMIDDLE" in out and "PLATE" in out
+    assert "in order to" not in out, "the preview shows the compressed text"
+    assert "huge.md" in out
+    hk.hook(hk.prompt(1), profile=prof).assert_silent()
+    run = hk.hook(hk.prompt(2), profile=prof)
+    ctx = run.context
+    assert ctx, str(run)
+    lines = [l.strip() for l in out.splitlines()]
+    pos = 0
+    for line in (l.strip() for l in ctx.splitlines() if l.strip()):
+        assert line in lines[pos:], f"hook line {line!r} not in the preview (in order)\n{out}"
+        pos = lines.index(line, pos) + 1
+    # and with the same profile, turn 3 is not due
+    out3 = _preview(hk, "--turn", "3", "--profile", prof)
+    assert "early.md" not in out3 and "not due" in out3.lower()
+
+
+def test_preview_relative_cwd(hk):
+    _world(hk)
+    prof = shared_profile(profile_text({"UserPromptSubmit": [{"name": "rules", "every_turns": 5}]}))
+    run = hk.engine("refresh", "preview", "--turn", "5", "--cwd", "project", "--profile", prof, cwd=hk.root)
+    assert run.returncode == 0, str(run)
+    assert str(hk.project_rules / "early.md") in run.stdout
+    run = hk.engine("refresh", "preview", "--turn", "21", "--cwd", "project", "--profile", prof, cwd=hk.root)
+    assert run.returncode == 0, str(run)
+    assert "early.md" not in run.stdout
+
+
+def test_preview_relative_profile_path_is_relative_to_the_working_directory(hk):
+    """A path typed on the command line is relative to where it was typed,
+    not to --cwd (the project being previewed)."""
+    _world(hk)
+    (hk.root / "prof.yaml").write_text(profile_text({"UserPromptSubmit": [{"name": "rules", "every_turns": 5}]}))
+    run = hk.engine("refresh", "preview", "--turn", "5", "--cwd", "project", "--profile", "prof.yaml", cwd=hk.root)
+    assert run.returncode == 0, str(run)
+    assert "early.md" in run.stdout
+
+
+def test_preview_with_a_missing_profile_is_a_user_error(hk):
+    run = hk.engine("refresh", "preview", "--turn", "20", "--cwd", hk.project, "--profile", hk.root / "nope.yaml")
+    assert run.returncode == 1, str(run)
+    assert "Traceback" not in run.stderr
+    assert "nope.yaml" in run.stderr

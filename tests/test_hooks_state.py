@@ -1,0 +1,226 @@
+"""Per-session state under concurrency: 50 `engine hook` processes at once on
+one session, with file state and with a real redis-server; Redis going away
+mid-session; expiry; SessionEnd; one session never touching another."""
+
+import json
+import re
+
+from hook_fixtures import profile_text, shared_profile
+from test_hooks_conftest_fixtures import hk, redis_server  # noqa: F401 - fixtures
+
+N = 50
+
+
+def _world(hk):
+    hk.rule("a.md", "# A\nMarker RULEMARK: keep it.\n")
+    hk.claude_md("Marker CLAUDEMARK: notes.\n")
+
+
+def _check_fifty(runs):
+    """All exit 0; with the built-in cadence exactly the turns 20 and 40 carry
+    the rules, and exactly turn 40 carries CLAUDE.md: each turn number was
+    handed out once."""
+    for r in runs:
+        r.assert_ok()
+    rules = [r for r in runs if "RULEMARK" in (r.context or "")]
+    claude = [r for r in runs if "CLAUDEMARK" in (r.context or "")]
+    silent = [r for r in runs if r.stdout == ""]
+    assert len(rules) == 2, f"{len(rules)} rule injections among {N} prompts (expected turns 20 and 40)"
+    assert len(claude) == 1, f"{len(claude)} CLAUDE.md injections among {N} prompts (expected turn 40)"
+    assert len(silent) == N - 2
+    turns = sorted(int(t) for r in rules for t in re.findall(r"turn (\d+)", r.context)[:1])
+    assert turns == [20, 40], turns
+
+
+def test_fifty_concurrent_prompts_with_file_state(hk):
+    _world(hk)
+    hk.hook(hk.event("SessionStart", source="startup")).assert_silent()  # warm, and a realistic start
+    runs = hk.hooks_parallel([hk.prompt(i) for i in range(N)])
+    _check_fifty(runs)
+    assert hk.file_turn() == N
+    leftovers = [p.name for p in (hk.state / "sessions").iterdir() if p.name.endswith(".tmp")]
+    assert leftovers == [], f"temporary state files left behind: {leftovers}"
+    assert hk.log_lines() == []
+
+
+def test_two_sessions_in_parallel_count_apart(hk):
+    a, b = "session-aaaa", "session-bbbb"
+    events = [hk.prompt(i, session=a if i % 2 else b) for i in range(30)]
+    for r in hk.hooks_parallel(events):
+        r.assert_ok()
+    assert hk.file_turn(a) == 15 and hk.file_turn(b) == 15
+
+
+def test_fifty_concurrent_prompts_with_redis(hk, redis_server):
+    _world(hk)
+    hk.extra_env["ENGINE_REDIS_URL"] = redis_server.url
+    runs = hk.hooks_parallel([hk.prompt(i) for i in range(N)])
+    _check_fifty(runs)
+    r = redis_server.client()
+    key = f"rules-engine:session:{hk.session}"
+    assert r.hget(key, "turn") == str(N).encode(), r.hgetall(key)
+    ttl = r.ttl(key)
+    assert 24 * 3600 - 120 <= ttl <= 24 * 3600, f"TTL {ttl} s, expected about 24 h"
+    assert hk.file_turn() is None, "Redis is configured and up: no file state expected"
+    assert hk.log_lines() == []
+
+
+def test_redis_state_ttl_follows_the_profile(hk, redis_server):
+    prof = shared_profile(profile_text(state={"ttl_hours": 2}))
+    hk.extra_env["ENGINE_REDIS_URL"] = redis_server.url
+    hk.hook(hk.prompt(1), profile=prof).assert_silent()
+    ttl = redis_server.client().ttl(f"rules-engine:session:{hk.session}")
+    assert 2 * 3600 - 120 <= ttl <= 2 * 3600, ttl
+
+
+def test_redis_url_from_the_profile(hk, redis_server):
+    prof = shared_profile(profile_text(state={"redis_url": redis_server.url}))
+    for i in range(3):
+        hk.hook(hk.prompt(i), profile=prof).assert_silent()
+    assert redis_server.client().hget(f"rules-engine:session:{hk.session}", "turn") == b"3"
+    assert hk.file_turn() is None
+
+
+def test_session_end_removes_redis_state(hk, redis_server):
+    hk.extra_env["ENGINE_REDIS_URL"] = redis_server.url
+    r = redis_server.client()
+    key = f"rules-engine:session:{hk.session}"
+    other = "rules-engine:session:someone-else"
+    r.hset(other, "turn", 7)
+    hk.hook(hk.prompt(1)).assert_silent()
+    hk.hook(hk.prompt(2)).assert_silent()
+    assert r.hget(key, "turn") == b"2"
+    hk.hook(hk.event("SessionEnd", reason="logout")).assert_silent()
+    assert r.exists(key) == 0
+    assert r.hget(other, "turn") == b"7"
+    hk.hook(hk.prompt(1)).assert_silent()
+    assert r.hget(key, "turn") == b"1"
+
+
+def test_redis_stopped_mid_session_falls_back_to_files(hk, redis_server):
+    hk.rule("a.md", "# A\nMarker RULEMARK.\n")
+    prof = shared_profile(profile_text({"UserPromptSubmit": [{"name": "rules", "every_turns": 2}]}))
+    hk.extra_env["ENGINE_REDIS_URL"] = redis_server.url
+    got = []
+    for i in range(3):
+        run = hk.hook(hk.prompt(i), profile=prof)
+        run.assert_ok()
+        got.append("RULEMARK" in (run.context or ""))
+    assert redis_server.client().hget(f"rules-engine:session:{hk.session}", "turn") == b"3"
+    assert hk.file_turn() is None
+    assert hk.log_lines() == []
+
+    redis_server.stop()
+    for i in range(3):
+        run = hk.hook(hk.prompt(i), profile=prof)
+        run.assert_ok()
+        assert run.stderr == "", str(run)
+        got.append("RULEMARK" in (run.context or ""))
+    # Redis turns 1..3, then files count 1..3: the cadence keeps working.
+    assert got == [False, True, False, False, True, False]
+    assert hk.file_turn() == 3
+    lines = hk.log_lines()
+    assert len(lines) == 1, "the hook log says once that Redis is down:\n" + "\n".join(lines)
+    assert "redis" in lines[0].lower()
+    # SessionEnd with Redis gone still exits 0 and removes the file state.
+    hk.hook(hk.event("SessionEnd"), profile=prof).assert_silent()
+    assert hk.session_files() == []
+
+
+def test_redis_unreachable_from_the_start(hk):
+    from hook_fixtures import free_port
+
+    hk.extra_env["ENGINE_REDIS_URL"] = f"redis://127.0.0.1:{free_port()}/0"
+    for i in range(4):
+        run = hk.hook(hk.prompt(i))
+        run.assert_silent()
+    assert hk.file_turn() == 4
+    lines = hk.log_lines()
+    assert len(lines) == 1 and "redis" in lines[0].lower(), lines
+
+
+def test_state_file_is_json_with_the_turn(hk):
+    for i in range(3):
+        hk.hook(hk.prompt(i)).assert_silent()
+    files = hk.session_files()
+    assert len(files) == 1
+    data = json.loads(files[0].read_text())
+    assert data["turn"] == 3
+
+
+def test_hostile_session_id_stays_inside_the_state_folder(hk):
+    evil = "../../../escape/..\\x"
+    run = hk.hook(hk.prompt(1, session=evil))
+    run.assert_silent()
+    assert not (hk.root / "escape").exists() and not (hk.state.parent / "escape").exists()
+    files = list((hk.state / "sessions").glob("*.json"))
+    assert len(files) == 1 and files[0].parent == hk.state / "sessions"
+    assert json.loads(files[0].read_text())["turn"] == 1
+
+
+def test_redis_database_number_from_the_url(hk, redis_server):
+    hk.extra_env["ENGINE_REDIS_URL"] = f"redis://127.0.0.1:{redis_server.port}/3"
+    for i in range(2):
+        hk.hook(hk.prompt(i)).assert_silent()
+    import redis
+
+    key = f"rules-engine:session:{hk.session}"
+    assert redis.Redis(port=redis_server.port, db=3).hget(key, "turn") == b"2"
+    assert redis_server.client().exists(key) == 0, "db 0 untouched"
+
+
+def test_malformed_redis_url_falls_back_to_files(hk):
+    """A typo in the Redis URL is like an unreachable Redis: file state, one log line."""
+    hk.extra_env["ENGINE_REDIS_URL"] = "redis://127.0.0.1:63xx/0"
+    for i in range(3):
+        hk.hook(hk.prompt(i)).assert_silent()
+    assert hk.file_turn() == 3
+    lines = hk.log_lines()
+    assert len(lines) == 1 and "redis" in lines[0].lower(), lines
+
+
+def test_redis_password_is_not_written_to_the_log(hk):
+    from hook_fixtures import free_port
+
+    hk.extra_env["ENGINE_REDIS_URL"] = f"redis://:SeCrEtPaSs@127.0.0.1:{free_port()}/0"
+    hk.hook(hk.prompt(1)).assert_silent()
+    lines = hk.log_lines()
+    assert len(lines) == 1, lines
+    assert "SeCrEtPaSs" not in lines[0], f"the Redis password leaked into the hook log: {lines[0]}"
+
+
+def test_redis_that_never_answers_does_not_hang_the_hook(hk):
+    """A port that accepts connections but never replies (a hung server):
+    the short timeout sends the hook to files instead of blocking the agent."""
+    import socket
+    import time
+
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(64)  # never accept()ed: connects succeed, nothing answers
+    try:
+        hk.extra_env["ENGINE_REDIS_URL"] = f"redis://127.0.0.1:{srv.getsockname()[1]}/0"
+        start = time.monotonic()
+        for i in range(3):
+            hk.hook(hk.prompt(i), timeout=30).assert_silent()
+        elapsed = time.monotonic() - start
+    finally:
+        srv.close()
+    assert elapsed < 30, f"three hooks took {elapsed:.1f} s against a silent Redis"
+    assert hk.file_turn() == 3
+    lines = hk.log_lines()
+    assert len(lines) == 1 and "redis" in lines[0].lower(), "say once that Redis is down:\n" + "\n".join(lines)
+
+
+def test_file_state_expires_after_the_profile_ttl(hk):
+    """ttl_hours (24 by default) applies to file state too: a session idle
+    longer than that counts from 1 again."""
+    import time
+
+    prof = shared_profile(profile_text(state={"ttl_hours": 0.001}))  # 3.6 s
+    hk.hook(hk.prompt(1), profile=prof).assert_silent()
+    hk.hook(hk.prompt(2), profile=prof).assert_silent()
+    assert hk.file_turn() == 2
+    time.sleep(4.5)
+    hk.hook(hk.prompt(3), profile=prof).assert_silent()
+    assert hk.file_turn() == 1

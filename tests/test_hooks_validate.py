@@ -1,0 +1,109 @@
+"""`engine validate` on the hooks part of a profile: template syntax errors,
+unknown template variables, a reinject naming a missing handler, a new
+handler missing fields.  Each is `FILE:LINE:COL: message` and exit 1."""
+
+import os
+
+import pytest
+
+from hook_fixtures import parse_problems
+from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
+
+HEAD = "kind: profile\nname: t\nextends: default\nhooks:\n  events:\n"
+
+
+def _validate(hk, text, name="prof.yaml"):
+    path = hk.root / name
+    path.write_text(text)
+    run = hk.engine("validate", path, cwd=hk.root)
+    assert "Traceback" not in run.stderr, str(run)
+    return path, run
+
+
+def _problem_at(hk, run, path, needle_line, *words):
+    assert run.returncode == 1, str(run)
+    problems = parse_problems(run.stderr)
+    assert problems, f"no FILE:LINE:COL: message line\n{run}"
+    mine = [p for p in problems if os.path.exists(p[0]) and os.path.samefile(p[0], path)]
+    assert mine, f"no problem reported in {path}\n{run}"
+    hits = [p for p in mine if p[1] == needle_line and all(w.lower() in p[3].lower() for w in words)]
+    assert hits, f"expected a problem at line {needle_line} mentioning {words}, got {mine}"
+    assert hits[0][2] >= 1
+    return hits[0]
+
+
+def _line_of(text, needle):
+    return text[: text.index(needle)].count("\n") + 1
+
+
+def test_valid_hooks_profile_passes(hk):
+    text = HEAD + "    UserPromptSubmit:\n      - name: rules\n        every_turns: 2\n"
+    _, run = _validate(hk, text)
+    assert run.returncode == 0, str(run)
+    assert run.stderr.strip() == ""
+
+
+def test_template_syntax_error_block_scalar(hk):
+    text = (HEAD + "    UserPromptSubmit:\n      - name: rules\n        template: |-\n"
+            "          [Rules, turn {{ turn }}]\n"
+            "          {% for r in items %}{{ r.text }}{% endfor %}\n"
+            "          broken {{ level }\n")
+    path, run = _validate(hk, text)
+    _problem_at(hk, run, path, _line_of(text, "broken {{"), "template", "syntax")
+
+
+def test_template_syntax_error_inline(hk):
+    text = HEAD + "    UserPromptSubmit:\n      - name: rules\n        template: \"[Rules {% for r in items %}\"\n"
+    path, run = _validate(hk, text)
+    _problem_at(hk, run, path, _line_of(text, "template:"), "template")
+
+
+def test_template_unknown_variable(hk):
+    text = (HEAD + "    UserPromptSubmit:\n      - name: rules\n        template: |-\n"
+            "          [Rules, turn {{ turn }}]\n"
+            "          {{ bogus_var }}\n")
+    path, run = _validate(hk, text)
+    _, _, _, msg = _problem_at(hk, run, path, _line_of(text, "bogus_var"), "bogus_var")
+    assert "turn" in msg, "the message lists the variables a template may use"
+
+
+def test_omitted_template_unknown_variable(hk):
+    text = HEAD + "    UserPromptSubmit:\n      - name: rules\n        omitted_template: \"[{{ items|length }} omitted]\"\n"
+    path, run = _validate(hk, text)
+    _problem_at(hk, run, path, _line_of(text, "omitted_template"), "items")
+
+
+def test_reinject_names_a_missing_handler(hk):
+    text = HEAD + "    SessionStart:\n      - name: after_compaction\n        handlers: [rules, no_such_handler]\n"
+    path, run = _validate(hk, text)
+    _problem_at(hk, run, path, _line_of(text, "no_such_handler"), "no_such_handler")
+
+
+def test_reinject_names_a_handler_that_is_not_a_refresh(hk):
+    text = HEAD + "    SessionStart:\n      - name: after_compaction\n        handlers: [forget_session]\n"
+    path, run = _validate(hk, text)
+    _problem_at(hk, run, path, _line_of(text, "forget_session"), "forget_session")
+
+
+def test_incomplete_new_handler(hk):
+    text = (HEAD + "    UserPromptSubmit:\n      - name: extra_rules\n        kind: rule_refresh\n"
+            "        every_turns: 3\n        level: light\n        budget: {chars: 1000}\n")
+    path, run = _validate(hk, text)
+    line = _line_of(text, "- name: extra_rules")
+    assert run.returncode == 1, str(run)
+    problems = [p for p in parse_problems(run.stderr) if "extra_rules" in p[3]]
+    assert problems, str(run)
+    file, pline, col, msg = problems[0]
+    assert os.path.samefile(file, path)
+    assert line <= pline <= line + 1, problems[0]
+    assert "sources" in msg
+
+
+@pytest.mark.parametrize("flag", [False, True], ids=["file-arg", "profile-flag"])
+def test_validate_with_profile_flag_reports_the_same(hk, flag):
+    text = HEAD + "    UserPromptSubmit:\n      - name: rules\n        template: \"{{ nope }}\"\n"
+    path = hk.root / "p.yaml"
+    path.write_text(text)
+    args = ("validate", "--profile", path) if flag else ("validate", path)
+    run = hk.engine(*args, cwd=hk.root)
+    _problem_at(hk, run, path, _line_of(text, "template:"), "nope")

@@ -1,0 +1,337 @@
+"""User profiles: `extends: default` plus protect and dictionary edits, their
+effect on `engine compress`, what `engine profile show` prints, and the
+mistakes a user can make while writing one."""
+
+import json
+import re
+
+import pytest
+import yaml
+
+from conftest import Engine, position, problems, write
+
+TICKETS = """kind: protect
+name: tickets
+description: ticket ids
+patterns: ['TICK-\\d+']
+examples:
+  match: [TICK-12]
+  no_match: [ticket, TICK]
+"""
+
+MY_ABBREVIATIONS = """kind: dictionary
+name: myabbr
+description: my team's short forms; they win over the built-in ones
+entries:
+  configuration: conf
+  environment: envt
+"""
+
+MORE_FILLERS = """kind: dictionary
+name: morefillers
+description: more words to drop
+words: [kindly, honestly]
+"""
+
+# The profile of the issue: extends default, adds a category, removes one,
+# adds and removes dictionary words, merges a dictionary file on top.
+MINE = """kind: profile
+name: mine
+extends: default
+protect:
+  add: [./mycat.yaml]
+  remove: [action_verbs]
+dictionaries:
+  fillers:
+    add: [basically]
+    remove: ["on"]
+    files: [./morefillers.yaml]
+  abbreviations:
+    add: {microservice: msvc, delete: del}
+    remove: [timeout]
+    files: [./myabbr.yaml]
+"""
+
+# The same edits, keeping action_verbs: what removing the category changes.
+MINE_KEEPING_VERBS = MINE.replace("name: mine", "name: mineverbs").replace("  remove: [action_verbs]\n", "")
+
+# objective chars uses every abbreviation that saves characters, so the
+# removal of `timeout` shows in the output.
+CHARS = "kind: profile\nname: chars\nextends: default\nobjective: chars\n"
+CHARS_MINE = "kind: profile\nname: charsmine\nextends: ./chars.yaml\ndictionaries:\n  abbreviations:\n    remove: [timeout]\n"
+
+
+@pytest.fixture(scope="module")
+def pdir(tmp_path_factory):
+    d = tmp_path_factory.mktemp("profiles")
+    write(d, "mycat.yaml", TICKETS)
+    write(d, "myabbr.yaml", MY_ABBREVIATIONS)
+    write(d, "morefillers.yaml", MORE_FILLERS)
+    write(d, "mine.yaml", MINE)
+    write(d, "mineverbs.yaml", MINE_KEEPING_VERBS)
+    write(d, "chars.yaml", CHARS)
+    write(d, "charsmine.yaml", CHARS_MINE)
+    return d
+
+
+@pytest.fixture
+def run(pdir, cache_dir):
+    return Engine(cache_dir, pdir)
+
+
+def words_of(text):
+    return re.findall(r"[\w'’-]+", text)
+
+
+def compress(run, text, *args):
+    r = run("compress", "-", "--level", "standard", *args, input=text)
+    assert r.returncode == 0, r
+    return r.out
+
+
+# ---------------------------------------------------------------- validate and show
+
+
+def test_the_user_profile_is_valid(run):
+    r = run("validate", "mine.yaml", "mycat.yaml", "myabbr.yaml", "morefillers.yaml", "chars.yaml", "charsmine.yaml")
+    assert r.returncode == 0, r
+    assert r.err == ""
+
+
+def test_profile_show_prints_the_resolved_profile(run, pdir):
+    r = run("profile", "show", "mine.yaml")
+    assert r.returncode == 0, r
+    shown = yaml.safe_load(r.out)
+    default = yaml.safe_load(run("profile", "show", "default").out)
+    assert shown["name"] == "mine"
+    assert shown["level"] == default["level"]
+    # protect: one category added (at the end), one removed, the rest inherited in order
+    assert "tickets" in shown["protect"]
+    assert "action_verbs" not in shown["protect"]
+    assert shown["protect"] == [c for c in default["protect"] if c != "action_verbs"] + ["tickets"]
+    # fillers: words added from the profile and from the file, one removed
+    fillers = [w["word"] for w in shown["dictionaries"]["fillers"]["words"]]
+    default_fillers = [w["word"] for w in default["dictionaries"]["fillers"]["words"]]
+    assert "on" in default_fillers and "on" not in fillers
+    assert {"basically", "kindly", "honestly"} <= set(fillers)
+    assert set(fillers) == (set(default_fillers) - {"on"}) | {"basically", "kindly", "honestly"}
+    # abbreviations: entries added, one removed, the user file merged on top
+    entries = shown["dictionaries"]["abbreviations"]["entries"]
+    default_entries = default["dictionaries"]["abbreviations"]["entries"]
+    assert "timeout" in default_entries and "timeout" not in entries
+    assert entries["microservice"] == "msvc"
+    assert entries["configuration"] == "conf" != default_entries["configuration"]
+    assert entries["environment"] == "envt"
+    files = shown["dictionaries"]["abbreviations"]["files"]
+    assert files[:-1] == default["dictionaries"]["abbreviations"]["files"]
+    assert files[-1].endswith("myabbr.yaml")
+
+
+def test_profile_show_of_a_profile_extending_a_user_profile(run):
+    shown = yaml.safe_load(run("profile", "show", "charsmine.yaml").out)
+    assert shown["name"] == "charsmine"
+    assert shown["objective"] == "chars"  # inherited from ./chars.yaml
+    assert "timeout" not in shown["dictionaries"]["abbreviations"]["entries"]
+
+
+def test_profile_show_by_active_profile(run):
+    r = run("profile", "show", env={"ENGINE_PROFILE": "mine.yaml"})
+    assert r.returncode == 0, r
+    assert yaml.safe_load(r.out)["name"] == "mine"
+
+
+# ---------------------------------------------------------------- effect on compress
+
+
+def test_added_and_removed_filler_words(run):
+    text = "Basically you kindly keep the database configuration on production hosts.\n"
+    default = compress(run, text)
+    mine = compress(run, text, "--profile", "mine.yaml")
+    # built-in: "Basically" and "kindly" are no fillers; "on" is one here
+    assert "Basically" in default and "kindly" in default
+    assert "on" not in words_of(default), default
+    # mine: the added words go, the removed one stays
+    assert "Basically" not in mine and "basically" not in mine.lower(), mine
+    assert "kindly" not in mine, mine
+    assert "on" in words_of(mine), mine
+
+
+def test_added_abbreviation_and_user_file_entries_win(run):
+    text = "Each microservice reads its configuration and its environment.\n"
+    default = compress(run, text)
+    mine = compress(run, text, "--profile", "mine.yaml")
+    assert "microservice" in default and "msvc" not in default
+    assert "msvc" in words_of(mine) and "microservice" not in mine, mine
+    assert "conf" in words_of(mine), mine
+    assert "configuration" not in mine
+
+
+def test_removed_abbreviation_is_kept(run):
+    text = "Raise the timeout for the request.\n"
+    chars = compress(run, text, "--profile", "chars.yaml")
+    charsmine = compress(run, text, "--profile", "charsmine.yaml")
+    assert "timeout" not in chars, chars  # objective chars: timeout -> its short form
+    assert "timeout" in charsmine, charsmine
+
+
+def test_removed_category_no_longer_protects(run):
+    """mine and mineverbs differ only in `remove: [action_verbs]`; both add
+    the abbreviation delete -> del."""
+    text = "Never delete the backup.\n"
+    keeping = compress(run, text, "--profile", "mineverbs.yaml")
+    removed = compress(run, text, "--profile", "mine.yaml")
+    assert "delete" in words_of(keeping), keeping
+    assert "del" in words_of(removed) and "delete" not in removed, removed
+
+
+def test_added_category_protects_and_is_explained(run):
+    text = "See TICK-12 and push the fix to the repository.\n"
+    r = run("explain", "-", "--profile", "mine.yaml", "--level", "standard", input=text)
+    assert r.returncode == 0, r
+    spans = re.findall(r"^  \d+:\d+\t(\S+)\t(.*)$", r.out, re.M)
+    assert ("tickets", "TICK-12") in spans, r.out
+    assert not any(cat == "action_verbs" for cat, _ in spans), r.out
+    default = run("explain", "-", "--level", "standard", input=text).out
+    assert "\taction_verbs\tpush" in default
+    assert "tickets" not in default
+
+
+def test_json_names_the_user_profile(run):
+    r = run("compress", "-", "--profile", "mine.yaml", "--json", input="the configuration\n")
+    fig = json.loads(r.out)
+    assert fig["profile"] == "mine"
+
+
+def test_editing_a_user_dictionary_changes_the_next_run(cli):
+    """The compiled profile is cached; a changed user file must not be served stale."""
+    write(cli.cwd, "abbr.yaml", MY_ABBREVIATIONS)
+    write(cli.cwd, "p.yaml", "kind: profile\nname: p\nextends: default\ndictionaries:\n  abbreviations:\n    files: [./abbr.yaml]\n")
+    text = "Read the configuration.\n"
+    first = cli("compress", "-", "--profile", "p.yaml", input=text)
+    assert "conf" in words_of(first.out), first
+    write(cli.cwd, "abbr.yaml", MY_ABBREVIATIONS.replace("configuration: conf", "configuration: config"))
+    second = cli("compress", "-", "--profile", "p.yaml", input=text)
+    assert "config" in words_of(second.out), second
+
+
+def test_dictionary_use_replaces_the_inherited_files(cli):
+    write(cli.cwd, "few.yaml", "kind: dictionary\nname: few\ndescription: x\nwords: [kindly]\n")
+    write(cli.cwd, "p.yaml", "kind: profile\nname: p\nextends: default\ndictionaries:\n  fillers: {use: [./few.yaml]}\n")
+    write(cli.cwd, "q.yaml", "kind: profile\nname: q\nextends: default\ndictionaries:\n  fillers: [./few.yaml]\n")
+    text = "Kindly read the file of the day.\n"
+    for prof in ("p.yaml", "q.yaml"):
+        out = cli("compress", "-", "--profile", prof, "--level", "standard", input=text).out
+        assert "Kindly" not in out, (prof, out)
+        assert words_of(out).count("the") == 2, (prof, out)
+        shown = yaml.safe_load(cli("profile", "show", prof).out)
+        assert [w["word"] for w in shown["dictionaries"]["fillers"]["words"]] == ["kindly"]
+
+
+def test_profile_paths_are_read_relative_to_the_profile_file(cli, pdir):
+    """From another working folder, ./mycat.yaml still means the one next to mine.yaml."""
+    r = cli("explain", "-", "--profile", pdir / "mine.yaml", input="See TICK-7.\n")
+    assert r.returncode == 0, r
+    assert "\ttickets\tTICK-7" in r.out
+
+
+# ---------------------------------------------------------------- mistakes
+
+
+def _check_one_problem(cli, path, text, needle, words, occurrence=0):
+    for args in (("validate", path.name), ("compress", "-", "--profile", path.name)):
+        r = cli(*args, input="the text\n", timeout=60)
+        assert r.returncode == 1, r
+        assert r.out == ""
+        found = problems(r)
+        assert found, r
+        p = found[0]
+        assert p.is_in(path, cli.cwd), r.err
+        assert (p.line, p.col) == position(text, needle, occurrence), r.err
+        for w in words:
+            assert w in p.msg, r.err
+
+
+@pytest.mark.parametrize("slot, present, word", [("fillers", "the", "nonword"), ("abbreviations", "timeout", "kubernetess")])
+def test_removing_a_word_that_is_not_there(cli, slot, present, word):
+    text = f"kind: profile\nname: p\nextends: default\ndictionaries:\n  {slot}:\n    remove: [{present}, {word}]\n"
+    path = write(cli.cwd, "p.yaml", text)
+    _check_one_problem(cli, path, text, word, [word])
+
+
+def test_removing_a_word_ignores_case_in_word_lists(cli):
+    write(cli.cwd, "p.yaml", "kind: profile\nname: p\nextends: default\ndictionaries:\n  fillers:\n    remove: [On]\n")
+    r = cli("validate", "p.yaml")
+    assert r.returncode == 0, r
+    shown = yaml.safe_load(cli("profile", "show", "p.yaml").out)
+    assert "on" not in [w["word"].lower() for w in shown["dictionaries"]["fillers"]["words"]]
+
+
+def test_removing_a_category_that_is_not_there(cli):
+    text = "kind: profile\nname: p\nextends: default\nprotect:\n  remove: [negations, nosuchcat]\n"
+    path = write(cli.cwd, "p.yaml", text)
+    _check_one_problem(cli, path, text, "nosuchcat", ["nosuchcat"])
+
+
+def test_adding_a_category_twice(cli):
+    write(cli.cwd, "mycat.yaml", TICKETS)
+    text = "kind: profile\nname: p\nextends: default\nprotect:\n  add: [./mycat.yaml, ./mycat.yaml]\n"
+    path = write(cli.cwd, "p.yaml", text)
+    _check_one_problem(cli, path, text, "./mycat.yaml", ["tickets"], occurrence=1)
+
+
+def test_missing_user_file(cli):
+    text = "kind: profile\nname: p\nextends: default\nprotect:\n  add: [./gone.yaml]\n"
+    path = write(cli.cwd, "p.yaml", text)
+    _check_one_problem(cli, path, text, "./gone.yaml", ["gone.yaml"])
+
+
+def test_wrong_kind_of_document(cli):
+    write(cli.cwd, "notcat.yaml", MORE_FILLERS)
+    text = "kind: profile\nname: p\nextends: default\nprotect:\n  add: [./notcat.yaml]\n"
+    path = write(cli.cwd, "p.yaml", text)
+    r = cli("validate", "p.yaml")
+    assert r.returncode == 1
+    [p] = problems(r)
+    assert "protect" in p.msg and "dictionary" in p.msg, r.err
+
+
+def test_entries_and_words_in_one_slot(cli):
+    text = "kind: profile\nname: p\nextends: default\ndictionaries:\n  fillers:\n    add: {foo: bar}\n"
+    path = write(cli.cwd, "p.yaml", text)
+    _check_one_problem(cli, path, text, "{foo: bar}", ["entries"])
+
+
+@pytest.mark.parametrize("cycle", ["two", "self"])
+def test_extends_cycle(cli, cycle):
+    if cycle == "two":
+        a = "kind: profile\nname: a\nextends: ./b.yaml\n"
+        write(cli.cwd, "b.yaml", "kind: profile\nname: b\nextends: ./a.yaml\n")
+    else:
+        a = "kind: profile\nname: a\nextends: ./a.yaml\n"
+    path = write(cli.cwd, "a.yaml", a)
+    for args in (("validate", "a.yaml"), ("compress", "-", "--profile", "a.yaml"), ("profile", "show", "a.yaml")):
+        r = cli(*args, input="x\n", timeout=60)
+        assert r.returncode == 1, r
+        found = problems(r)
+        assert found and all("circle" in p.msg for p in found), r.err
+        assert any(p.is_in(path, cli.cwd) and (p.line, p.col) == position(a, "./") for p in found), r.err
+
+
+def test_level_extends_cycle(cli):
+    la = "kind: level\nname: la\nextends: ./lb.yaml\ndescription: x\ntransforms: []\n"
+    write(cli.cwd, "la.yaml", la)
+    write(cli.cwd, "lb.yaml", "kind: level\nname: lb\nextends: ./la.yaml\ndescription: x\ntransforms: []\n")
+    write(cli.cwd, "p.yaml", "kind: profile\nname: p\nextends: default\nlevel: ./la.yaml\n")
+    for args in (("validate", "p.yaml"), ("compress", "-", "--profile", "p.yaml")):
+        r = cli(*args, input="x\n", timeout=60)
+        assert r.returncode == 1, r
+        [p] = problems(r)
+        assert "circle" in p.msg
+
+
+def test_level_extends_cycle_found_when_validating_the_level(cli):
+    write(cli.cwd, "la.yaml", "kind: level\nname: la\nextends: ./lb.yaml\ndescription: x\ntransforms: []\n")
+    write(cli.cwd, "lb.yaml", "kind: level\nname: lb\nextends: ./la.yaml\ndescription: x\ntransforms: []\n")
+    r = cli("validate", "la.yaml", timeout=60)
+    assert r.returncode == 1, r
+    assert all("circle" in p.msg for p in problems(r)) and problems(r), r.err

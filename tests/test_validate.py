@@ -1,0 +1,393 @@
+"""`engine validate`: nothing and exit 0 for good YAML; for every kind of user
+mistake, exactly one `FILE:LINE:COL: message` line per problem on stderr,
+pointing at the offending key or value, and exit 1 - never a traceback.
+
+Most single-file cases are checked in one `engine validate` run over all of
+them (the command reports every file's problems in one go); cases whose
+problem sits in a file that another one names run on their own."""
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import position, problems, write
+
+# Each case: file name -> (YAML text, [(needle, occurrence, words the message must hold)]).
+# The expected position is that of `needle` in the text (LINE:COL, 1-based);
+# a needle of None means the document itself (1:1).
+CASES = {
+    # --- unknown keys
+    "unknown_key.yaml": (
+        "kind: profile\nname: mine\nextends: default\nlevle: light\n",
+        [("levle", 0, ["levle"])],
+    ),
+    "unknown_key_in_protect_edit.yaml": (
+        "kind: profile\nname: mine\nextends: default\nprotect:\n  add: [negations]\n  delete: [numbers]\n",
+        [("delete", 0, ["delete"])],
+    ),
+    "unknown_key_in_dictionary_edit.yaml": (
+        "kind: profile\nname: mine\nextends: default\ndictionaries:\n  fillers:\n    add: [basically]\n    remvoe: [the]\n",
+        [("remvoe", 0, ["remvoe"])],
+    ),
+    "unknown_key_in_transform.yaml": (
+        "kind: level\nname: mylevel\nextends: light\ndescription: x\ntransforms:\n"
+        "  - name: foo\n    kind: regex\n    patern: 'x'\n    pattern: 'x'\n    replace: 'y'\n",
+        [("patern", 0, ["patern"])],
+    ),
+    "unknown_key_in_examples.yaml": (
+        "kind: protect\nname: tickets\ndescription: x\npatterns: ['TICK-\\d+']\nexamples: {match: [TICK-1], no_mach: [x]}\n",
+        [("no_mach", 0, ["no_mach"])],
+    ),
+    # --- wrong types and values
+    "wrong_type_scalar.yaml": (
+        "kind: profile\nname: mine\nextends: default\npattern_timeout_ms: fast\n",
+        [("fast", 0, ["integer"])],
+    ),
+    "wrong_type_in_list.yaml": (
+        "kind: protect\nname: mywords\ndescription: x\nwords: [never, 3]\nexamples: {match: [never]}\n",
+        [("3]", 0, ["string"])],
+    ),
+    "wrong_type_in_transform.yaml": (
+        "kind: level\nname: mylevel\nextends: light\ndescription: x\ntransforms:\n"
+        "  - name: foo\n    kind: regex\n    pattern: 'x'\n    replace: 'y'\n    only_if_shorter: \"yes\"\n",
+        [('"yes"', 0, ["boolean"])],
+    ),
+    "wrong_enum.yaml": (
+        "kind: profile\nname: mine\nextends: default\nobjective: speed\n",
+        [("speed", 0, ["tokens", "chars"])],
+    ),
+    "wrong_name.yaml": (
+        "kind: profile\nname: My Profile\nextends: default\n",
+        [("My Profile", 0, ["name"])],
+    ),
+    "unknown_kind.yaml": (
+        "kind: widget\nname: w\n",
+        [("widget", 0, ["widget"])],
+    ),
+    "not_a_mapping.yaml": (
+        "- just\n- a list\n",
+        [(None, 0, ["kind"])],
+    ),
+    # --- missing required keys
+    "missing_required.yaml": (
+        "kind: protect\nname: tickets\npatterns: ['TICK-\\d+']\nexamples: {match: [TICK-1]}\n",
+        [(None, 0, ["description"])],
+    ),
+    "missing_required_in_transform.yaml": (
+        "kind: level\nname: mylevel\nextends: light\ndescription: x\ntransforms:\n"
+        "  - name: foo\n    kind: regex\n    pattern: 'x'\n",
+        [("name: foo", 0, ["replace"])],
+    ),
+    # --- malformed YAML
+    "unclosed_bracket.yaml": (
+        "kind: profile\nname: mine\nextends: default\nprotect: {add: [negations, numbers\n",
+        [("[negations", 0, ["YAML"])],
+    ),
+    "bad_indentation.yaml": (
+        "kind: profile\nname: mine\nextends: default\nlevel: standard\n  objective: chars\n",
+        [(": chars", 0, ["YAML"])],
+    ),
+    "duplicate_key.yaml": (
+        "kind: profile\nname: mine\nextends: default\nlevel: light\nlevel: \"off\"\n",
+        [("level", 1, ["level", "twice"])],
+    ),
+    # --- unknown built-in names
+    "unknown_extends.yaml": (
+        "kind: profile\nname: mine\nextends: defualt\n",
+        [("defualt", 0, ["defualt"])],
+    ),
+    "unknown_level.yaml": (
+        "kind: profile\nname: mine\nextends: default\nlevel: agressive\n",
+        [("agressive", 0, ["agressive"])],
+    ),
+    "unknown_protect_add.yaml": (
+        "kind: profile\nname: mine\nextends: default\nprotect:\n  add: [negatons]\n",
+        [("negatons", 0, ["negatons"])],
+    ),
+    "unknown_protect_list.yaml": (
+        "kind: profile\nname: mine\nextends: default\nprotect: [negations, nosuchcat]\n",
+        [("nosuchcat", 0, ["nosuchcat"])],
+    ),
+    "unknown_dictionary.yaml": (
+        "kind: profile\nname: mine\nextends: default\ndictionaries:\n  fillers: {use: [nosuchdict]}\n",
+        [("nosuchdict", 0, ["nosuchdict"])],
+    ),
+    "level_unknown_extends.yaml": (
+        "kind: level\nname: mylevel\nextends: agressive\ndescription: x\ntransforms: []\n",
+        [("agressive", 0, ["agressive"])],
+    ),
+    # --- patterns
+    "bad_regex.yaml": (
+        "kind: protect\nname: badre\ndescription: x\npatterns:\n  - 'ok\\d+'\n  - 'foo(bar'\nexamples: {match: [ok1]}\n",
+        [("'foo(bar'", 0, ["regular expression"])],
+    ),
+    "bad_regex_in_transform.yaml": (
+        "kind: level\nname: mylevel\nextends: light\ndescription: x\ntransforms:\n"
+        "  - name: foo\n    kind: regex\n    pattern: 'a[b'\n    replace: 'y'\n",
+        [("'a[b'", 0, ["regular expression"])],
+    ),
+    "bad_word_pattern.yaml": (
+        "kind: profile\nname: mine\nextends: default\nword_pattern: '(unclosed'\n",
+        [("'(unclosed'", 0, ["regular expression"])],
+    ),
+    "numbered_backref.yaml": (
+        "kind: protect\nname: backref\ndescription: x\npatterns: ['(a)\\1']\nexamples: {match: [aa]}\n",
+        [("'(a)\\1'", 0, ["back-reference"])],
+    ),
+    "inline_flag_in_the_middle.yaml": (
+        "kind: protect\nname: flags\ndescription: x\npatterns: ['foo(?i)bar']\nexamples: {match: [foobar]}\n",
+        [("'foo(?i)bar'", 0, ["(?i"])],
+    ),
+    "runaway_nested_plus.yaml": (
+        "kind: protect\nname: runaway\ndescription: x\npatterns:\n  - '(a+)+$'\nexamples: {match: [aaa]}\n",
+        [("'(a+)+$'", 0, ["runs away"])],
+    ),
+    "runaway_words.yaml": (
+        "kind: protect\nname: runaway2\ndescription: x\npatterns:\n  - '(\\w+\\s?)+$'\nexamples: {match: [abc]}\n",
+        [("'(\\w+\\s?)+$'", 0, ["runs away"])],
+    ),
+    "runaway_guard.yaml": (
+        "kind: dictionary\nname: guarded\ndescription: x\nwords:\n  - word: foo\n    unless_followed_by: '(?:a|aa)+$'\n",
+        [("'(?:a|aa)+$'", 0, ["runs away"])],
+    ),
+    "runaway_transform.yaml": (
+        "kind: level\nname: slow\nextends: light\ndescription: x\ntransforms:\n"
+        "  - name: foo\n    kind: regex\n    pattern: '(?:a|aa)+$'\n    replace: 'z'\n",
+        [("'(?:a|aa)+$'", 0, ["runs away"])],
+    ),
+    # --- self-tests
+    "failing_self_tests.yaml": (
+        "kind: protect\nname: tickets\ndescription: x\npatterns: ['TICK-\\d+']\n"
+        "examples:\n  match: [TICK-12, TICK-x]\n  no_match: [ticket, TICK-9]\n",
+        [("TICK-x", 0, ["TICK-x", "match"]), ("TICK-9", 0, ["TICK-9", "not match"])],
+    ),
+    "failing_word_self_test.yaml": (
+        "kind: protect\nname: mywords\ndescription: x\nwords: [deploy]\n"
+        "examples:\n  match: [deploy, deployment]\n  no_match: [redeploy]\n",
+        [("deployment", 0, ["deployment"])],
+    ),
+    # --- replacement templates
+    "unknown_group.yaml": (
+        "kind: level\nname: mylevel\nextends: light\ndescription: x\ntransforms:\n"
+        "  - name: foo\n    kind: regex\n    pattern: '(?P<a>x)yz'\n    replace: '\\g<b>'\n",
+        [("'\\g<b>'", 0, ["b"])],
+    ),
+    "unknown_escape.yaml": (
+        "kind: level\nname: mylevel\nextends: light\ndescription: x\ntransforms:\n"
+        "  - name: foo\n    kind: regex\n    pattern: '(?P<a>x)'\n    replace: '\\q'\n",
+        [("'\\q'", 0, ["\\q"])],
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def batch(tmp_path_factory, cache_dir):
+    """One `engine validate` over every case file."""
+    from conftest import Engine
+
+    d = tmp_path_factory.mktemp("validate")
+    for name, (text, _) in CASES.items():
+        write(d, name, text)
+    cli = Engine(cache_dir, d)
+    run = cli("validate", *CASES, timeout=300)
+    return d, run, problems(run)
+
+
+def test_batch_exit_status(batch):
+    d, run, found = batch
+    assert run.returncode == 1, run
+    assert run.out == ""
+    files_with_problems = {Path(p.file).name for p in found}
+    assert files_with_problems <= set(CASES)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_mistake_is_reported_where_it_is(batch, name):
+    d, run, found = batch
+    text, expected = CASES[name]
+    mine = [p for p in found if p.is_in(d / name, d)]
+    assert len(mine) == len(expected), f"{name}: expected {len(expected)} problem(s), got:\n" + "\n".join(
+        f"{p.file}:{p.line}:{p.col}: {p.msg}" for p in mine
+    )
+    for p, (needle, occurrence, words) in zip(sorted(mine, key=lambda p: (p.line, p.col)), expected):
+        where = (1, 1) if needle is None else position(text, needle, occurrence)
+        assert (p.line, p.col) == where, f"{name}: {p.line}:{p.col}: {p.msg} - expected at {where[0]}:{where[1]} ({needle!r})"
+        for w in words:
+            assert w.lower() in p.msg.lower(), f"{name}: message lacks {w!r}: {p.msg}"
+
+
+def test_one_bad_file_alone(cli):
+    text, [(needle, _, _)] = CASES["unknown_key.yaml"]
+    path = write(cli.cwd, "unknown_key.yaml", text)
+    r = cli("validate", "unknown_key.yaml")
+    assert r.returncode == 1
+    assert r.out == ""
+    [p] = problems(r)
+    assert p.is_in(path, cli.cwd)
+    assert (p.line, p.col) == position(text, needle)
+
+
+def test_runaway_pattern_is_reported_not_hanging(cli):
+    text, _ = CASES["runaway_nested_plus.yaml"]
+    write(cli.cwd, "runaway.yaml", text)
+    r = cli("validate", "runaway.yaml", timeout=60)  # raises if it hangs
+    assert r.returncode == 1
+    [p] = problems(r)
+    assert "runs away" in p.msg
+
+
+# ---------------------------------------------------------------- whole runs
+
+
+def test_builtin_yaml_is_valid(cli):
+    r = cli("validate")
+    assert r.returncode == 0, r
+    assert r.out == "" and r.err == ""
+
+
+def test_a_good_user_profile_is_valid(cli):
+    write(cli.cwd, "cats/tickets.yaml", "kind: protect\nname: tickets\ndescription: ticket ids\n"
+          "patterns: ['TICK-\\d+']\nexamples:\n  match: [TICK-12]\n  no_match: [ticket, TICK]\n")
+    write(cli.cwd, "profile.yaml", "kind: profile\nname: mine\nextends: default\nlevel: light\n"
+          "protect:\n  add: [./cats/tickets.yaml]\ndictionaries:\n  fillers:\n    add: [basically]\n")
+    r = cli("validate", "profile.yaml", "cats/tickets.yaml")
+    assert r.returncode == 0, r
+    assert r.out == "" and r.err == ""
+
+
+def test_missing_file(cli):
+    r = cli("validate", "nosuch.yaml")
+    assert r.returncode == 1
+    assert r.err.startswith("nosuch.yaml: ")
+
+
+def test_non_utf8_yaml(cli):
+    (cli.cwd / "latin.yaml").write_bytes("kind: profile\nname: café\n".encode("latin-1"))
+    r = cli("validate", "latin.yaml")
+    assert r.returncode == 1
+    [p] = problems(r)
+    assert p.is_in(cli.cwd / "latin.yaml", cli.cwd)
+    assert p.line == 2
+    assert "UTF-8" in p.msg
+
+
+def test_local_profile_is_validated_by_default(cli):
+    text = "kind: profile\nname: local\nextends: default\nlevle: light\n"
+    path = write(cli.cwd, ".engine/profile.yaml", text)
+    r = cli("validate")
+    assert r.returncode == 1
+    [p] = problems(r)
+    assert p.is_in(path, cli.cwd)
+    assert (p.line, p.col) == position(text, "levle")
+
+
+def test_env_profile_is_validated_by_default(cli):
+    text = "kind: profile\nname: envp\nextends: default\nlevel: agressive\n"
+    path = write(cli.cwd, "envp.yaml", text)
+    r = cli("validate", env={"ENGINE_PROFILE": "envp.yaml"})
+    assert r.returncode == 1
+    found = problems(r)
+    assert found, r
+    for p in found:
+        assert p.is_in(path, cli.cwd)
+        assert (p.line, p.col) == position(text, "agressive")
+
+
+def test_every_unknown_name_of_a_profile_is_reported_in_one_run(cli):
+    text = "kind: profile\nname: mine\nextends: default\nlevel: agressive\nprotect: [negations, nosuchcat]\n"
+    path = write(cli.cwd, "p.yaml", text)
+    r = cli("validate", "p.yaml")
+    assert r.returncode == 1
+    got = sorted((p.line, p.col) for p in problems(r) if p.is_in(path, cli.cwd))
+    assert got == [position(text, "agressive"), position(text, "nosuchcat")], r.err
+
+
+# ---------------------------------------------------------------- problems in files a profile names
+
+LEVEL_WITH_BAD_ALLOW = (
+    "kind: level\nname: mylevel\nextends: light\ndescription: x\ntransforms:\n"
+    "  - name: foo\n    kind: regex\n    allow: [fenced_cod]\n    pattern: 'xyz'\n    replace: 'x'\n"
+)
+
+
+def test_allow_naming_an_unknown_category(cli):
+    level = write(cli.cwd, "mylevel.yaml", LEVEL_WITH_BAD_ALLOW)
+    write(cli.cwd, "p.yaml", "kind: profile\nname: mine\nextends: default\nlevel: ./mylevel.yaml\n")
+    r = cli("validate", "p.yaml")
+    assert r.returncode == 1
+    [p] = problems(r)
+    assert p.is_in(level, cli.cwd)
+    assert (p.line, p.col) == position(LEVEL_WITH_BAD_ALLOW, "[fenced_cod]")
+    assert "fenced_cod" in p.msg
+
+
+def _profile_naming(cli, case, how):
+    text, expected = CASES[case]
+    named = write(cli.cwd, case, text)
+    write(cli.cwd, "p.yaml", "kind: profile\nname: mine\nextends: default\n" + how.format(f"./{case}"))
+    r = cli("validate", "p.yaml", timeout=60)
+    return named, text, expected, r
+
+
+@pytest.mark.parametrize(
+    "case, how",
+    [
+        ("runaway_nested_plus.yaml", "protect:\n  add: [{}]\n"),
+        ("runaway_transform.yaml", "level: {}\n"),
+        ("failing_self_tests.yaml", "protect:\n  add: [{}]\n"),
+        ("runaway_guard.yaml", "dictionaries:\n  fillers:\n    files: [{}]\n"),
+    ],
+)
+def test_validating_a_profile_checks_the_user_files_it_names(cli, case, how):
+    """`engine compress` tells the user to run `engine validate` on the profile
+    when a pattern runs away: that run must find it."""
+    named, text, expected, r = _profile_naming(cli, case, how)
+    assert r.returncode == 1, r
+    found = [p for p in problems(r) if p.is_in(named, cli.cwd)]
+    assert sorted((p.line, p.col) for p in found) == sorted(position(text, n, o) for n, o, _ in expected), r.err
+
+
+# ---------------------------------------------------------------- YAML 1.1 booleans
+
+
+BOOL_WORDS = "kind: dictionary\nname: boolwords\ndescription: YAML 1.1 booleans\nwords: [no, on, yes, off]\n"
+
+
+def test_yaml11_booleans_stay_words(cli, api_env):
+    from engine.profile import resolve
+
+    write(api_env, "bool.yaml", BOOL_WORDS)
+    write(api_env, "p.yaml", "kind: profile\nname: boolp\nextends: default\ndictionaries:\n  fillers: {use: [./bool.yaml]}\n")
+    r = cli("validate", "bool.yaml", "p.yaml", cwd=api_env)
+    assert r.returncode == 0, r
+    resolved, _ = resolve("p.yaml")
+    words = [w["word"] for w in resolved.slots["fillers"].words.values()]
+    assert words == ["no", "on", "yes", "off"]
+    assert all(isinstance(w, str) for w in words)
+    shown = yaml.safe_load(cli("profile", "show", "p.yaml", cwd=api_env).out)
+    assert [w["word"] for w in shown["dictionaries"]["fillers"]["words"]] == ["no", "on", "yes", "off"]
+
+
+def test_yaml11_boolean_words_are_removed_as_words(cli, api_env):
+    write(api_env, "bool.yaml", BOOL_WORDS)
+    write(api_env, "p.yaml", "kind: profile\nname: boolp\nextends: default\ndictionaries:\n  fillers: {use: [./bool.yaml]}\n")
+    text = "Say yes or no to turning it off and on now and pet the cat.\n"
+    r = cli("compress", "-", "--profile", "p.yaml", "--json", input=text, cwd=api_env)
+    assert r.returncode == 0, r
+    out = json.loads(r.out)["text"]
+    words = out.replace(",", " ").replace(".", " ").split()
+    assert "yes" not in words and "off" not in words and "on" not in words, out
+    assert "no" in words, out  # a negation: protected
+    # "the" is no longer a filler: the slot uses only bool.yaml
+    assert "the" in words and "cat" in words, out
+
+
+def test_unquoted_off_level_in_a_profile(cli):
+    write(cli.cwd, "p.yaml", "kind: profile\nname: quiet\nextends: default\nlevel: off\n")
+    text = "In order to deploy the application, check the configuration.\n"
+    assert cli("validate", "p.yaml").returncode == 0
+    r = cli("compress", "-", "--profile", "p.yaml", input=text)
+    assert r.returncode == 0, r
+    assert r.out == text
