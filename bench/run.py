@@ -420,6 +420,11 @@ def run_process(corpus_dir, process_file, quick, runs, log, venv=None):
         commands.append(("python3 -c pass, via pyenv shim", [pythons[0], "-c", "pass"], False))
 
     with tempfile.TemporaryDirectory(prefix="engine-bench-cwd-") as cwd:  # no .engine/profile.yaml here
+        # A clean HOME and cache: no per-user .pth files of this machine, the same
+        # baseline as the hooks section.
+        env["HOME"] = cwd
+        env["ENGINE_CACHE_DIR"] = os.path.join(cwd, ".cache")
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
         errors = []
 
         def run_once(argv):
@@ -495,7 +500,9 @@ def run_hooks(corpus_dir, quick, runs, venv, log):
         python_exe, engine_exe = venv
     else:
         python_exe, engine_exe = Path(sys.executable), None
-    hook_cmd = [str(python_exe), "-m", "engine.cli", "hook"]
+    # as `engine install` writes it: the engine script beside the interpreter
+    script = Path(python_exe).parent / "engine"
+    hook_cmd = [str(script), "hook"] if script.is_file() else [str(python_exe), "-m", "engine.cli", "hook"]
     files = sorted(Path(corpus_dir).glob("*.md"))[:13]
     with tempfile.TemporaryDirectory(prefix="engine-bench-hooks-") as tmp:
         tmp = Path(tmp)

@@ -3,7 +3,6 @@ file that went into them, so a hook process skips YAML, JSON Schema and the
 tokenizer entirely when nothing changed.  os.path only (hot path)."""
 
 import os
-import pickle
 
 try:  # the bare C module: importing hashlib (OpenSSL) costs milliseconds on every hook
     from _sha256 import sha256
@@ -32,13 +31,15 @@ def code_fingerprint():
     return "|".join(sorted(parts))
 
 
-def entry_path(key_parts):
+def entry_path(key_parts, suffix=".pickle"):
     key = sha256("\0".join([__version__, code_fingerprint(), *key_parts]).encode()).hexdigest()[:32]
-    return os.path.join(cache_dir_str(), "profiles", f"{key}.pickle")
+    return os.path.join(cache_dir_str(), "profiles", f"{key}{suffix}")
 
 
 def load(key_parts):
     """The cached value, or None when absent, stale or unreadable."""
+    import pickle
+
     try:
         with open(entry_path(key_parts), "rb") as fh:
             entry = pickle.load(fh)
@@ -50,17 +51,44 @@ def load(key_parts):
         return None
 
 
+def load_plain(key_parts):
+    """Like load, for plain data kept as JSON: read without importing pickle
+    (which imports re), for the hook hot path."""
+    from .hooks.fastjson import loads
+
+    try:
+        with open(entry_path(key_parts, ".json"), encoding="utf-8") as fh:
+            entry = loads(fh.read())
+        for src, digest in entry["sources"]:
+            if file_digest(src) != digest:
+                return None
+        return entry["value"]
+    except Exception:
+        return None
+
+
+def store_plain(key_parts, value, sources):
+    import json
+
+    _atomic_write(entry_path(key_parts, ".json"), json.dumps({"sources": sources, "value": value}).encode("utf-8"))
+
+
 def store(key_parts, value, sources):
+    import pickle
+
+    _atomic_write(entry_path(key_parts), pickle.dumps({"sources": sources, "value": value}, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def _atomic_write(path, data):
     """Write atomically; a cache that cannot be written is not an error."""
     import tempfile
 
-    path = entry_path(key_parts)
     tmp = None
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-")
         with os.fdopen(fd, "wb") as fh:
-            pickle.dump({"sources": sources, "value": value}, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            fh.write(data)
         os.replace(tmp, path)
     except OSError:
         if tmp:

@@ -4,7 +4,6 @@ Every mistake a user can make ends as one line `FILE:LINE:COL: message` (or
 `FILE: message`) on stderr and exit status 1, never a traceback.
 """
 
-import argparse
 import os
 import sys
 
@@ -20,6 +19,8 @@ def _add_profile_args(p, level=True):
 
 
 def build_parser():
+    import argparse  # not at module level: `engine hook` never needs it
+
     parser = argparse.ArgumentParser(prog="engine", description="Compress and check the rule files of LLM coding agents.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True

@@ -71,14 +71,14 @@ def load_profile(name=None, level=None, cwd=None):
     if profile is None:
         profile = build(name, level, cwd)
         cache.store(key, profile, profile.sources)
-        cache.store(_key("hooks", name, None, cwd), profile.hooks, profile.sources)
+        cache.store_plain(_key("hooks", name, None, cwd), profile.hooks, profile.sources)
     return profile
 
 
 def load_hooks(name=None, cwd=None):
     """Only the profile's hooks settings (plain data): what a hook event that
     injects nothing needs, without unpickling compiled patterns."""
-    hooks = cache.load(_key("hooks", name, None, cwd))
+    hooks = cache.load_plain(_key("hooks", name, None, cwd))
     if hooks is None:
         hooks = load_profile(name, None, cwd).hooks
     return hooks

@@ -6,7 +6,6 @@ that injects nothing imports no YAML, JSON Schema, Jinja2 or tokenizer: it
 reads the compiled profile from the cache, counts the turn and leaves.
 """
 
-import json
 import os
 import sys
 import time
@@ -43,8 +42,10 @@ def read_event(raw, log):
     if not raw.strip():
         log("empty stdin; nothing to do")
         return None
+    from .fastjson import loads
+
     try:
-        event = json.loads(raw)
+        event = loads(raw)
     except ValueError as exc:
         log(f"stdin is not JSON ({exc}); nothing to do")
         return None
@@ -132,6 +133,8 @@ def main(profile_ref=None, stdin=None, stdout=None):
         log.event = event
         out = handle(event, profile_ref, log)
         if out is not None:
+            import json
+
             stdout.write(json.dumps(out, ensure_ascii=False))
             stdout.write("\n")
             stdout.flush()

@@ -4,13 +4,12 @@ in one JSON file per session, updated under an exclusive lock and replaced
 atomically, so parallel hook processes never lose a count."""
 
 import fcntl
-import json
 import os
-import re
 import time
 
 from ..paths import state_dir_str
 from .errors import RedisError
+from .fastjson import dumps_flat, loads
 
 
 class StateError(Exception):
@@ -20,7 +19,7 @@ class StateError(Exception):
 def _session_key(session_id):
     from ..cache import sha256
 
-    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", session_id)[:80]
+    safe = "".join(c if (c.isascii() and c.isalnum()) or c in "_.-" else "_" for c in session_id[:80])
     return f"{safe}-{sha256(session_id.encode()).hexdigest()[:12]}"
 
 
@@ -44,7 +43,7 @@ class FileState:
     def _read(self):
         try:
             with open(self.path, encoding="utf-8") as fh:
-                data = json.load(fh)
+                data = loads(fh.read())
         except FileNotFoundError:
             return {}
         except (OSError, ValueError):
@@ -64,7 +63,7 @@ class FileState:
             # count, never a torn one; a crash may lose the last count, which
             # costs at most one refresh, while fsync costs ~15 ms per prompt.
             with open(tmp, "w", encoding="utf-8") as fh:
-                json.dump(data, fh)
+                fh.write(dumps_flat(data))
             os.replace(tmp, self.path)
         except OSError as exc:
             try:
@@ -214,6 +213,8 @@ def open_state(session_id, settings, log):
 
 def redact(url):
     """The URL without its password (logs are not for secrets)."""
+    import re
+
     return re.sub(r"//[^@/]*@", "//***@", url)
 
 
