@@ -364,7 +364,7 @@ def shebang_interpreter(script):
             first = fh.readline().decode("utf-8", "replace").strip()
     except OSError:
         return None
-    if first.startswith("#!") and "env" not in first.split()[0]:
+    if first.startswith("#!") and os.path.basename(first[2:].split()[0]) != "env":
         exe = first[2:].split()[0]
         return exe if os.path.isfile(exe) else None
     return None
