@@ -45,15 +45,3 @@ def builtin_root():
 
 def builtin_dir(kind_folder):
     return builtin_root() / kind_folder
-
-
-def cache_dir():
-    from pathlib import Path
-
-    return Path(cache_dir_str())
-
-
-def state_dir():
-    from pathlib import Path
-
-    return Path(state_dir_str())

@@ -43,24 +43,3 @@ def prefixed(pattern, prefix):
     """The pattern with its named groups renamed to prefix + name."""
     pattern = _NAMED_GROUP.sub(lambda m: m.group(0).replace(m.group(1), prefix + m.group(1)), pattern)
     return _NAMED_BACKREF.sub(lambda m: f"(?P={prefix}{m.group(1)})", pattern)
-
-
-def words_alternation(words, word_chars, case_sensitive=False, any_apostrophe=False):
-    """One pattern matching any of the literal words/phrases, whole.
-
-    Longest first, so 'must not' wins over 'must'.  A space inside a phrase
-    matches any run of white space (a phrase may wrap lines).
-    """
-    parts = []
-    for w in sorted(set(words), key=lambda w: (-len(w), w)):
-        pieces = [regex.escape(p) for p in w.split()]
-        body = r"\s+".join(pieces)
-        if any_apostrophe:
-            body = regex.sub("['\u2019\u02bc]", lambda _m: "['\u2019\u02bc]", body)
-        parts.append(body)
-    if not parts:
-        return None
-    alt = "|".join(parts)
-    flags = "" if case_sensitive else "?i"
-    inner = f"({flags}:{alt})" if flags else f"(?:{alt})"
-    return f"(?<![{word_chars}]){inner}(?![{word_chars}])"

@@ -1,8 +1,6 @@
 """What every transform shares: a name, the categories it may rewrite, and the
 rule that a set of edits is applied all together or not at all."""
 
-from ..mask import Edit
-
 
 class Transform:
     kind = ""
@@ -28,10 +26,3 @@ def admissible(mask, group, allow):
         if mask.blocking(e.start, e.end, allow):
             return False
     return True
-
-
-def minimal(text, start, end, new):
-    """The edit replacing text[start:end] by new, or None when nothing changes."""
-    if text[start:end] == new:
-        return None
-    return Edit(start, end, new)
