@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from ..errors import UserError
+from ..refs import is_path
 
 MARKERS = ("-m engine.cli hook", "/engine hook")
 TOOL_EVENTS = {"PreToolUse", "PostToolUse", "PostToolUseFailure"}
@@ -35,7 +36,7 @@ def hook_command(profile_ref=None, cwd=None):
         parts = [sys.executable, "-m", "engine.cli", "hook"]
     if profile_ref:
         ref = profile_ref
-        if "/" in ref or ref.endswith((".yaml", ".yml")):
+        if is_path(ref):
             ref = str((Path(cwd or os.getcwd()) / os.path.expanduser(ref)).resolve())
         parts += ["--profile", ref]
     return " ".join(shlex.quote(p) for p in parts)

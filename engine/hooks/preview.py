@@ -5,7 +5,7 @@ did not fit."""
 import os
 import sys
 
-from .dispatch import Log
+from ..refs import is_path
 from .handlers import Context, Reinject, Refresh, build
 
 
@@ -14,7 +14,7 @@ def preview(profile_ref, turn, cwd, show_text, out=None):
 
     out = out or sys.stdout
     cwd = os.path.abspath(cwd or os.getcwd())
-    if profile_ref and ("/" in profile_ref or profile_ref.endswith((".yaml", ".yml"))):
+    if profile_ref and is_path(profile_ref):
         profile_ref = os.path.abspath(os.path.expanduser(profile_ref))  # from where the command runs, not --cwd
     profile = load_profile(profile_ref, cwd=cwd)
     registry, by_event = build(profile.hooks)
