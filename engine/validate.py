@@ -94,7 +94,7 @@ def _check_file(path, word_pattern, profile):
         return _check_dictionary(doc)
     if kind == "level":
         return _check_level(doc)
-    if kind == "golden":
+    if kind in ("golden", "meaning"):
         return []
     return _compile_errors(str(path), None, word_pattern)
 
@@ -192,6 +192,12 @@ def _check_protect(doc, word_pattern):
         if (0, len(sample)) not in spans:
             got = ", ".join(repr(sample[s:e]) for s, e in spans) or "nothing"
             errors.append(doc.error(f"self-test: {sample!r} should be matched whole, but the category finds {got}", ("examples", "match", i)))
+    for i, case in enumerate(ex.get("match_within", [])):
+        sample, want = case["text"], case["match"]
+        found = [sample[s:e] for s, e, _ in matcher.scan(sample)]
+        if want not in found:
+            got = ", ".join(repr(f) for f in found) or "nothing"
+            errors.append(doc.error(f"self-test: in {sample!r} the category should find {want!r} whole, but finds {got}", ("examples", "match_within", i)))
     for i, sample in enumerate(ex.get("no_match", [])):
         spans = [(s, e) for s, e, _ in matcher.scan(sample)]
         if spans:

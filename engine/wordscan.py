@@ -136,22 +136,34 @@ class GuardSet:
     - after_words / before_words: the word run right before / after it
       (only blanks between) is one of these words;
     - preceded / followed: a regular expression matching the text that ends
-      right before the word / starts right after it.
+      right before the word / starts right after it;
+    - only_before: the opposite of before_words, the word goes only when the
+      word right after it is one of these ("you" only as a modal's subject).
     Word lists cost a set lookup; regexes are for what lists cannot say.
     """
 
-    __slots__ = ("before", "after", "after_words", "before_words")
+    __slots__ = ("before", "after", "after_words", "before_words", "only_before")
 
-    def __init__(self, preceded=None, followed=None, after_words=(), before_words=()):
+    def __init__(self, preceded=None, followed=None, after_words=(), before_words=(), only_before=None):
         from .regexutil import scoped
 
         self.before = regex.compile(f"(?<=(?:{scoped(preceded)}))", regex.V0) if preceded else None
         self.after = regex.compile(scoped(followed), regex.V0) if followed else None
         self.after_words = frozenset(normalize(w) for w in after_words)
         self.before_words = frozenset(normalize(w) for w in before_words)
+        self.only_before = frozenset(normalize(w) for w in only_before) if only_before is not None else None
 
     def __bool__(self):
-        return bool(self.before or self.after or self.after_words or self.before_words)
+        return bool(self.before or self.after or self.after_words or self.before_words or self.only_before is not None)
+
+    def _next_word(self, text, end, runs):
+        j, n = end, len(text)
+        while j < n and text[j] in " \t":
+            j += 1
+        if j == end:
+            return None
+        m = runs.forward.match(text, j)
+        return normalize(m.group()) if m is not None else None
 
     def blocks(self, text, start, end, runs):
         if self.before is not None and self.before.match(text, start) is not None:
@@ -166,14 +178,12 @@ class GuardSet:
                 m = runs.reverse.match(text, 0, i)
                 if m is not None and normalize(m.group()) in self.after_words:
                     return True
-        if self.before_words:
-            j, n = end, len(text)
-            while j < n and text[j] in " \t":
-                j += 1
-            if j > end:
-                m = runs.forward.match(text, j)
-                if m is not None and normalize(m.group()) in self.before_words:
-                    return True
+        if self.before_words or self.only_before is not None:
+            following = self._next_word(text, end, runs)
+            if following is not None and following in self.before_words:
+                return True
+            if self.only_before is not None and following not in self.only_before:
+                return True
         return False
 
 

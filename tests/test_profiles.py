@@ -44,11 +44,11 @@ protect:
 dictionaries:
   fillers:
     add: [basically]
-    remove: ["on"]
+    remove: ["an"]
     files: [./morefillers.yaml]
   abbreviations:
     add: {microservice: msvc, delete: del}
-    remove: [timeout]
+    remove: [database]
     files: [./myabbr.yaml]
 """
 
@@ -56,9 +56,9 @@ dictionaries:
 MINE_KEEPING_VERBS = MINE.replace("name: mine", "name: mineverbs").replace("  remove: [action_verbs]\n", "")
 
 # objective chars uses every abbreviation that saves characters, so the
-# removal of `timeout` shows in the output.
+# removal of `database` shows in the output.
 CHARS = "kind: profile\nname: chars\nextends: default\nobjective: chars\n"
-CHARS_MINE = "kind: profile\nname: charsmine\nextends: ./chars.yaml\ndictionaries:\n  abbreviations:\n    remove: [timeout]\n"
+CHARS_MINE = "kind: profile\nname: charsmine\nextends: ./chars.yaml\ndictionaries:\n  abbreviations:\n    remove: [database]\n"
 
 
 @pytest.fixture(scope="module")
@@ -112,13 +112,13 @@ def test_profile_show_prints_the_resolved_profile(run, pdir):
     # fillers: words added from the profile and from the file, one removed
     fillers = [w["word"] for w in shown["dictionaries"]["fillers"]["words"]]
     default_fillers = [w["word"] for w in default["dictionaries"]["fillers"]["words"]]
-    assert "on" in default_fillers and "on" not in fillers
+    assert "an" in default_fillers and "an" not in fillers
     assert {"basically", "kindly", "honestly"} <= set(fillers)
-    assert set(fillers) == (set(default_fillers) - {"on"}) | {"basically", "kindly", "honestly"}
+    assert set(fillers) == (set(default_fillers) - {"an"}) | {"basically", "kindly", "honestly"}
     # abbreviations: entries added, one removed, the user file merged on top
     entries = shown["dictionaries"]["abbreviations"]["entries"]
     default_entries = default["dictionaries"]["abbreviations"]["entries"]
-    assert "timeout" in default_entries and "timeout" not in entries
+    assert "database" in default_entries and "database" not in entries
     assert entries["microservice"] == "msvc"
     assert entries["configuration"] == "conf" != default_entries["configuration"]
     assert entries["environment"] == "envt"
@@ -131,7 +131,7 @@ def test_profile_show_of_a_profile_extending_a_user_profile(run):
     shown = yaml.safe_load(run("profile", "show", "charsmine.yaml").out)
     assert shown["name"] == "charsmine"
     assert shown["objective"] == "chars"  # inherited from ./chars.yaml
-    assert "timeout" not in shown["dictionaries"]["abbreviations"]["entries"]
+    assert "database" not in shown["dictionaries"]["abbreviations"]["entries"]
 
 
 def test_profile_show_by_active_profile(run):
@@ -144,16 +144,16 @@ def test_profile_show_by_active_profile(run):
 
 
 def test_added_and_removed_filler_words(run):
-    text = "Basically you kindly keep the database configuration on production hosts.\n"
+    text = "Basically you kindly keep an eye on production hosts.\n"
     default = compress(run, text)
     mine = compress(run, text, "--profile", "mine.yaml")
-    # built-in: "Basically" and "kindly" are no fillers; "on" is one here
+    # built-in: "Basically" and "kindly" are no fillers; "an" is one here
     assert "Basically" in default and "kindly" in default
-    assert "on" not in words_of(default), default
+    assert "an" not in words_of(default), default
     # mine: the added words go, the removed one stays
     assert "Basically" not in mine and "basically" not in mine.lower(), mine
     assert "kindly" not in mine, mine
-    assert "on" in words_of(mine), mine
+    assert "an" in words_of(mine), mine
 
 
 def test_added_abbreviation_and_user_file_entries_win(run):
@@ -167,11 +167,11 @@ def test_added_abbreviation_and_user_file_entries_win(run):
 
 
 def test_removed_abbreviation_is_kept(run):
-    text = "Raise the timeout for the request.\n"
+    text = "Raise the database limit for the request.\n"
     chars = compress(run, text, "--profile", "chars.yaml")
     charsmine = compress(run, text, "--profile", "charsmine.yaml")
-    assert "timeout" not in chars, chars  # objective chars: timeout -> its short form
-    assert "timeout" in charsmine, charsmine
+    assert "database" not in chars, chars  # objective chars: database -> its short form
+    assert "database" in charsmine, charsmine
 
 
 def test_removed_category_no_longer_protects(run):
@@ -251,7 +251,7 @@ def _check_one_problem(cli, path, text, needle, words, occurrence=0):
             assert w in p.msg, r.err
 
 
-@pytest.mark.parametrize("slot, present, word", [("fillers", "the", "nonword"), ("abbreviations", "timeout", "kubernetess")])
+@pytest.mark.parametrize("slot, present, word", [("fillers", "the", "nonword"), ("abbreviations", "database", "kubernetess")])
 def test_removing_a_word_that_is_not_there(cli, slot, present, word):
     text = f"kind: profile\nname: p\nextends: default\ndictionaries:\n  {slot}:\n    remove: [{present}, {word}]\n"
     path = write(cli.cwd, "p.yaml", text)
@@ -259,11 +259,11 @@ def test_removing_a_word_that_is_not_there(cli, slot, present, word):
 
 
 def test_removing_a_word_ignores_case_in_word_lists(cli):
-    write(cli.cwd, "p.yaml", "kind: profile\nname: p\nextends: default\ndictionaries:\n  fillers:\n    remove: [On]\n")
+    write(cli.cwd, "p.yaml", "kind: profile\nname: p\nextends: default\ndictionaries:\n  fillers:\n    remove: [The]\n")
     r = cli("validate", "p.yaml")
     assert r.returncode == 0, r
     shown = yaml.safe_load(cli("profile", "show", "p.yaml").out)
-    assert "on" not in [w["word"].lower() for w in shown["dictionaries"]["fillers"]["words"]]
+    assert "the" not in [w["word"].lower() for w in shown["dictionaries"]["fillers"]["words"]]
 
 
 def test_removing_a_category_that_is_not_there(cli):

@@ -103,7 +103,7 @@ def test_corpus_protected_spans_survive_in_order(level):
 
 
 @pytest.mark.parametrize("level", LEVELS[1:])
-def test_only_mermaid_fences_are_replaced_by_design(level):
+def test_only_mermaid_flowcharts_are_replaced_by_design(level):
     text = (
         "Intro.\n\n```mermaid\ngraph TD\n  A --> B\n```\n\n"
         "~~~mermaid\nsequenceDiagram\n  A->>B: hi\n~~~\n\n"
@@ -111,8 +111,11 @@ def test_only_mermaid_fences_are_replaced_by_design(level):
     )
     lost, r = lost_spans(profile(level), text)
     assert lost == []
-    assert [c for c, _ in r.replaced_by_design] == ["fenced_code", "fenced_code"]
-    assert "graph TD" not in r.text and "sequenceDiagram" not in r.text
+    # the flowchart becomes its edges; the sequence diagram, which the kind
+    # does not read, stays as written
+    assert [c for c, _ in r.replaced_by_design] == ["fenced_code"]
+    assert "[graph TD: A -> B]" in r.text and "```mermaid" not in r.text
+    assert "~~~mermaid\nsequenceDiagram\n  A->>B: hi\n~~~\n" in r.text
     assert "```python\n# not a diagram: the mermaid word  in code\nx =   1\n```\n" in r.text
 
 

@@ -1,6 +1,8 @@
 """The registry of transform kinds.  Levels name a kind and give it parameters;
 nothing here knows a word, a pattern or a threshold of its own."""
 
+from .headings import HeadingLabels
+from .mermaid import MermaidEdges
 from .regex_replace import RegexReplace
 from .tables import FlattenTables
 from .vowels import RemoveVowels
@@ -11,4 +13,6 @@ KINDS = {
     "words": WordRules,
     "flatten_tables": FlattenTables,
     "remove_vowels": RemoveVowels,
+    "mermaid_edges": MermaidEdges,
+    "heading_labels": HeadingLabels,
 }

@@ -54,6 +54,7 @@ class _Rule:
                 guard = GuardSet(
                     w.get("unless_preceded_by"), w.get("unless_followed_by"),
                     w.get("unless_after_words", ()), w.get("unless_before_words", ()),
+                    w.get("only_before_words"),
                 )
                 self.table.add(w["word"], (None, guard or None), w.get("case_sensitive", cs))
         else:
@@ -70,6 +71,10 @@ class _Rule:
                 else:
                     self.skipped.append(full)
         self.guard = GuardSet(spec.get("unless_preceded_by"), spec.get("unless_followed_by"))
+        # A capitalised word mid-sentence is usually part of a name ("Active
+        # Directory"): substitute it only where this says a sentence starts.
+        cap = spec.get("capitalised_only_after")
+        self.capitalised_ok = GuardSet(preceded=cap) if cap else None
 
     def edit(self, text, start, end, payload, runs):
         """The edit for a hit, or None when a guard or the objective says no."""
@@ -81,6 +86,8 @@ class _Rule:
         short, forms = sub
         form = _form(text[start:end])
         if not forms.get(form, False):
+            return None
+        if form != "lower" and self.capitalised_ok is not None and not self.capitalised_ok.blocks(text, start, end, runs):
             return None
         new = cased(short, form)
         return Edit(start, _trailing_blanks(text, end) if not new else end, new, self.name)
