@@ -61,9 +61,10 @@ def compile_profile(resolved, files):
     known = {name for name, _ in resolved.protect}
     transforms, notes = [], {}
     for spec, doc, i in resolved.transforms:
-        unknown = sorted(set(spec.get("allow", ())) - known)
-        if unknown:
-            raise doc.error(f"allow: unknown protect categor{'y' if len(unknown) == 1 else 'ies'} {', '.join(unknown)}", ("transforms", i, "allow"))
+        for key in ("allow", "skip_inside"):
+            unknown = sorted(set(spec.get(key, ())) - known)
+            if unknown:
+                raise doc.error(f"{key}: unknown protect categor{'y' if len(unknown) == 1 else 'ies'} {', '.join(unknown)}", ("transforms", i, key))
         ctx = BuildContext(resolved, all_builtin)
         try:
             t = KINDS[spec["kind"]](spec, ctx)

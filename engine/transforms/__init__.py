@@ -2,6 +2,7 @@
 nothing here knows a word, a pattern or a threshold of its own."""
 
 from .headings import HeadingLabels
+from .lists import Lists
 from .mermaid import MermaidEdges
 from .regex_replace import RegexReplace
 from .tables import FlattenTables
@@ -15,4 +16,5 @@ KINDS = {
     "remove_vowels": RemoveVowels,
     "mermaid_edges": MermaidEdges,
     "heading_labels": HeadingLabels,
+    "lists": Lists,
 }
