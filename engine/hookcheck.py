@@ -6,8 +6,11 @@ from pathlib import Path
 
 from .errors import UserError, ValidationErrors
 
-DEFAULTS_REQUIRED = ("scope", "max_injection_chars", "install_timeout_seconds", "state", "events")
-STATE_REQUIRED = ("redis_url", "ttl_hours", "connect_timeout_ms")
+DEFAULTS_REQUIRED = ("scope", "max_injection_chars", "install_timeout_seconds", "deadline_ms", "kill_after_ms",
+                     "max_files", "omitted_names_max", "templates", "transcript", "log", "trust", "state", "events")
+NESTED_REQUIRED = {"state": ("redis_url", "ttl_hours", "connect_timeout_ms", "call_timeout_ms"),
+                   "templates": ("max_output_chars", "max_range_items"),
+                   "transcript": ("max_tail_bytes",), "log": ("max_bytes",), "trust": ("allow_read",)}
 
 
 def check_hooks(resolved):
@@ -16,7 +19,7 @@ def check_hooks(resolved):
         return
     errors = []
     missing = [k for k in DEFAULTS_REQUIRED if k not in hooks] + [
-        f"state.{k}" for k in STATE_REQUIRED if k not in hooks.get("state", {})
+        f"{group}.{k}" for group, keys in NESTED_REQUIRED.items() for k in keys if k not in hooks.get(group, {})
     ]
     if missing:
         errors.append(UserError(f"hooks: set {', '.join(missing)} here or extend a profile that does", resolved.file, 1, 1))
@@ -26,8 +29,36 @@ def check_hooks(resolved):
             if h.get("enabled", True) is False:
                 continue
             errors.extend(_check_handler(resolved, h, names))
+    if not missing:
+        errors.extend(_check_limits(resolved, hooks, names))
     if errors:
         raise ValidationErrors(errors)
+
+
+def _check_limits(resolved, hooks, names):
+    """Settings that cannot all be honoured: a deadline past the time the
+    agent gives a hook, a reinject whose targets cannot fit in one injection
+    together (a single refresh over the cap drops whole rules instead)."""
+    errors = []
+    install_ms = hooks["install_timeout_seconds"] * 1000
+    if not hooks["deadline_ms"] < hooks["kill_after_ms"] < install_ms:
+        errors.append(UserError(
+            f"hooks: deadline_ms ({hooks['deadline_ms']}) < kill_after_ms ({hooks['kill_after_ms']}) < "
+            f"install_timeout_seconds ({install_ms} ms) must hold, so a hook ends before the agent gives up on it",
+            resolved.file, 1, 1))
+    cap = hooks["max_injection_chars"]
+    for hs in hooks.get("events", {}).values():
+        for h in hs:
+            if h.get("enabled", True) is False:
+                continue
+            if h.get("kind") == "reinject":
+                targets = [names.get(t) for t in h.get("handlers", ())]
+                budgets = [(t or {}).get("budget", {}).get("chars") for t in targets]
+                if len(budgets) > 1 and all(budgets) and sum(budgets) + 2 * (len(budgets) - 1) > cap:
+                    errors.append(_err(resolved, h["name"], f"reinject runs {', '.join(h['handlers'])} at once: their budgets "
+                                       f"({' + '.join(map(str, budgets))} characters) exceed max_injection_chars ({cap}), "
+                                       "so the later ones would wait for the next event; lower the budgets", "handlers"))
+    return errors
 
 
 def _where(resolved, name, *path):
