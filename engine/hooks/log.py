@@ -48,8 +48,21 @@ def open_private(path, flags):
 
 
 def private_dir(path):
-    """Create a folder (and its parents) for the engine's own files: 0700."""
-    os.makedirs(path, mode=0o700, exist_ok=True)
+    """Create a folder for the engine's own files: it and every folder
+    created on the way below the state folder are 0700 (os.makedirs would
+    give the ones on the way the default mode)."""
+    if os.path.isdir(path):
+        return
+    root = state_dir_str()
+    parent = os.path.dirname(path)
+    if path != root and parent and (parent == root or parent.startswith(root.rstrip(os.sep) + os.sep)):
+        private_dir(parent)
+    else:
+        os.makedirs(parent, exist_ok=True)
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
 
 
 class Log:
