@@ -94,6 +94,8 @@ def _check_handler(resolved, h, names):
                     errors.append(UserError(f"{key}: {msg}", doc.file, doc.text_line(p + (key,), line), 1))
                 else:  # inherited template: point at the handler that inherits it
                     errors.append(doc.error(f"{key} (inherited): {msg}", p))
+        if not errors:
+            errors.extend(_trial_render(resolved, h))
         errors.extend(_check_level(resolved, h))
     if h["kind"] == "reinject":
         for i, target in enumerate(h["handlers"]):
@@ -101,6 +103,54 @@ def _check_handler(resolved, h, names):
             if t is None or t.get("kind") not in ("rule_refresh", "file_refresh"):
                 errors.append(_err(resolved, name, f"reinject names {target!r}, which is not a refresh handler of this profile", "handlers", i))
     return errors
+
+
+def _trial_render(resolved, h):
+    """Render the templates once with sample values, under the limits and
+    the deadline the hook has: a template that would fail there (a value too
+    large, endless loops) fails here first."""
+    from .hooks.banner import TemplateLimit, render
+    from .hooks.deadline import Deadline, Expired
+    from .hooks.plan import Item
+
+    hooks = resolved.hooks
+    if not all(k in hooks for k in ("templates", "deadline_ms", "kill_after_ms")):
+        return []
+    item = Item("sample.md", "/project/.claude/rules/sample.md", 5, 40, 30, "Sample rule text.", 30)
+    counts = dict(omitted=["late.md"], omitted_count=3, omitted_more=2)
+    values = dict(turn=20, event="UserPromptSubmit", handler=h["name"], level=h["level"], cwd="/project",
+                  session_id="sample", source="", items=[item], omitted_line="[omitted]", **counts)
+    problems = []
+
+    def expired():
+        raise Expired()
+
+    for key, vals in (("template", values), ("omitted_template", dict(handler=h["name"], turn=20, **counts))):
+        deadline = Deadline(problems.append, exit=expired)
+        try:
+            deadline.arm(hooks["deadline_ms"] + _elapsed_ms(), hooks["kill_after_ms"] + _elapsed_ms())
+            render(h[key], hooks["templates"], **vals)
+        except TemplateLimit as exc:
+            problems.append((key, str(exc)))
+        except Expired:
+            problems.append((key, f"template does not finish within deadline_ms ({hooks['deadline_ms']} ms)"))
+        except Exception as exc:  # noqa: BLE001 - any failure here is one the hook would meet
+            problems.append((key, f"template fails with sample values: {type(exc).__name__}: {exc}"))
+        finally:
+            deadline.disarm()
+    own = _own_keys(resolved, h["name"])
+    return [_err(resolved, h["name"], f"{key}: {msg}", *((key,) if key in own else ()))
+            for key, msg in problems if isinstance(key, str) and key in ("template", "omitted_template")]
+
+
+def _elapsed_ms():
+    """The deadline counts from the process start; a trial render gets the
+    whole of it, however long validate has run already."""
+    import time
+
+    from .hooks.deadline import STARTED
+
+    return (time.monotonic() - STARTED) * 1000
 
 
 def _own_keys(resolved, name):

@@ -279,3 +279,43 @@ def test_hook_log_rotates_past_its_size(hk):
     rotated = hk.state / "hook.log.1"
     assert rotated.exists() and rotated.stat().st_size <= 2048 + 200
     assert stat.S_IMODE(rotated.stat().st_mode) == 0o600
+
+
+@pytest.mark.parametrize("template,words", [
+    ("{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}", ("template", "range")),
+    ("{{ 'x' * 1000000000 }}", ("template", "repeats")),
+], ids=["nested-range", "huge-repeat"])
+def test_validate_refuses_a_template_the_hook_could_not_render(hk, template, words):
+    prof = hk.project / "p.yaml"
+    prof.write_text(profile_text({"UserPromptSubmit": [{"name": "rules", "template": template}]}, name="p"))
+    start = time.monotonic()
+    run = hk.engine("validate", str(prof), timeout=60)
+    assert time.monotonic() - start < 30
+    assert run.returncode == 1 and "Traceback" not in run.stderr, str(run)
+    assert all(w in run.stderr for w in words), run.stderr
+
+
+def test_the_huge_template_of_the_issue_is_refused_in_process():
+    from engine.hooks.banner import TemplateLimit, render
+
+    limits = {"max_output_chars": 200000, "max_range_items": 200000}
+    start = time.monotonic()
+    for template in ("{{ 'x'*1000000000 }}", "{{ 'x'|center(1000000000) }}", "{{ 10 ** 1000000000 }}",
+                     "{% set ns = namespace(s='ab') %}{% for i in range(40) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}"):
+        with pytest.raises(TemplateLimit):
+            render(template, limits)
+    assert time.monotonic() - start < 2
+    assert render("[{{ omitted|join(', ') }}]", limits, omitted=["a.md", "b.md"]) == "[a.md, b.md]"
+
+
+def test_a_c_call_past_the_deadline_is_ended_by_the_watchdog(hk):
+    """sum() over a huge range runs in C: the SIGALRM handler cannot run, so
+    kill_after_ms ends the process (status 1, nothing printed)."""
+    code = ("from engine.hooks.deadline import Deadline\n"
+            "Deadline(lambda m: None).arm(300, 1200)\n"
+            "sum(range(10 ** 12))\nprint('not reached')\n")
+    start = time.monotonic()
+    run = hk.python(code, timeout=60)
+    took = time.monotonic() - start
+    assert run.returncode == 1 and run.stdout == "", str(run)
+    assert took < 10, f"{took:.1f} s"

@@ -13,6 +13,7 @@ leaves.
 import os
 import sys
 
+from ..errors import UserError
 from .deadline import Deadline, Expired
 from .log import Log
 
@@ -179,7 +180,10 @@ def main(profile_ref=None, stdin=None, stdout=None, exit=None):
         if isinstance(exc, KeyboardInterrupt):
             return 0
         try:
-            log(f"internal error: {type(exc).__name__}: {exc}")
+            if isinstance(exc, UserError):  # a profile the user must fix: say what, not "internal"
+                log(f"profile not usable: {' | '.join(str(exc).splitlines())}")
+            else:
+                log(f"internal error: {type(exc).__name__}: {exc}")
         except Exception:
             pass
     finally:
