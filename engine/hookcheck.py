@@ -113,9 +113,11 @@ def _trial_render(resolved, h):
     from .hooks.deadline import Deadline, Expired
     from .hooks.plan import Item
 
+    from .hooks import deadline as hook_deadline
+
     hooks = resolved.hooks
-    if not all(k in hooks for k in ("templates", "deadline_ms", "kill_after_ms")):
-        return []
+    if hook_deadline.IN_HOOK or not all(k in hooks for k in ("templates", "deadline_ms", "kill_after_ms")):
+        return []  # a hook renders under the same limits and its own deadline anyway
     item = Item("sample.md", "/project/.claude/rules/sample.md", 5, 40, 30, "Sample rule text.", 30)
     counts = dict(omitted=["late.md"], omitted_count=3, omitted_more=2)
     values = dict(turn=20, event="UserPromptSubmit", handler=h["name"], level=h["level"], cwd="/project",
@@ -125,14 +127,22 @@ def _trial_render(resolved, h):
     def expired():
         raise Expired()
 
+    import _signal
+
+    # Inside a hook process the hook's own deadline is running: it bounds this
+    # too, and must not be replaced.  Elsewhere (engine validate) arm one.
+    outer = _signal.getitimer(_signal.ITIMER_REAL)[0] > 0
     for key, vals in (("template", values), ("omitted_template", dict(handler=h["name"], turn=20, **counts))):
-        deadline = Deadline(problems.append, exit=expired)
+        deadline = Deadline(lambda message: None, exit=expired)
         try:
-            deadline.arm(hooks["deadline_ms"] + _elapsed_ms(), hooks["kill_after_ms"] + _elapsed_ms())
+            if not outer:
+                deadline.arm(hooks["deadline_ms"] + _elapsed_ms(), hooks["kill_after_ms"] + _elapsed_ms())
             render(h[key], hooks["templates"], **vals)
         except TemplateLimit as exc:
             problems.append((key, str(exc)))
         except Expired:
+            if outer:
+                raise
             problems.append((key, f"template does not finish within deadline_ms ({hooks['deadline_ms']} ms)"))
         except Exception as exc:  # noqa: BLE001 - any failure here is one the hook would meet
             problems.append((key, f"template fails with sample values: {type(exc).__name__}: {exc}"))
@@ -140,7 +150,7 @@ def _trial_render(resolved, h):
             deadline.disarm()
     own = _own_keys(resolved, h["name"])
     return [_err(resolved, h["name"], f"{key}: {msg}", *((key,) if key in own else ()))
-            for key, msg in problems if isinstance(key, str) and key in ("template", "omitted_template")]
+            for key, msg in problems]
 
 
 def _elapsed_ms():

@@ -56,7 +56,7 @@ def test_a_long_template_loop_ends_at_the_deadline_with_nothing_printed(hk):
                              deadline_ms=1500, kill_after_ms=3000)
     run, took = _timed(hk, hk.prompt(1), profile=prof, timeout=40)
     run.assert_silent()
-    assert took < 6, f"{took:.1f} s with a deadline of 1.5 s"
+    assert took < 15, f"{took:.1f} s with a deadline of 1.5 s (10^10 steps would take hours)"
     lines = hk.log_lines()
     assert len(lines) == 1 and "deadline of 1500 ms reached" in lines[0], lines
 

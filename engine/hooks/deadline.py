@@ -16,6 +16,10 @@ import os
 import time
 
 STARTED = time.monotonic()  # as near the process start as an import gets
+# True while a hook event runs in this process: its own deadline and the
+# template limits bound everything then (engine validate's trial rendering
+# of templates is skipped, see hookcheck.py).
+IN_HOOK = False
 
 
 class Expired(BaseException):
@@ -59,6 +63,8 @@ class Deadline:
             import faulthandler
 
             faulthandler.cancel_dump_traceback_later()
+            os.close(self._devnull)
+            self._devnull = None
         self.armed = False
 
     def _expire(self, signum, frame):

@@ -139,9 +139,12 @@ def main(profile_ref=None, stdin=None, stdout=None, exit=None):
     called when the deadline passes, instead of ending the process."""
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
+    from . import deadline as deadline_module
+
     log = Log()
     deadline = Deadline(log, exit)
     hooks = None
+    deadline_module.IN_HOOK = True
     try:
         # The deadline counts before stdin is read: the agent runs hooks in the
         # project, so these are almost always the settings the event needs.
@@ -188,6 +191,7 @@ def main(profile_ref=None, stdin=None, stdout=None, exit=None):
             pass
     finally:
         deadline.disarm()
+        deadline_module.IN_HOOK = False
     return 0
 
 
