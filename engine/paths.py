@@ -29,6 +29,11 @@ def cache_dir_str():
     return os.path.join(xdg, "rules-engine")
 
 
+def config_dir_str():
+    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return os.path.join(xdg, "rules-engine")
+
+
 def state_dir_str():
     base = os.environ.get("ENGINE_STATE_DIR")
     if base:

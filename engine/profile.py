@@ -1,5 +1,8 @@
 """Choosing and loading a profile: --profile, else $ENGINE_PROFILE, else
-.engine/profile.yaml in the working directory, else the built-in `default`."""
+.engine/profile.yaml in the working directory (the project's), else
+profile.yaml in the user's config folder ($XDG_CONFIG_HOME/rules-engine or
+~/.config/rules-engine), else the built-in `default`.  All but the project's
+are the user's own (see engine/hooks/trust.py)."""
 
 import os
 
@@ -9,18 +12,37 @@ from .refs import is_path
 DEFAULT = "default"
 
 
-def choose(name=None, cwd=None):
-    """(reference, base folder) of the profile to use."""
+def _choose(name, cwd):
+    """(reference, base folder, origin): origin is "project" for a profile
+    found in the working folder, else "user"."""
     cwd = str(cwd or os.getcwd())
     if name:
-        return name, cwd
+        return name, cwd, "user"
     env = os.environ.get("ENGINE_PROFILE")
     if env:
-        return env, cwd
+        return env, cwd, "user"
     local = os.path.join(cwd, ".engine", "profile.yaml")
     if os.path.isfile(local):
-        return local, cwd
-    return DEFAULT, cwd
+        return local, cwd, "project"
+    return user_profile_ref(), cwd, "user"
+
+
+def choose(name=None, cwd=None):
+    """(reference, base folder) of the profile to use."""
+    return _choose(name, cwd)[:2]
+
+
+def choose_origin(name=None, cwd=None):
+    return _choose(name, cwd)[2]
+
+
+def user_profile_ref():
+    """The user's own profile when no other is named: the config folder's
+    profile.yaml, else the built-in default."""
+    from .paths import config_dir_str
+
+    mine = os.path.join(config_dir_str(), "profile.yaml")
+    return mine if os.path.isfile(mine) else DEFAULT
 
 
 def locate(name=None, cwd=None):

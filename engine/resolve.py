@@ -7,6 +7,10 @@ from pathlib import Path
 from .errors import UserError, ValidationErrors
 
 SCALARS = ("level", "objective", "tokenizer", "word_pattern", "pattern_timeout_ms")
+# hooks settings: scalars override, mappings merge key by key
+SCALAR_HOOK_KEYS = ("scope", "max_injection_chars", "install_timeout_seconds", "deadline_ms", "kill_after_ms",
+                    "max_files", "omitted_names_max")
+MAPPING_HOOK_KEYS = ("state", "templates", "transcript", "log", "trust")
 
 
 @dataclass
@@ -233,11 +237,12 @@ def _copy_hooks(hooks):
 def _merge_hooks(doc, spec, hooks, origins):
     """Scalars override, `state` merges, and each event's handlers merge by
     name: a handler named again changes only the fields it gives."""
-    for key in ("scope", "max_injection_chars", "install_timeout_seconds"):
+    for key in SCALAR_HOOK_KEYS:
         if key in spec:
             hooks[key] = spec[key]
-    if "state" in spec:
-        hooks.setdefault("state", {}).update(spec["state"])
+    for key in MAPPING_HOOK_KEYS:
+        if key in spec:
+            hooks.setdefault(key, {}).update(spec[key])
     events = hooks.setdefault("events", {})
     for event, handlers in spec.get("events", {}).items():
         current = events.setdefault(event, [])

@@ -14,6 +14,11 @@ N = 50
 def _world(hk):
     hk.rule("a.md", "# A\nMarker RULEMARK: keep it.\n")
     hk.claude_md("Marker CLAUDEMARK: notes.\n")
+    # Fifty processes on a shared 2-core machine can take longer than the
+    # hook deadline (8 s) in wall time; these tests are about counting, so
+    # they give the hooks a deadline that load cannot reach.
+    hk.extra_env["ENGINE_PROFILE"] = shared_profile(profile_text(
+        name="slow-machine", install_timeout_seconds=300, deadline_ms=240000, kill_after_ms=270000))
 
 
 def _check_fifty(runs):

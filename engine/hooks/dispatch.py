@@ -1,41 +1,26 @@
 """`engine hook`: one agent event in (stdin JSON), one JSON object out.
 
 A hook never breaks the agent: any internal problem is written as one line to
-the hook log and the process exits 0 printing nothing.  The path of an event
-that injects nothing imports no YAML, JSON Schema, Jinja2 or tokenizer: it
-reads the compiled profile from the cache, counts the turn and leaves.
+the hook log and the process exits 0 printing nothing, and so does a hook
+that reaches its deadline (`hooks.deadline_ms`, see deadline.py).  One
+event's output never exceeds `hooks.max_injection_chars`: the cap is applied
+here, where handler outputs are merged, whatever the handlers are.  The path
+of an event that injects nothing imports no YAML, JSON Schema, Jinja2 or
+tokenizer: it reads the compiled profile from the cache, counts the turn and
+leaves.
 """
 
 import os
 import sys
-import time
 
-from ..paths import state_dir_str
+from ..errors import UserError
+from .deadline import Deadline, Expired
+from .log import Log
 
 # Events whose hookSpecificOutput may carry additionalContext (the agent's contract).
 CONTEXT_EVENTS = {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop"}
 # Every event the agent sends (its interface, not a setting).
 KNOWN_EVENTS = CONTEXT_EVENTS | {"SubagentStop", "PreCompact", "SessionEnd", "Notification", "SubagentStart", "PermissionRequest"}
-
-
-class Log:
-    def __init__(self, event=None):
-        self.event = event or {}
-
-    def __call__(self, message):
-        line = "{} {} session={} {}\n".format(
-            time.strftime("%Y-%m-%dT%H:%M:%S"),
-            self.event.get("hook_event_name", "?"),
-            str(self.event.get("session_id", "?"))[:64],
-            message.replace("\n", " "),
-        )
-        try:
-            folder = state_dir_str()
-            os.makedirs(folder, exist_ok=True)
-            with open(os.path.join(folder, "hook.log"), "a", encoding="utf-8") as fh:
-                fh.write(line)
-        except OSError:
-            pass  # a full or read-only disk must not break the agent either
 
 
 def read_event(raw, log):
@@ -49,19 +34,31 @@ def read_event(raw, log):
     except ValueError as exc:
         log(f"stdin is not JSON ({exc}); nothing to do")
         return None
+    except RecursionError:
+        log("stdin is JSON nested too deeply to read; nothing to do")
+        return None
     if not isinstance(event, dict) or not isinstance(event.get("hook_event_name"), str):
         log("event has no hook_event_name; nothing to do")
         return None
     return event
 
 
-def handle(event, profile_ref, log):
-    """The JSON object to print for one event, or None to print nothing."""
+def settings_for(profile_ref, cwd):
     from ..profile import load_hooks
+
+    return load_hooks(profile_ref, cwd=cwd or None)
+
+
+def handle(event, profile_ref, log, hooks=None, deadline=None):
+    """The JSON object to print for one event, or None to print nothing."""
     from .handlers import Context, build
     from .state import StateError, open_state
 
-    hooks = load_hooks(profile_ref, cwd=event.get("cwd") or None)
+    if hooks is None:
+        hooks = settings_for(profile_ref, event.get("cwd"))
+    log.max_bytes = hooks["log"]["max_bytes"]
+    if deadline is not None and not deadline.armed:
+        deadline.arm(hooks["deadline_ms"], hooks["kill_after_ms"])
     name = event["hook_event_name"]
     registry, by_event = build(hooks)
     handlers = by_event.get(name, [])
@@ -82,33 +79,21 @@ def handle(event, profile_ref, log):
                 from .state import FileState
 
                 FileState(session, int(hooks["state"]["ttl_hours"] * 3600)).prune()
-            turn = state.bump_turn() if counting else int(state.get().get("turn", 0) or 0)
+            turn = state.bump_turn() if counting else _int(state.get().get("turn", 0))
     except StateError as exc:
         # No counting this time, but an event that needs no count (after a
         # compaction) still re-injects.
         log(f"state unavailable ({exc}); this event runs without it")
         state = None
     ctx = Context(event, state, turn, profile_ref, hooks, log)
-    texts, marks = [], {}
-    cap = hooks["max_injection_chars"]
-    used = 0
+    parts = []
     for h in handlers:
-        if not h.due(ctx):
-            continue
         try:
-            text, m = h.run(ctx)
+            if h.due(ctx):
+                parts.extend(h.parts(ctx))
         except Exception as exc:  # one broken handler must not silence the others
             log(f"handler {h.name} failed: {type(exc).__name__}: {exc}")
-            continue
-        if text and used + len(text) + 2 > cap and texts:
-            marks[f"pending:{h.name}"] = 1  # no room in this event: inject on the next one
-            log(f"handler {h.name} deferred: this event already carries {used} characters")
-            continue
-        if m:
-            marks.update(m)
-        if text:
-            texts.append(text)
-            used += len(text) + 2
+    texts, marks = merge(parts, hooks["max_injection_chars"], log)
     if marks and state is not None and name != "SessionEnd":
         try:
             state.update(marks)
@@ -119,11 +104,56 @@ def handle(event, profile_ref, log):
     return {"hookSpecificOutput": {"hookEventName": name, "additionalContext": "\n\n".join(texts)}}
 
 
-def main(profile_ref=None, stdin=None, stdout=None):
+def merge(parts, cap, log):
+    """(texts, state marks) from handler parts (name, text, marks), in order,
+    such that the joined texts never exceed `cap` characters: a part that
+    does not fit waits for the next event (pending), and a first part that is
+    alone too long is cut."""
+    texts, marks, used = [], {}, 0
+    for name, text, m in parts:
+        if text:
+            sep = 2 if texts else 0
+            if used + sep + len(text) > cap:
+                if texts:
+                    marks[f"pending:{name}"] = 1  # no room in this event: inject on the next one
+                    log(f"handler {name} deferred: this event already carries {used} characters")
+                    continue
+                log(f"handler {name} gave {len(text)} characters; cut to {cap}")
+                text = text[: cap - 1] + "\u2026"
+            texts.append(text)
+            used += sep + len(text)
+        if m:
+            marks.update(m)
+    return texts, marks
+
+
+def _int(value):
+    try:
+        return int(value or 0)
+    except (TypeError, ValueError, OverflowError):
+        return 0
+
+
+def main(profile_ref=None, stdin=None, stdout=None, exit=None):
+    """Run one event.  `exit` is for running inside another program (tests):
+    called when the deadline passes, instead of ending the process."""
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
+    from . import deadline as deadline_module
+
     log = Log()
+    deadline = Deadline(log, exit)
+    hooks = None
+    deadline_module.IN_HOOK = True
     try:
+        # The deadline counts before stdin is read: the agent runs hooks in the
+        # project, so these are almost always the settings the event needs.
+        try:
+            hooks = settings_for(profile_ref, None)
+            deadline.arm(hooks["deadline_ms"], hooks["kill_after_ms"])
+            log.max_bytes = hooks["log"]["max_bytes"]
+        except Exception:  # noqa: BLE001 - said once below, with the event's own folder
+            hooks = None
         raw = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read()
         if isinstance(raw, bytes):
             raw = raw.decode("utf-8", errors="replace")
@@ -131,20 +161,37 @@ def main(profile_ref=None, stdin=None, stdout=None):
         if event is None:
             return 0
         log.event = event
-        out = handle(event, profile_ref, log)
+        cwd = event.get("cwd")
+        if not isinstance(cwd, str):
+            event["cwd"] = cwd = ""
+        same = hooks is not None and (cwd or os.getcwd()) == os.getcwd()
+        out = handle(event, profile_ref, log, hooks if same else None, deadline)
         if out is not None:
             import json
 
-            stdout.write(json.dumps(out, ensure_ascii=False))
-            stdout.write("\n")
+            text = json.dumps(out, ensure_ascii=False) + "\n"
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:  # a lone surrogate (from the event): \u escapes are still JSON
+                text = json.dumps(out) + "\n"
+            deadline.disarm()  # from here on the object is written whole
+            stdout.write(text)
             stdout.flush()
+    except Expired:
+        pass  # logged by the deadline
     except BaseException as exc:  # noqa: BLE001 - the agent must never see a hook crash
         if isinstance(exc, KeyboardInterrupt):
             return 0
         try:
-            log(f"internal error: {type(exc).__name__}: {exc}")
+            if isinstance(exc, UserError):  # a profile the user must fix: say what, not "internal"
+                log(f"profile not usable: {' | '.join(str(exc).splitlines())}")
+            else:
+                log(f"internal error: {type(exc).__name__}: {exc}")
         except Exception:
             pass
+    finally:
+        deadline.disarm()
+        deadline_module.IN_HOOK = False
     return 0
 
 

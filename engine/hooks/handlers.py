@@ -7,7 +7,9 @@
   a compaction: SessionStart with source `compact`);
 - clear_state: forget the session (SessionEnd).
 `due()` is cheap and imports nothing heavy; `run()` may load the tokenizer and
-Jinja2, since it only runs when something will be injected.
+Jinja2, since it only runs when something will be injected.  `parts()` is
+what the dispatcher merges: (handler name, text, state marks) per refresh,
+so the cap on one event's size is applied to each refresh on its own.
 """
 
 class Context:
@@ -41,7 +43,8 @@ class Context:
         if not self._tokens_read:
             from .transcript import context_tokens
 
-            self._tokens = context_tokens(self.event.get("transcript_path"))
+            self._tokens = context_tokens(self.event.get("transcript_path"),
+                                          self.settings["transcript"]["max_tail_bytes"])
             self._tokens_read = True
         return self._tokens
 
@@ -62,9 +65,10 @@ class Refresh:
         if ctx.name == "UserPromptSubmit" and self.every_tokens:
             now = ctx.context_tokens()
             if now is not None:
-                last = int(snap.get(f"tokens_at:{self.name}", 0) or 0)
+                last = _int(snap.get(f"tokens_at:{self.name}", 0))
                 if now < last:  # the context shrank (compaction): count from here
-                    ctx.state.update({f"tokens_at:{self.name}": now})
+                    if ctx.state is not None:
+                        ctx.state.update({f"tokens_at:{self.name}": now})
                     return False
                 return now - last >= self.every_tokens
         return False
@@ -74,6 +78,7 @@ class Refresh:
         from ..profile import load_profile
         from .plan import Item, Plan
         from .sources import body, collect
+        from .trust import for_event
 
         spec, settings = self.spec, ctx.settings
         profile = load_profile(ctx.profile_ref, spec["level"], cwd=ctx.cwd or None)
@@ -82,25 +87,34 @@ class Refresh:
         unit = "tokens" if "tokens" in budget else "chars"
         limit = budget[unit]
         measure = _measure(unit, profile.tokenizer)
-        items, problems = [], []
+        items, problems, skipped = [], [], []
 
         def log(message):
             problems.append(message)
             ctx.log(message)
 
-        for rf in collect(spec, ctx.cwd, log):
+        trust = for_event(ctx.profile_ref, ctx.cwd or None, settings, log)
+        files = collect(spec, ctx.cwd, log, trust, skipped)
+        unread = files[settings["max_files"]:]
+        if unread:
+            log(f"{self.name}: {len(files)} rule files; the {len(unread)} past hooks.max_files "
+                f"({settings['max_files']}) count as omitted without being compressed")
+        for rf in files[: settings["max_files"]]:
             raw = (body(rf.text) if spec.get("strip_frontmatter") else rf.text).replace("\r\n", "\n")
             text = compress(profile, raw).text.strip("\n")
             items.append(Item(rf.name, rf.path, rf.priority, len(raw), len(text),
                               raw.strip("\n") if scope_all else text, measure(text)))
         chosen, omitted, used = [], [], 0
+        for rf in unread:
+            omitted.append(Item(rf.name, rf.path, rf.priority, len(rf.text), len(rf.text), "", cost=0))
         for it in items:
             if used + it.cost <= limit:
                 chosen.append(it)
                 used += it.cost
             else:
                 omitted.append(it)  # a smaller rule later in the order may still fit
-        plan = Plan(self.name, profile.level, chosen, omitted, budget={unit: limit, "used": used}, problems=problems)
+        plan = Plan(self.name, profile.level, chosen, omitted, budget={unit: limit, "used": used}, problems=problems,
+                    skipped=skipped)
         cap = settings["max_injection_chars"]
         while True:
             plan.text = self._render(ctx, plan)
@@ -116,11 +130,15 @@ class Refresh:
     def _render(self, ctx, plan):
         from .banner import render
 
+        limits = ctx.settings["templates"]
         values = dict(turn=ctx.turn, event=ctx.name, handler=self.name, level=plan.level, cwd=ctx.cwd,
                       session_id=ctx.event.get("session_id", ""), source=ctx.event.get("source", ""))
-        omitted = [it.name for it in sorted(plan.omitted, key=lambda i: (i.priority, i.name))]
-        line = render(self.spec["omitted_template"], omitted=omitted, handler=self.name, turn=ctx.turn) if omitted else ""
-        return render(self.spec["template"], items=plan.items, omitted=omitted, omitted_line=line, **values).strip("\n")
+        names = [it.name for it in sorted(plan.omitted, key=lambda i: (i.priority, i.name))]
+        # Name a few: 10,000 names would fill the injection and leave no room for a rule.
+        shown = names[: ctx.settings["omitted_names_max"]]
+        counts = dict(omitted=shown, omitted_count=len(names), omitted_more=len(names) - len(shown))
+        line = render(self.spec["omitted_template"], limits, handler=self.name, turn=ctx.turn, **counts) if names else ""
+        return render(self.spec["template"], limits, items=plan.items, omitted_line=line, **counts, **values).strip("\n")
 
     def run(self, ctx):
         plan = self.plan(ctx)
@@ -134,6 +152,10 @@ class Refresh:
             return None, self.marks(ctx)
         return plan.text, self.marks(ctx)
 
+    def parts(self, ctx):
+        text, marks = self.run(ctx)
+        return [(self.name, text, marks)]
+
     def marks(self, ctx):
         """State written after this handler injected."""
         out = {f"turn_at:{self.name}": ctx.turn, f"pending:{self.name}": 0}
@@ -142,6 +164,13 @@ class Refresh:
             if now is not None:
                 out[f"tokens_at:{self.name}"] = now
         return out
+
+
+def _int(value):
+    try:
+        return int(value or 0)
+    except (TypeError, ValueError, OverflowError):
+        return 0
 
 
 def _measure(unit, tokenizer):
@@ -166,14 +195,16 @@ class Reinject:
     def targets(self):
         return [self.registry[n] for n in self.spec["handlers"]]
 
-    def run(self, ctx):
-        texts, marks = [], {}
+    def parts(self, ctx):
+        """Each target's part on its own: the dispatcher fits them under the
+        cap and defers what does not fit."""
+        out = []
         for h in self.targets():
-            text, m = h.run(ctx)
-            marks.update(m)
-            if text:
-                texts.append(text)
-        return ("\n\n".join(texts) or None), marks
+            try:
+                out.extend(h.parts(ctx))
+            except Exception as exc:  # one broken target must not silence the others
+                ctx.log(f"handler {h.name} (run by {self.name}) failed: {type(exc).__name__}: {exc}")
+        return out
 
 
 class ClearState:
@@ -187,6 +218,10 @@ class ClearState:
         if ctx.state is not None:
             ctx.state.clear()
         return None, None
+
+    def parts(self, ctx):
+        self.run(ctx)
+        return []
 
 
 KINDS = {"rule_refresh": Refresh, "file_refresh": Refresh, "reinject": Reinject, "clear_state": ClearState}

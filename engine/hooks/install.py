@@ -1,11 +1,16 @@
 """`engine install` / `engine uninstall`: the hook entries in the agent's
 settings.json.  Merged with what is there, a backup written before any change,
 idempotent, and removable exactly: our entries are the ones whose command
-runs `-m engine.cli hook`."""
+has exactly the shape hook_command writes (see _is_ours), never a command
+that merely contains similar words.  A settings file install cannot read as
+the agent does (a folder, a FIFO, a link loop, "hooks" of the wrong type, a
+number JSON cannot hold) is a one-line error and nothing is changed."""
 
+import errno
 import json
 import os
 import shlex
+import stat
 import sys
 import tempfile
 import time
@@ -14,7 +19,6 @@ from pathlib import Path
 from ..errors import UserError
 from ..refs import is_path
 
-MARKERS = ("-m engine.cli hook", "/engine hook")
 TOOL_EVENTS = {"PreToolUse", "PostToolUse", "PostToolUseFailure"}
 
 
@@ -52,28 +56,104 @@ def _runs_this_python(script):
 
 
 def _load(path):
-    if not path.exists():
-        return {}
+    """(settings data, the file's bytes or None when there is no file).
+    Anything but a readable JSON object of the shape the agent reads is a
+    one-line error, before anything is changed."""
+    where = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        st = os.stat(path)  # follows a link; a loop is ELOOP
+    except FileNotFoundError:
+        return {}, None  # no file yet (or a link to one that does not exist yet)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise UserError("settings file is a symbolic link loop; fix the link, nothing was changed", where) from None
+        raise UserError(f"cannot read settings file ({exc.strerror}); nothing was changed", where) from None
+    if stat.S_ISDIR(st.st_mode):
+        raise UserError("this is a folder, not a settings file; move it away, nothing was changed", where)
+    if not stat.S_ISREG(st.st_mode):
+        raise UserError("settings file is not a regular file (a FIFO or a device?); nothing was changed", where)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):  # swapped since the check
+                raise UserError("settings file is not a regular file; nothing was changed", where)
+            raw = fh.read()
+    except OSError as exc:
+        raise UserError(f"cannot read settings file ({exc.strerror}); nothing was changed", where) from None
+    try:
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise UserError("settings file is not UTF-8; fix it before installing hooks (nothing was changed)", str(path)) from None
+        raise UserError("settings file is not UTF-8; fix it before installing hooks (nothing was changed)", where) from None
     if not text.strip():
-        return {}
+        return {}, raw
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=_no_constant, parse_float=_finite_float)
     except ValueError as exc:
         line = getattr(exc, "lineno", None)
         col = getattr(exc, "colno", None)
-        raise UserError(f"settings file is not valid JSON ({exc.msg}); fix it, nothing was changed", str(path), line, col) from None
+        msg = getattr(exc, "msg", str(exc))
+        raise UserError(f"settings file is not valid JSON ({msg}); fix it, nothing was changed", where, line, col) from None
+    except RecursionError:
+        raise UserError("settings file is nested too deeply to read; nothing was changed", where) from None
     if not isinstance(data, dict):
-        raise UserError("settings file must hold a JSON object; nothing was changed", str(path))
-    return data
+        raise UserError("settings file must hold a JSON object; nothing was changed", where)
+    _check_shape(data, where)
+    return data, raw
+
+
+def _no_constant(name):
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite_float(text):
+    value = float(text)
+    if value - value != 0:  # rewritten, it would become Infinity, which is not JSON
+        raise ValueError(f"the number {text[:40]} is out of range for JSON readers (it would become Infinity); write it as a string or a smaller number")
+    return value
+
+
+def _check_shape(data, where):
+    """The shape the agent reads: {"hooks": {"Event": [groups]}}; install and
+    uninstall refuse the same files."""
+    hooks = data.get("hooks")
+    if "hooks" not in data:
+        return
+    if not isinstance(hooks, dict):
+        raise UserError(f'"hooks" must be an object of event names (it is {_kind(hooks)}); fix it, nothing was changed', where)
+    for event, groups in hooks.items():
+        if not isinstance(groups, list):
+            raise UserError(f'"hooks"."{event}" must be a list of hook groups (it is {_kind(groups)}); fix it, '
+                            "nothing was changed", where)
+
+
+def _kind(value):
+    return {dict: "an object", list: "a list", str: "a string", type(None): "null", bool: "a boolean"}.get(
+        type(value), "a number")
 
 
 def _is_ours(hook):
-    cmd = str(hook.get("command", "")) if isinstance(hook, dict) else ""
-    return any(m in cmd for m in MARKERS)
+    """An entry exactly as install writes it: {"type": "command", "command":
+    C, "timeout": N} where C is `<abs path>/engine hook` or `<abs python> -m
+    engine.cli hook`, optionally with `--profile X`, quoted as hook_command
+    quotes it.  A command that merely contains those words is the user's."""
+    if not isinstance(hook, dict) or hook.get("type") != "command" or set(hook) - {"type", "command", "timeout"}:
+        return False
+    cmd = hook.get("command")
+    if not isinstance(cmd, str):
+        return False
+    try:
+        argv = shlex.split(cmd)
+    except ValueError:
+        return False
+    if not argv or " ".join(shlex.quote(a) for a in argv) != cmd:
+        return False
+    if len(argv) >= 2 and argv[-2] == "--profile":
+        argv = argv[:-2]
+    if not os.path.isabs(argv[0]):
+        return False
+    if argv[1:] == ["hook"]:
+        return os.path.basename(argv[0]) == "engine"
+    return argv[1:] == ["-m", "engine.cli", "hook"]
 
 
 def _without_ours(data):
@@ -89,52 +169,73 @@ def _without_ours(data):
         for g in groups:
             if isinstance(g, dict) and isinstance(g.get("hooks"), list):
                 inner = [h for h in g["hooks"] if not _is_ours(h)]
-                if not inner and any(_is_ours(h) for h in g["hooks"]):
+                if not inner and any(_is_ours(h) for h in g["hooks"]) and set(g) <= {"matcher", "hooks"}:
                     continue  # the group held only our hook
                 g = dict(g, hooks=inner)
             kept.append(g)
-        if kept:
+        if kept or not groups:
             hooks[event] = kept
         else:
             del hooks[event]
-    if not hooks:
+    if not hooks and "hooks" in data and data["hooks"]:
         del out["hooks"]
     return out
 
 
-def _write(path, data, original_exists):
-    if path.is_symlink():
-        path = path.resolve()  # write through the link (dotfile managers keep the real file elsewhere)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = (path.stat().st_mode & 0o7777) if path.exists() else 0o644
-    backup = None
-    if original_exists:
-        backup = path.with_name(f"{path.name}.bak-{time.strftime('%Y%m%d-%H%M%S')}")
-        n = 1
-        while backup.exists():
-            backup = path.with_name(f"{path.name}.bak-{time.strftime('%Y%m%d-%H%M%S')}-{n}")
-            n += 1
-        backup.write_bytes(path.read_bytes())
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".settings-")
+def _write(path, data, original):
+    """Replace the settings file atomically, a backup of it first.  Just
+    before the rename the file is read again: if another program changed it
+    since it was read, nothing is written and the user runs the command again."""
+    where = str(path)
+    real = Path(os.path.realpath(path))  # write through a link (dotfile managers keep the real file elsewhere)
+    tmp = backup = None
     try:
+        real.parent.mkdir(parents=True, exist_ok=True)
+        mode = (real.stat().st_mode & 0o7777) if original is not None else 0o600
+        fd, tmp = tempfile.mkstemp(dir=real.parent, prefix=".settings-")
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=2, ensure_ascii=False)
+            json.dump(data, fh, indent=2, ensure_ascii=False, allow_nan=False)
             fh.write("\n")
         os.chmod(tmp, mode)
-        os.replace(tmp, path)
+        if original is not None:
+            backup = real.with_name(f"{real.name}.bak-{time.strftime('%Y%m%d-%H%M%S')}")
+            n = 1
+            while backup.exists():
+                backup = real.with_name(f"{real.name}.bak-{time.strftime('%Y%m%d-%H%M%S')}-{n}")
+                n += 1
+            fd = os.open(backup, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(original)
+        if _current(real) != original:
+            raise UserError("settings file changed while it was being updated (another program wrote it); "
+                            "run the command again, nothing was changed", where)
+        os.replace(tmp, real)
+        tmp = None
     except OSError as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise UserError(f"cannot write settings: {exc.strerror}; nothing was changed", str(path)) from None
+        raise UserError(f"cannot write settings: {exc.strerror or exc}; nothing was changed", where) from None
+    finally:
+        if tmp is not None:
+            for leftover in (tmp, backup):
+                if leftover is not None:
+                    try:
+                        os.unlink(leftover)
+                    except OSError:
+                        pass
     return backup
+
+
+def _current(path):
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        return None
 
 
 def install(scope, events, profile_ref=None, timeout=10, cwd=None):
     """Add our entries for `events`; returns (path, changed, backup)."""
     path = settings_path(scope, cwd)
-    data = _load(path)
+    data, original = _load(path)
     new = _without_ours(data)
     cmd = hook_command(profile_ref, cwd)
     hooks = new.setdefault("hooks", {})
@@ -145,13 +246,13 @@ def install(scope, events, profile_ref=None, timeout=10, cwd=None):
         hooks.setdefault(event, []).append(entry)
     if new == data:
         return path, False, None
-    return path, True, _write(path, new, path.exists())
+    return path, True, _write(path, new, original)
 
 
 def uninstall(scope, cwd=None):
     path = settings_path(scope, cwd)
-    data = _load(path)
+    data, original = _load(path)
     new = _without_ours(data)
     if new == data:
         return path, False, None
-    return path, True, _write(path, new, True)
+    return path, True, _write(path, new, original)

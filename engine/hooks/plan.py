@@ -25,3 +25,4 @@ class Plan:
     text: str = ""
     budget: dict = field(default_factory=dict)
     problems: list = field(default_factory=list)  # log lines about files left out
+    skipped: list = field(default_factory=list)  # (path, reason): files the trust model left out

@@ -1,6 +1,6 @@
 """`engine refresh preview`: exactly what the refresh handlers would inject at
-turn N, with order, priority, sizes before and after compression, and what
-did not fit."""
+turn N, with order, priority, sizes before and after compression, what did
+not fit, and what the trust model left out (SKIPPED, with the reason)."""
 
 import os
 import sys
@@ -19,7 +19,7 @@ def preview(profile_ref, turn, cwd, show_text, out=None):
     profile = load_profile(profile_ref, cwd=cwd)
     registry, by_event = build(profile.hooks)
     event = {"hook_event_name": "UserPromptSubmit", "cwd": cwd, "session_id": "preview"}
-    messages = []
+    messages, shown = [], set()
     ctx = Context(event, None, turn or 0, profile_ref, profile.hooks, messages.append)
     refreshers = [h for h in registry.values() if isinstance(h, Refresh)]
     if not refreshers:
@@ -46,9 +46,13 @@ def preview(profile_ref, turn, cwd, show_text, out=None):
         rows = [(it, "in") for it in plan.items] + [(it, "OMITTED") for it in plan.omitted]
         for n, (it, status) in enumerate(rows, 1):
             print(f"   {n:>2}. {status:<7} priority {it.priority:<3} {it.chars_before:>6} -> {it.chars:>6} chars  {it.path}", file=out)
+        for path, reason in plan.skipped:
+            print(f"   SKIPPED {path}: {reason}", file=out)
+            shown.add(f"rule file {path} left out: {reason}")
         if show_text and plan.text:
             print("   ---", file=out)
             print("\n".join("   " + line for line in plan.text.splitlines()), file=out)
-    for m in messages:
-        print(f"note: {m}", file=out)
+    for m in dict.fromkeys(messages):
+        if m not in shown:
+            print(f"note: {m}", file=out)
     return 0

@@ -2,9 +2,14 @@
 
 redis-py takes about 250 ms to import on this machine, five times the whole
 budget of a hook process; the few commands the state needs fit in a page.
+Each command, sent and answered, has one time limit as a whole
+(`hooks.state.call_timeout_ms`): a server that trickles its answer a byte at
+a time cannot hold the hook, since the socket timeout alone bounds only one
+read.
 """
 
 import socket
+import time
 
 from .errors import RedisError
 
@@ -33,8 +38,10 @@ def _parse(rest):
 
 
 class Redis:
-    def __init__(self, url, timeout):
+    def __init__(self, url, timeout, call_timeout=None):
         host, port, password, db = parse_url(url)
+        self.call_timeout = call_timeout or timeout
+        self.ends = None
         try:
             self.sock = socket.create_connection((host, port), timeout=timeout)
         except OSError as exc:
@@ -55,29 +62,45 @@ class Redis:
     def call(self, *args):
         out = [b"*%d\r\n" % len(args)]
         for a in args:
-            b = a if isinstance(a, bytes) else str(a).encode()
+            b = a if isinstance(a, bytes) else str(a).encode("utf-8", "surrogatepass")
             out.append(b"$%d\r\n%s\r\n" % (len(b), b))
+        self.ends = time.monotonic() + self.call_timeout
         try:
+            self._limit()
             self.sock.sendall(b"".join(out))
             return self._reply()
         except OSError as exc:
             raise RedisError(f"Redis connection failed: {exc}") from None
+        except ValueError:
+            raise RedisError("Redis sent a malformed reply") from None
+        finally:
+            self.ends = None
+
+    def _limit(self):
+        """What is left of this command's time, as the socket's timeout."""
+        if self.ends is None:
+            return
+        left = self.ends - time.monotonic()
+        if left <= 0:
+            raise RedisError(f"Redis did not answer within {int(self.call_timeout * 1000)} ms")
+        self.sock.settimeout(left)
+
+    def _recv(self):
+        self._limit()
+        chunk = self.sock.recv(65536)
+        if not chunk:
+            raise RedisError("Redis closed the connection")
+        return chunk
 
     def _line(self):
         while b"\r\n" not in self.buf:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise RedisError("Redis closed the connection")
-            self.buf += chunk
+            self.buf += self._recv()
         line, self.buf = self.buf.split(b"\r\n", 1)
         return line
 
     def _exact(self, n):
         while len(self.buf) < n + 2:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise RedisError("Redis closed the connection")
-            self.buf += chunk
+            self.buf += self._recv()
         data, self.buf = self.buf[:n], self.buf[n + 2:]
         return data
 

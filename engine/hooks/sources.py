@@ -37,10 +37,12 @@ def priority_of(text, key, default):
     return int(found.group(1)) if found else default
 
 
-def collect(spec, cwd, log):
+def collect(spec, cwd, log, trust=None, skipped=None):
     """RuleFiles for a handler: its `sources` (dir + glob), sorted by
     (priority, file name), or its `files` in the order given; unreadable,
-    non-UTF-8, empty and skipped files are left out."""
+    non-UTF-8, empty and skipped files are left out, and so is a file the
+    trust model (trust.py) does not let this profile read: logged and
+    listed in `skipped` as (path, reason)."""
     paths = []
     for src in spec.get("sources", ()):
         folder = Path(expand(src["dir"], cwd))
@@ -62,12 +64,19 @@ def collect(spec, cwd, log):
         real = os.path.realpath(p)
         if real in seen or p.name in skip:
             continue
-        if not p.is_file():
+        reason = trust.why_not(str(p)) if trust is not None else None
+        if reason:
+            log(f"rule file {p} left out: {reason}")
+            if skipped is not None:
+                skipped.append((str(p), reason))
+            continue
+        if not os.path.isfile(real):
             log(f"rule file {p} is not a readable file (a broken link?); left out")
             continue
         seen.add(real)
         try:
-            data = p.read_bytes()
+            with open(real, "rb") as fh:  # the path just checked, not the link (which could change)
+                data = fh.read()
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             log(f"rule file {p} is not UTF-8; left out (convert it with iconv -t UTF-8)")

@@ -1,7 +1,9 @@
 """Per-session hook state: a turn counter and, per handler, where it last
 injected.  In Redis when a URL is configured (atomic HINCRBY, expiry), else
 in one JSON file per session, updated under an exclusive lock and replaced
-atomically, so parallel hook processes never lose a count."""
+atomically, so parallel hook processes never lose a count.  Fields named
+`turn_at:*` only ever grow: a slower parallel hook that saw an older turn
+cannot move them back.  The folder is 0700 and its files 0600."""
 
 import fcntl
 import os
@@ -10,6 +12,10 @@ import time
 from ..paths import state_dir_str
 from .errors import RedisError
 from .fastjson import dumps_flat, loads
+from .log import open_private, private_dir
+
+# Fields that only grow (the turn a handler last injected at).
+MONOTONIC = ("turn_at:",)
 
 
 class StateError(Exception):
@@ -20,7 +26,8 @@ def _session_key(session_id):
     from ..cache import sha256
 
     safe = "".join(c if (c.isascii() and c.isalnum()) or c in "_.-" else "_" for c in session_id[:80])
-    return f"{safe}-{sha256(session_id.encode()).hexdigest()[:12]}"
+    # surrogatepass: a lone surrogate is valid in the event's JSON, not in UTF-8
+    return f"{safe}-{sha256(session_id.encode('utf-8', 'surrogatepass')).hexdigest()[:12]}"
 
 
 class FileState:
@@ -33,8 +40,8 @@ class FileState:
 
     def _locked(self):
         try:
-            os.makedirs(self.root, exist_ok=True)
-            fd = os.open(str(self.path) + ".lock", os.O_CREAT | os.O_RDWR, 0o600)
+            private_dir(self.root)
+            fd = open_private(str(self.path) + ".lock", os.O_CREAT | os.O_RDWR)
         except OSError as exc:
             raise StateError(f"cannot open state lock {self.path}.lock: {exc}") from None
         fcntl.flock(fd, fcntl.LOCK_EX)
@@ -62,7 +69,8 @@ class FileState:
             # No fsync: the rename is atomic, so a reader sees the old or the new
             # count, never a torn one; a crash may lose the last count, which
             # costs at most one refresh, while fsync costs ~15 ms per prompt.
-            with open(tmp, "w", encoding="utf-8") as fh:
+            fd = open_private(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+            with open(fd, "w", encoding="utf-8") as fh:
                 fh.write(dumps_flat(data))
             os.replace(tmp, self.path)
         except OSError as exc:
@@ -99,7 +107,7 @@ class FileState:
             os.close(fd)
 
     def update(self, fields):
-        self._transact(lambda d: d.update(fields))
+        self._transact(lambda d: d.update(_raised(d, fields)))
 
     def prune(self):
         """Remove the files of sessions idle for longer than the expiry (an
@@ -145,13 +153,43 @@ class RedisState:
         return {flat[i]: _num(flat[i + 1]) for i in range(0, len(flat), 2)}
 
     def update(self, fields):
+        """One atomic script: plain fields set, monotonic ones raised only."""
         if fields:
             args = [x for k, v in fields.items() for x in (k, v)]
-            self.r.call("HSET", self.key, *args)
-            self.r.call("EXPIRE", self.key, self.ttl)
+            self.r.call("EVAL", _UPDATE_SCRIPT, 1, self.key, self.ttl, ",".join(MONOTONIC), *args)
 
     def clear(self):
         self.r.call("DEL", self.key)
+
+
+_UPDATE_SCRIPT = """
+local prefixes = {}
+for p in string.gmatch(ARGV[2], '[^,]+') do prefixes[#prefixes + 1] = p end
+for i = 3, #ARGV, 2 do
+  local k, v = ARGV[i], ARGV[i + 1]
+  local grow = false
+  for _, p in ipairs(prefixes) do
+    if string.sub(k, 1, #p) == p then grow = true end
+  end
+  local old = tonumber(redis.call('HGET', KEYS[1], k))
+  if not (grow and old and tonumber(v) and old >= tonumber(v)) then
+    redis.call('HSET', KEYS[1], k, v)
+  end
+end
+redis.call('EXPIRE', KEYS[1], ARGV[1])
+return 1
+"""
+
+
+def _raised(current, fields):
+    """`fields` with each monotonic one no lower than its current value."""
+    out = dict(fields)
+    for k, v in fields.items():
+        if k.startswith(MONOTONIC):
+            old = current.get(k)
+            if isinstance(old, (int, float)) and isinstance(v, (int, float)) and old > v:
+                out[k] = old
+    return out
 
 
 def _num(v):
@@ -204,7 +242,7 @@ def open_state(session_id, settings, log):
     from .resp import Redis  # only now is the socket module needed
 
     try:
-        client = Redis(url, settings["connect_timeout_ms"] / 1000.0)
+        client = Redis(url, settings["connect_timeout_ms"] / 1000.0, settings["call_timeout_ms"] / 1000.0)
         return FallbackState(RedisState(client, session_id, ttl), files, log, url)
     except RedisError as exc:
         _log_once(files, f"Redis unreachable at {redact(url)} ({exc}); using file state", log)
@@ -212,10 +250,14 @@ def open_state(session_id, settings, log):
 
 
 def redact(url):
-    """The URL without its password (logs are not for secrets)."""
-    import re
-
-    return re.sub(r"//[^@/]*@", "//***@", url)
+    """The URL without its credentials (logs are not for secrets): parsed the
+    way the client parses it, so a password holding / or @ is hidden whole."""
+    scheme, sep, rest = str(url).partition("://")
+    if not sep:
+        return "<not a URL>" if "@" in scheme else scheme
+    if "@" in rest:
+        rest = "***@" + rest.rsplit("@", 1)[1]
+    return f"{scheme}://{rest}"
 
 
 def _log_once(files, message, log):

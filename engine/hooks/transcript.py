@@ -1,20 +1,31 @@
 """Context size from the agent's transcript (JSONL): the last assistant record
 outside a side chain carries message.usage; input + cache creation + cache read
 tokens is what the context holds.  Read backwards in blocks: a transcript may
-be many megabytes and only its end matters."""
+be many megabytes and only its end matters (up to `max_bytes`).  Only a
+regular file is read: a FIFO or a device named as the transcript would block
+or never end.  A record of an unexpected shape is skipped, never an error."""
 
 import json
 import os
+import stat
 
 BLOCK = 65536
 
 
-def context_tokens(path, max_bytes=8 * 1024 * 1024):
+def context_tokens(path, max_bytes):
     """Tokens in context per the last usage record, or None when unknown."""
-    if not path:
+    if not path or not isinstance(path, str):
         return None
     try:
-        with open(path, "rb") as fh:
+        # O_NONBLOCK: opening a FIFO must not wait for a writer.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except (OSError, ValueError):
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with os.fdopen(fd, "rb") as fh:
+            fd = None
             fh.seek(0, os.SEEK_END)
             end = fh.tell()
             pos, tail = end, b""
@@ -33,6 +44,9 @@ def context_tokens(path, max_bytes=8 * 1024 * 1024):
                 tail = lines[0] if pos > 0 else b""
     except OSError:
         return None
+    finally:
+        if fd is not None:
+            os.close(fd)
     return None
 
 
@@ -42,14 +56,17 @@ def _usage(raw):
         return None
     try:
         rec = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: an array nested thousands deep
         return None
     if not isinstance(rec, dict) or rec.get("type") != "assistant" or rec.get("isSidechain"):
         return None
-    usage = (rec.get("message") or {}).get("usage") or {}
+    message = rec.get("message")
+    usage = message.get("usage") if isinstance(message, dict) else None
+    if not isinstance(usage, dict):
+        return None
     try:
         return int(usage.get("input_tokens", 0)) + int(usage.get("cache_creation_input_tokens", 0)) + int(
             usage.get("cache_read_input_tokens", 0)
         )
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return None

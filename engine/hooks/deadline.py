@@ -1,0 +1,78 @@
+"""One deadline for a whole hook process (`hooks.deadline_ms`).
+
+A SIGALRM timer, counted from the process start: when it fires, the hook
+logs one line and leaves with status 0 having printed nothing.  Nothing is
+ever half-printed, because the timer is disarmed before the one complete
+JSON object is written.  Python runs a signal handler between bytecodes (and
+interrupts blocking reads: a FIFO, a slow socket), so a single C call that
+runs long (a huge allocation) could hold it off; `kill_after_ms` arms the
+C-level faulthandler watchdog as the last resort, which ends the process
+(status 1, which the agent treats as a non-blocking error) without a word.
+Uses the C modules _signal and faulthandler: `signal` imports enum, which
+the hot path avoids.
+"""
+
+import os
+import time
+
+STARTED = time.monotonic()  # as near the process start as an import gets
+# True while a hook event runs in this process: its own deadline and the
+# template limits bound everything then (engine validate's trial rendering
+# of templates is skipped, see hookcheck.py).
+IN_HOOK = False
+
+
+class Expired(BaseException):
+    """Raised instead of exiting when the hook runs inside another program
+    (tests): `except Exception` in the code it interrupts cannot swallow it."""
+
+
+class Deadline:
+    def __init__(self, log, exit=None):
+        self.log = log
+        self.exit = exit  # None: a real hook process, os._exit
+        self.armed = False
+        self._devnull = None
+
+    def arm(self, deadline_ms, kill_after_ms):
+        import _signal
+
+        left = deadline_ms / 1000.0 - (time.monotonic() - STARTED)
+        self.ms = deadline_ms
+        _signal.signal(_signal.SIGALRM, self._expire)
+        self.armed = True
+        if left <= 0:
+            self._expire(None, None)
+            return
+        _signal.setitimer(_signal.ITIMER_REAL, left)
+        if self.exit is None:
+            import faulthandler
+
+            self._devnull = os.open(os.devnull, os.O_WRONLY | os.O_CLOEXEC)
+            faulthandler.dump_traceback_later(max(kill_after_ms / 1000.0 - (time.monotonic() - STARTED), 0.001),
+                                              exit=True, file=self._devnull)
+
+    def disarm(self):
+        if not self.armed:
+            return
+        import _signal
+
+        _signal.setitimer(_signal.ITIMER_REAL, 0)
+        _signal.signal(_signal.SIGALRM, _signal.SIG_DFL)
+        if self._devnull is not None:
+            import faulthandler
+
+            faulthandler.cancel_dump_traceback_later()
+            os.close(self._devnull)
+            self._devnull = None
+        self.armed = False
+
+    def _expire(self, signum, frame):
+        self.disarm()
+        try:
+            self.log(f"deadline of {self.ms} ms reached; exiting without output")
+        except BaseException:  # noqa: BLE001 - leaving is all that matters now
+            pass
+        if self.exit is None:
+            os._exit(0)
+        self.exit()

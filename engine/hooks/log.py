@@ -1,0 +1,102 @@
+"""The hook log: one line per problem, in the user's state folder.
+
+Everything that goes into a line is escaped first: an event field holding a
+newline or a control character cannot forge a second line, and a lone
+surrogate (valid in JSON, not in UTF-8) is written as `\\udXXX` instead of
+making the logger itself fail.  The folder is created 0700 and the file 0600
+(a log may name the user's files); past `hooks.log.max_bytes` it moves to
+hook.log.1.  No imports beyond os and time: the hot path loads this.
+"""
+
+import os
+import time
+
+from ..paths import state_dir_str
+
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\"}
+
+
+def clean(value, limit=None):
+    """One printable line: control characters, line separators and lone
+    surrogates escaped."""
+    s = value if isinstance(value, str) else str(value)
+    if limit is not None:
+        s = s[:limit]
+    if s.isprintable() and "\\" not in s:
+        return s
+    out = []
+    for ch in s:
+        if ch in _ESCAPES:
+            out.append(_ESCAPES[ch])
+        elif ch.isprintable() and not ("\ud800" <= ch <= "\udfff"):
+            out.append(ch)
+        else:
+            out.append(f"\\u{ord(ch):04x}" if ord(ch) <= 0xFFFF else f"\\U{ord(ch):08x}")
+    return "".join(out)
+
+
+def open_private(path, flags):
+    """os.open with 0600, tightening a file an older version left wider."""
+    fd = os.open(path, flags | os.O_CLOEXEC, 0o600)
+    try:
+        st = os.fstat(fd)
+        if st.st_mode & 0o077 and st.st_uid == os.getuid():
+            os.fchmod(fd, 0o600)
+    except OSError:
+        pass
+    return fd
+
+
+def private_dir(path):
+    """Create a folder for the engine's own files: it and every folder
+    created on the way below the state folder are 0700 (os.makedirs would
+    give the ones on the way the default mode)."""
+    if os.path.isdir(path):
+        return
+    root = state_dir_str()
+    parent = os.path.dirname(path)
+    if path != root and parent and (parent == root or parent.startswith(root.rstrip(os.sep) + os.sep)):
+        private_dir(parent)
+    else:
+        os.makedirs(parent, exist_ok=True)
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+
+
+class Log:
+    def __init__(self, event=None):
+        self.event = event or {}
+        self.max_bytes = None  # known once the profile's hooks settings are read
+
+    def __call__(self, message):
+        ev = self.event if isinstance(self.event, dict) else {}
+        line = "{} {} session={} {}\n".format(
+            time.strftime("%Y-%m-%dT%H:%M:%S"),
+            clean(ev.get("hook_event_name", "?"), 80),
+            clean(ev.get("session_id", "?"), 64),
+            clean(message),
+        )
+        try:
+            folder = state_dir_str()
+            private_dir(folder)
+            path = os.path.join(folder, "hook.log")
+            fd = open_private(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+            try:
+                os.write(fd, line.encode("utf-8", "backslashreplace"))  # one write: lines of parallel hooks never mix
+                if self.max_bytes and os.fstat(fd).st_size > self.max_bytes:
+                    self._rotate(path, fd)
+            finally:
+                os.close(fd)
+        except OSError:
+            pass  # a full or read-only disk must not break the agent either
+
+    @staticmethod
+    def _rotate(path, fd):
+        try:
+            # Only if the path still names our file: a parallel hook may have rotated it already.
+            if os.stat(path).st_ino == os.fstat(fd).st_ino:
+                os.replace(path, path + ".1")
+        except OSError:
+            pass

@@ -1,0 +1,321 @@
+"""Hostile and pathological inputs to `engine hook` (issue 10): no input keeps
+a hook past its deadline, breaks its log, or pushes an event past the
+injection cap; the state folder is private."""
+
+import json
+import os
+import socket
+import stat
+import threading
+import time
+
+import pytest
+
+from hook_fixtures import free_port, profile_text, shared_profile, transcript_records
+from test_hooks_conftest_fixtures import hk, redis_server  # noqa: F401 - fixtures
+
+CAP = 9500
+
+
+def _timed(hk, event, profile=None, env=None, timeout=60):
+    start = time.monotonic()
+    run = hk.hook(event, profile=profile, env=env, timeout=timeout)
+    return run, time.monotonic() - start
+
+
+# -- fault 4: one deadline, nothing blocks ---------------------------------
+
+def test_a_fifo_transcript_does_not_block_the_hook(hk):
+    hk.rule("a.md", "# A\nMarker ALPHA.\n")
+    fifo = hk.root / "transcript.fifo"
+    os.mkfifo(fifo)
+    prof = shared_profile(profile_text({"UserPromptSubmit": [{"name": "rules", "every_turns": 0, "every_tokens": 1000}]}))
+    run, took = _timed(hk, hk.prompt(1, transcript_path=str(fifo)), profile=prof, timeout=30)
+    run.assert_silent()
+    assert took < 10, f"the hook took {took:.1f} s on a FIFO transcript"
+
+
+def _template_profile(template, **top):
+    return shared_profile(profile_text({"UserPromptSubmit": [{"name": "rules", "every_turns": 1, "template": template}]},
+                                       **top))
+
+
+def test_nested_range_loops_in_a_template_are_refused_fast(hk):
+    hk.rule("a.md", "# A\nMarker ALPHA.\n")
+    prof = _template_profile("{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}x")
+    run, took = _timed(hk, hk.prompt(1), profile=prof, timeout=40)
+    run.assert_silent()
+    assert took < 10, f"{took:.1f} s"
+    assert any("range" in line for line in hk.log_lines()), hk.log_lines()
+
+
+def test_a_long_template_loop_ends_at_the_deadline_with_nothing_printed(hk):
+    """Within every limit of hooks.templates, but 10^10 steps: the deadline ends it."""
+    hk.rule("a.md", "# A\nMarker ALPHA.\n")
+    prof = _template_profile("{% for i in range(100000) %}{% for c in 'y' * 100000 %}{% endfor %}{% endfor %}x",
+                             deadline_ms=1500, kill_after_ms=3000)
+    run, took = _timed(hk, hk.prompt(1), profile=prof, timeout=40)
+    run.assert_silent()
+    assert took < 15, f"{took:.1f} s with a deadline of 1.5 s (10^10 steps would take hours)"
+    lines = hk.log_lines()
+    assert len(lines) == 1 and "deadline of 1500 ms reached" in lines[0], lines
+
+
+def test_the_deadline_must_be_below_the_install_timeout(hk):
+    prof = hk.project / "p.yaml"
+    prof.write_text(profile_text(name="p", deadline_ms=12000, kill_after_ms=13000))
+    run = hk.engine("validate", str(prof))
+    assert run.returncode == 1 and "Traceback" not in run.stderr, str(run)
+    assert "deadline_ms (12000)" in run.stderr and "install_timeout_seconds" in run.stderr, run.stderr
+
+
+class _Trickle:
+    """A 'Redis' that answers every command with a long bulk string, one
+    byte every 50 ms."""
+
+    def __init__(self):
+        self.srv = socket.socket()
+        self.srv.bind(("127.0.0.1", 0))
+        self.srv.listen(16)
+        self.port = self.srv.getsockname()[1]
+        self.stop = threading.Event()
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        self.srv.settimeout(0.2)
+        while not self.stop.is_set():
+            try:
+                conn, _ = self.srv.accept()
+            except OSError:
+                continue
+            threading.Thread(target=self._drip, args=(conn,), daemon=True).start()
+
+    def _drip(self, conn):
+        try:
+            conn.recv(65536)
+            conn.sendall(b"$100000\r\n")
+            while not self.stop.is_set():
+                conn.sendall(b"x")
+                time.sleep(0.05)
+        except OSError:
+            pass
+        finally:
+            conn.close()
+
+    def close(self):
+        self.stop.set()
+        self.srv.close()
+
+
+def test_a_redis_that_trickles_its_answer_is_treated_as_down(hk):
+    server = _Trickle()
+    try:
+        hk.extra_env["ENGINE_REDIS_URL"] = f"redis://127.0.0.1:{server.port}/0"
+        run, took = _timed(hk, hk.prompt(1), timeout=30)
+    finally:
+        server.close()
+    run.assert_silent()
+    assert took < 5, f"the hook took {took:.1f} s against a trickling Redis"
+    assert hk.file_turn() == 1, "the turn went to file state instead"
+
+
+# -- fault 6: the password never reaches the log; private state -------------
+
+def test_a_redis_password_holding_a_slash_is_not_logged(hk):
+    hk.extra_env["ENGINE_REDIS_URL"] = f"redis://:pa/ss-SECRET1@127.0.0.1:{free_port()}/0"
+    hk.hook(hk.prompt(1)).assert_silent()
+    log = hk.log_path.read_text()
+    assert log.strip(), "the unreachable Redis is logged"
+    assert "SECRET1" not in log and "pa/ss" not in log, log
+
+
+def test_the_state_folder_is_private(hk):
+    hk.rule("a.md", "# A\nMarker ALPHA.\n")
+    old = os.umask(0o022)
+    try:
+        hk.hook(hk.prompt(1)).assert_ok()
+        hk.hook(b"not json").assert_silent()
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(hk.state.stat().st_mode) == 0o700
+    assert stat.S_IMODE((hk.state / "sessions").stat().st_mode) == 0o700
+    files = [hk.log_path, *(hk.state / "sessions").iterdir()]
+    assert len(files) >= 3, files  # the log, the session's state and its lock
+    for f in files:
+        assert stat.S_IMODE(f.stat().st_mode) == 0o600, f"{f} is {oct(f.stat().st_mode)}"
+
+
+def test_a_world_readable_log_from_an_older_version_is_tightened(hk):
+    hk.state.mkdir(parents=True)
+    hk.log_path.write_text("old line\n")
+    hk.log_path.chmod(0o644)
+    hk.hook(b"not json").assert_silent()
+    assert stat.S_IMODE(hk.log_path.stat().st_mode) == 0o600
+
+
+# -- fault 7: the cap holds at the merge point ---------------------------------
+
+def _big(marker, lines):
+    return f"# {marker}\n" + "".join(f"- {marker} item {i:04d}: keep every release note short and clear\n" for i in range(lines))
+
+
+def test_a_reinject_of_two_refreshes_stays_under_the_cap(hk):
+    """The composition of the issue with token budgets (which validate cannot
+    check in characters): rules and CLAUDE.md together would be ~12,600."""
+    for i in range(3):
+        hk.rule(f"r{i}.md", _big(f"RULE{i}X", 40))
+    hk.claude_md(_big("CLAUDEMDX", 90))
+    prof = shared_profile(profile_text({
+        "UserPromptSubmit": [{"name": "rules", "budget": {"tokens": 2500}},
+                             {"name": "claude_md", "budget": {"tokens": 2500}}],
+        "SessionStart": [{"name": "after_compaction", "handlers": ["rules", "claude_md"]}]}))
+    run = hk.hook(hk.event("SessionStart", source="compact"), profile=prof)
+    ctx = run.assert_ok().context or ""
+    assert "RULE0X" in ctx
+    assert len(ctx) <= CAP, f"one event carried {len(ctx)} characters"
+    if "CLAUDEMDX" not in ctx:  # deferred: the next prompt brings it
+        nxt = hk.hook(hk.prompt(1), profile=prof).assert_ok().context or ""
+        assert "CLAUDEMDX" in nxt and len(nxt) <= CAP
+
+
+def test_validate_refuses_a_reinject_that_cannot_fit_in_one_event(hk):
+    prof = hk.project / "p.yaml"
+    prof.write_text(profile_text({"SessionStart": [{"name": "after_compaction", "handlers": ["rules", "claude_md"]}]},
+                                 name="p"))
+    run = hk.engine("validate", str(prof))
+    assert run.returncode == 1, str(run)
+    assert "max_injection_chars" in run.stderr and "after_compaction" in run.stderr or "reinject" in run.stderr, str(run)
+
+
+# -- fault 9: the log, many rule files, odd transcripts, monotonic state -------
+
+def _unknown_event(hk, **fields):
+    return hk.event("NoSuchEvent", **fields)
+
+
+def test_a_lone_surrogate_in_the_session_id_keeps_the_log_line(hk):
+    raw = json.dumps(_unknown_event(hk)).replace(hk.session, "ab\\ud800cd")
+    hk.hook(raw.encode()).assert_silent()
+    lines = hk.log_lines()
+    assert len(lines) == 1 and "NoSuchEvent" in lines[0] and "\\ud800" in lines[0], lines
+
+
+def test_a_lone_surrogate_session_still_counts_and_injects(hk):
+    hk.rule("a.md", "# A\nMarker ALPHA.\n")
+    raw = json.dumps(hk.event("SessionStart", source="compact")).replace(hk.session, "s\\udc80")
+    run = hk.hook(raw.encode())
+    assert "ALPHA" in (run.assert_ok().context or "")
+
+
+def test_an_event_name_with_a_newline_cannot_forge_log_lines(hk):
+    forged = "X\n2026-01-01T00:00:00 UserPromptSubmit session=admin all good"
+    hk.hook(hk.event(forged)).assert_silent()
+    lines = hk.log_lines()
+    assert len(lines) == 1, lines
+    assert not any(line.startswith("2026-01-01") for line in lines)
+
+
+def test_ten_thousand_rule_files_still_inject_rules(hk):
+    hk.project_rules.mkdir(parents=True)
+    for i in range(10000):
+        (hk.project_rules / f"r{i:05d}.md").write_text(f"# R{i}\nMarker RULE{i:05d}X: run the tests.\n")
+    run, took = _timed(hk, hk.event("SessionStart", source="compact"), timeout=120)
+    ctx = run.assert_ok().context or ""
+    assert "RULE00000X" in ctx, f"no rule injected ({took:.1f} s)\n{ctx[:500]}"
+    assert len(ctx) <= CAP
+    tail = ctx.rsplit("\n", 1)[-1]
+    assert "omitted" in tail and "more" in tail, tail
+    assert len(tail) < 1000, "the omitted line names a few files, then counts the rest"
+
+
+@pytest.mark.parametrize("record", [
+    {"type": "assistant", "message": "str", "usage": {"input_tokens": 1}},
+    {"type": "assistant", "message": {"usage": "lots"}},
+    {"type": "assistant", "message": {"usage": {"input_tokens": 1e300}}},
+    "deep",
+], ids=["message-string", "usage-string", "huge-number", "deep-array"])
+def test_an_odd_transcript_record_does_not_abort_the_event(hk, record):
+    hk.rule("a.md", "# A\nMarker ALPHA.\n")
+    hk.write_transcript(transcript_records(5000))
+    with open(hk.transcript, "a") as fh:
+        if record == "deep":
+            fh.write('{"type": "assistant", "usage": ' + "[" * 100000 + "]" * 100000 + "}\n")
+        else:
+            fh.write(json.dumps(record) + "\n")
+    prof = shared_profile(profile_text({"UserPromptSubmit": [
+        {"name": "rules", "every_turns": 1},
+        {"name": "claude_md", "every_turns": 0, "every_tokens": 1000}]}))
+    run = hk.hook(hk.prompt(1), profile=prof)
+    assert "ALPHA" in (run.assert_ok().context or ""), f"{run}\n{hk.log_lines()}"
+
+
+def test_turn_at_never_goes_backwards(hk):
+    from engine.hooks.state import FileState
+
+    st = FileState("s-mono", 3600, root=str(hk.state))
+    st.update({"turn_at:rules": 41, "pending:rules": 0})
+    st.update({"turn_at:rules": 40, "pending:rules": 1})  # a slower parallel hook that saw turn 40
+    got = st.get()
+    assert got["turn_at:rules"] == 41 and got["pending:rules"] == 1, got
+
+
+def test_turn_at_never_goes_backwards_in_redis(redis_server):
+    from engine.hooks.resp import Redis
+    from engine.hooks.state import RedisState
+
+    st = RedisState(Redis(redis_server.url, 2.0), "s-mono", 3600)
+    st.update({"turn_at:rules": 41, "tokens_at:rules": 9000})
+    st.update({"turn_at:rules": 40, "tokens_at:rules": 100})  # tokens_at may fall (a compaction)
+    got = st.get()
+    assert got["turn_at:rules"] == 41 and got["tokens_at:rules"] == 100, got
+    assert 0 < redis_server.client().ttl("rules-engine:session:s-mono") <= 3600
+
+
+def test_hook_log_rotates_past_its_size(hk):
+    prof = shared_profile(profile_text(name="small-log", log={"max_bytes": 2048}))
+    for _ in range(40):
+        hk.hook(b"not json", profile=prof).assert_silent()
+    assert hk.log_path.stat().st_size <= 2048 + 200
+    rotated = hk.state / "hook.log.1"
+    assert rotated.exists() and rotated.stat().st_size <= 2048 + 200
+    assert stat.S_IMODE(rotated.stat().st_mode) == 0o600
+
+
+@pytest.mark.parametrize("template,words", [
+    ("{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}", ("template", "range")),
+    ("{{ 'x' * 1000000000 }}", ("template", "repeats")),
+], ids=["nested-range", "huge-repeat"])
+def test_validate_refuses_a_template_the_hook_could_not_render(hk, template, words):
+    prof = hk.project / "p.yaml"
+    prof.write_text(profile_text({"UserPromptSubmit": [{"name": "rules", "template": template}]}, name="p"))
+    start = time.monotonic()
+    run = hk.engine("validate", str(prof), timeout=60)
+    assert time.monotonic() - start < 30
+    assert run.returncode == 1 and "Traceback" not in run.stderr, str(run)
+    assert all(w in run.stderr for w in words), run.stderr
+
+
+def test_the_huge_template_of_the_issue_is_refused_in_process():
+    from engine.hooks.banner import TemplateLimit, render
+
+    limits = {"max_output_chars": 200000, "max_range_items": 200000}
+    start = time.monotonic()
+    for template in ("{{ 'x'*1000000000 }}", "{{ 'x'|center(1000000000) }}", "{{ 10 ** 1000000000 }}",
+                     "{% set ns = namespace(s='ab') %}{% for i in range(40) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}"):
+        with pytest.raises(TemplateLimit):
+            render(template, limits)
+    assert time.monotonic() - start < 2
+    assert render("[{{ omitted|join(', ') }}]", limits, omitted=["a.md", "b.md"]) == "[a.md, b.md]"
+
+
+def test_a_c_call_past_the_deadline_is_ended_by_the_watchdog(hk):
+    """sum() over a huge range runs in C: the SIGALRM handler cannot run, so
+    kill_after_ms ends the process (status 1, nothing printed)."""
+    code = ("from engine.hooks.deadline import Deadline\n"
+            "Deadline(lambda m: None).arm(300, 1200)\n"
+            "sum(range(10 ** 12))\nprint('not reached')\n")
+    start = time.monotonic()
+    run = hk.python(code, timeout=60)
+    took = time.monotonic() - start
+    assert run.returncode == 1 and run.stdout == "", str(run)
+    assert took < 10, f"{took:.1f} s"

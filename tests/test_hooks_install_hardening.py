@@ -1,0 +1,165 @@
+"""`engine install` / `uninstall` on settings files they cannot safely read
+or change (issue 10, faults 5 and 8; issue 11): one line, exit 1, nothing
+changed; uninstall removes only what install wrote, exactly."""
+
+import json
+import os
+import tempfile
+
+import pytest
+
+from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
+
+
+def _settings(hk):
+    return hk.project / ".claude" / "settings.json"
+
+
+def _one_line_error(run):
+    assert run.returncode == 1, str(run)
+    assert "Traceback" not in run.stderr, str(run)
+    lines = [line for line in run.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, f"one line of error\n{run}"
+    assert "settings.json" in lines[0], lines[0]
+    return lines[0]
+
+
+def _listing(folder):
+    return sorted(os.listdir(folder))
+
+
+@pytest.mark.parametrize("text", [
+    '{"hooks": null}',
+    '{"hooks": ["x"]}',
+    '{"hooks": []}',
+    '{"hooks": {"UserPromptSubmit": "x"}}',
+    '{"hooks": {"SessionStart": {"hooks": []}}}',
+    '{"n": 1e999}',
+    '{"n": NaN}',
+], ids=["null", "list", "empty-list", "event-string", "event-object", "1e999", "nan"])
+@pytest.mark.parametrize("command", ["install", "uninstall"])
+def test_settings_install_cannot_read_as_the_agent_does_are_refused_alike(hk, text, command):
+    path = _settings(hk)
+    path.parent.mkdir(parents=True)
+    path.write_text(text)
+    before = _listing(path.parent)
+    _one_line_error(hk.engine(command, "--project"))
+    assert path.read_text() == text, "nothing changed"
+    assert _listing(path.parent) == before, "no backup, no temporary file left"
+
+
+def test_a_huge_number_is_never_rewritten_as_infinity(hk):
+    path = _settings(hk)
+    path.parent.mkdir(parents=True)
+    path.write_text('{"n": 1e999}')
+    msg = _one_line_error(hk.engine("install", "--project"))
+    assert "1e999" in msg
+    assert "Infinity" not in path.read_text()
+
+
+def test_a_folder_named_settings_json(hk):
+    _settings(hk).mkdir(parents=True)
+    _one_line_error(hk.engine("install", "--project"))
+    assert _settings(hk).is_dir() and os.listdir(_settings(hk)) == []
+
+
+def test_a_symlink_loop(hk):
+    path = _settings(hk)
+    path.parent.mkdir(parents=True)
+    path.symlink_to(path.name)
+    for command in ("install", "uninstall"):
+        _one_line_error(hk.engine(command, "--project"))
+    assert path.is_symlink() and os.readlink(path) == path.name
+
+
+def test_a_fifo_settings_json_does_not_block(hk):
+    path = _settings(hk)
+    path.parent.mkdir(parents=True)
+    os.mkfifo(path)
+    _one_line_error(hk.engine("install", "--project", timeout=30))
+    assert _listing(path.parent) == ["settings.json"]
+
+
+def test_a_settings_folder_that_cannot_be_written(hk, monkeypatch):
+    """A read-only .claude/ (as root, chmod cannot make one: the write itself fails here)."""
+    from engine.errors import UserError
+    from engine.hooks import install
+
+    path = _settings(hk)
+    path.parent.mkdir(parents=True)
+    path.write_text('{"model": "opus"}\n')
+
+    def refuse(*a, **k):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    with pytest.raises(UserError) as err:
+        install.install("project", ["SessionStart"], cwd=str(hk.project))
+    assert "nothing was changed" in str(err.value)
+    assert path.read_text() == '{"model": "opus"}\n' and _listing(path.parent) == ["settings.json"]
+
+
+def test_an_edit_made_while_install_runs_is_not_lost(hk, monkeypatch):
+    from engine.errors import UserError
+    from engine.hooks import install
+
+    path = _settings(hk)
+    path.parent.mkdir(parents=True)
+    path.write_text('{"model": "opus"}\n')
+    real = install.hook_command
+
+    def command_and_a_user_edit(*a, **k):  # runs after the file was read, before it is written
+        path.write_text('{"model": "sonnet", "env": {"MINE": "1"}}\n')
+        return real(*a, **k)
+
+    monkeypatch.setattr(install, "hook_command", command_and_a_user_edit)
+    with pytest.raises(UserError) as err:
+        install.install("project", ["SessionStart"], cwd=str(hk.project))
+    assert "run the command again" in str(err.value)
+    assert json.loads(path.read_text()) == {"model": "sonnet", "env": {"MINE": "1"}}, "the user's edit is kept"
+    assert _listing(path.parent) == ["settings.json"]
+
+
+USERS_HOOKS = {
+    "Stop": [{"hooks": [{"type": "command", "command": "/srv/engine hooks/notify.sh"}]}],
+    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "python -m engine.cli hook-guard"}]}],
+    "SessionStart": [{"hooks": [{"type": "command", "command": "/opt/x/engine hook --verbose"},
+                                {"type": "command", "command": "cd /srv && /usr/bin/python3 -m engine.cli hook"}]}],
+}
+
+
+def test_uninstall_keeps_the_users_hooks_that_only_look_like_ours(hk):
+    path = _settings(hk)
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"hooks": USERS_HOOKS}, indent=2))
+    run = hk.engine("install", "--project")
+    assert run.returncode == 0, str(run)
+    installed = json.loads(path.read_text())
+    for event, groups in USERS_HOOKS.items():
+        assert installed["hooks"][event][: len(groups)] == groups, "install keeps them too"
+    run = hk.engine("uninstall", "--project")
+    assert run.returncode == 0, str(run)
+    assert json.loads(path.read_text()) == {"hooks": USERS_HOOKS}
+
+
+def test_uninstall_still_recognises_every_shape_install_writes(hk):
+    prof = hk.project / "my profile.yaml"  # a space: quoted in the command
+    from hook_fixtures import profile_text
+
+    prof.write_text(profile_text(name="p"))
+    for args in ((), ("--profile", "default"), ("--profile", str(prof))):
+        assert hk.engine("install", "--project", *args).returncode == 0
+        run = hk.engine("uninstall", "--project")
+        assert run.returncode == 0 and "removed" in run.stdout, str(run)
+        data = json.loads(_settings(hk).read_text())
+        assert "hooks" not in data or not data["hooks"], data
+
+
+def test_install_errors_name_the_file_as_one_line(hk):
+    path = _settings(hk)
+    path.parent.mkdir(parents=True)
+    path.write_text('{"hooks": null}')
+    run = hk.engine("install", "--project")
+    line = _one_line_error(run)
+    assert line.split(":", 1)[0].endswith("settings.json"), "FILE: message"
+    assert '"hooks"' in line and "nothing was changed" in line
