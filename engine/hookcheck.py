@@ -6,7 +6,7 @@ from pathlib import Path
 
 from .errors import UserError, ValidationErrors
 
-DEFAULTS_REQUIRED = ("scope", "max_injection_chars", "install_timeout_seconds", "state", "events")
+DEFAULTS_REQUIRED = ("scope", "max_injection_chars", "install_timeout_seconds", "install_backups_kept", "state", "events")
 STATE_REQUIRED = ("redis_url", "ttl_hours", "connect_timeout_ms")
 
 

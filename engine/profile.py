@@ -1,5 +1,7 @@
-"""Choosing and loading a profile: --profile, else $ENGINE_PROFILE, else
-.engine/profile.yaml in the working directory, else the built-in `default`."""
+"""Choosing and loading a profile: --profile, else $ENGINE_PROFILE, else the
+first .engine/profile.yaml found walking up from the working folder to the
+repository root (the folder holding .git), else ~/.engine/profile.yaml, else
+the built-in `default`."""
 
 import os
 
@@ -9,18 +11,49 @@ from .refs import is_path
 DEFAULT = "default"
 
 
+LOCAL = os.path.join(".engine", "profile.yaml")
+
+
 def choose(name=None, cwd=None):
     """(reference, base folder) of the profile to use."""
+    ref, base, _why = choose_why(name, cwd)
+    return ref, base
+
+
+def choose_why(name=None, cwd=None):
+    """(reference, base folder, why) of the profile to use."""
     cwd = str(cwd or os.getcwd())
     if name:
-        return name, cwd
+        return name, cwd, "given with --profile"
     env = os.environ.get("ENGINE_PROFILE")
     if env:
-        return env, cwd
-    local = os.path.join(cwd, ".engine", "profile.yaml")
-    if os.path.isfile(local):
-        return local, cwd
-    return DEFAULT, cwd
+        return env, cwd, "named by $ENGINE_PROFILE"
+    found = discover(cwd)
+    if found:
+        return found
+    return DEFAULT, cwd, f"the built-in default: no {LOCAL} from {cwd} up to the repository root, nor in the home folder"
+
+
+def discover(cwd):
+    """(path, base, why) of the nearest .engine/profile.yaml, walking up from
+    cwd and stopping at the repository root (a folder holding .git); then the
+    home folder.  None when there is none."""
+    folder = os.path.abspath(cwd)
+    while True:
+        candidate = os.path.join(folder, LOCAL)
+        if os.path.isfile(candidate):
+            here = "the working folder" if folder == os.path.abspath(cwd) else f"{folder}, walking up from {cwd}"
+            return candidate, cwd, f"found {LOCAL} in {here}"
+        if os.path.exists(os.path.join(folder, ".git")):
+            break  # the repository root: a profile above it belongs to another project
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    home = os.path.join(os.path.expanduser("~"), LOCAL)
+    if os.path.isfile(home):
+        return home, cwd, f"found {LOCAL} in the home folder (none from {cwd} up to the repository root)"
+    return None
 
 
 def locate(name=None, cwd=None):
@@ -72,7 +105,26 @@ def load_profile(name=None, level=None, cwd=None):
         profile = build(name, level, cwd)
         cache.store(key, profile, profile.sources)
         cache.store_plain(_key("hooks", name, None, cwd), profile.hooks, profile.sources)
+        cache.store_plain(_key("meta", name, level, cwd), meta_of(profile), profile.sources)
     return profile
+
+
+def meta_of(profile):
+    """What a cached result needs to know of a compiled profile, as plain data.
+    `id` names the compiled profile: the engine's code, every source file's
+    content and the level; compressed text is cached under it."""
+    import json
+
+    ident = cache.sha256(json.dumps([cache.code_fingerprint(), [list(s) for s in profile.sources], profile.level],
+                                    ensure_ascii=False).encode("utf-8")).hexdigest()
+    return {"id": ident, "name": profile.name, "level": profile.level, "tokenizer": profile.tokenizer,
+            "objective": profile.objective, "cache": profile.cache}
+
+
+def load_meta(name=None, level=None, cwd=None):
+    """meta_of the profile, from the cache without unpickling compiled patterns
+    (or importing `regex`); None when the profile must be built or loaded."""
+    return cache.load_plain(_key("meta", name, level, cwd))
 
 
 def load_hooks(name=None, cwd=None):

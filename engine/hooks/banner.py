@@ -27,6 +27,66 @@ def render(template_text, /, **values):
     return _compiled(template_text).render(**values)
 
 
+# Private-use marks around a placeholder: a value holding one is never memoised.
+_OPEN, _CLOSE = "\ue000", "\ue001"
+
+
+def render_cached(template_text, /, **values):
+    """render(), memoised in the results cache.  Variables the template only
+    prints (`{{ turn }}`, no filter, test or condition) are left out of the
+    key and filled in afterwards, so the banner of turn 40 is the banner of
+    turn 20 with another number: a refresh of unchanged files skips Jinja2."""
+    import json
+
+    from .. import textcache
+
+    tkey = textcache.key("template", template_text)
+    analysis = textcache.get("render", tkey)
+    if analysis is None:
+        analysis = json.dumps(printed_only(template_text))
+        textcache.put("render", tkey, analysis)
+    holes = [n for n in json.loads(analysis) if isinstance(values.get(n), (str, int)) and not isinstance(values.get(n), bool)]
+    rest = {k: _plain(v) for k, v in values.items() if k not in holes}
+    try:
+        shape = json.dumps(rest, sort_keys=True, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return render(template_text, **values)
+    if _OPEN in shape or _CLOSE in shape or any(_OPEN in str(values[n]) for n in holes):
+        return render(template_text, **values)
+    rkey = textcache.key("render", template_text, shape, ",".join(holes))
+    out = textcache.get("render", rkey)
+    if out is None:
+        out = render(template_text, **{**values, **{n: f"{_OPEN}{n}{_CLOSE}" for n in holes}})
+        textcache.put("render", rkey, out)
+    for n in holes:
+        out = out.replace(f"{_OPEN}{n}{_CLOSE}", str(values[n]))
+    return out
+
+
+def _plain(value):
+    """Template values as JSON-able data (items are dataclasses)."""
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if hasattr(value, "__dataclass_fields__"):
+        return {k: _plain(getattr(value, k)) for k in value.__dataclass_fields__}
+    return value
+
+
+def printed_only(source):
+    """Names the template uses only as a bare `{{ name }}` output."""
+    from jinja2 import nodes
+
+    ast = _env().parse(source)
+    uses, printed = {}, {}
+    for n in ast.find_all(nodes.Name):
+        uses[n.name] = uses.get(n.name, 0) + (1 if n.ctx == "load" else 10**6)  # assigned: never a hole
+    for out in ast.find_all(nodes.Output):
+        for child in out.nodes:
+            if isinstance(child, nodes.Name) and child.ctx == "load":
+                printed[child.name] = printed.get(child.name, 0) + 1
+    return sorted(n for n, c in printed.items() if uses.get(n) == c)
+
+
 def check(source, allowed):
     """Problems with a template: (line within the template, message) pairs."""
     from jinja2 import TemplateSyntaxError, meta

@@ -30,11 +30,18 @@ def body(text):
 
 
 def priority_of(text, key, default):
+    """(priority, problem): the frontmatter's whole-number priority, else the
+    default with a note saying why when the key is there but not a number."""
     m = _FRONTMATTER.match(text)
     if not m:
-        return default
-    found = re.search(rf"(?m)^{re.escape(key)}[ \t]*:[ \t]*(-?\d+)[ \t]*(?:#[^\r\n]*)?\r?$", m.group(1))
-    return int(found.group(1)) if found else default
+        return default, ""
+    found = re.search(rf"(?m)^{re.escape(key)}[ \t]*:[ \t]*(.*?)[ \t]*(?:#[^\r\n]*)?\r?$", m.group(1))
+    if not found:
+        return default, ""
+    value = found.group(1).strip("'\"")
+    if re.fullmatch(r"[+-]?\d+", value):
+        return int(value), ""
+    return default, f"{key}: {found.group(1)!s} is not a whole number (lower comes first); using the default {default}"
 
 
 def collect(spec, cwd, log):
@@ -77,7 +84,10 @@ def collect(spec, cwd, log):
             continue
         if not text.strip():
             continue
-        out.append(RuleFile(str(p), p.name, priority_of(text, pri["key"], pri["default"]), text))
+        priority, problem = priority_of(text, pri["key"], pri["default"])
+        if problem:
+            log(f"rule file {p}: {problem}")
+        out.append(RuleFile(str(p), p.name, priority, text))
     if not spec.get("files"):
         out.sort(key=lambda r: (r.priority, r.name, r.path))  # rule files: most important first
     return out  # a list of files keeps the order it was given in
