@@ -40,13 +40,14 @@ def render_cached(template_text, /, **values):
 
     from .. import textcache
 
-    tkey = textcache.key("template", template_text)
-    analysis = textcache.get("render", tkey)
-    if analysis is None:
-        analysis = json.dumps(printed_only(template_text))
-        textcache.put("render", tkey, analysis)
-    holes = [n for n in json.loads(analysis) if isinstance(values.get(n), (str, int)) and not isinstance(values.get(n), bool)]
-    rest = {k: _plain(v) for k, v in values.items() if k not in holes}
+    tkey = textcache.key("template-analysis", template_text)
+    try:
+        printed, used = json.loads(textcache.get("render", tkey) or "null")
+    except (TypeError, ValueError):  # absent or unreadable: analyse again
+        printed, used = _analyse(template_text)
+        textcache.put("render", tkey, json.dumps([printed, used]))
+    holes = [n for n in printed if isinstance(values.get(n), (str, int)) and not isinstance(values.get(n), bool)]
+    rest = {k: _plain(v) for k, v in values.items() if k in used and k not in holes}  # what the text depends on
     try:
         shape = json.dumps(rest, sort_keys=True, ensure_ascii=False)
     except (TypeError, ValueError):
@@ -67,9 +68,17 @@ def _plain(value):
     """Template values as JSON-able data (items are dataclasses)."""
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
-    if hasattr(value, "__dataclass_fields__"):
-        return {k: _plain(getattr(value, k)) for k in value.__dataclass_fields__}
+    fields = getattr(value, "FIELDS", None) or getattr(value, "__dataclass_fields__", None)
+    if fields is not None and not isinstance(value, type):
+        return {k: _plain(getattr(value, k)) for k in fields}
     return value
+
+
+def _analyse(source):
+    """[names only printed, every name the template reads]."""
+    from jinja2 import meta
+
+    return [printed_only(source), sorted(meta.find_undeclared_variables(_env().parse(source)))]
 
 
 def printed_only(source):

@@ -1,20 +1,20 @@
-"""Rule files for a refresh: where they are, their priority, their order."""
+"""Rule files for a refresh: where they are, their priority, their order.
+os.path and fnmatch only (no pathlib, no dataclasses): this runs in every
+injecting hook process."""
 
+import fnmatch
 import os
 import re
-from dataclasses import dataclass
-from pathlib import Path
 
 _FRONTMATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
 
 
-@dataclass
 class RuleFile:
-    path: str
-    name: str
-    priority: int
-    text: str = ""
-    problem: str = ""  # why it was left out (unreadable, not UTF-8)
+    def __init__(self, path, name, priority, text=""):
+        self.path = path
+        self.name = name
+        self.priority = priority
+        self.text = text
 
 
 def expand(template, cwd):
@@ -50,31 +50,40 @@ def collect(spec, cwd, log):
     non-UTF-8, empty and skipped files are left out."""
     paths = []
     for src in spec.get("sources", ()):
-        folder = Path(expand(src["dir"], cwd))
-        if folder.is_dir():
-            paths.extend(sorted(folder.glob(src.get("glob", "*.md"))))
-        elif folder.exists() or folder.is_symlink():
+        folder = expand(src["dir"], cwd)
+        if os.path.isdir(folder):
+            pattern = src.get("glob", "*.md")
+            if "/" in pattern or "**" in pattern:  # a glob across folders: pathlib's rules
+                from pathlib import Path
+
+                paths.extend(str(p) for p in sorted(Path(folder).glob(pattern)))
+            else:
+                names = sorted(n for n in os.listdir(folder) if fnmatch.fnmatchcase(n, pattern))
+                paths.extend(os.path.join(folder, n) for n in names)
+        elif os.path.lexists(folder):
             log(f"rules folder {folder} is not a folder (or a broken link); left out")
         # a folder that does not exist is normal (most people have only one of them)
     for f in spec.get("files", ()):
-        p = Path(expand(f, cwd))
-        if p.is_file():
+        p = expand(f, cwd)
+        if os.path.isfile(p):
             paths.append(p)
-        elif p.is_symlink():
+        elif os.path.islink(p):
             log(f"{p} is a broken link; left out")
     skip = set(spec.get("skip", ()))
     pri = spec.get("priority", {"key": "priority", "default": 5})
     seen, out = set(), []
     for p in paths:
         real = os.path.realpath(p)
-        if real in seen or p.name in skip:
+        name = os.path.basename(p)
+        if real in seen or name in skip:
             continue
-        if not p.is_file():
+        if not os.path.isfile(p):
             log(f"rule file {p} is not a readable file (a broken link?); left out")
             continue
         seen.add(real)
         try:
-            data = p.read_bytes()
+            with open(p, "rb") as fh:
+                data = fh.read()
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             log(f"rule file {p} is not UTF-8; left out (convert it with iconv -t UTF-8)")
@@ -87,7 +96,7 @@ def collect(spec, cwd, log):
         priority, problem = priority_of(text, pri["key"], pri["default"])
         if problem:
             log(f"rule file {p}: {problem}")
-        out.append(RuleFile(str(p), p.name, priority, text))
+        out.append(RuleFile(p, name, priority, text))
     if not spec.get("files"):
         out.sort(key=lambda r: (r.priority, r.name, r.path))  # rule files: most important first
     return out  # a list of files keeps the order it was given in
