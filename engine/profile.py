@@ -105,8 +105,12 @@ def load_profile(name=None, level=None, cwd=None):
         profile = build(name, level, cwd)
         cache.store(key, profile, profile.sources)
         cache.store_plain(_key("hooks", name, None, cwd), profile.hooks, profile.sources)
-        cache.store_plain(_key("meta", name, level, cwd), meta_of(profile), profile.sources)
+        store_meta(profile, name, level, cwd)
     return profile
+
+
+def store_meta(profile, name=None, level=None, cwd=None):
+    cache.store_plain(_key("meta", name, level, cwd), meta_of(profile), profile.sources)
 
 
 def meta_of(profile):
@@ -132,5 +136,8 @@ def load_hooks(name=None, cwd=None):
     injects nothing needs, without unpickling compiled patterns."""
     hooks = cache.load_plain(_key("hooks", name, None, cwd))
     if hooks is None:
-        hooks = load_profile(name, None, cwd).hooks
+        profile = load_profile(name, None, cwd)
+        hooks = profile.hooks
+        # compiled before this entry existed (or it went stale): the next event needs it
+        cache.store_plain(_key("hooks", name, None, cwd), hooks, profile.sources)
     return hooks

@@ -138,10 +138,13 @@ class Compressor:
     @property
     def profile(self):
         if self._profile is None:
-            from .profile import load_profile, meta_of
+            from .profile import load_profile, meta_of, store_meta
 
             self._profile = load_profile(self.name, self.level, self.cwd)
+            missing = self.meta is None
             self.meta = meta_of(self._profile)
+            if missing:  # compiled before the meta entry existed (or it went stale): the next run needs it
+                store_meta(self._profile, self.name, self.level, self.cwd)
         return self._profile
 
     def info(self, field):
