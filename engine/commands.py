@@ -132,6 +132,8 @@ def cmd_compress(args):
             elif target is None and not args.json:
                 sys.stdout.write(out)
         except UserError as exc:
+            if not several:
+                raise  # one input: its one-line error is the whole story
             failed.append((name, exc))
             continue
         if args.json:
@@ -142,9 +144,11 @@ def cmd_compress(args):
                 "tokens_before": comp.count(text, tok), "tokens_after": comp.count(out, tok),
                 "protected_spans": len(result.protected), "output": target, "text": out if target is None else None,
             })
-    if args.json:
-        json.dump(figures if several else (figures[0] if figures else None), sys.stdout, ensure_ascii=False, indent=2)
+    if args.json and (several or figures):
+        json.dump(figures if several else figures[0], sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
+    if failed and not several:
+        raise failed[0][1]  # a glob that matched nothing, given alone
     if failed:
         from .cli import _print_error
 

@@ -154,8 +154,8 @@ def stats(paths, levels, profile_name, tokenizer, as_json):
 
     from .pipeline import compress
     from .profile import load_profile
+    from .textcache import count_tokens as count
     from .textio import read_text
-    from .tokens import count
 
     files = collect_files(paths)
     profiles = {lv: load_profile(profile_name, lv) for lv in levels}
