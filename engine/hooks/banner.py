@@ -36,22 +36,18 @@ def render_cached(template_text, /, **values):
     prints (`{{ turn }}`, no filter, test or condition) are left out of the
     key and filled in afterwards, so the banner of turn 40 is the banner of
     turn 20 with another number: a refresh of unchanged files skips Jinja2."""
-    import json
-
     from .. import textcache
+    from .fastjson import dumps, loads
 
     tkey = textcache.key("template-analysis", template_text)
     try:
-        printed, used = json.loads(textcache.get("render", tkey) or "null")
+        printed, used = loads(textcache.get("render", tkey) or "null")
     except (TypeError, ValueError):  # absent or unreadable: analyse again
         printed, used = _analyse(template_text)
-        textcache.put("render", tkey, json.dumps([printed, used]))
+        textcache.put("render", tkey, dumps([printed, used]))
     holes = [n for n in printed if isinstance(values.get(n), (str, int)) and not isinstance(values.get(n), bool)]
     rest = {k: _plain(v) for k, v in values.items() if k in used and k not in holes}  # what the text depends on
-    try:
-        shape = json.dumps(rest, sort_keys=True, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return render(template_text, **values)
+    shape = repr(sorted(rest.items()))  # plain data: its repr is exact and stable
     if _OPEN in shape or _CLOSE in shape or any(_OPEN in str(values[n]) for n in holes):
         return render(template_text, **values)
     rkey = textcache.key("render", template_text, shape, ",".join(holes))
@@ -65,12 +61,14 @@ def render_cached(template_text, /, **values):
 
 
 def _plain(value):
-    """Template values as JSON-able data (items are dataclasses)."""
+    """Template values as plain data (items become tuples of their fields)."""
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return sorted((str(k), _plain(v)) for k, v in value.items())
     fields = getattr(value, "FIELDS", None) or getattr(value, "__dataclass_fields__", None)
     if fields is not None and not isinstance(value, type):
-        return {k: _plain(getattr(value, k)) for k in fields}
+        return [(k, _plain(getattr(value, k))) for k in fields]
     return value
 
 

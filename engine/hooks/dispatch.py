@@ -133,9 +133,9 @@ def main(profile_ref=None, stdin=None, stdout=None):
         log.event = event
         out = handle(event, profile_ref, log)
         if out is not None:
-            import json
+            from .fastjson import dumps
 
-            stdout.write(json.dumps(out, ensure_ascii=False))
+            stdout.write(dumps(out))
             stdout.write("\n")
             stdout.flush()
     except BaseException as exc:  # noqa: BLE001 - the agent must never see a hook crash
