@@ -2,8 +2,9 @@
 script's section into bench/results.json and bench/results.md.
 
 Each script (savings.py, speed.py, hooks.py, and any later family) runs on its
-own and replaces only its own section; results.md is rebuilt from every
-section kept in results.json, each with its own time stamp and machine facts.
+own and replaces only its own section; results.md (and the README's block
+between the bench:start/bench:end marks) is rebuilt from every section kept
+in results.json, each with its own time stamp and machine facts.
 Standard library only (plus the engine for what is measured).
 """
 
@@ -240,7 +241,15 @@ def publish(out_dir, sections):
     if targets:
         rows = [[t["target"], t["measured"], t["goal"], mark(t["ok"])] for t in targets]
         md += ["", "#### Targets", "", fmt_table(["Target", "Measured", "Goal", "Status"], rows, md=True, numeric=False)]
-    (out_dir / "results.md").write_text("\n".join(md) + "\n", encoding="utf-8")
+    text = "\n".join(md) + "\n"
+    (out_dir / "results.md").write_text(text, encoding="utf-8")
+    if out_dir.resolve() == HERE:  # the checked-in results: the README shows them too
+        readme = REPO / "README.md"
+        body = readme.read_text(encoding="utf-8")
+        start, end = "<!-- bench:start -->\n", "<!-- bench:end -->"
+        if start in body and end in body:
+            head, rest = body.split(start, 1)
+            readme.write_text(head + start + text + end + rest.split(end, 1)[1], encoding="utf-8")
     for k, sec in sections.items():
         sys.stdout.write(sec["text"].rstrip() + "\n")
         for t in sec.get("targets", []):
