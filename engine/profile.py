@@ -27,6 +27,9 @@ def choose_why(name=None, cwd=None):
         return name, cwd, "given with --profile"
     env = os.environ.get("ENGINE_PROFILE")
     if env:
+        from .errors import given
+
+        given(env)  # messages name it as the user wrote it
         return env, cwd, "named by $ENGINE_PROFILE"
     found = discover(cwd)
     if found:

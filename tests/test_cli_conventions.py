@@ -150,6 +150,8 @@ def test_paths_in_messages_are_as_the_user_gave_them(cli, tmp_path):
     for given in ("sub/p.yaml", absolute):
         r = cli("validate", given)
         assert given in {p.file for p in problems(r)}, r.err  # the file the user named: as typed
+        r = cli("compress", "-", input="x\n", env={"ENGINE_PROFILE": given})
+        assert given in {p.file for p in problems(r)}, r.err  # named in $ENGINE_PROFILE: as written
 
 
 # ---------------------------------------------------------------- several inputs
