@@ -13,14 +13,34 @@ from . import __version__
 from .paths import cache_dir_str
 
 
+_DIGESTS = {}  # path -> (stat signature, digest): a file is hashed once per process while unchanged
+
+
 def file_digest(path):
+    st = os.stat(path)
+    sig = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
+    hit = _DIGESTS.get(path)
+    if hit is not None and hit[0] == sig:
+        return hit[1]
     with open(path, "rb") as fh:
-        return sha256(fh.read()).hexdigest()
+        digest = sha256(fh.read()).hexdigest()
+    _DIGESTS[path] = (sig, digest)
+    return digest
+
+
+_CODE = []
 
 
 def code_fingerprint():
     """Size and mtime of every engine module: a cache written by other code
-    (an upgrade, a working copy being edited) is never read back."""
+    (an upgrade, a working copy being edited) is never read back.  Computed
+    once per process (the code a process runs does not change under it)."""
+    if not _CODE:
+        _CODE.append(_code_fingerprint())
+    return _CODE[0]
+
+
+def _code_fingerprint():
     root = os.path.dirname(os.path.abspath(__file__))
     parts = []
     for folder, _dirs, names in os.walk(root):

@@ -1,19 +1,28 @@
 """The `engine` command: a thin layer over the Python API.
 
 Every mistake a user can make ends as one line `FILE:LINE:COL: message` (or
-`FILE: message`) on stderr and exit status 1, never a traceback.
+`FILE: message`) on stderr and exit status 1, never a traceback.  A reader
+that goes away (`| head -1`) ends the command quietly; a full disk or a
+closed stdout is one line and exit status 1.
 """
 
 import os
 import sys
 
-from .errors import UserError
+from .errors import UserError, display
 
 LEVELS_HELP = "compression level: off, light, standard, aggressive, or a path to a level file"
 
 
+PROFILE_HELP = ("profile to use (default: $ENGINE_PROFILE, else the nearest .engine/profile.yaml from the working "
+                "folder up to the repository root, else ~/.engine/profile.yaml, else the built-in 'default')")
+COLOR_HELP = "colour: auto (only on a terminal, and not when $NO_COLOR is set), always or never"
+JSON_COUNT_HELP = ("tokens are counted with tiktoken; the first count of a text loads the encoding (about 0.3 s), "
+                   "a repeated count is read from the cache")
+
+
 def _add_profile_args(p, level=True):
-    p.add_argument("--profile", metavar="NAME|PATH", help="profile to use (default: $ENGINE_PROFILE, .engine/profile.yaml, built-in 'default')")
+    p.add_argument("--profile", metavar="NAME|PATH", help=PROFILE_HELP)
     if level:
         p.add_argument("--level", metavar="LEVEL", help=LEVELS_HELP + " (default: the profile's)")
 
@@ -21,29 +30,41 @@ def _add_profile_args(p, level=True):
 def build_parser():
     import argparse  # not at module level: `engine hook` never needs it
 
+    from . import __version__
+
     parser = argparse.ArgumentParser(prog="engine", description="Compress and check the rule files of LLM coding agents.")
+    parser.add_argument("--version", action="version", version=f"engine {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
-    p = sub.add_parser("compress", help="compress a rule file and print the result")
-    p.add_argument("file", help="rule file, or - for standard input")
+    p = sub.add_parser("compress", help="compress rule files and print (or write) the result",
+                       epilog="--json: " + JSON_COUNT_HELP + ".")
+    p.add_argument("files", nargs="+", metavar="FILE", help="rule files or globs ('rules/*.md'), or - for standard input")
     _add_profile_args(p)
-    p.add_argument("--json", action="store_true", help="print the text and its figures (characters, tokens) as JSON")
+    p.add_argument("--json", action="store_true", help="print the text and its figures (characters, tokens) as JSON "
+                   "(one object; a list of them for several files)")
     p.add_argument("--tokenizer", choices=("o200k_base", "cl100k_base"), help="tokenizer for --json figures (default: the profile's)")
-    p.add_argument("-o", "--output", metavar="FILE", help="write the compressed text here instead of stdout")
+    out = p.add_mutually_exclusive_group()
+    out.add_argument("-o", "--output", metavar="FILE|DIR", help="write the result here instead of stdout "
+                     "(a folder when several files are given: each keeps its name)")
+    out.add_argument("-i", "--in-place", action="store_true", help="replace each file by its compressed text")
 
     p = sub.add_parser("validate", help="check YAML documents: schema, patterns, self-tests")
     p.add_argument("files", nargs="*", help="YAML files (default: every built-in document and the active profile)")
     _add_profile_args(p, level=False)
+    p.add_argument("--json", action="store_true", help='print {"ok": bool, "problems": [{"file", "line", "col", "message"}]}')
 
     p = sub.add_parser("diff", help="show what a level changes in a file")
-    p.add_argument("file")
+    p.add_argument("file", help="rule file, or - for standard input")
     _add_profile_args(p)
-    p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto", help=COLOR_HELP)
+    p.add_argument("--exit-code", action="store_true", help="exit 1 when the level would change the file, 0 when not")
+    p.add_argument("--json", action="store_true", help="print the diff and the figures as one JSON object")
 
     p = sub.add_parser("explain", help="list protected spans and every change, with the transform that made it")
-    p.add_argument("file")
+    p.add_argument("file", help="rule file, or - for standard input")
     _add_profile_args(p)
+    p.add_argument("--json", action="store_true", help="print the spans, changes and decisions as one JSON object")
 
     p = sub.add_parser("stats", help="characters and tokens before and after, per file and level")
     p.add_argument("paths", nargs="+", help="files or folders (folders: every *.md inside, recursively)")
@@ -56,8 +77,11 @@ def build_parser():
     p.add_argument("dir", nargs="?", default=None, help="folder of cases (default: tests/golden)")
     p.add_argument("--update", action="store_true", help="rewrite the expected files; review them with git diff")
 
-    p = sub.add_parser("hook", help="run as an agent hook: event JSON on stdin, one JSON object on stdout")
-    p.add_argument("--profile", metavar="NAME|PATH")
+    p = sub.add_parser("hook", help="run as an agent hook: event JSON on stdin, one JSON object on stdout",
+                       description="Run as an agent hook (engine install writes the command). Reads one event as "
+                       "JSON on stdin and prints one JSON object for the agent, or nothing. Never fails: problems "
+                       "go to the hook log (hook.log in the state folder) and the exit status is 0.")
+    p.add_argument("--profile", metavar="NAME|PATH", help=PROFILE_HELP)
 
     for name, helptext in (("install", "add the hook entries to the agent's settings.json"),
                            ("uninstall", "remove exactly the entries `engine install` added")):
@@ -80,15 +104,21 @@ def build_parser():
     p = sub.add_parser("profile", help="profiles")
     psub = p.add_subparsers(dest="profile_command", metavar="SUBCOMMAND")
     psub.required = True
-    s = psub.add_parser("show", help="print the resolved profile (after extends, add and remove)")
+    s = psub.add_parser("show", help="print the resolved profile (after extends, add and remove), "
+                        "and which file was chosen and why")
     s.add_argument("name", nargs="?", help="profile name or path (default: the active profile)")
     s.add_argument("--level", metavar="LEVEL", help=LEVELS_HELP)
+
+    p = sub.add_parser("completion", help="print a shell completion script (bash or zsh)",
+                       description="bash: eval \"$(engine completion bash)\" in ~/.bashrc; "
+                       "zsh: eval \"$(engine completion zsh)\" in ~/.zshrc")
+    p.add_argument("shell", choices=("bash", "zsh"))
     return parser
 
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["hook"]:
+    if argv[:1] == ["hook"] and not any(a in ("-h", "--help") for a in argv[1:]):
         # The hot path: no parser for every subcommand, no other imports.
         from .hooks.dispatch import main as hook_main
 
@@ -97,24 +127,65 @@ def main(argv=None):
             profile = argv[2]
         elif len(argv) >= 2 and argv[1].startswith("--profile="):
             profile = argv[1].split("=", 1)[1]
-        return hook_main(profile)
-    args = build_parser().parse_args(argv)
-    try:
-        from . import commands
+        rc = hook_main(profile)
+        if _stdout_broken():  # a hook never fails: not even at the interpreter's last flush
+            _silence_stdout()
+        return rc
+    return _guarded(_run, argv)
 
-        return getattr(commands, "cmd_" + args.command)(args) or 0
+
+def _run(argv):
+    if argv[:1] == ["compress"]:
+        from .fastpath import compress_simple
+
+        rc = compress_simple(argv[1:])  # `compress FILE [--level L] [--profile P]` without argparse
+        if rc is not None:
+            return rc
+    args = build_parser().parse_args(argv)
+    from . import commands
+
+    return getattr(commands, "cmd_" + args.command)(args) or 0
+
+
+def _guarded(fn, *args):
+    """Run a command; user errors and output failures become one line."""
+    try:
+        rc = fn(*args)
+        sys.stdout.flush()  # here, not at exit: a full disk must be reported, not a traceback
+        return rc
     except UserError as exc:
         _print_error(exc)
         return 1
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
-        # the reader went away (| head); say nothing
-        try:
-            sys.stdout = open(os.devnull, "w")
-        except OSError:
-            pass
+        _silence_stdout()  # the reader went away (| head): say nothing
         return 0
+    except OSError as exc:
+        # files are UserErrors by now; an OSError without a file name is stdout
+        what = display(exc.filename) if exc.filename else "standard output"
+        _silence_stdout()
+        print(f"engine: cannot write to {what}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+
+
+def _stdout_broken():
+    try:
+        sys.stdout.flush()
+        return False
+    except (OSError, ValueError):
+        return True
+
+
+def _silence_stdout():
+    """Point stdout at /dev/null, so the interpreter's final flush of what is
+    still buffered cannot fail again (and print a traceback) at exit."""
+    try:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, sys.stdout.fileno())
+        os.close(fd)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def _print_error(exc):

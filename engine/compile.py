@@ -83,7 +83,7 @@ def compile_profile(resolved, files):
     return Profile(
         name=resolved.name, level=s["level"], objective=s["objective"], tokenizer=s["tokenizer"],
         timeout_ms_per_mb=s["pattern_timeout_ms"], protector=protector, transforms=transforms, notes=notes,
-        hooks=resolved.hooks,
+        hooks=resolved.hooks, cache=s["cache"],
     )
 
 

@@ -8,7 +8,7 @@ read relative to the file that names it.
 from pathlib import Path
 
 from . import schema
-from .errors import UserError
+from .errors import UserError, suggest
 from .paths import builtin_dir, builtin_root
 from .refs import is_path
 from .yamlload import load_file
@@ -52,8 +52,9 @@ class Library:
             return p.resolve()
         p = builtin_dir(FOLDERS[kind]) / f"{ref}.yaml"
         if not p.is_file():
-            names = ", ".join(builtin_names(kind)) or "none"
-            raise self._where(origin, f"no built-in {kind} named {ref!r}; built-in: {names}; or give a path to a .yaml file", ref)
+            known = builtin_names(kind)
+            hint = suggest(ref, known) or f"; built-in: {', '.join(known) or 'none'}; or give a path to a .yaml file"
+            raise self._where(origin, f"no built-in {kind} named {ref!r}{hint}", ref)
         return p.resolve()
 
     @staticmethod

@@ -1,4 +1,49 @@
-"""Errors a user can cause.  Each one says where (FILE:LINE:COL) and what to do."""
+"""Errors a user can cause.  Each one says where (FILE:LINE:COL) and what to do.
+
+One rule for paths in messages: a file the user named (on the command line,
+in $ENGINE_PROFILE) is shown as they wrote it; a file the engine found by
+itself (named inside another file, built in, discovered) is shown relative to
+the working folder when it is inside it, else as an absolute path.
+"""
+
+import os
+
+# absolute path -> the spelling the user gave it (see `given`)
+_GIVEN = {}
+
+
+def given(path):
+    """Remember how the user spelled a path, for messages."""
+    if path and path != "-":
+        _GIVEN[os.path.abspath(os.path.expanduser(str(path)))] = str(path)
+        try:
+            _GIVEN.setdefault(os.path.realpath(os.path.expanduser(str(path))), str(path))
+        except OSError:
+            pass
+    return path
+
+
+def display(path):
+    """How a path appears in a message (the rule above)."""
+    name = str(path)
+    if not os.path.isabs(name):  # already as the user wrote it (or <stdin>, a bare name)
+        return name
+    if name in _GIVEN:
+        return _GIVEN[name]
+    absolute = name
+    try:
+        rel = os.path.relpath(absolute)
+    except ValueError:  # another drive
+        return absolute
+    return absolute if rel == ".." or rel.startswith(".." + os.sep) else rel
+
+
+def suggest(word, choices):
+    """'; did you mean 'x'?' for the closest known name, or ''."""
+    import difflib
+
+    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 class UserError(Exception):
@@ -14,7 +59,7 @@ class UserError(Exception):
     def location(self):
         if self.file is None:
             return ""
-        name = str(self.file)
+        name = display(self.file)
         if self.line is None:
             return name
         return f"{name}:{self.line}:{self.col or 1}"

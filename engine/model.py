@@ -32,7 +32,8 @@ class Profile:
     transforms: list
     sources: list = field(default_factory=list)  # [(path, sha256)]
     notes: dict = field(default_factory=dict)
-    hooks: dict = field(default_factory=dict)  # resolved hooks settings (plain data)  # transform name -> what compile decided (skipped entries)
+    hooks: dict = field(default_factory=dict)  # resolved hooks settings (plain data)
+    cache: dict = field(default_factory=dict)  # bounds of the results cache (textcache)
 
     @property
     def categories(self):

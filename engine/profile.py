@@ -1,8 +1,10 @@
-"""Choosing and loading a profile: --profile, else $ENGINE_PROFILE, else
-.engine/profile.yaml in the working directory (the project's), else
-profile.yaml in the user's config folder ($XDG_CONFIG_HOME/rules-engine or
-~/.config/rules-engine), else the built-in `default`.  All but the project's
-are the user's own (see engine/hooks/trust.py)."""
+"""Choosing and loading a profile: --profile, else $ENGINE_PROFILE, else the
+first .engine/profile.yaml found walking up from the working folder to the
+repository root (the folder holding .git) (the project's), else
+~/.engine/profile.yaml, else profile.yaml in the user's config folder
+($XDG_CONFIG_HOME/rules-engine or ~/.config/rules-engine), else the built-in
+`default`.  All but the project's are the user's own (see
+engine/hooks/trust.py)."""
 
 import os
 
@@ -12,19 +14,28 @@ from .refs import is_path
 DEFAULT = "default"
 
 
+LOCAL = os.path.join(".engine", "profile.yaml")
+
+
 def _choose(name, cwd):
-    """(reference, base folder, origin): origin is "project" for a profile
-    found in the working folder, else "user"."""
+    """(reference, base folder, why, origin): origin is "project" for a
+    profile found in the project's folders, else "user"."""
     cwd = str(cwd or os.getcwd())
     if name:
-        return name, cwd, "user"
+        return name, cwd, "given with --profile", "user"
     env = os.environ.get("ENGINE_PROFILE")
     if env:
-        return env, cwd, "user"
-    local = os.path.join(cwd, ".engine", "profile.yaml")
-    if os.path.isfile(local):
-        return local, cwd, "project"
-    return user_profile_ref(), cwd, "user"
+        from .errors import given
+
+        given(env)  # messages name it as the user wrote it
+        return env, cwd, "named by $ENGINE_PROFILE", "user"
+    found = discover(cwd)
+    if found:
+        return found
+    mine = user_profile_ref()
+    if mine != DEFAULT:
+        return mine, cwd, "your own profile in the config folder (no .engine/profile.yaml found)", "user"
+    return DEFAULT, cwd, f"the built-in default: no {LOCAL} from {cwd} up to the repository root, nor in the home or config folder", "user"
 
 
 def choose(name=None, cwd=None):
@@ -32,8 +43,13 @@ def choose(name=None, cwd=None):
     return _choose(name, cwd)[:2]
 
 
+def choose_why(name=None, cwd=None):
+    """(reference, base folder, why) of the profile to use."""
+    return _choose(name, cwd)[:3]
+
+
 def choose_origin(name=None, cwd=None):
-    return _choose(name, cwd)[2]
+    return _choose(name, cwd)[3]
 
 
 def user_profile_ref():
@@ -43,6 +59,28 @@ def user_profile_ref():
 
     mine = os.path.join(config_dir_str(), "profile.yaml")
     return mine if os.path.isfile(mine) else DEFAULT
+
+
+def discover(cwd):
+    """(path, base, why, origin) of the nearest .engine/profile.yaml, walking
+    up from cwd and stopping at the repository root (a folder holding .git);
+    then the home folder's (the user's own).  None when there is none."""
+    folder = os.path.abspath(cwd)
+    while True:
+        candidate = os.path.join(folder, LOCAL)
+        if os.path.isfile(candidate):
+            here = "the working folder" if folder == os.path.abspath(cwd) else f"{folder}, walking up from {cwd}"
+            return candidate, cwd, f"found {LOCAL} in {here}", "project"
+        if os.path.exists(os.path.join(folder, ".git")):
+            break  # the repository root: a profile above it belongs to another project
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    home = os.path.join(os.path.expanduser("~"), LOCAL)
+    if os.path.isfile(home):
+        return home, cwd, f"found {LOCAL} in the home folder (none from {cwd} up to the repository root)", "user"
+    return None
 
 
 def locate(name=None, cwd=None):
@@ -94,7 +132,30 @@ def load_profile(name=None, level=None, cwd=None):
         profile = build(name, level, cwd)
         cache.store(key, profile, profile.sources)
         cache.store_plain(_key("hooks", name, None, cwd), profile.hooks, profile.sources)
+        store_meta(profile, name, level, cwd)
     return profile
+
+
+def store_meta(profile, name=None, level=None, cwd=None):
+    cache.store_plain(_key("meta", name, level, cwd), meta_of(profile), profile.sources)
+
+
+def meta_of(profile):
+    """What a cached result needs to know of a compiled profile, as plain data.
+    `id` names the compiled profile: the engine's code, every source file's
+    content and the level; compressed text is cached under it."""
+    import json
+
+    ident = cache.sha256(json.dumps([cache.code_fingerprint(), [list(s) for s in profile.sources], profile.level],
+                                    ensure_ascii=False).encode("utf-8")).hexdigest()
+    return {"id": ident, "name": profile.name, "level": profile.level, "tokenizer": profile.tokenizer,
+            "objective": profile.objective, "cache": profile.cache}
+
+
+def load_meta(name=None, level=None, cwd=None):
+    """meta_of the profile, from the cache without unpickling compiled patterns
+    (or importing `regex`); None when the profile must be built or loaded."""
+    return cache.load_plain(_key("meta", name, level, cwd))
 
 
 def load_hooks(name=None, cwd=None):
@@ -102,5 +163,8 @@ def load_hooks(name=None, cwd=None):
     injects nothing needs, without unpickling compiled patterns."""
     hooks = cache.load_plain(_key("hooks", name, None, cwd))
     if hooks is None:
-        hooks = load_profile(name, None, cwd).hooks
+        profile = load_profile(name, None, cwd)
+        hooks = profile.hooks
+        # compiled before this entry existed (or it went stale): the next event needs it
+        cache.store_plain(_key("hooks", name, None, cwd), hooks, profile.sources)
     return hooks

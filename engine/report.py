@@ -26,15 +26,27 @@ def unified_diff(before, after, name_a, name_b, color=False):
 
 
 def _pct(before, after):
-    return f"{(before - after) / before * 100:.1f}%" if before else "0.0%"
+    """Share saved, rounded to 0.1%; never "-0.0%"."""
+    if not before:
+        return "0.0%"
+    shown = f"{(before - after) / before * 100:.1f}"
+    return ("0.0" if float(shown) == 0 else shown) + "%"
+
+
+def _change(before, after):
+    """The change as a signed share: "-10.0%" smaller, "+1.1%" larger, "0.0%"."""
+    if not before:
+        return "0.0%"
+    shown = f"{(after - before) / before * 100:+.1f}"
+    return ("0.0" if float(shown) == 0 else shown) + "%"
 
 
 def figures_line(result, tokenizer):
     tb, ta = result.tokens_before[tokenizer], result.tokens_after[tokenizer]
     return (
         f"level {result.level}: chars {result.chars_before} -> {result.chars_after} "
-        f"(-{_pct(result.chars_before, result.chars_after)}), "
-        f"{tokenizer} tokens {tb} -> {ta} (-{_pct(tb, ta)}), "
+        f"({_change(result.chars_before, result.chars_after)}), "
+        f"{tokenizer} tokens {tb} -> {ta} ({_change(tb, ta)}), "
         f"{len(result.protected)} protected spans kept"
     )
 
@@ -73,6 +85,25 @@ def explain(name, text, result, profile):
         for t, skipped in profile.notes.items():
             out.append(f"  {t}: {', '.join(skipped)}\n")
     return "".join(out)
+
+
+def explain_data(name, text, result, profile):
+    """`engine explain --json`: the same facts as explain(), as one object."""
+    from .pipeline import split_line_endings
+
+    work, _ = split_line_endings(text)
+    starts = [0] + [i + 1 for i, c in enumerate(work) if c == "\n"]
+    spans = []
+    for s in result.spans:
+        line, col = _line_col(work, s.start, starts)
+        spans.append({"line": line, "col": col, "category": s.category, "text": work[s.start:s.end]})
+    return {
+        "file": name, "profile": profile.name, "level": result.level, "objective": profile.objective,
+        "protected": spans,
+        "changes": [{"line": c.line, "transform": c.transform, "before": c.before, "after": c.after} for c in result.changes],
+        "replaced_by_design": [{"category": cat, "transform": t} for cat, t in result.replaced_by_design],
+        "not_used": {t: list(skipped) for t, skipped in profile.notes.items()},
+    }
 
 
 def collect_files(paths):
@@ -123,8 +154,8 @@ def stats(paths, levels, profile_name, tokenizer, as_json):
 
     from .pipeline import compress
     from .profile import load_profile
+    from .textcache import count_tokens as count
     from .textio import read_text
-    from .tokens import count
 
     files = collect_files(paths)
     profiles = {lv: load_profile(profile_name, lv) for lv in levels}

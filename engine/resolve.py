@@ -4,12 +4,16 @@ expand the level chain.  The result is plain data (see `engine profile show`).""
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import UserError, ValidationErrors
+from .errors import UserError, ValidationErrors, suggest
 
-SCALARS = ("level", "objective", "tokenizer", "word_pattern", "pattern_timeout_ms")
+# What a slot's own mapping may hold: a slot by one of these names is
+# almost always an edit indented one level too little.
+SLOT_EDITS = ("use", "files", "add", "remove")
+
+SCALARS = ("level", "objective", "tokenizer", "word_pattern", "pattern_timeout_ms", "cache")
 # hooks settings: scalars override, mappings merge key by key
-SCALAR_HOOK_KEYS = ("scope", "max_injection_chars", "install_timeout_seconds", "deadline_ms", "kill_after_ms",
-                    "max_files", "omitted_names_max")
+SCALAR_HOOK_KEYS = ("scope", "max_injection_chars", "install_timeout_seconds", "install_backups_kept",
+                    "deadline_ms", "kill_after_ms", "max_files", "omitted_names_max")
 MAPPING_HOOK_KEYS = ("state", "templates", "transcript", "log", "trust")
 
 
@@ -112,7 +116,15 @@ def resolve_profile(lib, path, level_override=None, _seen=()):
             setting_origins[key] = (doc, (key,))
     if "protect" in data:
         protect = attempt(_protect, lib, doc, data["protect"], protect, base_dir) or protect
+    above = None
     for slot_name, spec in data.get("dictionaries", {}).items():
+        if slot_name in SLOT_EDITS and slot_name not in slots:
+            under = f"under `{above}:`" if above else "under the slot it changes"
+            errors.append(doc.error(
+                f"`{slot_name}:` sits directly under `dictionaries:`, where it names a new dictionary slot; "
+                f"indent it {under} (two more spaces)", ("dictionaries", slot_name), key=True))
+            continue
+        above = slot_name
         slot = attempt(_slot, lib, doc, slot_name, spec, slots.get(slot_name), base_dir)
         if slot is not None:
             slots[slot_name] = slot
@@ -142,8 +154,9 @@ def _protect(lib, doc, spec, inherited, base_dir):
         out = list(inherited)
         for i, name in enumerate(spec.get("remove", [])):
             if not any(n == name for n, _ in out):
-                have = ", ".join(n for n, _ in out)
-                raise doc.error(f"protect/remove: no category {name!r} to remove; the profile has: {have}", ("protect", "remove", i))
+                have = [n for n, _ in out]
+                hint = suggest(name, have) or f"; the profile has: {', '.join(have)}"
+                raise doc.error(f"protect/remove: no category {name!r} to remove{hint}", ("protect", "remove", i))
             out = [(n, d) for n, d in out if n != name]
         items = [(ref, ("protect", "add", i)) for i, ref in enumerate(spec.get("add", []))]
     errors = []
@@ -192,7 +205,8 @@ def _slot(lib, doc, slot_name, spec, inherited, base_dir):
         table = slot.entries if slot.type == "entries" else slot.words
         k = key if slot.type == "entries" else key.lower()
         if k not in table:
-            raise doc.error(f"remove: {key!r} is not in the {slot_name!r} dictionary; check the spelling", here + ("remove", i))
+            hint = suggest(k, table) or "; check the spelling"
+            raise doc.error(f"remove: {key!r} is not in the {slot_name!r} dictionary{hint}", here + ("remove", i))
         del table[k]
     return slot
 

@@ -3,7 +3,7 @@
 import json
 from functools import lru_cache
 
-from .errors import UserError
+from .errors import UserError, suggest
 from .paths import builtin_dir
 
 KINDS = ("profile", "level", "protect", "dictionary", "golden", "meaning")
@@ -59,13 +59,18 @@ def _describe(doc, error):
         extra = sorted(k for k in error.instance if k not in allowed)
         out = []
         for key in extra:
-            hint = f"; allowed keys: {', '.join(sorted(allowed))}" if allowed else ""
+            hint = suggest(key, allowed) or (f"; allowed keys: {', '.join(sorted(allowed))}" if allowed else "")
             out.append(doc.error(f"unknown key {key!r}{hint}", path + (key,), key=True))
         return out
     if error.validator == "required":
         return [doc.error(error.message.replace("is a required property", "is required here; add it"), path)]
     if error.validator == "const" and path and path[-1] == "kind":
         return [doc.error(f"kind must be {error.validator_value!r} for this document", path)]
+    if error.validator == "enum" and isinstance(error.instance, str):
+        choices = [str(c) for c in error.validator_value]
+        hint = suggest(error.instance, choices) or f"; use one of {', '.join(choices)}"
+        where = "/".join(str(p) for p in path) or "document"
+        return [doc.error(f"{where}: unknown value {error.instance!r}{hint}", path)]
     where = "/".join(str(p) for p in path) or "document"
     message = error.message
     if error.validator in ("oneOf", "anyOf"):
@@ -80,9 +85,13 @@ def check(doc, kind=None):
     data = doc.data
     if not isinstance(data, dict):
         return [doc.error("expected a mapping with a 'kind:' key (profile, level, protect or dictionary)")]
+    if kind is None and "kind" not in data:
+        return [doc.error(f"`kind:` is missing; add a first line saying what this file is: `kind: profile` "
+                          f"(or {', '.join(KINDS[1:])})")]
     kind = kind or data.get("kind")
     if kind not in KINDS:
-        return [doc.error(f"kind must be one of {', '.join(KINDS)}; got {data.get('kind')!r}", ("kind",))]
+        return [doc.error(f"unknown kind {data.get('kind')!r}{suggest(data.get('kind'), KINDS)}; "
+                          f"kind is one of {', '.join(KINDS)}", ("kind",))]
     errors = []
     for err in _validator(kind).iter_errors(data):
         for leaf in _leaf_errors(err):

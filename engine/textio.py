@@ -31,3 +31,12 @@ def read_text(path) -> str:
     except OSError as exc:
         raise UserError(f"cannot read: {exc.strerror}", str(path)) from None
     return decode(data, str(path))
+
+
+def read_input(name) -> str:
+    """A file's text, or standard input's for `-`."""
+    if name == "-":
+        import sys
+
+        return decode(sys.stdin.buffer.read(), "<stdin>")
+    return read_text(name)

@@ -122,6 +122,13 @@ def write(folder, name, text):
     return path
 
 
+def pytest_collection_modifyitems(config, items):
+    """Slow end-to-end tests first: with `-n auto` they start at once on their
+    own workers while the many short tests fill the others, instead of
+    starting last and leaving one worker busy alone at the end."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # stable: order kept otherwise
+
+
 @pytest.fixture(scope="session")
 def cache_dir(tmp_path_factory):
     """One compiled-profile cache for the whole run: profiles that do not

@@ -133,6 +133,7 @@ def test_empty_file(cli, level):
     assert r.out_bytes == b""
 
 
+@pytest.mark.slow
 def test_ten_megabyte_file(cli):
     files = corpus_files()
     parts, size = [], 0

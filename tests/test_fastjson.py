@@ -43,3 +43,11 @@ def test_round_trip_of_any_json_value(value):
 @given(st.dictionaries(st.text(), st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(), max_size=6))
 def test_state_written_flat_reads_back(state):
     assert json.loads(dumps_flat(state)) == state
+
+
+@settings(max_examples=300)
+@given(json_values)
+def test_dumps_writes_what_json_writes(value):
+    from engine.hooks.fastjson import dumps
+
+    assert dumps(value) == json.dumps(value, ensure_ascii=False)

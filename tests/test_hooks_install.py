@@ -8,6 +8,8 @@ import shlex
 import subprocess
 import sys
 
+import pytest
+
 from hook_fixtures import parse_problems, profile_text
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
 
@@ -157,7 +159,7 @@ def test_install_user_uses_home(hk):
     assert not _settings(hk).exists()
     run = hk.engine("uninstall", "--user", cwd=hk.root)
     assert run.returncode == 0, str(run)
-    assert _ours(json.loads(path.read_text() or "{}")) == []
+    assert not path.exists(), "install created the file and it held nothing else: uninstall removes it"
 
 
 def test_uninstall_removes_exactly_our_entries(hk):
@@ -229,3 +231,74 @@ def test_install_through_a_symlinked_settings_file_keeps_the_link(hk):
     assert link.is_symlink(), "install replaced the symlink by a regular file"
     data = json.loads(target.read_text())
     assert data["model"] == "opus" and {e for e, *_ in _ours(data)} == BUILTIN_EVENTS
+
+
+# ------------------------------------------------ backups, layout, created files (issue 11)
+
+
+def _keep_profile(hk, keep):
+    prof = hk.root / f"keep{keep}.yaml"
+    prof.write_text(f"kind: profile\nname: keep{keep}\nextends: default\nhooks:\n  install_backups_kept: {keep}\n")
+    return prof
+
+
+def test_backups_are_bounded_by_the_profile(hk):
+    path = _settings(hk)
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(EXISTING, indent=2))
+    default_keep = 3  # pipelines/default.yaml: hooks.install_backups_kept
+    for _ in range(2):  # four changes, four backups written
+        _install(hk, "--project")
+        assert hk.engine("uninstall", "--project").returncode == 0
+    assert len(_backups(path)) == default_keep, _backups(path)
+    prof = _keep_profile(hk, 1)
+    _install(hk, "--project", "--profile", str(prof))
+    assert len(_backups(path)) == 1, _backups(path)
+    newest = _backups(path)[0]
+    assert json.loads(newest.read_text()) == EXISTING, "the backup kept is the newest one"
+
+
+def test_uninstall_removes_a_file_install_created_when_it_holds_nothing_else(hk):
+    path = _settings(hk)
+    _install(hk, "--project")
+    assert path.exists()
+    run = hk.engine("uninstall", "--project")
+    assert run.returncode == 0, str(run)
+    assert not path.exists(), path.read_text()
+    assert _backups(path) == []
+
+
+def test_uninstall_keeps_a_file_the_user_made_even_when_empty_after(hk):
+    path = _settings(hk)
+    path.parent.mkdir(parents=True)
+    path.write_text("{}\n")
+    _install(hk, "--project")
+    run = hk.engine("uninstall", "--project")
+    assert run.returncode == 0, str(run)
+    assert json.loads(path.read_text()) == {}
+
+
+def test_uninstall_keeps_a_created_file_the_user_added_to(hk):
+    path = _settings(hk)
+    _install(hk, "--project")
+    data = json.loads(path.read_text())
+    data["model"] = "opus"
+    path.write_text(json.dumps(data, indent=2))
+    assert hk.engine("uninstall", "--project").returncode == 0
+    assert json.loads(path.read_text()) == {"model": "opus"}
+
+
+@pytest.mark.parametrize("indent", [4, "\t", None])
+def test_install_keeps_the_users_indent(hk, indent):
+    path = _settings(hk)
+    path.parent.mkdir(parents=True)
+    original = json.dumps(EXISTING, indent=indent) + "\n"
+    path.write_text(original)
+    _install(hk, "--project")
+    text = path.read_text()
+    if indent is None:
+        assert text.count("\n") == 1, "a one-line file stays on one line"
+    else:
+        assert text == json.dumps(json.loads(text), indent=indent) + "\n"
+    assert hk.engine("uninstall", "--project").returncode == 0
+    assert path.read_text() == original, "uninstall gives back the file byte for byte"

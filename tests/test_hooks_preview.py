@@ -107,3 +107,15 @@ def test_preview_with_a_missing_profile_is_a_user_error(hk):
     assert run.returncode == 1, str(run)
     assert "Traceback" not in run.stderr
     assert "nope.yaml" in run.stderr
+
+
+def test_a_priority_that_is_not_a_number_is_reported(hk):
+    hk.rule("words.md", "---\npriority: high\n---\nMarker PWORDS: a rule.\n")
+    hk.rule("first.md", "---\npriority: 1\n---\nMarker PFIRST: a rule.\n")
+    out = _preview(hk, "--turn", "20")
+    notes = [line for line in out.splitlines() if line.startswith("note:") and "words.md" in line]
+    assert notes and "high" in notes[0] and "5" in notes[0], out
+    line = next(l for l in out.splitlines() if l.rstrip().endswith("words.md"))
+    assert "priority 5" in line
+    hk.hook(hk.event("SessionStart", source="compact")).assert_ok()
+    assert any("words.md" in l and "high" in l for l in hk.log_lines()), hk.log_lines()

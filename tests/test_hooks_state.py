@@ -5,6 +5,8 @@ mid-session; expiry; SessionEnd; one session never touching another."""
 import json
 import re
 
+import pytest
+
 from hook_fixtures import profile_text, shared_profile
 from test_hooks_conftest_fixtures import hk, redis_server  # noqa: F401 - fixtures
 
@@ -37,6 +39,7 @@ def _check_fifty(runs):
     assert turns == [20, 40], turns
 
 
+@pytest.mark.slow
 def test_fifty_concurrent_prompts_with_file_state(hk):
     _world(hk)
     hk.hook(hk.event("SessionStart", source="startup")).assert_silent()  # warm, and a realistic start
@@ -48,6 +51,7 @@ def test_fifty_concurrent_prompts_with_file_state(hk):
     assert hk.log_lines() == []
 
 
+@pytest.mark.slow
 def test_two_sessions_in_parallel_count_apart(hk):
     a, b = "session-aaaa", "session-bbbb"
     events = [hk.prompt(i, session=a if i % 2 else b) for i in range(30)]
@@ -56,6 +60,7 @@ def test_two_sessions_in_parallel_count_apart(hk):
     assert hk.file_turn(a) == 15 and hk.file_turn(b) == 15
 
 
+@pytest.mark.slow
 def test_fifty_concurrent_prompts_with_redis(hk, redis_server):
     _world(hk)
     hk.extra_env["ENGINE_REDIS_URL"] = redis_server.url

@@ -290,6 +290,7 @@ def documents(draw):
     return text, pieces
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("level", LEVELS)
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(doc=documents())

@@ -167,12 +167,14 @@ def main(profile_ref=None, stdin=None, stdout=None, exit=None):
         same = hooks is not None and (cwd or os.getcwd()) == os.getcwd()
         out = handle(event, profile_ref, log, hooks if same else None, deadline)
         if out is not None:
-            import json
+            from .fastjson import dumps
 
-            text = json.dumps(out, ensure_ascii=False) + "\n"
+            text = dumps(out) + "\n"
             try:
                 text.encode("utf-8")
             except UnicodeEncodeError:  # a lone surrogate (from the event): \u escapes are still JSON
+                import json
+
                 text = json.dumps(out) + "\n"
             deadline.disarm()  # from here on the object is written whole
             stdout.write(text)

@@ -73,3 +73,43 @@ def _quote(s):
     import json
 
     return json.dumps(s)
+
+
+def dumps(value):
+    """json.dumps(value, ensure_ascii=False) for dicts, lists, str, int, bool
+    and None, without importing the json package (whose decoder imports `re`):
+    the hook's output on the injecting path."""
+    try:
+        from _json import encode_basestring
+    except ImportError:  # pragma: no cover - not CPython
+        encode_basestring = None
+    if encode_basestring is None:
+        import json
+
+        return json.dumps(value, ensure_ascii=False)
+
+    def enc(v):
+        if isinstance(v, str):
+            return encode_basestring(v)
+        if v is None:
+            return "null"
+        if v is True:
+            return "true"
+        if v is False:
+            return "false"
+        if isinstance(v, int):
+            return int.__repr__(v)
+        if isinstance(v, dict):
+            if not all(isinstance(k, str) for k in v):
+                raise TypeError("non-string key")
+            return "{" + ", ".join(f"{encode_basestring(k)}: {enc(x)}" for k, x in v.items()) + "}"
+        if isinstance(v, (list, tuple)):
+            return "[" + ", ".join(enc(x) for x in v) + "]"
+        raise TypeError(type(v).__name__)
+
+    try:
+        return enc(value)
+    except TypeError:  # anything else: the json module's own answer (or error)
+        import json
+
+        return json.dumps(value, ensure_ascii=False)

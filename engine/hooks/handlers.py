@@ -74,19 +74,21 @@ class Refresh:
         return False
 
     def plan(self, ctx):
-        from ..pipeline import compress
-        from ..profile import load_profile
+        # Compressed texts, token counts and the rendered banner come from the
+        # results cache when the rule files are unchanged: the compiled
+        # profile, the tokenizer and Jinja2 are loaded only on a miss.
+        from ..textcache import Compressor
         from .plan import Item, Plan
         from .sources import body, collect
         from .trust import for_event
 
         spec, settings = self.spec, ctx.settings
-        profile = load_profile(ctx.profile_ref, spec["level"], cwd=ctx.cwd or None)
+        comp = Compressor(ctx.profile_ref, spec["level"], cwd=ctx.cwd or None)
         scope_all = settings.get("scope") == "all"
         budget = spec["budget"]
         unit = "tokens" if "tokens" in budget else "chars"
         limit = budget[unit]
-        measure = _measure(unit, profile.tokenizer)
+        measure = len if unit == "chars" else comp.count
         items, problems, skipped = [], [], []
 
         def log(message):
@@ -101,7 +103,7 @@ class Refresh:
                 f"({settings['max_files']}) count as omitted without being compressed")
         for rf in files[: settings["max_files"]]:
             raw = (body(rf.text) if spec.get("strip_frontmatter") else rf.text).replace("\r\n", "\n")
-            text = compress(profile, raw).text.strip("\n")
+            text = comp.compress(raw).strip("\n")
             items.append(Item(rf.name, rf.path, rf.priority, len(raw), len(text),
                               raw.strip("\n") if scope_all else text, measure(text)))
         chosen, omitted, used = [], [], 0
@@ -113,13 +115,15 @@ class Refresh:
                 used += it.cost
             else:
                 omitted.append(it)  # a smaller rule later in the order may still fit
-        plan = Plan(self.name, profile.level, chosen, omitted, budget={unit: limit, "used": used}, problems=problems,
+        plan = Plan(self.name, comp.info("level"), chosen, omitted, budget={unit: limit, "used": used}, problems=problems,
                     skipped=skipped)
         cap = settings["max_injection_chars"]
         while True:
             plan.text = self._render(ctx, plan)
             if scope_all:
-                plan.text = compress(profile, plan.text).text
+                from ..pipeline import compress
+
+                plan.text = compress(comp.profile, plan.text).text  # changes every turn: not cached
             if len(plan.text) <= cap or not plan.items:
                 break
             plan.omitted.insert(0, plan.items.pop())  # over the agent's limit: drop the last one in
@@ -128,7 +132,7 @@ class Refresh:
         return plan
 
     def _render(self, ctx, plan):
-        from .banner import render
+        from .banner import render_cached as render
 
         limits = ctx.settings["templates"]
         values = dict(turn=ctx.turn, event=ctx.name, handler=self.name, level=plan.level, cwd=ctx.cwd,
@@ -171,14 +175,6 @@ def _int(value):
         return int(value or 0)
     except (TypeError, ValueError, OverflowError):
         return 0
-
-
-def _measure(unit, tokenizer):
-    if unit == "chars":
-        return len
-    from ..tokens import count
-
-    return lambda s: count(s, tokenizer)
 
 
 class Reinject:

@@ -182,33 +182,98 @@ def _without_ours(data):
     return out
 
 
-def _write(path, data, original):
-    """Replace the settings file atomically, a backup of it first.  Just
-    before the rename the file is read again: if another program changed it
-    since it was read, nothing is written and the user runs the command again."""
+def _layout(path):
+    """(indent, trailing newline) of the user's file, so a rewrite keeps its
+    look: the first indented line's indent (spaces or a tab), None for a file
+    on one line; 2 spaces and a newline for a new file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return 2, True
+    if not text.strip():
+        return 2, True
+    for line in text.splitlines()[1:]:
+        stripped = line.lstrip(" \t")
+        if stripped and stripped != line:
+            indent = line[: len(line) - len(stripped)]
+            return (indent if "\t" in indent else len(indent)), text.endswith("\n")
+    return None, text.endswith("\n")
+
+
+def _backup(path, keep):
+    """Copy the file to settings.json.bak-<time>, then keep only the newest
+    `keep` backups (0: no backup)."""
+    if keep <= 0:
+        return None
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    backup = path.with_name(f"{path.name}.bak-{stamp}")
+    n = 1
+    while backup.exists():
+        backup = path.with_name(f"{path.name}.bak-{stamp}-{n:03d}")
+        n += 1
+    backup.write_bytes(path.read_bytes())
+    os.chmod(backup, path.stat().st_mode & 0o7777)
+    old = sorted(path.parent.glob(f"{path.name}.bak-*"), key=lambda p: (p.stat().st_mtime_ns, p.name))
+    for extra in old[: max(0, len(old) - keep)]:
+        try:
+            extra.unlink()
+        except OSError:
+            pass
+    return backup
+
+
+def _created_record():
+    from ..paths import state_dir_str
+
+    return Path(state_dir_str()) / "installed-settings.json"
+
+
+def _created(path, add=None):
+    """Settings files that `engine install` created (so uninstall may remove
+    them once they hold nothing else); add=True/False records or forgets one."""
+    record = _created_record()
+    try:
+        paths = set(json.loads(record.read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError):
+        paths = set()
+    key = str(path.resolve() if path.exists() else path.absolute())
+    if add is None:
+        return key in paths
+    (paths.add if add else paths.discard)(key)
+    try:
+        record.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd, tmp = tempfile.mkstemp(dir=record.parent, prefix=".installed-")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(sorted(paths), fh)
+        os.replace(tmp, record)
+    except OSError:
+        pass  # the record is a courtesy: without it uninstall leaves `{}`
+    return key in paths
+
+
+def _write(path, data, original, keep=3):
+    """Replace the settings file atomically, a bounded number of backups of
+    it first (newest `keep`), keeping the user's indent.  Just before the
+    rename the file is read again: if another program changed it since it
+    was read, nothing is written and the user runs the command again."""
     where = str(path)
     real = Path(os.path.realpath(path))  # write through a link (dotfile managers keep the real file elsewhere)
     tmp = backup = None
+    indent, newline = _layout(real) if original is not None else (2, True)
     try:
         real.parent.mkdir(parents=True, exist_ok=True)
         mode = (real.stat().st_mode & 0o7777) if original is not None else 0o600
         fd, tmp = tempfile.mkstemp(dir=real.parent, prefix=".settings-")
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=2, ensure_ascii=False, allow_nan=False)
-            fh.write("\n")
+            json.dump(data, fh, indent=indent, ensure_ascii=False, allow_nan=False)
+            if newline:
+                fh.write("\n")
         os.chmod(tmp, mode)
-        if original is not None:
-            backup = real.with_name(f"{real.name}.bak-{time.strftime('%Y%m%d-%H%M%S')}")
-            n = 1
-            while backup.exists():
-                backup = real.with_name(f"{real.name}.bak-{time.strftime('%Y%m%d-%H%M%S')}-{n}")
-                n += 1
-            fd = os.open(backup, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(original)
         if _current(real) != original:
             raise UserError("settings file changed while it was being updated (another program wrote it); "
                             "run the command again, nothing was changed", where)
+        if original is not None:
+            backup = _backup(real, keep)
         os.replace(tmp, real)
         tmp = None
     except OSError as exc:
@@ -232,7 +297,7 @@ def _current(path):
         return None
 
 
-def install(scope, events, profile_ref=None, timeout=10, cwd=None):
+def install(scope, events, profile_ref=None, timeout=10, cwd=None, keep=3):
     """Add our entries for `events`; returns (path, changed, backup)."""
     path = settings_path(scope, cwd)
     data, original = _load(path)
@@ -246,13 +311,29 @@ def install(scope, events, profile_ref=None, timeout=10, cwd=None):
         hooks.setdefault(event, []).append(entry)
     if new == data:
         return path, False, None
-    return path, True, _write(path, new, original)
+    backup = _write(path, new, original, keep)
+    if original is None:
+        _created(path, True)
+    return path, True, backup
 
 
-def uninstall(scope, cwd=None):
+def uninstall(scope, cwd=None, keep=3):
+    """Remove our entries; returns (path, changed, backup).  A file that
+    install created and that now holds nothing else is removed (backup None)."""
     path = settings_path(scope, cwd)
     data, original = _load(path)
     new = _without_ours(data)
     if new == data:
         return path, False, None
-    return path, True, _write(path, new, original)
+    if not new and _created(path):
+        target = Path(os.path.realpath(path))
+        if _current(target) != original:
+            raise UserError("settings file changed while it was being updated (another program wrote it); "
+                            "run the command again, nothing was changed", str(path))
+        try:
+            target.unlink()
+        except OSError as exc:
+            raise UserError(f"cannot remove the settings file: {exc.strerror}", str(path)) from None
+        _created(path, False)
+        return path, True, None
+    return path, True, _write(path, new, original, keep)

@@ -1,28 +1,43 @@
-"""What a refresh would inject (kept out of the hook hot path)."""
+"""What a refresh would inject (kept out of the hook hot path).
 
-from dataclasses import dataclass, field
-
-
-@dataclass
-class Item:
-    name: str
-    path: str
-    priority: int
-    chars_before: int
-    chars: int
-    text: str
-    cost: int = 0  # what the budget counts: characters or tokens of the compressed text
+Plain classes, not dataclasses: importing dataclasses (and inspect through
+it) costs several milliseconds of an injecting hook's budget."""
 
 
-@dataclass
-class Plan:
+class _Record:
+    FIELDS = ()
+
+    def __repr__(self):
+        return f"{type(self).__name__}({', '.join(f'{k}={getattr(self, k)!r}' for k in self.FIELDS)})"
+
+    def __eq__(self, other):
+        return type(other) is type(self) and all(getattr(self, k) == getattr(other, k) for k in self.FIELDS)
+
+
+class Item(_Record):
+    FIELDS = ("name", "path", "priority", "chars_before", "chars", "text", "cost")
+
+    def __init__(self, name, path, priority, chars_before, chars, text, cost=0):
+        self.name = name
+        self.path = path
+        self.priority = priority
+        self.chars_before = chars_before
+        self.chars = chars
+        self.text = text
+        self.cost = cost  # what the budget counts: characters or tokens of the compressed text
+
+
+class Plan(_Record):
     """What a refresh would inject: for `engine refresh preview` and for the hook."""
 
-    handler: str
-    level: str
-    items: list = field(default_factory=list)
-    omitted: list = field(default_factory=list)  # Items that did not fit
-    text: str = ""
-    budget: dict = field(default_factory=dict)
-    problems: list = field(default_factory=list)  # log lines about files left out
-    skipped: list = field(default_factory=list)  # (path, reason): files the trust model left out
+    FIELDS = ("handler", "level", "items", "omitted", "text", "budget", "problems", "skipped")
+
+    def __init__(self, handler, level, items=None, omitted=None, text="", budget=None, problems=None, skipped=None):
+        self.handler = handler
+        self.level = level
+        self.items = items if items is not None else []
+        self.omitted = omitted if omitted is not None else []  # Items that did not fit
+        self.text = text
+        self.budget = budget if budget is not None else {}
+        self.problems = problems if problems is not None else []  # log lines about files left out
+        self.skipped = skipped if skipped is not None else []  # (path, reason): files the trust model left out

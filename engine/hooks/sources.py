@@ -1,20 +1,16 @@
-"""Rule files for a refresh: where they are, their priority, their order."""
+"""Rule files for a refresh: where they are, their priority, their order.
+os.path and string methods only (no pathlib, dataclasses or `re`): this runs
+in every injecting hook process."""
 
 import os
-import re
-from dataclasses import dataclass
-from pathlib import Path
-
-_FRONTMATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
 
 
-@dataclass
 class RuleFile:
-    path: str
-    name: str
-    priority: int
-    text: str = ""
-    problem: str = ""  # why it was left out (unreadable, not UTF-8)
+    def __init__(self, path, name, priority, text=""):
+        self.path = path
+        self.name = name
+        self.priority = priority
+        self.text = text
 
 
 def expand(template, cwd):
@@ -22,19 +18,96 @@ def expand(template, cwd):
     return os.path.expanduser(template.replace("{project}", cwd or os.getcwd()))
 
 
+def frontmatter(text):
+    """(inner text, end offset) of a leading YAML frontmatter block, or None.
+
+    The block opens with `---` on the first line (after an optional BOM) and
+    closes at the first later line that is `---` or `...`; blanks may follow
+    either marker, and lines may end in CRLF."""
+    i = 1 if text.startswith("\ufeff") else 0
+    if not text.startswith("---", i):
+        return None
+    nl = text.find("\n", i + 3)
+    if nl < 0:
+        return None
+    opening = text[i + 3:nl]
+    if opening.endswith("\r"):
+        opening = opening[:-1]
+    if opening.strip(" \t"):
+        return None
+    start = nl + 1
+    p = start - 1
+    while True:
+        p = text.find("\n", p + 1)
+        if p < 0:
+            return None
+        q = p + 1
+        if not text.startswith(("---", "..."), q):
+            continue
+        r = q + 3
+        while r < len(text) and text[r] in " \t":
+            r += 1
+        if r == len(text):
+            end = r
+        elif text[r] == "\n":
+            end = r + 1
+        elif text.startswith("\r\n", r):
+            end = r + 2
+        else:
+            continue
+        inner_end = p - 1 if p - 1 >= start and text[p - 1] == "\r" else p
+        return text[start:inner_end], end
+
+
 def body(text):
     """The rule without its frontmatter: metadata for the agent's loader
     (globs, description), noise in a refresh."""
-    m = _FRONTMATTER.match(text)
-    return text[m.end():] if m else text
+    fm = frontmatter(text)
+    return text[fm[1]:] if fm else text
+
+
+def _field(inner, key):
+    """The raw value of the first `key:` line of a frontmatter block (a
+    trailing `# comment` and blanks removed), or None."""
+    for line in inner.split("\n"):
+        if line.endswith("\r"):
+            line = line[:-1]
+        if not line.startswith(key):
+            continue
+        rest = line[len(key):].lstrip(" \t")
+        if not rest.startswith(":") or "\r" in rest:
+            continue
+        value = rest[1:].lstrip(" \t")
+        hash_at = value.find("#")
+        if hash_at >= 0:
+            value = value[:hash_at]
+        return value.rstrip(" \t")
+    return None
 
 
 def priority_of(text, key, default):
-    m = _FRONTMATTER.match(text)
-    if not m:
-        return default
-    found = re.search(rf"(?m)^{re.escape(key)}[ \t]*:[ \t]*(-?\d+)[ \t]*(?:#[^\r\n]*)?\r?$", m.group(1))
-    return int(found.group(1)) if found else default
+    """(priority, problem): the frontmatter's whole-number priority, else the
+    default with a note saying why when the key is there but not a number."""
+    fm = frontmatter(text)
+    if not fm:
+        return default, ""
+    raw = _field(fm[0], key)
+    if raw is None:
+        return default, ""
+    value = raw.strip("'\"")
+    digits = value[1:] if value[:1] in ("+", "-") else value
+    if digits.isdecimal():
+        return int(value), ""
+    return default, f"{key}: {raw} is not a whole number (lower comes first); using the default {default}"
+
+
+def _matches(name, pattern):
+    """fnmatch's rules; the common `*.md` without compiling a pattern."""
+    if pattern.startswith("*") and not any(c in pattern[1:] for c in "*?["):
+        return name.endswith(pattern[1:])
+    import fnmatch
+
+    return fnmatch.fnmatchcase(name, pattern)
 
 
 def collect(spec, cwd, log, trust=None, skipped=None):
@@ -45,24 +118,32 @@ def collect(spec, cwd, log, trust=None, skipped=None):
     listed in `skipped` as (path, reason)."""
     paths = []
     for src in spec.get("sources", ()):
-        folder = Path(expand(src["dir"], cwd))
-        if folder.is_dir():
-            paths.extend(sorted(folder.glob(src.get("glob", "*.md"))))
-        elif folder.exists() or folder.is_symlink():
+        folder = expand(src["dir"], cwd)
+        if os.path.isdir(folder):
+            pattern = src.get("glob", "*.md")
+            if "/" in pattern or "**" in pattern:  # a glob across folders: pathlib's rules
+                from pathlib import Path
+
+                paths.extend(str(p) for p in sorted(Path(folder).glob(pattern)))
+            else:
+                names = sorted(n for n in os.listdir(folder) if _matches(n, pattern))
+                paths.extend(os.path.join(folder, n) for n in names)
+        elif os.path.lexists(folder):
             log(f"rules folder {folder} is not a folder (or a broken link); left out")
         # a folder that does not exist is normal (most people have only one of them)
     for f in spec.get("files", ()):
-        p = Path(expand(f, cwd))
-        if p.is_file():
+        p = expand(f, cwd)
+        if os.path.isfile(p):
             paths.append(p)
-        elif p.is_symlink():
+        elif os.path.islink(p):
             log(f"{p} is a broken link; left out")
     skip = set(spec.get("skip", ()))
     pri = spec.get("priority", {"key": "priority", "default": 5})
     seen, out = set(), []
     for p in paths:
         real = os.path.realpath(p)
-        if real in seen or p.name in skip:
+        name = os.path.basename(p)
+        if real in seen or name in skip:
             continue
         reason = trust.why_not(str(p)) if trust is not None else None
         if reason:
@@ -86,7 +167,10 @@ def collect(spec, cwd, log, trust=None, skipped=None):
             continue
         if not text.strip():
             continue
-        out.append(RuleFile(str(p), p.name, priority_of(text, pri["key"], pri["default"]), text))
+        priority, problem = priority_of(text, pri["key"], pri["default"])
+        if problem:
+            log(f"rule file {p}: {problem}")
+        out.append(RuleFile(p, name, priority, text))
     if not spec.get("files"):
         out.sort(key=lambda r: (r.priority, r.name, r.path))  # rule files: most important first
     return out  # a list of files keeps the order it was given in
