@@ -99,7 +99,7 @@ name: mine
 extends: default
 dictionaries:
   fillers:
-    remove: ["on"]
+    remove: ["an"]
   add:
     - basically
 """
