@@ -6,12 +6,12 @@ import sys
 from .errors import UserError
 
 
-def _read_input(name):
-    from .textio import decode, read_text
+def _read_input(name, profile):
+    """The input text, read with the profile's size cap (the profile is loaded
+    first: /dev/zero costs the cap, not all memory)."""
+    from .sizes import read_input
 
-    if name == "-":
-        return decode(sys.stdin.buffer.read(), "<stdin>")
-    return read_text(name)
+    return read_input(profile, name)
 
 
 def _write_output(text, path):
@@ -54,8 +54,8 @@ def _profile(args, level=None):
 def cmd_compress(args):
     from .pipeline import compress
 
-    text = _read_input(args.file)
     profile = _profile(args)
+    text = _read_input(args.file, profile)
     if not args.json:
         _write_output(compress(profile, text).text, args.output)
         return 0
@@ -94,8 +94,8 @@ def cmd_diff(args):
     from .pipeline import compress
     from .report import figures_line, unified_diff
 
-    text = _read_input(args.file)
     profile = _profile(args)
+    text = _read_input(args.file, profile)
     result = compress(profile, text, tokenizers=(profile.tokenizer,))
     color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
     sys.stdout.write(unified_diff(text, result.text, args.file, f"{args.file} ({result.level})", color))
@@ -107,8 +107,8 @@ def cmd_explain(args):
     from .pipeline import compress
     from .report import explain
 
-    text = _read_input(args.file)
     profile = _profile(args)
+    text = _read_input(args.file, profile)
     result = compress(profile, text, explain=True)
     sys.stdout.write(explain(args.file, text, result, profile))
     return 0

@@ -123,7 +123,7 @@ def stats(paths, levels, profile_name, tokenizer, as_json):
 
     from .pipeline import compress
     from .profile import load_profile
-    from .textio import read_text
+    from .sizes import read_input
     from .tokens import count
 
     files = collect_files(paths)
@@ -133,7 +133,7 @@ def stats(paths, levels, profile_name, tokenizer, as_json):
     progress = Progress(len(files) * len(levels))
     done = 0
     for f in files:
-        text = read_text(f)
+        text = read_input(next(iter(profiles.values())), f)
         tb = count(text, tok)
         for lv in levels:
             r = compress(profiles[lv], text)

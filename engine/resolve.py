@@ -6,7 +6,7 @@ from pathlib import Path
 
 from .errors import UserError, ValidationErrors
 
-SCALARS = ("level", "objective", "tokenizer", "word_pattern", "pattern_timeout_ms")
+SCALARS = ("level", "objective", "tokenizer", "word_pattern", "pattern_timeout_ms", "max_input_bytes", "fit_factor")
 
 
 @dataclass

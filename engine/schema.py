@@ -6,7 +6,7 @@ from functools import lru_cache
 from .errors import UserError
 from .paths import builtin_dir
 
-KINDS = ("profile", "level", "protect", "dictionary", "golden")
+KINDS = ("profile", "level", "protect", "dictionary", "golden", "settings")
 
 
 @lru_cache(maxsize=None)

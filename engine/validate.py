@@ -186,7 +186,7 @@ def _check_protect(doc, word_pattern):
         errors.extend(_pattern_problems(doc, pat, ("patterns", i), samples))
     if errors:
         return errors
-    matcher = category_matcher(category_source(data, "c_", trusted=False), word_pattern)
+    matcher = category_matcher(category_source(data, "c_"), word_pattern)
     for i, sample in enumerate(ex.get("match", [])):
         spans = [(s, e) for s, e, _ in matcher.scan(sample)]
         if (0, len(sample)) not in spans:
