@@ -20,10 +20,12 @@ PROBE_LENGTH = 4000
 
 
 def builtin_files():
+    from .settings import path as settings_path
+
     files = []
     for kind, folder in FOLDERS.items():
         files.extend(sorted(builtin_dir(folder).glob("*.yaml")))
-    return files
+    return files + [Path(settings_path())]
 
 
 def validate_paths(paths, profile=None):
@@ -94,7 +96,7 @@ def _check_file(path, word_pattern, profile):
         return _check_dictionary(doc)
     if kind == "level":
         return _check_level(doc)
-    if kind == "golden":
+    if kind in ("golden", "settings"):
         return []
     return _compile_errors(str(path), None, word_pattern)
 
