@@ -125,21 +125,27 @@ def run_case(root, case, work):
     (work / "out.md").unlink(missing_ok=True)
     cmd += ["-o", str(work / "out.md")]
     start = time.perf_counter()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     try:
         proc = subprocess.run(cmd, env=env, cwd=work, capture_output=True, timeout=limit, preexec_fn=_limits)
         secs = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
         first = err[0] if err else ""
         if len(err) > 1 and "Traceback" in err[0]:
             first = "Traceback: " + err[-1]
-        return {"label": label, "group": group, "seconds": secs, "rc": proc.returncode, "stderr": first[:160], "timeout": False}
+        return {"label": label, "group": group, "seconds": secs, "cpu": cpu, "rc": proc.returncode, "stderr": first[:160], "timeout": False}
     except subprocess.TimeoutExpired:
-        return {"label": label, "group": group, "seconds": limit, "rc": None, "stderr": "", "timeout": True}
+        return {"label": label, "group": group, "seconds": limit, "cpu": None, "rc": None, "stderr": "", "timeout": True}
 
 
 def fmt(r):
-    t = f"> {r['seconds']:.0f} s" if r["timeout"] else f"{r['seconds']:.2f} s"
-    return t
+    return f"> {r['seconds']:.0f} s" if r["timeout"] else f"{r['seconds']:.2f} s"
+
+
+def fmt_cpu(r):
+    return "-" if r.get("cpu") is None else f"{r['cpu']:.2f} s"
 
 
 def main():
@@ -160,13 +166,14 @@ def main():
         with tempfile.TemporaryDirectory() as d:
             r = run_case(a.root, case, Path(d))
         rows.append(r)
-        print(f"{r['label']:<42} {fmt(r):>10}  rc={r['rc']}  {r['stderr']}", flush=True)
+        print(f"{r['label']:<42} {fmt(r):>10} cpu {fmt_cpu(r):>8}  rc={r['rc']}  {r['stderr']}", flush=True)
     title = a.title or f"Pathological inputs ({a.root})"
     lines = [f"## {title}", "", f"`python3 bench/pathological.py --root {a.root}`" + (f" `--only {a.only}`" if a.only else ""), "",
-             "| input | time | exit | first line of stderr |", "|---|---:|---:|---|"]
+             f"load average at the start: {os.getloadavg()[0]:.1f} (2 cores, shared)", "",
+             "| input | wall time | CPU time | exit | first line of stderr |", "|---|---:|---:|---:|---|"]
     for r in rows:
         err = r["stderr"].replace("|", "\\|")
-        lines.append(f"| {r['label']} | {fmt(r)} | {r['rc'] if r['rc'] is not None else 'killed'} | {err} |")
+        lines.append(f"| {r['label']} | {fmt(r)} | {fmt_cpu(r)} | {r['rc'] if r['rc'] is not None else 'killed'} | {err} |")
     with open(a.out, "a", encoding="utf-8") as fh:
         fh.write("\n".join(lines) + "\n\n")
     print(f"appended to {a.out}")
