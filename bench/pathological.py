@@ -79,7 +79,7 @@ def cases():
         out.append(("prose", f"corpus prose {n} MB, standard", "text", lambda n=n: corpus_prose(n * MB), ["--level", "standard"], 300))
     for n in (1, 2, 5, 10):
         out.append(("sentences", f"sentences {n} MB, standard", "text", lambda n=n: sentences(n * MB), ["--level", "standard"], 300))
-    out.append(("size", "11 MB of prose (over the cap)", "text", lambda: corpus_prose(11 * MB), ["--level", "standard"], 120))
+    out.append(("size", "13 MB of prose (over the 12 MB cap)", "text", lambda: corpus_prose(13 * MB), ["--level", "standard"], 120))
     for d in (7, 9):
         out.append(("alias", f"alias bomb depth {d}, 9 per list", "profile", alias_bomb(d), [], 60))
     out.append(("nested", "profile nested 100,000 `[` deep", "profile", "kind: profile\nname: deep\nx: " + "[" * 100_000 + "\n", [], 60))
