@@ -1,8 +1,18 @@
 """On-disk cache of compiled profiles, keyed by the content of every YAML
 file that went into them, so a hook process skips YAML, JSON Schema and the
-tokenizer entirely when nothing changed.  os.path only (hot path)."""
+tokenizer entirely when nothing changed.  os.path only (hot path).
+
+Entries are pickles, and unpickling runs code: the cache folder must be the
+user's own, not a link, and closed to everyone else (0700), or nothing is read
+from it or written to it (profiles are then compiled each time).  Files are
+0600.  A profile that failed to load is remembered too (by the digests of the
+files read), so a broken or hostile profile costs a hook its error once, not
+on every event.  The folder keeps at most `cache.max_entries` compiled
+profiles (pipelines/settings/engine.yaml); the oldest go first.
+"""
 
 import os
+import stat
 
 try:  # the bare C module: importing hashlib (OpenSSL) costs milliseconds on every hook
     from _sha256 import sha256
@@ -13,19 +23,32 @@ from . import __version__
 from .paths import cache_dir_str
 
 
+ABSENT = "absent"
 _DIGESTS = {}  # path -> (stat signature, digest): a file is hashed once per process while unchanged
 
 
 def file_digest(path):
-    st = os.stat(path)
-    sig = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
-    hit = _DIGESTS.get(path)
-    if hit is not None and hit[0] == sig:
-        return hit[1]
-    with open(path, "rb") as fh:
-        digest = sha256(fh.read()).hexdigest()
-    _DIGESTS[path] = (sig, digest)
-    return digest
+    """sha256 of a file's bytes; ABSENT for a file that is not there.  A file
+    over the YAML size cap is never read whole: its size and mtime stand in."""
+    try:
+        st = os.stat(path)
+        if st.st_size > _MAX_DIGEST_BYTES or not stat.S_ISREG(st.st_mode):
+            return f"size:{st.st_size}:{st.st_mtime_ns}:{st.st_mode}"
+        sig = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
+        hit = _DIGESTS.get(path)
+        if hit is not None and hit[0] == sig:
+            return hit[1]
+        with open(path, "rb") as fh:
+            digest = sha256(fh.read()).hexdigest()
+        _DIGESTS[path] = (sig, digest)
+        return digest
+    except OSError:
+        return ABSENT
+
+
+# Above the largest YAML file the loader accepts (max_file_bytes), a file is
+# refused anyway: hashing it would only cost time.
+_MAX_DIGEST_BYTES = 16 << 20
 
 
 _CODE = []
@@ -51,17 +74,69 @@ def _code_fingerprint():
     return "|".join(sorted(parts))
 
 
+def folder():
+    return os.path.join(cache_dir_str(), "profiles")
+
+
 def entry_path(key_parts, suffix=".pickle"):
     key = sha256("\0".join([__version__, code_fingerprint(), *key_parts]).encode()).hexdigest()[:32]
-    return os.path.join(cache_dir_str(), "profiles", f"{key}{suffix}")
+    return os.path.join(folder(), f"{key}{suffix}")
+
+
+def folder_is_private(path=None, create=False):
+    """True when the cache folder is a real folder of this user that nobody
+    else can write to.  A folder of ours that others can only read is closed
+    (0700) first; a link, another owner's folder or one that others could
+    have written to is refused."""
+    path = path or folder()
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        if not create:
+            return False
+        try:
+            _make_private_dirs(path)
+            st = os.lstat(path)
+        except OSError:
+            return False
+    except OSError:
+        return False
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid():
+        return False
+    mode = stat.S_IMODE(st.st_mode)
+    if mode & 0o022:  # others could have put a pickle here
+        return False
+    if mode & 0o077:
+        try:
+            os.chmod(path, 0o700)
+        except OSError:
+            return False
+    return True
+
+
+def _make_private_dirs(path):
+    parent = os.path.dirname(path)
+    if parent and not os.path.isdir(parent):
+        _make_private_dirs(parent)
+    os.mkdir(path, 0o700)
+
+
+def _own_file(fh):
+    st = os.fstat(fh.fileno())
+    return stat.S_ISREG(st.st_mode) and st.st_uid == os.getuid()
 
 
 def load(key_parts):
-    """The cached value, or None when absent, stale or unreadable."""
+    """The cached value, or None when absent, stale, unreadable or in a
+    folder that is not private."""
     import pickle
 
+    if not folder_is_private():
+        return None
     try:
         with open(entry_path(key_parts), "rb") as fh:
+            if not _own_file(fh):
+                return None
             entry = pickle.load(fh)
         for src, digest in entry["sources"]:
             if file_digest(src) != digest:
@@ -76,8 +151,12 @@ def load_plain(key_parts):
     (which imports re), for the hook hot path."""
     from .hooks.fastjson import loads
 
+    if not folder_is_private():
+        return None
     try:
         with open(entry_path(key_parts, ".json"), encoding="utf-8") as fh:
+            if not _own_file(fh):
+                return None
             entry = loads(fh.read())
         for src, digest in entry["sources"]:
             if file_digest(src) != digest:
@@ -97,15 +176,76 @@ def store(key_parts, value, sources):
     import pickle
 
     _atomic_write(entry_path(key_parts), pickle.dumps({"sources": sources, "value": value}, protocol=pickle.HIGHEST_PROTOCOL))
+    evict()
+
+
+def store_failure(key_parts, error, sources):
+    """Remember that a profile failed with this error while its files (and
+    the absence of the files it looked for) stay as they are."""
+    import json
+
+    from .errors import ValidationErrors
+
+    errors = error.errors if isinstance(error, ValidationErrors) else [error]
+    value = [[e.message, None if e.file is None else str(e.file), e.line, e.col] for e in errors]
+    _atomic_write(entry_path(key_parts, ".failed"), json.dumps({"sources": sources, "value": value}).encode("utf-8"))
+
+
+def load_failure(key_parts):
+    """The UserError a profile failed with, while none of its files changed; else None."""
+    from .errors import UserError, ValidationErrors
+
+    if not folder_is_private():
+        return None
+    try:
+        import json
+
+        with open(entry_path(key_parts, ".failed"), encoding="utf-8") as fh:
+            if not _own_file(fh):
+                return None
+            entry = json.loads(fh.read())
+        for src, digest in entry["sources"]:
+            if file_digest(src) != digest:
+                return None
+        errors = [UserError(m, f, line, col) for m, f, line, col in entry["value"]]
+    except Exception:  # absent or unreadable: load the profile
+        return None
+    return errors[0] if len(errors) == 1 else ValidationErrors(errors)
+
+
+def evict():
+    """Keep at most cache.max_entries compiled profiles (and as many of the
+    other entries): the least recently written go."""
+    try:
+        from .settings import cache_limits
+
+        keep = cache_limits()["max_entries"]
+        by_suffix = {}
+        with os.scandir(folder()) as it:
+            for e in it:
+                if e.name.startswith(".tmp-") or not e.is_file(follow_symlinks=False):
+                    continue
+                by_suffix.setdefault(os.path.splitext(e.name)[1], []).append((e.stat(follow_symlinks=False).st_mtime_ns, e.path))
+        for entries in by_suffix.values():
+            entries.sort(reverse=True)
+            for _, path in entries[keep:]:
+                try:
+                    os.unlink(path)
+                except OSError:
+                    pass
+    except Exception:  # a cache that cannot be trimmed is not an error
+        pass
 
 
 def _atomic_write(path, data):
-    """Write atomically; a cache that cannot be written is not an error."""
+    """Write atomically (0600, inside a private folder); a cache that cannot
+    be written, or a folder that is not private, is not an error."""
     import tempfile
 
     tmp = None
+    if not folder_is_private(os.path.dirname(path), create=True):
+        return
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-")
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)

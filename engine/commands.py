@@ -7,10 +7,19 @@ import sys
 from .errors import UserError, display, given
 
 
-def _read_input(name):
+def _read_input(name, cap=None):
+    """The input text (a file or `-`), read with a profile's size cap
+    (max_input_bytes, profile name): /dev/zero costs the cap, not all memory."""
     from .textio import read_input
 
-    return read_input(given(name))
+    if cap is None:
+        return read_input(given(name))
+    max_bytes, profile_name = cap
+    return read_input(given(name), max_bytes, f"max_input_bytes (profile {profile_name!r})")
+
+
+def _cap(profile):
+    return profile.max_input_bytes, profile.name
 
 
 def _write_output(text, path):
@@ -113,7 +122,7 @@ def cmd_compress(args):
     figures = []
     for name in inputs:
         try:
-            text = _read_input(name)
+            text = _read_input(name, (comp.info("max_input_bytes"), comp.info("name")))
             if args.json:  # the figures need the compiled profile (protected spans) anyway
                 from .pipeline import compress
 
@@ -184,8 +193,8 @@ def cmd_diff(args):
     from .pipeline import compress
     from .report import figures_line, unified_diff
 
-    text = _read_input(args.file)
     profile = _profile(args)
+    text = _read_input(args.file, _cap(profile))
     result = compress(profile, text)
     tok = profile.tokenizer
     from .textcache import count_tokens
@@ -212,8 +221,8 @@ def cmd_explain(args):
     from .pipeline import compress
     from .report import explain, explain_data
 
-    text = _read_input(args.file)
     profile = _profile(args)
+    text = _read_input(args.file, _cap(profile))
     result = compress(profile, text, explain=True)
     if args.json:
         json.dump(explain_data(args.file, text, result, profile), sys.stdout, ensure_ascii=False, indent=2)

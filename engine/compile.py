@@ -1,7 +1,6 @@
 """Compile a resolved profile into an immutable, picklable Profile."""
 
 from . import regexutil
-from .documents import is_builtin
 from .protect import Protector, category_source
 from .model import Profile, TokenJudge
 from .transforms import KINDS
@@ -10,10 +9,9 @@ from .transforms import KINDS
 class BuildContext:
     """What a transform may ask for while it compiles."""
 
-    def __init__(self, resolved, trusted):
+    def __init__(self, resolved):
         self._r = resolved
         self.word_pattern = resolved.settings["word_pattern"]
-        self.trusted = trusted
         self.rewrite_pays_at_run_time = TokenJudge(resolved.settings["objective"], resolved.settings["tokenizer"])
         self.rewrite_pays = self.rewrite_pays_at_run_time  # fixed dictionaries: decided here, once
 
@@ -36,8 +34,7 @@ class BuildContext:
 
 
 def compile_profile(resolved, files):
-    """files: every YAML file read; user-written ones make patterns run under a timeout."""
-    all_builtin = all(is_builtin(f) for f in files)
+    """files: every YAML file read."""
     s = resolved.settings
     cats = []
     for i, (name, doc) in enumerate(resolved.protect):
@@ -46,7 +43,7 @@ def compile_profile(resolved, files):
                 regexutil.check(p)
         except regexutil.PatternError as exc:
             raise doc.error(str(exc), ("patterns", j)) from None
-        cats.append(category_source(doc.data, f"c{i}_", is_builtin(doc.file)))
+        cats.append(category_source(doc.data, f"c{i}_"))
     try:
         regexutil.check(s["word_pattern"])
     except regexutil.PatternError as exc:
@@ -65,7 +62,7 @@ def compile_profile(resolved, files):
             unknown = sorted(set(spec.get(key, ())) - known)
             if unknown:
                 raise doc.error(f"{key}: unknown protect categor{'y' if len(unknown) == 1 else 'ies'} {', '.join(unknown)}", ("transforms", i, key))
-        ctx = BuildContext(resolved, all_builtin)
+        ctx = BuildContext(resolved)
         try:
             t = KINDS[spec["kind"]](spec, ctx)
         except regexutil.PatternError as exc:
@@ -82,7 +79,8 @@ def compile_profile(resolved, files):
     check_hooks(resolved)
     return Profile(
         name=resolved.name, level=s["level"], objective=s["objective"], tokenizer=s["tokenizer"],
-        timeout_ms_per_mb=s["pattern_timeout_ms"], protector=protector, transforms=transforms, notes=notes,
+        timeout_ms_per_mb=s["pattern_timeout_ms"], max_input_bytes=s["max_input_bytes"], fit_factor=s["fit_factor"],
+        protector=protector, transforms=transforms, notes=notes,
         hooks=resolved.hooks, cache=s["cache"],
     )
 

@@ -40,6 +40,7 @@ class Library:
     def __init__(self):
         self._docs = {}
         self.files = []
+        self.looked_at = []  # every path read or looked for, found or not (for the failed-profile cache)
 
     def locate(self, ref, kind, base_dir, origin=None):
         """Path for a reference; origin = (doc, path) of the naming key, for errors."""
@@ -47,10 +48,12 @@ class Library:
             p = Path(ref).expanduser()
             if not p.is_absolute():
                 p = Path(base_dir) / p
+            self.looked_at.append(str(p))
             if not p.is_file():
                 raise self._where(origin, f"no {kind} file at {p}; check the path", ref)
             return p.resolve()
         p = builtin_dir(FOLDERS[kind]) / f"{ref}.yaml"
+        self.looked_at.append(str(p))
         if not p.is_file():
             known = builtin_names(kind)
             hint = suggest(ref, known) or f"; built-in: {', '.join(known) or 'none'}; or give a path to a .yaml file"
@@ -67,6 +70,7 @@ class Library:
     def load(self, path, kind):
         key = str(path)
         if key not in self._docs:
+            self.looked_at.append(key)
             doc = load_file(path)
             schema.require_valid(doc)
             actual = doc.data.get("kind")

@@ -28,6 +28,8 @@ class Profile:
     objective: str
     tokenizer: str
     timeout_ms_per_mb: int
+    max_input_bytes: int  # compress refuses larger texts
+    fit_factor: float  # see engine.sizes.could_fit
     protector: object  # engine.protect.Protector
     transforms: list
     sources: list = field(default_factory=list)  # [(path, sha256)]

@@ -59,13 +59,18 @@ def join_line_endings(text, how):
 
 
 def compress(profile, text, *, explain=False, tokenizers=()):
+    from .sizes import check_input
+
+    check_input(profile, text)
     work, how = split_line_endings(text)
+    stage = "the protect categories"
     try:
         mask = profile.protector.mask(work)
         protected = [(s.category, work[s.start:s.end]) for s in mask.spans]
         spans = list(mask.spans) if explain else []
         changes, replaced = [], []
         for t in profile.transforms:
+            stage = f"transform {t.name!r}"
             edits = t.edits(work, mask, profile)
             if not edits:
                 continue
@@ -75,8 +80,9 @@ def compress(profile, text, *, explain=False, tokenizers=()):
             replaced.extend((s.category, t.name) for s in dropped)
     except TimeoutError:
         raise UserError(
-            f"a pattern of profile {profile.name!r} ran past its time budget "
-            f"({profile.timeout_ms_per_mb} ms per MB); run `engine validate` on the profile to find it"
+            f"{stage} of profile {profile.name!r} ran past the time budget of "
+            f"{profile.timeout_ms_per_mb} ms per MB (pattern_timeout_ms); run `engine validate` "
+            f"on the profile to find the runaway pattern, or raise pattern_timeout_ms"
         ) from None
     out = join_line_endings(work, how)
     result = Result(

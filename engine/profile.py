@@ -97,21 +97,21 @@ def _level_ref(level, base):
     return level
 
 
-def resolve(name=None, level=None, cwd=None):
+def resolve(name=None, level=None, cwd=None, lib=None):
     from .documents import Library
     from .resolve import resolve_profile
 
-    lib = Library()
+    lib = lib if lib is not None else Library()
     ref, base = choose(name, cwd)
     path = lib.locate(ref, "profile", base)
     return resolve_profile(lib, path, _level_ref(level, base)), lib
 
 
-def build(name=None, level=None, cwd=None):
+def build(name=None, level=None, cwd=None, lib=None):
     """Resolve and compile without the cache (validate uses this)."""
     from .compile import compile_profile
 
-    resolved, lib = resolve(name, level, cwd)
+    resolved, lib = resolve(name, level, cwd, lib)
     profile = compile_profile(resolved, lib.files)
     profile.sources = [(f, cache.file_digest(f)) for f in lib.files]
     return profile
@@ -129,7 +129,20 @@ def load_profile(name=None, level=None, cwd=None):
     key = _key("profile", name, level, cwd)
     profile = cache.load(key)
     if profile is None:
-        profile = build(name, level, cwd)
+        failed = cache.load_failure(key)
+        if failed is not None:
+            raise failed  # the same error as last time, without reading YAML again
+        from .documents import Library
+        from .errors import UserError
+
+        lib = Library()
+        try:
+            profile = build(name, level, cwd, lib)
+        except UserError as exc:
+            looked = dict.fromkeys(lib.looked_at)
+            if looked:
+                cache.store_failure(key, exc, [(f, cache.file_digest(f)) for f in looked])
+            raise
         cache.store(key, profile, profile.sources)
         cache.store_plain(_key("hooks", name, None, cwd), profile.hooks, profile.sources)
         store_meta(profile, name, level, cwd)
@@ -149,7 +162,8 @@ def meta_of(profile):
     ident = cache.sha256(json.dumps([cache.code_fingerprint(), [list(s) for s in profile.sources], profile.level],
                                     ensure_ascii=False).encode("utf-8")).hexdigest()
     return {"id": ident, "name": profile.name, "level": profile.level, "tokenizer": profile.tokenizer,
-            "objective": profile.objective, "cache": profile.cache}
+            "objective": profile.objective, "cache": profile.cache,
+            "max_input_bytes": profile.max_input_bytes, "fit_factor": profile.fit_factor}
 
 
 def load_meta(name=None, level=None, cwd=None):

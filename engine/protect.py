@@ -5,7 +5,10 @@
   backticks inside it, as in markdown.
 - Word lists of all token categories share one word-run pass (wordscan).
 - Each token pattern category is one more regex pass.
-The mask is the union of all spans found.
+- Token passes never look inside an opaque region: it is protected whole
+  already, and code is where adversarial runs of dots, slashes and stars live.
+The mask is the union of all spans found.  Every pass, built-in or not, runs
+under the profile's time budget (pattern_timeout_ms per MB).
 """
 
 from dataclasses import dataclass, field
@@ -26,14 +29,13 @@ class CategorySource:
     patterns: list  # regex sources, scoped and prefixed
     words: list = field(default_factory=list)
     case_sensitive: bool = False
-    trusted: bool = True  # shipped with the engine: runs without a timeout
 
 
-def category_source(data, prefix, trusted):
+def category_source(data, prefix):
     pats = [regexutil.prefixed(regexutil.scoped(p), f"{prefix}{i}_") for i, p in enumerate(data.get("patterns", ()))]
     return CategorySource(
         name=data["name"], stage=data.get("stage", "token"), patterns=pats,
-        words=list(data.get("words", ())), case_sensitive=data.get("case_sensitive", False), trusted=trusted,
+        words=list(data.get("words", ())), case_sensitive=data.get("case_sensitive", False),
     )
 
 
@@ -53,10 +55,34 @@ def span_of(m):
     return start, end
 
 
+def pass_timeout(ms_per_mb, text):
+    """Seconds one pattern pass over text may take: the budget per MB, at
+    least one MB's worth (a short text gets the whole budget)."""
+    return ms_per_mb / 1000.0 * max(1.0, len(text) / 1_000_000)
+
+
+_NOT_NEWLINE = regex.compile(r"[^\n]+")
+
+
+def blank_out(text, spans):
+    """The text with every span's characters turned into spaces, line breaks
+    kept: positions and lines stay where they were, and nothing inside the
+    spans can start or continue a token."""
+    out, pos = [], 0
+    for start, end, _ in sorted(spans):
+        if end <= pos:
+            continue
+        start = max(start, pos)
+        out.append(text[pos:start])
+        out.append(_NOT_NEWLINE.sub(lambda m: " " * len(m.group()), text[start:end]))
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
 class Protector:
     def __init__(self, categories, word_pattern, timeout_ms_per_mb):
         self.categories = [c.name for c in categories]
-        self._timed = not all(c.trusted for c in categories)
         self._timeout_ms_per_mb = timeout_ms_per_mb
         opaque = [c for c in categories if c.stage == "opaque"]
         self._opaque_groups = {}
@@ -81,9 +107,7 @@ class Protector:
                 self._words.add(w, c.name, c.case_sensitive)
 
     def timeout_for(self, text):
-        if not self._timed:
-            return None
-        return self._timeout_ms_per_mb / 1000.0 * max(1.0, len(text) / 1_000_000)
+        return pass_timeout(self._timeout_ms_per_mb, text)
 
     def scan(self, text):
         """All (start, end, category) found, opaque regions first."""
@@ -94,12 +118,13 @@ class Protector:
             for m in self._opaque.finditer(text, timeout=timeout):
                 if m.end() > m.start():
                     found.append((m.start(), m.end(), groups[m.lastgroup]))
+        tokens_text = blank_out(text, found) if found else text
         for name, pattern in self._token:
-            for m in pattern.finditer(text, timeout=timeout):
+            for m in pattern.finditer(tokens_text, timeout=timeout):
                 start, end = span_of(m)
                 if end > start:
                     found.append((start, end, name))
-        found.extend(self._words.matches(text, self._word_re, timeout=timeout))
+        found.extend(self._words.matches(tokens_text, self._word_re, timeout=timeout))
         return found
 
     def mask(self, text):

@@ -39,6 +39,16 @@ def check(pattern):
         raise PatternError("inline flags like (?i) are allowed only at the start; use a scoped group (?i:...) elsewhere")
 
 
+def anchored(pattern):
+    """The pattern for `match()` at one position, unable to look ahead for
+    its literal text.  The `regex` module searches the rest of the text for a
+    literal that every match needs ("able" in `\\s+able\\s+to`) before it
+    tries the match, so a `match()` called at every word of a text costs the
+    whole rest of the text each time (quadratic).  A second branch that can
+    never match leaves no literal every match needs, and so no search."""
+    return f"(?:{pattern}|(?!))"
+
+
 def prefixed(pattern, prefix):
     """The pattern with its named groups renamed to prefix + name."""
     pattern = _NAMED_GROUP.sub(lambda m: m.group(0).replace(m.group(1), prefix + m.group(1)), pattern)

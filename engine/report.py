@@ -154,8 +154,8 @@ def stats(paths, levels, profile_name, tokenizer, as_json):
 
     from .pipeline import compress
     from .profile import load_profile
+    from .sizes import read_input
     from .textcache import count_tokens as count
-    from .textio import read_text
 
     files = collect_files(paths)
     profiles = {lv: load_profile(profile_name, lv) for lv in levels}
@@ -164,7 +164,7 @@ def stats(paths, levels, profile_name, tokenizer, as_json):
     progress = Progress(len(files) * len(levels))
     done = 0
     for f in files:
-        text = read_text(f)
+        text = read_input(next(iter(profiles.values())), f)
         tb = count(text, tok)
         for lv in levels:
             r = compress(profiles[lv], text)

@@ -10,7 +10,8 @@ from .errors import UserError, ValidationErrors, suggest
 # almost always an edit indented one level too little.
 SLOT_EDITS = ("use", "files", "add", "remove")
 
-SCALARS = ("level", "objective", "tokenizer", "word_pattern", "pattern_timeout_ms", "cache")
+SCALARS = ("level", "objective", "tokenizer", "word_pattern", "pattern_timeout_ms", "cache", "max_input_bytes",
+           "fit_factor")
 # hooks settings: scalars override, mappings merge key by key
 SCALAR_HOOK_KEYS = ("scope", "max_injection_chars", "install_timeout_seconds", "install_backups_kept",
                     "deadline_ms", "kill_after_ms", "max_files", "omitted_names_max")

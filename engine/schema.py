@@ -6,7 +6,7 @@ from functools import lru_cache
 from .errors import UserError, suggest
 from .paths import builtin_dir
 
-KINDS = ("profile", "level", "protect", "dictionary", "golden", "meaning")
+KINDS = ("profile", "level", "protect", "dictionary", "golden", "meaning", "settings")
 
 
 @lru_cache(maxsize=None)

@@ -1,18 +1,36 @@
-"""Reading user files: UTF-8 only, with a clear error for anything else."""
+"""Reading user files: UTF-8 only, with a clear error for anything else, and
+never more than a given number of bytes (a 1 GB file or /dev/zero costs the
+cap, not the file)."""
 
 from .errors import UserError
 
+# Byte-order marks, longest first: a UTF-32 LE mark starts with the UTF-16 LE one.
+_BOMS = (
+    (b"\xff\xfe\x00\x00", "UTF-32", "UTF-32"),
+    (b"\x00\x00\xfe\xff", "UTF-32", "UTF-32"),
+    (b"\xff\xfe", "UTF-16", "UTF-16"),
+    (b"\xfe\xff", "UTF-16", "UTF-16"),
+)
+
+
+def _where(data, index):
+    line = data.count(b"\n", 0, index) + 1
+    col = index - (data.rfind(b"\n", 0, index) + 1) + 1
+    return line, col
+
 
 def decode(data: bytes, name: str) -> str:
-    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        raise UserError("this is UTF-16 text; convert the file to UTF-8 (iconv -f UTF-16 -t UTF-8)", name)
-    if b"\x00" in data[:8192]:
-        raise UserError("this looks like a binary file (it holds NUL bytes); give a text file", name)
+    for bom, label, iconv in _BOMS:
+        if data.startswith(bom):
+            raise UserError(f"this is {label} text; convert the file to UTF-8 (iconv -f {iconv} -t UTF-8)", name)
+    nul = data.find(b"\x00")
+    if nul >= 0:  # anywhere, not only near the start: a NUL is never part of a rule file
+        line, col = _where(data, nul)
+        raise UserError("this looks like a binary file (it holds a NUL byte); give a text file", name, line, col)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        line, col = _where(data, exc.start)
         raise UserError(
             f"not UTF-8 text (byte 0x{data[exc.start]:02x}); convert the file to UTF-8 (iconv -t UTF-8)",
             name, line, col,
@@ -20,23 +38,49 @@ def decode(data: bytes, name: str) -> str:
     return text
 
 
-def read_text(path) -> str:
+def too_large(name, max_bytes, setting):
+    return UserError(f"larger than {max_bytes:,} bytes; give a smaller file or raise {setting}", name)
+
+
+def read_capped(fh, max_bytes, name, setting):
+    """At most max_bytes from an open binary stream, or a UserError when it holds more."""
+    data = fh.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise too_large(name, max_bytes, setting)
+    return data
+
+
+def read_bytes(path, max_bytes=None, setting=None):
+    """The bytes of a file; with max_bytes, a larger file is refused before
+    it is read (regular files) or once the cap is passed (devices, pipes)."""
+    import os
+
+    name = str(path)
     try:
         with open(path, "rb") as fh:
-            data = fh.read()
+            if max_bytes is None:
+                return fh.read()
+            if os.fstat(fh.fileno()).st_size > max_bytes:
+                raise too_large(name, max_bytes, setting)
+            return read_capped(fh, max_bytes, name, setting)
     except FileNotFoundError:
-        raise UserError("no such file; check the path", str(path)) from None
+        raise UserError("no such file; check the path", name) from None
     except IsADirectoryError:
-        raise UserError("this is a folder, not a file", str(path)) from None
+        raise UserError("this is a folder, not a file", name) from None
     except OSError as exc:
-        raise UserError(f"cannot read: {exc.strerror}", str(path)) from None
-    return decode(data, str(path))
+        raise UserError(f"cannot read: {exc.strerror}", name) from None
 
 
-def read_input(name) -> str:
-    """A file's text, or standard input's for `-`."""
+def read_text(path, max_bytes=None, setting=None) -> str:
+    return decode(read_bytes(path, max_bytes, setting), str(path))
+
+
+def read_input(name, max_bytes=None, setting=None) -> str:
+    """A file's text, or standard input's for `-`, read with the cap."""
     if name == "-":
         import sys
 
-        return decode(sys.stdin.buffer.read(), "<stdin>")
-    return read_text(name)
+        if max_bytes is None:
+            return decode(sys.stdin.buffer.read(), "<stdin>")
+        return decode(read_capped(sys.stdin.buffer, max_bytes, "<stdin>", setting), "<stdin>")
+    return read_text(name, max_bytes, setting)

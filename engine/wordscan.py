@@ -12,6 +12,8 @@ with the `regex` module).
 
 import regex
 
+from .regexutil import anchored, scoped
+
 APOSTROPHES = str.maketrans({"\u2019": "'", "\u02bc": "'"})
 
 
@@ -56,7 +58,7 @@ class WordTable:
                     flags = regex.V0 | (0 if cs else regex.I)
                     branches = [f"(?P<p{i}>" + "".join(r"\s+" + _apostrophe_free(w) for w in words[1:]) + ")"
                                 for i, (words, _) in enumerate(multi)]
-                    cont = (regex.compile("|".join(branches), flags), [(w[-1], pl) for w, pl in multi])
+                    cont = (regex.compile(anchored("|".join(branches)), flags), [(w[-1], pl) for w, pl in multi])
                 hit = (cont, single[0] if single else None, bool(single))
                 compiled.setdefault(first.lower(), []).append((first if cs else None, hit))
         self._compiled = compiled
@@ -145,10 +147,8 @@ class GuardSet:
     __slots__ = ("before", "after", "after_words", "before_words", "only_before")
 
     def __init__(self, preceded=None, followed=None, after_words=(), before_words=(), only_before=None):
-        from .regexutil import scoped
-
-        self.before = regex.compile(f"(?<=(?:{scoped(preceded)}))", regex.V0) if preceded else None
-        self.after = regex.compile(scoped(followed), regex.V0) if followed else None
+        self.before = regex.compile(anchored(f"(?<=(?:{scoped(preceded)}))"), regex.V0) if preceded else None
+        self.after = regex.compile(anchored(scoped(followed)), regex.V0) if followed else None
         self.after_words = frozenset(normalize(w) for w in after_words)
         self.before_words = frozenset(normalize(w) for w in before_words)
         self.only_before = frozenset(normalize(w) for w in only_before) if only_before is not None else None
@@ -194,4 +194,4 @@ class Runs:
 
     def __init__(self, word_pattern):
         self.forward = regex.compile(word_pattern, regex.V0)
-        self.reverse = regex.compile("(?r)" + word_pattern, regex.V0)
+        self.reverse = regex.compile("(?r)" + anchored(scoped(word_pattern)), regex.V0)

@@ -3,6 +3,10 @@
 Two departures from PyYAML's defaults, both to keep word lists honest:
 - only true/false are booleans (YAML 1.2); `no`, `on`, `yes`, `off` stay words;
 - a key repeated in one mapping is an error, not a silent overwrite.
+
+And bounds, so that no file can make loading slow or large
+(pipelines/settings/engine.yaml): file size, aliases, nodes once aliases are
+expanded (an alias bomb), nesting depth (a file of 100,000 `[`).
 """
 
 import re
@@ -14,7 +18,42 @@ from .errors import UserError
 
 
 class _Loader(yaml.SafeLoader):
-    pass
+    """Counts aliases and nesting depth while composing, before anything is
+    expanded: a bomb stops at its first alias too many."""
+
+    def __init__(self, stream, file="<yaml>", limits=None):
+        super().__init__(stream)
+        self._file = file
+        self._limits = limits
+        self._aliases = 0
+        self._depth = 0
+
+    def _refuse(self, message):
+        mark = self.peek_event().start_mark
+        raise UserError(message, self._file, mark.line + 1, mark.column + 1)
+
+    def compose_node(self, parent, index):
+        lim = self._limits
+        if lim is None:
+            return super().compose_node(parent, index)
+        if self.check_event(yaml.AliasEvent):
+            self._aliases += 1
+            if self._aliases > lim["max_aliases"]:
+                self._refuse(f"more than {lim['max_aliases']} aliases (*name) in one file; write the values out "
+                             f"(max_aliases in {_settings_name()})")
+            return super().compose_node(parent, index)
+        self._depth += 1
+        if self._depth > lim["max_depth"]:
+            self._refuse(f"lists and mappings nested more than {lim['max_depth']} deep; flatten the document "
+                         f"(max_depth in {_settings_name()})")
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+def _settings_name():
+    return "pipelines/settings/engine.yaml"
 
 
 # Copy the resolver table so SafeLoader itself is left untouched.
@@ -66,12 +105,32 @@ def _mark(node):
     return (node.start_mark.line + 1, node.start_mark.column + 1)
 
 
-def _build(loader, node, path, doc, file):
+def _construct(loader, node, file):
+    try:
+        return loader.construct_object(node, deep=True)
+    except yaml.YAMLError:
+        raise
+    except (ValueError, OverflowError, RecursionError) as exc:  # e.g. an integer of 100,000 digits
+        line, col = _mark(node)
+        reason = "a number too long to read" if isinstance(exc, ValueError) and "digits" in str(exc) else "a value that cannot be read"
+        raise UserError(f"{reason}; shorten it", file, line, col) from None
+
+
+def _build(loader, node, path, doc, file, limits=None):
+    if limits is not None:
+        if len(doc.marks) >= limits["max_nodes"]:
+            line, col = _mark(node)
+            raise UserError(f"this file expands to more than {limits['max_nodes']} values (aliases inside aliases?); "
+                            f"write it without nested aliases (max_nodes in {_settings_name()})", file, line, col)
+        if len(path) > limits["max_depth"]:  # an alias that contains itself
+            line, col = _mark(node)
+            raise UserError(f"lists and mappings nested more than {limits['max_depth']} deep (an alias inside itself?); "
+                            f"flatten the document (max_depth in {_settings_name()})", file, line, col)
     doc.marks[path] = _mark(node)
     if isinstance(node, yaml.MappingNode):
         out = {}
         for key_node, value_node in node.value:
-            key = loader.construct_object(key_node, deep=True)
+            key = _construct(loader, key_node, file)
             if isinstance(key, (list, dict)):
                 line, col = _mark(key_node)
                 raise UserError("a mapping key must be a plain word", file, line, col)
@@ -79,23 +138,32 @@ def _build(loader, node, path, doc, file):
                 line, col = _mark(key_node)
                 raise UserError(f"key {key!r} appears twice in this mapping; keep one", file, line, col)
             doc.key_marks[path + (key,)] = _mark(key_node)
-            out[key] = _build(loader, value_node, path + (key,), doc, file)
+            out[key] = _build(loader, value_node, path + (key,), doc, file, limits)
         return out
     if isinstance(node, yaml.SequenceNode):
-        return [_build(loader, item, path + (i,), doc, file) for i, item in enumerate(node.value)]
+        return [_build(loader, item, path + (i,), doc, file, limits) for i, item in enumerate(node.value)]
     if getattr(node, "style", None) in ("|", ">"):
         doc.block_scalars.add(path)
-    return loader.construct_object(node, deep=True)
+    return _construct(loader, node, file)
 
 
-def load_text(text, file):
-    """Parse one YAML document from text; raise UserError with FILE:LINE:COL."""
-    loader = _Loader(text)
+_DEFAULT = object()
+
+
+def load_text(text, file, limits=_DEFAULT):
+    """Parse one YAML document from text; raise UserError with FILE:LINE:COL.
+    limits: the bounds of engine.settings (the default), or None for the
+    engine's own settings file."""
+    if limits is _DEFAULT:
+        from .settings import yaml_limits
+
+        limits = yaml_limits()
+    loader = _Loader(text, file, limits)
     try:
         node = loader.get_single_node()
         doc = Document(file=file, data=None)
         if node is not None:
-            doc.data = _build(loader, node, (), doc, file)
+            doc.data = _build(loader, node, (), doc, file, limits)
         return doc
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -106,12 +174,17 @@ def load_text(text, file):
         raise UserError(f"malformed YAML: {problem}; fix the syntax here", file, line, col) from None
     except yaml.YAMLError as exc:
         raise UserError(f"malformed YAML: {exc}", file) from None
+    except RecursionError:  # a bound above was not enough for this Python's stack
+        raise UserError("nested too deep to read; flatten the document", file) from None
     finally:
         loader.dispose()
 
 
 def load_file(path):
-    """Read and parse a YAML file; unreadable or non-UTF-8 files are user errors."""
+    """Read and parse a YAML file; unreadable, oversized or non-UTF-8 files
+    are user errors (the size is checked before anything is read)."""
+    from .settings import yaml_limits
     from .textio import read_text
 
-    return load_text(read_text(path), str(path))
+    limits = yaml_limits()
+    return load_text(read_text(path, limits["max_file_bytes"], f"max_file_bytes in {_settings_name()}"), str(path), limits)

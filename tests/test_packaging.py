@@ -26,3 +26,12 @@ def test_every_yaml_folder_ships():
     for folder in ("pipelines", "pipelines/levels", "protect", "dictionaries", "schemas"):
         assert folder in mapped
         assert any((ROOT / folder).glob("*.yaml")) or any((ROOT / folder).glob("*.json"))
+
+
+def test_every_folder_holding_yaml_ships():
+    """A folder added later (pipelines/settings) must ship too."""
+    mapped = set(_config()["package-dir"].values())
+    for top in ("pipelines", "protect", "dictionaries", "schemas"):
+        for f in list((ROOT / top).rglob("*.yaml")) + list((ROOT / top).rglob("*.json")):
+            folder = f.parent.relative_to(ROOT).as_posix()
+            assert folder in mapped, f"map {folder} in [tool.setuptools.package-dir] and list its package"

@@ -89,7 +89,7 @@ class Refresh:
         unit = "tokens" if "tokens" in budget else "chars"
         limit = budget[unit]
         measure = len if unit == "chars" else comp.count
-        items, problems, skipped = [], [], []
+        items, problems, skipped, omitted_early = [], [], [], []
 
         def log(message):
             problems.append(message)
@@ -101,12 +101,23 @@ class Refresh:
         if unread:
             log(f"{self.name}: {len(files)} rule files; the {len(unread)} past hooks.max_files "
                 f"({settings['max_files']}) count as omitted without being compressed")
+        # A file that cannot fit once compressed is not compressed at all:
+        # sizes are checked against the room first (engine.sizes.could_fit).
+        from ..sizes import Limits, could_fit
+
+        limits = Limits(comp.info("max_input_bytes"), comp.info("fit_factor"))
+        room = settings["max_injection_chars"] if unit == "tokens" else min(limit, settings["max_injection_chars"])
         for rf in files[: settings["max_files"]]:
             raw = (body(rf.text) if spec.get("strip_frontmatter") else rf.text).replace("\r\n", "\n")
+            if not could_fit(limits, len(raw), room):
+                log(f"rule file {rf.path}: {len(raw):,} characters cannot fit in {room:,} once compressed; "
+                    "omitted without being compressed")
+                omitted_early.append(Item(rf.name, rf.path, rf.priority, len(raw), len(raw), "", cost=0))
+                continue
             text = comp.compress(raw).strip("\n")
             items.append(Item(rf.name, rf.path, rf.priority, len(raw), len(text),
                               raw.strip("\n") if scope_all else text, measure(text)))
-        chosen, omitted, used = [], [], 0
+        chosen, omitted, used = [], list(omitted_early), 0
         for rf in unread:
             omitted.append(Item(rf.name, rf.path, rf.priority, len(rf.text), len(rf.text), "", cost=0))
         for it in items:

@@ -8,12 +8,13 @@ class Transform:
     def __init__(self, spec, ctx):
         self.name = spec["name"]
         self.allow = frozenset(spec.get("allow", ()))
-        self.timed = not ctx.trusted  # user patterns run under a timeout
 
     def timeout(self, text, ctx_timeout_ms_per_mb):
-        if not self.timed:
-            return None
-        return ctx_timeout_ms_per_mb / 1000.0 * max(1.0, len(text) / 1_000_000)
+        """Seconds a pass over text may take; built-in patterns get the same
+        budget as the user's, so a runaway is an error, never a hang."""
+        from ..protect import pass_timeout
+
+        return pass_timeout(ctx_timeout_ms_per_mb, text)
 
     def edits(self, text, mask, run):
         """Sorted, disjoint edits that leave every protected span intact."""

@@ -16,7 +16,7 @@ from bisect import bisect_right
 import regex
 
 from ..mask import Edit
-from ..regexutil import scoped
+from ..regexutil import anchored, scoped
 from .base import Transform
 
 
@@ -35,7 +35,7 @@ class Lists(Transform):
         super().__init__(spec, ctx)
         self.item = regex.compile(scoped(spec["item_pattern"]), regex.V0)
         self.bullets = frozenset(spec["bullets"])
-        self.keep_before = regex.compile(scoped(spec["keep_bullet_before"]), regex.V0)
+        self.keep_before = regex.compile(anchored(scoped(spec["keep_bullet_before"])), regex.V0)
         self.dedent = spec.get("dedent", True)
         self.regions = frozenset(spec["skip_inside"])
 

@@ -1,0 +1,232 @@
+"""Every built-in pattern runs in linear time on the worst input we can build.
+
+Each pattern of the shipped YAML (protect categories, level transforms, word
+guards, word patterns, phrase continuations) is found by reading the YAML, so
+a pattern added later is tested too.  For each, a quick screen over many
+short adversarial units (runs of markdown punctuation, dots, slashes, stars,
+spaces, unicode) picks the unit it is slowest on; that unit, and the known
+offenders of issue 10, are then timed at 250 KB and 1 MB.  Linear time gives
+a ratio near 4, quadratic 16: the bound is 8, with a generous absolute bound
+for a shared machine.
+"""
+
+import glob
+import time
+from pathlib import Path
+
+import pytest
+import regex
+import yaml
+
+from engine.regexutil import anchored, scoped
+from engine.wordscan import GuardSet, Runs, WordTable
+
+REPO = Path(__file__).resolve().parent.parent
+SMALL, LARGE = 250_000, 1_000_000
+MAX_RATIO = 8.0
+MAX_SECONDS_PER_MB = 5.0
+
+_CHARS = list("a1./*_- \n`[]()@:#~|<>!$'=A,\\\t") + ["\u2019", "\u00e9"]
+UNITS = _CHARS + [
+    "a.", "1.", "_.", ".a", "a/", "/a", ")/", "a,", "/,", "**a ", "__a ", "*a ", "_a ", " x", " 1", "1 ", "a ", "be ",
+    "```mermaid\n", "```\n", "~~~\n", "`\n", "``a ", "- a\n\n", "- x", "    a\n", "\n\n", " \n", "a\n \n", "<!--",
+    "<a ", "](", "](x", "(a", "[a]: ", "[:", "[a", "# a", "| a |\n", "---\n", "sk-", "http://", "www.", "a@b.", "@a",
+    "v1.", "1.1.", "1-", "~~", "AKIA", "A#", "--a", "-a ", "0a", "a0", "a_", "_a", "aB", "a.b(", "a(", "git ", "$a",
+]
+
+# Inputs known to have been slow (issue 10), always timed besides the screened one.
+KNOWN = {
+    "paths": ["a.", "1.", "_."],
+    "bold": ["**a ", "__a "],
+    "trailing_blanks": [" " * 999 + "x"],
+    "mermaid": ["```mermaid\n"],
+    "hashes": ["1", "a0"],
+    "cli_commands": ["git" + " " * 997 + "x"],
+}
+
+
+def _rep(unit, n):
+    return (unit * (n // len(unit) + 1))[:n]
+
+
+def _collect():
+    """(id, pattern, known-group) for every regex of the built-in YAML run with finditer."""
+    out = []
+    for f in sorted(glob.glob(str(REPO / "protect" / "*.yaml"))):
+        d = yaml.safe_load(open(f, encoding="utf-8"))
+        for i, p in enumerate(d.get("patterns", ())):
+            out.append((f"protect/{d['name']}[{i}]", p, d["name"]))
+    for f in sorted(glob.glob(str(REPO / "pipelines" / "levels" / "*.yaml"))):
+        d = yaml.safe_load(open(f, encoding="utf-8"))
+        for t in d.get("transforms", ()):
+            if "pattern" in t:
+                out.append((f"{d['name']}/{t['name']}", t["pattern"], t["name"]))
+            if "word_pattern" in t:
+                out.append((f"{d['name']}/{t['name']}.word_pattern", t["word_pattern"], t["name"]))
+    for f in sorted(glob.glob(str(REPO / "pipelines" / "*.yaml"))):
+        d = yaml.safe_load(open(f, encoding="utf-8"))
+        if "word_pattern" in d:
+            out.append((f"{d['name']}.word_pattern", d["word_pattern"], "word_pattern"))
+    return out
+
+
+def _guards():
+    """(id, word, preceded, followed) for every guard of the built-in YAML."""
+    out = []
+    for f in sorted(glob.glob(str(REPO / "dictionaries" / "*.yaml"))):
+        d = yaml.safe_load(open(f, encoding="utf-8"))
+        for w in d.get("words", ()):
+            if isinstance(w, dict) and ("unless_followed_by" in w or "unless_preceded_by" in w):
+                out.append((f"{d['name']}/{w['word']}", w["word"], w.get("unless_preceded_by"), w.get("unless_followed_by")))
+    for f in sorted(glob.glob(str(REPO / "pipelines" / "levels" / "*.yaml"))):
+        d = yaml.safe_load(open(f, encoding="utf-8"))
+        for t in d.get("transforms", ()):
+            for r in t.get("rules", ()):
+                if "unless_followed_by" in r or "unless_preceded_by" in r:
+                    out.append((f"{d['name']}/{t['name']}/{r.get('name', r['dictionary'])}", "be",
+                                r.get("unless_preceded_by"), r.get("unless_followed_by")))
+    return out
+
+
+def _timed(fn, text):
+    start = time.perf_counter()
+    fn(text)
+    return time.perf_counter() - start
+
+
+def _assert_linear(fn, units, what):
+    """Time fn on every unit at SMALL and LARGE; the worst must look linear."""
+    worst = None
+    for unit in units:
+        small_text, large_text = _rep(unit, SMALL), _rep(unit, LARGE)
+        for attempt in range(3):  # a shared machine's hiccup passes; a quadratic pattern fails every time
+            small = min(_timed(fn, small_text) for _ in range(3))
+            large = _timed(fn, large_text)
+            if large < 0.5:  # cheap to repeat: the minimum filters hiccups
+                large = min(large, *(_timed(fn, large_text) for _ in range(2)))
+            ratio = large / max(small, 0.005)  # below 5 ms the small time is noise
+            if ratio < MAX_RATIO and large < MAX_SECONDS_PER_MB:
+                break
+        if worst is None or ratio * large > worst[0] * worst[1]:
+            worst = (ratio, large, unit)
+        assert large < MAX_SECONDS_PER_MB, f"{what}: {large:.2f} s on 1 MB of {unit[:20]!r}"
+        assert ratio < MAX_RATIO, f"{what}: 1 MB of {unit[:20]!r} takes {ratio:.1f} times 250 KB ({small:.3f} s -> {large:.3f} s): not linear"
+    return worst
+
+
+def _screen(fn, units, n=12_000, keep=2):
+    """The units fn is slowest on, at a small size (a quadratic pattern is
+    already the slowest there)."""
+    times = sorted(((_timed(fn, _rep(u, n)), u) for u in units), reverse=True)
+    return [u for _, u in times[:keep]]
+
+
+PATTERNS = _collect()
+
+
+@pytest.mark.parametrize("name,pattern,group", PATTERNS, ids=[p[0] for p in PATTERNS])
+def test_pattern_is_linear(name, pattern, group):
+    rx = regex.compile(scoped(pattern), regex.V0)
+
+    def run(text):
+        for _ in rx.finditer(text, timeout=60):
+            pass
+
+    units = _screen(run, UNITS) + KNOWN.get(group, [])
+    _assert_linear(run, dict.fromkeys(units), name)
+
+
+GUARDS = _guards()
+
+
+@pytest.mark.parametrize("name,word,preceded,followed", GUARDS, ids=[g[0] for g in GUARDS])
+def test_guard_is_linear(name, word, preceded, followed):
+    """A guard is tried at every occurrence of its word: each try must cost
+    what it reads, not the rest of the text."""
+    guard = GuardSet(preceded, followed)
+    runs = Runs(r"[^\s.,;:!?()\[\]{}\"']+")
+    tails = [" x", "  x", " `", " a/", " 1", "1 ", " a.a.a", " -", " ~", "\t"]
+
+    def run(text):
+        i = text.find(word)
+        while i >= 0:
+            guard.blocks(text, i, i + len(word), runs)
+            i = text.find(word, i + len(word))
+
+    _assert_linear(run, _screen(run, [word + t for t in tails] + [t + word for t in tails]), name)
+
+
+def _phrase_firsts():
+    """First words of every multi-word entry (protect words, dictionaries)."""
+    firsts = set()
+    for f in glob.glob(str(REPO / "protect" / "*.yaml")) + glob.glob(str(REPO / "dictionaries" / "*.yaml")):
+        d = yaml.safe_load(open(f, encoding="utf-8"))
+        words = list(d.get("words", ())) + list((d.get("entries") or {}).keys())
+        for w in words:
+            w = w["word"] if isinstance(w, dict) else w
+            if len(str(w).split()) > 1:
+                firsts.add(str(w).split()[0])
+    return sorted(firsts)
+
+
+def test_phrase_continuations_are_linear():
+    """`be be be ...`: a phrase continuation (`be able to`) tried at every
+    `be` must not search the rest of the text for `able` (issue 10)."""
+    table = WordTable()
+    for f in glob.glob(str(REPO / "protect" / "*.yaml")) + glob.glob(str(REPO / "dictionaries" / "*.yaml")):
+        d = yaml.safe_load(open(f, encoding="utf-8"))
+        for w in list(d.get("words", ())) + list((d.get("entries") or {}).keys()):
+            table.add(w["word"] if isinstance(w, dict) else str(w), d["name"])
+    word_re = regex.compile(yaml.safe_load(open(REPO / "pipelines" / "default.yaml", encoding="utf-8"))["word_pattern"])
+    firsts = _phrase_firsts()
+    assert "be" in firsts or firsts, "no phrases found"
+
+    def run(text):
+        for _ in table.matches(text, word_re):
+            pass
+
+    _assert_linear(run, dict.fromkeys(_screen(run, [w + " " for w in firsts]) + ["be "]), "phrase continuations")
+
+
+def test_anchored_match_does_not_search_ahead():
+    """The `regex` module looks for a required literal in the whole rest of
+    the text before a match(); anchored() removes that search."""
+    text = "be " * 300_000
+    plain = regex.compile(r"\s+able\s+to")
+    fixed = regex.compile(anchored(r"\s+able\s+to"))
+    t = time.perf_counter()
+    for i in range(0, 600, 3):
+        assert fixed.match(text, i + 2) is None
+    fast = time.perf_counter() - t
+    assert fast < 0.05, fast
+    assert fixed.match("be able to", 2) is not None
+    assert plain.match("be able to", 2) is not None
+
+
+def test_prose_compresses_in_linear_time():
+    """Ordinary prose at standard (issue 10: 1 / 2 / 5 / 10 MB took
+    1.9 / 5.1 / 43 / 131 s)."""
+    import random
+
+    from engine.pipeline import compress
+    from engine.profile import build
+
+    profile = build(level="standard")
+    words = ("the service must always validate the configuration of the production database before a "
+             "deployment and it should never push to main without review in order to keep the environment safe").split()
+    r = random.Random(1)
+    parts = []
+    for _ in range(40_000):
+        parts.append(" ".join(r.choice(words) for _ in range(r.randint(5, 20))).capitalize() + ". ")
+        if r.random() < 0.2:
+            parts.append("\n\n")
+    prose = "".join(parts)
+    assert len(prose) > LARGE
+
+    def run(text):
+        compress(profile, text)
+
+    small = min(_timed(run, prose[:SMALL]) for _ in range(2))
+    large = _timed(run, prose[:LARGE])
+    assert large < 3 * MAX_SECONDS_PER_MB, large
+    assert large / small < MAX_RATIO, (small, large)
