@@ -52,6 +52,9 @@ def compress_simple(args):
     given(file)
     if profile:
         given(profile)
-    text = read_input(file)
-    sys.stdout.write(Compressor(profile, level).compress(text))
+    comp = Compressor(profile, level)
+    # read with the profile's cap: /dev/zero costs the cap, not all memory
+    cap = comp.info("max_input_bytes")
+    text = read_input(file, cap, f"max_input_bytes (profile {comp.info('name')!r})")
+    sys.stdout.write(comp.compress(text))
     return 0
