@@ -146,6 +146,8 @@ def run_process(corpus_dir, process_file, quick, runs, log, venv=None):
     commands = [
         ("engine compress FILE (warm results cache: the file seen before)", [engine_exe, "compress", str(target_file)], True),
         ("engine compress FILE (new content: compiled profile cached only)", [engine_exe, "compress", str(fresh)], False),
+        # issue 6: aggressive decides vowel removal at compile time, so it costs what standard costs
+        ("engine compress FILE --level aggressive (new content)", [engine_exe, "compress", str(fresh), "--level", "aggressive"], False),
         ("python3 -c pass", [python_exe, "-c", "pass"], False),
     ]
     serial = [0]

@@ -169,13 +169,13 @@ def load_plain(key_parts):
 def store_plain(key_parts, value, sources):
     import json
 
-    _atomic_write(entry_path(key_parts, ".json"), json.dumps({"sources": sources, "value": value}).encode("utf-8"))
+    atomic_write(entry_path(key_parts, ".json"), json.dumps({"sources": sources, "value": value}).encode("utf-8"))
 
 
 def store(key_parts, value, sources):
     import pickle
 
-    _atomic_write(entry_path(key_parts), pickle.dumps({"sources": sources, "value": value}, protocol=pickle.HIGHEST_PROTOCOL))
+    atomic_write(entry_path(key_parts), pickle.dumps({"sources": sources, "value": value}, protocol=pickle.HIGHEST_PROTOCOL))
     evict()
 
 
@@ -188,7 +188,7 @@ def store_failure(key_parts, error, sources):
 
     errors = error.errors if isinstance(error, ValidationErrors) else [error]
     value = [[e.message, None if e.file is None else str(e.file), e.line, e.col] for e in errors]
-    _atomic_write(entry_path(key_parts, ".failed"), json.dumps({"sources": sources, "value": value}).encode("utf-8"))
+    atomic_write(entry_path(key_parts, ".failed"), json.dumps({"sources": sources, "value": value}).encode("utf-8"))
 
 
 def load_failure(key_parts):
@@ -237,22 +237,24 @@ def evict():
         pass
 
 
-def _atomic_write(path, data):
+def atomic_write(path, data):
     """Write atomically (0600, inside a private folder); a cache that cannot
-    be written, or a folder that is not private, is not an error."""
+    be written, or a folder that is not private, is not an error: False."""
     import tempfile
 
     tmp = None
     if not folder_is_private(os.path.dirname(path), create=True):
-        return
+        return False
     try:
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-")
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
         os.replace(tmp, path)
+        return True
     except OSError:
         if tmp:
             try:
                 os.unlink(tmp)
             except OSError:
                 pass
+        return False

@@ -40,44 +40,10 @@ def get(kind, k):
 
 def put(kind, k, text, limits=None):
     """Store text atomically; a cache that cannot be written is not an error."""
-    import tempfile
+    from .cache import atomic_write
 
-    folder = os.path.dirname(_path(kind, k))
-    tmp = None
-    try:
-        _makedirs(folder)
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-")  # mkstemp: mode 0600
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(text.encode("utf-8", "surrogatepass"))
-        os.replace(tmp, _path(kind, k))
-        tmp = None
-    except OSError:
-        if tmp:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-        return
-    if limits:
+    if atomic_write(_path(kind, k), text.encode("utf-8", "surrogatepass")) and limits:
         prune(limits["max_bytes"], limits["prune_to"])
-
-
-def _makedirs(folder):
-    """Create folder and its missing parents 0700 (makedirs' mode is masked by
-    the umask, so each new folder is set explicitly)."""
-    missing = []
-    while not os.path.isdir(folder):
-        missing.append(folder)
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            break
-        folder = parent
-    for f in reversed(missing):
-        try:
-            os.mkdir(f, 0o700)
-            os.chmod(f, 0o700)
-        except FileExistsError:
-            pass
 
 
 def prune(max_bytes, prune_to):
