@@ -27,10 +27,7 @@ def run_hooks(corpus_dir, quick, runs, venv, log):
     """Whole-process time of `engine hook`: an event that injects nothing and
     one that injects 13 rule files, beside `python3 -c pass`, in one run."""
     runs = runs or (10 if quick else 20)
-    if venv:
-        python_exe, engine_exe = venv
-    else:
-        python_exe, engine_exe = Path(sys.executable), None
+    python_exe = venv[0] if venv else Path(sys.executable)
     # as `engine install` writes it: the engine script beside the interpreter
     script = Path(python_exe).parent / "engine"
     hook_cmd = [str(script), "hook"] if script.is_file() else [str(python_exe), "-m", "engine.cli", "hook"]

@@ -10,7 +10,6 @@ Writes its section of bench/results.json and bench/results.md.
 import os
 import sys
 import tempfile
-import time
 from collections import Counter
 from pathlib import Path
 

@@ -146,7 +146,7 @@ def load(key_parts):
         return None
 
 
-def load_plain(key_parts):
+def load_plain(key_parts, suffix=".json"):
     """Like load, for plain data kept as JSON: read without importing pickle
     (which imports re), for the hook hot path."""
     from .hooks.fastjson import loads
@@ -154,7 +154,7 @@ def load_plain(key_parts):
     if not folder_is_private():
         return None
     try:
-        with open(entry_path(key_parts, ".json"), encoding="utf-8") as fh:
+        with open(entry_path(key_parts, suffix), encoding="utf-8") as fh:
             if not _own_file(fh):
                 return None
             entry = loads(fh.read())
@@ -195,20 +195,12 @@ def load_failure(key_parts):
     """The UserError a profile failed with, while none of its files changed; else None."""
     from .errors import UserError, ValidationErrors
 
-    if not folder_is_private():
-        return None
+    value = load_plain(key_parts, ".failed")
     try:
-        import json
-
-        with open(entry_path(key_parts, ".failed"), encoding="utf-8") as fh:
-            if not _own_file(fh):
-                return None
-            entry = json.loads(fh.read())
-        for src, digest in entry["sources"]:
-            if file_digest(src) != digest:
-                return None
-        errors = [UserError(m, f, line, col) for m, f, line, col in entry["value"]]
-    except Exception:  # absent or unreadable: load the profile
+        errors = [UserError(m, f, line, col) for m, f, line, col in value]
+    except (TypeError, ValueError):  # absent or unreadable: load the profile
+        return None
+    if not errors:
         return None
     return errors[0] if len(errors) == 1 else ValidationErrors(errors)
 

@@ -49,6 +49,13 @@ class Mask:
             merged.append(Span(start, end, cat))
         return cls(merged)
 
+    def category_at(self, pos):
+        """The category of the span holding position pos, or None."""
+        i = bisect_right(self._starts, pos) - 1
+        if i >= 0 and pos < self.spans[i].end:
+            return self.spans[i].category
+        return None
+
     def blocking(self, start, end, allow=frozenset()):
         """True if changing text[start:end] (or inserting at start when empty)
         would alter a protected span whose category is not in allow."""

@@ -3,7 +3,7 @@
 import json
 from functools import lru_cache
 
-from .errors import UserError, suggest
+from .errors import suggest
 from .paths import builtin_dir
 
 KINDS = ("profile", "level", "protect", "dictionary", "golden", "meaning", "settings")

@@ -40,7 +40,7 @@ class HeadingLabels(Transform):
             if len(m.group("marks")) != deepest:
                 continue
             before, _, after = self.label.partition("{title}")
-            group = [Edit(m.start(), m.start("title"), m.group("indent") + before),
+            group = [Edit(m.start(), m.start("title"), before),
                      Edit(m.end("title"), m.end(), after)]
             group = [e for e in group if text[e.start:e.end] != e.text]
             if group and admissible(mask, group, self.allow):

@@ -11,8 +11,6 @@
 Lines inside protected regions (code, frontmatter) are never touched.
 """
 
-from bisect import bisect_right
-
 import regex
 
 from ..mask import Edit
@@ -39,13 +37,6 @@ class Lists(Transform):
         self.dedent = spec.get("dedent", True)
         self.regions = frozenset(spec["skip_inside"])
 
-    def _inside_region(self, mask, pos):
-        i = bisect_right(mask._starts, pos) - 1
-        if i < 0:
-            return False
-        span = mask.spans[i]
-        return span.start <= pos < span.end and span.category in self.regions
-
     def _lines(self, text, mask):
         pos, n = 0, len(text)
         out = []
@@ -57,7 +48,7 @@ class Lists(Transform):
             indent = len(line) - len(stripped)
             if not stripped.strip() or "\t" in line[:indent + 1]:
                 out.append(None)  # a blank line (or tab indentation: leave it alone)
-            elif self._inside_region(mask, pos + indent):
+            elif mask.category_at(pos + indent) in self.regions:
                 out.append(None)  # code, frontmatter: not list text
             else:
                 m = self.item.match(line)
@@ -69,7 +60,6 @@ class Lists(Transform):
         return out
 
     def edits(self, text, mask, run):
-        self._mask = mask
         lines = self._lines(text, mask)
         out = []
         i, n = 0, len(lines)
@@ -85,12 +75,12 @@ class Lists(Transform):
             while j < n and lines[j] is not None:
                 j += 1
             block = lines[i:j]
-            out.extend(self._block(text, block, prev_para))
+            out.extend(self._block(text, block, prev_para, mask))
             prev_para = block[-1]
             i = j
         return out
 
-    def _block(self, text, block, before):
+    def _block(self, text, block, before, mask):
         shift = 0
         if self.dedent and (before is None or (not before.item and before.indent == 0)):
             shift = min(b.indent for b in block)
@@ -116,10 +106,7 @@ class Lists(Transform):
         # an edit at a line start (dedent) and the marker edit never overlap:
         # the dedent ends where the indentation of the shallowest item ends
         edits.sort()
-        return [e for e in _merge(edits) if not self._blocked(e)]
-
-    def _blocked(self, e):
-        return self._mask.blocking(e.start, e.end, self.allow)
+        return [e for e in _merge(edits) if not mask.blocking(e.start, e.end, self.allow)]
 
 
 def _merge(edits):

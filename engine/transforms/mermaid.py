@@ -16,6 +16,8 @@ from ..mask import Edit
 from ..regexutil import scoped
 from .base import Transform
 
+# Mermaid's own grammar (node shapes, arrows), a fact of the input format;
+# which arrows are read and how they are written out is the level's YAML.
 _SHAPES = r"\[\[.*?\]\]|\[\(.*?\)\]|\(\(\(.*?\)\)\)|\(\(.*?\)\)|\(\[.*?\]\)|\[/.*?/\]|\[\\.*?\\\]|\[/.*?\\\]|\[\\.*?/\]|\[.*?\]|\(.*?\)|\{\{.*?\}\}|\{.*?\}|>.*?\]"
 _NODE = regex.compile(r"[ \t]*(?P<id>[A-Za-z0-9_]\w*(?:[.-]\w+)*)(?P<shape>" + _SHAPES + r")?(?::::\w+)?[ \t]*")
 _AMP = regex.compile(r"[ \t]*&[ \t]*")
@@ -79,7 +81,10 @@ class MermaidEdges(Transform):
             edges.extend(parsed)
         if not edges:
             return None
-        name = lambda node: labels.get(node) or node  # noqa: E731
+
+        def name(node):
+            return labels.get(node) or node
+
         groups = []  # (source, arrow text, [targets]) in order, same source and arrow merged
         for src, arrow, label, dst in edges:
             key = (src, arrow, label)
