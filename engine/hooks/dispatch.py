@@ -15,6 +15,7 @@ import sys
 
 from ..errors import UserError
 from .deadline import Deadline, Expired
+from .handlers.part import as_int as _int
 from .log import Log
 
 # Events whose hookSpecificOutput may carry additionalContext (the agent's contract).
@@ -93,24 +94,57 @@ def handle(event, profile_ref, log, hooks=None, deadline=None):
                 parts.extend(h.parts(ctx))
         except Exception as exc:  # one broken handler must not silence the others
             log(f"handler {h.name} failed: {type(exc).__name__}: {exc}")
-    texts, marks = merge(parts, hooks["max_injection_chars"], log)
-    if marks and state is not None and name != "SessionEnd":
+    answer = merge(parts, hooks["max_injection_chars"], log)
+    if answer.marks and state is not None and name != "SessionEnd":
         try:
-            state.update(marks)
+            state.update(answer.marks)
         except StateError as exc:
             log(f"state not saved ({exc})")
-    if not texts or name not in CONTEXT_EVENTS:
-        return None
-    return {"hookSpecificOutput": {"hookEventName": name, "additionalContext": "\n\n".join(texts)}}
+    return answer.output(name)
+
+
+class Answer:
+    """The merged parts of one event, and the output the agent reads."""
+
+    def __init__(self):
+        self.texts, self.marks, self.user_messages, self.stdout = [], {}, [], []
+        self.decision = None
+
+    def output(self, name):
+        """A dict to print as JSON, a str to print as it is, or None."""
+        if self.stdout and name == "PreCompact":
+            return "\n\n".join(self.stdout)
+        out = {}
+        specific = {}
+        if self.texts and name in CONTEXT_EVENTS:
+            specific["additionalContext"] = "\n\n".join(self.texts)
+        if self.decision and name == "PreToolUse":
+            specific.update(self.decision)
+        if specific:
+            out["hookSpecificOutput"] = {"hookEventName": name, **specific}
+        if self.user_messages:
+            out["systemMessage"] = "\n\n".join(self.user_messages)
+        return out or None
 
 
 def merge(parts, cap, log):
-    """(texts, state marks) from handler parts (name, text, marks), in order,
-    such that the joined texts never exceed `cap` characters: a part that
-    does not fit waits for the next event (pending), and a first part that is
-    alone too long is cut."""
-    texts, marks, used = [], {}, 0
-    for name, text, m in parts:
+    """The Answer from handler parts (handlers/part.py), in order, such that
+    the joined texts never exceed `cap` characters: a part that does not fit
+    waits for the next event (pending), and a first part that is alone too
+    long is cut.  The message to the user is capped the same way."""
+    answer = Answer()
+    texts, marks, used = answer.texts, answer.marks, 0
+    for part in parts:
+        name, text, m = part.name, part.text, part.marks
+        if part.user_message:
+            answer.user_messages.append(part.user_message[:cap])
+        if part.stdout:
+            answer.stdout.append(part.stdout)
+        if part.tool_decision:
+            if answer.decision is None:
+                answer.decision = dict(part.tool_decision)
+            else:
+                log(f"handler {name}: a tool decision was already made this event; ignored")
         if text:
             sep = 2 if texts else 0
             if used + sep + len(text) > cap:
@@ -124,14 +158,7 @@ def merge(parts, cap, log):
             used += sep + len(text)
         if m:
             marks.update(m)
-    return texts, marks
-
-
-def _int(value):
-    try:
-        return int(value or 0)
-    except (TypeError, ValueError, OverflowError):
-        return 0
+    return answer
 
 
 def main(profile_ref=None, stdin=None, stdout=None, exit=None):
@@ -166,7 +193,9 @@ def main(profile_ref=None, stdin=None, stdout=None, exit=None):
             event["cwd"] = cwd = ""
         same = hooks is not None and (cwd or os.getcwd()) == os.getcwd()
         out = handle(event, profile_ref, log, hooks if same else None, deadline)
-        if out is not None:
+        if isinstance(out, str):  # plain text the agent reads as it is (PreCompact)
+            text = out.encode("utf-8", errors="replace").decode("utf-8") + "\n"
+        elif out is not None:
             from .fastjson import dumps
 
             text = dumps(out) + "\n"
@@ -176,6 +205,7 @@ def main(profile_ref=None, stdin=None, stdout=None, exit=None):
                 import json
 
                 text = json.dumps(out) + "\n"
+        if out is not None:
             deadline.disarm()  # from here on the object is written whole
             stdout.write(text)
             stdout.flush()

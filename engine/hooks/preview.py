@@ -6,7 +6,9 @@ import os
 import sys
 
 from ..refs import is_path
-from .handlers import Context, Reinject, Refresh, build
+from .handlers import Context, build
+from .handlers.refresh import Refresh
+from .handlers.reinject import Reinject
 
 
 def preview(profile_ref, turn, cwd, show_text, out=None):

@@ -1,52 +1,10 @@
-"""Handler kinds: the small registry the profile's `hooks.events` composes.
+"""rule_refresh / file_refresh: re-inject rule files (dir + glob sources, or a
+list of files) compressed at a level, in (priority, name) order, within a
+budget, on a cadence of turns and/or context tokens.  `due()` is cheap and
+imports nothing heavy; `plan()` may load the tokenizer and Jinja2, since it
+only runs when something will be injected."""
 
-- rule_refresh / file_refresh: re-inject rule files (dir + glob sources, or a
-  list of files) compressed at a level, in (priority, name) order, within a
-  budget, on a cadence of turns and/or context tokens;
-- reinject: run named refresh handlers at once when the event matches (after
-  a compaction: SessionStart with source `compact`);
-- clear_state: forget the session (SessionEnd).
-`due()` is cheap and imports nothing heavy; `run()` may load the tokenizer and
-Jinja2, since it only runs when something will be injected.  `parts()` is
-what the dispatcher merges: (handler name, text, state marks) per refresh,
-so the cap on one event's size is applied to each refresh on its own.
-"""
-
-class Context:
-    """One event as handlers see it."""
-
-    def __init__(self, event, state, turn, profile_ref, settings, log):
-        self.event = event
-        self.state = state
-        self.turn = turn
-        self.profile_ref = profile_ref
-        self.settings = settings  # the profile's hooks settings
-        self.log = log
-        self._tokens = None
-        self._tokens_read = False
-        self._snapshot = None
-
-    @property
-    def name(self):
-        return self.event.get("hook_event_name", "")
-
-    @property
-    def cwd(self):
-        return self.event.get("cwd") or ""
-
-    def snapshot(self):
-        if self._snapshot is None:
-            self._snapshot = self.state.get() if self.state is not None else {}
-        return self._snapshot
-
-    def context_tokens(self):
-        if not self._tokens_read:
-            from .transcript import context_tokens
-
-            self._tokens = context_tokens(self.event.get("transcript_path"),
-                                          self.settings["transcript"]["max_tail_bytes"])
-            self._tokens_read = True
-        return self._tokens
+from .part import Part, as_int as _int
 
 
 class Refresh:
@@ -77,10 +35,10 @@ class Refresh:
         # Compressed texts, token counts and the rendered banner come from the
         # results cache when the rule files are unchanged: the compiled
         # profile, the tokenizer and Jinja2 are loaded only on a miss.
-        from ..textcache import Compressor
-        from .plan import Item, Plan
-        from .sources import body, collect
-        from .trust import for_event
+        from ...textcache import Compressor
+        from ..plan import Item, Plan
+        from ..sources import body, collect
+        from ..trust import for_event
 
         spec, settings = self.spec, ctx.settings
         comp = Compressor(ctx.profile_ref, spec["level"], cwd=ctx.cwd or None)
@@ -103,7 +61,7 @@ class Refresh:
                 f"({settings['max_files']}) count as omitted without being compressed")
         # A file that cannot fit once compressed is not compressed at all:
         # sizes are checked against the room first (engine.sizes.could_fit).
-        from ..sizes import Limits, could_fit
+        from ...sizes import Limits, could_fit
 
         limits = Limits(comp.info("max_input_bytes"), comp.info("fit_factor"))
         room = settings["max_injection_chars"] if unit == "tokens" else min(limit, settings["max_injection_chars"])
@@ -132,7 +90,7 @@ class Refresh:
         while True:
             plan.text = self._render(ctx, plan)
             if scope_all:
-                from ..pipeline import compress
+                from ...pipeline import compress
 
                 plan.text = compress(comp.profile, plan.text).text  # changes every turn: not cached
             if len(plan.text) <= cap or not plan.items:
@@ -143,7 +101,7 @@ class Refresh:
         return plan
 
     def _render(self, ctx, plan):
-        from .banner import render_cached as render
+        from ..banner import render_cached as render
 
         limits = ctx.settings["templates"]
         values = dict(turn=ctx.turn, event=ctx.name, handler=self.name, level=plan.level, cwd=ctx.cwd,
@@ -158,7 +116,7 @@ class Refresh:
     def run(self, ctx):
         plan = self.plan(ctx)
         if not plan.items and not plan.omitted and not plan.problems:  # say why, once
-            from .sources import expand
+            from ..sources import expand
 
             where = [expand(s["dir"], ctx.cwd) for s in self.spec.get("sources", ())] + [
                 expand(f, ctx.cwd) for f in self.spec.get("files", ())]
@@ -169,7 +127,7 @@ class Refresh:
 
     def parts(self, ctx):
         text, marks = self.run(ctx)
-        return [(self.name, text, marks)]
+        return [Part(self.name, text, marks)]
 
     def marks(self, ctx):
         """State written after this handler injected."""
@@ -179,69 +137,3 @@ class Refresh:
             if now is not None:
                 out[f"tokens_at:{self.name}"] = now
         return out
-
-
-def _int(value):
-    try:
-        return int(value or 0)
-    except (TypeError, ValueError, OverflowError):
-        return 0
-
-
-class Reinject:
-    def __init__(self, spec, settings, registry):
-        self.spec = spec
-        self.name = spec["name"]
-        self.registry = registry
-
-    def due(self, ctx):
-        when = self.spec.get("when", {})
-        sources = when.get("source")
-        return not sources or ctx.event.get("source") in sources
-
-    def targets(self):
-        return [self.registry[n] for n in self.spec["handlers"]]
-
-    def parts(self, ctx):
-        """Each target's part on its own: the dispatcher fits them under the
-        cap and defers what does not fit."""
-        out = []
-        for h in self.targets():
-            try:
-                out.extend(h.parts(ctx))
-            except Exception as exc:  # one broken target must not silence the others
-                ctx.log(f"handler {h.name} (run by {self.name}) failed: {type(exc).__name__}: {exc}")
-        return out
-
-
-class ClearState:
-    def __init__(self, spec, settings, registry):
-        self.name = spec["name"]
-
-    def due(self, ctx):
-        return True
-
-    def run(self, ctx):
-        if ctx.state is not None:
-            ctx.state.clear()
-        return None, None
-
-    def parts(self, ctx):
-        self.run(ctx)
-        return []
-
-
-KINDS = {"rule_refresh": Refresh, "file_refresh": Refresh, "reinject": Reinject, "clear_state": ClearState}
-
-
-def build(hooks):
-    """All handlers by name, and the ordered handler list per event."""
-    registry, by_event = {}, {}
-    for event, specs in hooks.get("events", {}).items():
-        for spec in specs:
-            if spec.get("enabled", True) is False:
-                continue
-            h = KINDS[spec["kind"]](spec, hooks, registry)
-            registry[spec["name"]] = h
-            by_event.setdefault(event, []).append(h)
-    return registry, by_event

@@ -1,0 +1,42 @@
+"""Handler kinds: the small registry the profile's `hooks.events` composes.
+
+One module per kind; this file only maps a YAML `kind:` to its class, and
+imports a kind's module when a profile uses it, so an event's hot path
+loads only the kinds it runs.  A handler has `due(ctx)` (cheap, imports
+nothing heavy) and `parts(ctx)`: the Part objects (part.py) the dispatcher
+merges into the event's answer.
+"""
+
+from importlib import import_module
+
+from .context import Context
+from .part import Part
+
+# kind -> (module, class)
+KINDS = {
+    "rule_refresh": ("refresh", "Refresh"),
+    "file_refresh": ("refresh", "Refresh"),
+    "reinject": ("reinject", "Reinject"),
+    "clear_state": ("clear_state", "ClearState"),
+}
+
+
+def kind_class(kind):
+    module, cls = KINDS[kind]
+    return getattr(import_module(f".{module}", __name__), cls)
+
+
+def build(hooks):
+    """All handlers by name, and the ordered handler list per event."""
+    registry, by_event = {}, {}
+    for event, specs in hooks.get("events", {}).items():
+        for spec in specs:
+            if spec.get("enabled", True) is False:
+                continue
+            h = kind_class(spec["kind"])(spec, hooks, registry)
+            registry[spec["name"]] = h
+            by_event.setdefault(event, []).append(h)
+    return registry, by_event
+
+
+__all__ = ["Context", "Part", "KINDS", "build", "kind_class"]

@@ -1,0 +1,40 @@
+"""What one event looks like to the handlers: the event, its session state,
+the turn, the profile's hooks settings and the log.  Reads the transcript's
+context size only when a handler asks for it."""
+
+
+class Context:
+    """One event as handlers see it."""
+
+    def __init__(self, event, state, turn, profile_ref, settings, log):
+        self.event = event
+        self.state = state
+        self.turn = turn
+        self.profile_ref = profile_ref
+        self.settings = settings  # the profile's hooks settings
+        self.log = log
+        self._tokens = None
+        self._tokens_read = False
+        self._snapshot = None
+
+    @property
+    def name(self):
+        return self.event.get("hook_event_name", "")
+
+    @property
+    def cwd(self):
+        return self.event.get("cwd") or ""
+
+    def snapshot(self):
+        if self._snapshot is None:
+            self._snapshot = self.state.get() if self.state is not None else {}
+        return self._snapshot
+
+    def context_tokens(self):
+        if not self._tokens_read:
+            from ..transcript import context_tokens
+
+            self._tokens = context_tokens(self.event.get("transcript_path"),
+                                          self.settings["transcript"]["max_tail_bytes"])
+            self._tokens_read = True
+        return self._tokens

@@ -1,0 +1,34 @@
+"""What one handler contributes to an event's answer.
+
+The dispatcher merges the parts of every due handler, in order, into the one
+answer the agent reads (see dispatch.merge):
+- `text`: added to the model's context (`additionalContext`), under the
+  per-event cap; a part that does not fit waits for the next event;
+- `marks`: session state written after the event;
+- `user_message`: shown to the user, not to the model (`systemMessage`);
+- `tool_decision`: PreToolUse only, the `permissionDecision`,
+  `permissionDecisionReason` and/or `updatedInput` fields; the first handler
+  that decides wins, later ones are logged and ignored;
+- `stdout`: printed as plain text instead of JSON (PreCompact: the agent
+  takes it as the compaction's instructions).
+"""
+
+
+class Part:
+    __slots__ = ("name", "text", "marks", "user_message", "tool_decision", "stdout")
+
+    def __init__(self, name, text=None, marks=None, user_message=None, tool_decision=None, stdout=None):
+        self.name = name
+        self.text = text
+        self.marks = marks
+        self.user_message = user_message
+        self.tool_decision = tool_decision
+        self.stdout = stdout
+
+
+def as_int(value):
+    """A counter read back from state: garbage counts as 0."""
+    try:
+        return int(value or 0)
+    except (TypeError, ValueError, OverflowError):
+        return 0
