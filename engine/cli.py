@@ -21,6 +21,12 @@ JSON_COUNT_HELP = ("tokens are counted with tiktoken; the first count of a text 
                    "a repeated count is read from the cache")
 
 
+# Commands of their own subsystems: name -> module with add_parser(sub) and
+# run(args).  A new subsystem adds one line here and keeps its options and
+# its code in its own package.
+COMMAND_MODULES = {}
+
+
 def _add_profile_args(p, level=True):
     p.add_argument("--profile", metavar="NAME|PATH", help=PROFILE_HELP)
     if level:
@@ -113,6 +119,10 @@ def build_parser():
                        description="bash: eval \"$(engine completion bash)\" in ~/.bashrc; "
                        "zsh: eval \"$(engine completion zsh)\" in ~/.zshrc")
     p.add_argument("shell", choices=("bash", "zsh"))
+    from importlib import import_module
+
+    for module in COMMAND_MODULES.values():
+        import_module(module).add_parser(sub)
     return parser
 
 
@@ -142,6 +152,10 @@ def _run(argv):
         if rc is not None:
             return rc
     args = build_parser().parse_args(argv)
+    if args.command in COMMAND_MODULES:
+        from importlib import import_module
+
+        return import_module(COMMAND_MODULES[args.command]).run(args) or 0
     from . import commands
 
     return getattr(commands, "cmd_" + args.command)(args) or 0
