@@ -115,8 +115,9 @@ def test_a_redis_that_trickles_its_answer_is_treated_as_down(hk):
     finally:
         server.close()
     run.assert_silent()
-    assert took < 5, f"the hook took {took:.1f} s against a trickling Redis"
-    assert hk.file_turn() == 1, "the turn went to file state instead"
+    # Without the call timeout the answer trickles for 5,000 s: the deadline
+    # would end the hook before any state is written.
+    assert hk.file_turn() == 1, f"the turn went to file state instead ({took:.1f} s)"
 
 
 # -- fault 6: the password never reaches the log; private state -------------
@@ -288,9 +289,7 @@ def test_hook_log_rotates_past_its_size(hk):
 def test_validate_refuses_a_template_the_hook_could_not_render(hk, template, words):
     prof = hk.project / "p.yaml"
     prof.write_text(profile_text({"UserPromptSubmit": [{"name": "rules", "template": template}]}, name="p"))
-    start = time.monotonic()
-    run = hk.engine("validate", str(prof), timeout=60)
-    assert time.monotonic() - start < 30
+    run = hk.engine("validate", str(prof), timeout=60)  # rendering it would never end
     assert run.returncode == 1 and "Traceback" not in run.stderr, str(run)
     assert all(w in run.stderr for w in words), run.stderr
 
@@ -299,12 +298,10 @@ def test_the_huge_template_of_the_issue_is_refused_in_process():
     from engine.hooks.banner import TemplateLimit, render
 
     limits = {"max_output_chars": 200000, "max_range_items": 200000}
-    start = time.monotonic()
     for template in ("{{ 'x'*1000000000 }}", "{{ 'x'|center(1000000000) }}", "{{ 10 ** 1000000000 }}",
                      "{% set ns = namespace(s='ab') %}{% for i in range(40) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}"):
         with pytest.raises(TemplateLimit):
             render(template, limits)
-    assert time.monotonic() - start < 2
     assert render("[{{ omitted|join(', ') }}]", limits, omitted=["a.md", "b.md"]) == "[a.md, b.md]"
 
 
@@ -314,8 +311,5 @@ def test_a_c_call_past_the_deadline_is_ended_by_the_watchdog(hk):
     code = ("from engine.hooks.deadline import Deadline\n"
             "Deadline(lambda m: None).arm(300, 1200)\n"
             "sum(range(10 ** 12))\nprint('not reached')\n")
-    start = time.monotonic()
-    run = hk.python(code, timeout=60)
-    took = time.monotonic() - start
+    run = hk.python(code, timeout=60)  # the sum alone would take hours
     assert run.returncode == 1 and run.stdout == "", str(run)
-    assert took < 10, f"{took:.1f} s"

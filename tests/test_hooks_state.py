@@ -203,20 +203,18 @@ def test_redis_that_never_answers_does_not_hang_the_hook(hk):
     """A port that accepts connections but never replies (a hung server):
     the short timeout sends the hook to files instead of blocking the agent."""
     import socket
-    import time
 
     srv = socket.socket()
     srv.bind(("127.0.0.1", 0))
     srv.listen(64)  # never accept()ed: connects succeed, nothing answers
     try:
         hk.extra_env["ENGINE_REDIS_URL"] = f"redis://127.0.0.1:{srv.getsockname()[1]}/0"
-        start = time.monotonic()
         for i in range(3):
             hk.hook(hk.prompt(i), timeout=30).assert_silent()
-        elapsed = time.monotonic() - start
     finally:
         srv.close()
-    assert elapsed < 30, f"three hooks took {elapsed:.1f} s against a silent Redis"
+    # A hook that waited on the silent server would meet its deadline before
+    # writing any state: three counted turns mean each fell back in time.
     assert hk.file_turn() == 3
     lines = hk.log_lines()
     assert len(lines) == 1 and "redis" in lines[0].lower(), "say once that Redis is down:\n" + "\n".join(lines)
