@@ -28,9 +28,9 @@ def run_hooks(corpus_dir, quick, runs, venv, log):
     one that injects 13 rule files, beside `python3 -c pass`, in one run."""
     runs = runs or (10 if quick else 20)
     python_exe = venv[0] if venv else Path(sys.executable)
-    # as `engine install` writes it: the engine script beside the interpreter
-    script = Path(python_exe).parent / "engine"
-    hook_cmd = [str(script), "hook"] if script.is_file() else [str(python_exe), "-m", "engine.cli", "hook"]
+    # as `engine install` writes it: the engine-hook script beside the interpreter
+    script = Path(python_exe).parent / "engine-hook"
+    hook_cmd = [str(script)] if script.is_file() else [str(python_exe), "-m", "engine.cli", "hook"]
     files = sorted(Path(corpus_dir).glob("*.md"))[:13]
     with tempfile.TemporaryDirectory(prefix="engine-bench-hooks-") as tmp:
         tmp = Path(tmp)

@@ -40,7 +40,7 @@ def _ours(data):
     for event, groups in data.get("hooks", {}).items():
         for g in groups:
             for h in g.get("hooks", []):
-                if "engine" in h.get("command", "") and " hook" in h.get("command", ""):
+                if "engine" in h.get("command", "") and ("engine-hook" in h.get("command", "") or " hook" in h.get("command", "")):
                     out.append((event, g.get("matcher"), h["command"], h.get("timeout")))
     return out
 
@@ -63,10 +63,23 @@ def test_install_project_into_a_fresh_project(hk):
     for event, matcher, cmd, timeout in ours:
         argv = shlex.split(cmd)
         assert os.path.isabs(argv[0]) and os.access(argv[0], os.X_OK), cmd
-        # the `engine` script beside the interpreter, or the interpreter with -m
-        assert argv[1:] == ["hook"] or argv[1:] == ["-m", "engine.cli", "hook"], cmd
+        # the `engine-hook` script beside the interpreter (here: the test's own
+        # install ships it), else `engine hook`, else the interpreter with -m
+        assert os.path.basename(argv[0]) == "engine-hook" and argv[1:] == [], cmd
         assert isinstance(timeout, int) and timeout > 0
     assert not (hk.home / ".claude" / "settings.json").exists(), "--project does not touch the user settings"
+
+
+def test_entries_written_by_earlier_versions_are_still_ours(hk):
+    """`engine hook` and `python -m engine.cli hook` entries (written before
+    engine-hook existed) are recognised, so uninstall removes them."""
+    from engine.hooks.install import _is_ours
+
+    for cmd in ("/venv/bin/engine hook", "/venv/bin/python3 -m engine.cli hook", "/venv/bin/engine-hook",
+                "/venv/bin/engine-hook --profile /p/x.yaml"):
+        assert _is_ours({"type": "command", "command": cmd, "timeout": 10}), cmd
+    for cmd in ("/venv/bin/engine-hook extra", "engine-hook", "/venv/bin/engine hook --verbose"):
+        assert not _is_ours({"type": "command", "command": cmd, "timeout": 10}), cmd
 
 
 def test_install_merges_backs_up_and_is_idempotent(hk):
