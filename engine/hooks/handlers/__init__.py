@@ -7,8 +7,6 @@ nothing heavy) and `parts(ctx)`: the Part objects (part.py) the dispatcher
 merges into the event's answer.
 """
 
-from importlib import import_module
-
 from .context import Context
 from .part import Part
 
@@ -23,7 +21,9 @@ KINDS = {
 
 def kind_class(kind):
     module, cls = KINDS[kind]
-    return getattr(import_module(f".{module}", __name__), cls)
+    # __import__ rather than importlib: the importlib package is one more
+    # import on every event's path.
+    return getattr(__import__(f"{__name__}.{module}", fromlist=[cls]), cls)
 
 
 def build(hooks):
