@@ -15,9 +15,9 @@ def _validator(kind):
 
     with open(builtin_dir("schemas") / f"{kind}.schema.json", encoding="utf-8") as fh:
         schema = json.load(fh)
-    cls = jsonschema.validators.validator_for(schema)
-    cls.check_schema(schema)
-    return cls(schema)
+    # The schemas ship with the engine and are checked against their
+    # metaschema by the tests (test_validate.py), not on every run.
+    return jsonschema.validators.validator_for(schema)(schema)
 
 
 def _leaf_errors(error):
@@ -100,8 +100,17 @@ def check(doc, kind=None):
     return errors
 
 
+# Files of this process found valid, as read (see yamlload._PARSED).
+_VALID = set()
+
+
 def require_valid(doc, kind=None):
+    key = (doc.source, kind) if doc.source else None
+    if key in _VALID:
+        return doc
     errors = check(doc, kind)
+    if not errors and key:
+        _VALID.add(key)
     if errors:
         from .errors import ValidationErrors
 

@@ -106,11 +106,13 @@ def _compile_errors(profile_path, level, word_pattern=None):
     user-written protect, dictionary and level file it names (self-tests,
     runaway patterns), which compiling alone does not run."""
     from .documents import is_builtin
-    from .profile import build, resolve
+    from .profile import load_profile, resolve
 
     errors = []
     try:
-        build(profile_path, level)
+        # Through the compiled-profile cache: a profile whose files (and the
+        # engine) are unchanged since it last compiled compiles again the same.
+        load_profile(profile_path, level)
     except UserError as exc:
         errors.extend(_errors_of(exc))
     try:

@@ -9,7 +9,10 @@ And bounds, so that no file can make loading slow or large
 expanded (an alias bomb), nesting depth (a file of 100,000 `[`).
 """
 
+import marshal
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 
 import yaml
@@ -77,6 +80,7 @@ class Document:
     marks: dict = field(default_factory=dict)  # path tuple -> (line, col) of the value
     key_marks: dict = field(default_factory=dict)  # path tuple ending in a key -> (line, col) of the key
     block_scalars: set = field(default_factory=set)  # paths of | and > scalars (their text starts a line below)
+    source: tuple = None  # (path, inode, size, mtime) of the file it was read from, as read
 
     def text_line(self, path, line_in_value):
         """File line of a line inside a scalar value (1-based within the value)."""
@@ -180,11 +184,45 @@ def load_text(text, file, limits=_DEFAULT):
         loader.dispose()
 
 
+# Parsed files of this process, by (path, inode, size, mtime): `engine
+# validate` resolves a dozen profiles that share most of their files, and the
+# pure-Python parser (kept for its line numbers) is its main cost.
+_PARSED = {}
+
+
+def _stat_key(path):
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    return (str(path), st.st_ino, st.st_size, st.st_mtime_ns)
+
+
 def load_file(path):
     """Read and parse a YAML file; unreadable, oversized or non-UTF-8 files
-    are user errors (the size is checked before anything is read)."""
+    are user errors (the size is checked before anything is read).  A file
+    read before and unchanged since is not parsed again; the caller gets its
+    own copy of the data, free to change."""
     from .settings import yaml_limits
     from .textio import read_text
 
-    limits = yaml_limits()
-    return load_text(read_text(path, limits["max_file_bytes"], f"max_file_bytes in {_settings_name()}"), str(path), limits)
+    key = _stat_key(path)
+    doc = _PARSED.get(key) if key else None
+    if doc is None:
+        limits = yaml_limits()
+        doc = load_text(read_text(path, limits["max_file_bytes"], f"max_file_bytes in {_settings_name()}"), str(path), limits)
+        if key:
+            _PARSED[key] = doc
+    return Document(file=doc.file, data=_copy(doc.data), marks=doc.marks,
+                    key_marks=doc.key_marks, block_scalars=doc.block_scalars, source=key)
+
+
+def _copy(data):
+    try:
+        return marshal.loads(marshal.dumps(data))  # plain YAML data: far cheaper than deepcopy
+    except ValueError:
+        import copy
+
+        return copy.deepcopy(data)

@@ -391,3 +391,14 @@ def test_unquoted_off_level_in_a_profile(cli):
     r = cli("compress", "-", "--profile", "p.yaml", input=text)
     assert r.returncode == 0, r
     assert r.out == text
+
+
+def test_every_shipped_schema_is_a_valid_schema():
+    """The engine does not check its own schemas at run time: this does."""
+    import jsonschema
+
+    schemas = sorted((Path(__file__).resolve().parent.parent / "schemas").glob("*.schema.json"))
+    assert len(schemas) >= 7
+    for path in schemas:
+        schema = json.loads(path.read_text(encoding="utf-8"))
+        jsonschema.validators.validator_for(schema).check_schema(schema)
