@@ -10,9 +10,7 @@ expanded (an alias bomb), nesting depth (a file of 100,000 `[`).
 """
 
 import marshal
-import os
 import re
-import stat
 from dataclasses import dataclass, field
 
 import yaml
@@ -80,7 +78,7 @@ class Document:
     marks: dict = field(default_factory=dict)  # path tuple -> (line, col) of the value
     key_marks: dict = field(default_factory=dict)  # path tuple ending in a key -> (line, col) of the key
     block_scalars: set = field(default_factory=set)  # paths of | and > scalars (their text starts a line below)
-    source: tuple = None  # (path, inode, size, mtime) of the file it was read from, as read
+    source: tuple = None  # (path, text) of the file it was read from, as read
 
     def text_line(self, path, line_in_value):
         """File line of a line inside a scalar value (1-based within the value)."""
@@ -184,37 +182,28 @@ def load_text(text, file, limits=_DEFAULT):
         loader.dispose()
 
 
-# Parsed files of this process, by (path, inode, size, mtime): `engine
-# validate` resolves a dozen profiles that share most of their files, and the
-# pure-Python parser (kept for its line numbers) is its main cost.
+# Parsed files of this process, by path and text: `engine validate` resolves
+# a dozen profiles that share most of their files, and the pure-Python
+# parser (kept for its line numbers) is its main cost.  Reading a file again
+# is cheap; keying on its text (not its mtime, which can miss an edit in the
+# same clock tick) means a changed file is always parsed again.
 _PARSED = {}
-
-
-def _stat_key(path):
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    if not stat.S_ISREG(st.st_mode):
-        return None
-    return (str(path), st.st_ino, st.st_size, st.st_mtime_ns)
 
 
 def load_file(path):
     """Read and parse a YAML file; unreadable, oversized or non-UTF-8 files
     are user errors (the size is checked before anything is read).  A file
-    read before and unchanged since is not parsed again; the caller gets its
+    read before with the same text is not parsed again; the caller gets its
     own copy of the data, free to change."""
     from .settings import yaml_limits
     from .textio import read_text
 
-    key = _stat_key(path)
-    doc = _PARSED.get(key) if key else None
+    limits = yaml_limits()
+    text = read_text(path, limits["max_file_bytes"], f"max_file_bytes in {_settings_name()}")
+    key = (str(path), text)
+    doc = _PARSED.get(key)
     if doc is None:
-        limits = yaml_limits()
-        doc = load_text(read_text(path, limits["max_file_bytes"], f"max_file_bytes in {_settings_name()}"), str(path), limits)
-        if key:
-            _PARSED[key] = doc
+        doc = _PARSED[key] = load_text(text, str(path), limits)
     return Document(file=doc.file, data=_copy(doc.data), marks=doc.marks,
                     key_marks=doc.key_marks, block_scalars=doc.block_scalars, source=key)
 

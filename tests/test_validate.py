@@ -402,3 +402,18 @@ def test_every_shipped_schema_is_a_valid_schema():
     for path in schemas:
         schema = json.loads(path.read_text(encoding="utf-8"))
         jsonschema.validators.validator_for(schema).check_schema(schema)
+
+
+def test_a_file_changed_in_the_same_clock_tick_is_read_again(tmp_path):
+    """load_file keeps what it parsed; an edit of the same size, made at
+    once, must still be seen (mtime can stay the same within a tick)."""
+    from engine.yamlload import load_file
+
+    f = tmp_path / "p.yaml"
+    f.write_text("kind: profile\nname: a\nlevel: light\n")
+    first = load_file(f)
+    first.data["level"] = "changed by the caller"
+    f.write_text("kind: profile\nname: b\nlevel: light\n")
+    assert load_file(f).data["name"] == "b"
+    f.write_text("kind: profile\nname: a\nlevel: light\n")
+    assert load_file(f).data == {"kind": "profile", "name": "a", "level": "light"}, "the caller's change leaked"
