@@ -4,12 +4,12 @@ the user's, and read its `FILE:LINE:COL: message` lines."""
 
 import os
 import re
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+import forkrun
 
 REPO = Path(__file__).resolve().parent.parent
 CORPUS = Path("/work/shared/corpus/rules")
@@ -77,19 +77,12 @@ class Engine:
     def __call__(self, *args, input=None, cwd=None, env=None, timeout=180):
         if isinstance(input, str):
             input = input.encode("utf-8")
-        proc = subprocess.run(
-            [sys.executable, "-m", "engine.cli", *map(str, args)],
-            input=input if input is not None else b"",
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=str(cwd or self.cwd),
-            env=self.env(env),
-            timeout=timeout,
-        )
-        run = Run(tuple(args), proc.returncode, proc.stdout, proc.stderr.decode("utf-8", "replace"))
+        rc, out, err = forkrun.run([str(a) for a in args], input=input if input is not None else b"",
+                                   cwd=str(cwd or self.cwd), env=self.env(env), timeout=timeout)
+        run = Run(tuple(args), rc, out, err.decode("utf-8", "replace"))
         # Whatever the user did, the engine never shows them a traceback.
         assert "Traceback" not in run.err, str(run)
-        assert "Traceback" not in proc.stdout.decode("utf-8", "replace"), str(run)
+        assert "Traceback" not in out.decode("utf-8", "replace"), str(run)
         return run
 
 

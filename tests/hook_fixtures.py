@@ -28,6 +28,8 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+import forkrun
+
 REPO = Path(__file__).resolve().parent.parent
 HEAVY = ("yaml", "jsonschema", "jinja2", "tiktoken")
 
@@ -239,39 +241,21 @@ class HookEnv:
     def hook(self, event, profile=None, env=None, timeout=120):
         args = self._args(profile)
         data = self._stdin(event)
-        proc = subprocess.run([sys.executable, "-m", "engine.cli", *args], input=data, capture_output=True,
-                              cwd=str(self.project), env=self.env(env), timeout=timeout)
-        return HookRun(proc.returncode, proc.stdout.decode("utf-8", "replace"),
-                       proc.stderr.decode("utf-8", "replace"), tuple(args), data)
+        rc, out, err = forkrun.run(args, input=data, cwd=str(self.project), env=self.env(env), timeout=timeout)
+        return HookRun(rc, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), tuple(args), data)
 
     def hooks_parallel(self, events, profile=None, env=None, timeout=180):
         """Start one `engine hook` process per event at once, then wait for all."""
         args = self._args(profile)
-        full_env = self.env(env)
-        procs = []
-        for ev in events:
-            p = subprocess.Popen([sys.executable, "-m", "engine.cli", *args], stdin=subprocess.PIPE,
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=str(self.project), env=full_env)
-            procs.append((p, self._stdin(ev)))
-        # Feed every stdin before reading anything, so they all run together.
-        for p, data in procs:
-            p.stdin.write(data)
-            p.stdin.close()
-        runs = []
-        deadline = time.monotonic() + timeout
-        for p, data in procs:
-            out = p.stdout.read()
-            err = p.stderr.read()
-            p.wait(timeout=max(1, deadline - time.monotonic()))
-            runs.append(HookRun(p.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"),
-                                tuple(args), data))
-        return runs
+        inputs = [self._stdin(ev) for ev in events]
+        results = forkrun.run_many(args, inputs, cwd=str(self.project), env=self.env(env), timeout=timeout)
+        return [HookRun(rc, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), tuple(args), data)
+                for (rc, out, err), data in zip(results, inputs)]
 
     def engine(self, *args, cwd=None, env=None, stdin=b"", timeout=180):
-        proc = subprocess.run([sys.executable, "-m", "engine.cli", *map(str, args)], input=stdin, capture_output=True,
-                              cwd=str(cwd or self.project), env=self.env(env), timeout=timeout)
-        return HookRun(proc.returncode, proc.stdout.decode("utf-8", "replace"),
-                       proc.stderr.decode("utf-8", "replace"), tuple(args))
+        rc, out, err = forkrun.run([str(a) for a in args], input=stdin, cwd=str(cwd or self.project),
+                                   env=self.env(env), timeout=timeout)
+        return HookRun(rc, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), tuple(args))
 
     def python(self, code, stdin=b"", env=None, timeout=120):
         proc = subprocess.run([sys.executable, "-c", code], input=stdin, capture_output=True,
@@ -361,8 +345,12 @@ def warm_template():
         return
     with tempfile.TemporaryDirectory(prefix="warm-") as tmp:
         h = HookEnv(tmp, warm=False)
-        h.rule("warm.md", "# Warm\nAlways warm the cache.\n")
+        rule = h.rule("warm.md", "# Warm\nAlways warm the cache.\n")
+        # Compiled outside a hook first: on a loaded machine a cold compile
+        # can outlast the hook's deadline, which would leave nothing cached.
+        pre = h.engine("compress", rule, "--level", "standard")
+        assert pre.returncode == 0, f"warming the cache failed\n{pre}"
         run = h.hook(h.event("SessionStart", source="compact"))
-        assert run.returncode == 0 and "Always warm" in (run.context or ""), f"warming the cache failed\n{run}"
+        assert run.returncode == 0 and "Always warm" in (run.context or ""), f"warming the cache failed\n{run}\n{h.log_lines()}"
         h.harvest()
     _warmed = True
