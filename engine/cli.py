@@ -106,6 +106,8 @@ def build_parser():
     s.add_argument("--cwd", help="project folder (default: the working directory)")
     s.add_argument("--profile", metavar="NAME|PATH")
     s.add_argument("--text", action="store_true", help="print the injected text too")
+    s.add_argument("--touched", nargs="+", metavar="PATH", help="files the session touched (path-scoped rules)")
+    s.add_argument("--transcript", metavar="FILE", help="read the touched files from this transcript's tool calls")
 
     p = sub.add_parser("profile", help="profiles")
     psub = p.add_subparsers(dest="profile_command", metavar="SUBCOMMAND")

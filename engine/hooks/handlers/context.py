@@ -16,6 +16,7 @@ class Context:
         self._tokens = None
         self._tokens_read = False
         self._snapshot = None
+        self.touched_override = None  # engine refresh preview --touched/--transcript
 
     @property
     def name(self):
@@ -38,3 +39,12 @@ class Context:
                                           self.settings["transcript"]["max_tail_bytes"])
             self._tokens_read = True
         return self._tokens
+
+    def touched(self, scope):
+        """Project-relative files the session's tool calls named (path-scoped
+        rules, pathscope.py); read from the transcript once per event."""
+        if self.touched_override is None:
+            from ..pathscope import touched_in_transcript
+
+            self.touched_override = touched_in_transcript(self.event.get("transcript_path"), self.cwd, scope)
+        return self.touched_override
