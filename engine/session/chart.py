@@ -100,7 +100,9 @@ def svg(report, style):
 
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" '
            f'role="img" aria-label="context fill per API response">',
-           f'<rect x="0" y="0" width="{W}" height="{H}" fill="{col["background"]}"/>']
+           f'<rect x="0" y="0" width="{W}" height="{H}" fill="{col["background"]}"/>',
+           f'<rect class="area" x="{left}" y="{top_}" width="{right - left}" height="{bottom - top_}" '
+           f'fill="{col["chart_background"]}"/>']
     for g in grid_pcts:
         if g > top:
             continue
