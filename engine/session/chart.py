@@ -73,7 +73,7 @@ def terminal(report, style, color=False):
     kinds = {c["refresh"]: "refresh", c["compaction"]: "compaction", c["both"]: "refresh"}
     lines.append(f"{'':>5}  " + "".join(paint_text(m, kinds.get(m, "axis")) for m in marks).rstrip())
     first, last = points[0], points[-1]
-    lines.append(f"{'':>5}  response 1{'':>{max(1, width - 22)}}{n:>10}")
+    lines.append(f"{'':>5}  response 1{n:>{max(1, width - len('response 1'))}}")
     legend = f"{c['line']} fill   {c['refresh']} refresh   {c['compaction']} compaction   {c['both']} both"
     lines.append(f"{'':>5}  {legend}")
     if first.get("time") and last.get("time"):

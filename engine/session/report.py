@@ -18,7 +18,7 @@ import re
 
 from ..errors import UserError
 from .analyze import Analyzer
-from .errors import from_transcript
+from . import errors as error_sources
 from .reader import Problems, records
 
 
@@ -95,8 +95,10 @@ def _subagents(path, style, redact):
     return out
 
 
-def build_report(path, style, errors=from_transcript, redact=None):
-    """The report of one transcript file (see the module doc for its shape)."""
+def build_report(path, style, errors=None, redact=None):
+    """The report of one transcript file (see the module doc for its shape).
+    `errors`: where the errors come from (errors.py; default: errors.default())."""
+    errors = errors or error_sources.default()
     redact = redact or _redactor()
     an, problems = analyze_file(path, style, redact)
     kind, chain = an.chain()
