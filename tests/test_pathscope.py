@@ -184,6 +184,10 @@ def test_preview_says_why_each_scoped_rule_is_in_or_out(hk):
     run = hk.engine("refresh", "preview", "--cwd", hk.project, "--touched", "packages/a/b.ts")
     pkg = next(l for l in run.stdout.splitlines() if "SCOPED" in l and "pkg.md" in l)
     assert pkg.split()[1] == "in" and "packages/a/b.ts matches packages/**" in pkg
+    run = hk.engine("refresh", "preview", "--cwd", hk.project, "--transcript", hk.transcript, "--touched",
+                    hk.project / "packages" / "z.ts")  # both: the transcript's and the given
+    scoped = {l.split()[2].rstrip(":").rsplit("/", 1)[-1]: l.split()[1] for l in run.stdout.splitlines() if "SCOPED" in l}
+    assert scoped == {"ui.md": "in", "pkg.md": "in"}, run.stdout
     run = hk.engine("refresh", "preview", "--cwd", hk.project)  # nothing touched
     assert all(l.split()[1] == "out" for l in run.stdout.splitlines() if "SCOPED" in l)
     run = hk.engine("refresh", "preview", "--transcript", "missing.jsonl")

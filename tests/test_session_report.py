@@ -75,7 +75,7 @@ def test_synthetic_session(tmp_path, style):
     r = build_report(str(write(tmp_path / "s.jsonl", synthetic())), style)
     assert [p["tokens"] for p in r["fill"]] == [20000, 60000, 100000, 140000, 30000, 50000]
     assert [p["segment"] for p in r["fill"]] == [0, 0, 0, 0, 1, 1]
-    assert r["turns"] == 3
+    assert r["turns"] == 3 and r["turn_starts"] == [0, 2, 5]
     assert [(c["x"], c["pre_tokens"], c["trigger"]) for c in r["compactions"]] == [(4, 141000, "auto")]
     got = [(f["x"], f["handler"], f["turn"], f["chars"], f["via"]) for f in r["refreshes"]]
     assert got == [(2, "rules", 20, len(RULES_BANNER), "attachment"), (2, "claude_md", 40, len(CLAUDE_BANNER), "attachment"),

@@ -31,13 +31,15 @@ def preview(profile_ref, turn, cwd, show_text, out=None, touched=None, transcrip
         event["transcript_path"] = os.path.abspath(os.path.expanduser(transcript))
     messages, shown = [], set()
     ctx = Context(event, None, turn or 0, profile_ref, profile.hooks, messages.append)
-    if touched is not None or not transcript:
-        # Given files count as touched (relative to the project, like tool
-        # inputs); without --touched or --transcript nothing was touched.
-        from .pathscope import relative
+    # Given files count as touched (relative to the project, like tool
+    # inputs), beside those of --transcript; without either nothing was touched.
+    from .pathscope import relative
 
-        given = [relative(t, cwd) for t in touched or ()]
-        ctx.touched_override = list(dict.fromkeys(t for t in given if t))
+    given = list(dict.fromkeys(t for t in (relative(t, cwd) for t in touched or ()) if t))
+    if transcript:
+        ctx.touched_extra = given
+    else:
+        ctx.touched_override = given
     refreshers = [h for h in registry.values() if isinstance(h, Refresh)]
     if not refreshers:
         print("this profile declares no refresh handler", file=out)

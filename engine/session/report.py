@@ -1,7 +1,8 @@
 """The session report as plain data (what `--json` prints).
 
 Shape (README, "Session report"): session_id, transcript, kind (main |
-subagent), models, versions, started, ended, turns, api_calls,
+subagent), models, versions, started, ended, turns, turn_starts (the x
+each prompt came before), api_calls,
 context_window, bytes_per_token, fill [{x, time, tokens, percent, segment,
 model}], peak and last (a fill point or null), compactions [{x, time, line,
 trigger, pre_tokens}], refreshes [{x, time, line, handler, turn, chars,
@@ -123,6 +124,7 @@ def build_report(path, style, errors=None, redact=None):
         "started": an.first_ts,
         "ended": an.last_ts,
         "turns": chain.turns,
+        "turn_starts": chain.turn_x,
         "api_calls": len(points),
         "context_window": window,
         "bytes_per_token": per_token,

@@ -16,7 +16,8 @@ class Context:
         self._tokens = None
         self._tokens_read = False
         self._snapshot = None
-        self.touched_override = None  # engine refresh preview --touched/--transcript
+        self.touched_override = None  # engine refresh preview: the files given, without a transcript
+        self.touched_extra = ()  # engine refresh preview --touched beside --transcript
 
     @property
     def name(self):
@@ -46,5 +47,6 @@ class Context:
         if self.touched_override is None:
             from ..pathscope import touched_in_transcript
 
-            self.touched_override = touched_in_transcript(self.event.get("transcript_path"), self.cwd, scope)
+            found = touched_in_transcript(self.event.get("transcript_path"), self.cwd, scope)
+            self.touched_override = list(dict.fromkeys(found + list(self.touched_extra)))
         return self.touched_override
