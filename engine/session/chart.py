@@ -54,8 +54,9 @@ def terminal(report, style, color=False):
     marks = [" "] * width
     for x in refresh | compaction:
         col = _col(min(x, n - 1), n, width)
-        both = (x in refresh and x in compaction) or (marks[col] not in (" ", c["refresh"] if x in refresh else c["compaction"]))
-        marks[col] = c["both"] if both else (c["refresh"] if x in refresh else c["compaction"])
+        glyph = c["both"] if x in refresh and x in compaction else c["refresh"] if x in refresh else c["compaction"]
+        # two different marks squeezed into one column show as both
+        marks[col] = glyph if marks[col] in (" ", glyph) else c["both"]
 
     def paint_text(ch, kind):
         if not color or ch == " ":
