@@ -307,10 +307,14 @@ class Decision:
             other.path, other.status, other.reason)
 
 
+_compiled = {}  # many rules share their globs: compile each set once per process
+
+
 def decide(globs, touched, limit):
     """(status, reason) of one path-scoped rule for the touched paths."""
+    key = (tuple(globs), limit)
     try:
-        rx = compile_globs(globs, limit)
+        rx = _compiled[key] if key in _compiled else _compiled.setdefault(key, compile_globs(globs, limit))
     except (ValueError, re.error) as exc:
         return "in", f"paths: {exc}; injected as if unscoped"
     shown = ", ".join(globs)
