@@ -24,7 +24,9 @@ JSON_COUNT_HELP = ("tokens are counted with tiktoken; the first count of a text 
 # Commands of their own subsystems: name -> module with add_parser(sub) and
 # run(args).  A new subsystem adds one line here and keeps its options and
 # its code in its own package.
-COMMAND_MODULES = {}
+COMMAND_MODULES = {
+    "session": "engine.session.command",
+}
 
 
 def _add_profile_args(p, level=True):
@@ -106,6 +108,8 @@ def build_parser():
     s.add_argument("--cwd", help="project folder (default: the working directory)")
     s.add_argument("--profile", metavar="NAME|PATH")
     s.add_argument("--text", action="store_true", help="print the injected text too")
+    s.add_argument("--touched", nargs="+", metavar="PATH", help="files the session touched (path-scoped rules)")
+    s.add_argument("--transcript", metavar="FILE", help="read the touched files from this transcript's tool calls")
 
     p = sub.add_parser("profile", help="profiles")
     psub = p.add_subparsers(dest="profile_command", metavar="SUBCOMMAND")

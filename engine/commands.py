@@ -314,4 +314,5 @@ def cmd_completion(args):
 def cmd_refresh(args):
     from .hooks.preview import preview
 
-    return preview(args.profile, args.turn, args.cwd, args.text)
+    return preview(args.profile, args.turn, args.cwd, args.text, touched=getattr(args, "touched", None),
+                   transcript=getattr(args, "transcript", None))

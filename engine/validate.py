@@ -25,7 +25,7 @@ def builtin_files():
     files = []
     for kind, folder in FOLDERS.items():
         files.extend(sorted(builtin_dir(folder).glob("*.yaml")))
-    return files + [Path(settings_path())]
+    return files + [Path(settings_path())] + sorted(builtin_dir("pipelines/reports").glob("*.yaml"))
 
 
 def validate_paths(paths, profile=None):
@@ -98,6 +98,10 @@ def _check_file(path, word_pattern, profile):
         return _check_level(doc)
     if kind in ("golden", "meaning", "settings"):
         return []
+    if kind == "report":
+        from .session.style import problems
+
+        return problems(doc)
     return _compile_errors(str(path), None, word_pattern)
 
 

@@ -30,9 +30,10 @@ class Item(_Record):
 class Plan(_Record):
     """What a refresh would inject: for `engine refresh preview` and for the hook."""
 
-    FIELDS = ("handler", "level", "items", "omitted", "text", "budget", "problems", "skipped")
+    FIELDS = ("handler", "level", "items", "omitted", "text", "budget", "problems", "skipped", "scoped")
 
-    def __init__(self, handler, level, items=None, omitted=None, text="", budget=None, problems=None, skipped=None):
+    def __init__(self, handler, level, items=None, omitted=None, text="", budget=None, problems=None, skipped=None,
+                 scoped=None):
         self.handler = handler
         self.level = level
         self.items = items if items is not None else []
@@ -41,3 +42,4 @@ class Plan(_Record):
         self.budget = budget if budget is not None else {}
         self.problems = problems if problems is not None else []  # log lines about files left out
         self.skipped = skipped if skipped is not None else []  # (path, reason): files the trust model left out
+        self.scoped = scoped if scoped is not None else []  # pathscope.Decision per path-scoped rule file

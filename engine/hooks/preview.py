@@ -1,6 +1,8 @@
 """`engine refresh preview`: exactly what the refresh handlers would inject at
 turn N, with order, priority, sizes before and after compression, what did
-not fit, and what the trust model left out (SKIPPED, with the reason)."""
+not fit, what the trust model left out (SKIPPED, with the reason), and why
+each path-scoped rule is in or out (SCOPED, for the touched files given by
+--touched or read from --transcript)."""
 
 import os
 import sys
@@ -11,7 +13,7 @@ from .handlers.refresh import Refresh
 from .handlers.reinject import Reinject
 
 
-def preview(profile_ref, turn, cwd, show_text, out=None):
+def preview(profile_ref, turn, cwd, show_text, out=None, touched=None, transcript=None):
     from ..profile import load_profile
 
     out = out or sys.stdout
@@ -21,8 +23,23 @@ def preview(profile_ref, turn, cwd, show_text, out=None):
     profile = load_profile(profile_ref, cwd=cwd)
     registry, by_event = build(profile.hooks)
     event = {"hook_event_name": "UserPromptSubmit", "cwd": cwd, "session_id": "preview"}
+    if transcript:
+        if not os.path.isfile(os.path.expanduser(transcript)):
+            from ..errors import UserError
+
+            raise UserError("no transcript file here; give the .jsonl of a session (~/.claude/projects/...)", transcript)
+        event["transcript_path"] = os.path.abspath(os.path.expanduser(transcript))
     messages, shown = [], set()
     ctx = Context(event, None, turn or 0, profile_ref, profile.hooks, messages.append)
+    # Given files count as touched (relative to the project, like tool
+    # inputs), beside those of --transcript; without either nothing was touched.
+    from .pathscope import relative
+
+    given = list(dict.fromkeys(t for t in (relative(t, cwd) for t in touched or ()) if t))
+    if transcript:
+        ctx.touched_extra = given
+    else:
+        ctx.touched_override = given
     refreshers = [h for h in registry.values() if isinstance(h, Refresh)]
     if not refreshers:
         print("this profile declares no refresh handler", file=out)
@@ -48,6 +65,9 @@ def preview(profile_ref, turn, cwd, show_text, out=None):
         rows = [(it, "in") for it in plan.items] + [(it, "OMITTED") for it in plan.omitted]
         for n, (it, status) in enumerate(rows, 1):
             print(f"   {n:>2}. {status:<7} priority {it.priority:<3} {it.chars_before:>6} -> {it.chars:>6} chars  {it.path}", file=out)
+        for d in plan.scoped:
+            print(f"   SCOPED  {d.status:<3} {d.path}: {d.reason}", file=out)
+            shown.add(f"rule file {d.path}: {d.reason}")
         for path, reason in plan.skipped:
             print(f"   SKIPPED {path}: {reason}", file=out)
             shown.add(f"rule file {path} left out: {reason}")

@@ -16,6 +16,8 @@ class Context:
         self._tokens = None
         self._tokens_read = False
         self._snapshot = None
+        self.touched_override = None  # engine refresh preview: the files given, without a transcript
+        self.touched_extra = ()  # engine refresh preview --touched beside --transcript
 
     @property
     def name(self):
@@ -38,3 +40,13 @@ class Context:
                                           self.settings["transcript"]["max_tail_bytes"])
             self._tokens_read = True
         return self._tokens
+
+    def touched(self, scope):
+        """Project-relative files the session's tool calls named (path-scoped
+        rules, pathscope.py); read from the transcript once per event."""
+        if self.touched_override is None:
+            from ..pathscope import touched_in_transcript
+
+            found = touched_in_transcript(self.event.get("transcript_path"), self.cwd, scope)
+            self.touched_override = list(dict.fromkeys(found + list(self.touched_extra)))
+        return self.touched_override

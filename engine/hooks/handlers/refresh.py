@@ -55,6 +55,11 @@ class Refresh:
 
         trust = for_event(ctx.profile_ref, ctx.cwd or None, settings, log)
         files = collect(spec, ctx.cwd, log, trust, skipped)
+        scoped = []
+        if spec.get("path_scope"):  # path-scoped rules only when a matching file was touched
+            from ..pathscope import select
+
+            files, scoped = select(files, spec["path_scope"], ctx.touched(spec["path_scope"]), log)
         unread = files[settings["max_files"]:]
         if unread:
             log(f"{self.name}: {len(files)} rule files; the {len(unread)} past hooks.max_files "
@@ -85,7 +90,7 @@ class Refresh:
             else:
                 omitted.append(it)  # a smaller rule later in the order may still fit
         plan = Plan(self.name, comp.info("level"), chosen, omitted, budget={unit: limit, "used": used}, problems=problems,
-                    skipped=skipped)
+                    skipped=skipped, scoped=scoped)
         cap = settings["max_injection_chars"]
         while True:
             plan.text = self._render(ctx, plan)
@@ -115,7 +120,7 @@ class Refresh:
 
     def run(self, ctx):
         plan = self.plan(ctx)
-        if not plan.items and not plan.omitted and not plan.problems:  # say why, once
+        if not plan.items and not plan.omitted and not plan.problems and not plan.scoped:  # say why, once
             from ..sources import expand
 
             where = [expand(s["dir"], ctx.cwd) for s in self.spec.get("sources", ())] + [

@@ -1,0 +1,347 @@
+"""Path-scoped rules: a rule file whose frontmatter names globs (`paths:`) is
+injected only when the session has touched a file those globs match.
+
+The agent loads such a rule only while it works on matching files, so a
+refresh that injected it everywhere would spend the budget on rules the
+agent itself would not load.  The files touched are read from the tool
+inputs of the session's transcript (main chain only), and only when a
+refresh is due: this module is never imported on the quiet path.
+
+Globs follow the agent's (picomatch-like) rules, relative to the project:
+`**` spans folders (also none), `*` and `?` stay inside one folder name,
+`[...]` is a class and `{a,b}` alternatives.  A rule whose `paths:` cannot be
+read is injected as if it had none (a broken scope must not lose a rule) and
+said so in the log and in `engine refresh preview`.
+"""
+
+import json
+import os
+import re
+
+from .sources import frontmatter
+
+class Scope:
+    """What the frontmatter says: `globs` (None: not path-scoped) and a
+    `problem` when the key is there but cannot be read."""
+
+    def __init__(self, globs=None, problem=""):
+        self.globs = globs
+        self.problem = problem
+
+
+def _split_top(value, sep=","):
+    """Split at `sep` outside braces, brackets and quotes."""
+    parts, depth, quote, cur = [], 0, None, []
+    for ch in value:
+        if quote:
+            cur.append(ch)
+            if ch == quote:
+                quote = None
+            continue
+        if ch in "\"'":
+            quote = ch
+        elif ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+        elif ch == sep and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+            continue
+        cur.append(ch)
+    if quote or depth:
+        return None
+    parts.append("".join(cur))
+    return parts
+
+
+def _unquote(item):
+    item = item.strip()
+    if len(item) >= 2 and item[0] == item[-1] and item[0] in "\"'":
+        return item[1:-1]
+    if item[:1] in "\"'" or item[-1:] in "\"'":
+        return None  # an opening quote without its closing one
+    return item
+
+
+def _items(raw):
+    """Globs from a flow value: `a`, `"a"`, `a, b` or `[a, "b"]`; None if malformed."""
+    raw = raw.strip()
+    if raw.startswith("["):
+        if not raw.endswith("]"):
+            return None
+        raw = raw[1:-1]
+    parts = _split_top(raw)
+    if parts is None:
+        return None
+    out = []
+    for p in parts:
+        if not p.strip():
+            continue
+        g = _unquote(p)
+        if g is None:
+            return None
+        out.append(g)
+    return out
+
+
+def scope_of(text, key):
+    """The Scope of a rule file's text."""
+    fm = frontmatter(text)
+    if not fm:
+        return Scope()
+    lines = fm[0].replace("\r\n", "\n").split("\n")
+    for i, line in enumerate(lines):
+        if not line.startswith(key):
+            continue
+        rest = line[len(key):].lstrip(" \t")
+        if not rest.startswith(":"):
+            continue
+        value = rest[1:]
+        hash_at = value.find(" #")
+        if hash_at >= 0:
+            value = value[:hash_at]
+        value = value.strip()
+        if value:
+            globs = _items(value)
+        else:  # a block list on the following lines
+            globs = []
+            for nxt in lines[i + 1:]:
+                s = nxt.strip()
+                if not s or s.startswith("#"):
+                    continue
+                if not s.startswith("-"):
+                    if nxt[:1] in " \t":
+                        globs = None  # an indented line that is not a list item: a mapping, not globs
+                    break
+                item = s[1:]
+                hash_at = item.find(" #")
+                g = _unquote(item[:hash_at] if hash_at >= 0 else item)
+                if g is None:
+                    globs = None
+                    break
+                if g:
+                    globs.append(g)
+        if globs is None:
+            return Scope(None, f"{key}: cannot read {value or 'the list below it'!r} as globs "
+                               "(a glob, a comma-separated line, [a, b] or a - list); injected as if unscoped")
+        if not globs:
+            return Scope(None, f"{key}: names no glob; injected as if unscoped")
+        return Scope(globs)
+    return Scope()
+
+
+def expand_braces(pattern, limit):
+    """{a,b} alternatives, nested, up to `limit` patterns: the frontmatter is
+    the user's, and a{1,2}{3,4}... doubling must not eat the hook's deadline."""
+    out, todo = [], [pattern]
+    while todo:
+        p = todo.pop()
+        start = p.find("{")
+        if start < 0:
+            out.append(p)
+        else:
+            depth, end, cuts = 0, -1, []
+            for j in range(start, len(p)):
+                if p[j] == "{":
+                    depth += 1
+                elif p[j] == "}":
+                    depth -= 1
+                    if depth == 0:
+                        end = j
+                        break
+                elif p[j] == "," and depth == 1:
+                    cuts.append(j)
+            if end < 0 or not cuts:  # no closing brace or no comma: the braces are literal
+                head = p[: start + 1].replace("{", "\0")
+                todo.append(head + p[start + 1:])
+                continue
+            bounds = [start] + cuts + [end]
+            for a, b in zip(bounds, bounds[1:]):
+                todo.append(p[:start] + p[a + 1:b] + p[end + 1:])
+        if len(out) + len(todo) > limit:
+            raise ValueError(f"{pattern!r} expands to more than {limit} patterns")
+    return [p.replace("\0", "{") for p in out]
+
+
+def _translate(glob):
+    i, n, out = 0, len(glob), []
+    while i < n:
+        c = glob[i]
+        if c == "*":
+            if glob.startswith("**", i) and (i == 0 or glob[i - 1] == "/"):
+                j = i + 2
+                if j == n:
+                    out.append(".*")
+                    i = j
+                    continue
+                if glob[j] == "/":
+                    out.append("(?:.*/)?")
+                    i = j + 1
+                    continue
+            while i < n and glob[i] == "*":
+                i += 1
+            out.append("[^/]*")
+            continue
+        if c == "?":
+            out.append("[^/]")
+        elif c == "[":
+            j = glob.find("]", i + 2 if glob[i + 1:i + 2] in ("!", "^") else i + 1)
+            if j < 0:
+                out.append(re.escape(c))
+            else:
+                body = glob[i + 1:j]
+                neg = body[:1] in ("!", "^")
+                body = body[1:] if neg else body
+                body = body.replace("\\", "\\\\")
+                out.append(f"[{'^' if neg else ''}{body}]" if not neg else f"[^/{body}]")
+                i = j + 1
+                continue
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return "".join(out)
+
+
+def compile_globs(globs, limit):
+    """One compiled pattern for a rule's globs (paths relative to the project)."""
+    alts = []
+    for g in globs:
+        g = g.strip()
+        while g.startswith("./"):
+            g = g[2:]
+        g = g.lstrip("/")
+        for e in expand_braces(g, limit):
+            alts.append(_translate(e))
+    return re.compile("(?:" + "|".join(alts) + r")\Z", re.DOTALL) if alts else None
+
+
+def relative(path, cwd):
+    """A tool input's path as the globs see it: relative to the project when
+    inside it (with forward slashes), else absolute."""
+    if not isinstance(path, str) or not path or "\0" in path:
+        return None
+    p = os.path.expanduser(path)
+    if cwd and not os.path.isabs(p):
+        p = os.path.join(cwd, p)
+    p = os.path.normpath(p)
+    if cwd:
+        root = os.path.normpath(cwd)
+        if p == root:
+            return "."
+        if p.startswith(root.rstrip(os.sep) + os.sep):
+            return p[len(root.rstrip(os.sep)) + 1:].replace(os.sep, "/")
+    return p.replace(os.sep, "/")
+
+
+def touched_in_transcript(path, cwd, settings):
+    """Project-relative paths named by the tool calls of a transcript's main
+    chain (the last `max_transcript_bytes` of it), in order, without repeats.
+    A missing, unreadable or half-written transcript gives what it can."""
+    found = {}
+    fields = settings["input_fields"]
+    glob_inputs = settings.get("glob_inputs", {})
+    if not path or not isinstance(path, str):
+        return []
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except (OSError, ValueError):
+        return []
+    import stat
+
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            return []
+        size = fh.seek(0, os.SEEK_END)
+        start = max(0, size - settings["max_transcript_bytes"])
+        fh.seek(start)
+        if start:
+            fh.readline()  # a partial line
+        for raw in fh:
+            if b'"tool_use"' not in raw:
+                continue
+            try:
+                rec = json.loads(raw)
+            except (ValueError, RecursionError):
+                continue
+            if not isinstance(rec, dict) or rec.get("type") != "assistant" or rec.get("isSidechain"):
+                continue
+            msg = rec.get("message")
+            content = msg.get("content") if isinstance(msg, dict) else None
+            if not isinstance(content, list):
+                continue
+            for block in content:
+                if not isinstance(block, dict) or block.get("type") != "tool_use":
+                    continue
+                inp = block.get("input")
+                if not isinstance(inp, dict):
+                    continue
+                for f in fields:
+                    rel = relative(inp.get(f), cwd)
+                    if rel:
+                        found.setdefault(rel, None)
+                field = glob_inputs.get(block.get("name"))
+                if field and isinstance(inp.get(field), str):
+                    # A Glob call's pattern, under its folder, as written: a rule
+                    # glob that matches the pattern text covers what it lists.
+                    base = inp.get("path") if isinstance(inp.get("path"), str) else cwd
+                    rel = relative(os.path.join(base or "", inp[field]), cwd)
+                    if rel:
+                        found.setdefault(rel, None)
+    return list(found)
+
+
+class Decision:
+    __slots__ = ("path", "status", "reason")
+
+    def __init__(self, path, status, reason):
+        self.path = path
+        self.status = status  # "in" or "out"
+        self.reason = reason
+
+    def __repr__(self):
+        return f"Decision({self.path!r}, {self.status!r}, {self.reason!r})"
+
+    def __eq__(self, other):
+        return isinstance(other, Decision) and (self.path, self.status, self.reason) == (
+            other.path, other.status, other.reason)
+
+
+_compiled = {}  # many rules share their globs: compile each set once per process
+
+
+def decide(globs, touched, limit):
+    """(status, reason) of one path-scoped rule for the touched paths."""
+    key = (tuple(globs), limit)
+    try:
+        rx = _compiled[key] if key in _compiled else _compiled.setdefault(key, compile_globs(globs, limit))
+    except (ValueError, re.error) as exc:
+        return "in", f"paths: {exc}; injected as if unscoped"
+    shown = ", ".join(globs)
+    for t in touched:
+        if rx is not None and rx.match(t):
+            return "in", f"{t} matches {shown}"
+    if not touched:
+        return "out", f"no file touched yet; paths: {shown}"
+    return "out", f"none of the {len(touched)} touched file(s) matches {shown}"
+
+
+def select(files, settings, touched, log):
+    """(kept files, decisions): rule files without `paths:` are kept as they
+    are; a path-scoped one is kept only when a touched file matches."""
+    kept, decisions = [], []
+    for rf in files:
+        scope = scope_of(rf.text, settings["key"])
+        if scope.problem:
+            log(f"rule file {rf.path}: {scope.problem}")
+            decisions.append(Decision(rf.path, "in", scope.problem))
+            kept.append(rf)
+            continue
+        if scope.globs is None:
+            kept.append(rf)
+            continue
+        status, reason = decide(scope.globs, touched, settings["max_brace_expansions"])
+        decisions.append(Decision(rf.path, status, reason))
+        if status == "in":
+            kept.append(rf)
+    return kept, decisions

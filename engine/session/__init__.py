@@ -1,0 +1,43 @@
+"""`engine session report`: one session of the agent, read from its
+transcript: turns, context fill over time with the refreshes and
+compactions marked, the refreshes and their sizes, the tools whose results
+filled the context, and the errors.
+
+The Python API comes first; the CLI (command.py) is a thin layer over it:
+
+    from engine.session import build_report, load_style, render_text, render_html, find
+    report = build_report(find(None, True, cwd), load_style())
+"""
+
+from .locate import find
+from .report import build_report
+from .style import load as load_style
+
+
+def render_text(report, style, color=False):
+    """The terminal report (the style's `terminal.template`)."""
+    from jinja2 import StrictUndefined
+    from jinja2.sandbox import SandboxedEnvironment
+
+    from .chart import terminal
+
+    env = SandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=False)
+    shown = report["errors"][: style["errors"]["shown"]]
+    return env.from_string(style["terminal"]["template"]).render(
+        r=report, chart=terminal(report, style, color), errors_shown=shown)
+
+
+def render_html(report, style):
+    """One self-contained page: inline CSS and SVG, no script, nothing fetched."""
+    from jinja2 import StrictUndefined
+    from jinja2.sandbox import SandboxedEnvironment
+    from markupsafe import Markup
+
+    from .chart import svg
+
+    env = SandboxedEnvironment(undefined=StrictUndefined, autoescape=True)
+    return env.from_string(style["html"]["template"]).render(r=report, chart=Markup(svg(report, style)),
+                                                             style=style["html"])
+
+
+__all__ = ["build_report", "find", "load_style", "render_text", "render_html"]

@@ -1,0 +1,147 @@
+"""The session report as plain data (what `--json` prints).
+
+Shape (README, "Session report"): session_id, transcript, kind (main |
+subagent), models, versions, started, ended, turns, turn_starts (the x
+each prompt came before), api_calls,
+context_window, bytes_per_token, fill [{x, time, tokens, percent, segment,
+model}], peak and last (a fill point or null), compactions [{x, time, line,
+trigger, pre_tokens}], refreshes [{x, time, line, handler, turn, chars,
+via}], refresh_chars, tools [{name, calls, results, result_bytes,
+est_tokens, share, errors, images}] (biggest first, at most `tools.top`),
+tool_result_bytes, errors [{tool, message, time, line, tool_use_id}],
+error_count, api_errors, hook_contexts, subagents [{file, api_calls,
+peak_tokens, tool_result_bytes}], problems {lines, bad_lines, long_lines,
+non_utf8_lines, partial_tail}.
+"""
+
+import os
+import re
+
+from ..errors import UserError
+from .analyze import Analyzer
+from . import errors as error_sources
+from .reader import Problems, records
+
+
+def _redactor():
+    """Secrets in error messages become [secret]: the report may be written
+    to a file, and no secret the engine saw is ever written to disk."""
+    from ..documents import Library
+    from ..paths import builtin_dir
+
+    doc = Library().get("secrets", "protect", builtin_dir("protect"))
+    pats = doc.data.get("patterns") or []
+    if not pats:
+        return lambda s: s
+    import regex
+
+    rx = regex.compile("|".join(f"(?:{p})" for p in pats))
+    return lambda s: rx.sub("[secret]", s)
+
+
+def _window(style, models, peak):
+    cw = style["context_windows"]
+    window = cw["default"]
+    for model in models:
+        for m in cw["models"]:
+            if re.search(m["pattern"], model):
+                window = max(window, m["tokens"])
+                break
+    if peak and peak > window:  # the session had a larger window than its model id says
+        larger = sorted(m["tokens"] for m in cw["models"] if m["tokens"] >= peak)
+        if larger:
+            window = larger[0]
+    return window
+
+
+def _open(path):
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        raise UserError(f"cannot read the transcript ({exc.strerror})", path) from None
+    import stat
+
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise UserError("not a regular file; give a transcript (.jsonl)", path)
+    return os.fdopen(fd, "rb")
+
+
+def analyze_file(path, style, redact):
+    problems = Problems()
+    an = Analyzer(style, redact)
+    with _open(path) as fh:
+        for lineno, rec in records(fh, style["reading"], problems):
+            an.feed(lineno, rec)
+    return an, problems
+
+
+def _subagents(path, style, redact):
+    """The 2.x subagent files of a session: <session>/subagents/agent-*.jsonl."""
+    folder = os.path.join(os.path.splitext(path)[0], "subagents")
+    out = []
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.endswith(".jsonl"))
+    except OSError:
+        return out
+    for n in names:
+        try:
+            an, _ = analyze_file(os.path.join(folder, n), style, redact)
+        except UserError:
+            continue
+        _, chain = an.chain()
+        out.append({"file": os.path.join(folder, n), "api_calls": len(chain.responses),
+                    "peak_tokens": max((p["tokens"] for p in chain.responses.values()), default=None),
+                    "tool_result_bytes": sum(t["result_bytes"] for t in chain.tools.values())})
+    return out
+
+
+def build_report(path, style, errors=None, redact=None):
+    """The report of one transcript file (see the module doc for its shape).
+    `errors`: where the errors come from (errors.py; default: errors.default())."""
+    errors = errors or error_sources.default()
+    redact = redact or _redactor()
+    an, problems = analyze_file(path, style, redact)
+    kind, chain = an.chain()
+    points = list(chain.responses.values())
+    peak_tokens = max((p["tokens"] for p in points), default=None)
+    window = _window(style, an.models, peak_tokens)
+    for p in points:
+        p["percent"] = round(100.0 * p["tokens"] / window, 1)
+    peak = max(points, key=lambda p: p["tokens"]) if points else None
+    per_token = style["tools"]["bytes_per_token"]
+    total = sum(t["result_bytes"] for t in chain.tools.values())
+    tools = []
+    for name, t in sorted(chain.tools.items(), key=lambda kv: (-kv[1]["result_bytes"], -kv[1]["calls"], kv[0])):
+        tools.append({"name": name, **t, "est_tokens": int(round(t["result_bytes"] / per_token)),
+                      "share": round(100.0 * t["result_bytes"] / total, 1) if total else 0.0})
+    report = {
+        "session_id": an.session_id or os.path.splitext(os.path.basename(path))[0],
+        "transcript": os.path.abspath(path),
+        "kind": kind,
+        "models": list(an.models),
+        "versions": list(an.versions),
+        "started": an.first_ts,
+        "ended": an.last_ts,
+        "turns": chain.turns,
+        "turn_starts": chain.turn_x,
+        "api_calls": len(points),
+        "context_window": window,
+        "bytes_per_token": per_token,
+        "fill": points,
+        "peak": peak,
+        "last": points[-1] if points else None,
+        "compactions": chain.compactions,
+        "refreshes": chain.refreshes,
+        "refresh_chars": sum(r["chars"] for r in chain.refreshes),
+        "tools": tools[: style["tools"]["top"]],
+        "tool_result_bytes": total,
+        "api_errors": an.api_errors,
+        "hook_contexts": an.hook_contexts,
+        "subagents": _subagents(path, style, redact) if kind == "main" else [],
+        "problems": problems.as_dict(),
+    }
+    found, count = errors(report, chain)
+    report["errors"] = list(found)
+    report["error_count"] = count
+    return report

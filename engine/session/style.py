@@ -1,0 +1,69 @@
+"""The report style: `pipelines/reports/session.yaml` (kind: report) or a
+file of the user's, schema-checked, its patterns compiled and its templates
+parsed, so a mistake is one FILE:LINE:COL line before any transcript is read.
+"""
+
+import re
+
+from ..errors import ValidationErrors
+
+BUILTIN = ("pipelines", "reports", "session.yaml")
+
+
+def builtin_path():
+    import os
+
+    from ..paths import builtin_root_str
+
+    return os.path.join(builtin_root_str(), *BUILTIN)
+
+
+def problems(doc):
+    """Semantic problems of a schema-valid report document."""
+    out = []
+    data = doc.data
+    for i, m in enumerate(data["context_windows"]["models"]):
+        out.extend(_pattern(doc, m["pattern"], ("context_windows", "models", i, "pattern")))
+    for i, b in enumerate(data["refreshes"]["banners"]):
+        out.extend(_pattern(doc, b["pattern"], ("refreshes", "banners", i, "pattern")))
+    for where in (("terminal", "template"), ("html", "template")):
+        out.extend(_template(doc, data[where[0]][where[1]], where))
+    return out
+
+
+def _pattern(doc, pattern, path):
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        return [doc.error(f"not a valid regular expression: {exc}", path)]
+    return []
+
+
+def _template(doc, source, path):
+    from jinja2 import TemplateSyntaxError
+    from jinja2.sandbox import SandboxedEnvironment
+
+    try:
+        SandboxedEnvironment().parse(source)
+    except TemplateSyntaxError as exc:
+        return [doc.error(f"template syntax error on its line {exc.lineno}: {exc.message}", path)]
+    return []
+
+
+def load(path=None):
+    """The style document's data, checked (UserError when it is not usable)."""
+    from .. import schema
+    from ..errors import given
+    from ..yamlload import load_file
+
+    if path is not None:
+        given(path)
+    doc = load_file(path or builtin_path())
+    errors = schema.check(doc, "report")
+    if not errors and doc.data.get("kind") != "report":
+        errors = [doc.error(f"expected a report document here, found kind {doc.data.get('kind')!r}", ("kind",))]
+    if not errors:
+        errors = problems(doc)
+    if errors:
+        raise ValidationErrors(errors)
+    return doc.data

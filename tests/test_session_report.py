@@ -1,0 +1,265 @@
+"""`engine session report`: the report of real transcripts checked against an
+independent reading of them, a synthetic session with refreshes and a
+compaction (terminal chart included), robustness (truncated, non-UTF-8,
+huge lines, unknown line types), finding the transcript (--current, ids),
+--json, --html and the style document."""
+
+import copy
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from engine.errors import UserError
+from engine.session import build_report, find, load_style, render_html, render_text
+from engine.session.chart import terminal
+from engine.session.locate import mangle
+from session_fixtures import CLAUDE_BANNER, REAL, RULES_BANNER, independent_fill, independent_tools, synthetic, write
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# What SOURCES.tsv (written when the samples were collected) says of them.
+SOURCES = {"02": {"api_calls": 12, "turns": 1}, "10": {"api_calls": 11}, "12": {"api_calls": 10, "turns": 2},
+           "13": {"api_calls": 11}, "09": {"turns": 1}}
+
+
+@pytest.fixture(scope="module")
+def style():
+    return load_style()
+
+
+@pytest.fixture(scope="module")
+def reports(style):
+    return {p.name[:2]: (p, build_report(str(p), style)) for p in REAL}
+
+
+def test_the_samples_are_there():
+    assert len(REAL) >= 5, REAL
+
+
+@pytest.mark.parametrize("key", ["02", "09", "10", "12", "13"])
+def test_real_transcript_fill_matches_an_independent_reading(reports, key):
+    path, r = reports[key]
+    kind, tokens = independent_fill(path)
+    assert r["kind"] == kind
+    assert [p["tokens"] for p in r["fill"]] == tokens
+    assert r["api_calls"] == len(tokens)
+    assert r["peak"]["tokens"] == max(tokens) and r["last"]["tokens"] == tokens[-1]
+    for p in r["fill"]:
+        assert p["percent"] == round(100 * p["tokens"] / r["context_window"], 1)
+    for field, value in SOURCES.get(key, {}).items():
+        assert r[field] == value, (field, r[field], value)
+    sizes, errors = independent_tools(path, kind)
+    assert {t["name"]: t["result_bytes"] for t in r["tools"]} == {k: v for k, v in sizes.items()}
+    assert r["error_count"] == sum(errors.values())
+    assert [t["result_bytes"] for t in r["tools"]] == sorted((t["result_bytes"] for t in r["tools"]), reverse=True)
+
+
+def test_real_inline_side_chain_is_not_the_main_context(reports):
+    path, r = reports["09"]
+    side_ids = {json.loads(l)["message"]["id"] for l in path.read_bytes().splitlines()
+                if b'"isSidechain":true' in l and b'"assistant"' in l}
+    assert side_ids and r["api_calls"] == 10  # 20 API calls in the file, 10 of them the subagents'
+
+
+def test_real_errors_are_named_with_their_first_line(reports):
+    _, r = reports["09"]
+    msgs = [e["message"] for e in r["errors"]]
+    assert any(m.startswith("File has not been read yet") for m in msgs), msgs
+    assert all("<tool_use_error>" not in m for m in msgs)
+
+
+def test_synthetic_session(tmp_path, style):
+    r = build_report(str(write(tmp_path / "s.jsonl", synthetic())), style)
+    assert [p["tokens"] for p in r["fill"]] == [20000, 60000, 100000, 140000, 30000, 50000]
+    assert [p["segment"] for p in r["fill"]] == [0, 0, 0, 0, 1, 1]
+    assert r["turns"] == 3 and r["turn_starts"] == [0, 2, 5]
+    assert [(c["x"], c["pre_tokens"], c["trigger"]) for c in r["compactions"]] == [(4, 141000, "auto")]
+    got = [(f["x"], f["handler"], f["turn"], f["chars"], f["via"]) for f in r["refreshes"]]
+    assert got == [(2, "rules", 20, len(RULES_BANNER), "attachment"), (2, "claude_md", 40, len(CLAUDE_BANNER), "attachment"),
+                   (4, "rules", 20, len(RULES_BANNER), "text")]
+    assert r["refresh_chars"] == 2 * len(RULES_BANNER) + len(CLAUDE_BANNER)
+    assert r["tools"][0]["name"] == "Read" and r["tools"][0]["result_bytes"] == 4000
+    assert r["tools"][0]["est_tokens"] == 4000 / style["tools"]["bytes_per_token"]
+    (err,) = r["errors"]
+    assert err["tool"] == "Bash" and err["message"] == "Exit code 2"
+    assert r["problems"]["bad_lines"] == 0 and not r["problems"]["partial_tail"]
+
+
+def test_terminal_chart_of_a_small_session(tmp_path, style):
+    r = build_report(str(write(tmp_path / "s.jsonl", synthetic())), style)
+    small = copy.deepcopy(style)
+    small["chart"].update(width=11, height=6)
+    lines = terminal(r, small).splitlines()
+    plot = [l[7:] for l in lines[:6]]  # after the label and the axis
+    c = small["chart"]
+    cols = [round(x * 10 / 5) for x in range(6)]  # 6 responses over 11 columns
+    for p, col in zip(r["fill"], cols):
+        row = 5 - round(p["percent"] / 100 * 5)
+        assert plot[row][col] == c["line"], (p, "\n".join(lines))
+    # joined inside a stretch, not across the compaction (between x=3 and x=4)
+    assert any(len(row) > 1 and row[1] == c["join"] for row in plot)
+    assert all(row[cols[3] + 1:cols[4]].strip() == "" for row in plot), "\n".join(lines)
+    marks = lines[7][7:]
+    assert marks[cols[2]] == c["refresh"] and marks[cols[4]] == c["both"], repr(marks)
+    assert lines[0].lstrip().startswith("100%") and lines[5].lstrip().startswith("0%")
+    text = render_text(r, style)
+    assert "Refreshes: 3" in text and "Compactions: 1" in text and "3 turn(s)" in text
+    assert "\x1b[" not in text and "\x1b[" in render_text(r, style, color=True)
+
+
+def test_a_session_past_its_model_window_gets_the_larger_one(tmp_path, style):
+    from session_fixtures import assistant, user
+
+    r = build_report(str(write(tmp_path / "big.jsonl", [user("go"), assistant("m1", 450000)])), style)
+    assert r["context_window"] == 1000000 and r["peak"]["percent"] == 45.0
+    r = build_report(str(write(tmp_path / "1m.jsonl", [user("go"), assistant("m1", 50000, model="claude-x[1m]")])), style)
+    assert r["context_window"] == 1000000
+
+
+def test_secrets_in_errors_are_redacted(tmp_path, style):
+    r = build_report(str(write(tmp_path / "s.jsonl", synthetic())), style)
+    page = render_html(r, style)
+    dumped = json.dumps(r)
+    assert "sk-ant-" not in dumped and "sk-ant-" not in page
+    # the message kept its first line; the secret was on the second, which is not shown
+    from engine.session.report import _redactor
+
+    assert _redactor()("key sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123 here") == "key [secret] here"
+
+
+def test_errors_come_from_a_source_the_caller_gives(tmp_path, style):
+    def store(report, chain):
+        return [{"tool": "mcp__x", "message": "remembered", "time": None, "line": None, "tool_use_id": None}], 7
+
+    r = build_report(str(write(tmp_path / "s.jsonl", synthetic())), style, errors=store)
+    assert r["error_count"] == 7 and r["errors"][0]["message"] == "remembered"
+
+
+# -- robustness ---------------------------------------------------------------
+
+def test_truncated_non_utf8_unknown_and_huge_lines(tmp_path, style):
+    recs = synthetic()
+    good = build_report(str(write(tmp_path / "good.jsonl", recs)), style)
+    bad = tmp_path / "bad.jsonl"
+    with open(bad, "wb") as fh:
+        for i, r in enumerate(recs):
+            fh.write(json.dumps(r).encode() + b"\n")
+            if i == 3:
+                fh.write(b'{"type": "user", "message": {"content": "caf\xe9 \xff"}}\n')  # Latin-1 bytes
+                fh.write(b"not json at all\n[1, 2]\n\n")
+                fh.write(b'{"type": "user", "message": {"content": "' + b"y" * 5000 + b'"}}\n')
+        fh.write(b'{"type": "assistant", "message": {"id": "m7", "usage": {"input_tok')  # mid-write
+    small = copy.deepcopy(style)
+    small["reading"].update(max_line_bytes=4500, chunk_bytes=1024)  # the long line, and lines across pieces
+    r = build_report(str(bad), small)
+    assert [p["tokens"] for p in r["fill"]] == [p["tokens"] for p in good["fill"]]
+    def key(f):
+        return f["x"], f["handler"], f["turn"], f["chars"]
+
+    assert [key(f) for f in r["refreshes"]] == [key(f) for f in good["refreshes"]] and r["refreshes"]
+    pr = r["problems"]
+    assert pr["non_utf8_lines"] == 1 and pr["bad_lines"] == 2 and pr["long_lines"] == 1 and pr["partial_tail"]
+    assert r["turns"] == good["turns"] + 1  # the Latin-1 line is a prompt, read with its bad bytes replaced
+    text = render_text(r, style)
+    assert "the last line is incomplete" in text
+
+
+def test_empty_and_not_a_file(tmp_path, style):
+    empty = tmp_path / "e.jsonl"
+    empty.write_bytes(b"")
+    r = build_report(str(empty), style)
+    assert r["api_calls"] == 0 and r["fill"] == [] and r["peak"] is None
+    assert "nothing to draw" in render_text(r, style)
+    with pytest.raises(UserError):
+        build_report(str(tmp_path), style)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(UserError, match="not a regular file"):
+        build_report(str(fifo), style)
+
+
+def test_subagent_files_of_a_session_are_summed(tmp_path, style):
+    from session_fixtures import assistant, user
+
+    main = write(tmp_path / "abc.jsonl", [user("go"), assistant("m1", 1000)])
+    (tmp_path / "abc" / "subagents").mkdir(parents=True)
+    sub = REAL[0]  # 02: a real subagent file
+    (tmp_path / "abc" / "subagents" / "agent-a2898e3.jsonl").write_bytes(sub.read_bytes())
+    r = build_report(str(main), style)
+    (s,) = r["subagents"]
+    assert s["api_calls"] == 12 and s["peak_tokens"] == max(independent_fill(sub)[1])
+
+
+# -- finding the transcript ----------------------------------------------------
+
+def test_project_folder_name_follows_the_agent(tmp_path, monkeypatch):
+    assert mangle("/home/me/my.app") == "-home-me-my-app"
+    assert mangle("/srv/a_b c/x") == "-srv-a-b-c-x"
+    home = tmp_path / "home"
+    proj = tmp_path / "w" / "my.proj"
+    proj.mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    folder = home / ".claude" / "projects" / mangle(str(proj))
+    folder.mkdir(parents=True)
+    old, new = folder / "aaa.jsonl", folder / "bbb.jsonl"
+    old.write_text("{}\n")
+    new.write_text("{}\n")
+    os.utime(old, (2_000_000_000, 2_000_000_000))
+    os.utime(new, (1_000_000_000, 1_000_000_000))
+    assert find(None, True, str(proj)) == str(old)  # the newest by time, not by name
+    assert find("bbb", False, str(proj)) == str(new)
+    assert find("bbb", False, str(tmp_path)) == str(new)  # an id is also looked for in other projects
+    with pytest.raises(UserError, match="no session 'zzz'"):
+        find("zzz", False, str(proj))
+    with pytest.raises(UserError, match="no transcript in"):
+        find(None, True, str(tmp_path))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "elsewhere"))
+    with pytest.raises(UserError):
+        find(None, True, str(proj))
+
+
+# -- the command ----------------------------------------------------------------
+
+def _engine(*args, cwd=None, env=None):
+    e = dict(os.environ, PYTHONPATH=REPO, **(env or {}))
+    return subprocess.run([sys.executable, "-m", "engine.cli", *map(str, args)], capture_output=True, text=True,
+                          cwd=cwd or REPO, env=e, timeout=120)
+
+
+def test_cli_json_html_and_mistakes(tmp_path):
+    t = write(tmp_path / "s.jsonl", synthetic())
+    run = _engine("session", "report", t, "--json")
+    assert run.returncode == 0, run.stderr
+    data = json.loads(run.stdout)
+    assert {"session_id", "turns", "api_calls", "fill", "peak", "last", "compactions", "refreshes", "tools", "errors",
+            "error_count", "context_window", "problems", "subagents", "kind"} <= set(data)
+    page = tmp_path / "r.html"
+    run = _engine("session", "report", t, "--html", page)
+    assert run.returncode == 0 and page.stat().st_mode & 0o777 == 0o600, run.stderr
+    html = page.read_text(encoding="utf-8")
+    assert "<svg" in html and "<polyline" in html and "<script" not in html.lower() and "<link" not in html.lower()
+    assert "http" not in html.replace('xmlns="http://www.w3.org/2000/svg"', "")
+    for args, start in [(("missing.jsonl",), "missing.jsonl: "), (("nope-id",), "engine: "),
+                        ((t, "--current"), "engine: "), ((t, "--style", tmp_path / "none.yaml"), str(tmp_path))]:
+        run = _engine("session", "report", *args)
+        assert run.returncode == 1 and run.stderr.startswith(start) and "Traceback" not in run.stderr, (args, run.stderr)
+        assert len(run.stderr.strip().splitlines()) == 1, run.stderr
+
+
+def test_a_broken_style_is_one_line_with_its_place(tmp_path):
+    text = open(os.path.join(REPO, "pipelines", "reports", "session.yaml"), encoding="utf-8").read()
+    bad = tmp_path / "style.yaml"
+    bad.write_text(text.replace("pattern: '\\[Rules refresh", "pattern: '(\\[Rules refresh"), encoding="utf-8")
+    t = write(tmp_path / "s.jsonl", synthetic())
+    run = _engine("session", "report", t, "--style", bad)
+    assert run.returncode == 1 and "Traceback" not in run.stderr
+    line = run.stderr.strip()
+    assert line.startswith(f"{bad}:") and "regular expression" in line, line
+    run = _engine("validate", bad)
+    assert run.returncode == 1 and "regular expression" in run.stdout + run.stderr
+    run = _engine("validate", os.path.join(REPO, "pipelines", "reports", "session.yaml"))
+    assert run.returncode == 0, run.stdout + run.stderr
