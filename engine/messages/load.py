@@ -1,0 +1,246 @@
+"""Load, check and compile a message pipeline (pipelines/messages/*.yaml).
+
+One way through, as for profiles: the YAML documents (the pipeline, what it
+`extends`, the detector documents its steps name, the protect categories
+those name) are validated against their schemas, merged, and compiled into
+a Pipeline of step and detector objects.  Every mistake is a UserError at
+FILE:LINE:COL.  The compiled pipeline is cached, keyed by its source files.
+"""
+
+import string
+from pathlib import Path
+
+from .. import cache, regexutil
+from ..documents import Library
+from ..errors import UserError, ValidationErrors, suggest
+from ..protect import Protector, category_source, pass_timeout
+from .detectors import KINDS as DETECTOR_KINDS
+from .steps import KINDS as STEP_KINDS
+from .summary import Summarizer
+
+MARKER_FIELDS = {
+    "summary": {"summary", "entities"},
+    "entities": {"entities"},
+    "entity_separator": set(),
+    "code_split": {"summary", "entities", "code"},
+    "code_separator": set(),
+    "duplicate": {"index"},
+    "near_duplicate": {"index", "similarity"},
+}
+
+
+class Timer:
+    """Seconds a pattern pass may take over a text (the profile's budget per MB)."""
+
+    def __init__(self, ms_per_mb):
+        self.ms_per_mb = ms_per_mb
+
+    def __call__(self, text):
+        return pass_timeout(self.ms_per_mb, text)
+
+
+class Scanner:
+    """The spans of some protect categories in a text; scans are shared
+    through a memo (one per message) so a category is scanned once."""
+
+    def __init__(self, names, protector):
+        self.key = tuple(names)
+        self.protector = protector
+
+    def spans(self, text, memo=None):
+        if memo is None:
+            return [(s, e) for s, e, _ in self.protector.scan(text)]
+        key = (self.key, text)
+        got = memo.get(key)
+        if got is None:
+            got = memo[key] = [(s, e) for s, e, _ in self.protector.scan(text)]
+        return got
+
+
+class Pipeline:
+    def __init__(self, name, file, steps, summarizer, markers, tokenizer, sources=()):
+        self.name = name
+        self.file = file
+        self.steps = steps
+        self.summarizer = summarizer
+        self.markers = markers
+        self.tokenizer = tokenizer
+        self.sources = list(sources)
+
+    def step(self, kind):
+        return next((s for s in self.steps if s.kind == kind), None)
+
+
+class Context:
+    """What a step or detector may ask for while it compiles."""
+
+    def __init__(self, lib, doc, word_pattern, timeout_ms):
+        self.lib = lib
+        self.doc = doc  # the document errors point into (changed per step)
+        self.word_pattern = word_pattern
+        self.timeout_for = Timer(timeout_ms)
+        self._scanners = {}
+        self._detectors = {}
+
+    def error(self, message, path):
+        return self.doc.error(message, path)
+
+    def scanner(self, names, path=()):
+        key = tuple(names)
+        if key not in self._scanners:
+            cats = []
+            for i, name in enumerate(names):
+                where = path + (i,) if path and isinstance(names, list) and len(path) else path
+                try:
+                    doc = self.lib.get(name, "protect", Path(self.doc.file).parent, (self.doc, where))
+                except ValidationErrors:
+                    raise
+                cats.append(category_source(doc.data, f"m{i}_"))
+            self._scanners[key] = Scanner(names, Protector(cats, self.word_pattern, self.timeout_for.ms_per_mb))
+        return self._scanners[key]
+
+    def compiled(self, fn, source, path, check=regexutil.check):
+        try:
+            if check is not None:
+                check(source)
+            return fn(source)
+        except regexutil.PatternError as exc:
+            raise self.error(str(exc), path) from None
+        except Exception as exc:  # regex.error
+            raise self.error(f"pattern does not compile: {exc}", path) from None
+
+    def detector(self, name, path):
+        if name not in self._detectors:
+            doc = self.lib.get(name, "detector", Path(self.doc.file).parent, (self.doc, path))
+            self._detectors[name] = compile_detector(doc, self)
+        return self._detectors[name]
+
+
+def compile_detector(doc, ctx):
+    data = doc.data
+    saved, ctx.doc = ctx.doc, doc
+    try:
+        cls = DETECTOR_KINDS[data["detector"]]
+        try:
+            return cls(data["name"], data["params"], ctx)
+        except regexutil.PatternError as exc:
+            raise doc.error(str(exc), ("params",)) from None
+        except UserError:
+            raise
+        except Exception as exc:  # regex.error from a pattern that does not compile
+            raise doc.error(f"{data['detector']} detector does not compile: {exc}", ("params",)) from None
+    finally:
+        ctx.doc = saved
+
+
+def _merged(lib, path, seen=()):
+    """(data, origins) of a pipeline after `extends`: data is plain, origins
+    maps top-level keys and steps to the (doc, path) that set them."""
+    doc = lib.load(path, "messages")
+    if str(path) in seen:
+        raise doc.error("message pipelines extend each other in a circle; remove one `extends:`", ("extends",))
+    if "extends" in doc.data:
+        parent = lib.locate(doc.data["extends"], "messages", Path(doc.file).parent, (doc, ("extends",)))
+        data, origins = _merged(lib, parent, seen + (str(path),))
+    else:
+        data, origins = {}, {}
+    for key, value in doc.data.items():
+        if key in ("extends", "step_params"):
+            continue
+        data[key] = value
+        origins[key] = (doc, (key,))
+        if key == "steps":
+            origins["step"] = {s["name"]: (doc, ("steps", i)) for i, s in enumerate(value)}
+    if "steps" in data:
+        data["steps"] = [dict(s) for s in data["steps"]]
+    for name, params in doc.data.get("step_params", {}).items():
+        names = [s["name"] for s in data.get("steps", [])]
+        if name not in names:
+            raise doc.error(f"no step named {name!r}{suggest(name, names)}; steps: {', '.join(names)}", ("step_params", name), key=True)
+        step = data["steps"][names.index(name)]
+        for k, v in params.items():
+            step[k] = v
+        origins.setdefault("step", {})[name] = (doc, ("step_params", name))
+    return data, origins
+
+
+def build(ref="default", base_dir=None):
+    """The compiled Pipeline for a built-in name or a path."""
+    lib = Library()
+    path = lib.locate(ref, "messages", base_dir or Path.cwd())
+    data, origins = _merged(lib, path)
+    top = lib.load(path, "messages")
+    missing = [k for k in ("steps", "summary", "markers", "profile", "tokenizer") if k not in data]
+    if missing:
+        raise top.error(f"set {', '.join(missing)} here or extend a pipeline that does (extends: default)")
+    from ..profile import resolve
+
+    pdoc, ppath = origins["profile"]
+    try:
+        resolved, _ = resolve(data["profile"], cwd=str(Path(pdoc.file).parent))
+    except UserError as exc:
+        raise pdoc.error(f"profile {data['profile']!r} cannot be used: {exc}", ppath) from None
+    ctx = Context(lib, top, resolved.settings["word_pattern"], resolved.settings["pattern_timeout_ms"])
+    steps, names = [], set()
+    for i, spec in enumerate(data["steps"]):
+        doc, where = origins.get("step", {}).get(spec["name"], origins["steps"])
+        ctx.doc = doc
+        if spec["name"] in names:
+            raise doc.error(f"two steps are named {spec['name']!r}; give each its own name", where + ("name",))
+        names.add(spec["name"])
+        spec = dict(spec, _index=where[1] if where[0] == "steps" else i)
+        _check_step_params(doc, where, spec)
+        try:
+            steps.append(STEP_KINDS[spec["kind"]](spec, ctx))
+        except UserError:
+            raise
+        except regexutil.PatternError as exc:
+            raise doc.error(str(exc), where) from None
+    kinds = [s.kind for s in steps]
+    if kinds.count("recency") > 1 or kinds.count("classifier") > 1:
+        doc, where = origins["steps"]
+        raise doc.error("a pipeline has at most one recency step and one classifier step", where)
+    ctx.doc, _ = origins["summary"]
+    summarizer = Summarizer(data["summary"], ctx)
+    mdoc, mpath = origins["markers"]
+    for key, allowed in MARKER_FIELDS.items():
+        try:
+            fields = {f for _, f, _, _ in string.Formatter().parse(data["markers"][key]) if f is not None}
+        except ValueError as exc:
+            raise mdoc.error(f"markers/{key}: {exc}; write a literal brace as {{{{ or }}}}", mpath + (key,)) from None
+        unknown = sorted(fields - allowed)
+        if unknown:
+            raise mdoc.error(f"markers/{key}: unknown field(s) {', '.join('{' + f + '}' for f in unknown)}; "
+                             f"this marker knows {', '.join('{' + f + '}' for f in sorted(allowed)) or 'no fields'}", mpath + (key,))
+    sources = [(f, cache.file_digest(f)) for f in dict.fromkeys(lib.files)]
+    return Pipeline(data["name"], str(path), steps, summarizer, dict(data["markers"]), data["tokenizer"], sources)
+
+
+def _check_step_params(doc, where, spec):
+    """A step as merged (step_params are applied after the schema check)
+    checked against the schema of its kind."""
+    import jsonschema
+
+    from ..schema import _validator
+
+    variants = _validator("messages").schema["properties"]["steps"]["items"]["oneOf"]
+    variant = next(v for v in variants if v["properties"]["kind"].get("const") == spec["kind"])
+    plain = {k: v for k, v in spec.items() if k != "_index"}
+    for err in jsonschema.Draft202012Validator(variant).iter_errors(plain):
+        at = "/".join(str(p) for p in err.absolute_path)
+        raise doc.error(f"step {spec['name']!r} ({spec['kind']}){' ' + at if at else ''}: {err.message}", where)
+
+
+def load(ref="default", base_dir=None):
+    """build(), through the cache when every source file is unchanged."""
+    key = ("messages", str(Path(ref).resolve()) if "/" in str(ref) or str(ref).endswith((".yaml", ".yml")) else str(ref),
+           str(base_dir or ""))
+    got = cache.load(key)
+    if got is not None:
+        return got
+    pipeline = build(ref, base_dir)
+    try:
+        cache.store(key, pipeline, pipeline.sources)
+    except OSError:
+        pass  # a cache that cannot be written only costs time
+    return pipeline
