@@ -177,7 +177,7 @@ def build(ref="default", base_dir=None):
 
     pdoc, ppath = origins["profile"]
     try:
-        resolved, _ = resolve(data["profile"], cwd=str(Path(pdoc.file).parent))
+        resolved, plib = resolve(data["profile"], cwd=str(Path(pdoc.file).parent))
     except UserError as exc:
         raise pdoc.error(f"profile {data['profile']!r} cannot be used: {exc}", ppath) from None
     ctx = Context(lib, top, resolved.settings["word_pattern"], resolved.settings["pattern_timeout_ms"])
@@ -212,7 +212,7 @@ def build(ref="default", base_dir=None):
         if unknown:
             raise mdoc.error(f"markers/{key}: unknown field(s) {', '.join('{' + f + '}' for f in unknown)}; "
                              f"this marker knows {', '.join('{' + f + '}' for f in sorted(allowed)) or 'no fields'}", mpath + (key,))
-    sources = [(f, cache.file_digest(f)) for f in dict.fromkeys(lib.files)]
+    sources = [(f, cache.file_digest(f)) for f in dict.fromkeys(lib.files + plib.files)]
     return Pipeline(data["name"], str(path), steps, summarizer, dict(data["markers"]), data["tokenizer"], sources)
 
 
