@@ -133,6 +133,16 @@ def compile_detector(doc, ctx):
         ctx.doc = saved
 
 
+def load_detector(ref, base_dir=None, profile="default"):
+    """One detector document compiled on its own (golden cases, tools)."""
+    from ..profile import resolve
+
+    lib = Library()
+    doc = lib.load(lib.locate(ref, "detector", base_dir or Path.cwd()), "detector")
+    resolved, _ = resolve(profile)
+    return compile_detector(doc, Context(lib, doc, resolved.settings["word_pattern"], resolved.settings["pattern_timeout_ms"]))
+
+
 def _merged(lib, path, seen=()):
     """(data, origins) of a pipeline after `extends`: data is plain, origins
     maps top-level keys and steps to the (doc, path) that set them."""

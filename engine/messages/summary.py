@@ -3,7 +3,8 @@
 Sentences are scored (first sentence, constraints, references, questions:
 weights in YAML) and picked best first while they fit a budget that scales
 with the prose length; picked sentences keep their order.  Sentences holding
-a constraint (negations, assertions: protect categories) are picked first.
+a negation (must_keep_categories) are picked before any other, even past the
+budget, up to max_share of the text.
 Every reference (inline code, URL, path, identifier, number...) of the text
 that the picked sentences do not already hold goes into the entity suffix,
 so nothing a later turn may point at is lost from view.
@@ -22,6 +23,8 @@ class Summarizer:
         self.split = ctx.compiled(lambda s: regex.compile(regexutil.scoped(s), regex.V0), cfg["sentence_split"],
                                   path + ("sentence_split",), check=regexutil.check)
         self.keep = ctx.scanner(cfg["keep_categories"], path + ("keep_categories",))
+        self.must = ctx.scanner(cfg["must_keep_categories"], path + ("must_keep_categories",))
+        self.max_share = cfg["budget"]["max_share"]
         self.entities = ctx.scanner(cfg["entity_categories"], path + ("entity_categories",))
         self.w = cfg["weights"]
         self.max_sentence = cfg["max_sentence_chars"]
@@ -47,7 +50,7 @@ class Summarizer:
 
     def limit(self, length):
         b = self.budget
-        return int(min(b["max_chars"], max(b["min_chars"], length * b["ratio"])))
+        return int(min(b["max_chars"], max(b["min_chars"], length * b["ratio"]), length * b["max_share"]))
 
     def references(self, text, memo=None):
         """Distinct reference strings of the text, in order; a span inside a
@@ -67,6 +70,7 @@ class Summarizer:
         """(summary, references left out of it)."""
         sents = self.sentences(text)
         keep_spans = self.keep.spans(text, memo)
+        must_spans = self.must.spans(text, memo)
         ent_spans = self.entities.spans(text, memo)
         w = self.w
         scored = []
@@ -81,6 +85,13 @@ class Summarizer:
             scored.append((-score, n))
         budget = self.limit(len(text))
         chosen, used, seen = [], 0, set()
+        hard_cap = len(text) * self.max_share
+        for n, (s, e) in enumerate(sents):  # negations first, over the budget if need be
+            size = e - s + (len(self.joiner) if chosen else 0)
+            if any(s <= a and b <= e for a, b in must_spans) and used + size <= hard_cap and text[s:e] not in seen:
+                seen.add(text[s:e])
+                chosen.append(n)
+                used += size
         for _, n in sorted(scored):
             s, e = sents[n]
             size = e - s + (len(self.joiner) if chosen else 0)
