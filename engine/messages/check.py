@@ -60,6 +60,7 @@ def check_detector(doc):
     ctx = Context(Library(), doc, *_default_settings())
     try:
         det = compile_detector(doc, ctx)
+        ctx.finish()
     except UserError as exc:
         return _errors(exc)
     for i, text in enumerate(ex.get("fire", [])):

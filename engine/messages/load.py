@@ -13,7 +13,7 @@ from pathlib import Path
 from .. import cache, regexutil
 from ..documents import Library
 from ..errors import UserError, ValidationErrors, suggest
-from ..protect import Protector, category_source, pass_timeout
+from ..protect import CategorySource, Protector, category_source, pass_timeout
 from .detectors import KINDS as DETECTOR_KINDS
 from .steps import KINDS as STEP_KINDS
 from .summary import Summarizer
@@ -39,21 +39,97 @@ class Timer:
         return pass_timeout(self.ms_per_mb, text)
 
 
-class Scanner:
-    """The spans of some protect categories in a text; scans are shared
-    through a memo (one per message) so a category is scanned once."""
+class Union:
+    """One scan for every protect category the pipeline names: a text is
+    scanned once, whatever number of steps and detectors look at it.
 
-    def __init__(self, names, protector):
+    Patterns run in a Protector, as everywhere.  Word lists are compiled
+    into one regex per category instead of the word-run table: messages are
+    megabytes, and a word list needs one pass of the regex engine, not a
+    Python loop over every word of the text.  The word list's rules are
+    kept: case as the category says, any apostrophe for ', any white space
+    for a space, a word matched whole."""
+
+    def __init__(self):
+        self.names = []
+        self.protector = None
+        self.word_res = []  # [(category, compiled alternation)]
+        self._timer = None
+
+    def build(self, sources, word_pattern, timer):
+        self._timer = timer
+        no_words = [CategorySource(c.name, c.stage, c.patterns, [], c.case_sensitive) for c in sources]
+        self.protector = Protector(no_words, word_pattern, timer.ms_per_mb)
+        self.word_res = [(c.name, _word_regex(c.words, c.case_sensitive)) for c in sources if c.words]
+
+    def _scan(self, text):
+        """{category: [(start, end)]}"""
+        found = {}
+        for s, e, name in self.protector.scan(text):
+            found.setdefault(name, []).append((s, e))
+        timeout = self._timer(text)
+        for name, rx in self.word_res:
+            spans = [m.span() for m in rx.finditer(text, timeout=timeout)]
+            if spans:
+                found.setdefault(name, []).extend(spans)
+        return found
+
+    def scan(self, text, memo):
+        if memo is None:
+            return self._scan(text)
+        key = ("", text)
+        got = memo.get(key)
+        if got is None:
+            got = memo[key] = self._scan(text)
+        return got
+
+
+_APOSTROPHES = "'\u2019\u02bc"
+
+
+def _word_regex(words, case_sensitive):
+    import regex
+
+    def one(word):
+        out = []
+        for ch in word:
+            if ch in _APOSTROPHES:
+                out.append(f"[{_APOSTROPHES}]")
+            elif ch.isspace():
+                out.append(r"\s+")
+            else:
+                out.append(regex.escape(ch))
+        return "".join(out)
+
+    alts = "|".join(one(w) for w in sorted(set(words), key=len, reverse=True))
+    edge = rf"[\w{_APOSTROPHES}-]"
+    body = f"(?<!{edge})(?:{alts})(?!{edge})"
+    return regex.compile(body if case_sensitive else f"(?i:{body})", regex.V0)
+
+
+class Scanner:
+    """The spans of some protect categories in a text, read from the one
+    scan of all of them (shared through a memo, one per message)."""
+
+    def __init__(self, names, union):
         self.key = tuple(names)
-        self.protector = protector
+        self.union = union
 
     def spans(self, text, memo=None):
         if memo is None:
-            return [(s, e) for s, e, _ in self.protector.scan(text)]
-        key = (self.key, text)
-        got = memo.get(key)
-        if got is None:
-            got = memo[key] = [(s, e) for s, e, _ in self.protector.scan(text)]
+            found = self.union.scan(text, None)
+        else:
+            key = (self.key, text)
+            got = memo.get(key)
+            if got is not None:
+                return got
+            found = self.union.scan(text, memo)
+        if len(self.key) == 1:
+            got = found.get(self.key[0], [])
+        else:
+            got = [span for name in self.key for span in found.get(name, ())]
+        if memo is not None:
+            memo[key] = got
         return got
 
 
@@ -80,24 +156,29 @@ class Context:
         self.word_pattern = word_pattern
         self.timeout_for = Timer(timeout_ms)
         self._scanners = {}
+        self._sources = {}
+        self.union = Union()
         self._detectors = {}
 
     def error(self, message, path):
         return self.doc.error(message, path)
 
     def scanner(self, names, path=()):
+        """A Scanner for these categories; each name is checked now, and the
+        one Protector for all of them is built by finish()."""
+        for i, name in enumerate(names):
+            if name not in self._sources:
+                where = path + (i,) if path else path
+                doc = self.lib.get(name, "protect", Path(self.doc.file).parent, (self.doc, where))
+                self._sources[name] = category_source(doc.data, f"m{len(self._sources)}_")
+                self.union.names.append(name)
         key = tuple(names)
         if key not in self._scanners:
-            cats = []
-            for i, name in enumerate(names):
-                where = path + (i,) if path and isinstance(names, list) and len(path) else path
-                try:
-                    doc = self.lib.get(name, "protect", Path(self.doc.file).parent, (self.doc, where))
-                except ValidationErrors:
-                    raise
-                cats.append(category_source(doc.data, f"m{i}_"))
-            self._scanners[key] = Scanner(names, Protector(cats, self.word_pattern, self.timeout_for.ms_per_mb))
+            self._scanners[key] = Scanner(names, self.union)
         return self._scanners[key]
+
+    def finish(self):
+        self.union.build([self._sources[n] for n in self.union.names], self.word_pattern, self.timeout_for)
 
     def compiled(self, fn, source, path, check=regexutil.check):
         try:
@@ -140,7 +221,10 @@ def load_detector(ref, base_dir=None, profile="default"):
     lib = Library()
     doc = lib.load(lib.locate(ref, "detector", base_dir or Path.cwd()), "detector")
     resolved, _ = resolve(profile)
-    return compile_detector(doc, Context(lib, doc, resolved.settings["word_pattern"], resolved.settings["pattern_timeout_ms"]))
+    ctx = Context(lib, doc, resolved.settings["word_pattern"], resolved.settings["pattern_timeout_ms"])
+    det = compile_detector(doc, ctx)
+    ctx.finish()
+    return det
 
 
 def _merged(lib, path, seen=()):
@@ -212,6 +296,10 @@ def build(ref="default", base_dir=None):
         raise doc.error("a pipeline has at most one recency step and one classifier step", where)
     ctx.doc, _ = origins["summary"]
     summarizer = Summarizer(data["summary"], ctx)
+    try:
+        ctx.finish()
+    except Exception as exc:  # regex.error from a combination of valid categories
+        raise top.error(f"the protect categories named here do not compile together: {exc}") from None
     mdoc, mpath = origins["markers"]
     for key, allowed in MARKER_FIELDS.items():
         try:

@@ -10,11 +10,25 @@ that the picked sentences do not already hold goes into the entity suffix,
 so nothing a later turn may point at is lost from view.
 """
 
+from bisect import bisect_left
+
 import regex
 
 from .. import regexutil
 
 _SPACE = regex.compile(r"\s+")
+
+
+class _Within:
+    """Counts the spans lying inside [s, e), by bisection on their starts."""
+
+    def __init__(self, spans):
+        self.spans = sorted(spans)
+        self.starts = [a for a, _ in self.spans]
+
+    def count(self, s, e):
+        lo, hi = bisect_left(self.starts, s), bisect_left(self.starts, e)
+        return sum(1 for a, b in self.spans[lo:hi] if b <= e)
 
 
 class Summarizer:
@@ -69,16 +83,16 @@ class Summarizer:
     def summarize(self, text, memo=None):
         """(summary, references left out of it)."""
         sents = self.sentences(text)
-        keep_spans = self.keep.spans(text, memo)
-        must_spans = self.must.spans(text, memo)
-        ent_spans = self.entities.spans(text, memo)
+        keep_spans = _Within(self.keep.spans(text, memo))
+        must_spans = _Within(self.must.spans(text, memo))
+        ent_spans = _Within(self.entities.spans(text, memo))
         w = self.w
         scored = []
         for n, (s, e) in enumerate(sents):
             score = w["first_sentence"] if n == 0 else 0.0
-            if any(s <= a and b <= e for a, b in keep_spans):
+            if keep_spans.count(s, e):
                 score += w["keep"]
-            ents = sum(1 for a, b in ent_spans if s <= a and b <= e)
+            ents = ent_spans.count(s, e)
             score += min(w["max_entity_bonus"], ents * w["entity"])
             if text[e - 1:e] == "?":
                 score += w["question"]
@@ -88,7 +102,7 @@ class Summarizer:
         hard_cap = len(text) * self.max_share
         for n, (s, e) in enumerate(sents):  # negations first, over the budget if need be
             size = e - s + (len(self.joiner) if chosen else 0)
-            if any(s <= a and b <= e for a, b in must_spans) and used + size <= hard_cap and text[s:e] not in seen:
+            if must_spans.count(s, e) and used + size <= hard_cap and text[s:e] not in seen:
                 seen.add(text[s:e])
                 chosen.append(n)
                 used += size

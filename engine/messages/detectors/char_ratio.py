@@ -21,13 +21,12 @@ class CharRatioDetector(Detector):
         timeout = self._timeout(text)
         for p in self._ignore:
             spans.extend(m.span() for m in p.finditer(text, timeout=timeout))
-        keep = bytearray(b"\x01") * len(text)
-        for s, e in spans:
-            keep[s:e] = b"\x00" * (e - s)
-        counted = special = 0
-        for ch, k in zip(text, keep):
-            if k and not ch.isspace():
-                counted += 1
-                if ch in self._chars:
-                    special += 1
-        return counted > 0 and special >= self._ratio * counted
+        pieces, pos = [], 0
+        for s, e in sorted(spans):
+            if s > pos:
+                pieces.append(text[pos:s])
+            pos = max(pos, e)
+        pieces.append(text[pos:])
+        kept = "".join("".join(pieces).split())  # white space does not count
+        special = sum(kept.count(ch) for ch in self._chars)
+        return bool(kept) and special >= self._ratio * len(kept)

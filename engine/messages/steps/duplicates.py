@@ -2,8 +2,10 @@
 becomes a reference to the last copy, which stays in place (and goes on
 through the rules).  Fuzzy: texts of at least fuzzy_min_chars whose word
 shingles overlap by fuzzy_threshold (Jaccard) or more.  Candidates come from
-a bottom-k sketch of each text's shingles (deterministic crc32 hashes), so
-the work stays linear in the number of messages."""
+a bottom-k sketch of each text's shingles (deterministic crc32 hashes): a
+later text sharing min_sketch_shared of the sketch, among the nearest
+max_candidates per sketch entry, so the work stays linear in the number of
+messages."""
 
 import heapq
 import zlib
@@ -19,6 +21,7 @@ class DuplicatesStep(Step):
         self.k = spec["shingle_words"]
         self.sketch = spec["sketch_size"]
         self.max_candidates = spec["max_candidates"]
+        self.min_shared = spec["min_sketch_shared"]
 
     def _shingles(self, text):
         words = text.lower().split()
@@ -44,21 +47,24 @@ class DuplicatesStep(Step):
             sh = self._shingles(text)
             shingles[v.index] = sh
             sketch = heapq.nsmallest(self.sketch, sh)
-            seen, best = set(), None
+            # candidates: the nearest later texts sharing min_shared of the
+            # sketch; only those get an exact Jaccard
+            shared = {}
             for h in sketch:
-                for j in reversed(index.get(h, ())):  # nearest copies first
-                    if len(seen) >= self.max_candidates:
-                        break
-                    if j in seen:
-                        continue
-                    seen.add(j)
-                    other = shingles[j]
-                    small, large = sorted((len(sh), len(other)))
-                    if small < self.threshold * large:
-                        continue  # Jaccard cannot reach the threshold
-                    sim = len(sh & other) / len(sh | other)
-                    if sim >= self.threshold and (best is None or sim > best[1] or (sim == best[1] and j < best[0])):
-                        best = (j, sim)
+                entries = index.get(h, ())
+                for j in entries[-1:-self.max_candidates - 1:-1]:  # nearest first (appended in falling order)
+                    shared[j] = shared.get(j, 0) + 1
+            best = None
+            for j, c in shared.items():
+                if c < self.min_shared:
+                    continue
+                other = shingles[j]
+                small, large = sorted((len(sh), len(other)))
+                if small < self.threshold * large:
+                    continue  # Jaccard cannot reach the threshold
+                sim = len(sh & other) / len(sh | other)
+                if sim >= self.threshold and (best is None or sim > best[1] or (sim == best[1] and j < best[0])):
+                    best = (j, sim)
             for h in sketch:
                 index.setdefault(h, []).append(v.index)
             if best is not None:
