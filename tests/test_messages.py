@@ -306,3 +306,37 @@ def test_builtin_message_documents_validate(cli):
     assert len(files) >= 12
     r = cli("validate", *files)
     assert r.returncode == 0, r
+
+
+# -- the seed's false positives: the fix is in the data, and the cases catch it --
+
+SEED_LIKE = {
+    # a few key-value lines in a row are enough (no share of the lines)
+    "yaml_structure": ("lines", "{line_pattern: '\\A[ \\t]*(?:-[ \\t]+)?[A-Za-z_][\\w.-]*:(?:[ \\t]+\\S|[ \\t]*\\Z)', "
+                       "min_lines: 2, min_share: 0.0, consecutive: true}"),
+    # uneven lines alone, markdown prose or not
+    "high_line_length_variance": ("line_variance", "{min_lines: 4, min_cv: 1.2}"),
+    # keywords in any case, no statement shape
+    "sql_content": ("keywords", "{case_sensitive: false, weak: [WHERE, JOIN], keywords: [SELECT, FROM, WHERE, JOIN, UPDATE, SET], "
+                    "min_keywords: 3}"),
+}
+
+
+def _golden_false_positives():
+    from engine.yamlload import load_file
+
+    from conftest import REPO
+
+    cases = load_file(REPO / "tests/messages/detectors.yaml").data["cases"]
+    return [c for c in cases if c["detector"] in SEED_LIKE and not c["fires"]]
+
+
+@pytest.mark.parametrize("case", _golden_false_positives(), ids=lambda c: c["name"])
+def test_seed_like_detector_fires_where_the_builtin_one_does_not(tmp_path, case):
+    from engine.messages.load import load_detector
+
+    kind, params = SEED_LIKE[case["detector"]]
+    p = write(tmp_path, "seed.yaml", f"kind: detector\nname: seed\ndetector: {kind}\ndescription: the seed's rule\n"
+              f"params: {params}\nexamples: {{}}\n")
+    assert load_detector(str(p)).fires(case["text"], {}) is True  # the seed's rule: frozen as structure
+    assert load_detector(case["detector"]).fires(case["text"], {}) is False  # the built-in document: prose
