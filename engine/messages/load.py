@@ -69,7 +69,7 @@ class Union:
             found.setdefault(name, []).append((s, e))
         timeout = self._timer(text)
         for name, rx in self.word_res:
-            spans = [m.span() for m in rx.finditer(text, timeout=timeout)]
+            spans = word_spans(rx, text, timeout)
             if spans:
                 found.setdefault(name, []).extend(spans)
         return found
@@ -88,6 +88,9 @@ _APOSTROPHES = "'\u2019\u02bc"
 
 
 def _word_regex(words, case_sensitive):
+    """One alternation for a word list: `\\b` on both sides lets the regex
+    engine skip ahead fast; a match glued to an apostrophe or a hyphen (a
+    part of "non-blocking", "no-op") is dropped by the caller (word_edges)."""
     import regex
 
     def one(word):
@@ -102,9 +105,23 @@ def _word_regex(words, case_sensitive):
         return "".join(out)
 
     alts = "|".join(one(w) for w in sorted(set(words), key=len, reverse=True))
-    edge = rf"[\w{_APOSTROPHES}-]"
-    body = f"(?<!{edge})(?:{alts})(?!{edge})"
+    body = rf"\b(?:{alts})\b"
     return regex.compile(body if case_sensitive else f"(?i:{body})", regex.V0)
+
+
+def word_spans(rx, text, timeout):
+    """The matches of a word-list regex that are whole word runs."""
+    edges = _EDGES
+    out = []
+    for m in rx.finditer(text, timeout=timeout):
+        s, e = m.span()
+        if (s and text[s - 1] in edges) or (e < len(text) and text[e] in edges):
+            continue
+        out.append((s, e))
+    return out
+
+
+_EDGES = frozenset(_APOSTROPHES + "-")
 
 
 class Scanner:
