@@ -23,17 +23,27 @@ class DuplicatesStep(Step):
         self.max_candidates = spec["max_candidates"]
         self.min_shared = spec["min_sketch_shared"]
 
-    def _shingles(self, text):
+    def _shingles(self, text, ids):
+        """Hashes of the word k-grams.  A word's id is its crc32; a k-gram's
+        hash is the hash of the tuple of ids, which (integers only) is the
+        same in every process, so decisions do not depend on PYTHONHASHSEED."""
         words = text.lower().split()
+        get = ids.get
+        seq = []
+        for w in words:
+            h = get(w)
+            if h is None:
+                h = ids[w] = zlib.crc32(w.encode("utf-8"))
+            seq.append(h)
         k = self.k
-        if len(words) < k:
-            return {zlib.crc32(" ".join(words).encode("utf-8"))}
-        return {zlib.crc32(" ".join(words[i:i + k]).encode("utf-8")) for i in range(len(words) - k + 1)}
+        if len(seq) < k:
+            return {hash(tuple(seq))}
+        return set(map(hash, zip(*(seq[i:] for i in range(k)))))
 
     def prepare(self, run):
         self.target = {}
         last = {}
-        index, shingles = {}, {}
+        index, shingles, ids = {}, {}, {}
         for v in reversed(run.views):
             if not v.units:
                 continue
@@ -44,7 +54,7 @@ class DuplicatesStep(Step):
             last[text] = v.index
             if len(text) < self.min_chars:
                 continue
-            sh = self._shingles(text)
+            sh = self._shingles(text, ids)
             shingles[v.index] = sh
             sketch = heapq.nsmallest(self.sketch, sh)
             # candidates: the nearest later texts sharing min_shared of the
