@@ -238,9 +238,9 @@ def speed(pipe, sizes=(2500, 5000, 10000)):
     for n in sizes:
         part = msgs[:n]
         size = len(json.dumps(part, ensure_ascii=False).encode("utf-8"))
-        t0 = time.perf_counter()
+        c0, t0 = time.process_time(), time.perf_counter()
         compress_messages(part, pipe)
-        rows.append({"messages": n, "bytes": size, "seconds": time.perf_counter() - t0})
+        rows.append({"messages": n, "bytes": size, "seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0})
     return rows
 
 
@@ -272,12 +272,13 @@ def main(argv=None):
         return fmt_table(["Scenario", "Msgs", "Ratio chars", "Ratio o200k", "Compressed", "Preserved", "Dedup",
                           "Entities kept", "Kept, only in rewritten", "Round trip", "ms"], body, md)
 
-    sp_rows = [[r["messages"], f"{r['bytes'] / 1e6:.2f}", f"{r['seconds']:.2f}", f"{r['seconds'] / (r['bytes'] / 1e6):.2f}"] for r in sp]
-    sp_table = lambda md: fmt_table(["Messages", "MB (JSON)", "Seconds", "s per MB"], sp_rows, md)
+    sp_rows = [[r["messages"], f"{r['bytes'] / 1e6:.2f}", f"{r['seconds']:.2f}", f"{r['cpu_seconds']:.2f}",
+                f"{r['cpu_seconds'] / (r['bytes'] / 1e6):.2f}"] for r in sp]
+    sp_table = lambda md: fmt_table(["Messages", "MB (JSON)", "Wall s", "CPU s", "CPU s per MB"], sp_rows, md)
     mean = lambda rows, k: sum(r[k] for r in rows) / len(rows)
     r4, r0 = results[4], results[0]
     big = sp[-1]
-    per_mb = [r["seconds"] / r["bytes"] for r in sp]
+    per_mb = [r["cpu_seconds"] / r["bytes"] for r in sp]  # CPU time: the shared machine's load swings the wall clock
     targets = [
         {"target": "messages: mean ratio (chars) at recency 4", "measured": f"{mean(r4, 'ratio_chars'):.2f}x (o200k {mean(r4, 'ratio_tokens'):.2f}x)",
          "goal": f"> {TARGET_RATIO_R4}x", "ok": mean(r4, "ratio_chars") > TARGET_RATIO_R4},
@@ -287,9 +288,10 @@ def main(argv=None):
          "goal": f">= {100 * TARGET_RETENTION:.0f}%", "ok": mean(r0, "retention") >= TARGET_RETENTION},
         {"target": "messages: every round trip exact", "measured": f"{sum(r['exact'] for r in r4 + r0)}/{len(r4 + r0)}",
          "goal": "all", "ok": all(r["exact"] for r in r4 + r0)},
-        {"target": f"messages: {big['messages']:,} messages ({big['bytes'] / 1e6:.1f} MB)", "measured": f"{big['seconds']:.2f} s",
+        {"target": f"messages: {big['messages']:,} messages ({big['bytes'] / 1e6:.1f} MB)",
+         "measured": f"{big['seconds']:.2f} s wall, {big['cpu_seconds']:.2f} s CPU",
          "goal": f"< {TARGET_10K_S:g} s", "ok": big["seconds"] < TARGET_10K_S},
-        {"target": "messages: linear (s per MB, largest / smallest)", "measured": f"{per_mb[-1] / per_mb[0]:.2f}",
+        {"target": "messages: linear (CPU s per MB, largest / smallest)", "measured": f"{per_mb[-1] / per_mb[0]:.2f}",
          "goal": "< 1.5", "ok": per_mb[-1] / per_mb[0] < 1.5},
     ]
     head = ("Eight scenarios: tool-heavy and agentic session are real Claude Code transcripts (../shared/transcripts: 02; "

@@ -340,3 +340,11 @@ def test_seed_like_detector_fires_where_the_builtin_one_does_not(tmp_path, case)
               f"params: {params}\nexamples: {{}}\n")
     assert load_detector(str(p)).fires(case["text"], {}) is True  # the seed's rule: frozen as structure
     assert load_detector(case["detector"]).fires(case["text"], {}) is False  # the built-in document: prose
+
+
+def test_assistant_prose_pipeline_leaves_user_lines_alone():
+    lines = _transcript()
+    result = compress_messages(lines, "assistant_prose", transcript=True, recency=0)
+    assert set(result["verbatim"]) == {"2"}  # the assistant line only; the user prompt stays
+    assert result["messages"][1] == lines[1]
+    assert restore_messages(result["messages"], result["verbatim"], transcript=True) == lines
