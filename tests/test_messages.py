@@ -164,6 +164,9 @@ def test_classifier_hybrid_and_full(tmp_path):
     # full: the heuristics are skipped, the classifier sees the YAML too (and says compress)
     assert full["stats"]["classifier_calls"] == 5
     assert full["stats"]["decisions"][4] == "compress/compress"
+    # messages inside the recency window never reach the classifier
+    recent = compress_messages(msgs, _classifier_pipeline(tmp_path, "full"), recency=2)
+    assert recent["stats"]["classifier_calls"] == 3
 
 
 # -- the command line --

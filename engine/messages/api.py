@@ -54,7 +54,11 @@ def compress_messages(messages, pipeline="default", *, recency=None, budget=None
         positions = list(range(len(messages)))
         items = messages
     views = [view(m, i) for i, m in enumerate(items)]
-    decided = runner.decide(pipe, items, views, positions)
+    known = None if budget is not None else (recency if recency is not None else None)
+    if budget is None and recency is None:
+        step = pipe.step("recency")
+        known = step.window if step is not None else 0
+    decided = runner.decide(pipe, items, views, positions, known)
     token_memo = {}
     tokens = lambda msgs: _count_tokens((t for m in msgs for _, t in view(m, 0).units), pipe.tokenizer, token_memo)
     budget_stats = None

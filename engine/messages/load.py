@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .. import cache, regexutil
 from ..documents import Library
-from ..errors import UserError, ValidationErrors, suggest
+from ..errors import UserError, suggest
 from ..protect import CategorySource, Protector, category_source, pass_timeout
 from .detectors import KINDS as DETECTOR_KINDS
 from .steps import KINDS as STEP_KINDS

@@ -64,7 +64,10 @@ class Decided:
         return self._rendered[i]
 
 
-def decide(pipeline, messages, views, positions):
+def decide(pipeline, messages, views, positions, window=None):
+    """window: the recency window when it is known (no budget to search):
+    a message inside it stops at the recency step, so later steps (an
+    external classifier) never look at it."""
     classifier = pipeline.step("classifier")
     mode = classifier.mode if classifier is not None and classifier.active else None
     steps = [s for s in pipeline.steps if mode not in s.skip_modes]
@@ -81,6 +84,8 @@ def decide(pipeline, messages, views, positions):
         for s in steps:
             if s.deferred:
                 eligible = True
+                if window is not None and window and v.index >= len(views) - window:
+                    break  # decided by the window (Decided.decision gives it)
                 continue
             d = s.decide(v, run)
             if d is not None:
