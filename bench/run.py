@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Every bench family in turn: savings.py, speed.py, hooks.py (each also runs
+"""Every bench family in turn: savings.py, speed.py, hooks.py, messages.py (each also runs
 alone and rewrites only its own part of results.md).  Arguments after the
 script name are passed to each: --quick, --venv, --corpus DIR."""
 
@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-FAMILIES = ("savings.py", "speed.py", "hooks.py")
+FAMILIES = ("savings.py", "speed.py", "hooks.py", "messages.py")
 
 
 def main(argv=None):

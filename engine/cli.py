@@ -26,6 +26,7 @@ JSON_COUNT_HELP = ("tokens are counted with tiktoken; the first count of a text 
 # its code in its own package.
 COMMAND_MODULES = {
     "session": "engine.session.command",
+    "messages": "engine.messages.cli",
 }
 
 

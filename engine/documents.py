@@ -18,6 +18,8 @@ FOLDERS = {
     "level": "pipelines/levels",
     "protect": "protect",
     "dictionary": "dictionaries",
+    "messages": "pipelines/messages",
+    "detector": "pipelines/messages/detectors",
 }
 
 

@@ -6,7 +6,8 @@ from functools import lru_cache
 from .errors import suggest
 from .paths import builtin_dir
 
-KINDS = ("profile", "level", "protect", "dictionary", "golden", "meaning", "settings", "report")
+KINDS = ("profile", "level", "protect", "dictionary", "golden", "meaning", "settings", "report", "messages", "detector",
+         "message_cases")
 
 
 @lru_cache(maxsize=None)

@@ -96,7 +96,11 @@ def _check_file(path, word_pattern, profile):
         return _check_dictionary(doc)
     if kind == "level":
         return _check_level(doc)
-    if kind in ("golden", "meaning", "settings"):
+    if kind in ("messages", "detector"):
+        from .messages.check import check_document
+
+        return check_document(doc, kind)
+    if kind in ("golden", "meaning", "settings", "message_cases"):
         return []
     if kind == "report":
         from .session.style import problems

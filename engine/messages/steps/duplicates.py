@@ -1,0 +1,95 @@
+"""Exact and fuzzy duplicates.  A message whose text comes again later
+becomes a reference to the last copy, which stays in place (and goes on
+through the rules).  Fuzzy: texts of at least fuzzy_min_chars whose word
+shingles overlap by fuzzy_threshold (Jaccard) or more.  Candidates come from
+a bottom-k sketch of each text's shingles (deterministic crc32 hashes): a
+later text sharing min_sketch_shared of the sketch, among the nearest
+max_candidates per sketch entry, so the work stays linear in the number of
+messages."""
+
+import heapq
+import zlib
+
+from .base import DUPLICATE, Decision, Step
+
+
+class DuplicatesStep(Step):
+    def __init__(self, spec, ctx):
+        super().__init__(spec, ctx)
+        self.threshold = spec["fuzzy_threshold"]
+        self.min_chars = spec["fuzzy_min_chars"]
+        self.k = spec["shingle_words"]
+        self.sketch = spec["sketch_size"]
+        self.max_candidates = spec["max_candidates"]
+        self.min_shared = spec["min_sketch_shared"]
+
+    def _shingles(self, text, ids):
+        """Hashes of the word k-grams.  A word's id is its crc32; a k-gram's
+        hash is the hash of the tuple of ids, which (integers only) is the
+        same in every process, so decisions do not depend on PYTHONHASHSEED."""
+        words = text.lower().split()
+        get = ids.get
+        seq = []
+        for w in words:
+            h = get(w)
+            if h is None:
+                h = ids[w] = zlib.crc32(w.encode("utf-8"))
+            seq.append(h)
+        k = self.k
+        if len(seq) < k:
+            return {hash(tuple(seq))}
+        return set(map(hash, zip(*(seq[i:] for i in range(k)))))
+
+    def prepare(self, run):
+        self.target = {}
+        last = {}
+        index, shingles, ids = {}, {}, {}
+        for v in reversed(run.views):
+            if not v.units:
+                continue
+            text = run.text(v).strip()
+            if text in last:
+                self.target[v.index] = (last[text], 1.0)
+                continue
+            last[text] = v.index
+            if len(text) < self.min_chars:
+                continue
+            sh = self._shingles(text, ids)
+            shingles[v.index] = sh
+            sketch = heapq.nsmallest(self.sketch, sh)
+            # candidates: the nearest later texts sharing min_shared of the
+            # sketch; only those get an exact Jaccard
+            shared = {}
+            for h in sketch:
+                entries = index.get(h, ())
+                for j in entries[-1:-self.max_candidates - 1:-1]:  # nearest first (appended in falling order)
+                    shared[j] = shared.get(j, 0) + 1
+            best = None
+            for j, c in shared.items():
+                if c < self.min_shared:
+                    continue
+                other = shingles[j]
+                small, large = sorted((len(sh), len(other)))
+                if small < self.threshold * large:
+                    continue  # Jaccard cannot reach the threshold
+                sim = len(sh & other) / len(sh | other)
+                if sim >= self.threshold and (best is None or sim > best[1] or (sim == best[1] and j < best[0])):
+                    best = (j, sim)
+            for h in sketch:
+                index.setdefault(h, []).append(v.index)
+            if best is not None:
+                self.target[v.index] = best
+        # a reference points at a copy that stays, not at another reference
+        for i, (j, sim) in list(self.target.items()):
+            seen = {i}
+            while j in self.target and j not in seen:
+                seen.add(j)
+                j = self.target[j][0]
+            self.target[i] = (j, sim)
+
+    def decide(self, v, run):
+        hit = self.target.get(v.index)
+        if hit is None:
+            return None
+        j, sim = hit
+        return Decision(DUPLICATE, self.name, "exact" if sim == 1.0 else "fuzzy", ref=j, similarity=sim)
