@@ -24,7 +24,10 @@ JSON_COUNT_HELP = ("tokens are counted with tiktoken; the first count of a text 
 # Commands of their own subsystems: name -> module with add_parser(sub) and
 # run(args).  A new subsystem adds one line here and keeps its options and
 # its code in its own package.
-COMMAND_MODULES = {}
+COMMAND_MODULES = {
+    "cache": "engine.ccm.cli",
+    "purge": "engine.ccm.purge_cli",
+}
 
 
 def _add_profile_args(p, level=True):

@@ -6,7 +6,7 @@ from functools import lru_cache
 from .errors import suggest
 from .paths import builtin_dir
 
-KINDS = ("profile", "level", "protect", "dictionary", "golden", "meaning", "settings")
+KINDS = ("profile", "level", "protect", "dictionary", "golden", "meaning", "settings", "content_cache")
 
 
 @lru_cache(maxsize=None)

@@ -98,6 +98,10 @@ def _check_file(path, word_pattern, profile):
         return _check_level(doc)
     if kind in ("golden", "meaning", "settings"):
         return []
+    if kind == "content_cache":
+        from .ccm.config import semantic_errors
+
+        return semantic_errors(doc)
     return _compile_errors(str(path), None, word_pattern)
 
 
