@@ -41,7 +41,7 @@ def add_parser(sub):
     x.add_argument("--cwd")
     x.add_argument("--session")
     x.add_argument("--tool-use-id")
-    x.add_argument("command", nargs="+", help="after --: the command, as one shell string")
+    x.add_argument("shell_command", nargs="+", metavar="COMMAND", help="after --: the command, as one shell string")
 
 
 def run(args):
@@ -53,7 +53,7 @@ def run(args):
     if cmd == "run":
         from .runner import run as run_command
 
-        return run_command(" ".join(args.command), args.cwd, args.session, args.tool_use_id, settings)
+        return run_command(" ".join(args.shell_command), args.cwd, args.session, args.tool_use_id, settings)
     store = Store(settings)
     if cmd == "stats":
         return _stats(store, args)
