@@ -231,3 +231,18 @@ def test_pin_directives(world):
     assert store.meta(key2)["pin"] == {"level": "soft", "reason": "x"}
     listed = engine(world, "cache", "list", "--pinned").stdout.decode()
     assert listed.count("sha256:") == 2
+
+
+def test_install_writes_pin_commands_and_uninstall_removes_exactly_those(world):
+    cmds = world.proj / ".claude" / "commands"
+    cmds.mkdir()
+    (cmds / "mine.md").write_text("my own command\n")
+    assert engine(world, "install", "--project").returncode == 0
+    names = sorted(p.name for p in cmds.iterdir())
+    assert names == ["mine.md", "pin-end.md", "pin-last.md", "pin-next.md", "pin-start.md"]
+    assert "ccm:pin last" in (cmds / "pin-last.md").read_text()
+    (cmds / "pin-end.md").write_text("edited by the user\n")
+    assert engine(world, "install", "--project").returncode == 0
+    assert (cmds / "pin-end.md").read_text() == "edited by the user\n", "install never overwrites the user's file"
+    assert engine(world, "uninstall", "--project").returncode == 0
+    assert sorted(p.name for p in cmds.iterdir()) == ["mine.md", "pin-end.md"]
