@@ -41,6 +41,8 @@ def made_up():
     big = "".join(f"line {i}: some build output\n" for i in range(800))
     secret = "sk-ant-" + "Zz9" * 10
     return [
+        # an unrelated first line: nothing written by the repair may come from it
+        {"type": "file-history-snapshot", "messageId": "x", "sessionId": "OTHER", "cwd": "/elsewhere", "version": "0.1"},
         {"type": "summary", "summary": "s", "leafUuid": "u9"},
         L(type="user", uuid="u1", parentUuid=None, message={"role": "user", "content": "go"}),
         L(type="assistant", uuid="a1", parentUuid="u1", message={"id": "m1", "role": "assistant", "content": [
@@ -118,7 +120,9 @@ def test_made_up_transcript(settings, store, tmp_path):
     results = {b["tool_use_id"]: (r, b) for r, b in blocks(out, "tool_result")}
     assert "gone" not in results
     r4, b4 = results["t4"]
-    assert b4["is_error"] is True and r4["parentUuid"] == "a4" and r4["sessionId"] == "S" and r4["cwd"] == "/p"
+    # seed fault: its synthetic line copied fields from an unrelated first line
+    assert b4["is_error"] is True and r4["parentUuid"] == "a4"
+    assert (r4["sessionId"], r4["cwd"], r4["version"]) == ("S", "/p", "2.1.0")
     assert by["u5"]["parentUuid"] == r4["uuid"]
     assert "t5" not in results
     # every output over the threshold is a stub whose content reads back exact
@@ -142,7 +146,7 @@ def test_keep_thinking_leaves_signatures_untouched(settings, store, tmp_path):
     purge_file(str(path), settings, store, keep_thinking=True)
     kept = [b for _, b in blocks(read(path), "thinking")]
     assert len(kept) == 2 and all(b["signature"] == SIG for b in kept)
-    assert kept[0] == rows[2]["message"]["content"][0]
+    assert kept[0] == rows[3]["message"]["content"][0]
 
 
 def test_dry_run_and_analyze_write_nothing(settings, store, tmp_path):

@@ -37,6 +37,16 @@ def commands_dir(settings_file):
 
 def install_commands(settings_file):
     """Write the slash-command files next to settings_file; the paths written."""
+    try:
+        return _install_commands(settings_file)
+    except OSError as exc:
+        from ..errors import UserError
+
+        raise UserError(f"hooks installed, but the /pin-* commands could not be written: {exc.strerror or exc}; "
+                        "run engine install again", commands_dir(settings_file)) from None
+
+
+def _install_commands(settings_file):
     from . import config
 
     settings = config.load()
@@ -67,6 +77,15 @@ def install_commands(settings_file):
 
 def uninstall_commands(settings_file):
     """Remove the files install wrote next to settings_file (unchanged ones); the paths removed."""
+    try:
+        return _uninstall_commands(settings_file)
+    except OSError as exc:
+        from ..errors import UserError
+
+        raise UserError(f"cannot remove the /pin-* commands: {exc.strerror or exc}", commands_dir(settings_file)) from None
+
+
+def _uninstall_commands(settings_file):
     folder = commands_dir(settings_file)
     record = _record()
     removed = []

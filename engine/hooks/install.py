@@ -309,13 +309,15 @@ def install(scope, events, profile_ref=None, timeout=10, cwd=None, keep=3):
         if event in TOOL_EVENTS:
             entry = {"matcher": "*", **entry}
         hooks.setdefault(event, []).append(entry)
-    # content cache: the /pin-* slash commands next to the settings file (engine/ccm/slash.py)
+    # content cache: the /pin-* slash commands next to the settings file
+    # (engine/ccm/slash.py), written once the settings are
     from ..ccm.slash import install_commands
 
-    install_commands(path)
     if new == data:
+        install_commands(path)
         return path, False, None
     backup = _write(path, new, original, keep)
+    install_commands(path)
     if original is None:
         _created(path, True)
     return path, True, backup
