@@ -55,7 +55,9 @@ def made_up():
         L(type="user", uuid="u2", parentUuid="a2", message={"role": "user", "content": [
             {"type": "tool_result", "tool_use_id": "t1", "content": big}]},
           toolUseResult={"stdout": big, "stderr": "", "interrupted": False}),
-        L(type="assistant", uuid="a3", parentUuid="u2", message={"id": "m2", "role": "assistant", "content": [
+        L(type="progress", uuid="p3", parentUuid="u2", data={"type": "hook_progress"}, toolUseID="t1"),
+        # a broken parent right after a progress line
+        L(type="assistant", uuid="a3", parentUuid="missing-2", message={"id": "m2", "role": "assistant", "content": [
             {"type": "tool_use", "id": "t2", "name": "Read", "input": {"file_path": "/x"}},
             {"type": "tool_use", "id": "t3", "name": "Read", "input": {"file_path": "/env"}}]}),
         L(type="user", uuid="u3", parentUuid="a3", message={"role": "user", "content": [
@@ -111,6 +113,7 @@ def test_made_up_transcript(settings, store, tmp_path):
     assert all(r["message"]["content"] != [] for r in out if "message" in r)
     # its children take its parent; no parent is moved onto a progress line (seed fault)
     assert by["a2"]["parentUuid"] == "u1" and by["p1"]["parentUuid"] == "u1"
+    assert by["a3"]["parentUuid"] == "u2"
     assert by["u5"]["parentUuid"] != "missing-uuid" and not by[by["u5"]["parentUuid"]]["type"] == "progress"
     uuids = {r.get("uuid") for r in out}
     for r in out:
