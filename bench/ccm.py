@@ -104,7 +104,7 @@ def store_ms(repeats):
 
     s = config.load()
     rnd = random.Random(2)
-    data = _text(rnd, 160000).encode()[: 10 * 1024 * 1024]
+    data = _text(rnd, 250000).encode()[: 10 * 1024 * 1024]
     put_t, scan_t = [], []
     for i in range(repeats):
         with tempfile.TemporaryDirectory() as d:

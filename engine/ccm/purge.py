@@ -74,6 +74,7 @@ class Purger:
         self.session = session
         self.keep_texts = keep_texts
         self.report = Report()
+        self._stubs = {}  # sha256 of an output -> its stub, this run (not the output: memory stays bounded)
 
     # -- the stub -------------------------------------------------------------
     def _stub(self, text, kind, source):
@@ -83,18 +84,26 @@ class Purger:
         data = text.encode("utf-8", "surrogatepass")
         if len(data) <= self.threshold or is_stub(text):
             return None
-        key = self.store.put(data, source, session=self.session, dry_run=self.dry_run)
-        if key is None:
-            self.report.repair("kept_secret")
-            return None
-        from .store import count_lines
+        # The agent keeps each output up to four times (tool_result,
+        # toolUseResult, progress): stored once per run, stubbed everywhere.
+        from .keys import key_of
 
-        meta = self.store.meta(key) if not self.dry_run else None
-        meta = meta or {"bytes": len(data), "lines": count_lines(data), "pin": {"level": "none"}}
-        from .stub import render
+        digest = key_of(data)
+        stub = self._stubs.get(digest)
+        if stub is None:
+            key = self.store.put(data, source, session=self.session, dry_run=self.dry_run, sync=False)
+            if key is None:
+                self.report.repair("kept_secret")
+                return None
+            from .store import count_lines
+            from .stub import render
 
-        stub = render(self.settings, "purge_template", key, self.store, meta, "", source.get("tool", ""))
-        self.report.keys.add(key)
+            meta = {"bytes": len(data), "lines": count_lines(data), "pin": {"level": "none"}}
+            if not self.dry_run:
+                meta = self.store.meta(key) or meta
+            stub = self._stubs[digest] = render(self.settings, "purge_template", key, self.store, meta, "",
+                                              source.get("tool", ""))
+            self.report.keys.add(key)
         self.report.add(kind, len(data) - _utf8_len(stub), text if self.keep_texts else None)
         return stub
 
@@ -342,6 +351,7 @@ def purge_file(path, settings, store, threshold=None, keep_thinking=False, repai
             out.flush()
             os.fsync(out.fileno())
         os.chmod(tmp, 0o600)
+        os.sync()  # the blobs the stubs name are on disk before the outputs leave the transcript
         now = os.stat(path)
         if (now.st_size, now.st_mtime_ns) != (before.st_size, before.st_mtime_ns):
             raise UserError("the transcript changed while it was being purged (a live session?); nothing was "

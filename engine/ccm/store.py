@@ -42,9 +42,12 @@ class Store:
 
     # -- layout -------------------------------------------------------------
     def ensure(self):
+        if getattr(self, "_ensured", False):  # once per process: a purge stores hundreds of blobs
+            return
         for d in (self.root, self.blobs, self.metas, self.locks):
             os.makedirs(d, mode=0o700, exist_ok=True)
             os.chmod(d, 0o700)
+        self._ensured = True
 
     def blob_path(self, key):
         if not is_key(key):
@@ -64,10 +67,11 @@ class Store:
         return sorted(n[:-5] for n in names if n.endswith(".json") and is_key(n[:-5]))
 
     # -- writing -------------------------------------------------------------
-    def put(self, data, source=None, session=None, pin=None, dry_run=False):
+    def put(self, data, source=None, session=None, pin=None, dry_run=False, sync=True):
         """Store `data` (bytes) once; return its key, or None when it holds a
         secret (never cached).  `source`: tool, command, path, exit, cwd.
-        `dry_run`: only the key, nothing written."""
+        `dry_run`: only the key, nothing written.  `sync=False`: no fsync and
+        no last_key (a batch, such as purge, syncs once at its end)."""
         if self.secrets.found_in(data):
             return None
         key = key_of(data)
@@ -75,7 +79,7 @@ class Store:
             return key
         self.ensure()
         if self.get(key, quiet=True) is None:
-            self._write_blob(key, data)
+            self._write_blob(key, data, sync)
         now = time.time()
         src = dict(source or {})
         if src.get("command"):
@@ -98,18 +102,19 @@ class Store:
             meta["stored_bytes"] = _size(self.blob_path(key))
             return meta
 
-        self.update_meta(key, change)
+        self.update_meta(key, change, sync)
         self.audit("put", key, bytes=len(data), tool=src.get("tool"), session=session)
-        _atomic_write(self.last_key_path, key.encode())
+        if sync:
+            _atomic_write(self.last_key_path, key.encode())
         return key
 
-    def _write_blob(self, key, data):
+    def _write_blob(self, key, data, sync=True):
         import zstandard
 
         blob = zstandard.ZstdCompressor(level=self.settings["zstd_level"]).compress(data)
-        _atomic_write(self.blob_path(key), blob)
+        _atomic_write(self.blob_path(key), blob, sync)
 
-    def update_meta(self, key, change):
+    def update_meta(self, key, change, sync=True):
         """Read, change and replace one sidecar under its lock; `change(meta
         or None)` returns the new meta, or None to leave it as it is."""
         self.ensure()
@@ -118,7 +123,7 @@ class Store:
             fcntl.flock(lock, fcntl.LOCK_EX)
             new = change(self.meta(key))
             if new is not None:
-                _atomic_write(self.meta_path(key), json.dumps(new, sort_keys=True).encode())
+                _atomic_write(self.meta_path(key), json.dumps(new, sort_keys=True).encode(), sync)
             return new
         finally:
             os.close(lock)
@@ -221,7 +226,7 @@ def _size(path):
         return 0
 
 
-def _atomic_write(path, data):
+def _atomic_write(path, data, sync=True):
     import tempfile
 
     folder = os.path.dirname(path)
@@ -230,7 +235,8 @@ def _atomic_write(path, data):
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
-            os.fsync(fh.fileno())
+            if sync:
+                os.fsync(fh.fileno())
         os.chmod(tmp, 0o600)
         os.replace(tmp, path)
     except BaseException:
