@@ -150,7 +150,7 @@ def _show(store, args):
     key = parse(args.key)
     data = store.get(key)
     if data is None:
-        raise UserError(f"sha256:{key} is not in the cache, or its blob is damaged (see engine cache list)")
+        raise UserError(f"no readable entry sha256:{key} in the cache (absent, or its blob is damaged); see engine cache list")
     if args.lines:
         a, sep, b = args.lines.partition(":")
         try:
