@@ -98,6 +98,12 @@ def semantic_errors(doc):
         if bad:
             errors.append(doc.error(f"stub.{key}: unknown field(s) {', '.join('{' + b + '}' for b in bad)}; "
                                     f"use {', '.join(sorted(allowed))}", ("stub", key)))
+    for key in ("template", "purge_template"):
+        text = data.get("stub", {}).get(key)
+        if isinstance(text, str) and "sha256:{key}" not in text:
+            # gc finds references by this text: a stub without it would let gc delete what it names
+            errors.append(doc.error(f"stub.{key}: must contain sha256:{{key}} (engine cache gc finds stubs by it)",
+                                    ("stub", key)))
     for i, category in enumerate(data.get("secret_categories", [])):
         if not os.path.isfile(os.path.join(builtin_root_str(), "protect", f"{category}.yaml")):
             errors.append(doc.error(f"secret_categories: no protect category {category!r}; see protect/", ("secret_categories", i)))

@@ -32,7 +32,7 @@ import time
 import uuid as uuidlib
 
 from ..errors import UserError
-from .stub import is_stub
+from .stub import is_stub, opening
 
 THINKING = ("thinking", "redacted_thinking")
 CONVERSATION = ("user", "assistant", "system")
@@ -74,6 +74,7 @@ class Purger:
         self.session = session
         self.keep_texts = keep_texts
         self.report = Report()
+        self._openings = [opening(settings, t) for t in ("template", "purge_template")]
         self._stubs = {}  # sha256 of an output -> its stub, this run (not the output: memory stays bounded)
 
     # -- the stub -------------------------------------------------------------
@@ -82,7 +83,7 @@ class Purger:
         if not isinstance(text, str) or len(text) * 4 <= self.threshold:  # 4 bytes per character at most
             return None
         data = text.encode("utf-8", "surrogatepass")
-        if len(data) <= self.threshold or is_stub(text):
+        if len(data) <= self.threshold or is_stub(text, self._openings):
             return None
         # The agent keeps each output up to four times (tool_result,
         # toolUseResult, progress): stored once per run, stubbed everywhere.

@@ -7,7 +7,6 @@ import re
 # raw bytes of a transcript line hold it verbatim wherever the stub sits
 # (a string, a list of blocks, toolUseResult, a progress line, a subagent).
 KEY_IN_TEXT = re.compile(rb"sha256:([0-9a-f]{64})")
-STUB_OPEN = "[CCM_CACHED]"
 
 
 def render(settings, template_name, key, store, meta, exit_code="", command=""):
@@ -18,8 +17,13 @@ def render(settings, template_name, key, store, meta, exit_code="", command=""):
         command=store.secrets.redact(command or ""), pinned=meta["pin"]["level"], show=show)
 
 
-def is_stub(text):
-    return isinstance(text, str) and text.startswith(STUB_OPEN)
+def opening(settings, template_name):
+    """The fixed text a stub of this template starts with (before its first field)."""
+    return settings["stub"][template_name].split("{", 1)[0]
+
+
+def is_stub(text, openings):
+    return isinstance(text, str) and any(o and text.startswith(o) for o in openings)
 
 
 def keys_in(raw):
