@@ -8,6 +8,17 @@ from .part import Part
 class CcmIntercept:
     def __init__(self, spec, settings, registry):
         self.name = spec["name"]
+        import sys
+
+        if "yaml" in sys.modules:
+            # This process has just compiled the profile (it read YAML): cache
+            # the content-cache settings now too, so a tool event never reads YAML.
+            from ...ccm import config
+
+            try:
+                config.load()
+            except Exception:  # noqa: BLE001 - said by the event that needs them
+                pass
 
     def due(self, ctx):
         return ctx.event.get("tool_name") in ("Bash", "Read") and not ctx.event.get("agent_id")

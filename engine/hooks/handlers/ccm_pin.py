@@ -7,11 +7,11 @@ from .part import Part
 class CcmPin:
     def __init__(self, spec, settings, registry):
         self.name = spec["name"]
+        self.directive = spec["directive"]
 
     def due(self, ctx):
-        from ...ccm import config
-
-        return config.load()["pins"]["directive"] in str(ctx.event.get("prompt") or "")
+        # no settings read for a prompt without a directive: the quiet path stays as it was
+        return self.directive in str(ctx.event.get("prompt") or "")
 
     def parts(self, ctx):
         from ...ccm import config
@@ -19,7 +19,7 @@ class CcmPin:
         from ...ccm.store import Store
 
         settings = config.load()
-        directives = parse(str(ctx.event.get("prompt") or ""), settings["pins"]["directive"])
+        directives = parse(str(ctx.event.get("prompt") or ""), self.directive)
         session = str(ctx.event.get("session_id") or "")
         if not directives or not session:
             return []
