@@ -27,6 +27,8 @@ JSON_COUNT_HELP = ("tokens are counted with tiktoken; the first count of a text 
 COMMAND_MODULES = {
     "session": "engine.session.command",
     "messages": "engine.messages.cli",
+    "cache": "engine.ccm.cli",
+    "purge": "engine.ccm.purge_cli",
 }
 
 

@@ -7,7 +7,7 @@ from .errors import suggest
 from .paths import builtin_dir
 
 KINDS = ("profile", "level", "protect", "dictionary", "golden", "meaning", "settings", "report", "messages", "detector",
-         "message_cases")
+         "message_cases", "content_cache")
 
 
 @lru_cache(maxsize=None)

@@ -106,6 +106,10 @@ def _check_file(path, word_pattern, profile):
         from .session.style import problems
 
         return problems(doc)
+    if kind == "content_cache":
+        from .ccm.config import semantic_errors
+
+        return semantic_errors(doc)
     return _compile_errors(str(path), None, word_pattern)
 
 

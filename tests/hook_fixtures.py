@@ -282,7 +282,8 @@ class HookEnv:
             return
         dest = _TEMPLATE / "profiles"
         dest.mkdir(exist_ok=True)
-        for p in folder.glob("*.pickle"):
+        # compiled profiles, and plain entries (the content cache's settings)
+        for p in [*folder.glob("*.pickle"), *folder.glob("*.json")]:
             target = dest / p.name
             if not target.exists():
                 tmp = dest / (p.name + ".tmp")
@@ -352,5 +353,7 @@ def warm_template():
         assert pre.returncode == 0, f"warming the cache failed\n{pre}"
         run = h.hook(h.event("SessionStart", source="compact"))
         assert run.returncode == 0 and "Always warm" in (run.context or ""), f"warming the cache failed\n{run}\n{h.log_lines()}"
+        # the content cache's settings (read by PreToolUse on Bash and Read) belong to a warm cache too
+        h.hook(h.event("PreToolUse", tool_name="Bash", tool_input={"command": "git status"})).assert_ok()
         h.harvest()
     _warmed = True

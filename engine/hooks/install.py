@@ -315,9 +315,15 @@ def install(scope, events, profile_ref=None, timeout=10, cwd=None, keep=3):
         if event in TOOL_EVENTS:
             entry = {"matcher": "*", **entry}
         hooks.setdefault(event, []).append(entry)
+    # content cache: the /pin-* slash commands next to the settings file
+    # (engine/ccm/slash.py), written once the settings are
+    from ..ccm.slash import install_commands
+
     if new == data:
+        install_commands(path)
         return path, False, None
     backup = _write(path, new, original, keep)
+    install_commands(path)
     if original is None:
         _created(path, True)
     return path, True, backup
@@ -329,6 +335,10 @@ def uninstall(scope, cwd=None, keep=3):
     path = settings_path(scope, cwd)
     data, original = _load(path)
     new = _without_ours(data)
+    # content cache: remove the /pin-* slash commands install wrote, and only those
+    from ..ccm.slash import uninstall_commands
+
+    uninstall_commands(path)
     if new == data:
         return path, False, None
     if not new and _created(path):

@@ -16,6 +16,9 @@ KINDS = {
     "file_refresh": ("refresh", "Refresh"),
     "reinject": ("reinject", "Reinject"),
     "clear_state": ("clear_state", "ClearState"),
+    "ccm_intercept": ("ccm_intercept", "CcmIntercept"),
+    "ccm_learn": ("ccm_learn", "CcmLearn"),
+    "ccm_pin": ("ccm_pin", "CcmPin"),
 }
 
 

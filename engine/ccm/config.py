@@ -1,0 +1,119 @@
+"""The content cache's settings: pipelines/settings/content_cache.yaml, or
+the file named by $ENGINE_CONTENT_CACHE, or content_cache.yaml in the
+user's config folder, validated against schemas/content_cache.schema.json.
+
+Hooks read them as plain JSON from the engine's cache (no YAML, no JSON
+Schema on the hot path); the cached copy is dropped when the file changes.
+The patterns of the `secret_categories` protect files are bundled in, so a
+hook or the wrapper never reads YAML either.
+"""
+
+import os
+
+from ..paths import builtin_root_str, config_dir_str
+
+ENV = "ENGINE_CONTENT_CACHE"
+NAME = "content_cache.yaml"
+# Fields each template may use (str.format names).
+TEMPLATE_FIELDS = {
+    "template": {"key", "path", "bytes", "lines", "exit", "command", "pinned", "show"},
+    "purge_template": {"key", "path", "bytes", "lines", "exit", "command", "pinned", "show"},
+    "read_template": {"path", "bytes", "threshold", "limit"},
+    "show_command": {"key"},
+}
+
+
+def builtin_path():
+    return os.path.join(builtin_root_str(), "pipelines", "settings", NAME)
+
+
+def chosen_path():
+    """The settings file in force: $ENGINE_CONTENT_CACHE, else the user's, else the built-in."""
+    env = os.environ.get(ENV)
+    if env:
+        return os.path.abspath(os.path.expanduser(env))
+    user = os.path.join(config_dir_str(), NAME)
+    if os.path.isfile(user):
+        return user
+    return builtin_path()
+
+
+def load(path=None):
+    """The settings as plain data; raises UserError for a file the user must fix."""
+    from .. import cache
+
+    path = path or chosen_path()
+    key = ("content_cache", path)
+    value = cache.load_plain(key)
+    if value is not None:
+        return value
+    value, sources = _load_yaml(path)
+    cache.store_plain(key, value, [(s, cache.file_digest(s)) for s in sources])
+    return value
+
+
+def _load_yaml(path):
+    from .. import schema
+    from ..errors import UserError, ValidationErrors
+    from ..textio import read_text
+    from ..yamlload import load_text
+
+    if not os.path.isfile(path):
+        raise UserError(f"content cache settings not found; fix ${ENV} or create the file", path)
+    doc = load_text(read_text(path), path)
+    schema.require_valid(doc, "content_cache")
+    errors = semantic_errors(doc)
+    if errors:
+        raise ValidationErrors(errors)
+    data = dict(doc.data)
+    patterns, sources = [], [path, os.path.join(config_dir_str(), NAME)]
+    for category in data["secret_categories"]:
+        p = os.path.join(builtin_root_str(), "protect", f"{category}.yaml")
+        sources.append(p)
+        pdoc = load_text(read_text(p), p)
+        schema.require_valid(pdoc, "protect")
+        flags = "" if pdoc.data.get("case_sensitive", True) else "(?i)"
+        patterns.extend(flags + x for x in pdoc.data["patterns"])
+    data["secret_patterns"] = patterns
+    return data, sources
+
+
+def semantic_errors(doc):
+    """What the schema cannot say: templates naming unknown fields, protect
+    categories that do not exist, `ask` only where it makes sense."""
+    import string
+
+    data = doc.data
+    errors = []
+    for key, allowed in TEMPLATE_FIELDS.items():
+        text = data.get("stub", {}).get(key)
+        if not isinstance(text, str):
+            continue
+        try:
+            names = {f for _, f, _, _ in string.Formatter().parse(text) if f is not None}
+        except ValueError as exc:
+            errors.append(doc.error(f"stub.{key}: {exc}; write a literal brace as {{{{ or }}}}", ("stub", key)))
+            continue
+        bad = sorted(n for n in names if n not in allowed)
+        if bad:
+            errors.append(doc.error(f"stub.{key}: unknown field(s) {', '.join('{' + b + '}' for b in bad)}; "
+                                    f"use {', '.join(sorted(allowed))}", ("stub", key)))
+    for key in ("template", "purge_template"):
+        text = data.get("stub", {}).get(key)
+        if isinstance(text, str) and "sha256:{key}" not in text:
+            # gc finds references by this text: a stub without it would let gc delete what it names
+            errors.append(doc.error(f"stub.{key}: must contain sha256:{{key}} (engine cache gc finds stubs by it)",
+                                    ("stub", key)))
+    for i, category in enumerate(data.get("secret_categories", [])):
+        if not os.path.isfile(os.path.join(builtin_root_str(), "protect", f"{category}.yaml")):
+            errors.append(doc.error(f"secret_categories: no protect category {category!r}; see protect/", ("secret_categories", i)))
+    return errors
+
+
+def folder(settings):
+    """The CCM folder: `folder:` if set, else <cache folder>/ccm."""
+    from ..paths import cache_dir_str
+
+    if settings.get("folder"):
+        return os.path.abspath(os.path.expanduser(settings["folder"]))
+    return os.path.join(cache_dir_str(), "ccm")

@@ -1,0 +1,119 @@
+"""Pins: directives in the user's prompt and what they leave behind.
+
+`ccm:pin last [level=L] [reason="..."]` pins the session's latest cached
+output; `ccm:pin next ...` the next one; `ccm:pin start ...` every one until
+`ccm:pin end`.  The pending `next`/range and the session's last key live in
+pins/<session>.json inside the CCM folder (0600), updated under the same
+kind of lock as a sidecar.
+"""
+
+import fcntl
+import hashlib
+import json
+import os
+import shlex
+
+from .store import PIN_LEVELS, _atomic_write
+
+ACTIONS = ("last", "next", "start", "end")
+
+
+def parse(prompt, directive):
+    """The directives in a prompt, in order: [(action, level or None, reason)]."""
+    out = []
+    for line in prompt.splitlines():
+        at = line.find(directive)
+        if at < 0:
+            continue
+        try:
+            words = shlex.split(line[at + len(directive):])
+        except ValueError:
+            words = line[at + len(directive):].split()
+        if not words or words[0] not in ACTIONS:
+            continue
+        level, reason = None, ""
+        for w in words[1:]:
+            k, _, v = w.partition("=")
+            if k == "level" and v in PIN_LEVELS:
+                level = v
+            elif k == "reason":
+                reason = v
+        out.append((words[0], level, reason))
+    return out
+
+
+class SessionPins:
+    def __init__(self, store, session):
+        self.store = store
+        name = hashlib.sha256(session.encode()).hexdigest()[:32]  # a session id never becomes a path as it is
+        self.folder = os.path.join(store.root, "pins")
+        self.path = os.path.join(self.folder, name + ".json")
+
+    def _locked(self, change):
+        os.makedirs(self.folder, mode=0o700, exist_ok=True)
+        lock = os.open(self.path + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                with open(self.path, "rb") as fh:
+                    state = json.loads(fh.read())
+            except (FileNotFoundError, ValueError):
+                state = {}
+            result = change(state)
+            _atomic_write(self.path, json.dumps(state).encode())
+            return result
+        finally:
+            os.close(lock)
+
+    def apply(self, directives, default_level):
+        """Handle the directives of one prompt; what was done, as short lines."""
+        done = []
+
+        def change(state):
+            for action, level, reason in directives:
+                pin = {"level": level or default_level, "reason": reason}
+                if action == "last":
+                    key = state.get("last")
+                    if key and self.store.meta(key) is not None:
+                        pin_key(self.store, key, pin["level"], pin["reason"])
+                        done.append(f"pinned {key[:12]} ({pin['level']})")
+                    else:
+                        done.append("no cached output to pin yet")
+                elif action == "next":
+                    state["next"] = pin
+                    done.append(f"the next cached output will be pinned ({pin['level']})")
+                elif action == "start":
+                    state["range"] = pin
+                    done.append(f"cached outputs are pinned ({pin['level']}) until ccm:pin end")
+                elif action == "end":
+                    state.pop("range", None)
+                    done.append("pin range ended")
+
+        self._locked(change)
+        return done
+
+    def take(self):
+        """The pin for an output being stored now (consumes a pending `next`)."""
+        def change(state):
+            return state.pop("next", None) or state.get("range")
+
+        return self._locked(change)
+
+    def stored(self, key):
+        def change(state):
+            state["last"] = key
+
+        self._locked(change)
+
+
+def pin_key(store, key, level, reason):
+    def change(meta):
+        if meta is None:
+            return None
+        meta["pin"] = {"level": level, "reason": reason}
+        return meta
+
+    if store.update_meta(key, change) is None:
+        return False
+    store.audit("pin", key, level=level, reason=reason)
+    return True

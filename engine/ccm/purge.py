@@ -1,0 +1,375 @@
+"""`engine purge`: shrink a session transcript without losing anything, and
+repair its structure.
+
+What goes: thinking blocks (unless kept; a kept block, signature included,
+is never changed), and every string over the threshold that holds a tool's
+output, wherever the transcript keeps a copy: a tool_result's content (a
+string or text blocks), the top-level `toolUseResult` and progress lines'
+`data` (these duplicates hold most of a transcript's bytes).  Each such
+string is stored in the content cache first and replaced by a stub naming
+its key, so `engine cache show KEY` prints it back byte-exact.  A string
+holding a secret stays inline (it is never cached).
+
+What is repaired: a `parentUuid` naming no line of the file is pointed at
+the nearest earlier user/assistant/system line (never a progress line); a
+line left empty by the purge is dropped and its children take its parent;
+a tool_result whose tool_use is nowhere is removed; a tool_use with no
+tool_result anywhere (except in the file's last assistant turn, which a live
+session may still answer) gets one, marked as an error.
+
+How: two streaming passes (ids first, then the rewrite), so memory follows
+the longest line, not the file.  A line not changed is written back as its
+original bytes.  The original is copied to a timestamped backup first; the
+result is written to a temporary file and renamed over the transcript, and
+only if the transcript did not change meanwhile.  A transcript modified in
+the last `purge.busy_seconds` is refused unless forced: a live session is
+writing it.
+"""
+
+import json
+import os
+import time
+import uuid as uuidlib
+
+from ..errors import UserError
+from .stub import is_stub, opening
+
+THINKING = ("thinking", "redacted_thinking")
+CONVERSATION = ("user", "assistant", "system")
+# Keys whose strings are never stubbed: thinking signatures must never change.
+NEVER_STUB = ("signature",)
+
+
+class Report:
+    def __init__(self):
+        self.kinds = {}  # kind -> [count, bytes removed, removed texts (for tokens) or None]
+        self.lines_in = self.lines_out = self.bytes_in = self.bytes_out = 0
+        self.keys = set()
+        self.repairs = {}
+
+    def add(self, kind, removed_bytes, text=None):
+        k = self.kinds.setdefault(kind, [0, 0, []])
+        k[0] += 1
+        k[1] += removed_bytes
+        if text is not None and k[2] is not None:
+            k[2].append(text)
+
+    def repair(self, kind):
+        self.repairs[kind] = self.repairs.get(kind, 0) + 1
+
+
+def _utf8_len(text):
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+class Purger:
+    def __init__(self, settings, store, threshold=None, keep_thinking=False, repair_only=False,
+                 dry_run=False, session=None, keep_texts=False):
+        self.settings = settings
+        self.store = store
+        self.threshold = settings["purge"]["threshold_bytes"] if threshold is None else threshold
+        self.keep_thinking = keep_thinking
+        self.repair_only = repair_only
+        self.dry_run = dry_run
+        self.session = session
+        self.keep_texts = keep_texts
+        self.report = Report()
+        self._openings = [opening(settings, t) for t in ("template", "purge_template")]
+        self._stubs = {}  # sha256 of an output -> its stub, this run (not the output: memory stays bounded)
+
+    # -- the stub -------------------------------------------------------------
+    def _stub(self, text, kind, source):
+        """The stub replacing `text`, or None to keep it (small, a stub, a secret)."""
+        if not isinstance(text, str) or len(text) * 4 <= self.threshold:  # 4 bytes per character at most
+            return None
+        data = text.encode("utf-8", "surrogatepass")
+        if len(data) <= self.threshold or is_stub(text, self._openings):
+            return None
+        # The agent keeps each output up to four times (tool_result,
+        # toolUseResult, progress): stored once per run, stubbed everywhere.
+        from .keys import key_of
+
+        digest = key_of(data)
+        stub = self._stubs.get(digest)
+        if stub is None:
+            key = self.store.put(data, source, session=self.session, dry_run=self.dry_run, sync=False)
+            if key is None:
+                self.report.repair("kept_secret")
+                return None
+            from .store import count_lines
+            from .stub import render
+
+            meta = {"bytes": len(data), "lines": count_lines(data), "pin": {"level": "none"}}
+            if not self.dry_run:
+                meta = self.store.meta(key) or meta
+            stub = self._stubs[digest] = render(self.settings, "purge_template", key, self.store, meta, "",
+                                              source.get("tool", ""))
+            self.report.keys.add(key)
+        self.report.add(kind, len(data) - _utf8_len(stub), text if self.keep_texts else None)
+        return stub
+
+    def _stub_tree(self, node, kind, source):
+        """Stub every long string inside a JSON value; (new value, changed)."""
+        if isinstance(node, str):
+            s = self._stub(node, kind, source)
+            return (s, True) if s is not None else (node, False)
+        changed = False
+        if isinstance(node, dict):
+            out = {}
+            for k, v in node.items():
+                if k in NEVER_STUB:
+                    out[k] = v
+                    continue
+                out[k], c = self._stub_tree(v, kind, source)
+                changed |= c
+            return (out, True) if changed else (node, False)
+        if isinstance(node, list):
+            out = []
+            for v in node:
+                nv, c = self._stub_tree(v, kind, source)
+                out.append(nv)
+                changed |= c
+            return (out, True) if changed else (node, False)
+        return node, False
+
+    # -- pass 1 ---------------------------------------------------------------
+    def scan(self, path):
+        uuids, uses, results = set(), {}, set()
+        last_assistant_uses = set()
+        with open(path, "rb") as fh:
+            for raw in fh:
+                try:
+                    d = json.loads(raw)
+                except ValueError:
+                    continue
+                if not isinstance(d, dict):
+                    continue
+                if isinstance(d.get("uuid"), str):
+                    uuids.add(d["uuid"])
+                content = _content(d)
+                if d.get("type") == "assistant":
+                    ids = {b.get("id") for b in content if isinstance(b, dict) and b.get("type") == "tool_use"}
+                    for i in ids:
+                        uses[i] = d.get("uuid")
+                    if ids:
+                        last_assistant_uses = ids
+                    elif any(isinstance(b, dict) and b.get("type") == "text" for b in content):
+                        last_assistant_uses = set()
+                elif d.get("type") == "user":
+                    for b in content:
+                        if isinstance(b, dict) and b.get("type") == "tool_result":
+                            results.add(b.get("tool_use_id"))
+                            last_assistant_uses.discard(b.get("tool_use_id"))
+        # tool_uses of the last turn that are still open: a live session may answer them
+        return uuids, uses, results, last_assistant_uses
+
+    # -- pass 2 ---------------------------------------------------------------
+    def rewrite(self, path, out):
+        uuids, uses, results, still_open = self.scan(path)
+        rep = self.report
+        reparent = {}
+        last_conv = {}
+        with open(path, "rb") as fh:
+            for raw in fh:
+                rep.lines_in += 1
+                rep.bytes_in += len(raw)
+                try:
+                    d = json.loads(raw)
+                    if not isinstance(d, dict):
+                        raise ValueError
+                except ValueError:
+                    rep.repair("dropped_unparsable_line")
+                    continue
+                changed = False
+                side = bool(d.get("isSidechain"))
+                parent = d.get("parentUuid")
+                if isinstance(parent, str):
+                    fixed = parent
+                    while isinstance(fixed, str) and fixed in reparent:
+                        fixed = reparent[fixed]
+                    if isinstance(fixed, str) and fixed not in uuids:
+                        fixed = last_conv.get(side)
+                        rep.repair("relinked_parent")
+                    if fixed != parent:
+                        d["parentUuid"] = fixed
+                        changed = True
+                kind = d.get("type")
+                msg = d.get("message") if isinstance(d.get("message"), dict) else None
+                content = msg.get("content") if msg else None
+                drop = False
+                if isinstance(content, list):
+                    new = []
+                    for b in content:
+                        if not isinstance(b, dict):
+                            new.append(b)
+                            continue
+                        t = b.get("type")
+                        if t in THINKING and kind == "assistant" and not self.keep_thinking and not self.repair_only:
+                            rep.add("thinking", _utf8_len(json.dumps(b, ensure_ascii=False)), b.get("thinking", ""))
+                            changed = True
+                            continue
+                        if t == "tool_result" and b.get("tool_use_id") not in uses:
+                            rep.repair("removed_orphan_tool_result")
+                            changed = True
+                            continue
+                        if t == "tool_result" and not self.repair_only:
+                            b, c = self._result_block(b, d)
+                            changed |= c
+                        new.append(b)
+                    if changed:
+                        msg["content"] = new
+                    if not new and kind in ("assistant", "user"):
+                        drop = True
+                if not self.repair_only:
+                    src = {"tool": "toolUseResult", "session": d.get("sessionId")}
+                    for field, what in (("toolUseResult", "toolUseResult"), ("data", "progress")):
+                        if field in d and (field != "data" or kind == "progress"):
+                            v, c = self._stub_tree(d[field], what, dict(src, tool=what))
+                            if field == "toolUseResult" and not isinstance(v, str):
+                                # many medium strings (an edit list): the whole copy goes, as its JSON text
+                                whole = self._stub(json.dumps(v, ensure_ascii=False), what, dict(src, tool=what))
+                                if whole is not None:
+                                    v, c = whole, True
+                            if c:
+                                d[field] = v
+                                changed = True
+                uid = d.get("uuid")
+                if drop:
+                    if isinstance(uid, str):
+                        reparent[uid] = d.get("parentUuid")
+                    rep.repair("dropped_empty_line")
+                    continue
+                line = _dump(d) if changed else (raw if raw.endswith(b"\n") else raw + b"\n")
+                out.write(line)
+                rep.lines_out += 1
+                rep.bytes_out += len(line)
+                if isinstance(uid, str) and kind in CONVERSATION:
+                    last_conv[side] = uid
+                if kind == "assistant" and isinstance(content, list):
+                    missing = [b.get("id") for b in content if isinstance(b, dict) and b.get("type") == "tool_use"
+                               and b.get("id") not in results and b.get("id") not in still_open]
+                    if missing and isinstance(uid, str):
+                        synth = self._missing_results(d, missing)
+                        out.write(synth)
+                        rep.lines_out += 1
+                        rep.bytes_out += len(synth)
+                        new_uid = json.loads(synth)["uuid"]
+                        reparent[uid] = new_uid
+                        uuids.add(new_uid)
+                        last_conv[side] = new_uid
+                        rep.repair("added_missing_tool_result")
+        return rep
+
+    def _result_block(self, b, line):
+        src = {"tool": "tool_result", "tool_use_id": b.get("tool_use_id")}
+        c = b.get("content")
+        if isinstance(c, str):
+            s = self._stub(c, "tool_result", src)
+            if s is not None:
+                return dict(b, content=s), True
+            return b, False
+        if isinstance(c, list):
+            changed, new = False, []
+            for blk in c:
+                if isinstance(blk, dict) and blk.get("type") == "text":
+                    s = self._stub(blk.get("text"), "tool_result", src)
+                    if s is not None:
+                        blk = dict(blk, text=s)
+                        changed = True
+                new.append(blk)
+            if changed:
+                return dict(b, content=new), True
+        return b, False
+
+    def _missing_results(self, d, ids):
+        """A user line answering tool_uses that never got a result; its
+        fields are this conversation's own (from the assistant line it
+        answers), never another line's."""
+        text = self.settings["purge"]["missing_result"]
+        line = {"parentUuid": d.get("uuid"), "isSidechain": bool(d.get("isSidechain")), "type": "user",
+                "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": i, "content": text,
+                                                         "is_error": True} for i in ids]},
+                "uuid": str(uuidlib.uuid4()), "timestamp": d.get("timestamp")}
+        for k in ("sessionId", "cwd", "version", "gitBranch", "userType", "agentId"):
+            if k in d:
+                line[k] = d[k]
+        return _dump(line)
+
+
+def _content(d):
+    msg = d.get("message")
+    c = msg.get("content") if isinstance(msg, dict) else None
+    return c if isinstance(c, list) else []
+
+
+def _dump(d):
+    return (json.dumps(d, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8", "surrogatepass")
+
+
+# -- the whole operation -------------------------------------------------------
+
+def busy(path, seconds, now=None):
+    now = time.time() if now is None else now
+    return now - os.stat(path).st_mtime < seconds
+
+
+def purge_file(path, settings, store, threshold=None, keep_thinking=False, repair_only=False,
+               dry_run=False, analyze=False, force=False):
+    """Purge one transcript; returns (Report, backup path or None)."""
+    path = os.path.abspath(path)
+    if not os.path.isfile(path):
+        raise UserError("no such transcript; give a session id, a path, or --current", path)
+    before = os.stat(path)
+    writes = not (dry_run or analyze)
+    if writes and not force and busy(path, settings["purge"]["busy_seconds"]):
+        raise UserError(f"modified less than {settings['purge']['busy_seconds']} s ago: a live session may be "
+                        "writing it; end the session first, or pass --force", path)
+    session = os.path.splitext(os.path.basename(path))[0]
+    p = Purger(settings, store, threshold, keep_thinking, repair_only, dry_run=not writes, session=session,
+               keep_texts=analyze)
+    if not writes:
+        with open(os.devnull, "wb") as sink:
+            p.rewrite(path, sink)
+        return p.report, None
+    import shutil
+    import tempfile
+
+    stem = path + time.strftime(settings["purge"]["backup_suffix"])
+    backup, n = stem, 0
+    while True:
+        try:
+            fd = os.open(backup, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            break
+        except FileExistsError:  # two purges in one second: never overwrite a backup
+            n += 1
+            backup = f"{stem}.{n}"
+    with os.fdopen(fd, "wb") as dst, open(path, "rb") as src:
+        shutil.copyfileobj(src, dst, 1 << 20)
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".purge-")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            p.rewrite(path, out)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(tmp, 0o600)
+        os.sync()  # the blobs the stubs name are on disk before the outputs leave the transcript
+        now = os.stat(path)
+        if (now.st_size, now.st_mtime_ns) != (before.st_size, before.st_mtime_ns):
+            raise UserError("the transcript changed while it was being purged (a live session?); nothing was "
+                            "replaced, run again when it is idle", path)
+        os.replace(tmp, path)
+        tmp = None
+    finally:
+        if tmp is not None:
+            os.unlink(tmp)
+    return p.report, backup
+
+
+def analysis(report, tokenizer):
+    """Per kind: count, bytes and tokens removed (tokens with the tokenizer)."""
+    from ..tokens import count
+
+    rows = {}
+    for kind, (n, b, texts) in sorted(report.kinds.items()):
+        rows[kind] = {"count": n, "bytes": b, "tokens": count("\n".join(texts), tokenizer) if texts else 0}
+    return rows

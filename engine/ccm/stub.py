@@ -1,0 +1,31 @@
+"""The text that replaces a cached output (templates from the settings),
+and finding the keys stubs name wherever they sit."""
+
+import re
+
+# A key as a stub writes it.  JSON never escapes these characters, so the
+# raw bytes of a transcript line hold it verbatim wherever the stub sits
+# (a string, a list of blocks, toolUseResult, a progress line, a subagent).
+KEY_IN_TEXT = re.compile(rb"sha256:([0-9a-f]{64})")
+
+
+def render(settings, template_name, key, store, meta, exit_code="", command=""):
+    stub = settings["stub"]
+    show = stub["show_command"].format(key=key)
+    return stub[template_name].format(
+        key=key, path=store.blob_path(key), bytes=meta["bytes"], lines=meta["lines"], exit=exit_code,
+        command=store.secrets.redact(command or ""), pinned=meta["pin"]["level"], show=show)
+
+
+def opening(settings, template_name):
+    """The fixed text a stub of this template starts with (before its first field)."""
+    return settings["stub"][template_name].split("{", 1)[0]
+
+
+def is_stub(text, openings):
+    return isinstance(text, str) and any(o and text.startswith(o) for o in openings)
+
+
+def keys_in(raw):
+    """Every key named in raw bytes."""
+    return {m.decode() for m in KEY_IN_TEXT.findall(raw)}

@@ -1,0 +1,27 @@
+"""ccm_pin (UserPromptSubmit): `ccm:pin last|next|start|end` directives in a
+prompt pin cached outputs; the user is told what was done."""
+
+from .part import Part
+
+
+class CcmPin:
+    def __init__(self, spec, settings, registry):
+        self.name = spec["name"]
+        self.directive = spec["directive"]
+
+    def due(self, ctx):
+        # no settings read for a prompt without a directive: the quiet path stays as it was
+        return self.directive in str(ctx.event.get("prompt") or "")
+
+    def parts(self, ctx):
+        from ...ccm import config
+        from ...ccm.pins import SessionPins, parse
+        from ...ccm.store import Store
+
+        settings = config.load()
+        directives = parse(str(ctx.event.get("prompt") or ""), self.directive)
+        session = str(ctx.event.get("session_id") or "")
+        if not directives or not session:
+            return []
+        done = SessionPins(Store(settings, log=ctx.log), session).apply(directives, settings["pins"]["default_level"])
+        return [Part(self.name, user_message="ccm: " + "; ".join(done))] if done else []

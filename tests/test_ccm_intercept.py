@@ -1,0 +1,248 @@
+"""Interception: PreToolUse decisions, the `engine cache run` wrapper, the
+hook end to end, learned commands and pins (engine/ccm, handlers ccm_*)."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from engine.ccm import config
+from engine.ccm.intercept import decide
+from engine.ccm.store import Store
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.fixture(scope="module")
+def settings():
+    return config.load(config.builtin_path())
+
+
+@pytest.fixture
+def world(tmp_path, monkeypatch):
+    home, proj = tmp_path / "home", tmp_path / "proj"
+    (home / ".claude").mkdir(parents=True)
+    (proj / ".claude").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    env = dict(os.environ, HOME=str(home), PYTHONPATH=REPO, ENGINE_CACHE_DIR=str(tmp_path / "cache"),
+               ENGINE_STATE_DIR=str(tmp_path / "state"))
+    monkeypatch.setenv("ENGINE_CACHE_DIR", env["ENGINE_CACHE_DIR"])
+    return type("W", (), {"home": home, "proj": proj, "env": env, "tmp": tmp_path})
+
+
+def event(cmd, mode="bypassPermissions", cwd="/p", **kw):
+    e = {"session_id": "s1", "transcript_path": "", "cwd": cwd, "hook_event_name": "PreToolUse", "tool_name": "Bash",
+         "tool_input": {"command": cmd, "description": "d", "timeout": 60000}, "tool_use_id": "toolu_1",
+         "permission_mode": mode}
+    e.update(kw)
+    return e
+
+
+def rules(world, **perms):
+    (world.home / ".claude" / "settings.json").write_text(json.dumps({"permissions": perms}))
+
+
+def test_bypass_mode_rewrites_keeping_every_other_field(world, settings):
+    d = decide(event("find .", cwd=str(world.proj)), settings)
+    assert set(d) == {"updatedInput"}, "no permission decision: the mode decides, as for the original"
+    new = d["updatedInput"]
+    assert new["description"] == "d" and new["timeout"] == 60000, "the Bash tool's own timeout still applies"
+    assert "dangerouslyDisableSandbox" not in new
+    assert new["command"].endswith("-- 'find .'") and " cache run --cwd " in new["command"]
+
+
+@pytest.mark.parametrize("cmd,why", [
+    ("git status", "pass-through list"),
+    ("echo hi", "pass-through list"),
+    ("python script.py", "neither listed nor learned"),
+    ("", "empty"),
+])
+def test_commands_not_intercepted(world, settings, cmd, why):
+    assert decide(event(cmd), settings) is None, why
+
+
+def test_subagent_background_and_plan_pass_through(world, settings):
+    assert decide(event("find .", agent_id="a1"), settings) is None
+    e = event("find .")
+    e["tool_input"]["run_in_background"] = True
+    assert decide(e, settings) is None
+    assert decide(event("find .", mode="plan"), settings) is None
+    assert decide(event("find .", mode="someFutureMode"), settings) is None
+
+
+def test_a_command_the_user_is_asked_about_is_still_asked_about(world, settings):
+    """Default mode, no allow rule for `find`: the agent would ask.  A user
+    rule allowing `engine` commands must not turn the wrapped call into an
+    auto-run one: the call passes through untouched."""
+    rules(world, allow=["Bash(engine:*)", f"Bash({sys.executable}:*)"])
+    assert decide(event("find .", mode="default", cwd=str(world.proj)), settings) is None
+    assert decide(event("find .", mode="acceptEdits", cwd=str(world.proj)), settings) is None
+
+
+def test_allowed_command_is_rewritten_with_allow(world, settings):
+    rules(world, allow=["Bash(find:*)"])
+    d = decide(event("find . -name x", mode="default", cwd=str(world.proj)), settings)
+    assert d["permissionDecision"] == "allow" and "updatedInput" in d
+
+
+@pytest.mark.parametrize("perms", [
+    {"allow": ["Bash(find:*)"], "deny": ["Bash(find . -delete)"]},
+    {"allow": ["Bash(find:*)"], "ask": ["Bash(find:*)"]},
+    {"allow": ["Bash"], "deny": ["Bash(rm:*)"]},  # compound command below: parts are not checked here
+])
+def test_deny_and_ask_rules_win(world, settings, perms):
+    rules(world, **perms)
+    for cmd in ("find . -delete", "find . | xargs rm"):
+        for mode in ("default", "bypassPermissions"):
+            if "find . -delete" == cmd and "deny" in perms and "rm" in perms["deny"][0]:
+                continue
+            assert decide(event(cmd, mode=mode, cwd=str(world.proj)), settings) is None, (cmd, mode, perms)
+
+
+def test_unreadable_settings_pass_through(world, settings):
+    (world.proj / ".claude" / "settings.json").write_text("{not json")
+    assert decide(event("find .", cwd=str(world.proj)), settings) is None
+
+
+def test_large_read_is_denied_with_a_way_to_read_it(world, settings):
+    big = world.proj / "big.py"
+    big.write_text("x = 1\n" * 10000)
+    d = decide({"tool_name": "Read", "tool_input": {"file_path": str(big)}}, settings)
+    assert d["permissionDecision"] == "deny"
+    assert "offset" in d["permissionDecisionReason"] and "not an error" in d["permissionDecisionReason"]
+    assert decide({"tool_name": "Read", "tool_input": {"file_path": str(big), "offset": 1, "limit": 400}}, settings) is None
+    cfg = world.proj / "big.json"
+    cfg.write_text("[" + "1," * 20000 + "1]")
+    assert decide({"tool_name": "Read", "tool_input": {"file_path": str(cfg)}}, settings) is None
+    assert decide({"tool_name": "Read", "tool_input": {"file_path": str(big)}, "agent_id": "a"}, settings) is None
+
+
+def engine(world, *args, stdin=None, cwd=None, timeout=60):
+    return subprocess.run([sys.executable, "-m", "engine.cli", *args], input=stdin, capture_output=True,
+                          env=world.env, cwd=cwd or str(world.proj), timeout=timeout)
+
+
+GEN = "python3 -c \"import sys; sys.stdout.buffer.write(bytes(range(256)) * 400 + b'tail-without-newline')\""
+
+
+def test_wrapper_keeps_every_byte_and_the_exit_code(world):
+    """Seed fault: its interception read 4,096 bytes through a text pipe and
+    then lost them to communicate()."""
+    r = engine(world, "cache", "run", "--cwd", str(world.proj), "--", GEN + "; exit 7")
+    assert r.returncode == 7
+    out = r.stdout.decode()
+    assert out.startswith("[CCM_CACHED]") and "exit: 7" in out and "not an error" in out
+    key = out.split("key: sha256:")[1].split()[0]
+    shown = engine(world, "cache", "show", key)
+    assert shown.returncode == 0
+    assert shown.stdout == bytes(range(256)) * 400 + b"tail-without-newline"
+    part = engine(world, "cache", "show", "sha256:" + key, "--lines", "1:1")
+    assert part.stdout == (bytes(range(256)) * 400).split(b"\n")[0] + b"\n"
+
+
+def test_wrapper_small_output_is_unchanged_and_runs_once_in_the_event_cwd(world, tmp_path):
+    """Seed fault: it ran commands in its own working folder, not the event's cwd."""
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    r = engine(world, "cache", "run", "--cwd", str(world.proj), "--", "echo ran >> count.txt; pwd; printf 'a\\0b'",
+               cwd=str(other))
+    assert r.returncode == 0 and r.stdout == (str(world.proj) + "\n").encode() + b"a\0b"
+    assert (world.proj / "count.txt").read_text() == "ran\n"
+    r = engine(world, "cache", "run", "--cwd", str(world.proj), "--", "echo ran >> count.txt; seq 1 5000")
+    assert r.stdout.startswith(b"[CCM_CACHED]")
+    assert (world.proj / "count.txt").read_text() == "ran\nran\n", "the command ran exactly once"
+
+
+def test_wrapper_never_caches_a_secret(world):
+    secret = "ghp_" + "A1b2C3d4E5" * 4
+    r = engine(world, "cache", "run", "--", f"seq 1 3000; echo {secret}")
+    assert secret.encode() in r.stdout and not r.stdout.startswith(b"[CCM_CACHED]")
+    blobs = world.tmp / "cache" / "ccm" / "blobs"
+    assert not blobs.exists() or os.listdir(blobs) == []
+
+
+def test_hook_never_runs_the_command_and_returns_at_once(world):
+    e = event(f"find . -newer x; touch {world.proj}/MARK; sleep 30", cwd=str(world.proj))
+    t = time.monotonic()
+    r = engine(world, "hook", stdin=json.dumps(e).encode(), timeout=20)
+    assert r.returncode == 0
+    assert not (world.proj / "MARK").exists(), "the hook ran the command"
+    new = json.loads(r.stdout)["hookSpecificOutput"]["updatedInput"]["command"]
+    # the rewritten call runs inside the Bash tool: its timeout (here, a kill
+    # of the process group after 2 s) ends the wrapper and the command alike
+    p = subprocess.Popen(["/bin/bash", "-c", new], env=world.env, cwd=str(world.proj), start_new_session=True,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(2)
+    os.killpg(p.pid, 9)
+    p.wait(timeout=10)
+    assert (world.proj / "MARK").exists()
+    ps = subprocess.run(["pgrep", "-f", f"touch {world.proj}/MARK; sleep 30"], capture_output=True, text=True)
+    assert ps.stdout.strip() == "", "a child outlived the tool's timeout"
+    assert time.monotonic() - t < 60  # not a speed check: the hook did not wait for `sleep 30`
+
+
+HOT = r"""
+import io, json, sys
+from engine.hooks import dispatch
+heavy = {"yaml", "jsonschema", "jinja2", "tiktoken", "redis", "zstandard"}
+out = io.StringIO()
+dispatch.main(None, stdin=io.StringIO(sys.stdin.read()), stdout=out)
+sys.__stdout__.write(json.dumps({"out": out.getvalue(), "mods": sorted(m for m in sys.modules if m.split('.')[0] in heavy)}))
+"""
+
+
+def test_pass_through_pre_tool_use_imports_nothing_heavy(world):
+    e = json.dumps(event("git status", cwd=str(world.proj))).encode()
+    engine(world, "hook", stdin=e)  # warm the caches
+    r = subprocess.run([sys.executable, "-c", HOT], input=e, capture_output=True, env=world.env, cwd=str(world.proj))
+    res = json.loads(r.stdout)
+    assert res["out"] == ""
+    assert res["mods"] == [], res["mods"]
+
+
+def test_learned_command_is_intercepted_next_time(world):
+    cmd = "python3 make_report.py --all"
+    e = event(cmd, cwd=str(world.proj))
+    assert json.loads(engine(world, "hook", stdin=json.dumps(e).encode()).stdout or "null") is None
+    post = dict(e, hook_event_name="PostToolUse", tool_response={"stdout": "row\n" * 1000, "stderr": ""})
+    engine(world, "hook", stdin=json.dumps(post).encode())
+    out = json.loads(engine(world, "hook", stdin=json.dumps(e).encode()).stdout)
+    assert "cache run" in out["hookSpecificOutput"]["updatedInput"]["command"]
+    listed = engine(world, "cache", "learned", "--project", str(world.proj))
+    assert "python3 make_report.py" in listed.stdout.decode()
+
+
+def test_pin_directives(world):
+    prompt = {"session_id": "s1", "transcript_path": "", "cwd": str(world.proj), "hook_event_name": "UserPromptSubmit",
+              "prompt": 'ccm:pin next level=hard reason="build log"'}
+    r = engine(world, "hook", stdin=json.dumps(prompt).encode())
+    assert "next cached output will be pinned" in json.loads(r.stdout)["systemMessage"]
+    out = engine(world, "cache", "run", "--session", "s1", "--", "seq 1 3000").stdout.decode()
+    assert "pinned: hard" in out
+    second = engine(world, "cache", "run", "--session", "s1", "--", "seq 1 4000").stdout.decode()
+    key2 = second.split("sha256:")[1].split()[0]
+    assert "pinned: none" in second
+    prompt["prompt"] = "please keep it\nccm:pin last level=soft reason=\"x\""
+    engine(world, "hook", stdin=json.dumps(prompt).encode())
+    store = Store(config.load(config.builtin_path()))
+    assert store.meta(key2)["pin"] == {"level": "soft", "reason": "x"}
+    listed = engine(world, "cache", "list", "--pinned").stdout.decode()
+    assert listed.count("sha256:") == 2
+
+
+def test_install_writes_pin_commands_and_uninstall_removes_exactly_those(world):
+    cmds = world.proj / ".claude" / "commands"
+    cmds.mkdir()
+    (cmds / "mine.md").write_text("my own command\n")
+    assert engine(world, "install", "--project").returncode == 0
+    names = sorted(p.name for p in cmds.iterdir())
+    assert names == ["mine.md", "pin-end.md", "pin-last.md", "pin-next.md", "pin-start.md"]
+    assert "ccm:pin last" in (cmds / "pin-last.md").read_text()
+    (cmds / "pin-end.md").write_text("edited by the user\n")
+    assert engine(world, "install", "--project").returncode == 0
+    assert (cmds / "pin-end.md").read_text() == "edited by the user\n", "install never overwrites the user's file"
+    assert engine(world, "uninstall", "--project").returncode == 0
+    assert sorted(p.name for p in cmds.iterdir()) == ["mine.md", "pin-end.md"]

@@ -1,0 +1,229 @@
+"""engine purge: shrink and repair transcripts without losing a byte of
+what it removes (engine/ccm/purge.py), on real transcripts and on made-up
+ones shaped like them."""
+
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from engine.ccm import config
+from engine.ccm.purge import purge_file
+from engine.ccm.store import Store
+from engine.errors import UserError
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REAL = sorted(glob.glob("/work/shared/transcripts/*.jsonl"))
+SIG = "EqQBCkYIBxgCKkB" + "s1gnature/+=" * 40
+
+
+@pytest.fixture(scope="module")
+def settings():
+    return config.load(config.builtin_path())
+
+
+@pytest.fixture
+def store(settings, tmp_path):
+    return Store(settings, str(tmp_path / "ccm"), log=lambda m: None)
+
+
+def L(**kw):
+    base = {"sessionId": "S", "cwd": "/p", "version": "2.1.0", "isSidechain": False, "timestamp": "2026-01-01T00:00:00Z"}
+    base.update(kw)
+    return base
+
+
+def made_up():
+    big = "".join(f"line {i}: some build output\n" for i in range(800))
+    secret = "sk-ant-" + "Zz9" * 10
+    return [
+        # an unrelated first line: nothing written by the repair may come from it
+        {"type": "file-history-snapshot", "messageId": "x", "sessionId": "OTHER", "cwd": "/elsewhere", "version": "0.1"},
+        {"type": "summary", "summary": "s", "leafUuid": "u9"},
+        L(type="user", uuid="u1", parentUuid=None, message={"role": "user", "content": "go"}),
+        L(type="assistant", uuid="a1", parentUuid="u1", message={"id": "m1", "role": "assistant", "content": [
+            {"type": "thinking", "thinking": "hmm " * 300, "signature": SIG}]}),
+        L(type="progress", uuid="p1", parentUuid="a1", data={"type": "hook_progress"}, toolUseID="t1"),
+        L(type="assistant", uuid="a2", parentUuid="a1", message={"id": "m1", "role": "assistant", "content": [
+            {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "make"}}]}),
+        L(type="progress", uuid="p2", parentUuid="a2", toolUseID="t1",
+          data={"type": "bash_progress", "output": big, "fullOutput": big}),
+        L(type="user", uuid="u2", parentUuid="a2", message={"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": big}]},
+          toolUseResult={"stdout": big, "stderr": "", "interrupted": False}),
+        L(type="progress", uuid="p3", parentUuid="u2", data={"type": "hook_progress"}, toolUseID="t1"),
+        # a broken parent right after a progress line
+        L(type="assistant", uuid="a3", parentUuid="missing-2", message={"id": "m2", "role": "assistant", "content": [
+            {"type": "tool_use", "id": "t2", "name": "Read", "input": {"file_path": "/x"}},
+            {"type": "tool_use", "id": "t3", "name": "Read", "input": {"file_path": "/env"}}]}),
+        L(type="user", uuid="u3", parentUuid="a3", message={"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t2", "content": [{"type": "text", "text": big + "x"}]},
+            {"type": "tool_result", "tool_use_id": "t3", "content": f"KEY={secret}\n" + big}]}),
+        # a tool_result whose tool_use is nowhere, alone on its line
+        L(type="user", uuid="u4", parentUuid="u3", message={"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "gone", "content": "?"}]}),
+        L(type="assistant", uuid="a4", parentUuid="u4", message={"id": "m3", "role": "assistant", "content": [
+            {"type": "tool_use", "id": "t4", "name": "Bash", "input": {"command": "ls"}}]}),
+        # t4 never answered; the conversation went on (a broken parent too)
+        L(type="user", uuid="u5", parentUuid="missing-uuid", message={"role": "user", "content": "next"}),
+        L(type="assistant", uuid="a5", parentUuid="u5", message={"id": "m4", "role": "assistant", "content": [
+            {"type": "thinking", "thinking": "plan", "signature": SIG},
+            {"type": "tool_use", "id": "t5", "name": "Bash", "input": {"command": "ls"}}]}),
+        # the file ends mid-turn: t5 is still open (a live session may answer it)
+    ], big, secret
+
+
+def write(path, rows):
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    os.utime(path, (1, 1))  # long idle
+    return path
+
+
+def read(path):
+    return [json.loads(x) for x in path.read_bytes().splitlines()]
+
+
+def blocks(rows, t):
+    for r in rows:
+        c = (r.get("message") or {}).get("content")
+        for b in c if isinstance(c, list) else []:
+            if isinstance(b, dict) and b.get("type") == t:
+                yield r, b
+
+
+def keys_in(text):
+    return [x.split()[0] for x in text.split("sha256:")[1:]]
+
+
+def test_made_up_transcript(settings, store, tmp_path):
+    rows, big, secret = made_up()
+    path = write(tmp_path / "S.jsonl", rows)
+    original = path.read_bytes()
+    report, backup = purge_file(str(path), settings, store)
+    assert open(backup, "rb").read() == original
+    out = read(path)
+    by = {r.get("uuid"): r for r in out}
+    # thinking gone; the line left empty is dropped, not kept as content: [] (seed fault)
+    assert "a1" not in by
+    assert not [b for _, b in blocks(out, "thinking")]
+    assert all(r["message"]["content"] != [] for r in out if "message" in r)
+    # its children take its parent; no parent is moved onto a progress line (seed fault)
+    assert by["a2"]["parentUuid"] == "u1" and by["p1"]["parentUuid"] == "u1"
+    assert by["a3"]["parentUuid"] == "u2"
+    assert by["u5"]["parentUuid"] != "missing-uuid" and not by[by["u5"]["parentUuid"]]["type"] == "progress"
+    uuids = {r.get("uuid") for r in out}
+    for r in out:
+        assert r.get("parentUuid") is None or r["parentUuid"] in uuids
+    # orphan tool_result removed with its line; orphan tool_use answered; the open one left alone
+    assert "u4" not in by
+    results = {b["tool_use_id"]: (r, b) for r, b in blocks(out, "tool_result")}
+    assert "gone" not in results
+    r4, b4 = results["t4"]
+    # seed fault: its synthetic line copied fields from an unrelated first line
+    assert b4["is_error"] is True and r4["parentUuid"] == "a4"
+    assert (r4["sessionId"], r4["cwd"], r4["version"]) == ("S", "/p", "2.1.0")
+    assert by["u5"]["parentUuid"] == r4["uuid"]
+    assert "t5" not in results
+    # every output over the threshold is a stub whose content reads back exact
+    assert results["t1"][1]["content"].startswith("[CCM_CACHED]")
+    assert store.get(keys_in(results["t1"][1]["content"])[0]) == big.encode()
+    assert store.get(keys_in(results["t2"][1]["content"][0]["text"])[0]) == (big + "x").encode()
+    assert store.get(keys_in(by["u2"]["toolUseResult"]["stdout"])[0]) == big.encode()
+    assert by["u2"]["toolUseResult"]["interrupted"] is False
+    assert store.get(keys_in(by["p2"]["data"]["output"])[0]) == big.encode()
+    # the output holding a secret stays inline, and no blob holds the secret
+    assert results["t3"][1]["content"].startswith("KEY=" + secret)
+    for k in store.keys():
+        assert secret.encode() not in store.get(k)
+    assert len(store.keys()) == 2
+    assert report.bytes_out < report.bytes_in / 3
+
+
+def test_keep_thinking_leaves_signatures_untouched(settings, store, tmp_path):
+    rows, _, _ = made_up()
+    path = write(tmp_path / "S.jsonl", rows)
+    purge_file(str(path), settings, store, keep_thinking=True)
+    kept = [b for _, b in blocks(read(path), "thinking")]
+    assert len(kept) == 2 and all(b["signature"] == SIG for b in kept)
+    assert kept[0] == rows[3]["message"]["content"][0]
+
+
+def test_dry_run_and_analyze_write_nothing(settings, store, tmp_path):
+    """Seed fault: its --dry-run still wrote blobs."""
+    rows, _, _ = made_up()
+    path = write(tmp_path / "S.jsonl", rows)
+    before = path.read_bytes()
+    for kw in ({"dry_run": True}, {"analyze": True}):
+        report, backup = purge_file(str(path), settings, store, **kw)
+        assert backup is None and report.keys and report.bytes_out < report.bytes_in
+    assert path.read_bytes() == before
+    assert not os.path.exists(store.root)
+    assert os.listdir(tmp_path) == ["S.jsonl"]
+
+
+def test_repair_only_removes_nothing_but_repairs(settings, store, tmp_path):
+    rows, big, _ = made_up()
+    path = write(tmp_path / "S.jsonl", rows)
+    purge_file(str(path), settings, store, repair_only=True)
+    out = read(path)
+    assert len([b for _, b in blocks(out, "thinking")]) == 2
+    assert {b["tool_use_id"] for _, b in blocks(out, "tool_result")} == {"t1", "t2", "t3", "t4"}
+    assert not os.path.exists(store.root)
+
+
+def test_a_live_transcript_is_refused_unless_forced(settings, store, tmp_path):
+    rows, _, _ = made_up()
+    path = tmp_path / "S.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))  # just written
+    with pytest.raises(UserError, match="live session"):
+        purge_file(str(path), settings, store)
+    purge_file(str(path), settings, store, force=True)
+
+
+def test_backups_never_overwrite_each_other(settings, store, tmp_path):
+    rows, _, _ = made_up()
+    path = write(tmp_path / "S.jsonl", rows)
+    _, b1 = purge_file(str(path), settings, store)
+    _, b2 = purge_file(str(path), settings, store, force=True)
+    assert b1 != b2 and os.path.exists(b1) and os.path.exists(b2)
+
+
+@pytest.mark.parametrize("src", REAL, ids=[os.path.basename(p)[:12] for p in REAL])
+def test_real_transcripts(settings, store, tmp_path, src):
+    path = tmp_path / os.path.basename(src)
+    shutil.copy(src, path)
+    os.utime(path, (1, 1))
+    orig_rows = [json.loads(x) for x in open(src, "rb")]
+    orig_results = {b["tool_use_id"]: b for _, b in blocks(orig_rows, "tool_result")}
+    report, _ = purge_file(str(path), settings, store)
+    out = read(path)  # every line parses
+    uses = {b["id"] for _, b in blocks(out, "tool_use")}
+    results = {b["tool_use_id"]: b for _, b in blocks(out, "tool_result")}
+    open_before = {b["id"] for _, b in blocks(orig_rows, "tool_use")} - set(orig_results)
+    assert uses - set(results) <= open_before, "a tool_use lost its tool_result"
+    for tid, b in results.items():
+        c, o = b["content"], orig_results.get(tid, {}).get("content")
+        if isinstance(c, str) and c.startswith("[CCM_CACHED]"):
+            assert store.get(keys_in(c)[0]) == o.encode("utf-8")
+    for line in path.read_bytes().splitlines():
+        for k in keys_in(line.decode()):
+            assert store.get(k[:64]) is not None
+    assert report.bytes_out < report.bytes_in
+
+
+def test_cli_analyze_and_errors(tmp_path):
+    rows, _, _ = made_up()
+    path = write(tmp_path / "S.jsonl", rows)
+    env = dict(os.environ, PYTHONPATH=REPO, ENGINE_CACHE_DIR=str(tmp_path / "c"), HOME=str(tmp_path))
+    r = subprocess.run([sys.executable, "-m", "engine.cli", "purge", str(path), "--analyze", "--json"],
+                       capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    res = json.loads(r.stdout)
+    assert res["written"] is False and res["kinds"]["thinking"]["tokens"] > 0 and res["kinds"]["tool_result"]["bytes"] > 0
+    r = subprocess.run([sys.executable, "-m", "engine.cli", "purge", str(tmp_path / "nope.jsonl")],
+                       capture_output=True, text=True, env=env)
+    assert r.returncode == 1 and "Traceback" not in r.stderr and len(r.stderr.splitlines()) == 1

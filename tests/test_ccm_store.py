@@ -1,0 +1,214 @@
+"""The content cache's store, prune, gc, secrets and concurrency (engine/ccm)."""
+
+import json
+import os
+import stat
+import subprocess
+import sys
+import time
+
+import pytest
+
+from engine.ccm import config
+from engine.ccm.gc import gc
+from engine.ccm.keys import parse
+from engine.ccm.prune import prune
+from engine.ccm.store import Store
+from engine.errors import UserError
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SECRET = "sk-ant-" + "a1B2c3D4e5" * 3
+
+
+@pytest.fixture(scope="module")
+def settings():
+    return config.load(config.builtin_path())
+
+
+@pytest.fixture
+def store(settings, tmp_path):
+    logs = []
+    s = Store(settings, str(tmp_path / "ccm"), log=logs.append)
+    s.logs = logs
+    return s
+
+
+def test_round_trip_exact_and_private(store):
+    data = bytes(range(256)) * 1000 + b"\xff\xfe no newline"
+    key = store.put(data, {"tool": "Bash", "command": "x"}, session="s1")
+    assert store.get(key) == data
+    meta = store.meta(key)
+    assert meta["bytes"] == len(data) and meta["refs"] == 1 and meta["sessions"] == ["s1"]
+    for path in (store.blob_path(key), store.meta_path(key), store.audit_path, store.last_key_path):
+        assert stat.S_IMODE(os.stat(path).st_mode) == 0o600, path
+    for d in (store.root, store.blobs, store.metas):
+        assert stat.S_IMODE(os.stat(d).st_mode) == 0o700, d
+    assert store.last_key() == key
+
+
+def test_torn_or_corrupt_blob_is_missing_with_a_log_line(store):
+    key = store.put(b"line\n" * 5000)
+    path = store.blob_path(key)
+    blob = open(path, "rb").read()
+    open(path, "wb").write(blob[: len(blob) // 2])
+    assert store.get(key) is None
+    assert len(store.logs) == 1 and key in store.logs[0]
+    # a valid zstd frame holding other bytes: never returned under this key
+    import zstandard
+
+    open(path, "wb").write(zstandard.ZstdCompressor().compress(b"other bytes"))
+    assert store.get(key) is None
+
+
+@pytest.mark.parametrize("bad", ["../../etc/passwd", "abc", "g" * 64, "sha256:" + "0" * 63])
+def test_keys_are_validated_before_touching_a_path(store, bad):
+    with pytest.raises(UserError):
+        parse(bad)
+    with pytest.raises(ValueError):
+        store.blob_path(bad)
+
+
+def test_secret_output_is_never_cached_and_commands_are_redacted(store):
+    assert store.put(f"export KEY={SECRET}\n".encode() * 1000) is None
+    assert store.keys() == []
+    key = store.put(b"x" * 5000, {"tool": "Bash", "command": f"curl -H 'x-api-key: {SECRET}' http://h"})
+    raw = b"".join(open(os.path.join(d, n), "rb").read() for d in (store.metas,) for n in os.listdir(d))
+    raw += open(store.audit_path, "rb").read()
+    assert SECRET.encode() not in raw
+    assert "[REDACTED]" in store.meta(key)["sources"][0]["command"]
+
+
+def _age(store, key, days):
+    def change(meta):
+        meta["last_used"] = meta["created"] = time.time() - days * 86400
+        return meta
+
+    store.update_meta(key, change)
+
+
+def test_prune_compares_sizes_on_disk_on_both_sides(store):
+    """Seed fault: its size prune compared compressed sizes on disk with
+    uncompressed sizes and deleted entries it had no need to delete."""
+    keys = [store.put((b"%d repetitive log line\n" % i) * 60000) for i in range(3)]  # ~1.3 MB each, compresses to KBs
+    assert sum(store.meta(k)["bytes"] for k in keys) > 3 * 1024 * 1024
+    res = prune(store, max_age_days=None, max_size_mb=1)
+    assert res["deleted"] == []
+    assert res["bytes_after"] == store.disk_bytes() == sum(os.path.getsize(store.blob_path(k)) for k in keys)
+
+
+def test_prune_order_unpinned_oldest_first_then_soft_never_hard(store):
+    import random
+
+    rnd = random.Random(1)
+    keys = {}
+    for name, days, level in (("old", 9, "none"), ("new", 1, "none"), ("soft", 20, "soft"), ("hard", 30, "hard")):
+        k = store.put(rnd.randbytes(300_000))
+        _age(store, k, days)
+        if level != "none":
+            from engine.ccm.pins import pin_key
+
+            pin_key(store, k, level, "test")
+        keys[name] = k
+    size = os.path.getsize(store.blob_path(keys["old"]))
+    res = prune(store, max_size_mb=(store.disk_bytes() - size) / 1024 / 1024)
+    assert res["deleted"] == [keys["old"]]
+    res = prune(store, max_size_mb=0)
+    assert set(res["deleted"]) == {keys["new"], keys["soft"]}
+    assert store.keys() == [keys["hard"]]
+    assert res["bytes_after"] == store.disk_bytes()
+    res = prune(store, max_age_days=0)
+    assert res["deleted"] == []
+
+
+def test_prune_by_age_and_dry_run(store):
+    a, b = store.put(b"a" * 3000), store.put(b"b" * 3000)
+    _age(store, a, 40)
+    res = prune(store, max_age_days=30, dry_run=True)
+    assert res["deleted"] == [a] and a in store.keys()
+    assert prune(store, max_age_days=30)["deleted"] == [a]
+    assert store.keys() == [b]
+
+
+def _line(**kw):
+    return json.dumps(kw) + "\n"
+
+
+def test_gc_finds_every_reference(store, tmp_path):
+    """Seed fault: its gc read only text blocks, and deleted blobs still
+    referenced from a tool_result's string content."""
+    keys = [store.put(b"%d\n" % i * 3000) for i in range(6)]
+    for k in keys:
+        _age(store, k, 1)
+    proj = tmp_path / "projects" / "p"
+    (proj / "s1" / "subagents").mkdir(parents=True)
+    stub = "[CCM_CACHED]\nkey: sha256:{}\n[/CCM_CACHED]".format
+    (proj / "s1.jsonl").write_text(
+        _line(type="user", message={"content": [{"type": "tool_result", "tool_use_id": "t", "content": stub(keys[0])}]})
+        + _line(type="user", message={"content": [{"type": "tool_result", "tool_use_id": "u",
+                                                    "content": [{"type": "text", "text": stub(keys[1])}]}]})
+        + _line(type="user", toolUseResult={"stdout": stub(keys[2])})
+        + _line(type="progress", data={"output": stub(keys[3])}))
+    (proj / "s1" / "subagents" / "agent-a1.jsonl").write_text(
+        _line(type="user", message={"content": [{"type": "tool_result", "tool_use_id": "v", "content": stub(keys[4])}]}))
+    res = gc(store, [str(tmp_path / "projects")], grace_seconds=3600)
+    assert res["deleted"] == [keys[5]]
+    assert sorted(store.keys()) == sorted(keys[:5])
+
+
+def test_gc_grace_period_keeps_a_blob_written_during_the_scan(store, tmp_path):
+    fresh = store.put(b"fresh\n" * 1000)
+    (tmp_path / "t").mkdir()
+    assert gc(store, [str(tmp_path / "t")], grace_seconds=3600)["deleted"] == []
+    assert fresh in store.keys()
+
+
+CONCURRENT = r"""
+import sys
+from engine.ccm import config
+from engine.ccm.store import Store
+i = int(sys.argv[1])
+s = Store(config.load(config.builtin_path()), sys.argv[2])
+data = (b"shared output line\n" * 50000) if i % 2 == 0 else (b"own output %d\n" % i) * 50000
+s.put(data, {"tool": "Bash", "command": "cmd %d" % i}, session="s%d" % i)
+"""
+
+
+def test_fifty_parallel_writers(settings, tmp_path):
+    root = str(tmp_path / "ccm")
+    env = dict(os.environ, PYTHONPATH=REPO)
+    procs = [subprocess.Popen([sys.executable, "-c", CONCURRENT, str(i), root], env=env) for i in range(50)]
+    assert all(p.wait(timeout=120) == 0 for p in procs)
+    store = Store(settings, root)
+    keys = store.keys()
+    assert len(keys) == 26  # one shared + 25 own
+    refs = {}
+    for k in keys:
+        data = store.get(k)
+        assert data is not None, "torn blob"
+        refs[k] = store.meta(k)["refs"]
+    shared = store.get(max(refs, key=refs.get))
+    assert shared == b"shared output line\n" * 50000
+    assert sorted(refs.values()) == [1] * 25 + [25]
+    assert len(store.meta(max(refs, key=refs.get))["sessions"]) == 25
+    audit = [json.loads(x) for x in open(store.audit_path)]
+    assert len(audit) == 50 and all(a["action"] == "put" for a in audit)
+    assert not [n for n in os.listdir(store.blobs) if n.startswith(".tmp-")]
+
+
+def test_settings_with_unknown_template_field_is_one_line_error(tmp_path):
+    text = open(config.builtin_path()).read().replace("bytes: {bytes}\n    lines", "bytes: {size}\n    lines", 1)
+    bad = tmp_path / "content_cache.yaml"
+    bad.write_text(text)
+    run = subprocess.run([sys.executable, "-m", "engine.cli", "validate", str(bad)], capture_output=True, text=True,
+                         env=dict(os.environ, PYTHONPATH=REPO, ENGINE_CACHE_DIR=str(tmp_path / "c")))
+    assert run.returncode == 1 and "Traceback" not in run.stderr
+    assert "unknown field(s) {size}" in run.stderr and str(bad) in run.stderr
+
+
+def test_settings_whose_stub_gc_could_not_find_are_refused(tmp_path):
+    text = open(config.builtin_path()).read().replace("    key: sha256:{key}\n    path:", "    key: {key}\n    path:", 1)
+    bad = tmp_path / "content_cache.yaml"
+    bad.write_text(text)
+    run = subprocess.run([sys.executable, "-m", "engine.cli", "validate", str(bad)], capture_output=True, text=True,
+                         env=dict(os.environ, PYTHONPATH=REPO, ENGINE_CACHE_DIR=str(tmp_path / "c")))
+    assert run.returncode == 1 and "must contain sha256:{key}" in run.stderr
