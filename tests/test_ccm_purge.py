@@ -227,3 +227,51 @@ def test_cli_analyze_and_errors(tmp_path):
     r = subprocess.run([sys.executable, "-m", "engine.cli", "purge", str(tmp_path / "nope.jsonl")],
                        capture_output=True, text=True, env=env)
     assert r.returncode == 1 and "Traceback" not in r.stderr and len(r.stderr.splitlines()) == 1
+
+
+def _prose_session(n=6):
+    """A conversation of n long assistant answers, each with a thinking
+    block and a negation the summary must keep."""
+    rows, parent = [], None
+    for i in range(n):
+        u = L(type="user", uuid=f"u{i}", parentUuid=parent, message={"role": "user", "content": f"question {i}?"})
+        prose = (f"Answer {i}. Never run `make deploy-{i}` on the shared host without a ticket. "
+                 + " ".join(f"The step {j} of the plan rebuilds the cache in src/mod{i}/part{j}.py and checks it."
+                            for j in range(12)))
+        a = L(type="assistant", uuid=f"a{i}", parentUuid=f"u{i}", message={"id": f"m{i}", "role": "assistant", "content": [
+            {"type": "thinking", "thinking": "consider", "signature": SIG}, {"type": "text", "text": prose}]})
+        rows += [u, a]
+        parent = f"a{i}"
+    return rows
+
+
+def test_summarize_caches_each_original_and_keeps_the_recent_ones(settings, store, tmp_path):
+    rows = _prose_session()
+    path = write(tmp_path / "S.jsonl", rows)
+    report, _ = purge_file(str(path), settings, store, keep_thinking=True, summarize=True, recency=4)
+    out = read(path)
+    assert len(out) == len(rows)
+    for before, after in zip(rows, out):
+        if before["type"] != "assistant":
+            assert after == before
+            continue
+        i = int(before["uuid"][1:])
+        text = after["message"]["content"][-1]["text"]
+        if i < 4:  # 12 messages, the last 4 (assistant 4 and 5 with their questions) stay whole
+            assert text.startswith("[summary:") and f"Never run `make deploy-{i}`" in text, text
+            assert after["message"]["content"][0] == before["message"]["content"][0], "thinking changed"
+            (key,) = keys_in(text)
+            original = json.dumps(before["message"]["content"], ensure_ascii=False).encode("utf-8")
+            assert store.get(key[:64]) == original
+        else:
+            assert after == before
+    assert report.kinds["assistant_prose"][0] == 4
+
+
+def test_summarize_on_a_dry_run_writes_nothing(settings, store, tmp_path):
+    path = write(tmp_path / "S.jsonl", _prose_session())
+    before = path.read_bytes()
+    report, backup = purge_file(str(path), settings, store, summarize=True, recency=0, dry_run=True)
+    assert backup is None and path.read_bytes() == before
+    assert report.kinds["assistant_prose"][0] == 6
+    assert not os.path.exists(tmp_path / "ccm" / "blobs") or not os.listdir(tmp_path / "ccm" / "blobs")

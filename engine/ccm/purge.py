@@ -64,7 +64,7 @@ def _utf8_len(text):
 
 class Purger:
     def __init__(self, settings, store, threshold=None, keep_thinking=False, repair_only=False,
-                 dry_run=False, session=None, keep_texts=False):
+                 dry_run=False, session=None, keep_texts=False, summarize=False, recency=None):
         self.settings = settings
         self.store = store
         self.threshold = settings["purge"]["threshold_bytes"] if threshold is None else threshold
@@ -76,6 +76,8 @@ class Purger:
         self.report = Report()
         self._openings = [opening(settings, t) for t in ("template", "purge_template")]
         self._stubs = {}  # sha256 of an output -> its stub, this run (not the output: memory stays bounded)
+        self.summarize = summarize and not repair_only
+        self.recency = recency
 
     # -- the stub -------------------------------------------------------------
     def _stub(self, text, kind, source):
@@ -167,6 +169,12 @@ class Purger:
     def rewrite(self, path, out):
         uuids, uses, results, still_open = self.scan(path)
         rep = self.report
+        prose = None
+        if self.summarize:
+            from .summarize import ProseSummarizer, count_messages
+
+            prose = ProseSummarizer(self.settings, self.store, count_messages(path), rep, self.session,
+                                    self.dry_run, self.recency)
         reparent = {}
         last_conv = {}
         with open(path, "rb") as fh:
@@ -233,6 +241,8 @@ class Purger:
                             if c:
                                 d[field] = v
                                 changed = True
+                if prose is not None and not drop and prose.line(d):
+                    changed = True
                 uid = d.get("uuid")
                 if drop:
                     if isinstance(uid, str):
@@ -314,7 +324,7 @@ def busy(path, seconds, now=None):
 
 
 def purge_file(path, settings, store, threshold=None, keep_thinking=False, repair_only=False,
-               dry_run=False, analyze=False, force=False):
+               dry_run=False, analyze=False, force=False, summarize=False, recency=None):
     """Purge one transcript; returns (Report, backup path or None)."""
     path = os.path.abspath(path)
     if not os.path.isfile(path):
@@ -326,7 +336,7 @@ def purge_file(path, settings, store, threshold=None, keep_thinking=False, repai
                         "writing it; end the session first, or pass --force", path)
     session = os.path.splitext(os.path.basename(path))[0]
     p = Purger(settings, store, threshold, keep_thinking, repair_only, dry_run=not writes, session=session,
-               keep_texts=analyze)
+               keep_texts=analyze, summarize=summarize, recency=recency)
     if not writes:
         with open(os.devnull, "wb") as sink:
             p.rewrite(path, sink)

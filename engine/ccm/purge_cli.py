@@ -21,6 +21,10 @@ def add_parser(sub):
     p.add_argument("--keep-thinking", action="store_true", help="keep thinking blocks")
     p.add_argument("--dry-run", action="store_true", help="say what would change; write nothing (no blob, no backup)")
     p.add_argument("--force", action="store_true", help="purge even a transcript modified in the last purge.busy_seconds")
+    p.add_argument("--summarize", action="store_true", help="also summarize old assistant prose (engine messages' "
+                   "assistant_prose pipeline); each original goes to the content cache and its summary names it")
+    p.add_argument("--recency", type=int, metavar="N", help="with --summarize: the last N user/assistant messages "
+                   "stay whole (default: purge.summarize.recency)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
 
 
@@ -60,9 +64,13 @@ def run(args):
     settings = config.load()
     if args.threshold is not None and args.threshold < 1:
         raise UserError(f"--threshold {args.threshold}: give a positive number of bytes")
+    if args.recency is not None and args.recency < 0:
+        raise UserError(f"--recency {args.recency}: give 0 or more messages")
+    if args.recency is not None and not args.summarize:
+        raise UserError("--recency applies to --summarize; add --summarize")
     path = resolve(args)
     report, backup = purge_file(path, settings, Store(settings), args.threshold, args.keep_thinking, args.repair_only,
-                                args.dry_run, args.analyze, args.force)
+                                args.dry_run, args.analyze, args.force, args.summarize, args.recency)
     kinds = analysis(report, settings["purge"]["tokenizer"]) if args.analyze else {
         k: {"count": n, "bytes": b} for k, (n, b, _t) in sorted(report.kinds.items())}
     removed = report.bytes_in - report.bytes_out
