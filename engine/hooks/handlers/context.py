@@ -16,6 +16,7 @@ class Context:
         self._tokens = None
         self._tokens_read = False
         self._snapshot = None
+        self._fill = False
 
     @property
     def name(self):
@@ -38,3 +39,12 @@ class Context:
                                           self.settings["transcript"]["max_tail_bytes"])
             self._tokens_read = True
         return self._tokens
+
+    def fill(self):
+        """(percent, tokens, window) of the context per the transcript, or
+        None; read once per event (hooks/fill.py)."""
+        if self._fill is False:
+            from ..fill import context_fill
+
+            self._fill = context_fill(self.event, self.settings)
+        return self._fill
