@@ -90,15 +90,26 @@ def short_input(tool_input, memory, redact):
 
 
 class Redactor:
-    """Replaces every match of the profile's secrets category."""
+    """Replaces every match of the profile's secrets category.  The pattern
+    sources are kept as plain data in the profile cache (checked against the
+    profile's files like the hooks settings), so a failure costs compiling
+    a few patterns, not unpickling the whole compiled profile."""
 
     def __init__(self, profile_ref, cwd, memory):
-        from ..profile import load_profile
+        from .. import cache
+        from ..profile import _key
 
         category = memory["redact"]["category"]
         self.replacement = memory["redact"]["replacement"]
-        profile = load_profile(profile_ref, cwd=cwd or None)
-        self.patterns = profile.protector.patterns(category)
+        key = _key(f"redact-{category}", profile_ref, None, cwd or None)
+        sources = cache.load_plain(key)
+        if sources is None:
+            from ..profile import load_profile
+
+            profile = load_profile(profile_ref, cwd=cwd or None)
+            sources = [[p.pattern, bool(p.flags & 2)] for p in profile.protector.patterns(category)]  # 2: IGNORECASE
+            cache.store_plain(key, sources, profile.sources)
+        self.patterns = [_compile(src, ignorecase) for src, ignorecase in sources]
         if not self.patterns:
             # No pattern, no redaction: refuse to write rather than risk a secret.
             raise ValueError(f"the profile has no protect category {category!r} to redact with; nothing recorded")
@@ -107,6 +118,19 @@ class Redactor:
         for p in self.patterns:
             text = p.sub(self.replacement, text)
         return text
+
+
+def _compile(source, ignorecase):
+    """With `re` (already loaded) when the pattern is plain, else with the
+    regex module the protect categories are written for."""
+    import re
+
+    try:
+        return re.compile(source, re.IGNORECASE if ignorecase else 0)
+    except re.error:
+        import regex
+
+        return regex.compile(source, regex.V0 | (regex.IGNORECASE if ignorecase else 0))
 
 
 def build(event, error_text, memory, redact, cwd):
