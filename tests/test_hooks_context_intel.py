@@ -225,12 +225,17 @@ def test_fifty_parallel_hooks_keep_tallies_and_memory_exact(hk, backend, request
         hk.extra_env["ENGINE_REDIS_URL"] = server.url
     events = [failure(hk, f"step {i % 10}", f"error number {i % 10}", tid=f"toolu_{i:03d}") for i in range(50)]
     prof = shared_profile(PATIENT)
-    hk.hook(hk.event("SessionStart", session="warm"), profile=prof).assert_ok()  # compiled once, not 50 times
+    # Compiled once (no deadline), and the hooks settings and redaction
+    # patterns cached by one failure of another tool, not 50 times at once.
+    assert hk.engine("memory", "list", "--profile", prof).returncode == 0
+    warm = hk.event("PostToolUseFailure", session="warm", tool_name="Warm", tool_input={}, error="x")
+    hk.hook(warm, profile=prof).assert_silent()
+    assert hk.log_lines() == [], "the warm-up itself ran to the end"
     runs = hk.hooks_parallel(events, profile=prof)
     for r in runs:
         r.assert_silent()
     assert hk.log_lines() == []
-    entries = json.loads(hk.engine("memory", "list", "--json").stdout)
+    entries = json.loads(hk.engine("memory", "list", "--json", "--tool", "Bash").stdout)
     assert len(entries) == 10, entries and sorted(e["count"] for e in entries) == [5] * 10
     size = len(f"error number 0".encode())
     if backend == "files":
@@ -269,3 +274,26 @@ def test_install_sets_and_uninstall_removes_only_its_autocompact_value(hk):
     assert json.loads(path.read_text())["env"]["CLAUDE_AUTOCOMPACT_PCT_OVERRIDE"] == "60"
     hk.engine("uninstall")
     assert json.loads(path.read_text()) == {"env": {"CLAUDE_AUTOCOMPACT_PCT_OVERRIDE": "60"}}
+
+
+def test_preview_shows_the_answer_and_writes_nothing(hk):
+    _fill(hk, 150000)
+    run = hk.engine("memory", "preview", "Stop", "--transcript", str(hk.transcript))
+    assert run.returncode == 0, str(run)
+    assert "# context fill: 75.0% (150000 of 200000 tokens)" in run.stdout
+    assert "Context audit (fill: 75%" in run.stdout and "remember_unseen_failures: records only" in run.stdout
+    quiet = hk.engine("memory", "preview", "SessionStart", "--effort", "high")
+    assert quiet.stdout.rstrip().endswith("(nothing printed)"), str(quiet)
+    assert not (hk.state / "tool-memory.ndjson").exists() and hk.session_files() == []
+
+
+def test_a_secret_in_a_broken_event_never_reaches_the_log(hk):
+    raw = ('{"hook_event_name": "PostToolUseFailure", "session_id": "s", "tool_name": "Bash", '
+           f'"tool_input": {{"command": "export T={SECRET}"}}, "error": "{SECRET2}" ').encode()
+    hk.hook(raw).assert_silent()
+    hk.hook(failure(hk, f"export T={SECRET}", SECRET2),
+            profile=shared_profile(profile_text(memory={"path": "/proc/engine-cannot-write/mem.ndjson"}))).assert_silent()
+    assert len(hk.log_lines()) == 2
+    for p in engine_files(hk):
+        data = p.read_bytes()
+        assert SECRET.encode() not in data and SECRET2.encode() not in data, f"secret written to {p}"

@@ -40,9 +40,14 @@ def add_parser(sub):
 
 
 def _hooks(args, cwd=None):
+    from ..errors import UserError
     from ..profile import load_profile
 
-    return load_profile(args.profile, cwd=cwd).hooks
+    profile = load_profile(args.profile, cwd=cwd)
+    if "memory" not in profile.hooks:
+        raise UserError("the profile has no hooks.memory (the tool memory's settings); extend the built-in "
+                        "profile or add them", profile.sources[0][0] if profile.sources else None)
+    return profile.hooks
 
 
 def run(args):
