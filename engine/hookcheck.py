@@ -32,6 +32,9 @@ def check_hooks(resolved):
             errors.extend(_check_handler(resolved, h, names))
     if not missing:
         errors.extend(_check_limits(resolved, hooks, names))
+    from .hooks.ctxcheck import check_settings
+
+    errors.extend(check_settings(resolved))
     if errors:
         raise ValidationErrors(errors)
 

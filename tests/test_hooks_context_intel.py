@@ -297,3 +297,12 @@ def test_a_secret_in_a_broken_event_never_reaches_the_log(hk):
     for p in engine_files(hk):
         data = p.read_bytes()
         assert SECRET.encode() not in data and SECRET2.encode() not in data, f"secret written to {p}"
+
+
+def test_validate_names_a_bad_error_pattern_once(hk):
+    prof = hk.root / "badre.yaml"
+    prof.write_text("kind: profile\nname: badre\nextends: default\nhooks:\n  memory:\n    error_patterns: ['(unclosed']\n")
+    run = hk.engine("validate", "--profile", str(prof), str(prof))
+    assert run.returncode != 0
+    lines = [l for l in (run.stderr + run.stdout).splitlines() if "error_patterns[0]" in l]
+    assert len(lines) == 1 and lines[0].startswith(f"{prof}:1:1:"), str(run)

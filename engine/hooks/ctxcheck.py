@@ -52,8 +52,6 @@ def check_handler(resolved, h, err):
         missing = [k for k in MEMORY_KEYS if k not in hooks["memory"]]
         if missing:
             errors.append(err(f"hooks.memory lacks {', '.join(missing)}"))
-        else:
-            errors.extend(_check_regexes(hooks["memory"], err))
     if kind in SETTINGS and "context" in SETTINGS[kind] and "context" in hooks:
         missing = [k for k in CONTEXT_KEYS if k not in hooks["context"]]
         if missing:
@@ -73,6 +71,16 @@ def check_handler(resolved, h, err):
         for line, msg in problems:
             errors.append(err(f"{key} (line {line} of the template): {msg}", *key.split(".")))
     return errors
+
+
+def check_settings(resolved):
+    """The regexes of `hooks.memory`, once per profile (not per handler)."""
+    from ..errors import UserError
+
+    memory = resolved.hooks.get("memory")
+    if not isinstance(memory, dict):
+        return []
+    return _check_regexes(memory, lambda message: UserError(message, resolved.file, 1, 1))
 
 
 def _check_regexes(memory, err):
