@@ -21,6 +21,7 @@ from common import HEAVY_MODULES, arguments, fmt_table, log, loadavg, machine, m
 
 TARGET_HOOK_MS = 50.0  # issue 3: a hook event that injects nothing
 TARGET_INJECT_X = 3.0  # issue 11: an injecting event, as a multiple of python -c pass
+TARGET_RECORD_X = 2.0  # issue 7: a PreToolUse/PostToolUse that only records, as a multiple of python -c pass
 
 
 def run_hooks(corpus_dir, quick, runs, venv, log):
@@ -50,6 +51,13 @@ def run_hooks(corpus_dir, quick, runs, venv, log):
         def event(kind):
             counter[0] += 1
             base = {"session_id": f"bench-{counter[0]}", "transcript_path": "", "cwd": str(project)}
+            if kind == "post":  # a call that succeeded: only its size goes into the session's tally
+                return json.dumps({**base, "hook_event_name": "PostToolUse", "tool_name": "Bash",
+                                   "tool_input": {"command": "ls"}, "tool_use_id": f"t{counter[0]}",
+                                   "tool_response": {"stdout": "a\nb\n" * 200, "stderr": "", "interrupted": False}}).encode()
+            if kind == "pre":  # nothing remembered for Bash: nothing to say
+                return json.dumps({**base, "hook_event_name": "PreToolUse", "tool_name": "Bash",
+                                   "tool_input": {"command": "ls"}, "tool_use_id": f"t{counter[0]}"}).encode()
             if kind in ("quiet", "prompt"):  # prompt 1 of a new session: the built-in profile injects nothing
                 return json.dumps({**base, "hook_event_name": "UserPromptSubmit", "prompt": "hello"}).encode()
             return json.dumps({**base, "hook_event_name": "SessionStart", "source": "compact"}).encode()
@@ -68,6 +76,8 @@ def run_hooks(corpus_dir, quick, runs, venv, log):
             ("engine hook, UserPromptSubmit injecting nothing", lambda: run_once(hook_cmd, event("quiet"))),
             ("engine hook, SessionStart(compact) injecting 13 rule files", lambda: run_once(hook_cmd, event("inject"))),
             ("engine hook, UserPromptSubmit injecting 13 rule files", lambda: run_once(hook_cmd + ["--profile", str(every)], event("prompt"))),
+            ("engine hook, PostToolUse that only records", lambda: run_once(hook_cmd, event("post"))),
+            ("engine hook, PreToolUse with nothing to say", lambda: run_once(hook_cmd, event("pre"))),
             ("python3 -c pass", lambda: run_once([str(python_exe), "-c", "pass"])),
         ]
         for _ in range(2):  # warm the caches (compiled profile, levels, OS)
@@ -114,6 +124,11 @@ def targets(hk):
             x = r["median_ms"] / bare
             out.append({"target": r["command"], "measured": f"{r['median_ms']:.1f} ms = {x:.2f}x python -c pass ({bare:.1f} ms)",
                         "goal": f"< {TARGET_INJECT_X:g}x", "ok": x < TARGET_INJECT_X})
+    for r in hk["rows"]:
+        if "only records" in r["command"] or "nothing to say" in r["command"]:
+            x = r["median_ms"] / bare
+            out.append({"target": r["command"], "measured": f"{r['median_ms']:.1f} ms = {x:.2f}x python -c pass ({bare:.1f} ms)",
+                        "goal": f"<= {TARGET_RECORD_X:g}x", "ok": x <= TARGET_RECORD_X})
     heavy = hk["quiet_path_heavy_imports"]
     out.append({"target": "quiet hook imports none of " + "/".join(HEAVY_MODULES) + "/redis", "measured": ", ".join(heavy) or "none",
                 "goal": "none", "ok": not heavy})

@@ -29,6 +29,7 @@ COMMAND_MODULES = {
     "messages": "engine.messages.cli",
     "cache": "engine.ccm.cli",
     "purge": "engine.ccm.purge_cli",
+    "memory": "engine.memory.cli",
 }
 
 
@@ -135,6 +136,8 @@ def build_parser():
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["hook"] and os.environ.get("ENGINE_HOOKS_PASSTHROUGH") == "1":
+        return 0  # every hook does nothing: checked before anything else is imported
     if argv[:1] == ["hook"] and not any(a in ("-h", "--help") for a in argv[1:]):
         # The hot path: no parser for every subcommand, no other imports.
         from .hooks.dispatch import main as hook_main

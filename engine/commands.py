@@ -279,7 +279,7 @@ def cmd_install(args):
     hooks = profile.hooks
     events = [e for e, hs in hooks.get("events", {}).items() if any(h.get("enabled", True) is not False for h in hs)]
     path, changed, backup = install(_scope(args), events, args.profile, hooks["install_timeout_seconds"],
-                                    keep=hooks["install_backups_kept"])
+                                    keep=hooks["install_backups_kept"], autocompact_pct=hooks.get("autocompact_pct", 0))
     if changed:
         print(f"{path}: hooks added for {', '.join(events)}" + (f" (backup: {backup})" if backup else ""))
     else:

@@ -32,6 +32,9 @@ def check_hooks(resolved):
             errors.extend(_check_handler(resolved, h, names))
     if not missing:
         errors.extend(_check_limits(resolved, hooks, names))
+    from .hooks.ctxcheck import check_settings
+
+    errors.extend(check_settings(resolved))
     if errors:
         raise ValidationErrors(errors)
 
@@ -85,6 +88,11 @@ def _check_handler(resolved, h, names):
         return [_err(resolved, name, f"handler {name!r} (kind {kind}) is incomplete after merging the profiles: "
                                      f"{_missing(h)}; add them or extend a profile that has them")]
     errors = []
+    from .hooks.ctxcheck import VARIABLES as _CTX, SETTINGS as _CTX_SETTINGS, check_handler as _ctx_check
+
+    if h["kind"] in _CTX or h["kind"] in _CTX_SETTINGS:
+        errors.extend(_ctx_check(resolved, h, lambda message, *path: _err(
+            resolved, name, message, *(path if path and path[0] in _own_keys(resolved, name) else ()))))
     if h["kind"] in ("rule_refresh", "file_refresh"):
         from .hooks.banner import VARIABLES, check
 

@@ -106,6 +106,11 @@ class Protector:
             for w in c.words:
                 self._words.add(w, c.name, c.case_sensitive)
 
+    def patterns(self, category):
+        """The compiled patterns of one token category (the tool memory
+        redacts with `secrets`)."""
+        return [p for name, p in self._token if name == category]
+
     def timeout_for(self, text):
         return pass_timeout(self._timeout_ms_per_mb, text)
 

@@ -16,6 +16,9 @@ SCALARS = ("level", "objective", "tokenizer", "word_pattern", "pattern_timeout_m
 SCALAR_HOOK_KEYS = ("scope", "max_injection_chars", "install_timeout_seconds", "install_backups_kept",
                     "deadline_ms", "kill_after_ms", "max_files", "omitted_names_max")
 MAPPING_HOOK_KEYS = ("state", "templates", "transcript", "log", "trust")
+# The context-intelligence settings (engine/hooks/ctxcheck.py): scalars override, mappings merge.
+SCALAR_HOOK_KEYS += ("effort", "autocompact_pct")
+MAPPING_HOOK_KEYS += ("memory", "context")
 
 
 @dataclass

@@ -99,8 +99,13 @@ def test_compaction_reinjects_rules_at_once(hk):
 
 @pytest.mark.parametrize("source", ["startup", "resume", "clear"])
 def test_session_start_other_sources_inject_nothing(hk, source):
+    """No rules outside a compaction; the effort guidance (issue 7) is the
+    only thing said at these sources, and nothing at all with effort high."""
     _world(hk)
-    hk.hook(hk.event("SessionStart", source=source)).assert_silent()
+    run = hk.hook(hk.event("SessionStart", source=source))
+    run.assert_ok()
+    assert run.context.startswith("[Effort policy: medium]") and "PROJECTRULE" not in run.context, str(run)
+    hk.hook(hk.event("SessionStart", source=source), profile=shared_profile(profile_text(effort="high"))).assert_silent()
     assert hk.log_lines() == []
 
 

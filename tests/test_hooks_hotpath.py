@@ -36,6 +36,7 @@ def _rules(hk):
 
 
 CUSTOM = profile_text({"UserPromptSubmit": [{"name": "rules", "every_turns": 5}]})
+QUIET = profile_text(effort="high")
 
 
 @pytest.mark.parametrize("which", ["builtin", "custom"])
@@ -62,8 +63,9 @@ def test_non_injecting_prompt_imports_nothing_heavy(hk, which):
 ], ids=["pretool", "posttool", "startup", "resume", "stop", "end"])
 def test_other_non_injecting_events_import_nothing_heavy(hk, name, fields):
     _rules(hk)
-    hk.hook(hk.prompt(1)).assert_silent()
-    res = _probe(hk, hk.event(name, **fields))
+    prof = str(shared_profile(QUIET))  # effort high: SessionStart has nothing to say
+    hk.hook(hk.prompt(1), profile=prof).assert_silent()
+    res = _probe(hk, hk.event(name, **fields), prof)
     assert res["rc"] == 0 and res["out"] == "", res
     assert res["after"] == [], f"{name} imported {res['after']}"
     if name == "SessionEnd":
@@ -120,3 +122,24 @@ def test_non_injecting_prompt_with_redis_state_imports_nothing_heavy(hk, redis_s
     assert res["rc"] == 0 and res["out"] == "", res
     assert res["after"] == [], f"the non-injecting path imported {res['after']}"
     assert redis_server.client().hget(f"rules-engine:session:{hk.session}", "turn") == b"2"
+
+
+@pytest.mark.parametrize("backend", ["files", "redis"])
+def test_recording_events_import_nothing_heavy(hk, backend, request):
+    """A PostToolUse that succeeded only adds to the tally, and a PreToolUse
+    of a tool with nothing remembered (the store holds another tool's
+    failure) says nothing: neither loads a heavy module, nor redis-py."""
+    if backend == "redis":
+        hk.extra_env["ENGINE_REDIS_URL"] = request.getfixturevalue("redis_server").url
+    hk.hook(hk.event("PostToolUseFailure", tool_name="Read", tool_input={"file_path": "/x"}, tool_use_id="t0",
+                     error="File does not exist.")).assert_silent()
+    heavy = HEAVY + ("redis",)
+    post = hk.event("PostToolUse", tool_response={"stdout": "x" * 80, "stderr": "", "interrupted": False})
+    res = _probe(hk, post, heavy=heavy)
+    assert res["rc"] == 0 and res["out"] == "" and res["after"] == [], res
+    res = _probe(hk, hk.event("PreToolUse", tool_name="Bash", tool_input={"command": "ls"}), heavy=heavy)
+    assert res["rc"] == 0 and res["out"] == "" and res["after"] == [], res
+    if backend == "files":
+        state = json.loads(hk.session_files()[0].read_text())
+        assert state["out_bytes:Bash"] == 80, "the probe really recorded the output's size"
+    assert hk.log_lines() == []

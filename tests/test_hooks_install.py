@@ -13,7 +13,8 @@ import pytest
 from hook_fixtures import parse_problems, profile_text
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
 
-BUILTIN_EVENTS = {"UserPromptSubmit", "SessionStart", "SessionEnd", "PreToolUse", "PostToolUse"}
+BUILTIN_EVENTS = {"UserPromptSubmit", "SessionStart", "SessionEnd", "PreToolUse", "PostToolUse", "PostToolUseFailure",
+                  "Stop", "PreCompact"}
 
 EXISTING = {
     "model": "opus",
@@ -92,8 +93,8 @@ def test_install_merges_backs_up_and_is_idempotent(hk):
     for key in ("model", "permissions", "env"):
         assert data[key] == EXISTING[key]
     assert data["hooks"]["UserPromptSubmit"][0] == EXISTING["hooks"]["UserPromptSubmit"][0]
-    assert data["hooks"]["PreToolUse"][:len(EXISTING["hooks"]["PreToolUse"])] == EXISTING["hooks"]["PreToolUse"], \
-        "unrelated hooks stay intact (ours is added after them)"
+    n = len(EXISTING["hooks"]["PreToolUse"])  # the built-in profile has PreToolUse handlers too (issue 7): ours follow
+    assert data["hooks"]["PreToolUse"][:n] == EXISTING["hooks"]["PreToolUse"], "unrelated hooks stay intact"
     assert {e for e, *_ in _ours(data)} == BUILTIN_EVENTS
     backups = _backups(path)
     assert len(backups) == 1 and backups[0].read_text() == original, "backup of the file as it was"
@@ -156,12 +157,14 @@ def test_install_covers_every_event_the_profile_declares(hk):
                         "priority": {"key": "priority", "default": 5},
                         "template": "{% for r in items %}{{ r.text }}{% endfor %}",
                         "omitted_template": "{{ omitted|join(', ') }}"}],
-        "SessionEnd": [{"name": "forget_session", "enabled": False}],
+        "SessionEnd": [{"name": "forget_session", "enabled": False},
+                       {"name": "remember_last_failures", "enabled": False}],
     }))
     _install(hk, "--project", "--profile", str(prof))
     ours = _ours(json.loads(_settings(hk).read_text()))
     events = {e for e, *_ in ours}
-    assert events == {"UserPromptSubmit", "SessionStart", "PreToolUse", "PostToolUse"}, events
+    assert events == BUILTIN_EVENTS - {"SessionEnd"} | {"PreToolUse"}, events
+    assert "SessionEnd" in BUILTIN_EVENTS
     matchers = {e: m for e, m, *_ in ours}
     assert matchers["PreToolUse"] not in (None, ""), "tool events need a matcher"
 

@@ -65,7 +65,7 @@ def test_unknown_event_name(hk):
     _one_log_line(hk, "NoSuchEvent")
 
 
-@pytest.mark.parametrize("name", ["PreToolUse", "PostToolUse", "Stop", "Notification", "PreCompact"])
+@pytest.mark.parametrize("name", ["PreToolUse", "PostToolUse", "Stop", "Notification"])
 def test_known_event_without_handlers_is_quiet(hk, name):
     """Events the agent sends but the profile has no handler for: not an error,
     no log line (they come with every tool call)."""

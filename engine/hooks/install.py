@@ -303,11 +303,76 @@ def _current(path):
         return None
 
 
-def install(scope, events, profile_ref=None, timeout=10, cwd=None, keep=3):
-    """Add our entries for `events`; returns (path, changed, backup)."""
+# The agent's variable for its auto-compaction threshold (percent); it honours
+# only a value lower than its own default.
+AUTOCOMPACT_ENV = "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE"
+
+
+def _env_record(path, value=False):
+    """The AUTOCOMPACT_ENV value install wrote into a settings file (None if
+    it wrote none); value=None forgets it, a string records it."""
+    record = _created_record().with_name("installed-env.json")
+    try:
+        data = json.loads(record.read_text(encoding="utf-8"))
+        data = data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        data = {}
+    key = str(path.resolve() if path.exists() else path.absolute())
+    if value is False:
+        v = data.get(key)
+        return v if isinstance(v, str) else None
+    if value is None:
+        data.pop(key, None)
+    else:
+        data[key] = value
+    try:
+        record.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd, tmp = tempfile.mkstemp(dir=record.parent, prefix=".installed-env-")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh)
+        os.replace(tmp, record)
+    except OSError:
+        pass
+    return value
+
+
+def _set_autocompact(new, path, pct):
+    """Write (pct > 0) or withdraw our AUTOCOMPACT_ENV in `new`; a value the
+    user set is never touched.  Returns (value to record, or None; note)."""
+    env = new.get("env")
+    if env is not None and not isinstance(env, dict):
+        raise UserError(f'"env" in the settings file is {_kind(env)}, not an object; fix it, nothing was changed',
+                        str(path))
+    env = env or {}
+    ours, current = _env_record(path), env.get(AUTOCOMPACT_ENV)
+    if pct:
+        if current is not None and current != ours:
+            return None, f"{AUTOCOMPACT_ENV} is already set to {current!r} by you; left as it is"
+        new["env"] = dict(env, **{AUTOCOMPACT_ENV: str(pct)})
+        return str(pct), None
+    if ours is not None and current == ours:
+        _drop_autocompact(new)
+    return None, None
+
+
+def _drop_autocompact(new):
+    env = dict(new["env"])
+    del env[AUTOCOMPACT_ENV]
+    if env:
+        new["env"] = env
+    else:
+        del new["env"]
+
+
+def install(scope, events, profile_ref=None, timeout=10, cwd=None, keep=3, autocompact_pct=0):
+    """Add our entries for `events` (and AUTOCOMPACT_ENV when
+    autocompact_pct > 0); returns (path, changed, backup)."""
     path = settings_path(scope, cwd)
     data, original = _load(path)
     new = _without_ours(data)
+    value, note = _set_autocompact(new, path, autocompact_pct)
+    if note:
+        print(f"{path}: {note}", file=sys.stderr)
     cmd = hook_command(profile_ref, cwd)
     hooks = new.setdefault("hooks", {})
     for event in events:
@@ -326,6 +391,7 @@ def install(scope, events, profile_ref=None, timeout=10, cwd=None, keep=3):
     install_commands(path)
     if original is None:
         _created(path, True)
+    _env_record(path, value)
     return path, True, backup
 
 
@@ -339,8 +405,12 @@ def uninstall(scope, cwd=None, keep=3):
     from ..ccm.slash import uninstall_commands
 
     uninstall_commands(path)
+    ours = _env_record(path)
+    if ours is not None and isinstance(new.get("env"), dict) and new["env"].get(AUTOCOMPACT_ENV) == ours:
+        _drop_autocompact(new)  # only the value install wrote, never the user's
     if new == data:
         return path, False, None
+    _env_record(path, None)
     if not new and _created(path):
         target = Path(os.path.realpath(path))
         if _current(target) != original:

@@ -109,6 +109,15 @@ class FileState:
     def update(self, fields):
         self._transact(lambda d: d.update(_raised(d, fields)))
 
+    def add(self, amounts):
+        """Add each amount to its counter, in one locked transaction (the
+        per-tool tallies of the context audit: parallel hooks lose none)."""
+        def change(d):
+            for k, v in amounts.items():
+                d[k] = _int0(d.get(k)) + int(v)
+
+        self._transact(change)
+
     def prune(self):
         """Remove the files of sessions idle for longer than the expiry (an
         agent that was killed never sends SessionEnd)."""
@@ -158,6 +167,12 @@ class RedisState:
             args = [x for k, v in fields.items() for x in (k, v)]
             self.r.call("EVAL", _UPDATE_SCRIPT, 1, self.key, self.ttl, ",".join(MONOTONIC), *args)
 
+    def add(self, amounts):
+        """HINCRBY of every counter and the expiry, in one atomic script."""
+        if amounts:
+            args = [x for k, v in amounts.items() for x in (k, int(v))]
+            self.r.call("EVAL", _ADD_SCRIPT, 1, self.key, self.ttl, *args)
+
     def clear(self):
         self.r.call("DEL", self.key)
 
@@ -179,6 +194,20 @@ end
 redis.call('EXPIRE', KEYS[1], ARGV[1])
 return 1
 """
+
+
+_ADD_SCRIPT = """
+for i = 2, #ARGV, 2 do
+  redis.call('HINCRBY', KEYS[1], ARGV[i], ARGV[i + 1])
+end
+redis.call('EXPIRE', KEYS[1], ARGV[1])
+return 1
+"""
+
+
+def _int0(v):
+    """A counter read back from a file: anything but a number counts as 0."""
+    return v if isinstance(v, int) and not isinstance(v, bool) else 0
 
 
 def _raised(current, fields):
@@ -224,6 +253,9 @@ class FallbackState:
 
     def update(self, fields):
         return self._call("update", fields)
+
+    def add(self, amounts):
+        return self._call("add", amounts)
 
     def clear(self):
         if self.primary is not None:

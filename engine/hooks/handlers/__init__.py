@@ -19,6 +19,15 @@ KINDS = {
     "ccm_intercept": ("ccm_intercept", "CcmIntercept"),
     "ccm_learn": ("ccm_learn", "CcmLearn"),
     "ccm_pin": ("ccm_pin", "CcmPin"),
+    "tool_memory_record": ("tool_memory_record", "ToolMemoryRecord"),
+    "tool_memory_scan": ("tool_memory_scan", "ToolMemoryScan"),
+    "tool_memory_banner": ("tool_memory_banner", "ToolMemoryBanner"),
+    "output_tally": ("output_tally", "OutputTally"),
+    "context_audit": ("context_audit", "ContextAudit"),
+    "context_monitor": ("context_monitor", "ContextMonitor"),
+    "effort_guidance": ("effort_guidance", "EffortGuidance"),
+    "subagent_effort": ("subagent_effort", "SubagentEffort"),
+    "compact_instructions": ("compact_instructions", "CompactInstructions"),
 }
 
 

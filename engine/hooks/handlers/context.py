@@ -18,6 +18,7 @@ class Context:
         self._snapshot = None
         self.touched_override = None  # engine refresh preview: the files given, without a transcript
         self.touched_extra = ()  # engine refresh preview --touched beside --transcript
+        self._fill = False
 
     @property
     def name(self):
@@ -50,3 +51,12 @@ class Context:
             found = touched_in_transcript(self.event.get("transcript_path"), self.cwd, scope)
             self.touched_override = list(dict.fromkeys(found + list(self.touched_extra)))
         return self.touched_override
+
+    def fill(self):
+        """(percent, tokens, window) of the context per the transcript, or
+        None; read once per event (hooks/fill.py)."""
+        if self._fill is False:
+            from ..fill import context_fill
+
+            self._fill = context_fill(self.event, self.settings)
+        return self._fill

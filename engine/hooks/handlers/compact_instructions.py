@@ -1,0 +1,49 @@
+"""compact_instructions: at PreCompact, print the instructions the agent
+gives its summary (plain stdout, exit 0): the user's file (`file`, such as
+~/.claude/compact-instructions.txt) when it exists, else the template."""
+
+import os
+import stat
+
+from .part import Part
+
+
+class CompactInstructions:
+    def __init__(self, spec, settings, registry):
+        self.spec = spec
+        self.name = spec["name"]
+
+    def due(self, ctx):
+        return True
+
+    def user_file(self, ctx):
+        """The user's instructions, or None (no file, not a regular file,
+        unreadable: the template then)."""
+        path = os.path.expanduser(self.spec.get("file") or "")
+        if not path:
+            return None
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError:
+            return None
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                ctx.log(f"{self.name}: {path} is not a regular file; using the template")
+                return None
+            data = fh.read(self.spec["max_file_bytes"] + 1)
+        if len(data) > self.spec["max_file_bytes"]:
+            ctx.log(f"{self.name}: {path} is over max_file_bytes ({self.spec['max_file_bytes']}); cut there")
+            data = data[: self.spec["max_file_bytes"]]
+        text = data.decode("utf-8", "replace").strip()
+        return text or None
+
+    def parts(self, ctx):
+        text = self.user_file(ctx)
+        if text is None:
+            from ..banner import render_cached
+
+            custom = ctx.event.get("custom_instructions")
+            text = render_cached(self.spec["template"], ctx.settings["templates"],
+                                 trigger=str(ctx.event.get("trigger") or ""),
+                                 custom_instructions=custom if isinstance(custom, str) else "").strip("\n")
+        return [Part(self.name, stdout=text)] if text else []

@@ -1,0 +1,25 @@
+"""effort_guidance: at SessionStart (the sources in `when.source`), inject
+the guidance written for the profile's effort (`hooks.effort`: low, medium
+or high).  An empty template (high, by default) injects nothing."""
+
+from .part import Part
+
+
+class EffortGuidance:
+    def __init__(self, spec, settings, registry):
+        self.spec = spec
+        self.name = spec["name"]
+
+    def due(self, ctx):
+        sources = self.spec.get("when", {}).get("source")
+        return (not sources or ctx.event.get("source") in sources) and bool(self.template(ctx))
+
+    def template(self, ctx):
+        return self.spec["templates"].get(ctx.settings["effort"], "")
+
+    def parts(self, ctx):
+        from ..banner import render_cached
+
+        text = render_cached(self.template(ctx), ctx.settings["templates"], effort=ctx.settings["effort"],
+                             source=str(ctx.event.get("source") or "")).strip("\n")
+        return [Part(self.name, text)] if text else []

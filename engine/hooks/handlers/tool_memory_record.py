@@ -1,0 +1,35 @@
+"""tool_memory_record: remember a failed tool call (PostToolUse,
+PostToolUseFailure).  A call that succeeded costs one look at the event and
+nothing else; a failure is redacted (the profile's secrets category) before
+it is appended to the store, and marked in the session's state by its
+tool_use_id so the Stop scan does not record it twice."""
+
+from .part import Part
+
+
+class ToolMemoryRecord:
+    def __init__(self, spec, settings, registry):
+        self.name = spec["name"]
+
+    def due(self, ctx):
+        return isinstance(ctx.event.get("tool_name"), str)
+
+    def parts(self, ctx):
+        from ...memory.record import failure
+
+        memory = ctx.settings["memory"]
+        error = failure(ctx.event, memory)
+        if error is None:
+            return []
+        tid = ctx.event.get("tool_use_id")
+        mark = f"mem:{tid}" if isinstance(tid, str) and tid else None
+        if mark and ctx.snapshot().get(mark):
+            return []
+        from ...memory import remember
+        from ...memory.record import Redactor, build
+
+        rec = build(ctx.event, error, memory, Redactor(ctx.profile_ref, ctx.cwd, memory), ctx.cwd)
+        if rec is None:
+            return []
+        remember(ctx.settings, [rec])
+        return [Part(self.name, marks={mark: 1} if mark else None)]

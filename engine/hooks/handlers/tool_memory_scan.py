@@ -1,0 +1,37 @@
+"""tool_memory_scan: at Stop and SessionEnd, record the tool errors of the
+session's transcript that no PostToolUse reported (MCP tools, results with
+`is_error: true` or `<tool_use_error>`), once each: every recorded call is
+marked by its tool_use_id in the session's state."""
+
+from .part import Part
+
+
+class ToolMemoryScan:
+    def __init__(self, spec, settings, registry):
+        self.spec = spec
+        self.name = spec["name"]
+
+    def due(self, ctx):
+        return bool(ctx.event.get("transcript_path"))
+
+    def parts(self, ctx):
+        from ...memory.scan import transcript_failures
+
+        found = transcript_failures(ctx.event.get("transcript_path"), self.spec["max_tail_bytes"])
+        snap = ctx.snapshot()
+        new = [f for f in found if not snap.get(f"mem:{f['id']}")]
+        if not new:
+            return []
+        from ...memory import remember
+        from ...memory.record import Redactor, build
+
+        memory = ctx.settings["memory"]
+        redact = Redactor(ctx.profile_ref, ctx.cwd, memory)
+        records = []
+        for f in new:
+            event = dict(ctx.event, tool_name=f["tool"], tool_input=f["input"], tool_use_id=f["id"])
+            rec = build(event, f["error"], memory, redact, ctx.cwd)
+            if rec is not None:
+                records.append(rec)
+        remember(ctx.settings, records)
+        return [Part(self.name, marks={f"mem:{f['id']}": 1 for f in new})]

@@ -1,0 +1,218 @@
+"""The tool-memory store: one NDJSON file of failed tool calls, shared by every
+session and project of the user.
+
+Safe under parallel hooks: a record is one `write` to a file opened with
+O_APPEND (lines of parallel writers never mix), made under a shared lock;
+compaction (merging duplicates, trimming to the maximum) takes the exclusive
+lock, rewrites the file and renames it into place, so no append made during
+it can land in the replaced file.  The same tool + error + input is one
+entry: appends add lines, readers and compaction merge them by key into a
+count, the first and the last time.  Records reach this module already
+redacted (engine/memory/record.py): the store never sees a secret.  The file
+is 0600 in a 0700 folder.  Imports nothing heavy: the hook reads it on
+PreToolUse.
+"""
+
+import fcntl
+import os
+import time
+
+from ..hooks.fastjson import loads
+from ..hooks.log import open_private, private_dir
+from ..paths import state_dir_str
+
+# Session ids kept per entry after compaction (the session report asks "what
+# failed in this session"); older ones are dropped first.
+SESSIONS_KEPT = 20
+
+
+class StoreError(Exception):
+    pass
+
+
+def store_path(memory_settings):
+    """The store's path from `hooks.memory.path`: ~ and {state} (the engine's
+    state folder) expanded."""
+    raw = memory_settings["path"]
+    return os.path.expanduser(raw.replace("{state}", state_dir_str()))
+
+
+class _Lock:
+    def __init__(self, path, mode):
+        self.path, self.mode = path + ".lock", mode
+
+    def __enter__(self):
+        try:
+            private_dir(os.path.dirname(self.path) or ".")
+            self.fd = open_private(self.path, os.O_CREAT | os.O_RDWR)
+        except OSError as exc:
+            raise StoreError(f"cannot open the tool memory lock {self.path}: {exc.strerror or exc}") from None
+        fcntl.flock(self.fd, self.mode)
+        return self
+
+    def __exit__(self, *exc):
+        fcntl.flock(self.fd, fcntl.LOCK_UN)
+        os.close(self.fd)
+
+
+def append(path, records, max_kept, compact_bytes):
+    """Add records (dicts with k, t, tool, error, input, project, session);
+    compact when the file has grown past `compact_bytes`."""
+    if not records:
+        return
+    data = "".join(_dumps(_line(r)) + "\n" for r in records).encode("ascii")
+    with _Lock(path, fcntl.LOCK_SH):
+        try:
+            fd = open_private(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        except OSError as exc:
+            raise StoreError(f"cannot write the tool memory {path}: {exc.strerror or exc}") from None
+        try:
+            os.write(fd, data)  # one write: parallel appends never interleave
+            size = os.fstat(fd).st_size
+        except OSError as exc:
+            raise StoreError(f"cannot write the tool memory {path}: {exc.strerror or exc}") from None
+        finally:
+            os.close(fd)
+    if size > compact_bytes:
+        compact(path, max_kept)
+
+
+def _line(r):
+    return {"k": r["k"], "t": r["t"], "n": r.get("n", 1), "tool": r["tool"], "error": r["error"],
+            "input": r["input"], "project": r.get("project", ""), "sessions": r.get("sessions") or
+            ([r["session"]] if r.get("session") else [])}
+
+
+def _read_raw(path):
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        raise StoreError(f"cannot read the tool memory {path}: {exc.strerror or exc}") from None
+    out = []
+    for raw in data.split(b"\n"):
+        if not raw.strip():
+            continue
+        try:
+            rec = loads(raw.decode("utf-8", "replace"))
+        except (ValueError, RecursionError):
+            continue  # a torn line (a full disk mid-write) is skipped, not fatal
+        if isinstance(rec, dict) and isinstance(rec.get("k"), str) and isinstance(rec.get("tool"), str):
+            out.append(rec)
+    return out
+
+
+def merged(lines):
+    """Entries by key: the newest line's fields, the summed count, the first
+    and last time, the sessions that met it; newest first."""
+    by = {}
+    for r in lines:
+        t = r.get("t") if isinstance(r.get("t"), (int, float)) else 0
+        n = r.get("n") if isinstance(r.get("n"), int) and r.get("n") > 0 else 1
+        sessions = [s for s in r.get("sessions") or () if isinstance(s, str)]
+        e = by.get(r["k"])
+        if e is None:
+            by[r["k"]] = e = {"k": r["k"], "tool": r["tool"], "error": str(r.get("error", "")),
+                              "input": str(r.get("input", "")), "project": str(r.get("project", "")),
+                              "count": 0, "first": t, "last": t, "sessions": []}
+        e["count"] += n
+        e["first"] = min(e["first"], r.get("first", t) if isinstance(r.get("first"), (int, float)) else t)
+        if t >= e["last"]:
+            e["last"] = t
+            e["project"] = str(r.get("project", "")) or e["project"]
+        for s in sessions:
+            if s in e["sessions"]:
+                e["sessions"].remove(s)
+            e["sessions"].append(s)
+        del e["sessions"][:-SESSIONS_KEPT]
+    return sorted(by.values(), key=lambda e: e["last"], reverse=True)
+
+
+def entries(path, tool=None, session=None, project=None):
+    """The store's entries (merged, newest first), optionally only those of
+    one tool, of one session or of one project: the Python API the CLI and
+    the session report read."""
+    with _Lock(path, fcntl.LOCK_SH):
+        lines = _read_raw(path)
+    if tool is not None:
+        lines = [r for r in lines if r["tool"] == tool]
+    out = merged(lines)
+    if session is not None:
+        out = [e for e in out if session in e["sessions"]]
+    if project is not None:
+        out = [e for e in out if e["project"] == project]
+    return out
+
+
+def entries_for_tool(path, tool):
+    """Entries of one tool, for the PreToolUse banner: lines of other tools
+    are not even parsed.  No lock: a reader sees whole lines (appends are
+    single writes, compaction renames) and skips a torn last one."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return []
+    # Lines are written compact and ASCII (_dumps): a plain tool name appears
+    # in its own lines exactly so, and only lines holding it are parsed.
+    plain = tool.isascii() and tool.isprintable() and '"' not in tool and "\\" not in tool
+    needle = f'"tool":"{tool}"'.encode("ascii") if plain else b""
+    if needle not in data:
+        return []
+    lines = []
+    for raw in data.split(b"\n"):
+        if raw.strip() and needle in raw:
+            try:
+                rec = loads(raw.decode("utf-8", "replace"))
+            except (ValueError, RecursionError):
+                continue
+            if isinstance(rec, dict) and rec.get("tool") == tool and isinstance(rec.get("k"), str):
+                lines.append(rec)
+    return merged(lines)
+
+
+def _rewrite(path, kept):
+    """Replace the store by `kept` (merged entries): under the exclusive lock."""
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        fd = open_private(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+        with open(fd, "w", encoding="utf-8", errors="backslashreplace") as fh:
+            for e in reversed(kept):  # oldest first, like appends
+                fh.write(_dumps({"k": e["k"], "t": e["last"], "first": e["first"], "n": e["count"],
+                                     "tool": e["tool"], "error": e["error"], "input": e["input"],
+                                     "project": e["project"], "sessions": e["sessions"]}) + "\n")
+        os.replace(tmp, path)
+    except OSError as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise StoreError(f"cannot rewrite the tool memory {path}: {exc.strerror or exc}") from None
+
+
+def compact(path, max_kept):
+    """Merge duplicates and keep the newest `max_kept` entries."""
+    with _Lock(path, fcntl.LOCK_EX):
+        _rewrite(path, merged(_read_raw(path))[:max_kept])
+
+
+def clear(path, tool=None):
+    """Forget every entry, or those of one tool; the number forgotten."""
+    with _Lock(path, fcntl.LOCK_EX):
+        current = merged(_read_raw(path))
+        kept = [e for e in current if tool is not None and e["tool"] != tool]
+        if len(kept) != len(current) or (tool is None and os.path.exists(path)):
+            _rewrite(path, kept)
+    return len(current) - len(kept)
+
+
+def _dumps(record):
+    import json  # only when something is written (a failure was seen)
+
+    return json.dumps(record, separators=(",", ":"), ensure_ascii=True)
+
+
+def now():
+    return int(time.time())

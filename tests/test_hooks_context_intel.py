@@ -1,0 +1,308 @@
+"""End to end (`engine hook` processes, events in the agent's shapes): tool
+memory, context audit and monitor, effort policy, compaction instructions,
+the passthrough switch, install's auto-compact setting, and what a hook
+does with a broken event, transcript or store."""
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from hook_fixtures import profile_text, shared_profile, transcript_records
+from test_hooks_conftest_fixtures import hk, redis_server  # noqa: F401 - fixtures
+
+TRANSCRIPTS = Path("/work/shared/transcripts")
+SECRET = "ghp_" + "Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0Fe9Dc8Ba7"
+SECRET2 = "sk-ant-" + "Q1w2E3r4T5y6U7i8O9p0A1s2D3f4"
+
+
+def failure(hk, command, error, tid="toolu_fail1", **kw):
+    return hk.event("PostToolUseFailure", tool_name="Bash", tool_input={"command": command, "description": "x"},
+                    tool_use_id=tid, error=error, **kw)
+
+
+def store_lines(hk):
+    path = hk.state / "tool-memory.ndjson"
+    return [json.loads(l) for l in path.read_text().splitlines()] if path.exists() else []
+
+
+def engine_files(hk):
+    """Every file the engine may have written: state, cache, and HOME minus
+    the transcripts and settings the test wrote itself."""
+    out = []
+    for root in (hk.state, hk.cache, hk.home):
+        for p in root.rglob("*"):
+            if p.is_file() and p.suffix != ".jsonl":
+                out.append(p)
+    return out
+
+
+def test_a_failure_is_remembered_redacted_and_shown_once_per_tool(hk):
+    run = hk.hook(failure(hk, f"curl -H 'Authorization: token {SECRET}' https://api.github.com/user",
+                          f"Exit code 22\ncurl: (22) The requested URL returned error: 401 for {SECRET2}"))
+    run.assert_silent()
+    lines = store_lines(hk)
+    assert len(lines) == 1 and lines[0]["tool"] == "Bash"
+    assert "[REDACTED]" in lines[0]["input"] and "[REDACTED]" in lines[0]["error"]
+    assert lines[0]["error"].startswith("curl: (22)")
+    # the next session sees it before its first Bash call, once
+    other = hk.event("PreToolUse", session="other-session", tool_name="Bash", tool_input={"command": "ls"})
+    first = hk.hook(other)
+    assert "TOOL MEMORY" in first.context and "curl: (22)" in first.context, str(first)
+    hk.hook(other).assert_silent()
+    # another tool has nothing remembered: nothing said
+    hk.hook(hk.event("PreToolUse", tool_name="Read", tool_input={"file_path": "/x"})).assert_silent()
+    for p in engine_files(hk):
+        data = p.read_bytes()
+        assert SECRET.encode() not in data and SECRET2.encode() not in data, f"secret written to {p}"
+
+
+def test_the_same_failure_twice_is_one_entry_with_a_count(hk):
+    for tid in ("toolu_a", "toolu_b"):
+        hk.hook(failure(hk, "kubectl get pods", "bash: kubectl: command not found", tid=tid)).assert_silent()
+    listed = hk.engine("memory", "list", "--json")
+    assert listed.returncode == 0, str(listed)
+    entries = json.loads(listed.stdout)
+    assert [(e["tool"], e["error"], e["count"]) for e in entries] == [("Bash", "bash: kubectl: command not found", 2)]
+    assert hk.engine("memory", "clear", "--tool", "Read").stdout.strip().endswith("0 entries forgotten")
+    assert hk.engine("memory", "clear").stdout.strip().endswith("1 entry forgotten")
+    assert json.loads(hk.engine("memory", "list", "--json").stdout) == []
+
+
+def test_a_successful_call_records_nothing_but_its_size(hk):
+    ev = hk.event("PostToolUse", tool_response={"stdout": "x" * 400, "stderr": "", "interrupted": False})
+    hk.hook(ev).assert_silent()
+    assert store_lines(hk) == []
+    state = json.loads(hk.session_files()[0].read_text())
+    assert state["out_bytes:Bash"] == 400 and state["out_tokens:Bash"] == 100 and state["out_calls:Bash"] == 1
+    assert hk.log_lines() == []
+
+
+def test_stop_scans_the_transcript_for_unreported_errors_once(hk):
+    hk.transcript.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(TRANSCRIPTS / "09-ccviewer-v10108-inline-sidechain.jsonl", hk.transcript)
+    hk.hook(hk.event("Stop")).assert_ok()
+    tools = sorted(l["tool"] for l in store_lines(hk))
+    assert tools == ["Bash", "Edit", "Task"]
+    hk.hook(hk.event("Stop")).assert_ok()
+    assert len(store_lines(hk)) == 3, "each error is recorded once"
+    hk.hook(hk.event("SessionEnd")).assert_ok()
+    assert len(store_lines(hk)) == 3
+
+
+def test_an_error_reported_by_post_tool_use_is_not_recorded_again_at_stop(hk):
+    hk.transcript.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(TRANSCRIPTS / "02-spotter-subagent-a2898e3.jsonl", hk.transcript)
+    found = [json.loads(l) for l in hk.transcript.read_text().splitlines()]
+    errs = [b for r in found for b in (r.get("message") or {}).get("content") or []
+            if isinstance(b, dict) and b.get("type") == "tool_result" and b.get("is_error")]
+    first = errs[0]
+    hk.hook(hk.event("PostToolUseFailure", tool_name="Read", tool_input={"file_path": "/x"},
+                     tool_use_id=first["tool_use_id"], error=first["content"])).assert_ok()
+    hk.hook(hk.event("Stop")).assert_ok()
+    ids_counts = sum(l.get("n", 1) for l in store_lines(hk))
+    assert ids_counts == len(errs), "the call PostToolUseFailure reported is not counted twice"
+
+
+def _fill(hk, tokens):
+    hk.write_transcript(transcript_records(tokens, session=hk.session))
+
+
+def test_context_audit_and_monitor_speak_once_per_threshold(hk):
+    for _ in range(3):
+        hk.hook(hk.event("PostToolUse", tool_response={"stdout": "y" * 4000})).assert_silent()
+    hk.hook(hk.event("PostToolUse", tool_name="Read", tool_input={"file_path": "/f"},
+                     tool_response={"type": "text", "file": {"content": "z" * 1000}})).assert_silent()
+    _fill(hk, 100000)
+    hk.hook(hk.event("Stop")).assert_silent()  # 50%: nothing
+    _fill(hk, 150000)
+    run = hk.hook(hk.event("Stop"))
+    msg = run.json["systemMessage"]
+    assert "Context audit (fill: 75%" in msg and "Bash: ~3000 tokens in 3 call(s) (92.3%)" in msg, msg
+    assert "Context 75% full" in msg and "past 70%" in msg
+    assert "hookSpecificOutput" not in run.json, "shown to the user, not the model"
+    hk.hook(hk.event("Stop")).assert_silent()
+    _fill(hk, 170000)
+    msg = hk.hook(hk.event("Stop")).json["systemMessage"]
+    assert "past 80%" in msg and "Context audit" not in msg
+    # a compaction: below every threshold, then crossing again warns again
+    _fill(hk, 40000)
+    hk.hook(hk.event("Stop")).assert_silent()
+    _fill(hk, 145000)
+    assert "past 70%" in hk.hook(hk.event("Stop")).json["systemMessage"]
+
+
+def test_monitor_to_model_when_the_profile_says_so(hk):
+    prof = shared_profile(profile_text({"Stop": [{"name": "context_monitor", "to_model": True},
+                                                 {"name": "context_audit", "enabled": False}]}))
+    _fill(hk, 185000)
+    run = hk.hook(hk.event("Stop"), profile=prof)
+    assert "past 90%" in run.context and "past 90%" in run.json["systemMessage"]
+
+
+def test_effort_guidance_at_session_start(hk):
+    assert "[Effort policy: medium]" in hk.hook(hk.event("SessionStart", source="startup")).context
+    assert "[Effort policy: medium]" in hk.hook(hk.event("SessionStart", source="clear")).context
+    low = shared_profile(profile_text(effort="low"))
+    assert "[Effort policy: low]" in hk.hook(hk.event("SessionStart", source="resume"), profile=low).context
+    high = shared_profile(profile_text(effort="high"))
+    hk.hook(hk.event("SessionStart", source="startup"), profile=high).assert_silent()
+
+
+def test_subagent_on_an_expensive_model_is_warned_or_asked(hk):
+    task = hk.event("PreToolUse", tool_name="Task", tool_input={"description": "d", "prompt": "p",
+                                                                 "subagent_type": "general-purpose", "model": "opus"})
+    assert "expensive" in hk.hook(task).context
+    ask = shared_profile(profile_text({"PreToolUse": [{"name": "subagent_effort", "action": "ask"}]}))
+    out = hk.hook(task, profile=ask).json["hookSpecificOutput"]
+    assert out["permissionDecision"] == "ask" and "opus" in out["permissionDecisionReason"]
+    high = shared_profile(profile_text(effort="high"))
+    hk.hook(task, profile=high).assert_silent()
+    cheap = dict(task, tool_input={"prompt": "p", "model": "sonnet"})
+    hk.hook(cheap).assert_silent()
+
+
+def test_precompact_prints_the_instructions(hk):
+    ev = hk.event("PreCompact", trigger="manual", custom_instructions="keep the failing test names")
+    run = hk.hook(ev)
+    assert run.returncode == 0 and run.stdout.startswith("Focus on preserving:")
+    assert "- keep the failing test names" in run.stdout
+    mine = hk.home / ".claude" / "compact-instructions.txt"
+    mine.parent.mkdir(parents=True, exist_ok=True)
+    mine.write_text("Keep only the plan.\n")
+    assert hk.hook(ev).stdout == "Keep only the plan.\n"
+
+
+def test_passthrough_makes_every_hook_do_nothing(hk):
+    env = {"ENGINE_HOOKS_PASSTHROUGH": "1"}
+    for ev in (hk.event("SessionStart"), failure(hk, "x", "boom"), hk.event("PreCompact", trigger="auto"), b"not json"):
+        hk.hook(ev, env=env).assert_silent()
+    assert not hk.state.exists() or list(hk.state.rglob("*")) == []
+
+
+@pytest.mark.parametrize("case", ["malformed", "truncated", "missing", "huge_line", "fifo"])
+def test_broken_transcripts_and_events_exit_0(hk, case):
+    if case == "malformed":
+        run = hk.hook(b'{"hook_event_name": "PostToolUseFailure", "session_id": ')
+        run.assert_silent()
+        assert len(hk.log_lines()) == 1
+        return
+    hk.transcript.parent.mkdir(parents=True, exist_ok=True)
+    if case == "truncated":
+        hk.transcript.write_text(json.dumps(transcript_records(150000)[1])[:-40])
+    elif case == "huge_line":
+        big = transcript_records(150000)
+        big[0]["message"]["content"] = "x" * 3_000_000
+        hk.write_transcript(big[:1])
+    elif case == "fifo":
+        os.mkfifo(hk.transcript)
+    run = hk.hook(hk.event("Stop"))
+    run.assert_silent()
+    assert hk.log_lines() == []
+
+
+def test_an_unwritable_store_costs_one_log_line(hk):
+    prof = shared_profile(profile_text(memory={"path": "/proc/engine-cannot-write/mem.ndjson"}))
+    run = hk.hook(failure(hk, "make", "make: *** [all] Error 2"), profile=prof)
+    run.assert_silent()
+    lines = hk.log_lines()
+    assert len(lines) == 1 and "tool memory" in lines[0], lines
+
+
+# Exactness, not speed: 50 processes on a shared 2-core machine can take
+# longer than the default deadline, so this profile gives them a minute.
+PATIENT = profile_text(deadline_ms=60000, kill_after_ms=61000, install_timeout_seconds=62,
+                       state={"call_timeout_ms": 10000, "connect_timeout_ms": 10000})
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", ["files", "redis"])
+def test_fifty_parallel_hooks_keep_tallies_and_memory_exact(hk, backend, request):
+    if backend == "redis":
+        server = request.getfixturevalue("redis_server")
+        hk.extra_env["ENGINE_REDIS_URL"] = server.url
+    events = [failure(hk, f"step {i % 10}", f"error number {i % 10}", tid=f"toolu_{i:03d}") for i in range(50)]
+    prof = shared_profile(PATIENT)
+    # Compiled once (no deadline), and the hooks settings and redaction
+    # patterns cached by one failure of another tool, not 50 times at once.
+    assert hk.engine("memory", "list", "--profile", prof).returncode == 0
+    warm = hk.event("PostToolUseFailure", session="warm", tool_name="Warm", tool_input={}, error="x")
+    hk.hook(warm, profile=prof).assert_silent()
+    assert hk.log_lines() == [], "the warm-up itself ran to the end"
+    runs = hk.hooks_parallel(events, profile=prof)
+    for r in runs:
+        r.assert_silent()
+    assert hk.log_lines() == []
+    entries = json.loads(hk.engine("memory", "list", "--json", "--tool", "Bash").stdout)
+    assert len(entries) == 10, entries and sorted(e["count"] for e in entries) == [5] * 10
+    size = len(f"error number 0".encode())
+    if backend == "files":
+        state = json.loads(hk.session_files()[0].read_text())
+    else:
+        raw = server.client().hgetall(f"rules-engine:session:{hk.session}")
+        state = {k.decode(): int(v) for k, v in raw.items() if k.startswith(b"out_")}
+    assert state["out_calls:Bash"] == 50
+    assert state["out_bytes:Bash"] == 50 * size
+    assert hk.log_lines() == []
+
+
+def test_validate_points_at_a_bad_template(hk):
+    prof = hk.root / "bad.yaml"
+    prof.write_text("kind: profile\nname: bad\nextends: default\nhooks:\n  events:\n    Stop:\n"
+                    "      - name: context_monitor\n        template: 'Context {{ fil_pct }}%'\n")
+    run = hk.engine("validate", "--profile", str(prof), str(prof))
+    assert run.returncode != 0
+    assert "bad.yaml:8:" in run.stderr + run.stdout and "fil_pct" in run.stderr + run.stdout, str(run)
+
+
+def test_install_sets_and_uninstall_removes_only_its_autocompact_value(hk):
+    prof = shared_profile(profile_text(autocompact_pct=80))
+    run = hk.engine("install", "--profile", str(prof))
+    assert run.returncode == 0, str(run)
+    settings = json.loads((hk.project / ".claude" / "settings.json").read_text())
+    assert settings["env"]["CLAUDE_AUTOCOMPACT_PCT_OVERRIDE"] == "80"
+    for event in ("PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop", "PreCompact", "SessionStart", "SessionEnd"):
+        assert event in settings["hooks"], event
+    assert hk.engine("uninstall").returncode == 0
+    assert not (hk.project / ".claude" / "settings.json").exists()
+    # a value the user set is theirs: install leaves it and uninstall keeps it
+    path = hk.project / ".claude" / "settings.json"
+    path.write_text(json.dumps({"env": {"CLAUDE_AUTOCOMPACT_PCT_OVERRIDE": "60"}}))
+    hk.engine("install", "--profile", str(prof))
+    assert json.loads(path.read_text())["env"]["CLAUDE_AUTOCOMPACT_PCT_OVERRIDE"] == "60"
+    hk.engine("uninstall")
+    assert json.loads(path.read_text()) == {"env": {"CLAUDE_AUTOCOMPACT_PCT_OVERRIDE": "60"}}
+
+
+def test_preview_shows_the_answer_and_writes_nothing(hk):
+    _fill(hk, 150000)
+    run = hk.engine("memory", "preview", "Stop", "--transcript", str(hk.transcript))
+    assert run.returncode == 0, str(run)
+    assert "# context fill: 75.0% (150000 of 200000 tokens)" in run.stdout
+    assert "Context audit (fill: 75%" in run.stdout and "remember_unseen_failures: records only" in run.stdout
+    quiet = hk.engine("memory", "preview", "SessionStart", "--effort", "high")
+    assert quiet.stdout.rstrip().endswith("(nothing printed)"), str(quiet)
+    assert not (hk.state / "tool-memory.ndjson").exists() and hk.session_files() == []
+
+
+def test_a_secret_in_a_broken_event_never_reaches_the_log(hk):
+    raw = ('{"hook_event_name": "PostToolUseFailure", "session_id": "s", "tool_name": "Bash", '
+           f'"tool_input": {{"command": "export T={SECRET}"}}, "error": "{SECRET2}" ').encode()
+    hk.hook(raw).assert_silent()
+    hk.hook(failure(hk, f"export T={SECRET}", SECRET2),
+            profile=shared_profile(profile_text(memory={"path": "/proc/engine-cannot-write/mem.ndjson"}))).assert_silent()
+    assert len(hk.log_lines()) == 2
+    for p in engine_files(hk):
+        data = p.read_bytes()
+        assert SECRET.encode() not in data and SECRET2.encode() not in data, f"secret written to {p}"
+
+
+def test_validate_names_a_bad_error_pattern_once(hk):
+    prof = hk.root / "badre.yaml"
+    prof.write_text("kind: profile\nname: badre\nextends: default\nhooks:\n  memory:\n    error_patterns: ['(unclosed']\n")
+    run = hk.engine("validate", "--profile", str(prof), str(prof))
+    assert run.returncode != 0
+    lines = [l for l in (run.stderr + run.stdout).splitlines() if "error_patterns[0]" in l]
+    assert len(lines) == 1 and lines[0].startswith(f"{prof}:1:1:"), str(run)
