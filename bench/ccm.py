@@ -13,7 +13,6 @@ section of bench/results.json and bench/results.md.
 import json
 import os
 import random
-import resource
 import shutil
 import statistics
 import subprocess
