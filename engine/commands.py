@@ -28,29 +28,16 @@ def _write_output(text, path):
         sys.stdout.flush()
         return
     import os
-    import tempfile
 
-    folder = os.path.dirname(os.path.abspath(path))
-    tmp = None
     try:
-        try:
-            mode = os.stat(path).st_mode & 0o7777  # replacing a file keeps its permissions
-        except FileNotFoundError:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".engine-")
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except OSError as exc:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-        raise UserError(f"cannot write: {exc.strerror}; nothing was changed", path) from None
+        mode = os.stat(path).st_mode & 0o7777  # replacing a file keeps its permissions
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    from .textio import write_text_atomic
+
+    write_text_atomic(path, text, mode)
 
 
 def _profile(args, level=None):

@@ -1,6 +1,6 @@
 """Reading user files: UTF-8 only, with a clear error for anything else, and
 never more than a given number of bytes (a 1 GB file or /dev/zero costs the
-cap, not the file)."""
+cap, not the file).  Writing them: atomically, or not at all."""
 
 from .errors import UserError
 
@@ -84,3 +84,28 @@ def read_input(name, max_bytes=None, setting=None) -> str:
             return decode(sys.stdin.buffer.read(), "<stdin>")
         return decode(read_capped(sys.stdin.buffer, max_bytes, "<stdin>", setting), "<stdin>")
     return read_text(name, max_bytes, setting)
+
+
+def write_text_atomic(path, text, mode):
+    """Write UTF-8 text to path through a temporary file in the same folder
+    and a rename, with the given permissions: a reader sees the old file or
+    the new one, never half of one.  A failure is the user's to fix (a
+    folder they cannot write, a full disk): one UserError, nothing changed."""
+    import os
+    import tempfile
+
+    folder = os.path.dirname(os.path.abspath(path))
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".engine-")
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except OSError as exc:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+        raise UserError(f"cannot write: {exc.strerror}; nothing was changed", path) from None

@@ -12,45 +12,11 @@ counts as 0.  Only a regular file is read, backwards, at most `max_bytes`.
 """
 
 import json
-import os
-import stat
 
-BLOCK = 65536
+from .transcript import reversed_lines
+
 # The agent's marker model for records it writes itself (API errors, aborts).
 SYNTHETIC = "<synthetic>"
-
-
-def reversed_lines(path, max_bytes):
-    """The transcript's complete lines (bytes), last first, within the last
-    `max_bytes` bytes; nothing for a missing, unreadable or special file."""
-    if not path or not isinstance(path, str):
-        return
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except (OSError, ValueError):
-        return
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return
-        fh = os.fdopen(fd, "rb")
-        fd = None
-        with fh:
-            end = fh.seek(0, os.SEEK_END)
-            pos, tail = end, b""
-            while pos > 0 and end - pos < max_bytes:
-                step = min(BLOCK, pos)
-                pos -= step
-                fh.seek(pos)
-                tail = fh.read(step) + tail
-                lines = tail.split(b"\n")
-                complete = lines if pos == 0 else lines[1:]  # the first piece may be cut
-                tail = lines[0] if pos > 0 else b""
-                yield from reversed(complete)
-    except OSError:
-        return
-    finally:
-        if fd is not None:
-            os.close(fd)
 
 
 def last_usage(path, max_bytes):

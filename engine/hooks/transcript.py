@@ -12,22 +12,23 @@ import stat
 BLOCK = 65536
 
 
-def context_tokens(path, max_bytes):
-    """Tokens in context per the last usage record, or None when unknown."""
+def reversed_lines(path, max_bytes):
+    """The transcript's complete lines (bytes), last first, within the last
+    `max_bytes` bytes; nothing for a missing, unreadable or special file."""
     if not path or not isinstance(path, str):
-        return None
+        return
     try:
         # O_NONBLOCK: opening a FIFO must not wait for a writer.
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except (OSError, ValueError):
-        return None
+        return
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        with os.fdopen(fd, "rb") as fh:
-            fd = None
-            fh.seek(0, os.SEEK_END)
-            end = fh.tell()
+            return
+        fh = os.fdopen(fd, "rb")
+        fd = None
+        with fh:
+            end = fh.seek(0, os.SEEK_END)
             pos, tail = end, b""
             while pos > 0 and end - pos < max_bytes:
                 step = min(BLOCK, pos)
@@ -35,18 +36,22 @@ def context_tokens(path, max_bytes):
                 fh.seek(pos)
                 tail = fh.read(step) + tail
                 lines = tail.split(b"\n")
-                # the first piece may be a partial line unless we reached the start
-                complete = lines if pos == 0 else lines[1:]
-                for raw in reversed(complete):
-                    found = _usage(raw)
-                    if found is not None:
-                        return found
+                complete = lines if pos == 0 else lines[1:]  # the first piece may be cut
                 tail = lines[0] if pos > 0 else b""
+                yield from reversed(complete)
     except OSError:
-        return None
+        return
     finally:
         if fd is not None:
             os.close(fd)
+
+
+def context_tokens(path, max_bytes):
+    """Tokens in context per the last usage record, or None when unknown."""
+    for raw in reversed_lines(path, max_bytes):
+        found = _usage(raw)
+        if found is not None:
+            return found
     return None
 
 

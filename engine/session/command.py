@@ -2,7 +2,6 @@
 the CLI over engine.session (one line per user mistake, never a traceback)."""
 
 import json
-import os
 import sys
 
 from ..errors import UserError, given
@@ -32,23 +31,9 @@ def add_parser(sub):
 
 def _write_private(path, text):
     """Write atomically, 0600: the page names the user's files and errors."""
-    import tempfile
+    from ..textio import write_text_atomic
 
-    folder = os.path.dirname(os.path.abspath(path))
-    tmp = None
-    try:
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".engine-")
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, path)
-    except OSError as exc:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-        raise UserError(f"cannot write: {exc.strerror}; nothing was changed", path) from None
+    write_text_atomic(path, text, 0o600)
 
 
 def run(args):
