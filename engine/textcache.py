@@ -38,16 +38,30 @@ def get(kind, k):
         return None
 
 
+# Bytes in the results folder as this process last counted them, plus what
+# it wrote since: the folder is scanned again only when that passes the
+# bound, not at every write (a refresh of 500 new rule files writes 500
+# entries into a folder of thousands).
+_estimate = {}  # results folder -> bytes
+
+
 def put(kind, k, text, limits=None):
     """Store text atomically; a cache that cannot be written is not an error."""
     from .cache import atomic_write
 
-    if atomic_write(_path(kind, k), text.encode("utf-8", "surrogatepass")) and limits:
-        prune(limits["max_bytes"], limits["prune_to"])
+    data = text.encode("utf-8", "surrogatepass")
+    if atomic_write(_path(kind, k), data) and limits:
+        root = _root()
+        known = _estimate.get(root)
+        if known is not None:
+            known = _estimate[root] = known + len(data)
+        if known is None or known > limits["max_bytes"]:
+            _estimate[root] = prune(limits["max_bytes"], limits["prune_to"])
 
 
 def prune(max_bytes, prune_to):
-    """Keep the results folder under max_bytes: oldest entries go first."""
+    """Keep the results folder under max_bytes: oldest entries go first.
+    Returns the bytes left in it."""
     entries, total = [], 0
     for kind in KINDS:
         folder = os.path.join(_root(), kind)
@@ -63,7 +77,7 @@ def prune(max_bytes, prune_to):
         except OSError:
             continue
     if total <= max_bytes:
-        return
+        return total
     target = int(max_bytes * prune_to)
     entries.sort()
     for _mtime, size, path in entries:
@@ -74,6 +88,7 @@ def prune(max_bytes, prune_to):
             total -= size
         except OSError:
             pass
+    return total
 
 
 def count_tokens(text, encoding, limits=None):

@@ -136,3 +136,25 @@ def test_trust_allow_list_is_schema_checked(hk):
     prof.write_text(profile_text(name="bad", trust={"allow_read": ["relative/path"]}))
     run = hk.engine("validate", str(prof))
     assert run.returncode == 1 and "allow_read" in run.stderr, str(run)
+
+
+def test_folder_by_folder_realpath_is_realpath(tmp_path):
+    """collect() resolves each folder once; the result must be what
+    os.path.realpath gives for files, links to files, links to links and
+    files inside a linked folder."""
+    import os
+
+    from engine.hooks.sources import _realpath
+
+    (tmp_path / "real").mkdir()
+    (tmp_path / "real" / "a.md").write_text("a")
+    (tmp_path / "outside.md").write_text("o")
+    os.symlink(tmp_path / "real", tmp_path / "linked")
+    os.symlink(tmp_path / "outside.md", tmp_path / "real" / "b.md")
+    os.symlink(tmp_path / "real" / "b.md", tmp_path / "real" / "c.md")
+    os.symlink(tmp_path / "nowhere.md", tmp_path / "real" / "broken.md")
+    folders = {}
+    for folder in ("real", "linked"):
+        for name in ("a.md", "b.md", "c.md", "broken.md", "missing.md"):
+            p = str(tmp_path / folder / name)
+            assert _realpath(p, folders) == os.path.realpath(p), p

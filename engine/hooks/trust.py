@@ -31,10 +31,11 @@ class Trust:
         self.agent_rules = [os.path.join(home, ".claude", "rules"), os.path.join(home, ".claude", "CLAUDE.md")]
         self.allowed = [os.path.realpath(os.path.expanduser(a)) for a in allow_read]
 
-    def why_not(self, path):
-        """None when `path` may be read, else the reason it may not."""
+    def why_not(self, path, real=None):
+        """None when `path` may be read, else the reason it may not; `real`:
+        its real path, when the caller has it already."""
         lex = os.path.abspath(path)
-        real = os.path.realpath(path)
+        real = os.path.realpath(path) if real is None else real
         if any(_inside(real, a) for a in self.allowed):
             return None
         if any(_inside(lex, r) for r in self.agent_rules):
