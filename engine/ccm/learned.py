@@ -4,7 +4,6 @@ intercepted.  Entries expire after `learned.expiry_days`.  One file per
 project under learned/ in the CCM folder, updated under a lock."""
 
 import fcntl
-import hashlib
 import os
 import time
 
@@ -14,7 +13,9 @@ def pattern_of(command, words):
 
 
 def _path(root, project):
-    return os.path.join(root, "learned", hashlib.sha256(project.encode()).hexdigest()[:32] + ".json")
+    from ..cache import sha256  # the bare C module: hashlib (OpenSSL) costs a hook milliseconds
+
+    return os.path.join(root, "learned", sha256(project.encode()).hexdigest()[:32] + ".json")
 
 
 def read(root, project, expiry_days, now=None):

@@ -38,16 +38,59 @@ def kind_class(kind):
     return getattr(__import__(f"{__name__}.{module}", fromlist=[cls]), cls)
 
 
-def build(hooks):
-    """All handlers by name, and the ordered handler list per event."""
-    registry, by_event = {}, {}
-    for event, specs in hooks.get("events", {}).items():
-        for spec in specs:
-            if spec.get("enabled", True) is False:
-                continue
-            h = kind_class(spec["kind"])(spec, hooks, registry)
-            registry[spec["name"]] = h
-            by_event.setdefault(event, []).append(h)
+class _Registry(dict):
+    """Handlers by name, each built the first time it is asked for: an
+    event builds its own handlers (and the ones a reinject names), not the
+    whole profile's, so it imports only their modules."""
+
+    def __init__(self, hooks):
+        super().__init__()
+        self.hooks = hooks
+        self.specs = {}
+        for specs in hooks.get("events", {}).values():
+            for spec in specs:
+                if spec.get("enabled", True) is not False:
+                    self.specs[spec["name"]] = spec
+
+    def __missing__(self, name):
+        spec = self.specs[name]  # KeyError for a name no handler has, as before
+        h = self[name] = kind_class(spec["kind"])(spec, self.hooks, self)
+        return h
+
+    def build_all(self):
+        for name in self.specs:
+            self[name]
+        return self
+
+
+class _ByEvent(dict):
+    """The ordered handler list of each event, built when first asked for."""
+
+    def __init__(self, hooks, registry):
+        super().__init__()
+        self.events = {event: [s["name"] for s in specs if s.get("enabled", True) is not False]
+                       for event, specs in hooks.get("events", {}).items()}
+        self.registry = registry
+
+    def __missing__(self, event):
+        names = self.events[event]
+        handlers = self[event] = [self.registry[n] for n in names]
+        return handlers
+
+    def get(self, event, default=None):
+        return self[event] if event in self.events else default
+
+
+def build(hooks, event=None):
+    """All handlers by name, and the ordered handler list per event.  With
+    `event`, only what that event runs is built (the hook's path); without,
+    everything (preview, validation)."""
+    registry = _Registry(hooks)
+    by_event = _ByEvent(hooks, registry)
+    if event is None:
+        registry.build_all()
+        for e in by_event.events:
+            by_event[e]
     return registry, by_event
 
 
