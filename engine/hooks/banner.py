@@ -12,7 +12,23 @@ stops at `max_output_chars`.  What is left (a long pure-Python loop) is
 bounded by the hook's deadline.
 """
 
-from functools import lru_cache
+
+def _memo(fn):
+    """functools.lru_cache(maxsize=None) without importing functools (and
+    collections with it) on the path of a refresh served from the cache."""
+    memo = {}
+
+    def wrapper(*args):
+        try:
+            return memo[args]
+        except KeyError:
+            value = memo[args] = fn(*args)
+            return value
+
+    wrapper.cache_clear = memo.clear
+    wrapper.__wrapped__ = fn
+    return wrapper
+
 
 # What a template may use; the README documents each one.
 VARIABLES = {
@@ -36,7 +52,7 @@ def _size(x):
     return 0
 
 
-@lru_cache(maxsize=None)
+@_memo
 def _env_class():
     import functools
 
@@ -139,7 +155,7 @@ def _env(limits=(None, None)):
     return _env_class()(limits, undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False)
 
 
-@lru_cache(maxsize=None)
+@_memo
 def _compiled(source, limits):
     return _env(limits).from_string(source)
 

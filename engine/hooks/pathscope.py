@@ -14,9 +14,7 @@ read is injected as if it had none (a broken scope must not lose a rule) and
 said so in the log and in `engine refresh preview`.
 """
 
-import json
 import os
-import re
 
 from .sources import frontmatter
 
@@ -165,6 +163,8 @@ def expand_braces(pattern, limit):
 
 
 def _translate(glob):
+    import re  # here, not at the top: a refresh without scoped rules never needs it
+
     i, n, out = 0, len(glob), []
     while i < n:
         c = glob[i]
@@ -204,6 +204,8 @@ def _translate(glob):
 
 
 def compile_globs(globs, limit):
+    import re
+
     """One compiled pattern for a rule's globs (paths relative to the project)."""
     alts = []
     for g in globs:
@@ -238,6 +240,8 @@ def touched_in_transcript(path, cwd, settings):
     """Project-relative paths named by the tool calls of a transcript's main
     chain (the last `max_transcript_bytes` of it), in order, without repeats.
     A missing, unreadable or half-written transcript gives what it can."""
+    from .fastjson import loads  # json.decoder would import re
+
     found = {}
     fields = settings["input_fields"]
     glob_inputs = settings.get("glob_inputs", {})
@@ -261,7 +265,7 @@ def touched_in_transcript(path, cwd, settings):
             if b'"tool_use"' not in raw:
                 continue
             try:
-                rec = json.loads(raw)
+                rec = loads(raw.decode("utf-8", "replace"))
             except (ValueError, RecursionError):
                 continue
             if not isinstance(rec, dict) or rec.get("type") != "assistant" or rec.get("isSidechain"):
@@ -312,6 +316,8 @@ _compiled = {}  # many rules share their globs: compile each set once per proces
 
 def decide(globs, touched, limit):
     """(status, reason) of one path-scoped rule for the touched paths."""
+    import re
+
     key = (tuple(globs), limit)
     try:
         rx = _compiled[key] if key in _compiled else _compiled.setdefault(key, compile_globs(globs, limit))
