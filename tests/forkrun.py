@@ -35,16 +35,10 @@ def _warm_up():
     global _warm
     if _warm:
         return
-    import engine.cli  # noqa: F401
-    import engine.commands  # noqa: F401
-    import engine.compile  # noqa: F401
-    import engine.hooks.dispatch  # noqa: F401
-    import engine.profile  # noqa: F401
-    import engine.validate  # noqa: F401
-    import jinja2  # noqa: F401
-    import jsonschema  # noqa: F401
-    import regex  # noqa: F401
-    import yaml  # noqa: F401
+    for name in ("engine.cli", "engine.commands", "engine.compile", "engine.hooks.dispatch", "engine.profile",
+                 "engine.validate", "engine.messages", "engine.session", "engine.ccm.cli", "engine.memory.cli",
+                 "jinja2", "jsonschema", "regex", "yaml", "zstandard"):
+        __import__(name)
     from engine.tokens import encoding
 
     encoding("o200k_base")
