@@ -306,3 +306,12 @@ def test_validate_names_a_bad_error_pattern_once(hk):
     assert run.returncode != 0
     lines = [l for l in (run.stderr + run.stdout).splitlines() if "error_patterns[0]" in l]
     assert len(lines) == 1 and lines[0].startswith(f"{prof}:1:1:"), str(run)
+
+
+def test_context_audit_without_a_tally_says_so(hk):
+    """A session whose context filled without tool output (no PostToolUse
+    recorded) still gets an audit that says what it knows, not an empty list."""
+    _fill(hk, 150000)
+    msg = hk.hook(hk.event("Stop")).json["systemMessage"]
+    assert "Context audit (fill: 75%" in msg and "No tool output was tallied" in msg, msg
+    assert "Suggestion: /compact." in msg
