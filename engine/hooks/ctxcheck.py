@@ -7,7 +7,6 @@ sample values works, their regexes compile, and the hooks settings they read
 # Template key -> variables, per kind.
 VARIABLES = {
     "tool_memory_banner": {"template": {"tool", "entries", "total", "more", "cwd"}},
-    "context_audit": {"template": {"fill_pct", "tokens", "window", "threshold", "top", "total_tokens"}},
     "context_monitor": {"template": {"fill_pct", "tokens", "window", "threshold", "thresholds", "top",
                                      "total_tokens"}},
     "subagent_effort": {"template": {"effort", "model", "tool"}},
@@ -17,7 +16,7 @@ VARIABLES = {
 # The hooks settings each kind reads.
 SETTINGS = {
     "tool_memory_record": ("memory",), "tool_memory_scan": ("memory",), "tool_memory_banner": ("memory",),
-    "output_tally": ("context",), "context_audit": ("context",), "context_monitor": ("context",),
+    "output_tally": ("context",), "context_monitor": ("context",),
     "effort_guidance": ("effort",), "subagent_effort": ("effort",),
 }
 MEMORY_KEYS = ("path", "max_kept", "compact_bytes", "max_field_chars", "redact", "input_fields", "pattern_tools",
