@@ -198,3 +198,13 @@ def test_window_is_long_for_long_context_models_or_past_the_regular_window():
     assert fill.window("claude-sonnet-4-5", 150000, ctx) == 200000
     assert fill.window("claude-sonnet-4-5", 250000, ctx) == 1000000
     assert fill.window("claude-sonnet-4-5[1m]", 10, ctx) == 1000000
+
+
+def test_compaction_keeps_the_latest_sessions_of_an_entry(tmp_path):
+    """hooks.memory.sessions_kept bounds the sessions an entry names (the
+    latest), so one recurring error cannot grow the store without end."""
+    path = str(tmp_path / "m.ndjson")
+    store.append(path, [rec("k", i, session=f"s{i}") for i in range(6)], max_kept=10, compact_bytes=10 ** 6)
+    store.compact(path, 10, sessions_kept=2)
+    (entry,) = store.entries(path)
+    assert entry["sessions"] == ["s4", "s5"] and entry["count"] == 6

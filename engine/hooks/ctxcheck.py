@@ -19,7 +19,7 @@ SETTINGS = {
     "output_tally": ("context",), "context_monitor": ("context",),
     "effort_guidance": ("effort",), "subagent_effort": ("effort",),
 }
-MEMORY_KEYS = ("path", "max_kept", "compact_bytes", "max_field_chars", "redact", "input_fields", "pattern_tools",
+MEMORY_KEYS = ("path", "max_kept", "compact_bytes", "sessions_kept", "max_field_chars", "redact", "input_fields", "pattern_tools",
                "error_patterns", "strip_patterns", "skip_lines")
 CONTEXT_KEYS = ("window_tokens", "long_window_tokens", "long_window_models", "chars_per_token")
 ENTRY = {"tool": "Bash", "error": "kubectl: command not found", "input": "kubectl get pods", "count": 2,

@@ -34,7 +34,7 @@ def remember(hooks, records):
     from .store import append
 
     memory = hooks["memory"]
-    append(store_path(hooks), records, memory["max_kept"], memory["compact_bytes"])
+    append(store_path(hooks), records, memory["max_kept"], memory["compact_bytes"], memory["sessions_kept"])
 
 
 __all__ = ["store_path", "entries", "clear", "remember"]

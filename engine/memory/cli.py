@@ -12,8 +12,6 @@ context-intelligence handlers would answer to an event.
 import sys
 
 RECORDING = ("tool_memory_record", "tool_memory_scan", "output_tally", "clear_state")
-EVENTS = ("SessionStart", "PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop", "PreCompact", "SessionEnd",
-          "UserPromptSubmit")
 
 
 def add_parser(sub):
@@ -29,7 +27,9 @@ def add_parser(sub):
     s.add_argument("--tool", help="only this tool's")
     s.add_argument("--profile", metavar="NAME|PATH")
     s = msub.add_parser("preview", help="what the hooks would answer to an event (nothing is written)")
-    s.add_argument("event", choices=EVENTS)
+    from ..hooks.dispatch import KNOWN_EVENTS
+
+    s.add_argument("event", choices=sorted(KNOWN_EVENTS))
     s.add_argument("--tool", default="Bash", help="tool_name of a tool event (default: Bash)")
     s.add_argument("--input", default="{}", metavar="JSON", help="tool_input of a tool event, as JSON")
     s.add_argument("--transcript", help="transcript JSONL for the context fill (Stop)")

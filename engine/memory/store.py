@@ -23,7 +23,6 @@ from ..paths import state_dir_str
 
 # Session ids kept per entry after compaction (the session report asks "what
 # failed in this session"); older ones are dropped first.
-SESSIONS_KEPT = 20
 
 
 class StoreError(Exception):
@@ -55,7 +54,7 @@ class _Lock:
         os.close(self.fd)
 
 
-def append(path, records, max_kept, compact_bytes):
+def append(path, records, max_kept, compact_bytes, sessions_kept=None):
     """Add records (dicts with k, t, tool, error, input, project, session);
     compact when the file has grown past `compact_bytes`."""
     if not records:
@@ -74,7 +73,7 @@ def append(path, records, max_kept, compact_bytes):
         finally:
             os.close(fd)
     if size > compact_bytes:
-        compact(path, max_kept)
+        compact(path, max_kept, sessions_kept)
 
 
 def _line(r):
@@ -104,9 +103,10 @@ def _read_raw(path):
     return out
 
 
-def merged(lines):
+def merged(lines, sessions_kept=None):
     """Entries by key: the newest line's fields, the summed count, the first
-    and last time, the sessions that met it; newest first."""
+    and last time, the sessions that met it (the latest `sessions_kept`, or
+    all); newest first."""
     by = {}
     for r in lines:
         t = r.get("t") if isinstance(r.get("t"), (int, float)) else 0
@@ -126,7 +126,8 @@ def merged(lines):
             if s in e["sessions"]:
                 e["sessions"].remove(s)
             e["sessions"].append(s)
-        del e["sessions"][:-SESSIONS_KEPT]
+        if sessions_kept is not None:
+            del e["sessions"][:-sessions_kept]
     return sorted(by.values(), key=lambda e: e["last"], reverse=True)
 
 
@@ -192,10 +193,11 @@ def _rewrite(path, kept):
         raise StoreError(f"cannot rewrite the tool memory {path}: {exc.strerror or exc}") from None
 
 
-def compact(path, max_kept):
-    """Merge duplicates and keep the newest `max_kept` entries."""
+def compact(path, max_kept, sessions_kept=None):
+    """Merge duplicates and keep the newest `max_kept` entries, each naming
+    at most its latest `sessions_kept` sessions."""
     with _Lock(path, fcntl.LOCK_EX):
-        _rewrite(path, merged(_read_raw(path))[:max_kept])
+        _rewrite(path, merged(_read_raw(path), sessions_kept)[:max_kept])
 
 
 def clear(path, tool=None):
