@@ -243,3 +243,17 @@ class Analyzer:
         if self.main.responses or self.main.turns or self.main.tools or not self.side.lines:
             return "main", self.main
         return "subagent", self.side
+
+
+def rank(tools, bytes_per_token):
+    """[{name, calls, results, result_bytes, errors, images, est_tokens,
+    share}] from per-tool tallies, the biggest first: the one ranking of
+    tool consumers, used by the session report and by the hooks' context
+    audit and monitor (through report.in_context), so their figures agree."""
+    total = sum(t["result_bytes"] for t in tools.values())
+    rows = []
+    for name, t in sorted(tools.items(), key=lambda kv: (-kv[1]["result_bytes"], -kv[1]["calls"], kv[0])):
+        rows.append({"name": name, **t, "est_tokens": int(round(t["result_bytes"] / bytes_per_token)),
+                     "share": round(100.0 * t["result_bytes"] / total, 1) if total else 0.0})
+    return rows
+

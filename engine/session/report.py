@@ -19,8 +19,7 @@ import os
 import re
 
 from ..errors import UserError
-from .analyze import Analyzer
-from .consumers import rank
+from .analyze import Analyzer, rank
 from . import errors as error_sources
 from .reader import Problems, records
 
@@ -148,3 +147,20 @@ def build_report(path, style, errors=None, redact=None):
     report["errors"] = list(found)
     report["error_count"] = count
     return report
+
+
+def in_context(transcript, style=None):
+    """(rows, total result bytes, bytes per token) of the tool results in the
+    context now: the main chain since its last compaction, ranked as the
+    report ranks them (its `tools_in_context`).  What counts is the
+    `tool_result` the model read, never a hook event's `tool_response`
+    (for Edit, the whole original file the model never saw)."""
+    from .style import load
+
+    style = style or load()
+    an, _ = analyze_file(transcript, style, _redactor())
+    _, chain = an.chain()
+    per_token = style["tools"]["bytes_per_token"]
+    rows = rank(chain.epoch_tools, per_token)
+    return rows, sum(r["result_bytes"] for r in rows), per_token
+

@@ -16,7 +16,7 @@ the fill back down).
 
 The top consumers it names are the tool results the model read since the
 last compaction, ranked by the session report's own function
-(engine/session/consumers.py), so the two agree."""
+(engine/session/report.in_context), so the two agree."""
 
 import os
 
@@ -101,7 +101,7 @@ class ContextMonitor:
         if not isinstance(path, str) or not path:
             return [], 0
         from ...errors import UserError
-        from ...session.consumers import in_context
+        from ...session.report import in_context
 
         try:
             rows, total_bytes, per_token = in_context(path)
