@@ -115,6 +115,66 @@ def write(folder, name, text):
     return path
 
 
+# The user's real folders the engine may write to: a test must never touch
+# them (checked when the run ends, on the controller: see pytest_sessionfinish).
+_REAL_HOME = os.path.expanduser("~")
+WATCHED = [os.path.join(_REAL_HOME, *p) for p in ((".cache", "rules-engine"), (".local", "state", "rules-engine"),
+                                                  (".config", "rules-engine"), (".engine",),
+                                                  (".claude", "settings.json"), (".claude", "rules"),
+                                                  (".claude", "commands"))]
+# Where the whole run lives instead: HOME, the XDG folders, the engine's cache
+# and state, the agent's config folder (set before xdist starts its workers,
+# so they and every process they start inherit it).
+ISOLATED = ("HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "ENGINE_CACHE_DIR",
+            "ENGINE_STATE_DIR", "CLAUDE_CONFIG_DIR")
+
+
+def _snapshot(paths):
+    seen = {}
+    for top in paths:
+        for root, dirs, files in os.walk(top) if os.path.isdir(top) else [(os.path.dirname(top), [], [os.path.basename(top)])]:
+            for name in dirs + files:
+                path = os.path.join(root, name)
+                try:
+                    st = os.lstat(path)
+                except OSError:
+                    continue
+                seen[path] = (st.st_size, st.st_mtime_ns, st.st_mode)
+    return seen
+
+
+def pytest_configure(config):
+    if hasattr(config, "workerinput"):
+        return  # a worker: the controller has isolated the environment already
+    import tempfile
+
+    config._real_home_before = _snapshot(WATCHED)
+    base = tempfile.mkdtemp(prefix="engine-tests-home-")
+    os.environ.setdefault("PYENV_ROOT", os.path.join(_REAL_HOME, ".pyenv"))  # pyenv's shims find it by HOME otherwise
+    for name in ISOLATED:
+        os.environ[name] = os.path.join(base, name.lower())
+        os.makedirs(os.environ[name], mode=0o700, exist_ok=True)
+    config._isolated_base = base
+
+
+def pytest_sessionfinish(session, exitstatus):
+    config = session.config
+    before = getattr(config, "_real_home_before", None)
+    if before is None:
+        return
+    after = _snapshot(WATCHED)
+    changed = sorted(p for p in set(before) | set(after) if before.get(p) != after.get(p))
+    if changed:
+        session.exitstatus = 1
+        rep = config.pluginmanager.get_plugin("terminalreporter")
+        lines = "\n".join(f"  {p}" for p in changed[:20])
+        msg = f"the test run wrote into the real home's engine folders ({len(changed)} paths):\n{lines}"
+        if rep:
+            rep.write_line("FAILED real-home check: " + msg, red=True)
+        else:
+            print(msg)
+
+
 def pytest_collection_modifyitems(config, items):
     """Slow end-to-end tests first: with `-n auto` they start at once on their
     own workers while the many short tests fill the others, instead of

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from hook_fixtures import HEAVY, profile_text, shared_profile
+from hook_fixtures import HEAVY, profile_text, shared_profile, transcript_records
 from test_hooks_conftest_fixtures import hk, hk_cold, redis_server  # noqa: F401 - fixtures
 
 PROBE = r"""
@@ -126,14 +126,16 @@ def test_non_injecting_prompt_with_redis_state_imports_nothing_heavy(hk, redis_s
 
 @pytest.mark.parametrize("backend", ["files", "redis"])
 def test_recording_events_import_nothing_heavy(hk, backend, request):
-    """A PostToolUse that succeeded only adds to the tally, and a PreToolUse
-    of a tool with nothing remembered (the store holds another tool's
-    failure) says nothing: neither loads a heavy module, nor redis-py."""
+    """A PostToolUse that succeeded only lets the context monitor read the
+    fill (here, for the first time in the session), and a PreToolUse of a
+    tool with nothing remembered (the store holds another tool's failure)
+    says nothing: neither loads a heavy module, nor redis-py."""
     if backend == "redis":
         hk.extra_env["ENGINE_REDIS_URL"] = request.getfixturevalue("redis_server").url
     hk.hook(hk.event("PostToolUseFailure", tool_name="Read", tool_input={"file_path": "/x"}, tool_use_id="t0",
                      error="File does not exist.")).assert_silent()
     heavy = HEAVY + ("redis",)
+    hk.write_transcript(transcript_records(100000, session=hk.session))
     post = hk.event("PostToolUse", tool_response={"stdout": "x" * 80, "stderr": "", "interrupted": False})
     res = _probe(hk, post, heavy=heavy)
     assert res["rc"] == 0 and res["out"] == "" and res["after"] == [], res
@@ -141,5 +143,5 @@ def test_recording_events_import_nothing_heavy(hk, backend, request):
     assert res["rc"] == 0 and res["out"] == "" and res["after"] == [], res
     if backend == "files":
         state = json.loads(hk.session_files()[0].read_text())
-        assert state["out_bytes:Bash"] == 80, "the probe really recorded the output's size"
+        assert state["fill_seen_tokens:context_monitor"] == 100000, "the probe really read the fill"
     assert hk.log_lines() == []

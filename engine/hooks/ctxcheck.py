@@ -16,12 +16,12 @@ VARIABLES = {
 # The hooks settings each kind reads.
 SETTINGS = {
     "tool_memory_record": ("memory",), "tool_memory_scan": ("memory",), "tool_memory_banner": ("memory",),
-    "output_tally": ("context",), "context_monitor": ("context",),
+    "context_monitor": ("context",),
     "effort_guidance": ("effort",), "subagent_effort": ("effort",),
 }
 MEMORY_KEYS = ("path", "max_kept", "compact_bytes", "sessions_kept", "max_field_chars", "redact", "input_fields", "pattern_tools",
                "error_patterns", "strip_patterns", "skip_lines")
-CONTEXT_KEYS = ("window_tokens", "long_window_tokens", "long_window_models", "chars_per_token")
+CONTEXT_KEYS = ("window_tokens", "long_window_tokens", "long_window_models", "growth_bytes_per_token")
 ENTRY = {"tool": "Bash", "error": "kubectl: command not found", "input": "kubectl get pods", "count": 2,
          "first": "2026-01-01 10:00", "last": "2026-01-02 11:00", "project": "/project", "sessions": ["s"], "k": "x"}
 SAMPLES = {"tool": "Bash", "entries": [ENTRY], "total": 3, "more": 2, "cwd": "/project", "fill_pct": 78,

@@ -11,7 +11,7 @@ context-intelligence handlers would answer to an event.
 
 import sys
 
-RECORDING = ("tool_memory_record", "tool_memory_scan", "output_tally", "clear_state")
+RECORDING = ("tool_memory_record", "tool_memory_scan", "clear_state")
 
 
 def add_parser(sub):

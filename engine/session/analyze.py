@@ -30,7 +30,8 @@ class Chain:
         self.compactions = []
         self.refreshes = []
         self.tool_names = {}  # tool_use id -> tool name
-        self.tools = {}  # name -> tally
+        self.tools = {}  # name -> tally, the whole session
+        self.epoch_tools = {}  # name -> tally since the last compaction: what is in the context now
         self.errors = []
         self.error_count = 0
         self.segment = 0
@@ -104,7 +105,8 @@ class Analyzer:
                 if isinstance(b, dict) and b.get("type") == "tool_use" and isinstance(b.get("id"), str):
                     name = b.get("name") if isinstance(b.get("name"), str) else "?"
                     chain.tool_names[b["id"]] = name
-                    self._tally(chain, name)["calls"] += 1
+                    for tally in self._tallies(chain, name):
+                        tally["calls"] += 1
         usage = msg.get("usage")
         if not isinstance(usage, dict):
             return
@@ -165,6 +167,7 @@ class Analyzer:
                                       "trigger": meta.get("trigger") if isinstance(meta.get("trigger"), str) else None,
                                       "pre_tokens": pre if isinstance(pre, int) else None})
             chain.segment += 1
+            chain.epoch_tools = {}
         elif sub == "api_error":
             self.api_errors += 1
         content = rec.get("content")
@@ -185,29 +188,37 @@ class Analyzer:
                                     "turn": int(turn) if turn and turn.isdigit() else None,
                                     "chars": len(body), "via": via})
 
-    def _tally(self, chain, name):
-        t = chain.tools.get(name)
-        if t is None:
-            t = chain.tools[name] = {"calls": 0, "results": 0, "result_bytes": 0, "errors": 0, "images": 0}
-        return t
+    @staticmethod
+    def _tallies(chain, name):
+        """The tool's tally for the whole session and for the context now."""
+        out = []
+        for tools in (chain.tools, chain.epoch_tools):
+            t = tools.get(name)
+            if t is None:
+                t = tools[name] = {"calls": 0, "results": 0, "result_bytes": 0, "errors": 0, "images": 0}
+            out.append(t)
+        return out
 
     def _result(self, chain, block, ts, lineno):
         name = chain.tool_names.get(block.get("tool_use_id"), "?")
-        tally = self._tally(chain, name)
-        tally["results"] += 1
         content = block.get("content")
+        images = 0
         if isinstance(content, str):
             texts = [content]
         elif isinstance(content, list):
             texts = [b.get("text") for b in content if isinstance(b, dict) and isinstance(b.get("text"), str)]
-            tally["images"] += sum(1 for b in content if isinstance(b, dict) and b.get("type") == "image")
+            images = sum(1 for b in content if isinstance(b, dict) and b.get("type") == "image")
         else:
             texts = []
         size = sum(len(t.encode("utf-8", errors="replace")) for t in texts)
-        tally["result_bytes"] += size
         text = "\n".join(texts)
-        if block.get("is_error") is True or any(m in text for m in self._markers):
-            tally["errors"] += 1
+        error = block.get("is_error") is True or any(m in text for m in self._markers)
+        for tally in self._tallies(chain, name):
+            tally["results"] += 1
+            tally["images"] += images
+            tally["result_bytes"] += size
+            tally["errors"] += error
+        if error:
             chain.error_count += 1
             if len(chain.errors) < self.style["errors"]["max_kept"]:
                 chain.errors.append({"tool": name, "message": self._first_line(text), "time": ts, "line": lineno,
@@ -232,3 +243,17 @@ class Analyzer:
         if self.main.responses or self.main.turns or self.main.tools or not self.side.lines:
             return "main", self.main
         return "subagent", self.side
+
+
+def rank(tools, bytes_per_token):
+    """[{name, calls, results, result_bytes, errors, images, est_tokens,
+    share}] from per-tool tallies, the biggest first: the one ranking of
+    tool consumers, used by the session report and by the hooks' context
+    audit and monitor (through report.in_context), so their figures agree."""
+    total = sum(t["result_bytes"] for t in tools.values())
+    rows = []
+    for name, t in sorted(tools.items(), key=lambda kv: (-kv[1]["result_bytes"], -kv[1]["calls"], kv[0])):
+        rows.append({"name": name, **t, "est_tokens": int(round(t["result_bytes"] / bytes_per_token)),
+                     "share": round(100.0 * t["result_bytes"] / total, 1) if total else 0.0})
+    return rows
+

@@ -8,7 +8,8 @@ model}], peak and last (a fill point or null), compactions [{x, time, line,
 trigger, pre_tokens}], refreshes [{x, time, line, handler, turn, chars,
 via}], refresh_chars, tools [{name, calls, results, result_bytes,
 est_tokens, share, errors, images}] (biggest first, at most `tools.top`),
-tool_result_bytes, errors [{tool, message, time, line, tool_use_id}],
+tool_result_bytes, tools_in_context and tool_result_bytes_in_context (the
+same since the last compaction), errors [{tool, message, time, line, tool_use_id}],
 error_count, api_errors, hook_contexts, subagents [{file, api_calls,
 peak_tokens, tool_result_bytes}], problems {lines, bad_lines, long_lines,
 non_utf8_lines, partial_tail}.
@@ -18,7 +19,7 @@ import os
 import re
 
 from ..errors import UserError
-from .analyze import Analyzer
+from .analyze import Analyzer, rank
 from . import errors as error_sources
 from .reader import Problems, records
 
@@ -111,10 +112,8 @@ def build_report(path, style, errors=None, redact=None):
     peak = max(points, key=lambda p: p["tokens"]) if points else None
     per_token = style["tools"]["bytes_per_token"]
     total = sum(t["result_bytes"] for t in chain.tools.values())
-    tools = []
-    for name, t in sorted(chain.tools.items(), key=lambda kv: (-kv[1]["result_bytes"], -kv[1]["calls"], kv[0])):
-        tools.append({"name": name, **t, "est_tokens": int(round(t["result_bytes"] / per_token)),
-                      "share": round(100.0 * t["result_bytes"] / total, 1) if total else 0.0})
+    tools = rank(chain.tools, per_token)
+    in_context = rank(chain.epoch_tools, per_token)
     report = {
         "session_id": an.session_id or os.path.splitext(os.path.basename(path))[0],
         "transcript": os.path.abspath(path),
@@ -136,6 +135,9 @@ def build_report(path, style, errors=None, redact=None):
         "refresh_chars": sum(r["chars"] for r in chain.refreshes),
         "tools": tools[: style["tools"]["top"]],
         "tool_result_bytes": total,
+        # since the last compaction: what the context audit names
+        "tools_in_context": in_context[: style["tools"]["top"]],
+        "tool_result_bytes_in_context": sum(t["result_bytes"] for t in in_context),
         "api_errors": an.api_errors,
         "hook_contexts": an.hook_contexts,
         "subagents": _subagents(path, style, redact) if kind == "main" else [],
@@ -145,3 +147,20 @@ def build_report(path, style, errors=None, redact=None):
     report["errors"] = list(found)
     report["error_count"] = count
     return report
+
+
+def in_context(transcript, style=None):
+    """(rows, total result bytes, bytes per token) of the tool results in the
+    context now: the main chain since its last compaction, ranked as the
+    report ranks them (its `tools_in_context`).  What counts is the
+    `tool_result` the model read, never a hook event's `tool_response`
+    (for Edit, the whole original file the model never saw)."""
+    from .style import load
+
+    style = style or load()
+    an, _ = analyze_file(transcript, style, _redactor())
+    _, chain = an.chain()
+    per_token = style["tools"]["bytes_per_token"]
+    rows = rank(chain.epoch_tools, per_token)
+    return rows, sum(r["result_bytes"] for r in rows), per_token
+

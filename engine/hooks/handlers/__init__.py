@@ -22,7 +22,6 @@ KINDS = {
     "tool_memory_record": ("tool_memory_record", "ToolMemoryRecord"),
     "tool_memory_scan": ("tool_memory_scan", "ToolMemoryScan"),
     "tool_memory_banner": ("tool_memory_banner", "ToolMemoryBanner"),
-    "output_tally": ("output_tally", "OutputTally"),
     "context_monitor": ("context_monitor", "ContextMonitor"),
     "effort_guidance": ("effort_guidance", "EffortGuidance"),
     "subagent_effort": ("subagent_effort", "SubagentEffort"),

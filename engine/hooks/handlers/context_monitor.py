@@ -1,45 +1,113 @@
-"""context_monitor: at Stop, warn once per threshold (`thresholds`, percent)
-as the context fill crosses it; a session below the first threshold hears
-nothing.  When several are crossed at once, one warning names the highest.
-With `rearm`, thresholds the fill fell back below (a compaction) warn again
-on the next crossing.  Shown to the user; to the model only with
-`to_model: true`."""
+"""context_monitor: warn once per threshold (`thresholds`, percent) as the
+context fill crosses it, per compaction epoch; a session below the first
+threshold hears nothing.  When several are crossed at once, one warning names
+the highest.  With `rearm`, thresholds the fill fell back below (a
+compaction) warn again on the next crossing.  Shown to the user; to the model
+only with `to_model: true`.
+
+It runs at Stop and, because an agentic session may run hundreds of tool
+calls and several auto-compactions between two Stops, at PostToolUse too.
+There the fill is read only when it could have crossed something: the
+transcript's size is one stat, and the context cannot have grown by more
+tokens than the transcript grew in bytes divided by
+`hooks.context.growth_bytes_per_token` since the fill was last read.  Once a
+threshold has been passed, any growth is read (a compaction may have brought
+the fill back down).
+
+The top consumers it names are the tool results the model read since the
+last compaction, ranked by the session report's own function
+(engine/session/report.in_context), so the two agree."""
+
+import os
 
 from .part import Part
+
+SEEN_SIZE, SEEN_TOKENS = "fill_seen_bytes:", "fill_seen_tokens:"
 
 
 class ContextMonitor:
     def __init__(self, spec, settings, registry):
         self.spec = spec
         self.name = spec["name"]
+        self.warnings = spec.get("warnings") or self.name  # monitors that share it warn once between them
 
     def _mark(self, t):
-        return f"warned:{self.name}:{t}"
+        return f"warned:{self.warnings}:{t}"
 
     def due(self, ctx):
         return not ctx.event.get("stop_hook_active")
 
+    def _size(self, ctx):
+        path = ctx.event.get("transcript_path")
+        try:
+            return os.stat(path).st_size if isinstance(path, str) and path else None
+        except (OSError, ValueError):
+            return None
+
+    def _worth_reading(self, ctx, size, thresholds, snap):
+        """False when the fill cannot have crossed any threshold since it was
+        last read (the PostToolUse fast path)."""
+        if size is None:
+            return False
+        seen_size, seen_tokens = snap.get(SEEN_SIZE + self.warnings), snap.get(SEEN_TOKENS + self.warnings)
+        if not isinstance(seen_size, int) or not isinstance(seen_tokens, int):
+            return True
+        if size == seen_size:
+            return False
+        if any(snap.get(self._mark(t)) for t in thresholds):
+            return True  # past one already: a compaction may have brought it back
+        context = ctx.settings["context"]
+        lowest = min(thresholds) * context["window_tokens"] / 100.0
+        grown = max(0, size - seen_size) / context["growth_bytes_per_token"]
+        return seen_tokens + grown >= lowest
+
     def parts(self, ctx):
+        thresholds = sorted(self.spec["thresholds"])
+        snap = ctx.snapshot()
+        size = None
+        if ctx.name != "Stop":
+            size = self._size(ctx)
+            if not self._worth_reading(ctx, size, thresholds, snap):
+                return []
         fill = ctx.fill()
         if fill is None:
             return []
         pct, tokens, window = fill
-        snap = ctx.snapshot()
-        thresholds = sorted(self.spec["thresholds"])
         marks = {}
+        if size is not None and tokens > 0:
+            # Right after a compaction the fill reads 0 while the system prompt
+            # is still to come: no base then, the next event reads again.
+            marks = {SEEN_SIZE + self.warnings: size, SEEN_TOKENS + self.warnings: tokens}
         if self.spec["rearm"]:
-            marks = {self._mark(t): 0 for t in thresholds if pct < t and snap.get(self._mark(t))}
+            marks.update({self._mark(t): 0 for t in thresholds if pct < t and snap.get(self._mark(t))})
         new = [t for t in thresholds if pct >= t and not snap.get(self._mark(t))]
         if not new:
             return [Part(self.name, marks=marks)] if marks else []
         marks.update({self._mark(t): 1 for t in thresholds if pct >= t})
         from ..banner import render
-        from .output_tally import consumers
 
-        top, total = consumers(snap, self.spec["top"])
+        top, total = self._consumers(ctx)
         text = render(self.spec["template"], ctx.settings["templates"], fill_pct=int(pct), tokens=tokens,
                       window=window, threshold=max(new), thresholds=thresholds, top=top,
                       total_tokens=total).strip("\n")
         if not text:
             return [Part(self.name, marks=marks)]
         return [Part(self.name, text if self.spec["to_model"] else None, marks=marks, user_message=text)]
+
+    def _consumers(self, ctx):
+        """([{tool, tokens, bytes, calls, share}], total tokens) of the tool
+        results in the context now; nothing when the transcript cannot be read."""
+        path = ctx.event.get("transcript_path")
+        if not isinstance(path, str) or not path:
+            return [], 0
+        from ...errors import UserError
+        from ...session.report import in_context
+
+        try:
+            rows, total_bytes, per_token = in_context(path)
+        except (UserError, OSError) as exc:
+            ctx.log(f"handler {self.name}: tool consumers not read ({exc})")
+            return [], 0
+        top = [{"tool": r["name"], "tokens": r["est_tokens"], "bytes": r["result_bytes"], "calls": r["calls"],
+                "share": r["share"]} for r in rows[: self.spec["top"]]]
+        return top, int(round(total_bytes / per_token))

@@ -1,0 +1,121 @@
+"""Real recorded sessions fed to the hook command event by event, as the
+agent sent them (engine/replay/events.py rebuilds the events from the
+transcript; each hook sees the transcript as it stood at that moment).
+
+What is checked here holds for sessions the project did not write: every
+hook ends cleanly, the context monitor warns at every threshold the session
+crossed (once per compaction epoch, whichever event sees it first), and the
+context audit's figures are the session report's own."""
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from engine.replay.events import events
+from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
+
+TRANSCRIPTS = Path("/work/shared/transcripts")
+THRESHOLDS = (70, 80, 90)
+WINDOW = 200000
+
+
+def crossings(path):
+    """{epoch: set of thresholds the main-chain fill reached}, per the
+    usage records (the monitor's own source of truth is the same file)."""
+    out, epoch = {0: set()}, 0
+    for raw in open(path, "rb"):
+        rec = json.loads(raw)
+        if rec.get("isSidechain"):
+            continue
+        if rec.get("type") == "system" and rec.get("subtype") == "compact_boundary":
+            epoch += 1
+            out[epoch] = set()
+            continue
+        msg = rec.get("message") if isinstance(rec.get("message"), dict) else {}
+        usage = msg.get("usage")
+        if rec.get("type") == "assistant" and isinstance(usage, dict) and msg.get("model") != "<synthetic>":
+            tokens = sum(int(usage.get(k) or 0) for k in ("input_tokens", "cache_creation_input_tokens",
+                                                           "cache_read_input_tokens"))
+            out[epoch].update(t for t in THRESHOLDS if 100.0 * tokens / WINDOW >= t)
+    return out
+
+
+def check(run, ev):
+    """Exit 0, and one JSON object or nothing (PreCompact: plain text, the
+    compaction's instructions)."""
+    if ev["hook_event_name"] == "PreCompact":
+        assert run.returncode == 0 and "Traceback" not in run.stderr, str(run)
+        return run
+    return run.assert_ok()
+
+
+def message(ev, run):
+    if ev["hook_event_name"] == "PreCompact" or not run.stdout.strip():
+        return ""
+    return run.json.get("systemMessage", "")
+
+
+def replay(hk, name):
+    """Feed every event; [(event, HookRun)] in order."""
+    hk.rule("testing.md", "# Testing\n\nRun the whole suite before you push.\n")
+    source = TRANSCRIPTS / name
+    data = source.read_bytes()
+    hk.transcript.parent.mkdir(parents=True, exist_ok=True)
+    runs = []
+    for ev, offset in events(source, cwd=str(hk.project), session_id=hk.session, transcript_path=str(hk.transcript)):
+        hk.transcript.write_bytes(data[:offset])
+        runs.append((ev, check(hk.hook(ev), ev)))
+    return runs
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["23-erk-local-v2156-compact-ae4a1257.jsonl",
+                                  "24-erk-interactive-12prompts-api500-393e5f27.jsonl"])
+def test_monitor_warns_at_each_threshold_crossed_once_per_epoch(hk, name):
+    runs = replay(hk, name)
+    warned, epoch = {0: []}, 0
+    for ev, run in runs:
+        if ev["hook_event_name"] == "SessionStart" and ev.get("source") == "compact":
+            epoch += 1
+            warned[epoch] = []
+        msg = message(ev, run)
+        warned[epoch] += [int(t) for t in re.findall(r"full \(\d+ of \d+ tokens, past (\d+)%\)", msg)]
+    crossed = crossings(TRANSCRIPTS / name)
+    assert any(crossed.values()), "the session crosses a threshold: the test checks something"
+    for e, reached in crossed.items():
+        said = warned.get(e, [])
+        assert len(said) == len(set(said)), f"epoch {e}: a threshold warned twice: {said}"
+        assert set(said) <= reached, f"epoch {e}: warned {said}, the session reached only {sorted(reached)}"
+        for t in reached:
+            assert any(w >= t for w in said), f"epoch {e}: {t}% was crossed but never warned ({said})"
+    broken = [l for l in hk.log_lines() if "internal error" in l or "failed" in l or "deadline" in l]
+    assert broken == [], broken
+
+
+@pytest.mark.slow
+def test_context_audit_figures_are_the_session_reports(hk):
+    """Session 24 ends prompts past 70%: each time the audit speaks at Stop,
+    its top consumer and its total are the report's `tools_in_context` of the
+    transcript as it stood then."""
+    name = "24-erk-interactive-12prompts-api500-393e5f27.jsonl"
+    source = TRANSCRIPTS / name
+    data = source.read_bytes()
+    hk.transcript.parent.mkdir(parents=True, exist_ok=True)
+    spoke = 0
+    for ev, offset in events(source, cwd=str(hk.project), session_id=hk.session, transcript_path=str(hk.transcript)):
+        hk.transcript.write_bytes(data[:offset])
+        run = check(hk.hook(ev), ev)
+        msg = message(ev, run)
+        if "Context audit" not in msg:
+            continue
+        spoke += 1
+        report = json.loads(hk.engine("session", "report", str(hk.transcript), "--json").stdout)
+        top = report["tools_in_context"][0]
+        total = round(report["tool_result_bytes_in_context"] / report["bytes_per_token"])
+        assert f"tool output: ~{total} tokens" in msg, (msg, total)
+        assert f"  {top['name']}: ~{top['est_tokens']} tokens in {top['calls']} call(s) ({top['share']}%)" in msg, \
+            (msg, top)
+    assert spoke == 1, "the audit speaks once: at the first Stop past 70%"
