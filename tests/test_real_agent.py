@@ -17,6 +17,17 @@ ANTHROPIC_BASE_URL on the stand-in and CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=
   its effort guidance there). The user's ~/.claude/rules files are delivered
   by the agent itself in a `<system-reminder>` user text ("Contents of
   PATH (user's private global instructions for all projects)").
+- Where each hook's `additionalContext` lands (a stand-in hook printing a
+  marker per event, test_where_hook_answers_land_in_what_the_model_reads):
+  UserPromptSubmit's is appended to the user-role `<system-reminder>` text
+  that lists the skills and the date ("UserPromptSubmit hook additional
+  context: ..."); PreToolUse's and PostToolUse's arrive together in one
+  system message after the tool_result ("PreToolUse:Bash hook additional
+  context: ...\n\nPostToolUse:Bash hook additional context: ..."). A Stop
+  hook's additionalContext makes the agent take another turn (a user
+  `<system-reminder>`): answered at every Stop, `-p` ran 8 more model calls.
+- PostToolUse `updatedToolOutput: {stdout, stderr, interrupted, isImage}` on
+  Bash replaces the tool_result the model reads (the command ran as written).
 - A Bash tool_result arrives as a plain string ("hi" for `echo hi`, the
   trailing newline gone). A Bash output of 24 KB arrives whole; one of 38 KB
   is kept out by the agent itself (`<persisted-output>`, the saved file's path
@@ -181,3 +192,47 @@ def test_a_large_bash_output_reaches_the_model_as_the_cache_stub_and_runs_once(t
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.splitlines()[-1] == "5000" and len(shown.stdout.splitlines()) == 5000
 
+
+
+HOOK = r"""
+import json, sys
+ev = json.load(sys.stdin)
+name = ev["hook_event_name"]
+with open(sys.argv[1], "a") as fh:
+    fh.write(name + "\n")
+out = {"hookEventName": name, "additionalContext": "CTX_" + name + "_MARK"}
+if name == "PostToolUse":
+    out["updatedToolOutput"] = {"stdout": "REPLACED_OUTPUT", "stderr": "", "interrupted": False, "isImage": False}
+print(json.dumps({"hookSpecificOutput": out}))
+"""
+
+
+def test_where_hook_answers_land_in_what_the_model_reads(tmp_path):
+    """The pinned agent's side of the hook interface, with a stand-in hook (no
+    engine): where each event's additionalContext arrives, and that a
+    PostToolUse updatedToolOutput replaces a Bash output the model reads."""
+    find_claude()
+    home, cwd = tmp_path / "home", tmp_path / "project"
+    cwd.mkdir(parents=True)
+    (home / ".claude").mkdir(parents=True)
+    hook, seen = tmp_path / "hook.py", tmp_path / "events.txt"
+    hook.write_text(HOOK, encoding="utf-8")
+    command = f"{sys.executable} {hook} {seen}"
+    events = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse")
+    settings = {"hooks": {e: [{"hooks": [{"type": "command", "command": command}]}] for e in events}}
+    (home / ".claude" / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+    counter = cwd / "counter.txt"
+    run = run_agent("go", home, cwd, [tool("Bash", command=f"echo ran >> {counter}; echo original", description="x"),
+                                      text("Done.")])
+    assert run.returncode == 0, str(run)
+    assert seen.read_text().split() == list(events)
+    first, after = run.requests
+    assert "CTX_SessionStart_MARK" in request_text(first) and "CTX_UserPromptSubmit_MARK" in request_text(first)
+    assert [m["role"] for m in first["messages"] if "SessionStart hook additional context: CTX_SessionStart_MARK"
+            in json.dumps(m)] == ["system"]
+    assert "UserPromptSubmit hook additional context: CTX_UserPromptSubmit_MARK" in request_text(first)
+    assert tool_results(after) == ["REPLACED_OUTPUT"]
+    assert counter.read_text() == "ran\n", "the command ran, once, as written"
+    tail = after["messages"][-1]
+    assert tail["role"] == "system" and "PreToolUse:Bash hook additional context: CTX_PreToolUse_MARK" in json.dumps(tail)
+    assert "PostToolUse:Bash hook additional context: CTX_PostToolUse_MARK" in json.dumps(tail)
