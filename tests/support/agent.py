@@ -14,7 +14,7 @@ Use (see tests/test_real_agent.py):
     run = run_agent("go", home, cwd, script)      # claude -p go --output-format json
     run.output["result"] == "done"
     run.requests[1]                               # the body the model got after the tool call
-    tool_results(run.requests[1])                 # ['hi\\n'] (tool_result texts)
+    tool_results(run.requests[1])                 # ['hi'] (tool_result texts)
     run = run_agent("/compact", home, cwd, [text("summary")], resume=run.session_id)
 
 A missing agent binary skips the test locally and fails it under CI (env CI
@@ -299,8 +299,8 @@ def agent_env(home, env=None):
     return out
 
 
-def install_hooks(home, cwd, env=None, *args):
-    """`engine install --user` (or with `args`) of this checkout, with HOME=home:
+def install_hooks(home, cwd, env=None, args=()):
+    """`engine install --user` (plus `args`) of this checkout, with HOME=home:
     it writes the hook entries into home/.claude/settings.json. Returns the
     completed process; fails the test when it does not succeed."""
     proc = subprocess.run([sys.executable, "-m", "engine.cli", "install", "--user", *args], cwd=str(cwd),
