@@ -117,7 +117,8 @@ def write(folder, name, text):
 
 # The user's real folders the engine may write to: a test must never touch
 # them (checked when the run ends, on the controller: see pytest_sessionfinish).
-_REAL_HOME = os.path.expanduser("~")
+# (xdist workers start with the isolated HOME: the controller tells them the real one)
+_REAL_HOME = os.environ.get("ENGINE_TESTS_REAL_HOME") or os.path.expanduser("~")
 WATCHED = [os.path.join(_REAL_HOME, *p) for p in ((".cache", "rules-engine"), (".local", "state", "rules-engine"),
                                                   (".config", "rules-engine"), (".engine",),
                                                   (".claude", "settings.json"), (".claude", "rules"),
@@ -149,6 +150,7 @@ def pytest_configure(config):
     import tempfile
 
     config._real_home_before = _snapshot(WATCHED)
+    os.environ["ENGINE_TESTS_REAL_HOME"] = _REAL_HOME
     base = tempfile.mkdtemp(prefix="engine-tests-home-")
     os.environ.setdefault("PYENV_ROOT", os.path.join(_REAL_HOME, ".pyenv"))  # pyenv's shims find it by HOME otherwise
     for name in ISOLATED:

@@ -35,6 +35,7 @@ def test_a_run_that_writes_into_the_real_home_fails(tmp_path):
             open({str(home / '.cache' / 'rules-engine' / 'leak')!r}, "w").write("x")
         """))
     env = dict(os.environ, HOME=str(home), PYTHONPATH=str(REPO))
+    env.pop("ENGINE_TESTS_REAL_HOME")
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
                           "-p", "no:randomly", str(tests)], cwd=tmp_path, env=env, capture_output=True, text=True,
                          timeout=120)
