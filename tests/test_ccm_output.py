@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from engine.ccm import agentversion, config
+from engine.ccm import config
 
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
 
@@ -112,6 +112,8 @@ def test_supported_version_gets_no_rewrite_at_pre_tool_use(hk, version):  # noqa
 
 
 def test_version_from_the_last_line_that_has_one(tmp_path):
+    from engine.ccm import agentversion
+
     p = tmp_path / "t.jsonl"
     p.write_text(json.dumps({"version": "2.1.100"}) + "\n" + json.dumps({"version": "2.1.330", "x": "y"}) + "\n"
                  + json.dumps({"type": "summary"}) + "\n")

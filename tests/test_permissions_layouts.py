@@ -31,7 +31,7 @@ def root(tmp_path, monkeypatch):
     monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(proj))
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
     monkeypatch.setattr(permissions, "MANAGED", (str(tmp_path / "managed.json"),))
-    monkeypatch.setattr(permissions, "MANAGED_DROPINS", (str(tmp_path / "managed.d"),))
+    monkeypatch.setattr(permissions, "MANAGED_DROPINS", (str(tmp_path / "managed.d"),), raising=False)
     return proj
 
 
@@ -105,6 +105,9 @@ def test_any_doubt_gives_no_decision_and_no_rewrite(root, settings, tmp_path, mo
         (root / ".claude" / "settings.json").write_text(json.dumps({"permissions": {"ask": "Bash(find:*)"}}))
     for mode in ("default", "bypassPermissions"):
         assert decide(event(cmd, root, mode), settings) is None, (layout, mode)
+    # the same question asked of the permission reader itself (a wrapped
+    # command is neither listed nor learned, so decide() alone would not say)
+    assert permissions.runs_without_asking(cmd, str(root), "rules") != "yes", layout
 
 
 def test_user_local_settings_never_prove_an_allow(root, settings, tmp_path):
