@@ -12,6 +12,9 @@ DEFAULTS_REQUIRED = ("scope", "max_injection_chars", "install_timeout_seconds", 
 NESTED_REQUIRED = {"state": ("redis_url", "ttl_hours", "connect_timeout_ms", "call_timeout_ms"),
                    "templates": ("max_output_chars", "max_range_items"),
                    "transcript": ("max_tail_bytes",), "log": ("max_bytes",), "trust": ("allow_read",)}
+# Kinds whose answer the agent reads at one event only (its interface):
+# updatedToolOutput is a PostToolUse field.
+ONLY_AT = {"ccm_output": ("PostToolUse",)}
 
 
 def check_hooks(resolved):
@@ -28,6 +31,10 @@ def check_hooks(resolved):
     for event, handlers in hooks.get("events", {}).items():
         for h in handlers:
             if h.get("enabled", True) is False:
+                continue
+            if h.get("kind") in ONLY_AT and event not in ONLY_AT[h["kind"]]:
+                errors.append(_err(resolved, h["name"], f"handler {h['name']!r} (kind {h['kind']}) works only under "
+                                   f"{' or '.join(ONLY_AT[h['kind']])}, not {event}; move it there"))
                 continue
             errors.extend(_check_handler(resolved, h, names))
     if not missing:

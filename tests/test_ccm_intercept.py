@@ -28,8 +28,10 @@ def world(tmp_path, monkeypatch):
     (proj / ".claude").mkdir(parents=True)
     monkeypatch.setenv("HOME", str(home))
     env = dict(os.environ, HOME=str(home), PYTHONPATH=REPO, ENGINE_CACHE_DIR=str(tmp_path / "cache"),
-               ENGINE_STATE_DIR=str(tmp_path / "state"))
-    monkeypatch.setenv("ENGINE_CACHE_DIR", env["ENGINE_CACHE_DIR"])
+               ENGINE_STATE_DIR=str(tmp_path / "state"), CLAUDE_CONFIG_DIR=str(home / ".claude"),
+               CLAUDE_PROJECT_DIR=str(proj))
+    for name in ("ENGINE_CACHE_DIR", "CLAUDE_CONFIG_DIR", "CLAUDE_PROJECT_DIR"):
+        monkeypatch.setenv(name, env[name])
     return type("W", (), {"home": home, "proj": proj, "env": env, "tmp": tmp_path})
 
 

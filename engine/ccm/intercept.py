@@ -2,15 +2,20 @@
 Bash command through the `engine cache run` wrapper, or deny a whole-file
 Read that is too large with a note on how to read it in parts.
 
-The mechanism, and why (README "Content cache"): PostToolUse cannot replace
-a built-in tool's output, and a hook that runs the command itself and lets
-the call through runs it twice; so the hook runs nothing.  A Bash call is
-rewritten (`updatedInput`) to run inside the Bash tool through the wrapper,
-which stores a large output and prints its stub: the command runs once,
-under the tool's own sandbox and timeout, in the event's folder.  The
-rewrite is made only where the agent's permission flow would have run the
-original without asking (permissions.py); otherwise the call passes through.
-Subagent calls (`agent_id`) always pass through: a subagent reads in full.
+The mechanism, and why (README "Content cache"): a hook that runs the
+command itself and lets the call through runs it twice, so the hook runs
+nothing.  Where the session's agent replaces a Bash output by a PostToolUse
+`updatedToolOutput` answer (agentversion.py, the ccm_output handler), the
+call passes through untouched here: the output is replaced after it ran,
+with no decision and no rewrite, never both.  Only for older agents is a
+Bash call rewritten (`updatedInput`) to run inside the Bash tool through the
+wrapper (runner.py), which stores a large output and prints its stub: the
+command runs once, under the tool's own sandbox and timeout, in the event's
+folder.  That rewrite is made only where the agent's permission flow, read
+as the agent reads it (permissions.py), would have run the original without
+asking; any doubt passes the call through, and `allow` is answered only
+when an allow rule proves it.  Subagent calls (`agent_id`) always pass
+through: a subagent reads in full.
 
 This is the PreToolUse hot path: a call that passes through imports no
 YAML, JSON Schema, Jinja2, tokenizer, Redis or zstd, and no `re`.
@@ -22,8 +27,9 @@ import sys
 WRAPPER_MARK = " cache run "
 
 
-def decide(event, settings):
-    """The tool_decision dict for this PreToolUse event, or None to pass."""
+def decide(event, settings, post_replaces=True):
+    """The tool_decision dict for this PreToolUse event, or None to pass.
+    `post_replaces`: the profile runs a ccm_output handler at PostToolUse."""
     if event.get("agent_id"):
         return None
     tool = event.get("tool_name")
@@ -31,7 +37,7 @@ def decide(event, settings):
     if not isinstance(tool_input, dict):
         return None
     if tool == "Bash":
-        return _bash(event, tool_input, settings)
+        return _bash(event, tool_input, settings, post_replaces)
     if tool == "Read":
         return _read(tool_input, settings)
     return None
@@ -62,7 +68,7 @@ def wanted(command, cwd, settings):
     return False
 
 
-def _bash(event, tool_input, settings):
+def _bash(event, tool_input, settings, post_replaces=True):
     command = tool_input.get("command")
     if not isinstance(command, str) or tool_input.get("run_in_background"):
         return None
@@ -73,6 +79,11 @@ def _bash(event, tool_input, settings):
     policy = icpt["modes"].get(str(event.get("permission_mode") or "default"), "pass")
     if policy == "pass":
         return None
+    if post_replaces:
+        from .agentversion import replaces_output
+
+        if replaces_output(event, settings):
+            return None  # replaced at PostToolUse after it ran: no rewrite, no decision
     from .permissions import runs_without_asking
 
     verdict = runs_without_asking(command, cwd, policy)

@@ -109,6 +109,7 @@ class Answer:
     def __init__(self):
         self.texts, self.marks, self.user_messages, self.stdout = [], {}, [], []
         self.decision = None
+        self.tool_output = None
 
     def output(self, name):
         """A dict to print as JSON, a str to print as it is, or None."""
@@ -120,6 +121,8 @@ class Answer:
             specific["additionalContext"] = "\n\n".join(self.texts)
         if self.decision and name == "PreToolUse":
             specific.update(self.decision)
+        if self.tool_output and name == "PostToolUse":
+            specific["updatedToolOutput"] = self.tool_output
         if specific:
             out["hookSpecificOutput"] = {"hookEventName": name, **specific}
         if self.user_messages:
@@ -145,6 +148,8 @@ def merge(parts, cap, log):
                 answer.decision = dict(part.tool_decision)
             else:
                 log(f"handler {name}: a tool decision was already made this event; ignored")
+        if part.tool_output and answer.tool_output is None:
+            answer.tool_output = part.tool_output
         if text:
             sep = 2 if texts else 0
             if used + sep + len(text) > cap:

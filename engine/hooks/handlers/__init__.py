@@ -18,6 +18,7 @@ KINDS = {
     "clear_state": ("clear_state", "ClearState"),
     "ccm_intercept": ("ccm_intercept", "CcmIntercept"),
     "ccm_learn": ("ccm_learn", "CcmLearn"),
+    "ccm_output": ("ccm_output", "CcmOutput"),
     "ccm_pin": ("ccm_pin", "CcmPin"),
     "tool_memory_record": ("tool_memory_record", "ToolMemoryRecord"),
     "tool_memory_scan": ("tool_memory_scan", "ToolMemoryScan"),

@@ -1,4 +1,5 @@
-"""ccm_intercept (PreToolUse): large Bash output through the content cache,
+"""ccm_intercept (PreToolUse): large Bash output through the content cache
+for agents that cannot replace it at PostToolUse (ccm_output does there),
 too-large whole-file Reads denied with a note (engine/ccm/intercept.py says
 the mechanism and why).  Settings: pipelines/settings/content_cache.yaml."""
 
@@ -8,6 +9,10 @@ from .part import Part
 class CcmIntercept:
     def __init__(self, spec, settings, registry):
         self.name = spec["name"]
+        # With a ccm_output handler at PostToolUse, a Bash output is replaced
+        # after it ran wherever the agent takes that answer: no rewrite then.
+        self.post_replaces = any(h.get("kind") == "ccm_output" and h.get("enabled", True) is not False
+                                 for h in settings.get("events", {}).get("PostToolUse", ()))
         import sys
 
         if "yaml" in sys.modules:
@@ -27,5 +32,5 @@ class CcmIntercept:
         from ...ccm import config
         from ...ccm.intercept import decide
 
-        decision = decide(ctx.event, config.load())
+        decision = decide(ctx.event, config.load(), self.post_replaces)
         return [Part(self.name, tool_decision=decision)] if decision else []

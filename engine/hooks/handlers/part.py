@@ -10,20 +10,25 @@ answer the agent reads (see dispatch.merge):
   `permissionDecisionReason` and/or `updatedInput` fields; the first handler
   that decides wins, later ones are logged and ignored;
 - `stdout`: printed as plain text instead of JSON (PreCompact: the agent
-  takes it as the compaction's instructions).
+  takes it as the compaction's instructions);
+- `tool_output`: PostToolUse only, the `updatedToolOutput` that replaces what
+  the model reads of the tool's output (in the tool's own output shape); the
+  first handler that gives one wins.
 """
 
 
 class Part:
-    __slots__ = ("name", "text", "marks", "user_message", "tool_decision", "stdout")
+    __slots__ = ("name", "text", "marks", "user_message", "tool_decision", "stdout", "tool_output")
 
-    def __init__(self, name, text=None, marks=None, user_message=None, tool_decision=None, stdout=None):
+    def __init__(self, name, text=None, marks=None, user_message=None, tool_decision=None, stdout=None,
+                 tool_output=None):
         self.name = name
         self.text = text
         self.marks = marks
         self.user_message = user_message
         self.tool_decision = tool_decision
         self.stdout = stdout
+        self.tool_output = tool_output
 
 
 def as_int(value):

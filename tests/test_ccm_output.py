@@ -1,0 +1,185 @@
+"""Large Bash output replaced at PostToolUse (`updatedToolOutput`, handler
+ccm_output) where the session's agent version takes it, the PreToolUse
+rewrite only for older agents, and the `engine cache run` wrapper behaving
+as the agent's Bash tool (issue 14, item 2)."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from engine.ccm import config
+
+from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIG = "".join(f"line {i} \u00e9t\u00e9 \u2713\n" for i in range(400))  # non-ASCII, over 2000 bytes
+
+
+def transcript(hk, version):  # noqa: F811
+    hk.write_transcript([
+        {"type": "user", "version": version, "sessionId": hk.session, "message": {"role": "user", "content": "go"}},
+        {"type": "assistant", "version": version, "sessionId": hk.session,
+         "message": {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_01", "name": "Bash",
+                                                         "input": {"command": "python3 gen.py"}}]}},
+        {"type": "queue-operation", "operation": "dequeue"},  # a line without a version
+    ])
+
+
+def post(hk, stdout=BIG, stderr="", command="python3 gen.py", **resp):  # noqa: F811
+    r = {"stdout": stdout, "stderr": stderr, "interrupted": False, "isImage": False, "noOutputExpected": False}
+    r.update(resp)
+    return hk.event("PostToolUse", tool_name="Bash", tool_input={"command": command, "description": "d"},
+                    tool_response=r)
+
+
+def pre(hk, command="find . -name '*.py'"):  # noqa: F811
+    return hk.event("PreToolUse", tool_name="Bash", tool_input={"command": command},
+                    permission_mode="bypassPermissions")
+
+
+def env(hk):  # noqa: F811
+    return {"CLAUDE_PROJECT_DIR": hk.project, "CLAUDE_CONFIG_DIR": hk.home / ".claude"}
+
+
+def test_large_output_is_replaced_by_the_stub_in_bash_shape(hk):  # noqa: F811
+    """Old code: PostToolUse never answered; a large output of an unlisted
+    command reached the model whole."""
+    transcript(hk, "2.1.330")
+    run = hk.hook(post(hk, stderr="warning: slow\n", interrupted=False), env=env(hk)).assert_ok()
+    out = run.json
+    assert set(out) == {"hookSpecificOutput"}
+    spec = out["hookSpecificOutput"]
+    assert set(spec) == {"hookEventName", "updatedToolOutput"} and spec["hookEventName"] == "PostToolUse"
+    new = spec["updatedToolOutput"]
+    assert set(new) == {"stdout", "stderr", "interrupted", "isImage"}
+    assert new["stderr"] == "" and new["interrupted"] is False and new["isImage"] is False
+    stub = new["stdout"]
+    assert stub.startswith("[CCM_CACHED]") and "command: python3 gen.py" in stub and len(stub) < 1000
+    key = stub.split("key: sha256:")[1].split()[0]
+    shown = hk.engine("cache", "show", key)
+    assert shown.returncode == 0
+    # byte-exact: stdout then stderr, as the model would have read them
+    raw = subprocess.run([sys.executable, "-m", "engine.cli", "cache", "show", key], capture_output=True,
+                         env=hk.env(), cwd=str(hk.project), timeout=60).stdout
+    assert raw == (BIG + "warning: slow\n").encode("utf-8")
+
+
+def test_interrupted_is_kept_as_given(hk):  # noqa: F811
+    transcript(hk, "2.1.330")
+    new = hk.hook(post(hk, interrupted=True), env=env(hk)).json["hookSpecificOutput"]["updatedToolOutput"]
+    assert new["interrupted"] is True
+
+
+@pytest.mark.parametrize("why,kw", [
+    ("small output", dict(stdout="ok\n")),
+    ("the agent persisted it itself", dict(persistedOutputPath="/x/tool-results/a.txt", persistedOutputSize=40000)),
+    ("an image", dict(isImage=True)),
+    ("the wrapper already handled it", dict(command="engine cache run -- find .")),
+    ("a secret is never cached", dict(stdout=BIG + "aws_secret_access_key = " + "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n"
+                                      + "ghp_" + "A1b2C3d4E5" * 4 + "\n")),
+])
+def test_output_left_as_it_is(hk, why, kw):  # noqa: F811
+    transcript(hk, "2.1.330")
+    hk.hook(post(hk, **kw), env=env(hk)).assert_silent()
+
+
+def test_subagent_output_is_left_as_it_is(hk):  # noqa: F811
+    transcript(hk, "2.1.330")
+    hk.hook(dict(post(hk), agent_id="a1"), env=env(hk)).assert_silent()
+
+
+@pytest.mark.parametrize("version", ["2.1.100", "2.1.163", "2.1.170", "2.1.177", None])
+def test_old_or_known_bad_version_uses_the_rewrite(hk, version):  # noqa: F811
+    """Nothing at PostToolUse; PreToolUse rewrites through the wrapper."""
+    if version:
+        transcript(hk, version)
+    hk.hook(post(hk), env=env(hk)).assert_silent()
+    out = hk.hook(pre(hk), env=env(hk)).json["hookSpecificOutput"]
+    assert " cache run " in out["updatedInput"]["command"] and "permissionDecision" not in out
+
+
+@pytest.mark.parametrize("version", ["2.1.121", "2.1.178", "2.1.330", "3.0.0"])
+def test_supported_version_gets_no_rewrite_at_pre_tool_use(hk, version):  # noqa: F811
+    """Old code: the listed `find` was rewritten whatever the version; the
+    output is now replaced after it ran, so the call must pass untouched."""
+    transcript(hk, version)
+    hk.hook(pre(hk), env=env(hk)).assert_silent()
+    assert "updatedToolOutput" in hk.hook(post(hk), env=env(hk)).json["hookSpecificOutput"]
+
+
+def test_version_from_the_last_line_that_has_one(tmp_path):
+    from engine.ccm import agentversion
+
+    p = tmp_path / "t.jsonl"
+    p.write_text(json.dumps({"version": "2.1.100"}) + "\n" + json.dumps({"version": "2.1.330", "x": "y"}) + "\n"
+                 + json.dumps({"type": "summary"}) + "\n")
+    assert agentversion.from_transcript(str(p), 4096) == "2.1.330"
+    settings = config.load(config.builtin_path())["replace_output"]
+    assert agentversion.supported("2.1.330", settings) and not agentversion.supported("2.1.170", settings)
+    assert not agentversion.supported("garbage", settings) and not agentversion.supported(None, settings)
+    assert agentversion.from_transcript(str(tmp_path / "missing.jsonl"), 4096) is None
+
+
+def test_a_ccm_output_handler_outside_post_tool_use_is_a_validation_error(hk):  # noqa: F811
+    prof = hk.root / "p.yaml"
+    prof.write_text("kind: profile\nname: p\nextends: default\nhooks:\n  events:\n    PreToolUse:\n"
+                    "      - name: wrong_place\n        kind: ccm_output\n")
+    r = hk.engine("validate", prof)
+    assert r.returncode != 0 and "wrong_place" in (r.stdout + r.stderr) and "PostToolUse" in (r.stdout + r.stderr)
+    assert "Traceback" not in r.stderr
+
+
+# -- the wrapper, as the agent's Bash tool runs a command --------------------
+
+def cache_run(tmp_path, command, timeout=60):
+    env = dict(os.environ, HOME=str(tmp_path / "home"), PYTHONPATH=REPO, SHELL="/bin/sh",
+               ENGINE_CACHE_DIR=str(tmp_path / "cache"), ENGINE_STATE_DIR=str(tmp_path / "state"),
+               XDG_CONFIG_HOME=str(tmp_path / "xdg"), CLAUDE_CONFIG_DIR=str(tmp_path / "cfg"))
+    return subprocess.run([sys.executable, "-m", "engine.cli", "cache", "run", "--cwd", str(tmp_path), "--", command],
+                          capture_output=True, env=env, cwd=str(tmp_path), timeout=timeout)
+
+
+def test_wrapper_runs_bash_whatever_shell_is(tmp_path):
+    """Old code ran $SHELL (here /bin/sh, dash): `[[ ]]` failed."""
+    r = cache_run(tmp_path, "[[ abc == a* ]] && echo yes; arr=(1 2 3); echo ${#arr[@]}")
+    assert r.returncode == 0 and r.stdout == b"yes\n3\n", r
+
+
+def test_wrapper_keeps_stderr_apart(tmp_path):
+    """Old code merged stderr into stdout."""
+    r = cache_run(tmp_path, "echo out; echo err >&2; exit 3")
+    assert r.returncode == 3
+    assert r.stdout == b"out\n" and b"err\n" in r.stderr and b"err" not in r.stdout
+
+
+def test_wrapper_large_stderr_gets_its_own_stub_on_stderr(tmp_path):
+    r = cache_run(tmp_path, "echo small; seq 1 3000 >&2")
+    assert r.stdout == b"small\n" and r.stderr.startswith(b"[CCM_CACHED]")
+    key = r.stderr.decode().split("key: sha256:")[1].split()[0]
+    shown = subprocess.run([sys.executable, "-m", "engine.cli", "cache", "show", key], capture_output=True,
+                           env=dict(os.environ, PYTHONPATH=REPO, HOME=str(tmp_path / "home"),
+                                    ENGINE_CACHE_DIR=str(tmp_path / "cache"), XDG_CONFIG_HOME=str(tmp_path / "xdg")),
+                           timeout=60)
+    assert shown.stdout == "".join(f"{i}\n" for i in range(1, 3001)).encode()
+
+
+def test_wrapper_does_not_wait_for_a_background_job(tmp_path):
+    """Old code read the pipe to end of file, which `sleep 30 &` holds open:
+    it waited 30 s.  The generous timeout is the failure, not a speed check."""
+    try:
+        r = cache_run(tmp_path, "sleep 30 & echo $! > bg.pid; echo started", timeout=20)
+    finally:
+        try:
+            os.kill(int((tmp_path / "bg.pid").read_text()), signal.SIGTERM)  # the job this test started
+        except (OSError, ValueError):
+            pass
+    assert r.returncode == 0 and r.stdout == b"started\n"
+
+
+def test_wrapper_exit_status_and_signal(tmp_path):
+    assert cache_run(tmp_path, "exit 42").returncode == 42
+    assert cache_run(tmp_path, "kill -TERM $$").returncode == 128 + signal.SIGTERM
