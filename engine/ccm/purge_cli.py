@@ -28,32 +28,13 @@ def add_parser(sub):
     p.add_argument("--json", action="store_true", help="print the report as JSON")
 
 
-def projects_root():
-    return os.path.join(os.path.expanduser("~"), ".claude", "projects")
-
-
-def project_folder(cwd):
-    """The agent's folder for a project: its path with every non-alphanumeric character as '-'."""
-    return os.path.join(projects_root(), "".join(c if c.isalnum() else "-" for c in cwd))
-
-
 def resolve(args):
+    """The transcript named: found as the agent finds it (engine/session/locate.py)."""
+    from ..session import locate
+
     if args.current or not args.target:
-        folder = project_folder(os.getcwd())
-        try:
-            files = [os.path.join(folder, n) for n in os.listdir(folder) if n.endswith(".jsonl")]
-        except FileNotFoundError:
-            files = []
-        if not files:
-            raise UserError("no transcript for this project; give a session id or a path", folder)
-        return max(files, key=os.path.getmtime)
-    t = args.target
-    if os.path.exists(t) or os.sep in t or t.endswith(".jsonl"):
-        return t
-    for folder, _dirs, names in os.walk(projects_root()):
-        if t + ".jsonl" in names:
-            return os.path.join(folder, t + ".jsonl")
-    raise UserError(f"no transcript for session {t} under {projects_root()}; give its path")
+        return locate.current()
+    return locate.find(args.target, False, None)
 
 
 def run(args):

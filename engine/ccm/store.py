@@ -89,7 +89,8 @@ class Store:
         def change(meta):
             if meta is None:
                 meta = {"key": key, "bytes": len(data), "lines": count_lines(data), "created": now,
-                        "pin": {"level": "none", "reason": ""}, "refs": 0, "sessions": [], "sources": []}
+                        "pin": {"level": "none", "reason": ""}, "refs": 0, "sessions": [], "sources": [],
+                        "names": _names(data, key)}
             meta["refs"] += 1
             meta["last_used"] = now
             if session and session not in meta["sessions"]:
@@ -139,6 +140,10 @@ class Store:
             os.write(fd, line)
         finally:
             os.close(fd)
+
+    def blob_size(self, key):
+        """The blob's size on disk: what deleting it frees."""
+        return _size(self.blob_path(key))
 
     def delete(self, key, reason):
         """Remove a blob and its sidecar; the blob's size on disk, freed."""
@@ -211,6 +216,16 @@ class Store:
         except FileNotFoundError:
             pass
         return total
+
+
+def _names(data, key):
+    """The keys a blob names (a cached output holding a stub): gc keeps them
+    while this blob is kept, without reading the blob back."""
+    if b"sha256:" not in data:
+        return []
+    from .stub import keys_in
+
+    return sorted(keys_in(data) - {key})
 
 
 def count_lines(data):
