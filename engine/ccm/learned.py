@@ -1,14 +1,53 @@
 """Learned commands: a Bash command whose output was over the threshold is
 remembered, per project, as its first words, so its next run is
 intercepted.  Entries expire after `learned.expiry_days`.  One file per
-project under learned/ in the CCM folder, updated under a lock."""
+project under learned/ in the CCM folder, updated under a lock.
+
+A compound command (`a && b`, `a; b`, `a | b`, `a || b`, `(a)`, `{ a; }`,
+backticks, `$(...)`, a newline, `&`) teaches nothing: its first words say
+nothing about which part made the output large (`git add -A && git status`
+is not `git add`).  Quotes are honoured: `grep 'a|b' f` is one command."""
 
 import fcntl
 import os
 import time
 
 
+# Shell syntax that joins or nests commands (the shell's grammar, not a setting).
+_JOINERS = frozenset(";&|\n(){}`")
+
+
+def is_compound(command):
+    """Does the command hold more than one simple command?"""
+    quote = None
+    prev = ""
+    escaped = False
+    for i, ch in enumerate(command):
+        if escaped:
+            escaped = False
+        elif ch == "\\" and quote != "'":
+            escaped = True
+        elif quote == "'":
+            quote = None if ch == "'" else quote
+        elif quote == '"':
+            if ch == '"':
+                quote = None
+            elif ch == "`" or (prev == "$" and ch == "("):  # substitution runs inside double quotes too
+                return True
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "&" and (prev in "<>" or command[i + 1:i + 2] == ">"):
+            pass  # a redirection (2>&1, &>file), not a second command
+        elif ch in _JOINERS:
+            return True
+        prev = "" if escaped else ch
+    return False
+
+
 def pattern_of(command, words):
+    """What a command teaches: its first `words` words, or "" for a compound command."""
+    if is_compound(command):
+        return ""
     return " ".join(command.split()[:words])
 
 
