@@ -294,3 +294,99 @@ def test_nothing_to_remove_is_not_rewritten_and_backups_are_bounded(settings, st
         purge_file(str(path), settings, store, force=True)
     backups = [n for n in os.listdir(tmp_path) if n.startswith("S.jsonl.backup.")]
     assert len(backups) == kept
+
+
+# -- 9. learned commands -------------------------------------------------------
+
+@pytest.mark.parametrize("command", ["git add -A && git status", "gh pr view 12 --comments | head -5", "make; ls",
+                                     "make || true", "(cd sub && make)", "echo `ls -R`", "cat $(ls)", 'echo "$(ls)"'])
+def test_a_compound_command_teaches_nothing(tmp_path, command):
+    """Old: `git add -A && git status` taught `git add`."""
+    from engine.ccm.learned import learn, pattern_of, read
+
+    assert pattern_of(command, 2) == ""
+    learn(str(tmp_path), "/p", pattern_of(command, 2), 9000, 30)
+    assert read(str(tmp_path), "/p", 30) == {}
+
+
+def test_a_simple_command_still_teaches_its_first_words():
+    from engine.ccm.learned import pattern_of
+
+    assert pattern_of("git log --stat", 2) == "git log"
+    assert pattern_of("grep 'a|b' -r src", 2) == "grep 'a|b'"
+    assert pattern_of("make test 2>&1", 2) == "make test"
+
+
+# -- 10. messages restore checks what it restores -------------------------------
+
+PROSE = ("The deployment pipeline runs the unit tests first, then it builds the container image and pushes it "
+         "to the registry, after which the staging environment is updated automatically. ") * 4
+
+
+@pytest.mark.parametrize("tamper", ["drop_verbatim", "insert_front", "none"])
+def test_restore_refuses_a_tampered_pack(tmp_path, tamper):
+    msgs = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": PROSE},
+            {"role": "user", "content": PROSE}, {"role": "assistant", "content": "ok"}]
+    src = tmp_path / "in.json"
+    src.write_text(json.dumps(msgs))
+    r = engine(tmp_path, "messages", "compress", src, "--json", "--recency", "0")
+    assert r.returncode == 0, r.stderr
+    pack = json.loads(r.stdout)
+    assert pack["verbatim"]
+    if tamper == "drop_verbatim":
+        pack["verbatim"].pop(sorted(pack["verbatim"])[0])
+    elif tamper == "insert_front":
+        pack["messages"].insert(0, {"role": "user", "content": "injected"})
+    (tmp_path / "pack.json").write_text(json.dumps(pack))
+    r = engine(tmp_path, "messages", "restore", tmp_path / "pack.json")
+    if tamper == "none":
+        assert r.returncode == 0 and json.loads(r.stdout) == msgs
+        return
+    assert r.returncode == 1 and r.stdout == b""
+    err = r.stderr.decode()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err and "was changed" in err
+
+
+# -- 11. modes ------------------------------------------------------------------
+
+def _modes(root):
+    bad = []
+    for folder, dirs, files in os.walk(root):
+        for d in dirs:
+            m = os.stat(os.path.join(folder, d)).st_mode & 0o777
+            if m != 0o700:
+                bad.append((os.path.join(folder, d), oct(m)))
+        for f in files:
+            m = os.lstat(os.path.join(folder, f)).st_mode & 0o777
+            if m != 0o600:
+                bad.append((os.path.join(folder, f), oct(m)))
+    return bad
+
+
+def test_every_folder_is_0700_and_every_file_0600_under_umask_000(tmp_path):
+    """Old: the content-cache folder came out 0777 (0755 under umask 022)
+    when its first write was a learned command; folders on the way to the
+    state folder took the umask's mode."""
+    env = env_for(tmp_path, ENGINE_CACHE_DIR=tmp_path / "new" / "cache", ENGINE_STATE_DIR=tmp_path / "new" / "st" / "state")
+    project = tmp_path / "proj"
+    project.mkdir()
+    big = "\n".join(f"line {i}" for i in range(2000))
+    ev = {"session_id": "S1", "transcript_path": str(tmp_path / "t.jsonl"), "cwd": str(project),
+          "hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {"command": "make all"},
+          "tool_use_id": "toolu_1", "tool_response": {"stdout": big, "stderr": ""}}
+    r = subprocess.run([sys.executable, "-m", "engine.cli", "hook"], input=json.dumps(ev).encode(), capture_output=True,
+                       env=env, cwd=str(project), preexec_fn=lambda: os.umask(0))
+    assert r.returncode == 0, r.stderr
+    code = ("import os; os.umask(0)\n"
+            "from engine.ccm import config\nfrom engine.ccm.store import Store\nfrom engine.ccm.pins import SessionPins\n"
+            "from engine.hooks.log import Log\n"
+            "s = config.load(config.builtin_path()); st = Store(s)\n"
+            "k = st.put(b'x' * 3000, {'tool': 't'}, session='S1')\n"
+            "Log({'hook_event_name': 'X'})('a line')\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, env=env, cwd=str(project))
+    assert r.returncode == 0, r.stderr
+    learned = tmp_path / "new" / "cache" / "ccm" / "learned"
+    assert learned.is_dir() and any(n.endswith(".json") for n in os.listdir(learned))
+    assert (tmp_path / "new" / "st" / "state" / "hook.log").exists()
+    assert _modes(tmp_path / "new") == []
+    assert os.stat(tmp_path / "new").st_mode & 0o777 == 0o700

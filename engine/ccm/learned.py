@@ -73,12 +73,15 @@ def read(root, project, expiry_days, now=None):
 def learn(root, project, pattern, size, expiry_days, now=None):
     import json
 
+    from ..hooks.log import open_private, private_dir
     from .store import _atomic_write
 
+    if not pattern:
+        return  # a compound command teaches nothing
     now = time.time() if now is None else now
     path = _path(root, project)
-    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-    lock = os.open(path + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+    private_dir(os.path.dirname(path))  # the first write of the content cache may be this one: 0700 all the way
+    lock = open_private(path + ".lock", os.O_RDWR | os.O_CREAT)
     try:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:

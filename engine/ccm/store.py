@@ -16,6 +16,7 @@ import os
 import sys
 import time
 
+from ..hooks.log import open_private
 from .keys import is_key, key_of
 from .secrets import Secrets
 
@@ -44,8 +45,10 @@ class Store:
     def ensure(self):
         if getattr(self, "_ensured", False):  # once per process: a purge stores hundreds of blobs
             return
+        from ..hooks.log import private_dir
+
         for d in (self.root, self.blobs, self.metas, self.locks):
-            os.makedirs(d, mode=0o700, exist_ok=True)
+            private_dir(d)
             os.chmod(d, 0o700)
         self._ensured = True
 
@@ -119,7 +122,7 @@ class Store:
         """Read, change and replace one sidecar under its lock; `change(meta
         or None)` returns the new meta, or None to leave it as it is."""
         self.ensure()
-        lock = os.open(os.path.join(self.locks, key + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+        lock = open_private(os.path.join(self.locks, key + ".lock"), os.O_RDWR | os.O_CREAT)
         try:
             fcntl.flock(lock, fcntl.LOCK_EX)
             new = change(self.meta(key))
@@ -135,7 +138,7 @@ class Store:
         self.ensure()
         rec = {"at": time.time(), "action": action, "key": key, **{k: v for k, v in fields.items() if v is not None}}
         line = (json.dumps(rec, sort_keys=True) + "\n").encode()
-        fd = os.open(self.audit_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        fd = open_private(self.audit_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
         try:
             os.write(fd, line)
         finally:
