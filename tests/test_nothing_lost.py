@@ -390,3 +390,69 @@ def test_every_folder_is_0700_and_every_file_0600_under_umask_000(tmp_path):
     assert (tmp_path / "new" / "st" / "state" / "hook.log").exists()
     assert _modes(tmp_path / "new") == []
     assert os.stat(tmp_path / "new").st_mode & 0o777 == 0o700
+
+
+# -- 13. reports ------------------------------------------------------------------
+
+def _session_with_errors_and_injections():
+    import session_fixtures as sf
+
+    use = lambda i: {"type": "tool_use", "id": f"t{i}", "name": "Edit", "input": {"file_path": f"/f{i}"}}
+    err = lambda i, text: {"type": "tool_result", "tool_use_id": f"t{i}", "is_error": True,
+                           "content": f"<tool_use_error>{text}</tool_use_error>"}
+    rows = [sf.user("go"), sf.hook_context("[Effort policy: medium] Use standard reasoning depth.", "SessionStart"),
+            sf.hook_context("[TOOL MEMORY: lessons from past sessions for Edit]\n- [x] Edit -- File has not been read yet",
+                            "PreToolUse"),
+            sf.hook_context("a note from the user's own hook", "PostToolUse")]
+    for i in range(4):
+        rows += [sf.assistant(f"m{i}", 10000 + i, [use(i)]),
+                 sf.user([err(i, "File has not been read yet. Read it first before writing to it.")])]
+    rows += [sf.assistant("m9", 20000, [use(9)]), sf.user([err(9, "String to replace not found in file.")])]
+    return rows
+
+
+def test_identical_errors_are_one_row_with_a_count_and_every_injection_is_listed(tmp_path):
+    """Old: one row per error (21 identical rows); tool-memory and effort
+    injections were not in the refresh list."""
+    from engine.session import build_report, load_style, render_text
+
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in _session_with_errors_and_injections()))
+    style = load_style()
+    r = build_report(str(path), style)
+    assert r["error_count"] == 5
+    assert [(e["message"][:20], e["count"]) for e in r["errors"]] == [
+        ("File has not been re", 4), ("String to replace no", 1)]
+    text = render_text(r, style)
+    assert "(4 times)" in text and text.count("File has not been read yet") == 1
+    assert [f["handler"] for f in r["refreshes"]] == ["effort_guidance", "tool_memory", "other_hook"]
+
+
+def test_a_session_id_prefix_names_its_session_and_an_ambiguous_one_is_refused(tmp_path):
+    """Old: `engine session report 8ced4264` found nothing."""
+    import session_fixtures as sf
+
+    folder = tmp_path / "claude" / "projects" / "-work-p"
+    folder.mkdir(parents=True)
+    rows = [sf.user("go"), sf.assistant("m1", 1000)]
+    for sid in ("8ced4264-1111-2222-3333-444455556666", "8ce0aaaa-1111-2222-3333-444455556666"):
+        (folder / f"{sid}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in rows))
+    r = engine(tmp_path, "session", "report", "8ced4264", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["transcript"].endswith("8ced4264-1111-2222-3333-444455556666.jsonl")
+    r = engine(tmp_path, "session", "report", "8ce", "--json")
+    err = r.stderr.decode()
+    assert r.returncode == 1 and len(err.splitlines()) == 1 and "ambiguous" in err
+    assert "8ced4264-1111-2222-3333-444455556666" in err and "8ce0aaaa-1111-2222-3333-444455556666" in err
+
+
+def test_gc_dry_run_reports_the_bytes_the_real_run_frees(settings, store, tmp_path):
+    """Old: --dry-run said 0 bytes."""
+    for i in range(3):
+        store.put(f"output {i}\n".encode() * 2000, {"tool": "t"})
+    empty = tmp_path / "none"
+    empty.mkdir()
+    dry = gc(store, [str(empty)], grace_seconds=0, dry_run=True)
+    real = gc(store, [str(empty)], grace_seconds=0)
+    assert dry["freed_bytes"] > 0 and dry["freed_bytes"] == real["freed_bytes"]
+    assert sorted(dry["deleted"]) == sorted(real["deleted"])

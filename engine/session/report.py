@@ -8,7 +8,8 @@ model}], peak and last (a fill point or null), compactions [{x, time, line,
 trigger, pre_tokens}], refreshes [{x, time, line, handler, turn, chars,
 via}], refresh_chars, tools [{name, calls, results, result_bytes,
 est_tokens, share, errors, images}] (biggest first, at most `tools.top`),
-tool_result_bytes, errors [{tool, message, time, line, tool_use_id}],
+tool_result_bytes, errors [{tool, message, count, time, line, tool_use_id}]
+(identical errors grouped, the first one's time and line),
 error_count, api_errors, hook_contexts, subagents [{file, api_calls,
 peak_tokens, tool_result_bytes}], problems {lines, bad_lines, long_lines,
 non_utf8_lines, partial_tail}.
@@ -142,6 +143,20 @@ def build_report(path, style, errors=None, redact=None):
         "problems": problems.as_dict(),
     }
     found, count = errors(report, chain)
-    report["errors"] = list(found)
+    report["errors"] = grouped(found)
     report["error_count"] = count
     return report
+
+
+def grouped(errors):
+    """Identical errors (same tool, same message) as one row with a count,
+    the first one's time, line and tool_use_id; in order of first sight."""
+    rows = {}
+    for e in errors:
+        key = (e.get("tool"), e.get("message"))
+        row = rows.get(key)
+        if row is None:
+            rows[key] = dict(e, count=1)
+        else:
+            row["count"] += 1
+    return list(rows.values())
