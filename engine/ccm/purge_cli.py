@@ -1,7 +1,6 @@
 """`engine purge`: a thin layer over ccm.purge (which says what it does)."""
 
 import json
-import os
 
 from ..errors import UserError
 
