@@ -61,6 +61,9 @@ def run(args):
         print(json.dumps(res))
         return 0
     pct = 100.0 * removed / report.bytes_in if report.bytes_in else 0.0
+    if not backup and not (args.dry_run or args.analyze):
+        print(f"{path}: nothing to remove or repair; left as it was (no backup written)")
+        return 0
     verb = "purged" if backup else "would purge"
     print(f"{path}: {verb} {removed} of {report.bytes_in} bytes ({pct:.1f}%); {len(report.keys)} output(s) in the cache")
     for kind, row in kinds.items():
