@@ -182,6 +182,10 @@ def _guarded(fn, *args):
         return 1
     except KeyboardInterrupt:
         return 130
+    except RecursionError:  # input nested deeper than the interpreter can follow: one line, no traceback
+        _silence_stdout()
+        print("engine: the input is nested too deeply to process; nothing was changed", file=sys.stderr)
+        return 1
     except BrokenPipeError:
         _silence_stdout()  # the reader went away (| head): say nothing
         return 0

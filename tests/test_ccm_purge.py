@@ -188,6 +188,11 @@ def test_backups_never_overwrite_each_other(settings, store, tmp_path):
     rows, _, _ = made_up()
     path = write(tmp_path / "S.jsonl", rows)
     _, b1 = purge_file(str(path), settings, store)
+    # something new to remove (a purged transcript with nothing new is not rewritten, and gets no backup)
+    with open(path, "a") as fh:
+        fh.write(json.dumps(L(type="assistant", uuid="a9", parentUuid="a5", message={
+            "id": "m9", "role": "assistant", "content": [{"type": "thinking", "thinking": "more", "signature": SIG},
+                                                         {"type": "text", "text": "done"}]})) + "\n")
     _, b2 = purge_file(str(path), settings, store, force=True)
     assert b1 != b2 and os.path.exists(b1) and os.path.exists(b2)
 

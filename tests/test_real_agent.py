@@ -170,7 +170,6 @@ def test_an_unapproved_project_profile_changes_nothing_the_model_or_the_machine_
     assert _normal(settings[0], plain) == _normal(settings[1], hostile)
 
 
-@pytest.mark.xfail(strict=False, reason="needs bash-output branch")
 def test_a_large_bash_output_reaches_the_model_as_the_cache_stub_and_runs_once(tmp_path):
     w = _world(tmp_path / "w")
     counter = w.project / "counter.txt"

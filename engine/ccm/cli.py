@@ -33,7 +33,8 @@ def add_parser(sub):
     x.add_argument("--dry-run", action="store_true", help="say what would go; delete nothing")
     x = s.add_parser("gc", help="delete entries no transcript references (after the grace period; pins stay)")
     x.add_argument("--dry-run", action="store_true")
-    x.add_argument("--transcripts", action="append", metavar="DIR", help="folders to search (default: the settings' gc.transcripts)")
+    x.add_argument("--transcripts", action="append", metavar="DIR", help="folders to search instead (default: the agent's transcript folders, "
+                   "$CLAUDE_CONFIG_DIR/projects and ~/.claude/projects, plus the settings' gc.transcripts)")
     x = s.add_parser("learned", help="commands learned to have large output")
     x.add_argument("--project", nargs="?", const=".", metavar="DIR", help="only this project (default: the working folder)")
     x = s.add_parser("run", help="run a command; print its output, or a stub when it is over the threshold "
@@ -82,12 +83,14 @@ def run(args):
               f"blobs on disk: {res['bytes_before']} -> {res['bytes_after']} bytes")
         return 0
     if cmd == "gc":
-        from .gc import gc
+        from .gc import gc, roots
 
-        res = gc(store, args.transcripts or settings["gc"]["transcripts"], settings["gc"]["grace_seconds"], args.dry_run)
+        res = gc(store, args.transcripts or roots(settings["gc"]["transcripts"]), settings["gc"]["grace_seconds"],
+                 args.dry_run)
         verb = "would delete" if args.dry_run else "deleted"
+        freed = "would be freed" if args.dry_run else "freed"
         print(f"{verb} {len(res['deleted'])} unreferenced entr{'y' if len(res['deleted']) == 1 else 'ies'} "
-              f"({res['referenced']} referenced); {res['freed_bytes']} bytes freed")
+              f"({res['referenced']} referenced); {res['freed_bytes']} bytes {freed}")
         return 0
     if cmd == "learned":
         import os

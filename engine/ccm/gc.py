@@ -1,11 +1,18 @@
-"""gc: remove blobs that no transcript references.
+"""gc: remove blobs that nothing references.
 
-A reference is the text `sha256:<key>` anywhere in a transcript line's raw
-bytes: a tool_result's string, a text block inside a list, toolUseResult,
-a progress line, a subagent's own file.  Scanning bytes rather than reading
-known fields finds every place a stub can sit (the seed read only text
-blocks and deleted blobs referenced from lists).  A blob younger than the
-grace period is kept: its stub may not be written yet.  Pins are kept too.
+A reference is the text `sha256:<key>` anywhere in the raw bytes of a
+transcript line (a tool_result's string, a text block inside a list,
+toolUseResult, a progress line, a subagent's own file, a purge backup), in
+any folder the agent keeps transcripts in (engine/session/locate.py:
+`$CLAUDE_CONFIG_DIR/projects`, `~/.claude/projects`) and the settings' extra
+`gc.transcripts`.  Scanning bytes rather than known fields finds every place
+a stub can sit.  A blob may itself name blobs (a cached output that holds a
+stub): what a kept blob names is kept too, followed to the end (the sidecar
+lists the keys a blob names, written when it is stored; an older sidecar
+without that list is read from the blob).  A blob younger than the grace
+period is kept: its stub may not be written yet.  Pins are kept too.
+
+The rule it keeps: a dry run reports exactly what the real run would free.
 """
 
 import os
@@ -14,8 +21,19 @@ import time
 from .stub import keys_in
 
 
-def transcript_files(roots):
-    for root in roots:
+def roots(extra=()):
+    from ..session.locate import transcript_roots
+
+    out = []
+    for r in list(transcript_roots()) + list(extra or ()):
+        r = os.path.abspath(os.path.expanduser(r))
+        if r not in out:
+            out.append(r)
+    return out
+
+
+def transcript_files(folders):
+    for root in folders:
         root = os.path.expanduser(root)
         if os.path.isfile(root):
             yield root
@@ -26,9 +44,9 @@ def transcript_files(roots):
                     yield os.path.join(folder, n)
 
 
-def referenced(roots):
+def referenced(folders):
     keys = set()
-    for path in transcript_files(roots):
+    for path in transcript_files(folders):
         try:
             with open(path, "rb") as fh:
                 for line in fh:
@@ -39,22 +57,44 @@ def referenced(roots):
     return keys
 
 
-def gc(store, roots, grace_seconds, dry_run=False, now=None):
+def names_of(store, key, meta):
+    """The keys blob `key` names."""
+    names = (meta or {}).get("names")
+    if isinstance(names, list):
+        return set(names)
+    data = store.get(key, quiet=True)
+    return keys_in(data) if data and b"sha256:" in data else set()
+
+
+def closure(store, refs, candidates):
+    """refs plus every stored key a kept blob names, transitively."""
+    known = set(candidates)
+    kept, todo = set(), [k for k in refs if k in known]
+    while todo:
+        key = todo.pop()
+        if key in kept:
+            continue
+        kept.add(key)
+        todo.extend(k for k in names_of(store, key, store.meta(key)) if k in known and k not in kept)
+    return kept | set(refs)
+
+
+def gc(store, folders, grace_seconds, dry_run=False, now=None):
     started = time.time() if now is None else now
     candidates = store.keys()  # listed before the scan: a blob written during it is not a candidate
-    refs = referenced(roots)
-    doomed = []
+    refs = referenced(folders)
+    doomed, roots_kept = [], set(refs)
     for key in candidates:
         if key in refs:
             continue
         meta = store.meta(key) or {}
-        if meta.get("pin", {}).get("level", "none") != "none":
-            continue
-        if started - meta.get("created", started) < grace_seconds:
+        if meta.get("pin", {}).get("level", "none") != "none" or started - meta.get("created", started) < grace_seconds:
+            roots_kept.add(key)  # kept, so what it names is kept too
             continue
         doomed.append(key)
+    kept = closure(store, roots_kept, candidates)
+    doomed = [k for k in doomed if k not in kept]
     freed = 0
-    if not dry_run:
-        for key in doomed:
-            freed += store.delete(key, "gc")
+    for key in doomed:
+        freed += store.blob_size(key) if dry_run else store.delete(key, "gc")
     return {"deleted": doomed, "referenced": len(refs & set(candidates)), "freed_bytes": freed, "dry_run": dry_run}

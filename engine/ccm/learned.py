@@ -1,14 +1,53 @@
 """Learned commands: a Bash command whose output was over the threshold is
 remembered, per project, as its first words, so its next run is
 intercepted.  Entries expire after `learned.expiry_days`.  One file per
-project under learned/ in the CCM folder, updated under a lock."""
+project under learned/ in the CCM folder, updated under a lock.
+
+A compound command (`a && b`, `a; b`, `a | b`, `a || b`, `(a)`, `{ a; }`,
+backticks, `$(...)`, a newline, `&`) teaches nothing: its first words say
+nothing about which part made the output large (`git add -A && git status`
+is not `git add`).  Quotes are honoured: `grep 'a|b' f` is one command."""
 
 import fcntl
 import os
 import time
 
 
+# Shell syntax that joins or nests commands (the shell's grammar, not a setting).
+_JOINERS = frozenset(";&|\n(){}`")
+
+
+def is_compound(command):
+    """Does the command hold more than one simple command?"""
+    quote = None
+    prev = ""
+    escaped = False
+    for i, ch in enumerate(command):
+        if escaped:
+            escaped = False
+        elif ch == "\\" and quote != "'":
+            escaped = True
+        elif quote == "'":
+            quote = None if ch == "'" else quote
+        elif quote == '"':
+            if ch == '"':
+                quote = None
+            elif ch == "`" or (prev == "$" and ch == "("):  # substitution runs inside double quotes too
+                return True
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "&" and (prev in "<>" or command[i + 1:i + 2] == ">"):
+            pass  # a redirection (2>&1, &>file), not a second command
+        elif ch in _JOINERS:
+            return True
+        prev = "" if escaped else ch
+    return False
+
+
 def pattern_of(command, words):
+    """What a command teaches: its first `words` words, or "" for a compound command."""
+    if is_compound(command):
+        return ""
     return " ".join(command.split()[:words])
 
 
@@ -34,12 +73,15 @@ def read(root, project, expiry_days, now=None):
 def learn(root, project, pattern, size, expiry_days, now=None):
     import json
 
+    from ..hooks.log import open_private, private_dir
     from .store import _atomic_write
 
+    if not pattern:
+        return  # a compound command teaches nothing
     now = time.time() if now is None else now
     path = _path(root, project)
-    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-    lock = os.open(path + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+    private_dir(os.path.dirname(path))  # the first write of the content cache may be this one: 0700 all the way
+    lock = open_private(path + ".lock", os.O_RDWR | os.O_CREAT)
     try:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:

@@ -50,8 +50,10 @@ class SessionPins:
         self.path = os.path.join(self.folder, name + ".json")
 
     def _locked(self, change):
-        os.makedirs(self.folder, mode=0o700, exist_ok=True)
-        lock = os.open(self.path + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+        from ..hooks.log import open_private, private_dir
+
+        private_dir(self.folder)
+        lock = open_private(self.path + ".lock", os.O_RDWR | os.O_CREAT)
         try:
             fcntl.flock(lock, fcntl.LOCK_EX)
             try:

@@ -46,6 +46,7 @@ class Report:
         self.lines_in = self.lines_out = self.bytes_in = self.bytes_out = 0
         self.keys = set()
         self.repairs = {}
+        self.changed = False  # any line changed, dropped or added: the file is rewritten only then
 
     def add(self, kind, removed_bytes, text=None):
         k = self.kinds.setdefault(kind, [0, 0, []])
@@ -138,13 +139,12 @@ class Purger:
     def scan(self, path):
         uuids, uses, results = set(), {}, set()
         last_assistant_uses = set()
+        self.unparsable = 0
         with open(path, "rb") as fh:
             for raw in fh:
-                try:
-                    d = json.loads(raw)
-                except ValueError:
-                    continue
-                if not isinstance(d, dict):
+                d = _parse(raw)
+                if d is None:
+                    self.unparsable += 1
                     continue
                 if isinstance(d.get("uuid"), str):
                     uuids.add(d["uuid"])
@@ -177,98 +177,116 @@ class Purger:
                                     self.dry_run, self.recency)
         reparent = {}
         last_conv = {}
+        # A line that does not parse may hold the tool_use, the tool_result or
+        # the uuid another line names: with one in the file, nothing is judged
+        # missing (no parent relinked, no orphan removed, no result added).
+        sure = not self.unparsable
+        w = _Writer(out, rep)
         with open(path, "rb") as fh:
             for raw in fh:
                 rep.lines_in += 1
                 rep.bytes_in += len(raw)
+                d = _parse(raw)
+                if d is None:
+                    rep.repair("kept_unparsable_line")  # byte for byte, torn or not
+                    w.raw(raw)
+                    continue
                 try:
-                    d = json.loads(raw)
-                    if not isinstance(d, dict):
-                        raise ValueError
-                except ValueError:
-                    rep.repair("dropped_unparsable_line")
+                    line = self._line(d, raw, uses, uuids, reparent, last_conv, sure, prose)
+                except RecursionError:  # nested deeper than the walk can follow: kept as it was
+                    rep.repair("kept_unparsable_line")
+                    w.raw(raw)
                     continue
-                changed = False
+                if line is None:
+                    rep.changed = True
+                    continue
+                if line is raw:
+                    w.raw(raw)
+                else:
+                    rep.changed = True
+                    w.line(line)
+                uid, kind = d.get("uuid"), d.get("type")
                 side = bool(d.get("isSidechain"))
-                parent = d.get("parentUuid")
-                if isinstance(parent, str):
-                    fixed = parent
-                    while isinstance(fixed, str) and fixed in reparent:
-                        fixed = reparent[fixed]
-                    if isinstance(fixed, str) and fixed not in uuids:
-                        fixed = last_conv.get(side)
-                        rep.repair("relinked_parent")
-                    if fixed != parent:
-                        d["parentUuid"] = fixed
-                        changed = True
-                kind = d.get("type")
-                msg = d.get("message") if isinstance(d.get("message"), dict) else None
-                content = msg.get("content") if msg else None
-                drop = False
-                if isinstance(content, list):
-                    new = []
-                    for b in content:
-                        if not isinstance(b, dict):
-                            new.append(b)
-                            continue
-                        t = b.get("type")
-                        if t in THINKING and kind == "assistant" and not self.keep_thinking and not self.repair_only:
-                            rep.add("thinking", _utf8_len(json.dumps(b, ensure_ascii=False)), b.get("thinking", ""))
-                            changed = True
-                            continue
-                        if t == "tool_result" and b.get("tool_use_id") not in uses:
-                            rep.repair("removed_orphan_tool_result")
-                            changed = True
-                            continue
-                        if t == "tool_result" and not self.repair_only:
-                            b, c = self._result_block(b, d)
-                            changed |= c
-                        new.append(b)
-                    if changed:
-                        msg["content"] = new
-                    if not new and kind in ("assistant", "user"):
-                        drop = True
-                if not self.repair_only:
-                    src = {"tool": "toolUseResult", "session": d.get("sessionId")}
-                    for field, what in (("toolUseResult", "toolUseResult"), ("data", "progress")):
-                        if field in d and (field != "data" or kind == "progress"):
-                            v, c = self._stub_tree(d[field], what, dict(src, tool=what))
-                            if field == "toolUseResult" and not isinstance(v, str):
-                                # many medium strings (an edit list): the whole copy goes, as its JSON text
-                                whole = self._stub(json.dumps(v, ensure_ascii=False), what, dict(src, tool=what))
-                                if whole is not None:
-                                    v, c = whole, True
-                            if c:
-                                d[field] = v
-                                changed = True
-                if prose is not None and not drop and prose.line(d):
-                    changed = True
-                uid = d.get("uuid")
-                if drop:
-                    if isinstance(uid, str):
-                        reparent[uid] = d.get("parentUuid")
-                    rep.repair("dropped_empty_line")
-                    continue
-                line = _dump(d) if changed else (raw if raw.endswith(b"\n") else raw + b"\n")
-                out.write(line)
-                rep.lines_out += 1
-                rep.bytes_out += len(line)
                 if isinstance(uid, str) and kind in CONVERSATION:
                     last_conv[side] = uid
-                if kind == "assistant" and isinstance(content, list):
+                content = _content(d)
+                if sure and kind == "assistant" and content:
                     missing = [b.get("id") for b in content if isinstance(b, dict) and b.get("type") == "tool_use"
                                and b.get("id") not in results and b.get("id") not in still_open]
                     if missing and isinstance(uid, str):
                         synth = self._missing_results(d, missing)
-                        out.write(synth)
-                        rep.lines_out += 1
-                        rep.bytes_out += len(synth)
+                        rep.changed = True
+                        w.line(synth)
                         new_uid = json.loads(synth)["uuid"]
                         reparent[uid] = new_uid
                         uuids.add(new_uid)
                         last_conv[side] = new_uid
                         rep.repair("added_missing_tool_result")
         return rep
+
+    def _line(self, d, raw, uses, uuids, reparent, last_conv, sure, prose):
+        """The new bytes of one parsed line: `raw` itself when unchanged,
+        None when the line goes."""
+        rep = self.report
+        changed = False
+        side = bool(d.get("isSidechain"))
+        parent = d.get("parentUuid")
+        if isinstance(parent, str):
+            fixed = _follow(parent, reparent)
+            if sure and isinstance(fixed, str) and fixed not in uuids:
+                fixed = last_conv.get(side)
+                rep.repair("relinked_parent")
+            if fixed != parent:
+                d["parentUuid"] = fixed
+                changed = True
+        kind = d.get("type")
+        msg = d.get("message") if isinstance(d.get("message"), dict) else None
+        content = msg.get("content") if msg else None
+        drop = False
+        if isinstance(content, list):
+            new = []
+            touched = False
+            for b in content:
+                if not isinstance(b, dict):
+                    new.append(b)
+                    continue
+                t = b.get("type")
+                if t in THINKING and kind == "assistant" and not self.keep_thinking and not self.repair_only:
+                    rep.add("thinking", _utf8_len(json.dumps(b, ensure_ascii=False)), b.get("thinking", ""))
+                    touched = True
+                    continue
+                if sure and t == "tool_result" and b.get("tool_use_id") not in uses:
+                    rep.repair("removed_orphan_tool_result")
+                    touched = True
+                    continue
+                if t == "tool_result" and not self.repair_only:
+                    b, c = self._result_block(b, d)
+                    touched |= c
+                new.append(b)
+            if touched:
+                msg["content"] = new
+                changed = True
+                # a line whose every block went is dropped (never left as content: [])
+                drop = not new and kind in ("assistant", "user")
+        if not self.repair_only and not drop:
+            src = {"tool": "toolUseResult", "session": d.get("sessionId")}
+            for field, what in (("toolUseResult", "toolUseResult"), ("data", "progress")):
+                if field in d and (field != "data" or kind == "progress"):
+                    # One rule: each long string is stubbed where it sits, its
+                    # blob the string's exact bytes; an object stays an object.
+                    v, c = self._stub_tree(d[field], what, dict(src, tool=what))
+                    if c:
+                        d[field] = v
+                        changed = True
+        if prose is not None and not drop and prose.line(d):
+            changed = True
+        if drop:
+            uid = d.get("uuid")
+            if isinstance(uid, str):
+                reparent[uid] = d.get("parentUuid")
+            rep.repair("dropped_empty_line")
+            return None
+        return _dump(d) if changed else raw
 
     def _result_block(self, b, line):
         src = {"tool": "tool_result", "tool_use_id": b.get("tool_use_id")}
@@ -306,6 +324,53 @@ class Purger:
         return _dump(line)
 
 
+class _Writer:
+    """Writes lines out, counting them; a line that came without its newline
+    (a torn last line) is written as it was, and a newline goes before
+    anything written after it, so no two lines ever join."""
+
+    def __init__(self, out, report):
+        self.out, self.report, self.open = out, report, False
+
+    def raw(self, data):
+        self._write(data)
+
+    def line(self, data):
+        self._write(data)
+
+    def _write(self, data):
+        if self.open:
+            self.out.write(b"\n")
+            self.report.bytes_out += 1
+        self.out.write(data)
+        self.open = not data.endswith(b"\n")
+        self.report.lines_out += 1
+        self.report.bytes_out += len(data)
+
+
+def _parse(raw):
+    """A transcript line as a dict, or None when it is not one (not JSON, not
+    UTF-8, torn, not an object, nested too deep to parse)."""
+    try:
+        d = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    return d if isinstance(d, dict) else None
+
+
+def _follow(parent, reparent):
+    """Where a parent that was dropped leads; a cycle (a line its own parent,
+    two lines each other's) ends where it closes."""
+    seen = set()
+    fixed = parent
+    while isinstance(fixed, str) and fixed in reparent and fixed not in seen:
+        seen.add(fixed)
+        fixed = reparent[fixed]
+    if isinstance(fixed, str) and fixed in seen:
+        return None  # the chain led back into itself: the line is a root now
+    return fixed
+
+
 def _content(d):
     msg = d.get("message")
     c = msg.get("content") if isinstance(msg, dict) else None
@@ -325,53 +390,51 @@ def busy(path, seconds, now=None):
 
 def purge_file(path, settings, store, threshold=None, keep_thinking=False, repair_only=False,
                dry_run=False, analyze=False, force=False, summarize=False, recency=None):
-    """Purge one transcript; returns (Report, backup path or None)."""
-    path = os.path.abspath(path)
-    if not os.path.isfile(path):
-        raise UserError("no such transcript; give a session id, a path, or --current", path)
+    """Purge one transcript; returns (Report, backup path or None: the file
+    was not rewritten)."""
+    given = os.path.abspath(path)
+    if not os.path.isfile(given):
+        raise UserError("no such transcript; give a session id, a path, or --current", given)
+    path = os.path.realpath(given)  # a symlink is followed: the real transcript is purged, the link stays a link
     before = os.stat(path)
     writes = not (dry_run or analyze)
     if writes and not force and busy(path, settings["purge"]["busy_seconds"]):
         raise UserError(f"modified less than {settings['purge']['busy_seconds']} s ago: a live session may be "
-                        "writing it; end the session first, or pass --force", path)
-    session = os.path.splitext(os.path.basename(path))[0]
+                        "writing it; end the session first, or pass --force", given)
+    session = os.path.splitext(os.path.basename(given))[0]
     p = Purger(settings, store, threshold, keep_thinking, repair_only, dry_run=not writes, session=session,
                keep_texts=analyze, summarize=summarize, recency=recency)
     if not writes:
         with open(os.devnull, "wb") as sink:
             p.rewrite(path, sink)
         return p.report, None
-    import shutil
-    import tempfile
+    from . import purge_files
 
-    stem = path + time.strftime(settings["purge"]["backup_suffix"])
-    backup, n = stem, 0
-    while True:
+    with purge_files.locked(path, given):
+        purge_files.clean_leftovers(path, settings["purge"]["busy_seconds"])
+        tmp = purge_files.temp(path, "new")
         try:
-            fd = os.open(backup, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            break
-        except FileExistsError:  # two purges in one second: never overwrite a backup
-            n += 1
-            backup = f"{stem}.{n}"
-    with os.fdopen(fd, "wb") as dst, open(path, "rb") as src:
-        shutil.copyfileobj(src, dst, 1 << 20)
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".purge-")
-    try:
-        with os.fdopen(fd, "wb") as out:
-            p.rewrite(path, out)
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(tmp, 0o600)
-        os.sync()  # the blobs the stubs name are on disk before the outputs leave the transcript
-        now = os.stat(path)
-        if (now.st_size, now.st_mtime_ns) != (before.st_size, before.st_mtime_ns):
-            raise UserError("the transcript changed while it was being purged (a live session?); nothing was "
-                            "replaced, run again when it is idle", path)
-        os.replace(tmp, path)
-        tmp = None
-    finally:
-        if tmp is not None:
-            os.unlink(tmp)
+            with purge_files.writing(tmp, path):
+                with open(tmp, "wb") as out:
+                    p.rewrite(path, out)
+                    out.flush()
+                    os.fsync(out.fileno())
+            if not p.report.changed:  # nothing to remove or repair: not rewritten, no new backup
+                return p.report, None
+            os.sync()  # the blobs the stubs name are on disk before the outputs leave the transcript
+            backup = purge_files.backup(path, settings["purge"])
+            now = os.stat(path)
+            if (now.st_size, now.st_mtime_ns) != (before.st_size, before.st_mtime_ns):
+                raise UserError("the transcript changed while it was being purged (a live session?); nothing was "
+                                "replaced, run again when it is idle", given)
+            with purge_files.writing(path, path):
+                os.replace(tmp, path)
+                tmp = None
+                purge_files.sync_folder(path)
+        finally:
+            if tmp is not None:
+                purge_files.unlink(tmp)
+        purge_files.prune_backups(path, settings["purge"])
     return p.report, backup
 
 

@@ -1,7 +1,6 @@
 """`engine purge`: a thin layer over ccm.purge (which says what it does)."""
 
 import json
-import os
 
 from ..errors import UserError
 
@@ -28,32 +27,13 @@ def add_parser(sub):
     p.add_argument("--json", action="store_true", help="print the report as JSON")
 
 
-def projects_root():
-    return os.path.join(os.path.expanduser("~"), ".claude", "projects")
-
-
-def project_folder(cwd):
-    """The agent's folder for a project: its path with every non-alphanumeric character as '-'."""
-    return os.path.join(projects_root(), "".join(c if c.isalnum() else "-" for c in cwd))
-
-
 def resolve(args):
+    """The transcript named: found as the agent finds it (engine/session/locate.py)."""
+    from ..session import locate
+
     if args.current or not args.target:
-        folder = project_folder(os.getcwd())
-        try:
-            files = [os.path.join(folder, n) for n in os.listdir(folder) if n.endswith(".jsonl")]
-        except FileNotFoundError:
-            files = []
-        if not files:
-            raise UserError("no transcript for this project; give a session id or a path", folder)
-        return max(files, key=os.path.getmtime)
-    t = args.target
-    if os.path.exists(t) or os.sep in t or t.endswith(".jsonl"):
-        return t
-    for folder, _dirs, names in os.walk(projects_root()):
-        if t + ".jsonl" in names:
-            return os.path.join(folder, t + ".jsonl")
-    raise UserError(f"no transcript for session {t} under {projects_root()}; give its path")
+        return locate.current()
+    return locate.find(args.target, False, None)
 
 
 def run(args):
@@ -81,6 +61,9 @@ def run(args):
         print(json.dumps(res))
         return 0
     pct = 100.0 * removed / report.bytes_in if report.bytes_in else 0.0
+    if not backup and not (args.dry_run or args.analyze):
+        print(f"{path}: nothing to remove or repair; left as it was (no backup written)")
+        return 0
     verb = "purged" if backup else "would purge"
     print(f"{path}: {verb} {removed} of {report.bytes_in} bytes ({pct:.1f}%); {len(report.keys)} output(s) in the cache")
     for kind, row in kinds.items():

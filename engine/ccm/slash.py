@@ -27,7 +27,9 @@ def _record():
 def _save(record):
     from .store import _atomic_write
 
-    os.makedirs(state_dir_str(), mode=0o700, exist_ok=True)
+    from ..hooks.log import private_dir
+
+    private_dir(state_dir_str())
     _atomic_write(_record_path(), json.dumps(record, sort_keys=True).encode())
 
 
@@ -64,7 +66,9 @@ def _install_commands(settings_file):
             current = None
         if current is not None and record.get(path) != hashlib.sha256(current).hexdigest():
             continue  # the user's own file of that name: left alone
-        os.makedirs(folder, mode=0o700, exist_ok=True)
+        from ..hooks.log import private_dir
+
+        private_dir(folder)
         if current != data:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             with os.fdopen(fd, "wb") as fh:

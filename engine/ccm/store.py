@@ -16,6 +16,7 @@ import os
 import sys
 import time
 
+from ..hooks.log import open_private
 from .keys import is_key, key_of
 from .secrets import Secrets
 
@@ -44,8 +45,10 @@ class Store:
     def ensure(self):
         if getattr(self, "_ensured", False):  # once per process: a purge stores hundreds of blobs
             return
+        from ..hooks.log import private_dir
+
         for d in (self.root, self.blobs, self.metas, self.locks):
-            os.makedirs(d, mode=0o700, exist_ok=True)
+            private_dir(d)
             os.chmod(d, 0o700)
         self._ensured = True
 
@@ -89,7 +92,8 @@ class Store:
         def change(meta):
             if meta is None:
                 meta = {"key": key, "bytes": len(data), "lines": count_lines(data), "created": now,
-                        "pin": {"level": "none", "reason": ""}, "refs": 0, "sessions": [], "sources": []}
+                        "pin": {"level": "none", "reason": ""}, "refs": 0, "sessions": [], "sources": [],
+                        "names": _names(data, key)}
             meta["refs"] += 1
             meta["last_used"] = now
             if session and session not in meta["sessions"]:
@@ -118,7 +122,7 @@ class Store:
         """Read, change and replace one sidecar under its lock; `change(meta
         or None)` returns the new meta, or None to leave it as it is."""
         self.ensure()
-        lock = os.open(os.path.join(self.locks, key + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+        lock = open_private(os.path.join(self.locks, key + ".lock"), os.O_RDWR | os.O_CREAT)
         try:
             fcntl.flock(lock, fcntl.LOCK_EX)
             new = change(self.meta(key))
@@ -134,11 +138,15 @@ class Store:
         self.ensure()
         rec = {"at": time.time(), "action": action, "key": key, **{k: v for k, v in fields.items() if v is not None}}
         line = (json.dumps(rec, sort_keys=True) + "\n").encode()
-        fd = os.open(self.audit_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        fd = open_private(self.audit_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
         try:
             os.write(fd, line)
         finally:
             os.close(fd)
+
+    def blob_size(self, key):
+        """The blob's size on disk: what deleting it frees."""
+        return _size(self.blob_path(key))
 
     def delete(self, key, reason):
         """Remove a blob and its sidecar; the blob's size on disk, freed."""
@@ -211,6 +219,16 @@ class Store:
         except FileNotFoundError:
             pass
         return total
+
+
+def _names(data, key):
+    """The keys a blob names (a cached output holding a stub): gc keeps them
+    while this blob is kept, without reading the blob back."""
+    if b"sha256:" not in data:
+        return []
+    from .stub import keys_in
+
+    return sorted(keys_in(data) - {key})
 
 
 def count_lines(data):

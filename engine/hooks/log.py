@@ -4,7 +4,8 @@ Everything that goes into a line is escaped first: an event field holding a
 newline or a control character cannot forge a second line, and a lone
 surrogate (valid in JSON, not in UTF-8) is written as `\\udXXX` instead of
 making the logger itself fail.  The folder is created 0700 and the file 0600
-(a log may name the user's files); past `hooks.log.max_bytes` it moves to
+(a log may name the user's files), by the helpers every engine write uses
+(private_dir, open_private); past `hooks.log.max_bytes` it moves to
 hook.log.1.  No imports beyond os and time: the hot path loads this.
 """
 
@@ -48,17 +49,15 @@ def open_private(path, flags):
 
 
 def private_dir(path):
-    """Create a folder for the engine's own files: it and every folder
-    created on the way below the state folder are 0700 (os.makedirs would
-    give the ones on the way the default mode)."""
+    """Create a folder for the engine's own files (state, cache, content
+    cache): it and every folder created on the way are 0700, whatever the
+    umask (os.makedirs would give the ones on the way the umask's mode).
+    The one helper every write of the engine creates its folders with."""
     if os.path.isdir(path):
         return
-    root = state_dir_str()
     parent = os.path.dirname(path)
-    if path != root and parent and (parent == root or parent.startswith(root.rstrip(os.sep) + os.sep)):
+    if parent and parent != path:
         private_dir(parent)
-    else:
-        os.makedirs(parent, exist_ok=True)
     try:
         os.mkdir(path, 0o700)
     except FileExistsError:

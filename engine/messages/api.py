@@ -5,6 +5,11 @@ in the shape it came in, compressed messages carrying a marker), `verbatim`
 (position -> the original, for every message it changed) and `stats`.
 restore_messages puts the originals back: the result equals the input, so
 both serialise to the same bytes.  The input is never modified.
+
+The rule it keeps: restore gives back the original or nothing.  The pack
+carries `check`: the number of messages and a digest of each original, by
+position; restore recomputes them on what it rebuilt and refuses a pack
+that was changed (a verbatim entry removed, a message inserted or moved).
 """
 
 from ..errors import UserError
@@ -92,6 +97,7 @@ def compress_messages(messages, pipeline="default", *, recency=None, budget=None
     else:
         out = new
     verbatim = {str(positions[i]): m for i, m in originals.items()}
+    check = {"count": len(messages), "digests": [digest(m) for m in messages]}
     stats = _stats(decided, applied, items, new, window)
     if budget_stats is not None:
         stats["budget"] = budget_stats
@@ -99,7 +105,17 @@ def compress_messages(messages, pipeline="default", *, recency=None, budget=None
         stats["tokens_before"] = tokens(items)
         stats["tokens_after"] = tokens(new)
         stats["tokenizer"] = pipe.tokenizer
-    return {"messages": out, "verbatim": verbatim, "stats": stats, **({"transcript": True} if transcript else {})}
+    return {"messages": out, "verbatim": verbatim, "stats": stats, "check": check,
+            **({"transcript": True} if transcript else {})}
+
+
+def digest(message):
+    """A short digest of one message (its canonical JSON): what restore checks."""
+    import hashlib
+    import json
+
+    text = json.dumps(message, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 def _stats(decided, applied, items, new, window):
@@ -124,9 +140,11 @@ def _stats(decided, applied, items, new, window):
     }
 
 
-def restore_messages(messages, verbatim, transcript=False):
+def restore_messages(messages, verbatim, transcript=False, check=None, require_check=False):
     """The original list: every position named in verbatim gets its original
-    back (for a transcript, the line's `message`)."""
+    back (for a transcript, the line's `message`).  With `check` (the pack's),
+    the result is verified against it; `require_check`: a pack without one
+    is refused."""
     if not isinstance(messages, list) or not isinstance(verbatim, dict):
         raise UserError("expected `messages` (a list) and `verbatim` (a mapping of position to original)")
     out = list(messages)
@@ -144,4 +162,23 @@ def restore_messages(messages, verbatim, transcript=False):
             out[pos] = {**out[pos], "message": original}
         else:
             out[pos] = original
+    if check is None and require_check:
+        raise UserError("the pack carries no `check` (an older engine, or an edited pack): its originals cannot be "
+                        "verified; compress the messages again with `engine messages compress --json`")
+    if check is not None:
+        verify(out, check)
     return out
+
+
+def verify(out, check):
+    """Refuse a result that is not the original the pack was made from."""
+    fix = "restore the object `compress --json` printed, unchanged"
+    if not isinstance(check, dict) or not isinstance(check.get("digests"), list) \
+            or check.get("count") != len(check["digests"]):
+        raise UserError(f"the pack's `check` is damaged; {fix}")
+    if len(out) != check["count"]:
+        raise UserError(f"the pack was changed: it holds {len(out)} messages where the original had "
+                        f"{check['count']}; {fix}")
+    for i, (m, want) in enumerate(zip(out, check["digests"])):
+        if digest(m) != want:
+            raise UserError(f"the pack was changed: message {i} is not the original (its digest differs); {fix}")

@@ -114,7 +114,8 @@ def _restore(text, name):
             raise UserError("`wrapped` is set but `messages` holds no `messages` list", name)
         wrapper, messages = messages, messages["messages"]
     try:
-        original = restore_messages(messages, data["verbatim"], transcript=bool(data.get("transcript")))
+        original = restore_messages(messages, data["verbatim"], transcript=bool(data.get("transcript")),
+                                    check=data.get("check"), require_check=True)
     except UserError as exc:
         raise UserError(exc.message, name) from None
     if data.get("transcript"):

@@ -58,6 +58,7 @@ class Analyzer:
         banners = style["refreshes"]["banners"]
         self._banners_rx = [(b["handler"], re.compile(b["pattern"])) for b in banners]
         self._wrappers = tuple(style["refreshes"]["wrappers"])
+        self._unmatched = style["refreshes"].get("unmatched") or ""
         self._not_typed = tuple(style["prompts"]["not_typed"])
         self._markers = tuple(style["errors"]["markers"])
 
@@ -176,6 +177,11 @@ class Analyzer:
 
     def _banners(self, chain, text, ts, lineno, via):
         found = sorted((m.start(), handler, m) for handler, rx in self._banners_rx for m in rx.finditer(text))
+        if not found and via == "attachment" and self._unmatched and text.strip():
+            # a hook's injection no banner names: listed all the same
+            chain.refreshes.append({"x": chain.x(), "time": ts, "line": lineno, "handler": self._unmatched,
+                                    "turn": None, "chars": len(text.rstrip()), "via": via})
+            return
         for i, (start, handler, m) in enumerate(found):
             end = found[i + 1][0] if i + 1 < len(found) else len(text)
             body = text[start:end].rstrip()

@@ -9,7 +9,8 @@ trigger, pre_tokens}], refreshes [{x, time, line, handler, turn, chars,
 via}], refresh_chars, tools [{name, calls, results, result_bytes,
 est_tokens, share, errors, images}] (biggest first, at most `tools.top`),
 tool_result_bytes, tools_in_context and tool_result_bytes_in_context (the
-same since the last compaction), errors [{tool, message, time, line, tool_use_id}],
+same since the last compaction), errors [{tool, message, count, time, line,
+tool_use_id}] (identical errors grouped, the first one's time and line),
 error_count, api_errors, hook_contexts, subagents [{file, api_calls,
 peak_tokens, tool_result_bytes}], problems {lines, bad_lines, long_lines,
 non_utf8_lines, partial_tail}.
@@ -144,7 +145,7 @@ def build_report(path, style, errors=None, redact=None):
         "problems": problems.as_dict(),
     }
     found, count = errors(report, chain)
-    report["errors"] = list(found)
+    report["errors"] = grouped(found)
     report["error_count"] = count
     return report
 
@@ -164,3 +165,16 @@ def in_context(transcript, style=None):
     rows = rank(chain.epoch_tools, per_token)
     return rows, sum(r["result_bytes"] for r in rows), per_token
 
+
+def grouped(errors):
+    """Identical errors (same tool, same message) as one row with a count,
+    the first one's time, line and tool_use_id; in order of first sight."""
+    rows = {}
+    for e in errors:
+        key = (e.get("tool"), e.get("message"))
+        row = rows.get(key)
+        if row is None:
+            rows[key] = dict(e, count=1)
+        else:
+            row["count"] += 1
+    return list(rows.values())
