@@ -64,9 +64,15 @@ class Library:
         self.project_root = os.path.realpath(str(root))
 
     def origin_of(self, path):
+        """A file outside the project can reach a project library only when
+        the user named it (`--level PATH`): project documents cannot name one."""
+        import os
+
         if is_builtin(path):
             return "builtin"
-        return "project" if self.project_root is not None else "user"
+        if self.project_root is not None and inside(os.path.realpath(str(path)), self.project_root):
+            return "project"
+        return "user"
 
     def project_docs(self, kind=None):
         """The documents of project origin read so far (of one kind)."""

@@ -105,6 +105,8 @@ def choose_to_check(name=None, cwd=None):
 def approval_notes(name=None, cwd=None):
     """Lines that say which project profile is not used, why, and the command
     that approves it; [] when none was left out."""
+    if name or os.environ.get("ENGINE_PROFILE"):
+        return []
     _choose(name, cwd)
     note = NOTES.get(os.path.abspath(str(cwd or os.getcwd())))
     if not note:
@@ -211,7 +213,7 @@ def resolve(name=None, level=None, cwd=None, lib=None):
 
 def _resolve_project(lib, ref, base, level):
     from .boundary import bound
-    from .documents import Library, is_builtin
+    from .documents import Library
     from .errors import UserError
     from .resolve import resolve_profile
     from .trust_store import covers
@@ -219,7 +221,7 @@ def _resolve_project(lib, ref, base, level):
     lib.set_project(project_root(ref))
     path = lib.locate(ref, "profile", base)
     resolved = resolve_profile(lib, path, _level_ref(level, base))
-    unapproved = covers(path, [f for f in lib.files if not is_builtin(f)])
+    unapproved = covers(path, [f for f in lib.files if lib.origin_of(f) == "project"])
     if unapproved:
         raise UserError(f"{', '.join(unapproved)} is not part of the approval of this project profile; "
                         f"review it, then run: engine trust {path}", str(path))

@@ -162,13 +162,16 @@ def project_profile(path=None, cwd=None):
         p = os.path.join(p, LOCAL)
     if not os.path.isfile(p):
         raise UserError(f"no profile file here; give a {LOCAL} or the folder holding .engine/", path)
+    if not p.endswith(os.sep + LOCAL):
+        raise UserError(f"engine trust approves a project's {LOCAL}; a profile of your own needs no approval "
+                        "(name it with --profile or $ENGINE_PROFILE)", path)
     return os.path.realpath(p)
 
 
 def files_of(profile_path):
     """Every non-built-in file the project profile brings in: itself, what it
     extends and names, and the levels its handlers name."""
-    from .documents import Library, is_builtin
+    from .documents import Library, inside
     from .profile import _level_ref, project_root
     from .refs import is_path
     from .resolve import resolve_profile
@@ -180,8 +183,10 @@ def files_of(profile_path):
         for h in handlers:
             level = h.get("level")
             if level and is_path(level):
-                resolve_profile(lib, profile_path, _level_ref(level, root))
-    return [f for f in dict.fromkeys(lib.files) if not is_builtin(f)]
+                ref = _level_ref(level, root)
+                if inside(os.path.realpath(ref), lib.project_root):  # outside: replaced by yours (boundary.py)
+                    resolve_profile(lib, profile_path, ref)
+    return [f for f in dict.fromkeys(lib.files) if lib.origin_of(f) == "project"]
 
 
 def approve(path=None, cwd=None):

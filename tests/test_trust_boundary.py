@@ -335,3 +335,20 @@ def test_finding6_a_project_ttl_cannot_prune_other_sessions_state(hk):
     assert hk.file_turn("other-session") == 1
     assert_approved(hk, approved)
 
+
+
+def test_a_project_handler_level_outside_the_project_is_the_users(hk):
+    outside = hk.home / "level.yaml"
+    outside.write_text("kind: level\nname: mine\nextends: standard\ntransforms: []\n")
+    project_profile(hk, {"UserPromptSubmit": [{"name": "rules", "every_turns": 1, "level": str(outside)}]})
+    trust(hk)
+    run = hk.engine("profile", "show")
+    rules = next(h for h in yaml.safe_load(run.stdout)["hooks"]["events"]["UserPromptSubmit"] if h["name"] == "rules")
+    assert rules["level"] == "standard" and "hooks.events.rules.level" in run.stdout, run.stdout
+
+
+def test_engine_trust_approves_only_a_projects_profile_file(hk):
+    mine = hk.project / "mine.yaml"
+    mine.write_text(profile_text(name="mine"))
+    run = hk.engine("trust", str(mine))
+    assert run.returncode == 1 and "needs no approval" in run.stderr, str(run)
