@@ -15,7 +15,8 @@ LEVELS_HELP = "compression level: off, light, standard, aggressive, or a path to
 
 
 PROFILE_HELP = ("profile to use (default: $ENGINE_PROFILE, else the nearest .engine/profile.yaml from the working "
-                "folder up to the repository root, else ~/.engine/profile.yaml, else the built-in 'default')")
+                "folder up to the repository root once approved with `engine trust`, else ~/.engine/profile.yaml, "
+                "else the config folder's profile.yaml, else the built-in 'default')")
 COLOR_HELP = "colour: auto (only on a terminal, and not when $NO_COLOR is set), always or never"
 JSON_COUNT_HELP = ("tokens are counted with tiktoken; the first count of a text loads the encoding (about 0.3 s), "
                    "a repeated count is read from the cache")
@@ -30,6 +31,7 @@ COMMAND_MODULES = {
     "cache": "engine.ccm.cli",
     "purge": "engine.ccm.purge_cli",
     "memory": "engine.memory.cli",
+    "trust": "engine.trust_cli",
 }
 
 

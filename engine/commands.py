@@ -235,7 +235,7 @@ def cmd_golden(args):
 def cmd_profile(args):
     import yaml
 
-    from .profile import choose_why, resolve
+    from .profile import approval_notes, choose_why, resolve
 
     if args.name:
         given(args.name)
@@ -244,6 +244,10 @@ def cmd_profile(args):
     # YAML comments: the output stays a YAML document
     print(f"# profile: {display(resolved.file)}")
     print(f"# chosen because: {why}")
+    for line in approval_notes(args.name):
+        print(f"# {line}")
+    if resolved.ignored:
+        print(f"# machine-level keys of the project profile ignored (yours are used): {', '.join(resolved.ignored)}")
     yaml.safe_dump(resolved.show(), sys.stdout, sort_keys=False, allow_unicode=True, width=100)
     return 0
 
@@ -260,9 +264,11 @@ def _scope(args):
 
 def cmd_install(args):
     from .hooks.install import install
-    from .profile import load_profile
+    from .profile import load_profile, user_profile_ref
 
-    profile = load_profile(args.profile)
+    # --user writes into the user's own settings: only the user's own profile
+    # may decide them, never a project profile found from the working folder.
+    profile = load_profile(args.profile or (user_profile_ref() if _scope(args) == "user" else None))
     hooks = profile.hooks
     events = [e for e, hs in hooks.get("events", {}).items() if any(h.get("enabled", True) is not False for h in hs)]
     path, changed, backup = install(_scope(args), events, args.profile, hooks["install_timeout_seconds"],

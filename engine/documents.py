@@ -36,13 +36,47 @@ def is_builtin(path):
         return False
 
 
-class Library:
-    """Loads each file once per run and remembers every file it read."""
+def inside(path, root):
+    path, root = str(path), str(root)
+    return path == root or path.startswith(root.rstrip("/") + "/")
 
-    def __init__(self):
+
+class Library:
+    """Loads each file once per run and remembers every file it read.
+
+    Every document carries its origin (`doc.origin`): "builtin" (shipped with
+    the engine), "user" (the user's own files) or "project" (a project's
+    profile and the files it names).  A project library has a root (the
+    folder holding `.engine/`): a path named by a project document must stay
+    inside it, so a project profile cannot read the user's files as YAML."""
+
+    def __init__(self, project_root=None):
         self._docs = {}
         self.files = []
         self.looked_at = []  # every path read or looked for, found or not (for the failed-profile cache)
+        self.project_root = None
+        if project_root is not None:
+            self.set_project(project_root)
+
+    def set_project(self, root):
+        import os
+
+        self.project_root = os.path.realpath(str(root))
+
+    def origin_of(self, path):
+        """A file outside the project can reach a project library only when
+        the user named it (`--level PATH`): project documents cannot name one."""
+        import os
+
+        if is_builtin(path):
+            return "builtin"
+        if self.project_root is not None and inside(os.path.realpath(str(path)), self.project_root):
+            return "project"
+        return "user"
+
+    def project_docs(self, kind=None):
+        """The documents of project origin read so far (of one kind)."""
+        return [d for d in self._docs.values() if d.origin == "project" and (kind is None or d.data.get("kind") == kind)]
 
     def locate(self, ref, kind, base_dir, origin=None):
         """Path for a reference; origin = (doc, path) of the naming key, for errors."""
@@ -53,7 +87,12 @@ class Library:
             self.looked_at.append(str(p))
             if not p.is_file():
                 raise self._where(origin, f"no {kind} file at {p}; check the path", ref)
-            return p.resolve()
+            real = p.resolve()
+            named_by = getattr(origin[0], "origin", None) if origin else None
+            if named_by == "project" and not inside(real, self.project_root) and not is_builtin(real):
+                raise self._where(origin, f"a project profile may name only files inside its project "
+                                  f"({self.project_root}) or built-in documents; {real} is outside", ref)
+            return real
         p = builtin_dir(FOLDERS[kind]) / f"{ref}.yaml"
         self.looked_at.append(str(p))
         if not p.is_file():
@@ -74,6 +113,7 @@ class Library:
         if key not in self._docs:
             self.looked_at.append(key)
             doc = load_file(path)
+            doc.origin = self.origin_of(path)
             schema.require_valid(doc)
             actual = doc.data.get("kind")
             if actual != kind:

@@ -1,10 +1,20 @@
-"""Choosing and loading a profile: --profile, else $ENGINE_PROFILE, else the
-first .engine/profile.yaml found walking up from the working folder to the
-repository root (the folder holding .git) (the project's), else
-~/.engine/profile.yaml, else profile.yaml in the user's config folder
-($XDG_CONFIG_HOME/rules-engine or ~/.config/rules-engine), else the built-in
-`default`.  All but the project's are the user's own (see
-engine/hooks/trust.py)."""
+"""Choosing and loading a profile, and where trust is decided.
+
+The profile used: --profile, else $ENGINE_PROFILE, else the project's
+.engine/profile.yaml (found walking up from the working folder, see
+`discover`) if the user approved it (`engine trust`, engine/trust_store.py),
+else the user's own profile: ~/.engine/profile.yaml, else profile.yaml in
+the user's config folder ($XDG_CONFIG_HOME/rules-engine or
+~/.config/rules-engine), else the built-in `default`.
+
+Every choice carries its origin: "user" (named in the hook command or
+$ENGINE_PROFILE, or the user's own files) or "project".  A project profile
+that is not approved is used by nothing: the hook and every command go on
+with the user's own profile, as if it were absent, and say why
+(`approval_notes`).  An approved one is resolved with the trust boundary
+(engine/boundary.py): every machine-level key comes from the user's own
+profile.
+"""
 
 import os
 
@@ -16,10 +26,15 @@ DEFAULT = "default"
 
 LOCAL = os.path.join(".engine", "profile.yaml")
 
+# cwd -> (profile path, why it is not used, the command that approves it or
+# None): what the last choice for that folder left out; the hook logs it
+# once per session (engine/hooks/trust.py note_unapproved).
+NOTES = {}
+
 
 def _choose(name, cwd):
-    """(reference, base folder, why, origin): origin is "project" for a
-    profile found in the project's folders, else "user"."""
+    """(reference, base folder, why, origin): origin is "project" for an
+    approved profile found in the project's folders, else "user"."""
     cwd = str(cwd or os.getcwd())
     if name:
         return name, cwd, "given with --profile", "user"
@@ -29,13 +44,38 @@ def _choose(name, cwd):
 
         given(env)  # messages name it as the user wrote it
         return env, cwd, "named by $ENGINE_PROFILE", "user"
-    found = discover(cwd)
+    notes = []
+    found = discover(cwd, notes)
     if found:
-        return found
-    mine = user_profile_ref()
-    if mine != DEFAULT:
-        return mine, cwd, "your own profile in the config folder (no .engine/profile.yaml found)", "user"
-    return DEFAULT, cwd, f"the built-in default: no {LOCAL} from {cwd} up to the repository root, nor in the home or config folder", "user"
+        from .trust_store import check
+
+        path, why = found
+        reason = check(path)
+        if reason is None:
+            NOTES.pop(os.path.abspath(cwd), None)
+            return path, cwd, f"{why} (approved with engine trust)", "project"
+        notes.append((path, f"{reason}; your own profile is used instead", f"engine trust {path}"))
+    if notes:
+        NOTES[os.path.abspath(cwd)] = notes[0]
+    else:
+        NOTES.pop(os.path.abspath(cwd), None)
+    ref, why = user_choice(cwd)
+    return ref, cwd, why, "user"
+
+
+def user_choice(cwd=None):
+    """(reference, why) of the user's own profile: ~/.engine/profile.yaml, the
+    config folder's profile.yaml, else the built-in default."""
+    home = os.path.join(os.path.expanduser("~"), LOCAL)
+    if os.path.isfile(home):
+        return home, f"found {LOCAL} in the home folder (your own; none from {cwd or os.getcwd()} up to the repository root)"
+    from .paths import config_dir_str
+
+    mine = os.path.join(config_dir_str(), "profile.yaml")
+    if os.path.isfile(mine):
+        return mine, f"your own profile in the config folder (no {LOCAL} used)"
+    return DEFAULT, (f"the built-in default: no {LOCAL} used from {cwd or os.getcwd()} up to the repository root, "
+                     "nor in the home or config folder")
 
 
 def choose(name=None, cwd=None):
@@ -52,34 +92,92 @@ def choose_origin(name=None, cwd=None):
     return _choose(name, cwd)[3]
 
 
+def choose_to_check(name=None, cwd=None):
+    """(reference, base folder) of the profile `engine validate` checks: the
+    project's own, approved or not (checking it is how one reviews it)."""
+    if not name and not os.environ.get("ENGINE_PROFILE"):
+        found = discover(str(cwd or os.getcwd()))
+        if found:
+            return found[0], str(cwd or os.getcwd())
+    return choose(name, cwd)
+
+
+def approval_notes(name=None, cwd=None):
+    """Lines that say which project profile is not used, why, and the command
+    that approves it; [] when none was left out."""
+    if name or os.environ.get("ENGINE_PROFILE"):
+        return []
+    _choose(name, cwd)
+    note = NOTES.get(os.path.abspath(str(cwd or os.getcwd())))
+    if not note:
+        return []
+    path, reason, command = note
+    lines = [f"the project profile {path} is not used: {reason}"]
+    if command:
+        lines.append(f"review it, then approve it with: {command}")
+    return lines
+
+
 def user_profile_ref():
-    """The user's own profile when no other is named: the config folder's
-    profile.yaml, else the built-in default."""
-    from .paths import config_dir_str
-
-    mine = os.path.join(config_dir_str(), "profile.yaml")
-    return mine if os.path.isfile(mine) else DEFAULT
+    """The user's own profile when no other is named (see user_choice)."""
+    return user_choice()[0]
 
 
-def discover(cwd):
-    """(path, base, why, origin) of the nearest .engine/profile.yaml, walking
-    up from cwd and stopping at the repository root (a folder holding .git);
-    then the home folder's (the user's own).  None when there is none."""
-    folder = os.path.abspath(cwd)
-    while True:
+def project_root(profile_path):
+    """The project folder of a project profile: the one holding .engine/."""
+    return os.path.dirname(os.path.dirname(os.path.abspath(str(profile_path))))
+
+
+def _unsafe(st, what):
+    """Why a file or folder found on the way cannot be trusted, or None."""
+    if st.st_uid != os.getuid():
+        return f"{what} belongs to another user (uid {st.st_uid})"
+    if st.st_mode & 0o022:
+        return f"{what} is writable by others (mode {oct(st.st_mode & 0o777)})"
+    return None
+
+
+def discover(cwd, notes=None):
+    """(path, why) of the project's .engine/profile.yaml, or None.
+
+    Walks up from cwd, looking in each folder, and stops:
+    - at the home folder, without looking in it (~/.engine/profile.yaml is
+      the user's own, never a project's), so never above it;
+    - at the repository root (a folder holding .git), after looking in it;
+    - before a folder that is not the user's or that others may write to (a
+      shared /tmp, another account's folder): nothing there or above is used.
+    A profile whose file or .engine folder is not the user's, or writable by
+    others, is refused (and nothing above it is looked at); `notes` gets
+    (path, why, None) for what was refused."""
+    start = os.path.abspath(cwd)
+    home = os.path.abspath(os.path.expanduser("~"))
+    folder = start
+    while folder != home:
         candidate = os.path.join(folder, LOCAL)
+        try:
+            st = os.stat(folder)
+        except OSError:
+            return None
+        problem = _unsafe(st, folder)
+        if problem:
+            if notes is not None and os.path.isfile(candidate):
+                notes.append((candidate, f"refused: {problem}", None))
+            return None
         if os.path.isfile(candidate):
-            here = "the working folder" if folder == os.path.abspath(cwd) else f"{folder}, walking up from {cwd}"
-            return candidate, cwd, f"found {LOCAL} in {here}", "project"
+            for path, what in ((os.path.dirname(candidate), os.path.dirname(candidate)), (candidate, candidate)):
+                problem = _unsafe(os.stat(path), what)
+                if problem:
+                    if notes is not None:
+                        notes.append((candidate, f"refused: {problem}", None))
+                    return None
+            here = "the working folder" if folder == start else f"{folder}, walking up from {cwd}"
+            return candidate, f"found {LOCAL} in {here}"
         if os.path.exists(os.path.join(folder, ".git")):
-            break  # the repository root: a profile above it belongs to another project
+            return None  # the repository root: a profile above it belongs to another project
         parent = os.path.dirname(folder)
         if parent == folder:
-            break
+            return None
         folder = parent
-    home = os.path.join(os.path.expanduser("~"), LOCAL)
-    if os.path.isfile(home):
-        return home, cwd, f"found {LOCAL} in the home folder (none from {cwd} up to the repository root)", "user"
     return None
 
 
@@ -98,13 +196,48 @@ def _level_ref(level, base):
 
 
 def resolve(name=None, level=None, cwd=None, lib=None):
+    """(Resolved, Library) of the profile to use.  The trust boundary is
+    here: a project profile (approved, or resolve would not be given it) is
+    resolved inside its project, and its machine-level keys are replaced by
+    those of the user's own profile (engine/boundary.py)."""
     from .documents import Library
     from .resolve import resolve_profile
 
     lib = lib if lib is not None else Library()
-    ref, base = choose(name, cwd)
+    ref, base, _why, origin = _choose(name, cwd)
+    if origin != "project":
+        path = lib.locate(ref, "profile", base)
+        return resolve_profile(lib, path, _level_ref(level, base)), lib
+    return _resolve_project(lib, ref, base, level), lib
+
+
+def _resolve_project(lib, ref, base, level):
+    from .boundary import bound
+    from .documents import Library
+    from .errors import UserError
+    from .resolve import resolve_profile
+    from .trust_store import covers
+
+    lib.set_project(project_root(ref))
     path = lib.locate(ref, "profile", base)
-    return resolve_profile(lib, path, _level_ref(level, base)), lib
+    resolved = resolve_profile(lib, path, _level_ref(level, base))
+    unapproved = covers(path, [f for f in lib.files if lib.origin_of(f) == "project"])
+    if unapproved:
+        raise UserError(f"{', '.join(unapproved)} is not part of the approval of this project profile; "
+                        f"review it, then run: engine trust {path}", str(path))
+    own_lib = Library()
+    own_ref = user_profile_ref()
+    own = resolve_profile(own_lib, own_lib.locate(own_ref, "profile", base))
+    # the user's files are sources of the compiled profile too: an edit of theirs recompiles it
+    lib.files.extend([f for f in own_lib.files if f not in lib.files])
+    lib.looked_at.extend(own_lib.looked_at)
+    # which of the user's profiles is theirs can change too (one created later): its absence is a source
+    from .paths import config_dir_str
+
+    lib.watch = [os.path.join(os.path.expanduser("~"), LOCAL), os.path.join(config_dir_str(), "profile.yaml")]
+    ignored = bound(resolved, own, lib.project_docs("profile"), lib.project_root)
+    resolved.ignored = ignored
+    return resolved
 
 
 def build(name=None, level=None, cwd=None, lib=None):
@@ -112,8 +245,13 @@ def build(name=None, level=None, cwd=None, lib=None):
     from .compile import compile_profile
 
     resolved, lib = resolve(name, level, cwd, lib)
+    if resolved.ignored:  # said once per compile (the compiled profile is cached)
+        from .hooks.log import Log
+
+        Log()(f"project profile {resolved.file}: machine-level keys ignored, yours are used: {', '.join(resolved.ignored)}")
     profile = compile_profile(resolved, lib.files)
-    profile.sources = [(f, cache.file_digest(f)) for f in lib.files]
+    watched = [f for f in getattr(lib, "watch", ()) if f not in lib.files]
+    profile.sources = [(f, cache.file_digest(f)) for f in [*lib.files, *watched]]
     return profile
 
 

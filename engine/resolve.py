@@ -63,6 +63,7 @@ class Resolved:
     level_chain: list = field(default_factory=list)  # level docs, lowest first
     setting_origins: dict = field(default_factory=dict)  # setting -> (doc, path) where last set
     transforms: list = field(default_factory=list)  # [(spec, doc, index)]
+    ignored: list = field(default_factory=list)  # machine-level keys a project profile set (engine/boundary.py)
 
     def show(self):
         """Plain data for `engine profile show`."""

@@ -312,6 +312,7 @@ def test_env_may_hold_an_absolute_path(cli, choice_dir, refs):
 
 
 def test_local_file_wins_over_builtin_default(cli, choice_dir, refs):
+    assert cli("trust", cwd=choice_dir).returncode == 0  # a project profile is used once approved
     r = cli("compress", "rules.md", cwd=choice_dir)
     assert r.returncode == 0, r
     assert r.out == refs["aggressive"]

@@ -307,6 +307,7 @@ def test_profile_is_found_walking_up_to_the_repository_root(cli, tmp_path):
     assert yaml.safe_load(shown)["name"] == "home"
     assert "home folder" in shown.splitlines()[1]
     write(repo, ".engine/profile.yaml", OFF_PROFILE.format(name="repo"))
+    assert cli("trust", cwd=deep, env=env).returncode == 0  # a project profile is used once approved
     shown = cli("profile", "show", cwd=deep, env=env).out
     assert yaml.safe_load(shown)["name"] == "repo"
     head = shown.splitlines()[:2]

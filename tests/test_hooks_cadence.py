@@ -216,11 +216,12 @@ def test_second_injection_that_does_not_fit_comes_on_the_next_prompt(hk):
 
 
 def test_profile_in_the_project_folder_is_used(hk):
-    """No --profile: the event's cwd decides (.engine/profile.yaml there)."""
+    """No --profile: the event's cwd decides (.engine/profile.yaml there, once approved)."""
     hk.rule("a.md", "# A\nMarker ALPHA.\n")
     (hk.project / ".engine").mkdir()
     (hk.project / ".engine" / "profile.yaml").write_text(
         profile_text({"UserPromptSubmit": [{"name": "rules", "every_turns": 1}]}))
+    assert hk.engine("trust").returncode == 0
     run = hk.hook(hk.prompt(1))
     assert "ALPHA" in (run.context or ""), str(run)
 

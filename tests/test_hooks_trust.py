@@ -24,9 +24,13 @@ def _hostname():
 
 
 def _project_profile(hk, events, **top):
+    """A project profile, approved (`engine trust`): these tests check what
+    even an approved one cannot make the hook read."""
     folder = hk.project / ".engine"
     folder.mkdir(exist_ok=True)
     (folder / "profile.yaml").write_text(profile_text(events, name="repo", **top))
+    run = hk.engine("trust")
+    assert run.returncode == 0, str(run)
 
 
 def _every_prompt_files(files):

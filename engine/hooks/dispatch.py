@@ -61,6 +61,7 @@ def handle(event, profile_ref, log, hooks=None, deadline=None):
     if deadline is not None and not deadline.armed:
         deadline.arm(hooks["deadline_ms"], hooks["kill_after_ms"])
     name = event["hook_event_name"]
+    from .trust import note_unapproved; note_unapproved(event, profile_ref, hooks, log)  # noqa: E702 - once per session
     registry, by_event = build(hooks, name)
     handlers = by_event.get(name, [])
     counting = name == "UserPromptSubmit" and bool(by_event.get("UserPromptSubmit"))

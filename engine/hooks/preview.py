@@ -21,6 +21,10 @@ def preview(profile_ref, turn, cwd, show_text, out=None, touched=None, transcrip
     if profile_ref and is_path(profile_ref):
         profile_ref = os.path.abspath(os.path.expanduser(profile_ref))  # from where the command runs, not --cwd
     profile = load_profile(profile_ref, cwd=cwd)
+    from ..profile import approval_notes
+
+    for line in approval_notes(profile_ref, cwd):
+        print(f"note: {line}", file=out)
     registry, by_event = build(profile.hooks)
     event = {"hook_event_name": "UserPromptSubmit", "cwd": cwd, "session_id": "preview"}
     if transcript:

@@ -1,7 +1,9 @@
 """Which files a hook may read into the agent's context (the trust model).
 
-A cloned repository is not the user: its `.engine/profile.yaml` is found
-from the event's working folder, and its `.claude/rules` may hold links.  So:
+A cloned repository is not the user: its `.engine/profile.yaml` is used only
+once approved (`engine trust`, engine/trust_store.py), and even then its
+machine-level keys are the user's (engine/boundary.py); its `.claude/rules`
+may hold links.  So:
 
 - a profile found in the project may read only files inside the project and
   the rule files the agent itself reads (~/.claude/rules, ~/.claude/CLAUDE.md);
@@ -53,20 +55,57 @@ class Trust:
 
 
 def for_event(profile_ref, cwd, settings, log):
-    """The Trust for an event: whether the active profile came from the
-    project, and the allow-list of the user's own profile."""
-    from ..profile import choose_origin, user_profile_ref, load_hooks
+    """The Trust for an event: whether the active profile is a project's
+    (approved: an unapproved one is never active), and the allow-list, which
+    the trust boundary (engine/boundary.py) already took from the user's
+    own profile."""
+    from ..profile import choose_origin
 
     from_project = choose_origin(profile_ref, cwd) == "project"
-    if not from_project:
-        return Trust(cwd, False, settings.get("trust", {}).get("allow_read", []))
+    return Trust(cwd, from_project, settings.get("trust", {}).get("allow_read", []))
+
+
+def note_unapproved(event, profile_ref, hooks, log):
+    """Log once per session why a project profile found for this event is not
+    used (not approved, changed since, or refused).  Costs nothing when the
+    last choice of a profile for this folder left nothing out."""
+    from ..profile import NOTES
+
+    if profile_ref or not NOTES:
+        return
+    cwd = event.get("cwd") or os.getcwd()
+    note = NOTES.get(os.path.abspath(cwd))
+    session = str(event.get("session_id") or "")
+    if not note or not session:
+        return
+    path, reason, command = note
+    from .log import private_dir
+    from ..paths import state_dir_str
+    from ..cache import sha256
+
+    folder = os.path.join(state_dir_str(), "trust-notes")
     try:
-        own = load_hooks(user_profile_ref(), cwd=cwd).get("trust", {}).get("allow_read", [])
-    except Exception as exc:  # noqa: BLE001 - a broken user profile widens nothing
-        log(f"your own profile could not be read ({exc}); the project's files only")
-        own = []
-    extra = [a for a in settings.get("trust", {}).get("allow_read", []) if a not in own]
-    if extra:
-        log(f"hooks.trust.allow_read of the project's profile is ignored ({', '.join(extra)}); "
-            "only your own profile may widen what hooks read")
-    return Trust(cwd, True, own)
+        private_dir(folder)
+        marker = os.path.join(folder, sha256(f"{session}\0{path}\0{reason}".encode()).hexdigest()[:32])
+        os.close(os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600))
+    except FileExistsError:
+        return  # said already in this session
+    except OSError:
+        pass
+    log(f"project profile {path} is not used: {reason}" + (f"; approve it with: {command}" if command else ""))
+    _prune(folder, hooks)
+
+
+def _prune(folder, hooks):
+    """Markers older than the state's TTL go (they only say a session was told)."""
+    import time
+
+    try:
+        ttl = float(hooks["state"]["ttl_hours"]) * 3600
+        now = time.time()
+        for name in os.listdir(folder):
+            path = os.path.join(folder, name)
+            if now - os.stat(path).st_mtime > ttl:
+                os.unlink(path)
+    except (OSError, KeyError, TypeError, ValueError):
+        pass
