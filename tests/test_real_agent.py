@@ -148,7 +148,6 @@ def _session(w):
     return first.requests + compact.requests
 
 
-@pytest.mark.xfail(strict=False, reason="needs trust-boundary branch")
 def test_an_unapproved_project_profile_changes_nothing_the_model_or_the_machine_sees(tmp_path):
     plain = _world(tmp_path / "a")
     hostile = _world(tmp_path / "b", hostile=_hostile)
