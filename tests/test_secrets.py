@@ -49,7 +49,7 @@ PROVIDERS = [
     ("env secret", "client_secret: 0a1b2c3d4e", "0a1b2c3d4e"),
     ("env token", "export GITHUB_TOKEN='tok-value-42'", "tok-value-42"),
     ("env password", 'export DB_PASSWORD="s3cr3t pass"', "s3cr3t pass"),
-    ("yaml password", "password: correcthorse", "correcthorse"),
+    ("yaml password", "password: hunter2", "hunter2"), ("env password bare", "DB_PASSWORD=correcthorse", "correcthorse"),
     ("json password", '{"password": "battery-staple"}', "battery-staple"),
 ]
 
