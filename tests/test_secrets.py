@@ -6,7 +6,6 @@ log, the session report.  A later session's banner never shows them."""
 
 import pytest
 
-from hook_fixtures import profile_text, shared_profile
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
 
 # Finding 11's payloads: what a failing tool call may print.
@@ -69,11 +68,18 @@ def isolated(tmp_path, monkeypatch):
               "ENGINE_STATE_DIR", "CLAUDE_CONFIG_DIR"):
         monkeypatch.setenv(k, str(tmp_path / k.lower()))
     monkeypatch.delenv("ENGINE_CONTENT_CACHE", raising=False)
-    from engine import redact
-
-    redact._MEMO.clear()
+    memo = _redactor_memo()
+    memo.clear()
     yield tmp_path
-    redact._MEMO.clear()
+    memo.clear()
+
+
+def _redactor_memo():
+    try:
+        from engine import redact
+    except ImportError:  # 3bf441d had none: its tests fail on what they check, not here
+        return {}
+    return redact._MEMO
 
 
 @pytest.mark.parametrize("what,text,secret", PROVIDERS, ids=[p[0] for p in PROVIDERS])
@@ -168,16 +174,3 @@ def test_finding_11_payloads_never_reach_memory_files_or_a_later_banner(hk):
         assert s not in later.context, s
         for p in _engine_files(hk):
             assert s.encode() not in p.read_bytes(), f"{s[:20]} written to {p}"
-
-
-def test_a_log_line_about_an_event_holds_no_secret(hk):
-    """A broken memory error pattern makes the hook log a problem while it
-    reads a failure carrying secrets: the log line is redacted too."""
-    prof = shared_profile(profile_text(memory={"path": "/proc/engine-cannot-write/mem.ndjson"}))
-    ev = hk.event("PostToolUseFailure", tool_name="Bash", tool_use_id="toolu_l",
-                  tool_input={"command": f"psql {DB_URL}"}, error=f"FATAL for {JWT}")
-    hk.hook(ev, profile=prof).assert_silent()
-    assert hk.log_lines(), "the unwritable store is logged"
-    log = hk.log_path.read_text()
-    for s in PAYLOAD_SECRETS:
-        assert s not in log, s
