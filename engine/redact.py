@@ -32,6 +32,9 @@ class RedactError(Exception):
 def _protect_file(category):
     from .paths import builtin_root_str
 
+    # a category is a name (protect.schema.json), never a path out of the folder
+    if not category or not all(c.isascii() and (c.isalnum() or c in "_-") for c in category):
+        raise RedactError(f"{category!r} is not a protect category name; nothing is written")
     return os.path.join(builtin_root_str(), "protect", f"{category}.yaml")
 
 
@@ -44,7 +47,7 @@ def sources(categories):
     value = cache.load_plain(key)
     if value is None:
         value, files = _load(categories)
-        cache.store_plain(key, value, [(f, cache.file_digest(f)) for f in files])
+        cache.store_plain(key, value, [(f, cache.file_digest(f)) for f in files])  # never raises (atomic_write)
     return value
 
 
