@@ -107,7 +107,8 @@ def store_ms(repeats):
     put_t, scan_t = [], []
     for i in range(repeats):
         with tempfile.TemporaryDirectory() as d:
-            st = Store(dict(s, secret_patterns=[]), d)  # hash + zstd + atomic write, as the target says
+            st = Store(s, d)
+            st.secrets.found_in = lambda data: False  # hash + zstd + atomic write, as the target says
             blob = data + b"%d" % i
             t = time.perf_counter()
             st.put(blob)

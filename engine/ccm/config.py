@@ -4,8 +4,8 @@ user's config folder, validated against schemas/content_cache.schema.json.
 
 Hooks read them as plain JSON from the engine's cache (no YAML, no JSON
 Schema on the hot path); the cached copy is dropped when the file changes.
-The patterns of the `secret_categories` protect files are bundled in, so a
-hook or the wrapper never reads YAML either.
+The `secret_categories` are read by the engine's redactor (engine/redact.py),
+which keeps their patterns in the same cache.
 """
 
 import os
@@ -65,17 +65,7 @@ def _load_yaml(path):
     errors = semantic_errors(doc)
     if errors:
         raise ValidationErrors(errors)
-    data = dict(doc.data)
-    patterns, sources = [], [path, os.path.join(config_dir_str(), NAME)]
-    for category in data["secret_categories"]:
-        p = os.path.join(builtin_root_str(), "protect", f"{category}.yaml")
-        sources.append(p)
-        pdoc = load_text(read_text(p), p)
-        schema.require_valid(pdoc, "protect")
-        flags = "" if pdoc.data.get("case_sensitive", True) else "(?i)"
-        patterns.extend(flags + x for x in pdoc.data["patterns"])
-    data["secret_patterns"] = patterns
-    return data, sources
+    return dict(doc.data), [path, os.path.join(config_dir_str(), NAME)]
 
 
 def semantic_errors(doc):

@@ -6,7 +6,8 @@ sample values works, their regexes compile, and the hooks settings they read
 
 # Template key -> variables, per kind.
 VARIABLES = {
-    "tool_memory_banner": {"template": {"tool", "entries", "total", "more", "cwd"}},
+    "tool_memory_banner": {"template": {"tool", "entries", "total", "more", "cwd", "project", "others",
+                                        "others_total"}},
     "context_monitor": {"template": {"fill_pct", "tokens", "window", "threshold", "thresholds", "top",
                                      "total_tokens"}},
     "subagent_effort": {"template": {"effort", "model", "tool"}},
@@ -23,8 +24,11 @@ MEMORY_KEYS = ("path", "max_kept", "compact_bytes", "sessions_kept", "max_field_
                "error_patterns", "strip_patterns", "skip_lines")
 CONTEXT_KEYS = ("window_tokens", "long_window_tokens", "long_window_models", "growth_bytes_per_token")
 ENTRY = {"tool": "Bash", "error": "kubectl: command not found", "input": "kubectl get pods", "count": 2,
-         "first": "2026-01-01 10:00", "last": "2026-01-02 11:00", "project": "/project", "sessions": ["s"], "k": "x"}
-SAMPLES = {"tool": "Bash", "entries": [ENTRY], "total": 3, "more": 2, "cwd": "/project", "fill_pct": 78,
+         "first": "2026-01-01 10:00", "last": "2026-01-02 11:00", "project": "/project", "sessions": ["s"], "k": "x",
+         "error_quoted": '"kubectl: command not found"', "input_quoted": '"kubectl get pods"',
+         "project_quoted": '"/project"'}
+SAMPLES = {"tool": "Bash", "entries": [ENTRY], "total": 3, "more": 2, "cwd": "/project",
+           "project": "/project", "others": [dict(ENTRY, project="/other", project_quoted='"/other"')], "others_total": 1, "fill_pct": 78,
            "tokens": 156000, "window": 200000, "threshold": 70, "thresholds": [70, 80, 90],
            "top": [{"tool": "Bash", "tokens": 5000, "bytes": 20000, "calls": 3, "share": 61.0}],
            "total_tokens": 8200, "effort": "medium", "model": "opus", "trigger": "auto",

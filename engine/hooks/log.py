@@ -6,7 +6,10 @@ surrogate (valid in JSON, not in UTF-8) is written as `\\udXXX` instead of
 making the logger itself fail.  The folder is created 0700 and the file 0600
 (a log may name the user's files), by the helpers every engine write uses
 (private_dir, open_private); past `hooks.log.max_bytes` it moves to
-hook.log.1.  No imports beyond os and time: the hot path loads this.
+hook.log.1.  A message may quote an event (an error, a command, a URL): it
+is passed through the engine's redactor (engine/redact.py) before it is
+written, and a message that cannot be redacted is not written.  No imports
+beyond os and time until a line is written: the hot path loads this.
 """
 
 import os
@@ -64,6 +67,18 @@ def private_dir(path):
         pass
 
 
+def _redacted(value):
+    """The value with every secret replaced; a line that cannot be redacted
+    says so instead of what it held."""
+    s = value if isinstance(value, str) else str(value)
+    try:
+        from ..redact import redact
+
+        return redact(s)
+    except Exception as exc:  # a log line must never fail, nor carry a secret
+        return f"[log message withheld: it could not be redacted ({type(exc).__name__})]"
+
+
 class Log:
     def __init__(self, event=None):
         self.event = event or {}
@@ -73,9 +88,9 @@ class Log:
         ev = self.event if isinstance(self.event, dict) else {}
         line = "{} {} session={} {}\n".format(
             time.strftime("%Y-%m-%dT%H:%M:%S"),
-            clean(ev.get("hook_event_name", "?"), 80),
-            clean(ev.get("session_id", "?"), 64),
-            clean(message),
+            clean(_redacted(ev.get("hook_event_name", "?")), 80),
+            clean(_redacted(ev.get("session_id", "?")), 64),
+            clean(_redacted(message)),
         )
         try:
             folder = state_dir_str()

@@ -6,8 +6,10 @@ Whether a call failed (`failure`) is decided from the event alone and costs
 nothing heavy: PostToolUseFailure, `is_error`, a non-zero exit code in the
 response, or a line of the Bash error stream matching one of the profile's
 `hooks.memory.error_patterns`.  Everything after that (`build`) runs only
-for a failure: it loads the profile's `secrets` protect category (compiled
-patterns) and replaces every match before anything is written anywhere.
+for a failure: the engine's one redactor (engine/redact.py, the built-in
+`secrets` category) replaces every secret before anything is written
+anywhere.  An entry carries the session's project (`project_of`) and, for a
+Bash call the content cache wrapped, the user's command, never the wrapper.
 """
 
 import os
@@ -89,64 +91,66 @@ def short_input(tool_input, memory, redact):
     return redact("" if tool_input is None else str(tool_input))[:cap]
 
 
-class Redactor:
-    """Replaces every match of the profile's secrets category.  The pattern
-    sources are kept as plain data in the profile cache (checked against the
-    profile's files like the hooks settings), so a failure costs compiling
-    a few patterns, not unpickling the whole compiled profile."""
+def redactor(memory):
+    """The engine's one redactor (engine/redact.py) with the category and
+    replacement of `hooks.memory.redact`; raises when it has no pattern
+    (then nothing is recorded rather than a secret)."""
+    from ..redact import redactor as shared
 
-    def __init__(self, profile_ref, cwd, memory):
-        from .. import cache
-        from ..profile import _key
-
-        category = memory["redact"]["category"]
-        self.replacement = memory["redact"]["replacement"]
-        key = _key(f"redact-{category}", profile_ref, None, cwd or None)
-        sources = cache.load_plain(key)
-        if sources is None:
-            from ..profile import load_profile
-
-            profile = load_profile(profile_ref, cwd=cwd or None)
-            sources = [[p.pattern, bool(p.flags & 2)] for p in profile.protector.patterns(category)]  # 2: IGNORECASE
-            cache.store_plain(key, sources, profile.sources)
-        self.patterns = [_compile(src, ignorecase) for src, ignorecase in sources]
-        if not self.patterns:
-            # No pattern, no redaction: refuse to write rather than risk a secret.
-            raise ValueError(f"the profile has no protect category {category!r} to redact with; nothing recorded")
-
-    def __call__(self, text):
-        for p in self.patterns:
-            text = p.sub(self.replacement, text)
-        return text
+    return shared((memory["redact"]["category"],), memory["redact"]["replacement"])
 
 
-def _compile(source, ignorecase):
-    """With `re` (already loaded) when the pattern is plain, else with the
-    regex module the protect categories are written for."""
-    import re
+def user_command(command):
+    """The user's command of a Bash call the content cache rewrote to its
+    `engine cache run ... -- CMD` wrapper: CMD (the words after `--`,
+    unquoted); any other command as it is."""
+    from ..ccm.intercept import WRAPPER_MARK
+
+    if not isinstance(command, str) or WRAPPER_MARK not in command:
+        return command
+    import shlex
 
     try:
-        return re.compile(source, re.IGNORECASE if ignorecase else 0)
-    except re.error:
-        import regex
+        words = shlex.split(command)
+    except ValueError:
+        return command
+    for i in range(len(words) - 1):
+        if words[i] == "cache" and words[i + 1] == "run":
+            rest = words[i + 2:]
+            if "--" in rest:
+                cmd = rest[rest.index("--") + 1:]
+                if len(cmd) == 1:
+                    return cmd[0]
+                if cmd:
+                    return shlex.join(cmd)
+            break
+    return command
 
-        return regex.compile(source, regex.V0 | (regex.IGNORECASE if ignorecase else 0))
+
+def _user_input(event):
+    tool_input = event.get("tool_input")
+    if event.get("tool_name") == "Bash" and isinstance(tool_input, dict) and "command" in tool_input:
+        tool_input = dict(tool_input, command=user_command(tool_input["command"]))
+    return tool_input
 
 
-def build(event, error_text, memory, redact, cwd):
-    """The store record of a failed call (redacted), or None."""
+def build(event, error_text, memory, redact, project):
+    """The store record of a failed call (redacted), or None.  `project`:
+    the session's project root (project_of), kept with the entry and part
+    of its key: the same failure in two projects is two entries."""
     from ..cache import sha256
 
     tool = event.get("tool_name")
     if not isinstance(tool, str) or not tool:
         return None
     error = redact(first_line(redact(error_text), memory))
-    short = short_input(event.get("tool_input"), memory, redact)
-    key = sha256("\x00".join((tool, error, short)).encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    short = short_input(_user_input(event), memory, redact)
+    project = redact(project or "")
+    key = sha256("\x00".join((tool, error, short, project)).encode("utf-8", "surrogatepass")).hexdigest()[:24]
     from .store import now
 
     return {"k": key, "t": now(), "tool": tool, "error": error, "input": short,
-            "project": redact(cwd or ""), "session": str(event.get("session_id") or "")}
+            "project": project, "session": str(event.get("session_id") or "")}
 
 
 def path_of(memory):
@@ -156,5 +160,22 @@ def path_of(memory):
 
 
 def project_of(event):
-    cwd = event.get("cwd")
-    return cwd if isinstance(cwd, str) else os.getcwd()
+    """The session's project: $CLAUDE_PROJECT_DIR (the folder the agent
+    started in) when set, else the repository root above the event's cwd
+    (the nearest folder holding .git), else that cwd.  Never the cwd of a
+    `cd` into a subfolder: entries are kept and shown per project."""
+    env = os.environ.get("CLAUDE_PROJECT_DIR")
+    if env and os.path.isabs(env):
+        return os.path.realpath(env)
+    cwd = event.get("cwd") if isinstance(event, dict) else None
+    if not isinstance(cwd, str) or not os.path.isabs(cwd):
+        cwd = os.getcwd()
+    cwd = os.path.realpath(cwd)
+    folder = cwd
+    while True:
+        if os.path.exists(os.path.join(folder, ".git")):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return cwd
+        folder = parent

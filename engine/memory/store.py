@@ -1,5 +1,6 @@
 """The tool-memory store: one NDJSON file of failed tool calls, shared by every
-session and project of the user.
+session of the user; each entry names the project it was recorded in, and
+the banner reads only the current project's unless the user opted in.
 
 Safe under parallel hooks: a record is one `write` to a file opened with
 O_APPEND (lines of parallel writers never mix), made under a shared lock;

@@ -27,18 +27,11 @@ from .reader import Problems, records
 
 def _redactor():
     """Secrets in error messages become [secret]: the report may be written
-    to a file, and no secret the engine saw is ever written to disk."""
-    from ..documents import Library
-    from ..paths import builtin_dir
+    to a file, and no secret the engine saw is ever written to disk.  The
+    engine's one redactor (engine/redact.py)."""
+    from ..redact import redactor
 
-    doc = Library().get("secrets", "protect", builtin_dir("protect"))
-    pats = doc.data.get("patterns") or []
-    if not pats:
-        return lambda s: s
-    import regex
-
-    rx = regex.compile("|".join(f"(?:{p})" for p in pats))
-    return lambda s: rx.sub("[secret]", s)
+    return redactor(replacement="[secret]")
 
 
 def _window(style, models, peak):

@@ -1,11 +1,27 @@
 """tool_memory_banner: before a tool is used (PreToolUse), inject the last
 errors remembered for it, at most once per tool per session.  A tool with
 nothing remembered costs one read of the store file, of which only the
-lines naming that tool are parsed."""
+lines naming that tool are parsed.
+
+The rule it keeps: recorded tool output is data.  Only the current
+project's entries are shown (the session's project, as record.project_of
+says), unless the user's own profile sets `hooks.memory.other_projects`;
+then other projects' entries come too, each with its origin.  Every text
+that came from a tool or a project reaches the template already quoted
+(`error_quoted`, `input_quoted`, `project_quoted`: one line in double
+quotes, quotes, backslashes and line breaks escaped), so a stderr line that
+reads like an instruction is visibly a quoted string, and the template (in
+YAML) frames it as recorded output."""
 
 import time
 
+from ..log import clean
 from .part import Part
+
+
+def quoted(text):
+    """One line in double quotes: nothing inside can end the quote or the line."""
+    return '"' + clean(text).replace('"', '\\"') + '"'
 
 
 class ToolMemoryBanner:
@@ -21,23 +37,37 @@ class ToolMemoryBanner:
         return isinstance(tool, str) and bool(tool) and not ctx.snapshot().get(self._mark(tool))
 
     def entries(self, ctx, tool):
+        """(this project's entries, other projects' entries or [] unless the
+        user opted in), newest first."""
+        from ...memory.record import project_of
         from ...memory.store import entries_for_tool, store_path
 
-        found = entries_for_tool(store_path(ctx.settings["memory"]), tool)
-        if self.spec["scope"] == "project":
-            found = [e for e in found if e["project"] == ctx.cwd]
-        return found
+        memory = ctx.settings["memory"]
+        found = entries_for_tool(store_path(memory), tool)
+        if not found:
+            return [], []
+        project = project_of(ctx.event)
+        own = [e for e in found if e["project"] == project]
+        others = [e for e in found if e["project"] != project] if memory.get("other_projects") is True else []
+        return own, others
+
+    def _shown(self, found):
+        fmt = self.spec["time_format"]
+        return [dict(e, first=time.strftime(fmt, time.localtime(e["first"])),
+                     last=time.strftime(fmt, time.localtime(e["last"])),
+                     error_quoted=quoted(e["error"]), input_quoted=quoted(e["input"]),
+                     project_quoted=quoted(e["project"])) for e in found[: self.spec["show"]]]
 
     def parts(self, ctx):
         tool = ctx.event["tool_name"]
-        found = self.entries(ctx, tool)
-        if not found:
+        own, others = self.entries(ctx, tool)
+        if not own and not others:
             return []
+        from ...memory.record import project_of
         from ..banner import render
 
-        fmt = self.spec["time_format"]
-        shown = [dict(e, first=time.strftime(fmt, time.localtime(e["first"])),
-                      last=time.strftime(fmt, time.localtime(e["last"]))) for e in found[: self.spec["show"]]]
+        shown, shown_others = self._shown(own), self._shown(others)
         text = render(self.spec["template"], ctx.settings["templates"], tool=tool, entries=shown,
-                      total=len(found), more=len(found) - len(shown), cwd=ctx.cwd).strip("\n")
+                      total=len(own), more=len(own) - len(shown), cwd=ctx.cwd, project=project_of(ctx.event),
+                      others=shown_others, others_total=len(others)).strip("\n")
         return [Part(self.name, text or None, marks={self._mark(tool): 1})]

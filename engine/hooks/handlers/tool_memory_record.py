@@ -1,7 +1,7 @@
 """tool_memory_record: remember a failed tool call (PostToolUse,
 PostToolUseFailure).  A call that succeeded costs one look at the event and
-nothing else; a failure is redacted (the profile's secrets category) before
-it is appended to the store, and marked in the session's state by its
+nothing else; a failure is redacted (engine/redact.py) before it is
+appended to the store with the session's project, and marked in the session's state by its
 tool_use_id so the Stop scan does not record it twice."""
 
 from .part import Part
@@ -26,9 +26,9 @@ class ToolMemoryRecord:
         if mark and ctx.snapshot().get(mark):
             return []
         from ...memory import remember
-        from ...memory.record import Redactor, build
+        from ...memory.record import build, project_of, redactor
 
-        rec = build(ctx.event, error, memory, Redactor(ctx.profile_ref, ctx.cwd, memory), ctx.cwd)
+        rec = build(ctx.event, error, memory, redactor(memory), project_of(ctx.event))
         if rec is None:
             return []
         remember(ctx.settings, [rec])

@@ -23,14 +23,15 @@ class ToolMemoryScan:
         if not new:
             return []
         from ...memory import remember
-        from ...memory.record import Redactor, build
+        from ...memory.record import build, project_of, redactor
 
         memory = ctx.settings["memory"]
-        redact = Redactor(ctx.profile_ref, ctx.cwd, memory)
+        redact = redactor(memory)
+        project = project_of(ctx.event)
         records = []
         for f in new:
             event = dict(ctx.event, tool_name=f["tool"], tool_input=f["input"], tool_use_id=f["id"])
-            rec = build(event, f["error"], memory, redact, ctx.cwd)
+            rec = build(event, f["error"], memory, redact, project)
             if rec is not None:
                 records.append(rec)
         remember(ctx.settings, records)
