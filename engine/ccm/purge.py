@@ -13,9 +13,9 @@ holding a secret stays inline (it is never cached).
 What is repaired: a `parentUuid` naming no line of the file is pointed at
 the nearest earlier user/assistant/system line (never a progress line); a
 line left empty by the purge is dropped and its children take its parent;
-a tool_result whose tool_use is nowhere is removed; a tool_use with no
-tool_result anywhere (except in the file's last assistant turn, which a live
-session may still answer) gets one, marked as an error.
+a tool_result whose tool_use is nowhere is removed.  A repair never invents
+content: a tool_use that never got a result is left as it is (the agent
+answers it itself when the session resumes).
 
 How: two streaming passes (ids first, then the rewrite), so memory follows
 the longest line, not the file.  A line not changed is written back as its
@@ -29,7 +29,6 @@ writing it.
 import json
 import os
 import time
-import uuid as uuidlib
 
 from ..errors import UserError
 from .stub import is_stub, opening
@@ -137,8 +136,7 @@ class Purger:
 
     # -- pass 1 ---------------------------------------------------------------
     def scan(self, path):
-        uuids, uses, results = set(), {}, set()
-        last_assistant_uses = set()
+        uuids, uses = set(), {}
         self.unparsable = 0
         with open(path, "rb") as fh:
             for raw in fh:
@@ -153,21 +151,11 @@ class Purger:
                     ids = {b.get("id") for b in content if isinstance(b, dict) and b.get("type") == "tool_use"}
                     for i in ids:
                         uses[i] = d.get("uuid")
-                    if ids:
-                        last_assistant_uses = ids
-                    elif any(isinstance(b, dict) and b.get("type") == "text" for b in content):
-                        last_assistant_uses = set()
-                elif d.get("type") == "user":
-                    for b in content:
-                        if isinstance(b, dict) and b.get("type") == "tool_result":
-                            results.add(b.get("tool_use_id"))
-                            last_assistant_uses.discard(b.get("tool_use_id"))
-        # tool_uses of the last turn that are still open: a live session may answer them
-        return uuids, uses, results, last_assistant_uses
+        return uuids, uses
 
     # -- pass 2 ---------------------------------------------------------------
     def rewrite(self, path, out):
-        uuids, uses, results, still_open = self.scan(path)
+        uuids, uses = self.scan(path)
         rep = self.report
         prose = None
         if self.summarize:
@@ -209,19 +197,6 @@ class Purger:
                 side = bool(d.get("isSidechain"))
                 if isinstance(uid, str) and kind in CONVERSATION:
                     last_conv[side] = uid
-                content = _content(d)
-                if sure and kind == "assistant" and content:
-                    missing = [b.get("id") for b in content if isinstance(b, dict) and b.get("type") == "tool_use"
-                               and b.get("id") not in results and b.get("id") not in still_open]
-                    if missing and isinstance(uid, str):
-                        synth = self._missing_results(d, missing)
-                        rep.changed = True
-                        w.line(synth)
-                        new_uid = json.loads(synth)["uuid"]
-                        reparent[uid] = new_uid
-                        uuids.add(new_uid)
-                        last_conv[side] = new_uid
-                        rep.repair("added_missing_tool_result")
         return rep
 
     def _line(self, d, raw, uses, uuids, reparent, last_conv, sure, prose):
@@ -308,20 +283,6 @@ class Purger:
             if changed:
                 return dict(b, content=new), True
         return b, False
-
-    def _missing_results(self, d, ids):
-        """A user line answering tool_uses that never got a result; its
-        fields are this conversation's own (from the assistant line it
-        answers), never another line's."""
-        text = self.settings["purge"]["missing_result"]
-        line = {"parentUuid": d.get("uuid"), "isSidechain": bool(d.get("isSidechain")), "type": "user",
-                "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": i, "content": text,
-                                                         "is_error": True} for i in ids]},
-                "uuid": str(uuidlib.uuid4()), "timestamp": d.get("timestamp")}
-        for k in ("sessionId", "cwd", "version", "gitBranch", "userType", "agentId"):
-            if k in d:
-                line[k] = d[k]
-        return _dump(line)
 
 
 class _Writer:
