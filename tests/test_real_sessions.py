@@ -16,6 +16,7 @@ import pytest
 
 from engine.replay.events import events
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
+from test_nothing_lost import stubs_against
 
 TRANSCRIPTS = Path("/work/shared/transcripts")
 THRESHOLDS = (70, 80, 90)
@@ -93,6 +94,27 @@ def test_monitor_warns_at_each_threshold_crossed_once_per_epoch(hk, name):
             assert any(w >= t for w in said), f"epoch {e}: {t}% was crossed but never warned ({said})"
     broken = [l for l in hk.log_lines() if "internal error" in l or "failed" in l or "deadline" in l]
     assert broken == [], broken
+    purged_reads_back(hk)
+
+
+def purged_reads_back(hk):
+    """Then, as a user would: purge the transcript, gc with no grace period,
+    and every stub in the purged file reads back, through the command the
+    user has, as the exact bytes it replaced."""
+    original = {json.loads(raw).get("uuid"): json.loads(raw) for raw in hk.transcript.read_bytes().splitlines()}
+    run = hk.engine("purge", str(hk.transcript), "--force", "--json")
+    assert run.returncode == 0, str(run)
+    gc = hk.engine("cache", "gc", "--grace-seconds", "0")
+    assert gc.returncode == 0, str(gc)
+    found = []
+    for raw in hk.transcript.read_bytes().splitlines():
+        rec = json.loads(raw)
+        stubs_against(original[rec.get("uuid")], rec, found)
+    assert found, "the session had large outputs: purge stubbed some"
+    for key, value in found:
+        shown = hk.engine("cache", "show", key)
+        assert shown.returncode == 0 and shown.stdout.encode("utf-8", "surrogatepass") == \
+            value.encode("utf-8", "surrogatepass"), key
 
 
 @pytest.mark.slow

@@ -33,6 +33,8 @@ def add_parser(sub):
     x.add_argument("--dry-run", action="store_true", help="say what would go; delete nothing")
     x = s.add_parser("gc", help="delete entries no transcript references (after the grace period; pins stay)")
     x.add_argument("--dry-run", action="store_true")
+    x.add_argument("--grace-seconds", type=float, metavar="N",
+                   help="keep unreferenced entries younger than this (default: the settings' gc.grace_seconds)")
     x.add_argument("--transcripts", action="append", metavar="DIR", help="folders to search instead (default: the agent's transcript folders, "
                    "$CLAUDE_CONFIG_DIR/projects and ~/.claude/projects, plus the settings' gc.transcripts)")
     x = s.add_parser("learned", help="commands learned to have large output")
@@ -85,8 +87,8 @@ def run(args):
     if cmd == "gc":
         from .gc import gc, roots
 
-        res = gc(store, args.transcripts or roots(settings["gc"]["transcripts"]), settings["gc"]["grace_seconds"],
-                 args.dry_run)
+        grace = settings["gc"]["grace_seconds"] if args.grace_seconds is None else args.grace_seconds
+        res = gc(store, args.transcripts or roots(settings["gc"]["transcripts"]), grace, args.dry_run)
         verb = "would delete" if args.dry_run else "deleted"
         freed = "would be freed" if args.dry_run else "freed"
         print(f"{verb} {len(res['deleted'])} unreferenced entr{'y' if len(res['deleted']) == 1 else 'ies'} "
