@@ -3,7 +3,14 @@ injected.  In Redis when a URL is configured (atomic HINCRBY, expiry), else
 in one JSON file per session, updated under an exclusive lock and replaced
 atomically, so parallel hook processes never lose a count.  Fields named
 `turn_at:*` only ever grow: a slower parallel hook that saw an older turn
-cannot move them back.  The folder is 0700 and its files 0600."""
+cannot move them back.  The folder is 0700 and its files 0600.
+
+One counter per session, whatever fails: a turn counted in files while
+Redis is configured (before the profile was loaded, on a cold cache; or
+while Redis was down or slow) stays in the file's `turn` until Redis
+answers again, then is added to Redis's count once (FallbackState._fold),
+under the file lock, and the file's count goes back to 0.  A server
+stopped during 2 of 6 prompts thus ends at 6, not at 4 and 2."""
 
 import fcntl
 import os
@@ -48,10 +55,18 @@ class FileState:
         return fd
 
     def _read(self):
+        from ..settings import hook_bounds
+
+        cap = hook_bounds()["max_state_file_bytes"]
         try:
-            with open(self.path, encoding="utf-8") as fh:
-                data = loads(fh.read())
+            with open(self.path, "rb") as fh:
+                raw = fh.read(cap + 1)
+            if len(raw) > cap:
+                return {}  # not a file this engine wrote: start the session's counts again
+            data = loads(raw.decode("utf-8"))
         except FileNotFoundError:
+            return {}
+        except UnicodeDecodeError:
             return {}
         except (OSError, ValueError):
             return {}  # a torn or foreign file: start the session's counts again
@@ -97,6 +112,9 @@ class FileState:
             return d["turn"]
 
         return self._transact(change)
+
+    def current_turn(self):
+        return _int0(self.get().get("turn", 0))
 
     def get(self):
         fd = self._locked()
@@ -156,6 +174,13 @@ class RedisState:
         turn = self.r.call("HINCRBY", self.key, "turn", 1)
         self.r.call("EXPIRE", self.key, self.ttl)
         return int(turn)
+
+    def add_turns(self, n):
+        self.r.call("HINCRBY", self.key, "turn", int(n))
+        self.r.call("EXPIRE", self.key, self.ttl)
+
+    def current_turn(self):
+        return _int0(_num(self.r.call("HGET", self.key, "turn")))
 
     def get(self):
         flat = self.r.call("HGETALL", self.key) or []
@@ -235,9 +260,30 @@ class FallbackState:
         self.primary, self.files, self.log, self.url = redis_state, file_state, log, url
         self.backend = "redis"
 
+    def _fold(self):
+        """Turns counted in files (cold cache, Redis down) go into Redis's
+        count once; the file's count goes back to 0 in the same locked
+        transaction.  A RedisError leaves the file as it was."""
+        try:
+            pending = _int0(self.files._read().get("turn"))  # no lock: most of the time there is no file
+        except StateError:
+            return
+        if pending <= 0:
+            return
+
+        def change(d):
+            n = _int0(d.get("turn"))
+            if n > 0:
+                self.primary.add_turns(n)
+                d["turn"] = 0
+
+        self.files._transact(change)
+
     def _call(self, name, *args):
         if self.primary is not None:
             try:
+                if name in ("bump_turn", "current_turn"):
+                    self._fold()
                 return getattr(self.primary, name)(*args)
             except RedisError as exc:
                 self.primary = None
@@ -250,6 +296,9 @@ class FallbackState:
 
     def get(self):
         return self._call("get")
+
+    def current_turn(self):
+        return self._call("current_turn")
 
     def update(self, fields):
         return self._call("update", fields)
