@@ -215,19 +215,34 @@ def main(profile_ref=None, stdin=None, stdout=None, exit=None):
 
         bounds = hook_bounds()
         deadline.arm(bounds["deadline_ms"], bounds["kill_after_ms"])
+        from ..profile import cached_hooks
+
+        # The agent runs hooks in the project: these cached settings (no
+        # compile) are almost always the event's, and bound the log at once.
+        here = cached_hooks(profile_ref, None)
+        if here is not None:
+            log.max_bytes = here["log"]["max_bytes"]
+            deadline.lower(here["deadline_ms"], here["kill_after_ms"])
         raw = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read()
         if isinstance(raw, bytes):
             raw = raw.decode("utf-8", errors="replace")
-        event = read_event(raw, log)
+        said = []
+        event = read_event(raw, said.append)
         if event is None:
+            if here is None:  # the log's bound is the profile's: load it (under the deadline) to say why
+                try:
+                    log.max_bytes = settings_for(profile_ref, None, deadline.until(bounds["compile_wait_margin_ms"]))["log"]["max_bytes"]
+                except Exception:  # noqa: BLE001 - the default bound then
+                    pass
+            for line in said:
+                log(line)
             return 0
         log.event = event
         cwd = event.get("cwd")
         if not isinstance(cwd, str):
             event["cwd"] = cwd = ""
-        from ..profile import cached_hooks
-
-        hooks = cached_hooks(profile_ref, cwd or None)
+        same = (cwd or os.getcwd()) == os.getcwd()
+        hooks = here if same else cached_hooks(profile_ref, cwd or None)
         if hooks is not None:
             log.max_bytes = hooks["log"]["max_bytes"]
             deadline.lower(hooks["deadline_ms"], hooks["kill_after_ms"])
