@@ -13,6 +13,7 @@ from .paths import builtin_root_str
 
 _FILE = ("pipelines", "settings", "engine.yaml")
 _loaded = None
+_plain = None  # the same without schema validation (plain())
 
 
 def path():
@@ -46,7 +47,9 @@ def plain():
     holds a copy of this file's current content; else read (and copy) it.
     Only the engine's own built-in file is read here: the bounds a hook
     arms before it loads anything (engine/hooks/dispatch.py)."""
-    global _loaded
+    global _plain
+    if _plain is not None:
+        return _plain
     if _loaded is not None:
         return _loaded
     from . import cache
@@ -54,11 +57,18 @@ def plain():
     key = ("settings", path())
     data = cache.load_plain(key)
     if isinstance(data, dict):
-        _loaded = data
+        _plain = data
         return data
-    data = get()
-    cache.store_plain(key, data, [(path(), cache.file_digest(path()))])
-    return data
+    if _plain is None:
+        # Without JSON Schema: this is the engine's own file (validated by
+        # `engine validate` and the test suite), read first thing by every
+        # hook on a cold cache, where each millisecond counts 40 times.
+        from .textio import read_text
+        from .yamlload import load_text
+
+        _plain = load_text(read_text(path()), path(), limits=None).data
+    cache.store_plain(key, _plain, [(path(), cache.file_digest(path()))])
+    return _plain
 
 
 def hook_bounds():

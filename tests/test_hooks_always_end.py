@@ -30,6 +30,14 @@ AS_LIMIT = 1536 << 20
 HOSTILE = "(?:(?:(?:q{1000}){1000}){1000})"
 
 
+def _engine_settings():
+    import yaml
+
+    from hook_fixtures import REPO
+
+    return yaml.safe_load((REPO / "pipelines" / "settings" / "engine.yaml").read_text(encoding="utf-8"))
+
+
 def _cap():
     resource.setrlimit(resource.RLIMIT_AS, (AS_LIMIT, AS_LIMIT))
 
@@ -84,12 +92,11 @@ def test_hostile_pattern_fails_to_compile_under_the_memory_cap_and_the_turn_coun
     rc, out, err = run(h, h.prompt(1), args=("hook", "--profile", str(prof)))
     assert rc == 0 and out == "" and "Traceback" not in err, err
     peak_mb = max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) >> 10
-    from engine.settings import compile_limits
-
-    assert peak_mb < compile_limits()["memory_mb"] + 400, f"peak RSS {peak_mb} MB"
     lines = h.log_lines()
     assert any("needs more than" in l and "MB" in l for l in lines), lines
     assert not any("MemoryError" in l or "internal error" in l for l in lines), lines
+    # the hook, plus the compile child's cap over the hook's own size
+    assert peak_mb < _engine_settings()["compile"]["memory_mb"] + 300, f"peak RSS {peak_mb} MB"
     assert h.file_turn() == 1  # counted before the profile was loaded
     # The failure is remembered: the next event does not compile again, and still counts.
     rc, out, err = run(h, h.prompt(2), args=("hook", "--profile", str(prof)))
@@ -102,11 +109,9 @@ def test_forty_parallel_prompts_on_a_cold_cache_all_end_and_all_count(hk_cold):
     h.rule("a.md", "# A\nAlways run the tests.\n")
     n = 40
     procs = [start(h, h.prompt(i)) for i in range(n)]
-    from engine.settings import hook_bounds
-
     # every hook ends by its watchdog at the latest; the slack is for 40
     # interpreters starting at once on a loaded 2-core machine
-    limit = hook_bounds()["kill_after_ms"] / 1000.0 + 30
+    limit = _engine_settings().get("hooks", {}).get("kill_after_ms", 9000) / 1000.0 + 30
     t0 = time.monotonic()
     results = [finish(p, d, max(1.0, limit - (time.monotonic() - t0))) for p, d in procs]
     for rc, out, err in results:
@@ -147,14 +152,24 @@ def test_a_backtracking_glob_is_matched_in_linear_time(hk):
     assert "scoped.md" in out, out
 
 
-def test_linear_matcher_on_the_pathological_glob():
-    from engine.hooks.pathscope import compile_globs
-
-    m = compile_globs(["*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b"], 1024)
-    assert not m.match("a" * 60)
-    assert m.match("a" * 60 + "b")
-    with pytest.raises(ValueError):
-        compile_globs(["*a" * 40 + "b"], 1024)
+def test_linear_matcher_on_the_pathological_glob(tmp_path):
+    # In a child process: a backtracking matcher would never return.
+    code = (
+        "from engine.hooks.pathscope import compile_globs\n"
+        "m = compile_globs(['*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b'], 1024)\n"
+        "assert not m.match('a' * 60)\n"
+        "assert m.match('a' * 60 + 'b')\n"
+        "try:\n"
+        "    compile_globs(['*a' * 40 + 'b'], 1024)\n"
+        "except ValueError as exc:\n"
+        "    print('refused:', exc)\n"
+    )
+    h = HookEnv(tmp_path / "w", warm=False)
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=h.env(), preexec_fn=_cap)
+    rc, out, err = finish(proc, b"", 30)
+    assert rc == 0, err
+    assert "refused:" in out and "max_stars" in out, out
 
 
 # -- finding 13: Redis replies ---------------------------------------------------

@@ -38,6 +38,9 @@ class Deadline:
         self.exit = exit  # None: a real hook process, os._exit
         self.armed = False
         self._devnull = None
+        # Run once when the deadline passes, before leaving: the prompt's turn
+        # count when it has not been counted yet (dispatch.py).
+        self.on_expire = None
 
     def arm(self, deadline_ms, kill_after_ms):
         import _signal
@@ -91,6 +94,12 @@ class Deadline:
 
     def _expire(self, signum, frame):
         self.disarm()
+        last, self.on_expire = self.on_expire, None
+        if last is not None:
+            try:
+                last()
+            except BaseException:  # noqa: BLE001 - leaving is all that matters now
+                pass
         try:
             self.log(f"deadline of {self.ms} ms reached; exiting without output")
         except BaseException:  # noqa: BLE001 - leaving is all that matters now

@@ -198,6 +198,11 @@ def merge(parts, cap, log):
     return answer
 
 
+def _read_all(stdin):
+    raw = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read()
+    return raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else raw
+
+
 def main(profile_ref=None, stdin=None, stdout=None, exit=None):
     """Run one event.  `exit` is for running inside another program (tests):
     called when the deadline passes, instead of ending the process."""
@@ -214,6 +219,21 @@ def main(profile_ref=None, stdin=None, stdout=None, exit=None):
         from ..settings import hook_bounds
 
         bounds = hook_bounds()
+        box = {"raw": None, "counted": False}
+
+        def count_at_deadline():
+            """The deadline passed before the prompt was counted (a machine so
+            loaded that even reading the event took too long): count it in
+            files, then leave."""
+            if box["counted"]:
+                return
+            box["counted"] = True
+            raw = box["raw"] if box["raw"] is not None else _read_all(stdin)
+            ev = read_event(raw, lambda _line: None)
+            if ev is not None and ev["hook_event_name"] == "UserPromptSubmit":
+                count_turn(ev, None, bounds, log)
+
+        deadline.on_expire = count_at_deadline
         deadline.arm(bounds["deadline_ms"], bounds["kill_after_ms"])
         from ..profile import cached_hooks
 
@@ -223,21 +243,23 @@ def main(profile_ref=None, stdin=None, stdout=None, exit=None):
         if here is not None:
             log.max_bytes = here["log"]["max_bytes"]
             deadline.lower(here["deadline_ms"], here["kill_after_ms"])
-        raw = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read()
-        if isinstance(raw, bytes):
-            raw = raw.decode("utf-8", errors="replace")
+        raw = box["raw"] = _read_all(stdin)
         said = []
         event = read_event(raw, said.append)
         if event is None:
             if here is None:  # the log's bound is the profile's: load it (under the deadline) to say why
                 try:
-                    log.max_bytes = settings_for(profile_ref, None, deadline.until(bounds["compile_wait_margin_ms"]))["log"]["max_bytes"]
+                    until = deadline.until(bounds["compile_wait_margin_ms"])
+                    log.max_bytes = settings_for(profile_ref, None, until)["log"]["max_bytes"]
                 except Exception:  # noqa: BLE001 - the default bound then
                     pass
             for line in said:
                 log(line)
             return 0
         log.event = event
+        prompt = event["hook_event_name"] == "UserPromptSubmit"
+        if not prompt:
+            deadline.on_expire = None
         cwd = event.get("cwd")
         if not isinstance(cwd, str):
             event["cwd"] = cwd = ""
@@ -247,8 +269,10 @@ def main(profile_ref=None, stdin=None, stdout=None, exit=None):
             log.max_bytes = hooks["log"]["max_bytes"]
             deadline.lower(hooks["deadline_ms"], hooks["kill_after_ms"])
         counted = None
-        if event["hook_event_name"] == "UserPromptSubmit":
+        if prompt:
+            box["counted"] = True
             counted = count_turn(event, hooks, bounds, log)  # before anything that could be slow
+            deadline.on_expire = None
         if hooks is None:
             from ..cache import NotReady
 
