@@ -360,7 +360,9 @@ def touched_in_transcript(path, cwd, settings):
         if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
             return []
         size = fh.seek(0, os.SEEK_END)
-        start = max(0, size - settings["max_transcript_bytes"])
+        from ..settings import hook_bounds
+
+        start = max(0, size - min(settings["max_transcript_bytes"], hook_bounds()["max_transcript_bytes"]))
         fh.seek(start)
         # One read of at most max_transcript_bytes: iterating the file by
         # lines would read a 1 GB line without a newline whole.
