@@ -11,8 +11,11 @@ leaves.
 
 A hook always ends: before it loads or compiles anything it arms its
 deadline and watchdog with the engine's own bound (hooks in
-pipelines/settings/engine.yaml, read from a plain JSON copy when warm);
-the profile may then only lower them.  A turn is counted first, from the
+pipelines/settings/engine.yaml, read from a plain JSON copy when warm;
+on a cold cache that built-in file is the one thing read before arming,
+and the deadline counts from the process start all the same); the
+profile may then only lower them.  A prompt whose deadline passes before
+it was counted is counted in files on the way out (Deadline.on_expire).  A turn is counted first, from the
 cheapest path: the cached hooks settings when warm, else the session's file
 state (folded into Redis later, see state.py), so a cold cache, a slow
 compile or a passed deadline never loses a turn.  On a cold cache one
