@@ -205,6 +205,52 @@ def load_failure(key_parts):
     return errors[0] if len(errors) == 1 else ValidationErrors(errors)
 
 
+class NotReady(Exception):
+    """Another process is compiling this entry and did not finish in time."""
+
+
+def compile_once(key_parts, build, wait_until=None, poll_ms=50):
+    """build()'s value for key_parts, computed by one process at a time: a
+    process that finds another one compiling (its lock file held) waits for
+    it, until `wait_until` (a time.monotonic() value; None: as long as it
+    takes), then reads the result from the cache; past `wait_until` it
+    raises NotReady, so a hook goes on without the compiled profile instead
+    of passing its deadline.  Without a private cache folder there is no
+    lock: every process builds."""
+    import fcntl
+    import time
+
+    fd = None
+    if folder_is_private(create=True):
+        try:
+            fd = os.open(entry_path(key_parts, ".lock"), os.O_CREAT | os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+        except OSError:
+            fd = None
+    if fd is None:
+        return build()
+    try:
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if wait_until is None:
+                    fcntl.flock(fd, fcntl.LOCK_EX)
+                    break
+                if time.monotonic() + poll_ms / 1000.0 >= wait_until:
+                    raise NotReady("another process is compiling this profile") from None
+                time.sleep(poll_ms / 1000.0)
+        value = load(key_parts)  # compiled by the process we waited for
+        if value is not None:
+            return value
+        failed = load_failure(key_parts)
+        if failed is not None:
+            raise failed
+        return build()
+    finally:
+        os.close(fd)  # a compiling child forked by build() holds the lock until it ends
+
+
 def evict():
     """Keep at most cache.max_entries compiled profiles (and as many of the
     other entries): the least recently written go."""

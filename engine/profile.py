@@ -262,28 +262,48 @@ def _key(kind, name, level, cwd):
     return (kind, str(path), _level_ref(level, base) or "")
 
 
-def load_profile(name=None, level=None, cwd=None):
-    """The compiled Profile, from the cache when every source file is unchanged."""
+def load_profile(name=None, level=None, cwd=None, wait_until=None):
+    """The compiled Profile, from the cache when every source file is unchanged.
+    On a miss one process compiles (in a box: engine/compilebox.py) while
+    the others wait for it (cache.compile_once), until `wait_until`."""
     key = _key("profile", name, level, cwd)
     profile = cache.load(key)
     if profile is None:
         failed = cache.load_failure(key)
         if failed is not None:
             raise failed  # the same error as last time, without reading YAML again
-        from .documents import Library
-        from .errors import UserError
+        from . import compilebox
+        from .settings import hook_bounds
 
-        lib = Library()
+        what = key[1] if is_path(key[1]) else None
+        profile = cache.compile_once(key, lambda: compilebox.run(lambda: _compile(name, level, cwd, key), what),
+                                     wait_until, hook_bounds()["compile_poll_ms"])
+    return profile
+
+
+def _compile(name, level, cwd, key):
+    """Compile and cache (runs in the compile box); a failure is cached too,
+    a compile past the memory cap included."""
+    from .documents import Library
+    from .errors import UserError
+
+    lib = Library()
+    try:
         try:
             profile = build(name, level, cwd, lib)
-        except UserError as exc:
-            looked = dict.fromkeys(lib.looked_at)
-            if looked:
-                cache.store_failure(key, exc, [(f, cache.file_digest(f)) for f in looked])
-            raise
-        cache.store(key, profile, profile.sources)
-        cache.store_plain(_key("hooks", name, None, cwd), profile.hooks, profile.sources)
-        store_meta(profile, name, level, cwd)
+        except MemoryError:
+            from .compilebox import memory_message
+            from .settings import compile_limits
+
+            raise UserError(memory_message(compile_limits()["memory_mb"]), key[1] if is_path(key[1]) else None) from None
+    except UserError as exc:
+        looked = dict.fromkeys(lib.looked_at)
+        if looked:
+            cache.store_failure(key, exc, [(f, cache.file_digest(f)) for f in looked])
+        raise
+    cache.store(key, profile, profile.sources)
+    cache.store_plain(_key("hooks", name, None, cwd), profile.hooks, profile.sources)
+    store_meta(profile, name, level, cwd)
     return profile
 
 
@@ -310,12 +330,17 @@ def load_meta(name=None, level=None, cwd=None):
     return cache.load_plain(_key("meta", name, level, cwd))
 
 
-def load_hooks(name=None, cwd=None):
+def cached_hooks(name=None, cwd=None):
+    """The hooks settings from the cache only (no YAML, no compile); None on a miss."""
+    return cache.load_plain(_key("hooks", name, None, cwd))
+
+
+def load_hooks(name=None, cwd=None, wait_until=None):
     """Only the profile's hooks settings (plain data): what a hook event that
     injects nothing needs, without unpickling compiled patterns."""
     hooks = cache.load_plain(_key("hooks", name, None, cwd))
     if hooks is None:
-        profile = load_profile(name, None, cwd)
+        profile = load_profile(name, None, cwd, wait_until)
         hooks = profile.hooks
         # compiled before this entry existed (or it went stale): the next event needs it
         cache.store_plain(_key("hooks", name, None, cwd), hooks, profile.sources)

@@ -1,5 +1,7 @@
 """The engine-wide bounds of pipelines/settings/engine.yaml (reading YAML,
-the compiled-profile cache), read once per process.
+the compiled-profile cache, what one hook process may cost), read once per
+process.  A hook reads them with `plain()`: a JSON copy in the cache folder,
+checked against the YAML file's content, so a warm hook imports no YAML.
 
 They guard the reading of profiles themselves, so they come from this
 built-in file only, read without those bounds (it ships with the engine).
@@ -11,6 +13,7 @@ from .paths import builtin_root_str
 
 _FILE = ("pipelines", "settings", "engine.yaml")
 _loaded = None
+_plain = None  # the same without schema validation (plain())
 
 
 def path():
@@ -37,3 +40,48 @@ def yaml_limits():
 
 def cache_limits():
     return get()["cache"]
+
+
+def plain():
+    """The settings as plain data without importing YAML when the cache
+    holds a copy of this file's current content; else read (and copy) it.
+    Only the engine's own built-in file is read here: the bounds a hook
+    arms before it loads anything (engine/hooks/dispatch.py)."""
+    global _plain
+    if _plain is not None:
+        return _plain
+    if _loaded is not None:
+        return _loaded
+    from . import cache
+
+    key = ("settings", path())
+    data = cache.load_plain(key)
+    if isinstance(data, dict):
+        _plain = data
+        return data
+    if _plain is None:
+        # Without JSON Schema: this is the engine's own file (validated by
+        # `engine validate` and the test suite), read first thing by every
+        # hook on a cold cache, where each millisecond counts 40 times.
+        from .textio import read_text
+        from .yamlload import load_text
+
+        _plain = load_text(read_text(path()), path(), limits=None).data
+    cache.store_plain(key, _plain, [(path(), cache.file_digest(path()))])
+    return _plain
+
+
+def hook_bounds():
+    return plain()["hooks"]
+
+
+def compile_limits():
+    return plain()["compile"]
+
+
+def glob_limits():
+    return plain()["globs"]
+
+
+def redis_limits():
+    return plain()["redis"]

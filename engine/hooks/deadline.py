@@ -10,6 +10,11 @@ C-level faulthandler watchdog as the last resort, which ends the process
 (status 1, which the agent treats as a non-blocking error) without a word.
 Uses the C modules _signal and faulthandler: `signal` imports enum, which
 the hot path avoids.
+
+The hook arms it first, with the engine's own bound (hooks.deadline_ms of
+pipelines/settings/engine.yaml), before it loads or compiles any profile;
+once the profile's hooks settings are known, `lower()` may only bring it
+closer (a profile never buys a hook more time than the engine allows).
 """
 
 import os
@@ -33,12 +38,18 @@ class Deadline:
         self.exit = exit  # None: a real hook process, os._exit
         self.armed = False
         self._devnull = None
+        # Run once when the deadline passes, before leaving: the prompt's turn
+        # count when it has not been counted yet (dispatch.py).
+        self.on_expire = None
 
     def arm(self, deadline_ms, kill_after_ms):
         import _signal
 
+        if self.armed:
+            self.disarm()
         left = deadline_ms / 1000.0 - (time.monotonic() - STARTED)
         self.ms = deadline_ms
+        self.kill_ms = kill_after_ms
         _signal.signal(_signal.SIGALRM, self._expire)
         self.armed = True
         if left <= 0:
@@ -51,6 +62,20 @@ class Deadline:
             self._devnull = os.open(os.devnull, os.O_WRONLY | os.O_CLOEXEC)
             faulthandler.dump_traceback_later(max(kill_after_ms / 1000.0 - (time.monotonic() - STARTED), 0.001),
                                               exit=True, file=self._devnull)
+
+    def lower(self, deadline_ms, kill_after_ms):
+        """Re-arm with the profile's values where they are lower (only)."""
+        if not self.armed:
+            return self.arm(deadline_ms, kill_after_ms)
+        if deadline_ms < self.ms or kill_after_ms < self.kill_ms:
+            self.arm(min(deadline_ms, self.ms), min(kill_after_ms, self.kill_ms))
+
+    def until(self, margin_ms=0):
+        """The monotonic time by which a wait must end to leave `margin_ms`
+        before the deadline; None when not armed (no bound: wait)."""
+        if not self.armed:
+            return None
+        return STARTED + (self.ms - margin_ms) / 1000.0
 
     def disarm(self):
         if not self.armed:
@@ -69,6 +94,12 @@ class Deadline:
 
     def _expire(self, signum, frame):
         self.disarm()
+        last, self.on_expire = self.on_expire, None
+        if last is not None:
+            try:
+                last()
+            except BaseException:  # noqa: BLE001 - leaving is all that matters now
+                pass
         try:
             self.log(f"deadline of {self.ms} ms reached; exiting without output")
         except BaseException:  # noqa: BLE001 - leaving is all that matters now

@@ -8,6 +8,19 @@ here, where handler outputs are merged, whatever the handlers are.  The path
 of an event that injects nothing imports no YAML, JSON Schema, Jinja2 or
 tokenizer: it reads the compiled profile from the cache, counts the turn and
 leaves.
+
+A hook always ends: before it loads or compiles anything it arms its
+deadline and watchdog with the engine's own bound (hooks in
+pipelines/settings/engine.yaml, read from a plain JSON copy when warm;
+on a cold cache that built-in file is the one thing read before arming,
+and the deadline counts from the process start all the same); the
+profile may then only lower them.  A prompt whose deadline passes before
+it was counted is counted in files on the way out (Deadline.on_expire).  A turn is counted first, from the
+cheapest path: the cached hooks settings when warm, else the session's file
+state (folded into Redis later, see state.py), so a cold cache, a slow
+compile or a passed deadline never loses a turn.  On a cold cache one
+process compiles while the others wait for it within their deadline, then
+go on without the compiled profile (cache.compile_once).
 """
 
 import os
@@ -44,22 +57,44 @@ def read_event(raw, log):
     return event
 
 
-def settings_for(profile_ref, cwd):
+def settings_for(profile_ref, cwd, wait_until=None):
     from ..profile import load_hooks
 
-    return load_hooks(profile_ref, cwd=cwd or None)
+    return load_hooks(profile_ref, cwd=cwd or None, wait_until=wait_until)
 
 
-def handle(event, profile_ref, log, hooks=None, deadline=None):
-    """The JSON object to print for one event, or None to print nothing."""
+def count_turn(event, hooks, bounds, log):
+    """(state, turn) after counting a UserPromptSubmit, first thing once the
+    event is read: with the cached hooks settings when there are some, else
+    in the session's file state (expiry hooks.cold_ttl_hours of the engine's
+    settings).  (None, 0) without a session or when no state can be kept."""
+    from .state import FileState, StateError, open_state
+
+    session = str(event.get("session_id") or "")
+    if not session:
+        return None, 0
+    try:
+        if hooks is None:
+            files = FileState(session, int(bounds["cold_ttl_hours"] * 3600))
+            return None, files.bump_turn()  # state is opened again once the profile is known
+        state = open_state(session, hooks["state"], log)
+        return state, state.bump_turn()
+    except StateError as exc:
+        log(f"state unavailable ({exc}); this turn is not counted")
+        return None, 0
+
+
+def handle(event, profile_ref, log, hooks=None, deadline=None, counted=None):
+    """The JSON object to print for one event, or None to print nothing.
+    `counted`: (state, turn) when main() already counted this prompt."""
     from .handlers import Context, build
     from .state import StateError, open_state
 
     if hooks is None:
         hooks = settings_for(profile_ref, event.get("cwd"))
     log.max_bytes = hooks["log"]["max_bytes"]
-    if deadline is not None and not deadline.armed:
-        deadline.arm(hooks["deadline_ms"], hooks["kill_after_ms"])
+    if deadline is not None:
+        deadline.lower(hooks["deadline_ms"], hooks["kill_after_ms"])
     name = event["hook_event_name"]
     from .trust import note_unapproved; note_unapproved(event, profile_ref, hooks, log)  # noqa: E702 - once per session
     registry, by_event = build(hooks, name)
@@ -75,7 +110,12 @@ def handle(event, profile_ref, log, hooks=None, deadline=None):
         log("event has no session_id; state is not kept")
     state, turn = None, 0
     try:
-        if session:
+        if session and counted is not None:
+            state, turn = counted
+            if state is None:  # counted in files before the profile was known
+                state = open_state(session, hooks["state"], log)
+                turn = state.current_turn()
+        elif session:
             state = open_state(session, hooks["state"], log)
             if name == "SessionStart":
                 from .state import FileState
@@ -167,6 +207,11 @@ def merge(parts, cap, log):
     return answer
 
 
+def _read_all(stdin):
+    raw = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read()
+    return raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else raw
+
+
 def main(profile_ref=None, stdin=None, stdout=None, exit=None):
     """Run one event.  `exit` is for running inside another program (tests):
     called when the deadline passes, instead of ending the process."""
@@ -176,29 +221,76 @@ def main(profile_ref=None, stdin=None, stdout=None, exit=None):
 
     log = Log()
     deadline = Deadline(log, exit)
-    hooks = None
     deadline_module.IN_HOOK = True
     try:
-        # The deadline counts before stdin is read: the agent runs hooks in the
-        # project, so these are almost always the settings the event needs.
-        try:
-            hooks = settings_for(profile_ref, None)
-            deadline.arm(hooks["deadline_ms"], hooks["kill_after_ms"])
-            log.max_bytes = hooks["log"]["max_bytes"]
-        except Exception:  # noqa: BLE001 - said once below, with the event's own folder
-            hooks = None
-        raw = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read()
-        if isinstance(raw, bytes):
-            raw = raw.decode("utf-8", errors="replace")
-        event = read_event(raw, log)
+        # Bounded before anything is loaded: the engine's own deadline,
+        # lowered later by the profile's (never raised).
+        from ..settings import hook_bounds
+
+        bounds = hook_bounds()
+        box = {"raw": None, "counted": False}
+
+        def count_at_deadline():
+            """The deadline passed before the prompt was counted (a machine so
+            loaded that even reading the event took too long): count it in
+            files, then leave."""
+            if box["counted"]:
+                return
+            box["counted"] = True
+            raw = box["raw"] if box["raw"] is not None else _read_all(stdin)
+            ev = read_event(raw, lambda _line: None)
+            if ev is not None and ev["hook_event_name"] == "UserPromptSubmit":
+                count_turn(ev, None, bounds, log)
+
+        deadline.on_expire = count_at_deadline
+        deadline.arm(bounds["deadline_ms"], bounds["kill_after_ms"])
+        from ..profile import cached_hooks
+
+        # The agent runs hooks in the project: these cached settings (no
+        # compile) are almost always the event's, and bound the log at once.
+        here = cached_hooks(profile_ref, None)
+        if here is not None:
+            log.max_bytes = here["log"]["max_bytes"]
+            deadline.lower(here["deadline_ms"], here["kill_after_ms"])
+        raw = box["raw"] = _read_all(stdin)
+        said = []
+        event = read_event(raw, said.append)
         if event is None:
+            if here is None:  # the log's bound is the profile's: load it (under the deadline) to say why
+                try:
+                    until = deadline.until(bounds["compile_wait_margin_ms"])
+                    log.max_bytes = settings_for(profile_ref, None, until)["log"]["max_bytes"]
+                except Exception:  # noqa: BLE001 - the default bound then
+                    pass
+            for line in said:
+                log(line)
             return 0
         log.event = event
+        prompt = event["hook_event_name"] == "UserPromptSubmit"
+        if not prompt:
+            deadline.on_expire = None
         cwd = event.get("cwd")
         if not isinstance(cwd, str):
             event["cwd"] = cwd = ""
-        same = hooks is not None and (cwd or os.getcwd()) == os.getcwd()
-        out = handle(event, profile_ref, log, hooks if same else None, deadline)
+        same = (cwd or os.getcwd()) == os.getcwd()
+        hooks = here if same else cached_hooks(profile_ref, cwd or None)
+        if hooks is not None:
+            log.max_bytes = hooks["log"]["max_bytes"]
+            deadline.lower(hooks["deadline_ms"], hooks["kill_after_ms"])
+        counted = None
+        if prompt:
+            box["counted"] = True
+            counted = count_turn(event, hooks, bounds, log)  # before anything that could be slow
+            deadline.on_expire = None
+        if hooks is None:
+            from ..cache import NotReady
+
+            try:
+                hooks = settings_for(profile_ref, cwd, deadline.until(bounds["compile_wait_margin_ms"]))
+            except NotReady:
+                log("the compiled profile is not ready (another hook is compiling it); this event goes on without it")
+                return 0
+        out = handle(event, profile_ref, log, hooks, deadline, counted)
         if isinstance(out, str):  # plain text the agent reads as it is (PreCompact)
             text = out.encode("utf-8", errors="replace").decode("utf-8") + "\n"
         elif out is not None:

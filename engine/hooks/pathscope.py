@@ -9,7 +9,10 @@ refresh is due: this module is never imported on the quiet path.
 
 Globs follow the agent's (picomatch-like) rules, relative to the project:
 `**` spans folders (also none), `*` and `?` stay inside one folder name,
-`[...]` is a class and `{a,b}` alternatives.  A rule whose `paths:` cannot be
+`[...]` is a class and `{a,b}` alternatives.  Matching takes time linear in
+the path for each glob (a state-set simulation, no backtracking regex), and
+a glob is bounded in length and in stars (globs in
+pipelines/settings/engine.yaml): a rule's frontmatter is a repository's.  A rule whose `paths:` cannot be
 read is injected as if it had none (a broken scope must not lose a rule) and
 said so in the log and in `engine refresh preview`.
 """
@@ -162,9 +165,29 @@ def expand_braces(pattern, limit):
     return [p.replace("\0", "{") for p in out]
 
 
-def _translate(glob):
-    import re  # here, not at the top: a refresh without scoped rules never needs it
+# Tokens of a compiled glob (see Glob).
+_LIT, _ONE, _CLASS, _STAR, _ALL, _DIR_OPEN, _DIR_BODY = range(7)
 
+
+def _class(body):
+    """(negated, ranges) of a [...] body: ranges as (low, high) characters."""
+    neg = body[:1] in ("!", "^")
+    body = body[1:] if neg else body
+    ranges, k = [], 0
+    while k < len(body):
+        if k + 2 < len(body) and body[k + 1] == "-":
+            ranges.append((body[k], body[k + 2]))
+            k += 3
+        else:
+            ranges.append((body[k], body[k]))
+            k += 1
+    return neg, tuple(ranges)
+
+
+def _tokens(glob):
+    """The glob as tokens: `**` spanning folders (all of the rest, or any
+    number of whole folders), `*` and `?` inside one folder name, [...]
+    classes, the rest literal."""
     i, n, out = 0, len(glob), []
     while i < n:
         c = glob[i]
@@ -172,50 +195,130 @@ def _translate(glob):
             if glob.startswith("**", i) and (i == 0 or glob[i - 1] == "/"):
                 j = i + 2
                 if j == n:
-                    out.append(".*")
+                    out.append((_ALL, None))
                     i = j
                     continue
                 if glob[j] == "/":
-                    out.append("(?:.*/)?")
+                    out.append((_DIR_OPEN, None))
+                    out.append((_DIR_BODY, None))
                     i = j + 1
                     continue
             while i < n and glob[i] == "*":
                 i += 1
-            out.append("[^/]*")
+            out.append((_STAR, None))
             continue
         if c == "?":
-            out.append("[^/]")
+            out.append((_ONE, None))
         elif c == "[":
             j = glob.find("]", i + 2 if glob[i + 1:i + 2] in ("!", "^") else i + 1)
-            if j < 0:
-                out.append(re.escape(c))
+            if j < 0 or j == i + 1:
+                out.append((_LIT, c))
             else:
-                body = glob[i + 1:j]
-                neg = body[:1] in ("!", "^")
-                body = body[1:] if neg else body
-                body = body.replace("\\", "\\\\")
-                out.append(f"[{'^' if neg else ''}{body}]" if not neg else f"[^/{body}]")
+                out.append((_CLASS, _class(glob[i + 1:j])))
                 i = j + 1
                 continue
         else:
-            out.append(re.escape(c))
+            out.append((_LIT, c))
         i += 1
-    return "".join(out)
+    return tuple(out)
 
 
-def compile_globs(globs, limit):
-    import re
+class Glob:
+    """One glob matched as a set of states over the path (a Thompson NFA):
+    time O(len(path) * len(glob)) whatever the glob, since no choice is ever
+    tried again (a backtracking regex takes exponential time on
+    `*a*a*a*a...b` against `aaaa...`)."""
 
-    """One compiled pattern for a rule's globs (paths relative to the project)."""
-    alts = []
+    def __init__(self, glob):
+        self.tokens = _tokens(glob)
+        self.end = len(self.tokens)
+
+    def _close(self, states):
+        """States with every state reachable without reading a character."""
+        todo, seen = list(states), set(states)
+        while todo:
+            i = todo.pop()
+            if i >= self.end:
+                continue
+            kind = self.tokens[i][0]
+            nxt = ()
+            if kind in (_STAR, _ALL):
+                nxt = (i + 1,)
+            elif kind == _DIR_OPEN:
+                nxt = (i + 1, i + 2)  # into the folders, or none at all
+            for j in nxt:
+                if j not in seen:
+                    seen.add(j)
+                    todo.append(j)
+        return seen
+
+    def match(self, path):
+        states = self._close({0})
+        tokens = self.tokens
+        for ch in path:
+            nxt = set()
+            for i in states:
+                if i >= self.end:
+                    continue
+                kind, arg = tokens[i]
+                if kind == _LIT:
+                    if ch == arg:
+                        nxt.add(i + 1)
+                elif kind == _ONE:
+                    if ch != "/":
+                        nxt.add(i + 1)
+                elif kind == _CLASS:
+                    neg, ranges = arg
+                    hit = any(lo <= ch <= hi for lo, hi in ranges)
+                    if (not hit and ch != "/") if neg else hit:
+                        nxt.add(i + 1)
+                elif kind == _STAR:
+                    if ch != "/":
+                        nxt.add(i)
+                elif kind == _ALL:
+                    nxt.add(i)
+                elif kind == _DIR_BODY:
+                    nxt.add(i)
+                    if ch == "/":
+                        nxt.add(i + 1)
+            if not nxt:
+                return False
+            states = self._close(nxt)
+        return self.end in states
+
+
+class Globs:
+    """A rule's globs: a path matches when one of them matches it."""
+
+    def __init__(self, globs):
+        self.globs = globs
+
+    def match(self, path):
+        return any(g.match(path) for g in self.globs)
+
+
+def compile_globs(globs, limit, bounds=None):
+    """The matcher of a rule's globs (paths relative to the project); None
+    without any.  A glob longer than `max_chars` or with more `*` than
+    `max_stars` (globs in pipelines/settings/engine.yaml) is a ValueError:
+    the rule then counts as unscoped."""
+    if bounds is None:
+        from ..settings import glob_limits
+
+        bounds = glob_limits()
+    out = []
     for g in globs:
         g = g.strip()
+        if len(g) > bounds["max_chars"]:
+            raise ValueError(f"a glob of {len(g)} characters is longer than {bounds['max_chars']} (globs.max_chars)")
+        if g.count("*") > bounds["max_stars"]:
+            raise ValueError(f"{g!r} has more than {bounds['max_stars']} '*' (globs.max_stars)")
         while g.startswith("./"):
             g = g[2:]
         g = g.lstrip("/")
         for e in expand_braces(g, limit):
-            alts.append(_translate(e))
-    return re.compile("(?:" + "|".join(alts) + r")\Z", re.DOTALL) if alts else None
+            out.append(Glob(e))
+    return Globs(out) if out else None
 
 
 def relative(path, cwd):
@@ -257,11 +360,16 @@ def touched_in_transcript(path, cwd, settings):
         if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
             return []
         size = fh.seek(0, os.SEEK_END)
-        start = max(0, size - settings["max_transcript_bytes"])
+        from ..settings import hook_bounds
+
+        start = max(0, size - min(settings["max_transcript_bytes"], hook_bounds()["max_transcript_bytes"]))
         fh.seek(start)
+        # One read of at most max_transcript_bytes: iterating the file by
+        # lines would read a 1 GB line without a newline whole.
+        lines = fh.read(size - start).split(b"\n")
         if start:
-            fh.readline()  # a partial line
-        for raw in fh:
+            lines = lines[1:]  # a partial line
+        for raw in lines:
             if b'"tool_use"' not in raw:
                 continue
             try:
@@ -316,12 +424,10 @@ _compiled = {}  # many rules share their globs: compile each set once per proces
 
 def decide(globs, touched, limit):
     """(status, reason) of one path-scoped rule for the touched paths."""
-    import re
-
     key = (tuple(globs), limit)
     try:
         rx = _compiled[key] if key in _compiled else _compiled.setdefault(key, compile_globs(globs, limit))
-    except (ValueError, re.error) as exc:
+    except ValueError as exc:
         return "in", f"paths: {exc}; injected as if unscoped"
     shown = ", ".join(globs)
     for t in touched:

@@ -5,7 +5,10 @@ budget of a hook process; the few commands the state needs fit in a page.
 Each command, sent and answered, has one time limit as a whole
 (`hooks.state.call_timeout_ms`): a server that trickles its answer a byte at
 a time cannot hold the hook, since the socket timeout alone bounds only one
-read.
+read.  A reply is bounded too (`redis` in pipelines/settings/engine.yaml):
+its nesting depth, its number of elements and its bytes, so a server that
+answers 5,000 nested arrays or a 4 GB bulk string gets a RedisError (the
+state falls back to files), never a RecursionError or a huge allocation.
 """
 
 import socket
@@ -38,8 +41,16 @@ def _parse(rest):
 
 
 class Redis:
-    def __init__(self, url, timeout, call_timeout=None):
+    def __init__(self, url, timeout, call_timeout=None, limits=None):
         host, port, password, db = parse_url(url)
+        if limits is None:
+            from ..settings import redis_limits
+
+            limits = redis_limits()
+        self.max_depth = limits["max_reply_depth"]
+        self.max_items = limits["max_reply_items"]
+        self.max_bytes = limits["max_reply_bytes"]
+        self.items = self.received = 0
         self.call_timeout = call_timeout or timeout
         self.ends = None
         try:
@@ -65,10 +76,11 @@ class Redis:
             b = a if isinstance(a, bytes) else str(a).encode("utf-8", "surrogatepass")
             out.append(b"$%d\r\n%s\r\n" % (len(b), b))
         self.ends = time.monotonic() + self.call_timeout
+        self.items = self.received = 0
         try:
             self._limit()
             self.sock.sendall(b"".join(out))
-            return self._reply()
+            return self._reply(1)
         except OSError as exc:
             raise RedisError(f"Redis connection failed: {exc}") from None
         except ValueError:
@@ -90,10 +102,15 @@ class Redis:
         chunk = self.sock.recv(65536)
         if not chunk:
             raise RedisError("Redis closed the connection")
+        self.received += len(chunk)
+        if self.received > self.max_bytes + 65536:
+            raise RedisError(f"Redis reply larger than {self.max_bytes} bytes (max_reply_bytes)")
         return chunk
 
     def _line(self):
         while b"\r\n" not in self.buf:
+            if len(self.buf) > self.max_bytes:
+                raise RedisError(f"Redis reply line longer than {self.max_bytes} bytes (max_reply_bytes)")
             self.buf += self._recv()
         line, self.buf = self.buf.split(b"\r\n", 1)
         return line
@@ -104,7 +121,12 @@ class Redis:
         data, self.buf = self.buf[:n], self.buf[n + 2:]
         return data
 
-    def _reply(self):
+    def _reply(self, depth):
+        if depth > self.max_depth:
+            raise RedisError(f"Redis reply nested deeper than {self.max_depth} (max_reply_depth)")
+        self.items += 1
+        if self.items > self.max_items:
+            raise RedisError(f"Redis reply with more than {self.max_items} elements (max_reply_items)")
         line = self._line()
         kind, rest = line[:1], line[1:]
         if kind == b"+":
@@ -115,8 +137,12 @@ class Redis:
             return int(rest)
         if kind == b"$":
             n = int(rest)
+            if n > self.max_bytes:
+                raise RedisError(f"Redis reply larger than {self.max_bytes} bytes (max_reply_bytes)")
             return None if n < 0 else self._exact(n).decode()
         if kind == b"*":
             n = int(rest)
-            return None if n < 0 else [self._reply() for _ in range(n)]
+            if n > self.max_items:
+                raise RedisError(f"Redis reply with more than {self.max_items} elements (max_reply_items)")
+            return None if n < 0 else [self._reply(depth + 1) for _ in range(n)]
         raise RedisError(f"unexpected Redis reply {line[:20]!r}")

@@ -1,4 +1,5 @@
 """Rule files for a refresh: where they are, their priority, their order.
+A rule file (CLAUDE.md included) is never read past the engine's cap.
 os.path and string methods only (no pathlib, dataclasses or `re`): this runs
 in every injecting hook process."""
 
@@ -124,7 +125,8 @@ def _realpath(path, folders):
 def collect(spec, cwd, log, trust=None, skipped=None):
     """RuleFiles for a handler: its `sources` (dir + glob), sorted by
     (priority, file name), or its `files` in the order given; unreadable,
-    non-UTF-8, empty and skipped files are left out, and so is a file the
+    non-UTF-8, empty, oversized (hooks.max_rule_file_bytes of
+    pipelines/settings/engine.yaml, checked before reading) and skipped files are left out, and so is a file the
     trust model (trust.py) does not let this profile read: logged and
     listed in `skipped` as (path, reason)."""
     paths = []
@@ -150,6 +152,9 @@ def collect(spec, cwd, log, trust=None, skipped=None):
             log(f"{p} is a broken link; left out")
     skip = set(spec.get("skip", ()))
     pri = spec.get("priority", {"key": "priority", "default": 5})
+    from ..settings import hook_bounds
+
+    cap = hook_bounds()["max_rule_file_bytes"]
     seen, out, folders = set(), [], {}
     for p in paths:
         real = _realpath(p, folders)
@@ -168,7 +173,16 @@ def collect(spec, cwd, log, trust=None, skipped=None):
         seen.add(real)
         try:
             with open(real, "rb") as fh:  # the path just checked, not the link (which could change)
-                data = fh.read()
+                # The size is checked before anything is read: a 1 GB file of
+                # spaces (a few MB gzipped in a repository) costs a stat.
+                if os.fstat(fh.fileno()).st_size > cap:
+                    log(f"rule file {p} is larger than {cap:,} bytes; left out unread "
+                        "(hooks.max_rule_file_bytes in pipelines/settings/engine.yaml)")
+                    continue
+                data = fh.read(cap + 1)
+            if len(data) > cap:
+                log(f"rule file {p} grew past {cap:,} bytes while read; left out")
+                continue
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             log(f"rule file {p} is not UTF-8; left out (convert it with iconv -t UTF-8)")

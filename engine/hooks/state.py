@@ -3,7 +3,14 @@ injected.  In Redis when a URL is configured (atomic HINCRBY, expiry), else
 in one JSON file per session, updated under an exclusive lock and replaced
 atomically, so parallel hook processes never lose a count.  Fields named
 `turn_at:*` only ever grow: a slower parallel hook that saw an older turn
-cannot move them back.  The folder is 0700 and its files 0600."""
+cannot move them back.  The folder is 0700 and its files 0600.
+
+One counter per session, whatever fails: a turn counted in files before
+the profile was loaded (a cold cache) is added to Redis's count by the next
+Redis count, under the file lock; once Redis fails for a session the
+session stays in files, counting on from Redis's last count
+(leave_redis).  A server stopped during 2 of 6 prompts thus leaves one
+count of 6, not Redis at 4 and files at 2."""
 
 import fcntl
 import os
@@ -48,10 +55,18 @@ class FileState:
         return fd
 
     def _read(self):
+        from ..settings import hook_bounds
+
+        cap = hook_bounds()["max_state_file_bytes"]
         try:
-            with open(self.path, encoding="utf-8") as fh:
-                data = loads(fh.read())
+            with open(self.path, "rb") as fh:
+                raw = fh.read(cap + 1)
+            if len(raw) > cap:
+                return {}  # not a file this engine wrote: start the session's counts again
+            data = loads(raw.decode("utf-8"))
         except FileNotFoundError:
+            return {}
+        except UnicodeDecodeError:
             return {}
         except (OSError, ValueError):
             return {}  # a torn or foreign file: start the session's counts again
@@ -97,6 +112,9 @@ class FileState:
             return d["turn"]
 
         return self._transact(change)
+
+    def current_turn(self):
+        return _int0(self.get().get("turn", 0))
 
     def get(self):
         fd = self._locked()
@@ -156,6 +174,14 @@ class RedisState:
         turn = self.r.call("HINCRBY", self.key, "turn", 1)
         self.r.call("EXPIRE", self.key, self.ttl)
         return int(turn)
+
+    def add_turns(self, n):
+        turn = self.r.call("HINCRBY", self.key, "turn", int(n))
+        self.r.call("EXPIRE", self.key, self.ttl)
+        return int(turn)
+
+    def current_turn(self):
+        return _int0(_num(self.r.call("HGET", self.key, "turn")))
 
     def get(self):
         flat = self.r.call("HGETALL", self.key) or []
@@ -229,24 +255,59 @@ def _num(v):
 
 
 class FallbackState:
-    """Redis first; when it fails mid-session, the same call goes to files."""
+    """Redis first; when it fails mid-session, the session leaves Redis for
+    good (see leave_redis) and the same call goes to files."""
 
     def __init__(self, redis_state, file_state, log, url):
         self.primary, self.files, self.log, self.url = redis_state, file_state, log, url
         self.backend = "redis"
+
+    def _failed(self, exc):
+        self.primary = None
+        self.backend = "files"
+        leave_redis(self.files, f"Redis at {redact(self.url)} failed ({exc}); this session's state stays in files",
+                    self.log)
+
+    def _counted(self, extra):
+        """Add `extra` plus the turns the file holds (counted before the
+        profile was loaded) to Redis's count, in one locked file transaction
+        that also keeps the new count in the file (`redis_turn`), which is
+        where files take over from if Redis fails later."""
+        def change(d):
+            n = _int0(d.get("turn"))
+            if extra or n:
+                turn = self.primary.add_turns(extra + n)
+            else:
+                turn = self.primary.current_turn()
+            d["turn"] = 0
+            d["redis_turn"] = turn
+            return turn
+
+        return self.files._transact(change)
+
+    def bump_turn(self):
+        if self.primary is not None:
+            try:
+                return self._counted(1)
+            except RedisError as exc:
+                self._failed(exc)
+        return self.files.bump_turn()
+
+    def current_turn(self):
+        if self.primary is not None:
+            try:
+                return self._counted(0)
+            except RedisError as exc:
+                self._failed(exc)
+        return self.files.current_turn()
 
     def _call(self, name, *args):
         if self.primary is not None:
             try:
                 return getattr(self.primary, name)(*args)
             except RedisError as exc:
-                self.primary = None
-                self.backend = "files"
-                _log_once(self.files, f"Redis at {redact(self.url)} failed ({exc}); using file state", self.log)
+                self._failed(exc)
         return getattr(self.files, name)(*args)
-
-    def bump_turn(self):
-        return self._call("bump_turn")
 
     def get(self):
         return self._call("get")
@@ -263,21 +324,46 @@ class FallbackState:
         self.files.clear()
 
 
+def leave_redis(files, message, log):
+    """Once Redis failed for a session (unreachable, too slow, a bad reply),
+    the session's state stays in files until it ends: its count goes on from
+    the last count Redis gave (kept in the file by every Redis count), so
+    there is one counter, never two (a command that timed out may still
+    run on the server later: Redis's count is not trusted again).  Said
+    once per session."""
+    def change(d):
+        first = not d.get("on_files")
+        if first:
+            d["turn"] = _int0(d.get("redis_turn")) + _int0(d.get("turn"))
+            d["on_files"] = 1
+        return first
+
+    try:
+        first = files._transact(change)
+    except StateError:
+        first = True
+    if first:
+        log(message)
+
+
 def open_state(session_id, settings, log):
     """The session's state: Redis when a URL is set ($ENGINE_REDIS_URL, else the
-    profile's hooks.state.redis_url) and reachable, else files."""
+    profile's hooks.state.redis_url) and reachable and the session has not
+    left it, else files."""
     ttl = int(settings["ttl_hours"] * 3600)
     files = FileState(session_id, ttl)
     url = os.environ.get("ENGINE_REDIS_URL") or settings.get("redis_url") or ""
     if not url:
         return files
+    if files._read().get("on_files"):
+        return files  # Redis failed earlier in this session
     from .resp import Redis  # only now is the socket module needed
 
     try:
         client = Redis(url, settings["connect_timeout_ms"] / 1000.0, settings["call_timeout_ms"] / 1000.0)
         return FallbackState(RedisState(client, session_id, ttl), files, log, url)
     except RedisError as exc:
-        _log_once(files, f"Redis unreachable at {redact(url)} ({exc}); using file state", log)
+        leave_redis(files, f"Redis unreachable at {redact(url)} ({exc}); this session's state stays in files", log)
         return files
 
 
@@ -290,14 +376,3 @@ def redact(url):
     if "@" in rest:
         rest = "***@" + rest.rsplit("@", 1)[1]
     return f"{scheme}://{rest}"
-
-
-def _log_once(files, message, log):
-    """Say it once per session, not on every event."""
-    try:
-        seen = files.get().get("redis_down_logged")
-        if not seen:
-            log(message)
-            files.update({"redis_down_logged": 1})
-    except StateError:
-        log(message)

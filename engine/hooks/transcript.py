@@ -1,7 +1,8 @@
 """Context size from the agent's transcript (JSONL): the last assistant record
 outside a side chain carries message.usage; input + cache creation + cache read
 tokens is what the context holds.  Read backwards in blocks: a transcript may
-be many megabytes and only its end matters (up to `max_bytes`).  Only a
+be many megabytes and only its end matters (up to `max_bytes`, never past
+hooks.max_transcript_bytes of pipelines/settings/engine.yaml).  Only a
 regular file is read: a FIFO or a device named as the transcript would block
 or never end.  A record of an unexpected shape is skipped, never an error."""
 
@@ -17,6 +18,9 @@ def reversed_lines(path, max_bytes):
     `max_bytes` bytes; nothing for a missing, unreadable or special file."""
     if not path or not isinstance(path, str):
         return
+    from ..settings import hook_bounds
+
+    max_bytes = min(max_bytes, hook_bounds()["max_transcript_bytes"])  # the engine's ceiling over the profile's
     try:
         # O_NONBLOCK: opening a FIFO must not wait for a writer.
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
