@@ -69,6 +69,8 @@ def _collect():
             out.append((f"{d['name']}.word_pattern", d["word_pattern"], "word_pattern"))
         for i, rule in enumerate(((d.get("hooks") or {}).get("memory") or {}).get("signature") or ()):
             out.append((f"{d['name']}.hooks.memory.signature[{i}]", rule["pattern"], "signature"))
+        for i, p in enumerate(((d.get("hooks") or {}).get("memory") or {}).get("generic_errors") or ()):
+            out.append((f"{d['name']}.hooks.memory.generic_errors[{i}]", p, "generic_errors"))
     return out
 
 

@@ -105,6 +105,21 @@ def test_an_error_that_says_nothing_keeps_its_commands_apart():
     assert key("cat /a/b.txt") == key("cat /c/d.txt")
 
 
+def test_a_traceback_of_two_commands_is_two_entries():
+    """`hooks.memory.generic_errors`: a traceback's first line is no lesson
+    on its own; the same command's tracebacks still merge."""
+    from engine.memory import record
+
+    memory = _memory()
+
+    def key(command):
+        ev = {"tool_name": "Bash", "tool_input": {"command": command}, "session_id": "s"}
+        return record.build(ev, "Exit code 1\nTraceback (most recent call last):\n  File x", memory, lambda t: t, "/p")["k"]
+
+    assert key("python3 a.py") != key("pytest -q")
+    assert key("python3 /x/a.py") == key("python3 /y/a.py")
+
+
 def test_bash_failures_on_two_paths_merge_through_the_hook(hk):
     for i, path in enumerate(("/a/b", "/c/d")):
         ev = hk.event("PostToolUseFailure", tool_name="Bash", tool_use_id=f"toolu_ls{i}",

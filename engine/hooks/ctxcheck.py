@@ -91,7 +91,7 @@ def _check_regexes(memory, err):
     import re
 
     out = []
-    for key in ("error_patterns", "strip_patterns", "skip_lines", "signature"):
+    for key in ("error_patterns", "strip_patterns", "skip_lines", "signature", "generic_errors"):
         for i, p in enumerate(memory.get(key, ())):
             where = f"hooks.memory.{key}[{i}]"
             if isinstance(p, dict):  # a signature rule: {pattern, replacement}

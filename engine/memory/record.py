@@ -170,7 +170,8 @@ def build(event, error_text, memory, redact, project):
     """The store record of a failed call (redacted), or None.  Its key is
     the tool, the error line's signature and the project (the same failure
     in two projects is two entries); the input's signature joins it only
-    when the error says nothing on its own (a bare "Exit code 1").  So one
+    when the error says nothing on its own (a bare "Exit code 1") or is one
+    of the profile's `generic_errors` (a traceback's first line).  So one
     error on many files or commands is one entry, and the record keeps the
     concrete error and input as its example."""
     from ..cache import sha256
@@ -180,6 +181,10 @@ def build(event, error_text, memory, redact, project):
         return None
     line, says_something = error_line(redact(error_text), memory)
     error = redact(line)
+    if says_something and memory.get("generic_errors"):
+        import re
+
+        says_something = not any(re.fullmatch(p, error) for p in memory["generic_errors"])
     short = short_input(_user_input(event), memory, redact)
     project = redact(project or "")
     parts = (tool, signature(error, memory), "" if says_something else signature(short, memory), project)
