@@ -67,6 +67,10 @@ def _collect():
         d = yaml.safe_load(open(f, encoding="utf-8"))
         if "word_pattern" in d:
             out.append((f"{d['name']}.word_pattern", d["word_pattern"], "word_pattern"))
+        for i, rule in enumerate(((d.get("hooks") or {}).get("memory") or {}).get("signature") or ()):
+            out.append((f"{d['name']}.hooks.memory.signature[{i}]", rule["pattern"], "signature"))
+        for i, p in enumerate(((d.get("hooks") or {}).get("memory") or {}).get("generic_errors") or ()):
+            out.append((f"{d['name']}.hooks.memory.generic_errors[{i}]", p, "generic_errors"))
     return out
 
 
@@ -138,6 +142,20 @@ def test_pattern_is_linear(name, pattern, group):
 
     units = _screen(run, UNITS) + KNOWN.get(group, [])
     _assert_linear(run, dict.fromkeys(units), name)
+
+
+def test_memory_signature_is_linear_with_re():
+    """The tool memory's error signature runs with Python's `re` (the hook
+    imports no `regex`): all its rules in a row, on the engine they run on."""
+    from engine.memory.record import signature
+
+    memory = yaml.safe_load(open(REPO / "pipelines" / "default.yaml", encoding="utf-8"))["hooks"]["memory"]
+    units = ["'a/", "'a.", "\"a.a", "`a/", "a.a.", "a-", "1a", "a1", "0x", "~/", "1:", "12:34:5", "2026-01-01 "]
+
+    def run(text):
+        signature(text, memory)
+
+    _assert_linear(run, dict.fromkeys(_screen(run, UNITS + units)), "hooks.memory.signature (re)")
 
 
 GUARDS = _guards()

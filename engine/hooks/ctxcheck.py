@@ -21,11 +21,12 @@ SETTINGS = {
     "effort_guidance": ("effort",), "subagent_effort": ("effort",),
 }
 MEMORY_KEYS = ("path", "max_kept", "compact_bytes", "sessions_kept", "max_field_chars", "redact", "input_fields", "pattern_tools",
-               "error_patterns", "strip_patterns", "skip_lines")
+               "error_patterns", "strip_patterns", "skip_lines", "signature", "examples_kept")
 CONTEXT_KEYS = ("window_tokens", "long_window_tokens", "long_window_models", "growth_bytes_per_token")
 ENTRY = {"tool": "Bash", "error": "kubectl: command not found", "input": "kubectl get pods", "count": 2,
          "first": "2026-01-01 10:00", "last": "2026-01-02 11:00", "project": "/project", "sessions": ["s"], "k": "x",
-         "error_quoted": '"kubectl: command not found"', "input_quoted": '"kubectl get pods"',
+         "examples": ["kubectl get svc", "kubectl get pods"], "error_quoted": '"kubectl: command not found"',
+         "input_quoted": '"kubectl get pods"', "examples_quoted": ['"kubectl get pods"', '"kubectl get svc"'],
          "project_quoted": '"/project"'}
 SAMPLES = {"tool": "Bash", "entries": [ENTRY], "total": 3, "more": 2, "cwd": "/project",
            "project": "/project", "others": [dict(ENTRY, project="/other", project_quoted='"/other"')], "others_total": 1, "fill_pct": 78,
@@ -90,10 +91,13 @@ def _check_regexes(memory, err):
     import re
 
     out = []
-    for key in ("error_patterns", "strip_patterns", "skip_lines"):
+    for key in ("error_patterns", "strip_patterns", "skip_lines", "signature", "generic_errors"):
         for i, p in enumerate(memory.get(key, ())):
+            where = f"hooks.memory.{key}[{i}]"
+            if isinstance(p, dict):  # a signature rule: {pattern, replacement}
+                p, where = p.get("pattern"), where + ".pattern"
             try:
                 re.compile(p)
-            except re.error as exc:
-                out.append(err(f"hooks.memory.{key}[{i}] is not a valid regex: {exc}"))
+            except (re.error, TypeError) as exc:
+                out.append(err(f"{where} is not a valid regex: {exc}"))
     return out

@@ -20,7 +20,8 @@ def store_path(hooks):
 def entries(hooks, tool=None, session=None, project=None):
     from .store import entries as _entries
 
-    return _entries(store_path(hooks), tool=tool, session=session, project=project)
+    return _entries(store_path(hooks), tool=tool, session=session, project=project,
+                    examples_kept=hooks["memory"].get("examples_kept"))
 
 
 def clear(hooks, tool=None):
@@ -34,7 +35,8 @@ def remember(hooks, records):
     from .store import append
 
     memory = hooks["memory"]
-    append(store_path(hooks), records, memory["max_kept"], memory["compact_bytes"], memory["sessions_kept"])
+    append(store_path(hooks), records, memory["max_kept"], memory["compact_bytes"], memory["sessions_kept"],
+           memory.get("examples_kept"))
 
 
 __all__ = ["store_path", "entries", "clear", "remember"]

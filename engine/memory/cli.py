@@ -82,7 +82,10 @@ def _list(args):
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(e["last"]))
         times = f" ({e['count']} times)" if e["count"] > 1 else ""
         print(f"[{when}] {e['tool']} -- {e['error']}{times}")
-        if e["input"]:
+        examples = e.get("examples") or []
+        if len(examples) > 1:  # one error met with several inputs: the latest different ones
+            print(f"    inputs: {'; '.join(reversed(examples))}")
+        elif e["input"]:
             print(f"    input: {e['input']}")
         if e["project"]:
             print(f"    project: {e['project']}")

@@ -1,6 +1,7 @@
 """From a failed tool call to a store record: the error's first meaningful
-line, a short form of the input, both redacted, and the key that makes the
-same tool + error + input one entry.
+line, a short form of the input, both redacted, and the key that makes
+failures of one tool whose errors differ only in paths, numbers, ids,
+positions or times one entry (the error signature, `signature`).
 
 Whether a call failed (`failure`) is decided from the event alone and costs
 nothing heavy: PostToolUseFailure, `is_error`, a non-zero exit code in the
@@ -60,9 +61,11 @@ def failure(event, memory):
     return None
 
 
-def first_line(text, memory):
-    """The first line that says something (not blank, not a bare
-    "Error:"/"Exit code 1"), with the agent's wrapper tags removed."""
+def error_line(text, memory):
+    """(the first line that says something, whether one did): not blank,
+    not a bare "Error:"/"Exit code 1", the agent's wrapper tags removed.
+    When every line is such a line, the text itself, and False: it says
+    nothing on its own (then the input joins the entry's key)."""
     import re
 
     for pat in memory["strip_patterns"]:
@@ -70,8 +73,37 @@ def first_line(text, memory):
     for line in text.splitlines():
         line = line.strip()
         if line and not any(re.fullmatch(p, line) for p in memory["skip_lines"]):
-            return line[: memory["max_field_chars"]]
-    return text.strip()[: memory["max_field_chars"]]
+            return line[: memory["max_field_chars"]], True
+    return text.strip()[: memory["max_field_chars"]], False
+
+
+def first_line(text, memory):
+    """The error line of `error_line`, alone."""
+    return error_line(text, memory)[0]
+
+
+_SIGNATURE = {}
+
+
+def _signature_rules(memory):
+    """The compiled `hooks.memory.signature` rules: once per process and
+    list of patterns (a Stop scan records many failures)."""
+    rules = tuple((r["pattern"], r["replacement"]) for r in memory.get("signature") or ())
+    compiled = _SIGNATURE.get(rules)
+    if compiled is None:
+        import re
+
+        compiled = _SIGNATURE[rules] = [(re.compile(p), rep.replace("\\", "\\\\")) for p, rep in rules]
+    return compiled
+
+
+def signature(text, memory):
+    """The text with paths, numbers, ids, positions, quoted file names and
+    times replaced by the profile's `signature` rules (in order): two errors
+    that differ only in those have one signature."""
+    for rx, rep in _signature_rules(memory):
+        text = rx.sub(rep, text)
+    return text
 
 
 def short_input(tool_input, memory, redact):
@@ -135,18 +167,28 @@ def _user_input(event):
 
 
 def build(event, error_text, memory, redact, project):
-    """The store record of a failed call (redacted), or None.  `project`:
-    the session's project root (project_of), kept with the entry and part
-    of its key: the same failure in two projects is two entries."""
+    """The store record of a failed call (redacted), or None.  Its key is
+    the tool, the error line's signature and the project (the same failure
+    in two projects is two entries); the input's signature joins it only
+    when the error says nothing on its own (a bare "Exit code 1") or is one
+    of the profile's `generic_errors` (a traceback's first line).  So one
+    error on many files or commands is one entry, and the record keeps the
+    concrete error and input as its example."""
     from ..cache import sha256
 
     tool = event.get("tool_name")
     if not isinstance(tool, str) or not tool:
         return None
-    error = redact(first_line(redact(error_text), memory))
+    line, says_something = error_line(redact(error_text), memory)
+    error = redact(line)
+    if says_something and memory.get("generic_errors"):
+        import re
+
+        says_something = not any(re.fullmatch(p, error) for p in memory["generic_errors"])
     short = short_input(_user_input(event), memory, redact)
     project = redact(project or "")
-    key = sha256("\x00".join((tool, error, short, project)).encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    parts = (tool, signature(error, memory), "" if says_something else signature(short, memory), project)
+    key = sha256("\x00".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:24]
     from .store import now
 
     return {"k": key, "t": now(), "tool": tool, "error": error, "input": short,

@@ -6,9 +6,11 @@ Safe under parallel hooks: a record is one `write` to a file opened with
 O_APPEND (lines of parallel writers never mix), made under a shared lock;
 compaction (merging duplicates, trimming to the maximum) takes the exclusive
 lock, rewrites the file and renames it into place, so no append made during
-it can land in the replaced file.  The same tool + error + input is one
-entry: appends add lines, readers and compaction merge them by key into a
-count, the first and the last time.  Records reach this module already
+it can land in the replaced file.  Failures with one key (the same tool
+and error signature in one project, engine/memory/record.py) are one entry:
+appends add lines, readers and compaction merge them by key into a count,
+the first and the last time, the latest error and input, the latest
+different inputs (`examples_kept` of them) and the sessions that met it.  Records reach this module already
 redacted (engine/memory/record.py): the store never sees a secret.  The file
 is 0600 in a 0700 folder.  Imports nothing heavy: the hook reads it on
 PreToolUse.
@@ -21,10 +23,6 @@ import time
 from ..hooks.fastjson import loads
 from ..hooks.log import open_private, private_dir
 from ..paths import state_dir_str
-
-# Session ids kept per entry after compaction (the session report asks "what
-# failed in this session"); older ones are dropped first.
-
 
 class StoreError(Exception):
     pass
@@ -55,7 +53,7 @@ class _Lock:
         os.close(self.fd)
 
 
-def append(path, records, max_kept, compact_bytes, sessions_kept=None):
+def append(path, records, max_kept, compact_bytes, sessions_kept=None, examples_kept=None):
     """Add records (dicts with k, t, tool, error, input, project, session);
     compact when the file has grown past `compact_bytes`."""
     if not records:
@@ -74,7 +72,7 @@ def append(path, records, max_kept, compact_bytes, sessions_kept=None):
         finally:
             os.close(fd)
     if size > compact_bytes:
-        compact(path, max_kept, sessions_kept)
+        compact(path, max_kept, sessions_kept, examples_kept)
 
 
 def _line(r):
@@ -104,35 +102,46 @@ def _read_raw(path):
     return out
 
 
-def merged(lines, sessions_kept=None):
-    """Entries by key: the newest line's fields, the summed count, the first
-    and last time, the sessions that met it (the latest `sessions_kept`, or
-    all); newest first."""
+def _latest(kept, items, bound):
+    """Add items to `kept` (oldest first), each once, the latest last; keep
+    the latest `bound` (all when None)."""
+    for x in items:
+        if x in kept:
+            kept.remove(x)
+        kept.append(x)
+    if bound is not None:
+        del kept[:-bound]
+
+
+def merged(lines, sessions_kept=None, examples_kept=None):
+    """Entries by key: the newest line's error, input and project, the summed
+    count, the first and last time, the different inputs met (`examples`,
+    the latest `examples_kept`, or all) and the sessions that met it (the
+    latest `sessions_kept`, or all); newest first."""
     by = {}
     for r in lines:
         t = r.get("t") if isinstance(r.get("t"), (int, float)) else 0
         n = r.get("n") if isinstance(r.get("n"), int) and r.get("n") > 0 else 1
         sessions = [s for s in r.get("sessions") or () if isinstance(s, str)]
+        inp = str(r.get("input", ""))
+        examples = [x for x in r.get("examples") or () if isinstance(x, str)] or ([inp] if inp else [])
         e = by.get(r["k"])
         if e is None:
-            by[r["k"]] = e = {"k": r["k"], "tool": r["tool"], "error": str(r.get("error", "")),
-                              "input": str(r.get("input", "")), "project": str(r.get("project", "")),
-                              "count": 0, "first": t, "last": t, "sessions": []}
+            by[r["k"]] = e = {"k": r["k"], "tool": r["tool"], "error": str(r.get("error", "")), "input": inp,
+                              "project": str(r.get("project", "")), "count": 0, "first": t, "last": t,
+                              "examples": [], "sessions": []}
         e["count"] += n
         e["first"] = min(e["first"], r.get("first", t) if isinstance(r.get("first"), (int, float)) else t)
         if t >= e["last"]:
             e["last"] = t
+            e["error"], e["input"] = str(r.get("error", "")) or e["error"], inp or e["input"]
             e["project"] = str(r.get("project", "")) or e["project"]
-        for s in sessions:
-            if s in e["sessions"]:
-                e["sessions"].remove(s)
-            e["sessions"].append(s)
-        if sessions_kept is not None:
-            del e["sessions"][:-sessions_kept]
+        _latest(e["examples"], examples, examples_kept)
+        _latest(e["sessions"], sessions, sessions_kept)
     return sorted(by.values(), key=lambda e: e["last"], reverse=True)
 
 
-def entries(path, tool=None, session=None, project=None):
+def entries(path, tool=None, session=None, project=None, examples_kept=None):
     """The store's entries (merged, newest first), optionally only those of
     one tool, of one session or of one project: the Python API the CLI and
     the session report read."""
@@ -140,7 +149,7 @@ def entries(path, tool=None, session=None, project=None):
         lines = _read_raw(path)
     if tool is not None:
         lines = [r for r in lines if r["tool"] == tool]
-    out = merged(lines)
+    out = merged(lines, examples_kept=examples_kept)
     if session is not None:
         out = [e for e in out if session in e["sessions"]]
     if project is not None:
@@ -148,7 +157,7 @@ def entries(path, tool=None, session=None, project=None):
     return out
 
 
-def entries_for_tool(path, tool):
+def entries_for_tool(path, tool, examples_kept=None):
     """Entries of one tool, for the PreToolUse banner: lines of other tools
     are not even parsed.  No lock: a reader sees whole lines (appends are
     single writes, compaction renames) and skips a torn last one."""
@@ -172,7 +181,7 @@ def entries_for_tool(path, tool):
                 continue
             if isinstance(rec, dict) and rec.get("tool") == tool and isinstance(rec.get("k"), str):
                 lines.append(rec)
-    return merged(lines)
+    return merged(lines, examples_kept=examples_kept)
 
 
 def _rewrite(path, kept):
@@ -184,7 +193,8 @@ def _rewrite(path, kept):
             for e in reversed(kept):  # oldest first, like appends
                 fh.write(_dumps({"k": e["k"], "t": e["last"], "first": e["first"], "n": e["count"],
                                      "tool": e["tool"], "error": e["error"], "input": e["input"],
-                                     "project": e["project"], "sessions": e["sessions"]}) + "\n")
+                                     "project": e["project"], "examples": e["examples"],
+                                     "sessions": e["sessions"]}) + "\n")
         os.replace(tmp, path)
     except OSError as exc:
         try:
@@ -194,11 +204,11 @@ def _rewrite(path, kept):
         raise StoreError(f"cannot rewrite the tool memory {path}: {exc.strerror or exc}") from None
 
 
-def compact(path, max_kept, sessions_kept=None):
+def compact(path, max_kept, sessions_kept=None, examples_kept=None):
     """Merge duplicates and keep the newest `max_kept` entries, each naming
-    at most its latest `sessions_kept` sessions."""
+    at most its latest `sessions_kept` sessions and `examples_kept` inputs."""
     with _Lock(path, fcntl.LOCK_EX):
-        _rewrite(path, merged(_read_raw(path), sessions_kept)[:max_kept])
+        _rewrite(path, merged(_read_raw(path), sessions_kept, examples_kept)[:max_kept])
 
 
 def clear(path, tool=None):

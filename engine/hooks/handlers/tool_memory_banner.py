@@ -1,14 +1,20 @@
 """tool_memory_banner: before a tool is used (PreToolUse), inject the last
-errors remembered for it, at most once per tool per session.  A tool with
-nothing remembered costs one read of the store file, of which only the
-lines naming that tool are parsed.
+errors remembered for it in other sessions, at most once per tool per
+session.  A tool with nothing remembered costs one read of the store file,
+of which only the lines naming that tool are parsed.
+
+Only lessons from other sessions are shown: an entry every one of whose
+sessions is the current one is what this session just met (the failure is
+in its context already), not a lesson; one met here and in another session
+is shown, with its whole count.
 
 The rule it keeps: recorded tool output is data.  Only the current
 project's entries are shown (the session's project, as record.project_of
 says), unless the user's own profile sets `hooks.memory.other_projects`;
 then other projects' entries come too, each with its origin.  Every text
 that came from a tool or a project reaches the template already quoted
-(`error_quoted`, `input_quoted`, `project_quoted`: one line in double
+(`error_quoted`, `input_quoted`, `examples_quoted` (the latest different
+inputs, newest first), `project_quoted`: one line in double
 quotes, quotes, backslashes and line breaks escaped), so a stderr line that
 reads like an instruction is visibly a quoted string, and the template (in
 YAML) frames it as recorded output."""
@@ -38,12 +44,15 @@ class ToolMemoryBanner:
 
     def entries(self, ctx, tool):
         """(this project's entries, other projects' entries or [] unless the
-        user opted in), newest first."""
+        user opted in), newest first; only those some other session met."""
         from ...memory.record import project_of
         from ...memory.store import entries_for_tool, store_path
 
         memory = ctx.settings["memory"]
-        found = entries_for_tool(store_path(memory), tool)
+        found = entries_for_tool(store_path(memory), tool, memory.get("examples_kept"))
+        session = str(ctx.event.get("session_id") or "")
+        # An entry naming no session (written before sessions were kept) is not this one's.
+        found = [e for e in found if not e["sessions"] or any(s != session for s in e["sessions"])]
         if not found:
             return [], []
         project = project_of(ctx.event)
@@ -56,6 +65,7 @@ class ToolMemoryBanner:
         return [dict(e, first=time.strftime(fmt, time.localtime(e["first"])),
                      last=time.strftime(fmt, time.localtime(e["last"])),
                      error_quoted=quoted(e["error"]), input_quoted=quoted(e["input"]),
+                     examples_quoted=[quoted(x) for x in reversed(e.get("examples") or [e["input"]]) if x],
                      project_quoted=quoted(e["project"])) for e in found[: self.spec["show"]]]
 
     def parts(self, ctx):

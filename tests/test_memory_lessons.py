@@ -1,0 +1,183 @@
+"""Tool memory keeps lessons, not occurrences (issue 15, finding 8).
+
+Failures of one tool whose errors differ only in paths, numbers, ids, line
+and column positions, quoted file names or times are one entry (the error
+signature, `hooks.memory.signature`), with a count and a few example inputs;
+different errors stay apart.  The PreToolUse banner shows only lessons some
+other session met: the failure this session just had is in its context
+already, and is not a lesson "from past sessions".  (That a wrapped command
+is recorded as the user's command is tested in tests/test_memory_project.py.)
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
+
+REPO = Path(__file__).resolve().parent.parent
+NOT_READ = "<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>"
+
+
+def _memory():
+    return yaml.safe_load((REPO / "pipelines" / "default.yaml").read_text())["hooks"]["memory"]
+
+
+def _write_failure(hk, path, tid, session=None):
+    ev = hk.event("PostToolUseFailure", session=session, tool_name="Write", tool_use_id=tid,
+                  tool_input={"file_path": path, "content": "x = 1\n"}, error=NOT_READ)
+    hk.hook(ev).assert_silent()
+
+
+def _listed(hk, tool=None):
+    run = hk.engine("memory", "list", "--json", *(("--tool", tool) if tool else ()))
+    assert run.returncode == 0, str(run)
+    return json.loads(run.stdout)
+
+
+def _banner(hk, session, tool="Write"):
+    return hk.hook(hk.event("PreToolUse", session=session, tool_name=tool, tool_input={"file_path": "/p/new.py"}))
+
+
+def test_the_same_error_on_twelve_files_is_one_entry_counted_twelve_times(hk):
+    files = [str(hk.project / "src" / f"module_{i}.py") for i in range(12)]
+    for i, f in enumerate(files):
+        _write_failure(hk, f, f"toolu_w{i:02d}")
+    (entry,) = _listed(hk)
+    assert entry["tool"] == "Write" and entry["count"] == 12, entry
+    assert entry["error"] == "File has not been read yet. Read it first before writing to it."
+    # the lesson still shows concrete cases: the latest different inputs, bounded in YAML
+    kept = _memory()["examples_kept"]
+    assert entry["input"] == files[-1] and entry["examples"] == files[-kept:], entry
+
+
+@pytest.mark.parametrize("first,second", [
+    ("ls: cannot access '/a/b': No such file or directory", "ls: cannot access '/c/d': No such file or directory"),
+    ("ls: /a/b: No such file or directory", "ls: ./c/d: No such file or directory"),
+    ("src/app.py:12:5: E999 SyntaxError: invalid syntax", "lib/util.py:340:1: E999 SyntaxError: invalid syntax"),
+    ('File "/srv/a.py", line 7, in main', 'File "/srv/b/c.py", line 1203, in main'),
+    ("fatal: bad object 3f2a9c1d0b7e", "fatal: bad object a81c0fe"),
+    ("session 123e4567-e89b-12d3-a456-426614174000 not found", "session 9b2f0c4e-0d1a-4c55-8e7f-0a1b2c3d4e5f not found"),
+    ("2026-01-02T10:11:12Z timeout after 30 s", "2026-03-04 08:09:10 timeout after 120 s"),
+    ("cp: cannot stat 'notes.txt': No such file", 'cp: cannot stat "report.pdf": No such file'),
+])
+def test_errors_differing_only_in_paths_numbers_ids_positions_or_times_are_one_entry(first, second):
+    from engine.memory import record
+
+    memory = _memory()
+
+    def key(error, command):
+        ev = {"tool_name": "Bash", "tool_input": {"command": command}, "session_id": "s"}
+        return record.build(ev, f"Exit code 1\n{error}", memory, lambda t: t, "/p")["k"]
+
+    assert key(first, "do one thing") == key(second, "do another")
+
+
+@pytest.mark.parametrize("first,second", [
+    ("bash: kubectl: command not found", "bash: helm: command not found"),
+    ("ls: cannot access '/a/b': No such file or directory", "ls: cannot access '/a/b': Permission denied"),
+    ("error[E0425]: cannot find value `x` in this scope", "error[E0308]: mismatched types"),
+    ("python3: command not found", "python2: command not found"),
+])
+def test_different_errors_of_one_tool_stay_apart(first, second):
+    from engine.memory import record
+
+    memory = _memory()
+    ev = {"tool_name": "Bash", "tool_input": {"command": "x"}, "session_id": "s"}
+    assert record.build(ev, first, memory, lambda t: t, "/p")["k"] != record.build(ev, second, memory, lambda t: t, "/p")["k"]
+
+
+def test_an_error_that_says_nothing_keeps_its_commands_apart():
+    """A bare "Exit code 1" is no lesson on its own: keyed with the input's
+    signature, `npm test` and `make` stay two entries, while the same
+    command on another path is one."""
+    from engine.memory import record
+
+    memory = _memory()
+
+    def key(command):
+        ev = {"tool_name": "Bash", "tool_input": {"command": command}, "session_id": "s"}
+        return record.build(ev, "Exit code 1", memory, lambda t: t, "/p")["k"]
+
+    assert key("npm test") != key("make")
+    assert key("cat /a/b.txt") == key("cat /c/d.txt")
+
+
+def test_a_traceback_of_two_commands_is_two_entries():
+    """`hooks.memory.generic_errors`: a traceback's first line is no lesson
+    on its own; the same command's tracebacks still merge."""
+    from engine.memory import record
+
+    memory = _memory()
+
+    def key(command):
+        ev = {"tool_name": "Bash", "tool_input": {"command": command}, "session_id": "s"}
+        return record.build(ev, "Exit code 1\nTraceback (most recent call last):\n  File x", memory, lambda t: t, "/p")["k"]
+
+    assert key("python3 a.py") != key("pytest -q")
+    assert key("python3 /x/a.py") == key("python3 /y/a.py")
+
+
+def test_bash_failures_on_two_paths_merge_through_the_hook(hk):
+    for i, path in enumerate(("/a/b", "/c/d")):
+        ev = hk.event("PostToolUseFailure", tool_name="Bash", tool_use_id=f"toolu_ls{i}",
+                      tool_input={"command": f"ls {path}", "description": "x"},
+                      error=f"Exit code 2\nls: cannot access '{path}': No such file or directory")
+        hk.hook(ev).assert_silent()
+    (entry,) = _listed(hk, "Bash")
+    assert entry["count"] == 2 and entry["examples"] == ["ls /a/b", "ls /c/d"], entry
+
+
+def test_a_failure_of_this_session_only_is_no_lesson_for_it(hk):
+    _write_failure(hk, "/p/a.py", "toolu_1", session="session-a")
+    _banner(hk, "session-a").assert_silent()
+
+
+def test_a_lesson_recorded_in_session_a_is_shown_in_session_b_merged(hk):
+    for i in range(3):
+        _write_failure(hk, f"/p/f{i}.py", f"toolu_{i}", session="session-a")
+    run = _banner(hk, "session-b")
+    ctx = run.context
+    assert ctx is not None, str(run)
+    assert "errors recorded in other sessions" in ctx and "past sessions" not in ctx, ctx
+    lesson = [l for l in ctx.splitlines() if "File has not been read yet" in l]
+    assert len(lesson) == 1 and "(3 times)" in lesson[0], ctx
+    assert '"/p/f2.py", "/p/f1.py", "/p/f0.py"' in ctx, ctx
+    _banner(hk, "session-b").assert_silent()  # once per tool per session, as before
+
+
+def test_a_lesson_met_here_and_in_an_earlier_session_is_shown_with_its_whole_count(hk):
+    _write_failure(hk, "/p/old.py", "toolu_old", session="session-a")
+    _write_failure(hk, "/p/new.py", "toolu_new", session="session-b")
+    ctx = _banner(hk, "session-b").context
+    assert ctx is not None and "File has not been read yet" in ctx and "(2 times)" in ctx, ctx
+
+
+def test_validate_names_a_bad_signature_pattern(hk):
+    prof = hk.root / "badsig.yaml"
+    prof.write_text("kind: profile\nname: badsig\nextends: default\nhooks:\n  memory:\n"
+                    "    signature: [{pattern: '(unclosed', replacement: x}]\n")
+    run = hk.engine("validate", "--profile", str(prof), str(prof))
+    assert run.returncode != 0
+    out = run.stderr + run.stdout
+    assert "hooks.memory.signature[0].pattern" in out and out.count("signature[0]") == 1, str(run)
+    assert "Traceback" not in out
+
+
+def test_compaction_keeps_the_count_and_the_latest_examples(tmp_path):
+    """A merged entry written back by compaction keeps its count and its
+    latest `examples_kept` inputs; lines appended later add to them."""
+    from engine.memory import store
+
+    path = str(tmp_path / "m.ndjson")
+    recs = [{"k": "k", "t": i, "tool": "Write", "error": "e", "input": f"/p/f{i}.py", "project": "/p", "session": "s"}
+            for i in range(6)]
+    store.append(path, recs[:5], max_kept=10, compact_bytes=10 ** 6)
+    store.compact(path, 10, sessions_kept=5, examples_kept=2)
+    assert len(Path(path).read_text().splitlines()) == 1
+    store.append(path, recs[5:], max_kept=10, compact_bytes=10 ** 6)
+    (entry,) = store.entries(path, examples_kept=2)
+    assert entry["count"] == 6 and entry["examples"] == ["/p/f4.py", "/p/f5.py"] and entry["input"] == "/p/f5.py"
+    assert (entry["first"], entry["last"]) == (0, 5)
