@@ -11,7 +11,6 @@ Writes its section (`ccm_big`) of bench/results.json and bench/results.md.
 """
 
 import os
-import resource
 import shutil
 import subprocess
 import sys

@@ -8,6 +8,13 @@ harmlessly); a sidecar is read, changed and replaced under an exclusive
 lock on its own lock file, so no update is lost.  A reader checks the sha256
 of what it decompresses: a torn or corrupt blob is logged and treated as
 missing, never returned.  Folders are 0700, files 0600.
+
+Memory stays bounded whatever the size: `put_stream` stores from a file a
+chunk at a time and `write_to` reads back the same way (`put` and `get`
+take and give whole bytes, for what is in memory already).  Every file is
+written under a `.tmp-*` name first: what a killed writer leaves is
+counted by `temp_files` and removed by `clean_temp` (prune and gc).  After
+each synced write the size bound (prune.bound) is applied.
 """
 
 import fcntl
