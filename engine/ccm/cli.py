@@ -82,7 +82,8 @@ def run(args):
                     p["max_size_mb"] if args.max_size_mb is None else args.max_size_mb, args.dry_run)
         verb = "would delete" if args.dry_run else "deleted"
         print(f"{verb} {len(res['deleted'])} entr{'y' if len(res['deleted']) == 1 else 'ies'}; "
-              f"blobs on disk: {res['bytes_before']} -> {res['bytes_after']} bytes")
+              f"blobs on disk: {res['bytes_before']} -> {res['bytes_after']} bytes; "
+              f"{verb} {res['temp_files']} temporary file(s) ({res['temp_bytes']} bytes)")
         return 0
     if cmd == "gc":
         from .gc import gc, roots
@@ -92,7 +93,8 @@ def run(args):
         verb = "would delete" if args.dry_run else "deleted"
         freed = "would be freed" if args.dry_run else "freed"
         print(f"{verb} {len(res['deleted'])} unreferenced entr{'y' if len(res['deleted']) == 1 else 'ies'} "
-              f"({res['referenced']} referenced); {res['freed_bytes']} bytes {freed}")
+              f"({res['referenced']} referenced) and {res['temp_files']} temporary file(s); "
+              f"{res['freed_bytes']} bytes {freed}")
         return 0
     if cmd == "learned":
         import os
@@ -127,13 +129,17 @@ def _stats(store, args):
     pins = {"none": 0, "soft": 0, "hard": 0}
     for m in metas:
         pins[m["pin"]["level"]] = pins.get(m["pin"]["level"], 0) + 1
+    temps = store.temp_files()
     res = {"folder": store.root, "entries": len(metas), "bytes": sum(m["bytes"] for m in metas),
-           "disk_bytes": store.disk_bytes(), "pins": pins}
+           "disk_bytes": store.disk_bytes(), "pins": pins, "temp_files": len(temps),
+           "temp_bytes": sum(t[1] for t in temps), "max_size_mb": store.settings["store"]["max_size_mb"]}
     if args.json:
         print(json.dumps(res))
     else:
         print(f"{res['folder']}: {res['entries']} entries, {res['bytes']} bytes in {res['disk_bytes']} bytes on disk; "
-              f"pins: {pins['hard']} hard, {pins['soft']} soft")
+              f"pins: {pins['hard']} hard, {pins['soft']} soft; "
+              f"temporary files: {res['temp_files']} ({res['temp_bytes']} bytes; prune and gc remove those idle "
+              f"{store.settings['store']['temp_grace_seconds']} s)")
     return 0
 
 
@@ -153,9 +159,7 @@ def _show(store, args):
     from .keys import parse
 
     key = parse(args.key)
-    data = store.get(key)
-    if data is None:
-        raise UserError(f"no readable entry sha256:{key} in the cache (absent, or its blob is damaged); see engine cache list")
+    first, last = 1, None
     if args.lines:
         a, sep, b = args.lines.partition(":")
         try:
@@ -165,9 +169,10 @@ def _show(store, args):
             raise UserError(f"--lines {args.lines}: expected A:B, for example 1:200") from None
         if not sep or first < 1 or (last is not None and last < first):
             raise UserError(f"--lines {args.lines}: expected A:B with 1 <= A <= B, for example 1:200")
-        lines = data.splitlines(keepends=True)
-        data = b"".join(lines[first - 1:last])
-    store.touch(key)
     sys.stdout.flush()
-    sys.stdout.buffer.write(data)
+    # streamed in chunks after a check pass: memory stays bounded whatever the size
+    if not store.write_to(key, sys.stdout.buffer, first, last):
+        raise UserError(f"no readable entry sha256:{key} in the cache (absent, or its blob is damaged); see engine cache list")
+    sys.stdout.buffer.flush()
+    store.touch(key)
     return 0

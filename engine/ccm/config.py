@@ -19,7 +19,7 @@ TEMPLATE_FIELDS = {
     "template": {"key", "path", "bytes", "lines", "exit", "command", "pinned", "show"},
     "purge_template": {"key", "path", "bytes", "lines", "exit", "command", "pinned", "show"},
     "read_template": {"path", "bytes", "threshold", "limit"},
-    "show_command": {"key"},
+    "show_command": {"key", "engine"},
 }
 
 

@@ -10,7 +10,9 @@ a stub can sit.  A blob may itself name blobs (a cached output that holds a
 stub): what a kept blob names is kept too, followed to the end (the sidecar
 lists the keys a blob names, written when it is stored; an older sidecar
 without that list is read from the blob).  A blob younger than the grace
-period is kept: its stub may not be written yet.  Pins are kept too.
+period is kept: its stub may not be written yet.  Pins are kept too.  The
+`.tmp-*` files a killed writer left are removed too (after their own grace
+period, `store.temp_grace_seconds`), and counted in what is freed.
 
 The rule it keeps: a dry run reports exactly what the real run would free.
 """
@@ -79,8 +81,13 @@ def closure(store, refs, candidates):
     return kept | set(refs)
 
 
-def gc(store, folders, grace_seconds, dry_run=False, now=None):
+def gc(store, folders, grace_seconds, dry_run=False, now=None, temp_grace_seconds=None):
+    """`temp_grace_seconds`: for the `.tmp-*` files a killed writer left
+    (None: the settings' store.temp_grace_seconds)."""
     started = time.time() if now is None else now
+    if temp_grace_seconds is None:
+        temp_grace_seconds = store.settings["store"]["temp_grace_seconds"]
+    temp_files, temp_bytes = store.clean_temp(temp_grace_seconds, dry_run, now=started)
     candidates = store.keys()  # listed before the scan: a blob written during it is not a candidate
     refs = referenced(folders)
     doomed, roots_kept = [], set(refs)
@@ -97,4 +104,5 @@ def gc(store, folders, grace_seconds, dry_run=False, now=None):
     freed = 0
     for key in doomed:
         freed += store.blob_size(key) if dry_run else store.delete(key, "gc")
-    return {"deleted": doomed, "referenced": len(refs & set(candidates)), "freed_bytes": freed, "dry_run": dry_run}
+    return {"deleted": doomed, "referenced": len(refs & set(candidates)), "freed_bytes": freed + temp_bytes,
+            "dry_run": dry_run, "temp_files": temp_files, "temp_bytes": temp_bytes}

@@ -22,7 +22,6 @@ YAML, JSON Schema, Jinja2, tokenizer, Redis or zstd, and no `re`.
 """
 
 import os
-import sys
 
 WRAPPER_MARK = " cache run "
 
@@ -102,10 +101,9 @@ def _bash(event, tool_input, settings, post_replaces=True):
 
 
 def engine_command():
-    script = os.path.join(os.path.dirname(sys.executable), "engine")
-    if os.path.isfile(script) and os.access(script, os.X_OK):
-        return [script]
-    return [sys.executable, "-m", "engine.cli"]
+    from .selfcmd import engine_argv
+
+    return engine_argv()
 
 
 def wrapped(command, cwd, session, tool_use_id):

@@ -396,6 +396,7 @@ def purge_file(path, settings, store, threshold=None, keep_thinking=False, repai
             if tmp is not None:
                 purge_files.unlink(tmp)
         purge_files.prune_backups(path, settings["purge"])
+    store.bound(keep=p.report.keys)  # the size bound, once for the batch; never a blob this purge's stubs name
     return p.report, backup
 
 

@@ -14,6 +14,9 @@ would run it.
   unchanged, byte for byte; over it, it is stored and its stub is written in
   its place on the same stream (a large stderr is as costly as a large
   stdout, and keeping it on stderr keeps the agent's view of which is which).
+- Memory stays bounded whatever the output's size: the streams go to
+  files, their sizes decide, and an output is copied back or stored
+  (Store.put_stream) a chunk at a time, never read whole.
 - The streams go to unlinked temporary files, not pipes: a background job
   (`server &`) inherits them and may hold them open for hours, so the
   wrapper waits for the shell to exit, never for end of file, and then reads
@@ -36,51 +39,59 @@ def shell():
     return shutil.which(BASH) or "/bin/bash"
 
 
-def _captured(fh):
-    """What the file holds now (its size at this moment, read to there)."""
-    size = os.fstat(fh.fileno()).st_size
+def _copy(fh, size, out, chunk):
+    """Write the first `size` bytes of file `fh` to `out`, `chunk` at a time."""
     fh.seek(0)
-    chunks, left = [], size
+    left = size
     while left > 0:
-        chunk = fh.read(min(left, 1 << 20))
-        if not chunk:
+        data = fh.read(min(left, chunk))
+        if not data:
             break
-        chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks)
+        out.write(data)
+        left -= len(data)
 
 
 def run(command, cwd=None, session=None, tool_use_id=None, settings=None, out=None, err=None):
     """Run `command`; write what the agent reads to `out` (stdout) and `err`
-    (stderr); return the exit status."""
+    (stderr); return the exit status.  An output is never read whole into
+    memory: its size decides, then it is copied or stored in chunks."""
+    from . import config
+
+    settings = settings or config.load()
+    chunk = settings["store"]["chunk_bytes"]
     out = out or sys.stdout.buffer
     err = err or sys.stderr.buffer
     with tempfile.TemporaryFile() as fo, tempfile.TemporaryFile() as fe:
         proc = subprocess.Popen([shell(), "-c", command], cwd=cwd or None, stdout=fo, stderr=fe)
         rc = proc.wait()
         status = 128 - rc if rc < 0 else rc
-        data, errdata = _captured(fo), _captured(fe)
-    for stream, blob, name in ((out, data, "stdout"), (err, errdata, "stderr")):
-        text = None
-        if blob:
-            try:
-                text = cached_text(blob, command, cwd, session, tool_use_id, status, settings, name)
-            except Exception as exc:  # noqa: BLE001 - the output itself is always better than nothing
-                sys.stderr.write(f"engine cache: {name} not cached ({type(exc).__name__}: {exc}); it follows\n")
-                sys.stderr.flush()
-        stream.write(blob if text is None else text.encode("utf-8"))
-        stream.flush()
+        # what the files hold now: a background job may write more later
+        sizes = os.fstat(fo.fileno()).st_size, os.fstat(fe.fileno()).st_size
+        for stream, fh, size, name in ((out, fo, sizes[0], "stdout"), (err, fe, sizes[1], "stderr")):
+            text = None
+            if size:
+                try:
+                    text = cached_text(fh, size, command, cwd, session, tool_use_id, status, settings, name)
+                except Exception as exc:  # noqa: BLE001 - the output itself is always better than nothing
+                    sys.stderr.write(f"engine cache: {name} not cached ({type(exc).__name__}: {exc}); it follows\n")
+                    sys.stderr.flush()
+            if text is None:
+                _copy(fh, size, stream, chunk)
+            else:
+                stream.write(text.encode("utf-8"))
+            stream.flush()
     return status
 
 
-def cached_text(data, command, cwd, session, tool_use_id, status, settings=None, stream="stdout"):
-    """The stub for an output over the threshold, or None to show it as it is."""
+def cached_text(fh, size, command, cwd, session, tool_use_id, status, settings=None, stream="stdout"):
+    """The stub for an output over the threshold (the first `size` bytes of
+    file `fh`, stored in chunks), or None to show it as it is."""
     from . import config
     from .store import Store
     from .stub import render
 
     settings = settings or config.load()
-    if len(data) <= settings["intercept"]["bash"]["threshold_bytes"]:
+    if size <= settings["intercept"]["bash"]["threshold_bytes"]:
         return None
     store = Store(settings)
     pin = pins = None
@@ -92,7 +103,8 @@ def cached_text(data, command, cwd, session, tool_use_id, status, settings=None,
     source = {"tool": "Bash", "command": command, "cwd": cwd, "exit": status, "tool_use_id": tool_use_id}
     if stream != "stdout":
         source["stream"] = stream
-    key = store.put(data, source, session=session, pin=pin)
+    fh.seek(0)
+    key = store.put_stream(fh, source, session=session, pin=pin, size=size)
     if key is None:
         return None  # a secret: never cached
     if pins is not None:

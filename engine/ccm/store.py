@@ -8,6 +8,13 @@ harmlessly); a sidecar is read, changed and replaced under an exclusive
 lock on its own lock file, so no update is lost.  A reader checks the sha256
 of what it decompresses: a torn or corrupt blob is logged and treated as
 missing, never returned.  Folders are 0700, files 0600.
+
+Memory stays bounded whatever the size: `put_stream` stores from a file a
+chunk at a time and `write_to` reads back the same way (`put` and `get`
+take and give whole bytes, for what is in memory already).  Every file is
+written under a `.tmp-*` name first: what a killed writer leaves is
+counted by `temp_files` and removed by `clean_temp` (prune and gc).  After
+each synced write the size bound (prune.bound) is applied.
 """
 
 import fcntl
@@ -21,6 +28,9 @@ from .keys import is_key, key_of
 from .secrets import Secrets
 
 PIN_LEVELS = ("none", "soft", "hard")
+# What every temporary file of the cache is named with (an interface with
+# stats, prune and gc, which count and clean them), never a setting.
+TMP_PREFIX = ".tmp-"
 
 
 def _stderr_log(message):
@@ -73,16 +83,82 @@ class Store:
     def put(self, data, source=None, session=None, pin=None, dry_run=False, sync=True):
         """Store `data` (bytes) once; return its key, or None when it holds a
         secret (never cached).  `source`: tool, command, path, exit, cwd.
-        `dry_run`: only the key, nothing written.  `sync=False`: no fsync and
-        no last_key (a batch, such as purge, syncs once at its end)."""
+        `dry_run`: only the key, nothing written.  `sync=False`: no fsync, no
+        last_key and no size bound (a batch, such as purge, does those once
+        at its end)."""
         if self.secrets.found_in(data):
             return None
         key = key_of(data)
         if dry_run:
             return key
         self.ensure()
-        if self.get(key, quiet=True) is None:
+        if not self.verify(key):
             self._write_blob(key, data, sync)
+        return self._record(key, len(data), count_lines(data), _names(data, key), source, session, pin, sync)
+
+    def put_stream(self, fh, source=None, session=None, pin=None, sync=True, size=None):
+        """Store what the binary file `fh` holds from where it stands to its
+        end (at most `size` bytes) in bounded memory: read `store.chunk_bytes`
+        at a time, each chunk hashed, scanned for secrets (with the last
+        `store.secret_overlap_bytes` of the previous one, so a secret across
+        a boundary is seen) and compressed into a temporary blob, renamed
+        into place once complete.  The key, or None when the data holds a
+        secret (then nothing is kept)."""
+        import hashlib
+        import tempfile
+
+        import zstandard
+
+        from .stub import keys_in
+
+        conf = self.settings["store"]
+        chunk, overlap = conf["chunk_bytes"], conf["secret_overlap_bytes"]
+        self.ensure()
+        digest, nbytes, newlines, last, tail, names = hashlib.sha256(), 0, 0, b"", b"", set()
+        fd, tmp = tempfile.mkstemp(dir=self.blobs, prefix=TMP_PREFIX)
+        try:
+            with os.fdopen(fd, "wb") as raw:
+                writer = zstandard.ZstdCompressor(level=self.settings["zstd_level"]).stream_writer(raw, closefd=False)
+                with writer:
+                    while True:
+                        want = chunk if size is None else min(chunk, size - nbytes)
+                        data = fh.read(want) if want > 0 else b""
+                        if not data:
+                            break
+                        window = tail + data
+                        if self.secrets.found_in(window):
+                            raise _SecretFound()
+                        if b"sha256:" in window:
+                            names |= keys_in(window)
+                        tail = window[-overlap:]
+                        digest.update(data)
+                        nbytes += len(data)
+                        newlines += data.count(b"\n")
+                        last = data[-1:]
+                        writer.write(data)
+                raw.flush()
+                if sync:
+                    os.fsync(raw.fileno())
+            key = digest.hexdigest()
+            if self.verify(key):
+                os.unlink(tmp)  # the same bytes are stored already
+            else:
+                os.chmod(tmp, 0o600)
+                os.replace(tmp, self.blob_path(key))
+        except _SecretFound:
+            os.unlink(tmp)
+            return None
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+        lines = newlines + (1 if nbytes and last != b"\n" else 0)
+        return self._record(key, nbytes, lines, sorted(names - {key}), source, session, pin, sync)
+
+    def _record(self, key, nbytes, lines, names, source, session, pin, sync):
+        """The sidecar and audit line of a blob just stored; then the size bound."""
         now = time.time()
         src = dict(source or {})
         if src.get("command"):
@@ -91,9 +167,9 @@ class Store:
 
         def change(meta):
             if meta is None:
-                meta = {"key": key, "bytes": len(data), "lines": count_lines(data), "created": now,
+                meta = {"key": key, "bytes": nbytes, "lines": lines, "created": now,
                         "pin": {"level": "none", "reason": ""}, "refs": 0, "sessions": [], "sources": [],
-                        "names": _names(data, key)}
+                        "names": names}
             meta["refs"] += 1
             meta["last_used"] = now
             if session and session not in meta["sessions"]:
@@ -107,10 +183,17 @@ class Store:
             return meta
 
         self.update_meta(key, change, sync)
-        self.audit("put", key, bytes=len(data), tool=src.get("tool"), session=session)
+        self.audit("put", key, bytes=nbytes, tool=src.get("tool"), session=session)
         if sync:
             _atomic_write(self.last_key_path, key.encode())
+            self.bound(keep={key})
         return key
+
+    def bound(self, keep=()):
+        """Apply `store.max_size_mb` (prune.py decides what goes); the keys deleted."""
+        from .prune import bound
+
+        return bound(self, keep)
 
     def _write_blob(self, key, data, sync=True):
         import zstandard
@@ -161,7 +244,8 @@ class Store:
 
     # -- reading -------------------------------------------------------------
     def get(self, key, quiet=False):
-        """The exact bytes stored under key, or None (absent, torn, corrupt)."""
+        """The exact bytes stored under key, or None (absent, torn, corrupt).
+        Whole in memory: for a small blob; `write_to` streams."""
         import zstandard
 
         try:
@@ -180,6 +264,54 @@ class Store:
                 self.log(f"blob {key} does not match its key; treated as missing")
             return None
         return data
+
+    def chunks(self, key):
+        """The blob's bytes, decompressed `store.chunk_bytes` at a time,
+        unchecked (FileNotFoundError, zstandard.ZstdError): `verify` first."""
+        import zstandard
+
+        size = self.settings["store"]["chunk_bytes"]
+        with open(self.blob_path(key), "rb") as fh, zstandard.ZstdDecompressor().stream_reader(fh) as reader:
+            while True:
+                data = reader.read(size)
+                if not data:
+                    return
+                yield data
+
+    def verify(self, key, quiet=True):
+        """Is the blob there, whole, and its content's sha256 its key?  Read
+        in chunks: memory stays bounded whatever its size."""
+        import hashlib
+
+        import zstandard
+
+        digest = hashlib.sha256()
+        try:
+            for data in self.chunks(key):
+                digest.update(data)
+        except FileNotFoundError:
+            return False
+        except zstandard.ZstdError as exc:
+            if not quiet:
+                self.log(f"blob {key} is torn or corrupt ({exc}); treated as missing")
+            return False
+        if digest.hexdigest() != key:
+            if not quiet:
+                self.log(f"blob {key} does not match its key; treated as missing")
+            return False
+        return True
+
+    def write_to(self, key, out, first=1, last=None):
+        """Write the stored bytes (lines `first` to `last`, 1-based, inclusive;
+        None: to the end) to the binary stream `out`, in chunks, after a
+        first pass checked them against the key.  False when the blob is
+        absent, torn or corrupt (then nothing is written)."""
+        if not self.verify(key, quiet=False):
+            return False
+        whole = first <= 1 and last is None
+        for data in (self.chunks(key) if whole else _line_range(self.chunks(key), first, last)):
+            out.write(data)
+        return True
 
     def meta(self, key):
         try:
@@ -208,6 +340,43 @@ class Store:
             return None
         return key if is_key(key) else None
 
+    def temp_files(self):
+        """[(path, bytes, mtime)] of the `.tmp-*` files in the cache's folders:
+        a writer's work in progress, or what a killed one left."""
+        out = []
+        for d in (self.root, self.blobs, self.metas, self.locks, os.path.join(self.root, "pins")):
+            try:
+                with os.scandir(d) as it:
+                    for e in it:
+                        if e.name.startswith(TMP_PREFIX):
+                            try:
+                                st = e.stat(follow_symlinks=False)
+                            except FileNotFoundError:
+                                continue  # renamed into place meanwhile
+                            out.append((e.path, st.st_size, st.st_mtime))
+            except FileNotFoundError:
+                continue
+        return out
+
+    def clean_temp(self, grace_seconds, dry_run=False, now=None):
+        """Remove the `.tmp-*` files not written to for `grace_seconds` (a
+        live writer's file is younger: it writes as it goes); (count, bytes)."""
+        now = time.time() if now is None else now
+        count = freed = 0
+        for path, size, mtime in self.temp_files():
+            if now - mtime < grace_seconds:
+                continue
+            if not dry_run:
+                try:
+                    os.unlink(path)
+                except FileNotFoundError:
+                    continue
+            count += 1
+            freed += size
+        if count and not dry_run:
+            self.audit("clean_temp", None, files=count, freed=freed)
+        return count, freed
+
     def disk_bytes(self):
         """The sum of the blob sizes on disk (what prune accounts in)."""
         total = 0
@@ -219,6 +388,28 @@ class Store:
         except FileNotFoundError:
             pass
         return total
+
+
+class _SecretFound(Exception):
+    pass
+
+
+def _line_range(chunks, first, last):
+    """The bytes of lines `first`..`last` (1-based; last None: to the end) of
+    a stream given in chunks, without holding more than one chunk."""
+    line = 1
+    for data in chunks:
+        pos, n = 0, len(data)
+        while pos < n:
+            if last is not None and line > last:
+                return
+            nl = data.find(b"\n", pos)
+            end = n if nl < 0 else nl + 1
+            if line >= first:
+                yield data[pos:end]
+            if nl >= 0:
+                line += 1
+            pos = end
 
 
 def _names(data, key):
@@ -248,7 +439,7 @@ def _atomic_write(path, data, sync=True):
     import tempfile
 
     folder = os.path.dirname(path)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-")
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=TMP_PREFIX)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)

@@ -11,10 +11,18 @@ KEY_IN_TEXT = re.compile(rb"sha256:([0-9a-f]{64})")
 
 def render(settings, template_name, key, store, meta, exit_code="", command=""):
     stub = settings["stub"]
-    show = stub["show_command"].format(key=key)
+    show = show_command(settings, key)
     return stub[template_name].format(
         key=key, path=store.blob_path(key), bytes=meta["bytes"], lines=meta["lines"], exit=exit_code,
         command=store.secrets.redact(command or ""), pinned=meta["pin"]["level"], show=show)
+
+
+def show_command(settings, key):
+    """The command printing `key` back, naming this engine by absolute path
+    (engine/ccm/selfcmd.py): it works where `engine` is not on PATH."""
+    from .selfcmd import engine_shell
+
+    return settings["stub"]["show_command"].format(key=key, engine=engine_shell())
 
 
 def opening(settings, template_name):

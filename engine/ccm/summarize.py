@@ -36,7 +36,10 @@ class ProseSummarizer:
 
         conf = settings["purge"]["summarize"]
         self.pipeline = load(conf["pipeline"])
+        from .selfcmd import engine_shell
+
         self.reference = conf["reference"]
+        self.engine = engine_shell()  # {engine}: this engine's absolute command, as stubs name it
         self.recency = conf["recency"] if recency is None else recency
         self.first_kept = max(0, total_messages - self.recency)
         self.store, self.report, self.session, self.dry_run = store, report, session, dry_run
@@ -56,7 +59,7 @@ class ProseSummarizer:
             return False
         original = json.dumps(d["message"]["content"], ensure_ascii=False).encode("utf-8", "surrogatepass")
         summary = out["messages"][0]["message"]["content"]
-        sized = _with_note(summary, self.reference.format(key="0" * 64))
+        sized = _with_note(summary, self.reference.format(key="0" * 64, engine=self.engine))
         after = len(json.dumps(sized, ensure_ascii=False).encode("utf-8", "surrogatepass"))
         if after >= len(original):  # the summary and its reference would not be shorter
             return False
@@ -65,7 +68,7 @@ class ProseSummarizer:
         if key is None:  # a secret: never cached, so the prose stays
             self.report.repair("kept_secret")
             return False
-        new = _with_note(summary, self.reference.format(key=key))
+        new = _with_note(summary, self.reference.format(key=key, engine=self.engine))
         d["message"]["content"] = new
         self.report.add("assistant_prose", len(original) - after)
         self.report.keys.add(key)

@@ -1,0 +1,27 @@
+"""The command that runs this engine again, as the process that writes it
+finds itself: the `engine` script next to the running interpreter (a venv's
+bin/), else that interpreter with `-m engine.cli`.
+
+The rule kept: whatever the engine writes for later execution (the
+`engine cache run` wrapper a rewritten Bash call runs, the read-back command
+of every stub) names the engine by absolute path, so it works where the
+engine is not on PATH (a venv that is not activated).
+"""
+
+import os
+import sys
+
+
+def engine_argv():
+    """The engine's command as an argument list."""
+    script = os.path.join(os.path.dirname(sys.executable), "engine")
+    if os.path.isfile(script) and os.access(script, os.X_OK):
+        return [script]
+    return [sys.executable, "-m", "engine.cli"]
+
+
+def engine_shell():
+    """The engine's command as shell text (each part quoted)."""
+    from shlex import quote
+
+    return " ".join(quote(p) for p in engine_argv())
