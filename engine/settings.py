@@ -50,8 +50,6 @@ def plain():
     global _plain
     if _plain is not None:
         return _plain
-    if _loaded is not None:
-        return _loaded
     from . import cache
 
     key = ("settings", path())
@@ -59,7 +57,9 @@ def plain():
     if isinstance(data, dict):
         _plain = data
         return data
-    if _plain is None:
+    if _loaded is not None:
+        _plain = _loaded  # read already (and checked): the copy is still written for the next hook
+    else:
         # Without JSON Schema: this is the engine's own file (validated by
         # `engine validate` and the test suite), read first thing by every
         # hook on a cold cache, where each millisecond counts 40 times.

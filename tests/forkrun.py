@@ -149,11 +149,12 @@ def _child(args, cwd, env, fds):
                                                        encoding="utf-8", errors="backslashreplace",
                                                        line_buffering=True)
         sys.argv = [os.path.join(os.path.dirname(sys.executable), "engine"), *args]
-        from engine import errors
+        from engine import errors, settings
         from engine.hooks import deadline
 
         # Process-wide state the worker set, which a new process starts without.
         errors._GIVEN.clear()
+        settings._plain = None  # a new process writes its cache folder's copy of the engine settings
         deadline.STARTED = time.monotonic()  # the hook deadline counts from the process start
         deadline.IN_HOOK = False
         from engine.cli import main
