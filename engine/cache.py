@@ -166,10 +166,10 @@ def load_plain(key_parts, suffix=".json"):
         return None
 
 
-def store_plain(key_parts, value, sources):
+def store_plain(key_parts, value, sources, suffix=".json"):
     import json
 
-    atomic_write(entry_path(key_parts, ".json"), json.dumps({"sources": sources, "value": value}).encode("utf-8"))
+    atomic_write(entry_path(key_parts, suffix), json.dumps({"sources": sources, "value": value}).encode("utf-8"))
 
 
 def store(key_parts, value, sources):

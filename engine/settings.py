@@ -14,6 +14,7 @@ from .paths import builtin_root_str
 _FILE = ("pipelines", "settings", "engine.yaml")
 _loaded = None
 _plain = None  # the same without schema validation (plain())
+SUFFIX = ".settings"
 
 
 def path():
@@ -53,7 +54,10 @@ def plain():
     from . import cache
 
     key = ("settings", path())
-    data = cache.load_plain(key)
+    # Its own suffix: the cache keeps the newest `max_entries` of each suffix,
+    # and every hook reads this one entry; compiling many profiles must
+    # never evict it.
+    data = cache.load_plain(key, SUFFIX)
     if isinstance(data, dict):
         _plain = data
         return data
@@ -67,7 +71,7 @@ def plain():
         from .yamlload import load_text
 
         _plain = load_text(read_text(path()), path(), limits=None).data
-    cache.store_plain(key, _plain, [(path(), cache.file_digest(path()))])
+    cache.store_plain(key, _plain, [(path(), cache.file_digest(path()))], SUFFIX)
     return _plain
 
 
