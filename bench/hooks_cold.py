@@ -24,6 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from common import fmt_table, loadavg, machine, now, publish
+
 HOSTILE = "(?:(?:(?:q{1000}){1000}){1000})"
 
 # Runs one hook in a fresh process and prints its peak RSS (all descendants).
@@ -132,17 +134,29 @@ def main():
     ap.add_argument("--n", type=int, default=40)
     ap.add_argument("--cap", type=float, default=120.0)
     ap.add_argument("--as-limit-mb", type=int, default=4096)
+    ap.add_argument("--out-dir", default=str(Path(__file__).resolve().parent),
+                    help="where results.json and results.md go (default: bench/)")
     args = ap.parse_args()
-    print(f"repo {args.repo}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}")
+    before = loadavg()
+    print(f"repo {args.repo}, {os.cpu_count()} CPUs, load {before}")
     times, killed, turn, wall = parallel_cold(args.repo, args.n, args.cap, args.as_limit_mb)
     done = [t for t in times if t != float("inf")]
     med = statistics.median(times)
-    print(f"{args.n} parallel cold UserPromptSubmit hooks: median {med:.2f} s, max "
-          f"{max(times):.2f} s, all done in {wall:.2f} s, killed at the cap: {killed}, turns counted: {turn}/{args.n}"
-          + ("" if done else " (none finished)"))
+    cold = (f"{args.n} parallel cold UserPromptSubmit hooks: median {med:.2f} s, max "
+            f"{max(times):.2f} s, all done in {wall:.2f} s, killed at the cap: {killed}, turns counted: {turn}/{args.n}"
+            + ("" if done else " (none finished)"))
     peak, secs, last = hostile_peak(args.repo, args.as_limit_mb, args.cap)
-    print(f"cold compile of a hostile profile: peak RSS {peak} MB, {secs if secs is None else round(secs, 2)} s; "
-          f"hook log: {last}")
+    hostile = (f"cold compile of a hostile profile: peak RSS {peak} MB, {secs if secs is None else round(secs, 2)} s; "
+               f"hook log: {last}")
+    rows = [[f"{args.n} parallel cold hooks, whole process", f"median {med:.2f} s, max {max(times):.2f} s",
+             f"{turn}/{args.n} turns counted, {killed} killed"],
+            ["cold compile of a hostile profile", f"peak RSS {peak} MB", f"{secs if secs is None else round(secs, 2)} s"]]
+    sec = {"when": now(), "machine": machine(before), "text": cold + "\n" + hostile,
+           "markdown": "### Cold cache and hostile profiles (`python3 bench/hooks_cold.py`)\n\n"
+                       + fmt_table(["case", "measured", ""], rows, md=True, numeric=False),
+           "targets": [{"target": f"{args.n} parallel cold hooks all end and count", "measured": f"{turn}/{args.n}, max {max(times):.2f} s",
+                        "goal": "all, before the 8 s deadline", "ok": turn == args.n and killed == 0 and max(times) < 8.0}]}
+    publish(args.out_dir, {"hooks_cold": sec})
 
 
 if __name__ == "__main__":
