@@ -98,7 +98,7 @@ def run_case(repo, root, prof_text, extra, cap):
     for warm in ({"hook_event_name": "Notification"}, {"hook_event_name": "SessionStart", "source": "startup"}):
         subprocess.run(cmd, input=json.dumps({"session_id": "w", "cwd": str(project), **warm}).encode(),
                        capture_output=True, env={**env, "ENGINE_REDIS_URL": ""}, cwd=str(project), timeout=120)
-    subprocess.run([sys.executable, "-c", "import sys; from engine.profile import load_profile; "
+    subprocess.run([sys.executable, "-c", "import sys; from engine.core.profile import load_profile; "
                     "load_profile(sys.argv[1], 'standard', cwd=sys.argv[2])", str(prof), str(project)],
                    env=env, cwd=str(project), timeout=120, capture_output=True)
     start = time.monotonic()

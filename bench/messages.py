@@ -173,7 +173,7 @@ def unit_texts(items, transcript):
 
 def measure(name, data, transcript, pipe, recency):
     from engine.messages import compress_messages, restore_messages
-    from engine.tokens import count
+    from engine.text.tokens import count
 
     parts = data if transcript == "many" else [data]
     tr = bool(transcript)

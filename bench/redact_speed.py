@@ -68,7 +68,7 @@ def _ms(fn, arg, repeats=5):
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["ENGINE_CACHE_DIR"] = tmp
-        from engine.redact import redactor
+        from engine.core.redact import redactor
 
         r = redactor()
         old = _old_found_in()

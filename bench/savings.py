@@ -29,7 +29,7 @@ objective: chars
 
 
 def count_tokens(text, name):
-    from engine.tokens import count
+    from engine.text.tokens import count
 
     return count(text, name)
 
@@ -42,7 +42,7 @@ def protected_check(profile, text, result):
     (result.replaced_by_design, by category) are left out: first those whose
     text is nowhere in the output, then any other miss of that category.
     """
-    from engine.pipeline import split_line_endings
+    from engine.text.pipeline import split_line_endings
 
     work, _ = split_line_endings(text)
     out, _ = split_line_endings(result.text)
@@ -73,8 +73,8 @@ def protected_check(profile, text, result):
 
 
 def run_savings(corpus, log):
-    from engine.pipeline import compress
-    from engine.profile import load_profile
+    from engine.text.pipeline import compress
+    from engine.core.profile import load_profile
 
     before_tokens = {enc: 0 for enc in ENCODINGS}
     per_file_before = []
@@ -189,9 +189,9 @@ def meaning_suite():
     """(cases, kept at every level): tests/meaning/*.yaml through the built-in profile."""
     import re
 
-    from engine.pipeline import compress
-    from engine.profile import load_profile
-    from engine.yamlload import load_file
+    from engine.text.pipeline import compress
+    from engine.core.profile import load_profile
+    from engine.core.yamlload import load_file
 
     folder = Path(__file__).resolve().parent.parent / "tests" / "meaning"
     profiles = {lv: load_profile("default", lv) for lv in LEVELS}

@@ -28,8 +28,8 @@ SIZE_1MB = 1_000_000
 
 
 def run_speed(corpus, quick, log):
-    from engine.pipeline import compress
-    from engine.profile import load_profile
+    from engine.text.pipeline import compress
+    from engine.core.profile import load_profile
 
     reps_corpus = 3 if quick else 7
     reps_15k = 7 if quick else 31

@@ -35,11 +35,11 @@ def _warm_up():
     global _warm
     if _warm:
         return
-    for name in ("engine.cli", "engine.commands", "engine.compile", "engine.hooks.dispatch", "engine.profile",
-                 "engine.validate", "engine.messages", "engine.session", "engine.ccm.cli", "engine.memory.cli",
+    for name in ("engine.cli.main", "engine.cli.commands", "engine.core.compile", "engine.hooks.dispatch", "engine.core.profile",
+                 "engine.core.validate", "engine.messages", "engine.session", "engine.cli.cache", "engine.cli.memory",
                  "jinja2", "jsonschema", "regex", "yaml", "zstandard"):
         __import__(name)
-    from engine.tokens import encoding
+    from engine.text.tokens import encoding
 
     encoding("o200k_base")
     _warm = True
@@ -149,15 +149,16 @@ def _child(args, cwd, env, fds):
                                                        encoding="utf-8", errors="backslashreplace",
                                                        line_buffering=True)
         sys.argv = [os.path.join(os.path.dirname(sys.executable), "engine"), *args]
-        from engine import errors, settings
+        from engine.base import errors
+        from engine.core import settings
         from engine.hooks import deadline
 
         # Process-wide state the worker set, which a new process starts without.
         errors._GIVEN.clear()
-        settings._plain = None  # a new process writes its cache folder's copy of the engine settings
+        settings._plain = None  # a new process reads (and writes) its cache folder's copy of the engine settings
         deadline.STARTED = time.monotonic()  # the hook deadline counts from the process start
         deadline.IN_HOOK = False
-        from engine.cli import main
+        from engine.cli.main import main
 
         try:
             rc = main(args)

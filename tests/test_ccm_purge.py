@@ -14,7 +14,7 @@ import pytest
 from engine.ccm import config
 from engine.ccm.purge import purge_file
 from engine.ccm.store import Store
-from engine.errors import UserError
+from engine.base.errors import UserError
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REAL = sorted(glob.glob("/work/shared/transcripts/*.jsonl"))

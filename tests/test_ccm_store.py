@@ -14,7 +14,7 @@ from engine.ccm.gc import gc
 from engine.ccm.keys import parse
 from engine.ccm.prune import prune
 from engine.ccm.store import Store
-from engine.errors import UserError
+from engine.base.errors import UserError
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SECRET = "sk-ant-" + "a1B2c3D4e5" * 3

@@ -45,8 +45,8 @@ CJK = "日本語のテキストを圧縮しないでください。\nこんに�
 
 
 def api_text(text, level=None, profile=None):
-    from engine.pipeline import compress
-    from engine.profile import load_profile
+    from engine.text.pipeline import compress
+    from engine.core.profile import load_profile
 
     return compress(load_profile(profile, level), text).text
 
@@ -442,7 +442,7 @@ CHANGE = re.compile(r"^  (?P<line>\d+)\t(?P<transform>[a-z0-9_/-]+)\t(?P<what>.*
 
 
 def test_explain_lists_protected_spans_and_changes(cli, api_env):
-    from engine.profile import resolve
+    from engine.core.profile import resolve
 
     write(cli.cwd, "rules.md", SAMPLE)
     r = cli("explain", "rules.md", "--level", "standard")
@@ -493,8 +493,8 @@ def stats_dir(cli):
 
 
 def test_stats_json(cli, api_env, stats_dir, pure_count):
-    from engine.pipeline import compress
-    from engine.profile import load_profile
+    from engine.text.pipeline import compress
+    from engine.core.profile import load_profile
 
     folder, files = stats_dir
     r = cli("stats", "rules", "--json")
@@ -562,7 +562,7 @@ def test_stats_of_a_folder_without_rule_files(cli):
 
 
 def test_profile_show_prints_the_resolved_builtin_profile(cli, api_env):
-    from engine.documents import builtin_names
+    from engine.core.documents import builtin_names
 
     r = cli("profile", "show")
     assert r.returncode == 0, r

@@ -1,4 +1,4 @@
-"""engine.hooks.fastjson must read exactly what json reads (it only exists to
+"""engine.base.fastjson must read exactly what json reads (it only exists to
 keep `re` off the hook hot path) and write state that json reads back."""
 
 import json
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.hooks.fastjson import dumps_flat, loads
+from engine.base.fastjson import dumps_flat, loads
 
 SAMPLES = ['{"a": [1, 2.5, null, true, false, "x\\u00e9"]}', " {} ", "[]", '"s"', "-0.5e3", '{"a":NaN}',
            '{"session_id": "s", "prompt": "line\\nnext \\"quoted\\""}']
@@ -48,6 +48,6 @@ def test_state_written_flat_reads_back(state):
 @settings(max_examples=300)
 @given(json_values)
 def test_dumps_writes_what_json_writes(value):
-    from engine.hooks.fastjson import dumps
+    from engine.base.fastjson import dumps
 
     assert dumps(value) == json.dumps(value, ensure_ascii=False)

@@ -28,13 +28,13 @@ random_text = st.text(max_size=2000)
 
 @pytest.fixture(scope="module")
 def profiles():
-    from engine.profile import build  # compiled here, without the on-disk cache
+    from engine.core.profile import build  # compiled here, without the on-disk cache
 
     return {lv: build("default", lv) for lv in LEVELS}
 
 
 def _check(profiles, text):
-    from engine.pipeline import compress
+    from engine.text.pipeline import compress
 
     for lv, profile in profiles.items():
         start = time.perf_counter()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.golden import DEFAULT_LEVELS, find_cases, load_case, run_case, run_golden
+from engine.core.golden import DEFAULT_LEVELS, find_cases, load_case, run_case, run_golden
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 CASES = find_cases(GOLDEN)

@@ -46,9 +46,9 @@ def test_alias_bomb_is_refused_before_expansion(cli, depth):
 
 
 def test_alias_count_is_bounded_before_expansion():
-    from engine.errors import UserError
-    from engine.settings import yaml_limits
-    from engine.yamlload import load_text
+    from engine.base.errors import UserError
+    from engine.core.settings import yaml_limits
+    from engine.core.yamlload import load_text
 
     n = yaml_limits()["max_aliases"] + 1
     text = "a: &a x\nb: [" + ", ".join(["*a"] * n) + "]\n"
@@ -58,8 +58,8 @@ def test_alias_count_is_bounded_before_expansion():
 
 
 def test_alias_inside_itself_is_an_error_not_a_crash():
-    from engine.errors import UserError
-    from engine.yamlload import load_text
+    from engine.base.errors import UserError
+    from engine.core.yamlload import load_text
 
     with pytest.raises(UserError) as exc:
         load_text("a: &a [x, *a]\n", "self.yaml")
@@ -69,8 +69,8 @@ def test_alias_inside_itself_is_an_error_not_a_crash():
 def test_a_failed_profile_is_remembered_until_its_files_change(api_env, monkeypatch):
     """A hook pays for a bad profile once: the next load returns the same
     error without reading YAML again; editing the file reads it again."""
-    from engine import profile as profile_mod
-    from engine.errors import UserError
+    from engine.core import profile as profile_mod
+    from engine.base.errors import UserError
 
     bad = write(api_env, "bomb.yaml", _alias_bomb(7))
     tally = bad.parent / "builds.txt"  # a file: the compile runs in a child process (engine/compilebox.py)
@@ -97,8 +97,8 @@ def test_a_failed_profile_is_remembered_until_its_files_change(api_env, monkeypa
 
 
 def test_a_failed_profile_is_read_again_when_a_missing_file_appears(api_env):
-    from engine import profile as profile_mod
-    from engine.errors import UserError
+    from engine.core import profile as profile_mod
+    from engine.base.errors import UserError
 
     p = write(api_env, "p.yaml", "kind: profile\nname: p\nextends: ./base.yaml\n")
     with pytest.raises(UserError):
@@ -141,9 +141,9 @@ def test_input_over_the_profile_cap(cli):
 
 
 def test_compress_api_refuses_text_over_the_cap(api_env):
-    from engine.errors import UserError
-    from engine.pipeline import compress
-    from engine.profile import load_profile
+    from engine.base.errors import UserError
+    from engine.text.pipeline import compress
+    from engine.core.profile import load_profile
 
     profile = load_profile(level="off")
     with pytest.raises(UserError, match="max_input_bytes"):
@@ -151,8 +151,8 @@ def test_compress_api_refuses_text_over_the_cap(api_env):
 
 
 def test_could_fit(api_env):
-    from engine.profile import load_profile
-    from engine.sizes import could_fit
+    from engine.core.profile import load_profile
+    from engine.text.sizes import could_fit
 
     p = load_profile()
     assert could_fit(p, 8000, 8000)
@@ -192,8 +192,8 @@ def test_cache_folder_is_private_and_files_0600(tmp_path, monkeypatch):
     monkeypatch.setenv("ENGINE_CACHE_DIR", str(tmp_path / "c"))
     monkeypatch.delenv("ENGINE_PROFILE", raising=False)
     monkeypatch.chdir(tmp_path)
-    from engine import cache
-    from engine.profile import load_profile
+    from engine.core import cache
+    from engine.core.profile import load_profile
 
     load_profile(level="off")
     for folder in (tmp_path / "c", tmp_path / "c" / "profiles"):
@@ -211,7 +211,7 @@ def test_cache_in_a_folder_others_can_write_is_not_read(tmp_path, monkeypatch):
     monkeypatch.setenv("ENGINE_CACHE_DIR", str(tmp_path / "c"))
     monkeypatch.delenv("ENGINE_PROFILE", raising=False)
     monkeypatch.chdir(tmp_path)
-    from engine import cache, profile as profile_mod
+    from engine.core import cache, profile as profile_mod
 
     profile_mod.load_profile(level="off")  # a good entry exists
     key = profile_mod._key("profile", None, "off", None)
@@ -227,7 +227,7 @@ def test_cache_in_a_folder_others_can_write_is_not_read(tmp_path, monkeypatch):
 def test_cache_of_another_user_is_not_read(tmp_path, monkeypatch):
     monkeypatch.setenv("ENGINE_CACHE_DIR", str(tmp_path / "c"))
     monkeypatch.chdir(tmp_path)
-    from engine import cache, profile as profile_mod
+    from engine.core import cache, profile as profile_mod
 
     profile_mod.load_profile(level="off")
     key = profile_mod._key("profile", None, "off", None)
@@ -238,11 +238,11 @@ def test_cache_of_another_user_is_not_read(tmp_path, monkeypatch):
 
 def test_cache_is_bounded(tmp_path, monkeypatch):
     monkeypatch.setenv("ENGINE_CACHE_DIR", str(tmp_path / "c"))
-    from engine import cache, settings
+    from engine.core import cache, settings
 
     limits = dict(settings.get())
     limits["cache"] = {"max_entries": 3}
-    monkeypatch.setattr(settings, "_loaded", limits)
+    monkeypatch.setattr(settings, "_plain", limits)
     for i in range(8):
         cache.store(("profile", f"p{i}", ""), {"n": i}, [])
     pickles = [p for p in (tmp_path / "c" / "profiles").iterdir() if p.suffix == ".pickle"]
@@ -266,7 +266,7 @@ def test_paths_do_not_fire_inside_code(api_env):
     """Token scanners skip opaque regions: nothing inside a code fence is
     scanned for paths, words or numbers (`a.a.a.` in code was the quadratic
     case), while the same tokens outside it are found."""
-    from engine.profile import load_profile
+    from engine.core.profile import load_profile
 
     code = "src/a.py and README.md never 42"
     text = f"{code}\n\n```\n{code}\n```\n"

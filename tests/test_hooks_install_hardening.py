@@ -82,7 +82,7 @@ def test_a_fifo_settings_json_does_not_block(hk):
 
 def test_a_settings_folder_that_cannot_be_written(hk, monkeypatch):
     """A read-only .claude/ (as root, chmod cannot make one: the write itself fails here)."""
-    from engine.errors import UserError
+    from engine.base.errors import UserError
     from engine.hooks import install
 
     path = _settings(hk)
@@ -100,7 +100,7 @@ def test_a_settings_folder_that_cannot_be_written(hk, monkeypatch):
 
 
 def test_an_edit_made_while_install_runs_is_not_lost(hk, monkeypatch):
-    from engine.errors import UserError
+    from engine.base.errors import UserError
     from engine.hooks import install
 
     path = _settings(hk)

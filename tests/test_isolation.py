@@ -16,7 +16,7 @@ def test_every_process_of_the_run_lives_in_a_temporary_home():
         value = os.environ[name]
         assert not value.startswith(os.path.join(_REAL_HOME, "")), f"{name}={value} is inside the real home"
     assert os.path.expanduser("~") == os.environ["HOME"] != _REAL_HOME
-    from engine.paths import cache_dir_str, state_dir_str
+    from engine.base.paths import cache_dir_str, state_dir_str
 
     assert cache_dir_str() == os.environ["ENGINE_CACHE_DIR"] and state_dir_str() == os.environ["ENGINE_STATE_DIR"]
 

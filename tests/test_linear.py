@@ -18,8 +18,8 @@ import pytest
 import regex
 import yaml
 
-from engine.regexutil import anchored, scoped
-from engine.wordscan import GuardSet, Runs, WordTable
+from engine.text.regexutil import anchored, scoped
+from engine.text.wordscan import GuardSet, Runs, WordTable
 
 REPO = Path(__file__).resolve().parent.parent
 SMALL, LARGE = 250_000, 1_000_000
@@ -230,8 +230,8 @@ def test_prose_compresses_in_linear_time():
     1.9 / 5.1 / 43 / 131 s)."""
     import random
 
-    from engine.pipeline import compress
-    from engine.profile import build
+    from engine.text.pipeline import compress
+    from engine.core.profile import build
 
     profile = build(level="standard")
     words = ("the service must always validate the configuration of the production database before a "

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from engine import schema
-from engine.pipeline import compress
-from engine.profile import load_profile
-from engine.yamlload import load_file
+from engine.core import schema
+from engine.text.pipeline import compress
+from engine.core.profile import load_profile
+from engine.core.yamlload import load_file
 
 HERE = Path(__file__).resolve().parent / "meaning"
 LEVELS = ("off", "light", "standard", "aggressive")

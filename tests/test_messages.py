@@ -326,7 +326,7 @@ SEED_LIKE = {
 
 
 def _golden_false_positives():
-    from engine.yamlload import load_file
+    from engine.core.yamlload import load_file
 
     from conftest import REPO
 

@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from engine import schema
+from engine.core import schema
 from engine.messages import compress_messages, restore_messages
 from engine.messages.load import load, load_detector
 from engine.messages.shapes import view
-from engine.yamlload import load_file
+from engine.core.yamlload import load_file
 
 HERE = Path(__file__).parent / "messages"
 FILES = sorted(HERE.glob("*.yaml"))

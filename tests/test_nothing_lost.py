@@ -17,7 +17,7 @@ from engine.ccm import config
 from engine.ccm.gc import gc
 from engine.ccm.purge import purge_file
 from engine.ccm.store import Store
-from engine.errors import UserError
+from engine.base.errors import UserError
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHARED = "/work/shared/transcripts"
@@ -379,7 +379,7 @@ def test_every_folder_is_0700_and_every_file_0600_under_umask_000(tmp_path):
     assert r.returncode == 0, r.stderr
     code = ("import os; os.umask(0)\n"
             "from engine.ccm import config\nfrom engine.ccm.store import Store\nfrom engine.ccm.pins import SessionPins\n"
-            "from engine.hooks.log import Log\n"
+            "from engine.core.log import Log\n"
             "s = config.load(config.builtin_path()); st = Store(s)\n"
             "k = st.put(b'x' * 3000, {'tool': 't'}, session='S1')\n"
             "Log({'hook_event_name': 'X'})('a line')\n")

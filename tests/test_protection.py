@@ -17,8 +17,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.pipeline import compress, split_line_endings
-from engine.profile import load_profile
+from engine.text.pipeline import compress, split_line_endings
+from engine.core.profile import load_profile
 
 REPO = Path(__file__).resolve().parent.parent
 CORPUS = Path("/work/shared/corpus/rules")

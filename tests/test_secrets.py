@@ -76,7 +76,7 @@ def isolated(tmp_path, monkeypatch):
 
 def _redactor_memo():
     try:
-        from engine import redact
+        from engine.core import redact
     except ImportError:  # 3bf441d had none: its tests fail on what they check, not here
         return {}
     return redact._MEMO
@@ -84,7 +84,7 @@ def _redactor_memo():
 
 @pytest.mark.parametrize("what,text,secret", PROVIDERS, ids=[p[0] for p in PROVIDERS])
 def test_each_format_is_redacted(isolated, what, text, secret):
-    from engine.redact import redactor
+    from engine.core.redact import redactor
 
     r = redactor()
     out = r.redact(text)
@@ -93,7 +93,7 @@ def test_each_format_is_redacted(isolated, what, text, secret):
 
 
 def test_names_and_hosts_stay_readable(isolated):
-    from engine.redact import redact
+    from engine.core.redact import redact
 
     assert redact(f"DATABASE_URL={DB_URL}") == "DATABASE_URL=postgres://app:[REDACTED]@db.internal:5432/app"
     assert redact('export DB_PASSWORD="s3cr3t pass"') == "export DB_PASSWORD=[REDACTED]"
@@ -102,7 +102,7 @@ def test_names_and_hosts_stay_readable(isolated):
 
 @pytest.mark.parametrize("text", CLEAN)
 def test_ordinary_text_is_left_alone(isolated, text):
-    from engine.redact import redactor
+    from engine.core.redact import redactor
 
     assert redactor().redact(text) == text and not redactor().found_in(text)
 
@@ -124,7 +124,7 @@ def test_the_content_cache_keeps_no_output_with_a_secret_and_redacts_commands(is
 
 
 def test_the_hook_log_redacts_what_it_quotes(isolated):
-    from engine.hooks.log import Log
+    from engine.core.log import Log
 
     Log({"hook_event_name": "PostToolUse", "session_id": "s"})(f"cannot record: {DB_URL} {JWT}\n{PEM}")
     text = (isolated / "engine_state_dir" / "hook.log").read_text()

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from engine.errors import UserError
+from engine.base.errors import UserError
 from engine.session import build_report, find, load_style, render_html, render_text
 from engine.session.chart import terminal
 from engine.session.locate import mangle

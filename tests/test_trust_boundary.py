@@ -152,7 +152,7 @@ def test_finding1_memory_path_of_an_approved_project_profile_is_ignored(hk):
 
 
 def _run_discover(hk, cwd):
-    code = ("import json, sys; from engine.profile import discover; notes = []; "
+    code = ("import json, sys; from engine.core.discovery import discover; notes = []; "
             f"print(json.dumps([discover({str(cwd)!r}, notes), notes]))")
     run = hk.python(code)
     assert run.returncode == 0, str(run)
@@ -288,7 +288,7 @@ def test_machine_keys_come_from_the_users_own_profile_text_keys_from_the_project
 
 
 def test_schema_marks_project_keys_and_leaves_the_rest_machine_level():
-    from engine.paths import builtin_dir
+    from engine.base.paths import builtin_dir
 
     schema = json.loads((builtin_dir("schemas") / "profile.schema.json").read_text())
     hooks = schema["properties"]["hooks"]["properties"]

@@ -356,7 +356,7 @@ BOOL_WORDS = "kind: dictionary\nname: boolwords\ndescription: YAML 1.1 booleans\
 
 
 def test_yaml11_booleans_stay_words(cli, api_env):
-    from engine.profile import resolve
+    from engine.core.profile import resolve
 
     write(api_env, "bool.yaml", BOOL_WORDS)
     write(api_env, "p.yaml", "kind: profile\nname: boolp\nextends: default\ndictionaries:\n  fillers: {use: [./bool.yaml]}\n")
@@ -407,7 +407,7 @@ def test_every_shipped_schema_is_a_valid_schema():
 def test_a_file_changed_in_the_same_clock_tick_is_read_again(tmp_path):
     """load_file keeps what it parsed; an edit of the same size, made at
     once, must still be seen (mtime can stay the same within a tick)."""
-    from engine.yamlload import load_file
+    from engine.core.yamlload import load_file
 
     f = tmp_path / "p.yaml"
     f.write_text("kind: profile\nname: a\nlevel: light\n")

@@ -26,8 +26,8 @@ def parse(text):
 
 def from_transcript(path, max_bytes):
     """The version string of the last transcript line that has one, or None."""
-    from ..hooks.fastjson import loads
-    from ..hooks.transcript import reversed_lines
+    from engine.base.fastjson import loads
+    from engine.core.transcript import reversed_lines
 
     for raw in reversed_lines(path, max_bytes):
         if b'"version"' not in raw:

@@ -4,13 +4,13 @@ user's config folder, validated against schemas/content_cache.schema.json.
 
 Hooks read them as plain JSON from the engine's cache (no YAML, no JSON
 Schema on the hot path); the cached copy is dropped when the file changes.
-The `secret_categories` are read by the engine's redactor (engine/redact.py),
+The `secret_categories` are read by the engine's redactor (engine/core/redact.py),
 which keeps their patterns in the same cache.
 """
 
 import os
 
-from ..paths import builtin_root_str, config_dir_str
+from engine.base.paths import builtin_root_str, config_dir_str
 
 ENV = "ENGINE_CONTENT_CACHE"
 NAME = "content_cache.yaml"
@@ -40,7 +40,7 @@ def chosen_path():
 
 def load(path=None):
     """The settings as plain data; raises UserError for a file the user must fix."""
-    from .. import cache
+    from engine.core import cache
 
     path = path or chosen_path()
     key = ("content_cache", path)
@@ -53,10 +53,10 @@ def load(path=None):
 
 
 def _load_yaml(path):
-    from .. import schema
-    from ..errors import UserError, ValidationErrors
-    from ..textio import read_text
-    from ..yamlload import load_text
+    from engine.core import schema
+    from engine.base.errors import UserError, ValidationErrors
+    from engine.base.textio import read_text
+    from engine.core.yamlload import load_text
 
     if not os.path.isfile(path):
         raise UserError(f"content cache settings not found; fix ${ENV} or create the file", path)
@@ -108,7 +108,7 @@ def semantic_errors(doc):
 
 def folder(settings):
     """The CCM folder: `folder:` if set, else <cache folder>/ccm."""
-    from ..paths import cache_dir_str
+    from engine.base.paths import cache_dir_str
 
     if settings.get("folder"):
         return os.path.abspath(os.path.expanduser(settings["folder"]))

@@ -24,7 +24,7 @@ from .stub import keys_in
 
 
 def roots(extra=()):
-    from ..session.locate import transcript_roots
+    from engine.session.locate import transcript_roots
 
     out = []
     for r in list(transcript_roots()) + list(extra or ()):

@@ -4,7 +4,7 @@ wrong length never reaches the file system."""
 
 import hashlib
 
-from ..errors import UserError
+from engine.base.errors import UserError
 
 HEX = frozenset("0123456789abcdef")
 LENGTH = 64

@@ -8,7 +8,6 @@ backticks, `$(...)`, a newline, `&`) teaches nothing: its first words say
 nothing about which part made the output large (`git add -A && git status`
 is not `git add`).  Quotes are honoured: `grep 'a|b' f` is one command."""
 
-import fcntl
 import os
 import time
 
@@ -52,7 +51,7 @@ def pattern_of(command, words):
 
 
 def _path(root, project):
-    from ..cache import sha256  # the bare C module: hashlib (OpenSSL) costs a hook milliseconds
+    from engine.core.cache import sha256  # the bare C module: hashlib (OpenSSL) costs a hook milliseconds
 
     return os.path.join(root, "learned", sha256(project.encode()).hexdigest()[:32] + ".json")
 
@@ -73,17 +72,15 @@ def read(root, project, expiry_days, now=None):
 def learn(root, project, pattern, size, expiry_days, now=None):
     import json
 
-    from ..hooks.log import open_private, private_dir
+    from engine.base.files import Locked
     from .store import _atomic_write
 
     if not pattern:
         return  # a compound command teaches nothing
     now = time.time() if now is None else now
     path = _path(root, project)
-    private_dir(os.path.dirname(path))  # the first write of the content cache may be this one: 0700 all the way
-    lock = open_private(path + ".lock", os.O_RDWR | os.O_CREAT)
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    # the first write of the content cache may be this one: Locked makes it 0700 all the way
+    with Locked(path + ".lock"):
         try:
             with open(path, "rb") as fh:
                 data = json.loads(fh.read())
@@ -97,8 +94,6 @@ def learn(root, project, pattern, size, expiry_days, now=None):
         e["max_bytes"] = max(e["max_bytes"], size)
         data["patterns"] = pats
         _atomic_write(path, json.dumps(data, sort_keys=True).encode())
-    finally:
-        os.close(lock)
 
 
 def all_projects(root, expiry_days):
@@ -127,7 +122,7 @@ def read_fast(root, project, expiry_days):
     """`read` for the PreToolUse hot path: no json module (it imports re)."""
     import time as _time
 
-    from ..hooks.fastjson import loads
+    from engine.base.fastjson import loads
 
     try:
         with open(_path(root, project), "rb") as fh:

@@ -79,7 +79,7 @@ def bash_rules(environ=None):
 
 
 def _bash_rules(sources):
-    from ..hooks.fastjson import loads
+    from engine.base.fastjson import loads
 
     rules = {k: [] for k in KINDS}
     for path, kinds in sources:

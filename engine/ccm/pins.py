@@ -7,7 +7,6 @@ pins/<session>.json inside the CCM folder (0600), updated under the same
 kind of lock as a sidecar.
 """
 
-import fcntl
 import hashlib
 import json
 import os
@@ -50,12 +49,9 @@ class SessionPins:
         self.path = os.path.join(self.folder, name + ".json")
 
     def _locked(self, change):
-        from ..hooks.log import open_private, private_dir
+        from engine.base.files import Locked
 
-        private_dir(self.folder)
-        lock = open_private(self.path + ".lock", os.O_RDWR | os.O_CREAT)
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+        with Locked(self.path + ".lock"):
             try:
                 with open(self.path, "rb") as fh:
                     state = json.loads(fh.read())
@@ -64,8 +60,6 @@ class SessionPins:
             result = change(state)
             _atomic_write(self.path, json.dumps(state).encode())
             return result
-        finally:
-            os.close(lock)
 
     def apply(self, directives, default_level):
         """Handle the directives of one prompt; what was done, as short lines."""

@@ -30,7 +30,7 @@ import json
 import os
 import time
 
-from ..errors import UserError
+from engine.base.errors import UserError
 from .stub import is_stub, opening
 
 THINKING = ("thinking", "redacted_thinking")
@@ -402,7 +402,7 @@ def purge_file(path, settings, store, threshold=None, keep_thinking=False, repai
 
 def analysis(report, tokenizer):
     """Per kind: count, bytes and tokens removed (tokens with the tokenizer)."""
-    from ..tokens import count
+    from engine.text.tokens import count
 
     rows = {}
     for kind, (n, b, texts) in sorted(report.kinds.items()):

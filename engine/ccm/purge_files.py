@@ -15,24 +15,23 @@ import contextlib
 import os
 import time
 
-from ..errors import UserError
+from engine.base.errors import UserError
 
 PREFIX = ".purge-"
 
 
 @contextlib.contextmanager
 def locked(path, shown):
-    import fcntl
+    from engine.base.files import Locked
 
-    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise UserError("another engine purge is working on this transcript; wait for it to end", shown) from None
+        lock = Locked(path, wait=False, existing=True).__enter__()
+    except BlockingIOError:
+        raise UserError("another engine purge is working on this transcript; wait for it to end", shown) from None
+    try:
         yield
     finally:
-        os.close(fd)  # releases the lock
+        lock.close()
 
 
 def _own_prefix(path):

@@ -1,7 +1,7 @@
 """What is never written to the cache: output in which a secret pattern
 (the protect categories named by `secret_categories`) matches.  Command
 lines kept in metadata have each secret replaced by `redaction`.  Both go
-through the engine's one redactor (engine/redact.py), built on first use so
+through the engine's one redactor (engine/core/redact.py), built on first use so
 a Store that writes nothing costs nothing."""
 
 
@@ -13,7 +13,7 @@ class Secrets:
 
     def _get(self):
         if self._redactor is None:
-            from ..redact import redactor
+            from engine.core.redact import redactor
 
             self._redactor = redactor(self._categories, self._replacement)
         return self._redactor

@@ -8,7 +8,7 @@ import hashlib
 import json
 import os
 
-from ..paths import state_dir_str
+from engine.base.paths import state_dir_str
 
 
 def _record_path():
@@ -27,7 +27,7 @@ def _record():
 def _save(record):
     from .store import _atomic_write
 
-    from ..hooks.log import private_dir
+    from engine.base.files import private_dir
 
     private_dir(state_dir_str())
     _atomic_write(_record_path(), json.dumps(record, sort_keys=True).encode())
@@ -42,7 +42,7 @@ def install_commands(settings_file):
     try:
         return _install_commands(settings_file)
     except OSError as exc:
-        from ..errors import UserError
+        from engine.base.errors import UserError
 
         raise UserError(f"hooks installed, but the /pin-* commands could not be written: {exc.strerror or exc}; "
                         "run engine install again", commands_dir(settings_file)) from None
@@ -66,7 +66,7 @@ def _install_commands(settings_file):
             current = None
         if current is not None and record.get(path) != hashlib.sha256(current).hexdigest():
             continue  # the user's own file of that name: left alone
-        from ..hooks.log import private_dir
+        from engine.base.files import private_dir
 
         private_dir(folder)
         if current != data:
@@ -84,7 +84,7 @@ def uninstall_commands(settings_file):
     try:
         return _uninstall_commands(settings_file)
     except OSError as exc:
-        from ..errors import UserError
+        from engine.base.errors import UserError
 
         raise UserError(f"cannot remove the /pin-* commands: {exc.strerror or exc}", commands_dir(settings_file)) from None
 

@@ -17,13 +17,12 @@ counted by `temp_files` and removed by `clean_temp` (prune and gc).  After
 each synced write the size bound (prune.bound) is applied.
 """
 
-import fcntl
 import json
 import os
 import sys
 import time
 
-from ..hooks.log import open_private
+from engine.base.files import Locked, open_private
 from .keys import is_key, key_of
 from .secrets import Secrets
 
@@ -55,7 +54,7 @@ class Store:
     def ensure(self):
         if getattr(self, "_ensured", False):  # once per process: a purge stores hundreds of blobs
             return
-        from ..hooks.log import private_dir
+        from engine.base.files import private_dir
 
         for d in (self.root, self.blobs, self.metas, self.locks):
             private_dir(d)
@@ -205,15 +204,11 @@ class Store:
         """Read, change and replace one sidecar under its lock; `change(meta
         or None)` returns the new meta, or None to leave it as it is."""
         self.ensure()
-        lock = open_private(os.path.join(self.locks, key + ".lock"), os.O_RDWR | os.O_CREAT)
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+        with Locked(os.path.join(self.locks, key + ".lock")):
             new = change(self.meta(key))
             if new is not None:
                 _atomic_write(self.meta_path(key), json.dumps(new, sort_keys=True).encode(), sync)
             return new
-        finally:
-            os.close(lock)
 
     def audit(self, action, key, **fields):
         """One line appended to audit.jsonl (a single write of one short line:
@@ -436,21 +431,6 @@ def _size(path):
 
 
 def _atomic_write(path, data, sync=True):
-    import tempfile
+    from engine.base.files import replace_atomic
 
-    folder = os.path.dirname(path)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=TMP_PREFIX)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            if sync:
-                os.fsync(fh.fileno())
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    replace_atomic(path, data, 0o600, sync=sync, prefix=TMP_PREFIX)

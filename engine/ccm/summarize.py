@@ -32,7 +32,7 @@ def count_messages(path):
 
 class ProseSummarizer:
     def __init__(self, settings, store, total_messages, report, session=None, dry_run=False, recency=None):
-        from ..messages.load import load
+        from engine.messages.load import load
 
         conf = settings["purge"]["summarize"]
         self.pipeline = load(conf["pipeline"])
@@ -52,7 +52,7 @@ class ProseSummarizer:
         index, self.seen = self.seen, self.seen + 1
         if d.get("type") != "assistant" or index >= self.first_kept:
             return False
-        from ..messages import compress_messages
+        from engine.messages import compress_messages
 
         out = compress_messages([d], self.pipeline, transcript=True, recency=0)
         if not out["verbatim"]:

@@ -79,7 +79,7 @@ def check_handler(resolved, h, err):
 
 def check_settings(resolved):
     """The regexes of `hooks.memory`, once per profile (not per handler)."""
-    from ..errors import UserError
+    from engine.base.errors import UserError
 
     memory = resolved.hooks.get("memory")
     if not isinstance(memory, dict):

@@ -26,10 +26,10 @@ go on without the compiled profile (cache.compile_once).
 import os
 import sys
 
-from ..errors import UserError
+from engine.base.errors import UserError
 from .deadline import Deadline, Expired
 from .handlers.part import as_int as _int
-from .log import Log
+from engine.core.log import Log
 
 # Events whose hookSpecificOutput may carry additionalContext (the agent's contract).
 CONTEXT_EVENTS = {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop"}
@@ -41,7 +41,7 @@ def read_event(raw, log):
     if not raw.strip():
         log("empty stdin; nothing to do")
         return None
-    from .fastjson import loads
+    from engine.base.fastjson import loads
 
     try:
         event = loads(raw)
@@ -58,7 +58,7 @@ def read_event(raw, log):
 
 
 def settings_for(profile_ref, cwd, wait_until=None):
-    from ..profile import load_hooks
+    from engine.core.profile import load_hooks
 
     return load_hooks(profile_ref, cwd=cwd or None, wait_until=wait_until)
 
@@ -225,7 +225,7 @@ def main(profile_ref=None, stdin=None, stdout=None, exit=None):
     try:
         # Bounded before anything is loaded: the engine's own deadline,
         # lowered later by the profile's (never raised).
-        from ..settings import hook_bounds
+        from engine.core.settings import hook_bounds
 
         bounds = hook_bounds()
         box = {"raw": None, "counted": False}
@@ -244,7 +244,7 @@ def main(profile_ref=None, stdin=None, stdout=None, exit=None):
 
         deadline.on_expire = count_at_deadline
         deadline.arm(bounds["deadline_ms"], bounds["kill_after_ms"])
-        from ..profile import cached_hooks
+        from engine.core.profile import cached_hooks
 
         # The agent runs hooks in the project: these cached settings (no
         # compile) are almost always the event's, and bound the log at once.
@@ -283,7 +283,7 @@ def main(profile_ref=None, stdin=None, stdout=None, exit=None):
             counted = count_turn(event, hooks, bounds, log)  # before anything that could be slow
             deadline.on_expire = None
         if hooks is None:
-            from ..cache import NotReady
+            from engine.core.cache import NotReady
 
             try:
                 hooks = settings_for(profile_ref, cwd, deadline.until(bounds["compile_wait_margin_ms"]))
@@ -294,7 +294,7 @@ def main(profile_ref=None, stdin=None, stdout=None, exit=None):
         if isinstance(out, str):  # plain text the agent reads as it is (PreCompact)
             text = out.encode("utf-8", errors="replace").decode("utf-8") + "\n"
         elif out is not None:
-            from .fastjson import dumps
+            from engine.base.fastjson import dumps
 
             text = dumps(out) + "\n"
             try:

@@ -11,8 +11,8 @@ context was just compacted: its size is unknown until the next response, and
 counts as 0.  Only a regular file is read, backwards, at most `max_bytes`.
 """
 
-from .fastjson import loads
-from .transcript import reversed_lines
+from engine.base.fastjson import loads
+from engine.core.transcript import reversed_lines
 
 # The agent's marker model for records it writes itself (API errors, aborts).
 SYNTHETIC = "<synthetic>"

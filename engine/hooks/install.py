@@ -16,8 +16,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from ..errors import UserError
-from ..refs import is_path
+from engine.base.errors import UserError
+from engine.base.files import private_dir, replace_atomic
+from engine.base.refs import is_path
 
 TOOL_EVENTS = {"PreToolUse", "PostToolUse", "PostToolUseFailure"}
 
@@ -229,7 +230,7 @@ def _backup(path, keep):
 
 
 def _created_record():
-    from ..paths import state_dir_str
+    from engine.base.paths import state_dir_str
 
     return Path(state_dir_str()) / "installed-settings.json"
 
@@ -247,11 +248,8 @@ def _created(path, add=None):
         return key in paths
     (paths.add if add else paths.discard)(key)
     try:
-        record.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd, tmp = tempfile.mkstemp(dir=record.parent, prefix=".installed-")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(sorted(paths), fh)
-        os.replace(tmp, record)
+        private_dir(str(record.parent))
+        replace_atomic(str(record), json.dumps(sorted(paths)).encode("utf-8"), prefix=".installed-")
     except OSError:
         pass  # the record is a courtesy: without it uninstall leaves `{}`
     return key in paths
@@ -326,11 +324,8 @@ def _env_record(path, value=False):
     else:
         data[key] = value
     try:
-        record.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd, tmp = tempfile.mkstemp(dir=record.parent, prefix=".installed-env-")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh)
-        os.replace(tmp, record)
+        private_dir(str(record.parent))
+        replace_atomic(str(record), json.dumps(data).encode("utf-8"), prefix=".installed-env-")
     except OSError:
         pass
     return value
@@ -382,7 +377,7 @@ def install(scope, events, profile_ref=None, timeout=10, cwd=None, keep=3, autoc
         hooks.setdefault(event, []).append(entry)
     # content cache: the /pin-* slash commands next to the settings file
     # (engine/ccm/slash.py), written once the settings are
-    from ..ccm.slash import install_commands
+    from engine.ccm.slash import install_commands
 
     if new == data:
         install_commands(path)
@@ -402,7 +397,7 @@ def uninstall(scope, cwd=None, keep=3):
     data, original = _load(path)
     new = _without_ours(data)
     # content cache: remove the /pin-* slash commands install wrote, and only those
-    from ..ccm.slash import uninstall_commands
+    from engine.ccm.slash import uninstall_commands
 
     uninstall_commands(path)
     ours = _env_record(path)

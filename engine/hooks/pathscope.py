@@ -303,7 +303,7 @@ def compile_globs(globs, limit, bounds=None):
     `max_stars` (globs in pipelines/settings/engine.yaml) is a ValueError:
     the rule then counts as unscoped."""
     if bounds is None:
-        from ..settings import glob_limits
+        from engine.core.settings import glob_limits
 
         bounds = glob_limits()
     out = []
@@ -343,7 +343,7 @@ def touched_in_transcript(path, cwd, settings):
     """Project-relative paths named by the tool calls of a transcript's main
     chain (the last `max_transcript_bytes` of it), in order, without repeats.
     A missing, unreadable or half-written transcript gives what it can."""
-    from .fastjson import loads  # json.decoder would import re
+    from engine.base.fastjson import loads  # json.decoder would import re
 
     found = {}
     fields = settings["input_fields"]
@@ -360,7 +360,7 @@ def touched_in_transcript(path, cwd, settings):
         if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
             return []
         size = fh.seek(0, os.SEEK_END)
-        from ..settings import hook_bounds
+        from engine.core.settings import hook_bounds
 
         start = max(0, size - min(settings["max_transcript_bytes"], hook_bounds()["max_transcript_bytes"]))
         fh.seek(start)

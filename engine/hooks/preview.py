@@ -7,21 +7,21 @@ each path-scoped rule is in or out (SCOPED, for the touched files given by
 import os
 import sys
 
-from ..refs import is_path
+from engine.base.refs import is_path
 from .handlers import Context, build
 from .handlers.refresh import Refresh
 from .handlers.reinject import Reinject
 
 
 def preview(profile_ref, turn, cwd, show_text, out=None, touched=None, transcript=None):
-    from ..profile import load_profile
+    from engine.core.profile import load_profile
 
     out = out or sys.stdout
     cwd = os.path.abspath(cwd or os.getcwd())
     if profile_ref and is_path(profile_ref):
         profile_ref = os.path.abspath(os.path.expanduser(profile_ref))  # from where the command runs, not --cwd
     profile = load_profile(profile_ref, cwd=cwd)
-    from ..profile import approval_notes
+    from engine.core.profile import approval_notes
 
     for line in approval_notes(profile_ref, cwd):
         print(f"note: {line}", file=out)
@@ -29,7 +29,7 @@ def preview(profile_ref, turn, cwd, show_text, out=None, touched=None, transcrip
     event = {"hook_event_name": "UserPromptSubmit", "cwd": cwd, "session_id": "preview"}
     if transcript:
         if not os.path.isfile(os.path.expanduser(transcript)):
-            from ..errors import UserError
+            from engine.base.errors import UserError
 
             raise UserError("no transcript file here; give the .jsonl of a session (~/.claude/projects/...)", transcript)
         event["transcript_path"] = os.path.abspath(os.path.expanduser(transcript))

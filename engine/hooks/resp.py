@@ -44,7 +44,7 @@ class Redis:
     def __init__(self, url, timeout, call_timeout=None, limits=None):
         host, port, password, db = parse_url(url)
         if limits is None:
-            from ..settings import redis_limits
+            from engine.core.settings import redis_limits
 
             limits = redis_limits()
         self.max_depth = limits["max_reply_depth"]

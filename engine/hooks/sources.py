@@ -152,7 +152,7 @@ def collect(spec, cwd, log, trust=None, skipped=None):
             log(f"{p} is a broken link; left out")
     skip = set(spec.get("skip", ()))
     pri = spec.get("priority", {"key": "priority", "default": 5})
-    from ..settings import hook_bounds
+    from engine.core.settings import hook_bounds
 
     cap = hook_bounds()["max_rule_file_bytes"]
     seen, out, folders = set(), [], {}

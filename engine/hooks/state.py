@@ -12,14 +12,13 @@ session stays in files, counting on from Redis's last count
 (leave_redis).  A server stopped during 2 of 6 prompts thus leaves one
 count of 6, not Redis at 4 and files at 2."""
 
-import fcntl
 import os
 import time
 
-from ..paths import state_dir_str
+from engine.base.paths import state_dir_str
 from .errors import RedisError
-from .fastjson import dumps_flat, loads
-from .log import open_private, private_dir
+from engine.base.fastjson import dumps_flat, loads
+from engine.base.files import Locked, replace_atomic
 
 # Fields that only grow (the turn a handler last injected at).
 MONOTONIC = ("turn_at:",)
@@ -30,11 +29,22 @@ class StateError(Exception):
 
 
 def _session_key(session_id):
-    from ..cache import sha256
+    from engine.core.cache import sha256
 
     safe = "".join(c if (c.isascii() and c.isalnum()) or c in "_.-" else "_" for c in session_id[:80])
     # surrogatepass: a lone surrogate is valid in the event's JSON, not in UTF-8
     return f"{safe}-{sha256(session_id.encode('utf-8', 'surrogatepass')).hexdigest()[:12]}"
+
+
+class _StateLock(Locked):
+    """The session file's lock; one that cannot be opened is a StateError.
+    (A class, not contextlib: the hook hot path does not import functools.)"""
+
+    def __enter__(self):
+        try:
+            return super().__enter__()
+        except OSError as exc:
+            raise StateError(f"cannot open state lock {self.path}: {exc}") from None
 
 
 class FileState:
@@ -46,16 +56,10 @@ class FileState:
         self.ttl = ttl_seconds
 
     def _locked(self):
-        try:
-            private_dir(self.root)
-            fd = open_private(str(self.path) + ".lock", os.O_CREAT | os.O_RDWR)
-        except OSError as exc:
-            raise StateError(f"cannot open state lock {self.path}.lock: {exc}") from None
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        return fd
+        return _StateLock(str(self.path) + ".lock")
 
     def _read(self):
-        from ..settings import hook_bounds
+        from engine.core.settings import hook_bounds
 
         cap = hook_bounds()["max_state_file_bytes"]
         try:
@@ -79,32 +83,20 @@ class FileState:
 
     def _write(self, data):
         data["_touched"] = time.time()
-        tmp = f"{self.path}.{os.getpid()}.tmp"
         try:
             # No fsync: the rename is atomic, so a reader sees the old or the new
             # count, never a torn one; a crash may lose the last count, which
             # costs at most one refresh, while fsync costs ~15 ms per prompt.
-            fd = open_private(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
-            with open(fd, "w", encoding="utf-8") as fh:
-                fh.write(dumps_flat(data))
-            os.replace(tmp, self.path)
+            replace_atomic(self.path, dumps_flat(data).encode("utf-8"))
         except OSError as exc:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
             raise StateError(f"cannot write state {self.path}: {exc}") from None
 
     def _transact(self, change):
-        fd = self._locked()
-        try:
+        with self._locked():
             data = self._read()
             result = change(data)
             self._write(data)
             return result
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-            os.close(fd)
 
     def bump_turn(self):
         def change(d):
@@ -117,12 +109,8 @@ class FileState:
         return _int0(self.get().get("turn", 0))
 
     def get(self):
-        fd = self._locked()
-        try:
+        with self._locked():
             return self._read()
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-            os.close(fd)
 
     def update(self, fields):
         self._transact(lambda d: d.update(_raised(d, fields)))

@@ -1,8 +1,8 @@
 """Which files a hook may read into the agent's context (the trust model).
 
 A cloned repository is not the user: its `.engine/profile.yaml` is used only
-once approved (`engine trust`, engine/trust_store.py), and even then its
-machine-level keys are the user's (engine/boundary.py); its `.claude/rules`
+once approved (`engine trust`, engine/core/trust_store.py), and even then its
+machine-level keys are the user's (engine/core/boundary.py); its `.claude/rules`
 may hold links.  So:
 
 - a profile found in the project may read only files inside the project and
@@ -57,9 +57,9 @@ class Trust:
 def for_event(profile_ref, cwd, settings, log):
     """The Trust for an event: whether the active profile is a project's
     (approved: an unapproved one is never active), and the allow-list, which
-    the trust boundary (engine/boundary.py) already took from the user's
+    the trust boundary (engine/core/boundary.py) already took from the user's
     own profile."""
-    from ..profile import choose_origin
+    from engine.core.profile import choose_origin
 
     from_project = choose_origin(profile_ref, cwd) == "project"
     return Trust(cwd, from_project, settings.get("trust", {}).get("allow_read", []))
@@ -69,7 +69,7 @@ def note_unapproved(event, profile_ref, hooks, log):
     """Log once per session why a project profile found for this event is not
     used (not approved, changed since, or refused).  Costs nothing when the
     last choice of a profile for this folder left nothing out."""
-    from ..profile import NOTES
+    from engine.core.profile import NOTES
 
     if profile_ref or not NOTES:
         return
@@ -79,9 +79,9 @@ def note_unapproved(event, profile_ref, hooks, log):
     if not note or not session:
         return
     path, reason, command = note
-    from .log import private_dir
-    from ..paths import state_dir_str
-    from ..cache import sha256
+    from engine.base.files import private_dir
+    from engine.base.paths import state_dir_str
+    from engine.core.cache import sha256
 
     folder = os.path.join(state_dir_str(), "trust-notes")
     try:

@@ -7,7 +7,7 @@ Whether a call failed (`failure`) is decided from the event alone and costs
 nothing heavy: PostToolUseFailure, `is_error`, a non-zero exit code in the
 response, or a line of the Bash error stream matching one of the profile's
 `hooks.memory.error_patterns`.  Everything after that (`build`) runs only
-for a failure: the engine's one redactor (engine/redact.py, the built-in
+for a failure: the engine's one redactor (engine/core/redact.py, the built-in
 `secrets` category) replaces every secret before anything is written
 anywhere.  An entry carries the session's project (`project_of`) and, for a
 Bash call the content cache wrapped, the user's command, never the wrapper.
@@ -124,10 +124,10 @@ def short_input(tool_input, memory, redact):
 
 
 def redactor(memory):
-    """The engine's one redactor (engine/redact.py) with the category and
+    """The engine's one redactor (engine/core/redact.py) with the category and
     replacement of `hooks.memory.redact`; raises when it has no pattern
     (then nothing is recorded rather than a secret)."""
-    from ..redact import redactor as shared
+    from engine.core.redact import redactor as shared
 
     return shared((memory["redact"]["category"],), memory["redact"]["replacement"])
 
@@ -136,7 +136,7 @@ def user_command(command):
     """The user's command of a Bash call the content cache rewrote to its
     `engine cache run ... -- CMD` wrapper: CMD (the words after `--`,
     unquoted); any other command as it is."""
-    from ..ccm.intercept import WRAPPER_MARK
+    from engine.ccm.intercept import WRAPPER_MARK
 
     if not isinstance(command, str) or WRAPPER_MARK not in command:
         return command
@@ -174,7 +174,7 @@ def build(event, error_text, memory, redact, project):
     of the profile's `generic_errors` (a traceback's first line).  So one
     error on many files or commands is one entry, and the record keeps the
     concrete error and input as its example."""
-    from ..cache import sha256
+    from engine.core.cache import sha256
 
     tool = event.get("tool_name")
     if not isinstance(tool, str) or not tool:

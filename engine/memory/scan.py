@@ -6,7 +6,7 @@ failed call.  A line that is not JSON (a file cut mid-write) is skipped."""
 
 import json
 
-from ..hooks.transcript import reversed_lines
+from engine.core.transcript import reversed_lines
 
 # How the agent marks a failed result (its interface).
 ERROR_MARKS = (b'"is_error":true', b'"is_error": true', b"<tool_use_error>")

@@ -16,13 +16,12 @@ is 0600 in a 0700 folder.  Imports nothing heavy: the hook reads it on
 PreToolUse.
 """
 
-import fcntl
 import os
 import time
 
-from ..hooks.fastjson import loads
-from ..hooks.log import open_private, private_dir
-from ..paths import state_dir_str
+from engine.base.fastjson import loads
+from engine.base.files import Locked, open_private, replace_atomic
+from engine.base.paths import state_dir_str
 
 class StoreError(Exception):
     pass
@@ -36,21 +35,21 @@ def store_path(memory_settings):
 
 
 class _Lock:
-    def __init__(self, path, mode):
-        self.path, self.mode = path + ".lock", mode
+    """The store's lock file beside it (shared for appends, exclusive for
+    compaction); a lock that cannot be opened is a StoreError."""
+
+    def __init__(self, path, shared):
+        self.lock = Locked(path + ".lock", shared=shared)
 
     def __enter__(self):
         try:
-            private_dir(os.path.dirname(self.path) or ".")
-            self.fd = open_private(self.path, os.O_CREAT | os.O_RDWR)
+            self.lock.__enter__()
         except OSError as exc:
-            raise StoreError(f"cannot open the tool memory lock {self.path}: {exc.strerror or exc}") from None
-        fcntl.flock(self.fd, self.mode)
+            raise StoreError(f"cannot open the tool memory lock {self.lock.path}: {exc.strerror or exc}") from None
         return self
 
     def __exit__(self, *exc):
-        fcntl.flock(self.fd, fcntl.LOCK_UN)
-        os.close(self.fd)
+        self.lock.__exit__(*exc)
 
 
 def append(path, records, max_kept, compact_bytes, sessions_kept=None, examples_kept=None):
@@ -59,7 +58,7 @@ def append(path, records, max_kept, compact_bytes, sessions_kept=None, examples_
     if not records:
         return
     data = "".join(_dumps(_line(r)) + "\n" for r in records).encode("ascii")
-    with _Lock(path, fcntl.LOCK_SH):
+    with _Lock(path, shared=True):
         try:
             fd = open_private(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
         except OSError as exc:
@@ -145,7 +144,7 @@ def entries(path, tool=None, session=None, project=None, examples_kept=None):
     """The store's entries (merged, newest first), optionally only those of
     one tool, of one session or of one project: the Python API the CLI and
     the session report read."""
-    with _Lock(path, fcntl.LOCK_SH):
+    with _Lock(path, shared=True):
         lines = _read_raw(path)
     if tool is not None:
         lines = [r for r in lines if r["tool"] == tool]
@@ -186,34 +185,25 @@ def entries_for_tool(path, tool, examples_kept=None):
 
 def _rewrite(path, kept):
     """Replace the store by `kept` (merged entries): under the exclusive lock."""
-    tmp = f"{path}.{os.getpid()}.tmp"
+    lines = [_dumps({"k": e["k"], "t": e["last"], "first": e["first"], "n": e["count"], "tool": e["tool"],
+                     "error": e["error"], "input": e["input"], "project": e["project"], "examples": e["examples"],
+                     "sessions": e["sessions"]}) + "\n" for e in reversed(kept)]  # oldest first, like appends
     try:
-        fd = open_private(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
-        with open(fd, "w", encoding="utf-8", errors="backslashreplace") as fh:
-            for e in reversed(kept):  # oldest first, like appends
-                fh.write(_dumps({"k": e["k"], "t": e["last"], "first": e["first"], "n": e["count"],
-                                     "tool": e["tool"], "error": e["error"], "input": e["input"],
-                                     "project": e["project"], "examples": e["examples"],
-                                     "sessions": e["sessions"]}) + "\n")
-        os.replace(tmp, path)
+        replace_atomic(path, "".join(lines).encode("utf-8", "backslashreplace"))
     except OSError as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
         raise StoreError(f"cannot rewrite the tool memory {path}: {exc.strerror or exc}") from None
 
 
 def compact(path, max_kept, sessions_kept=None, examples_kept=None):
     """Merge duplicates and keep the newest `max_kept` entries, each naming
     at most its latest `sessions_kept` sessions and `examples_kept` inputs."""
-    with _Lock(path, fcntl.LOCK_EX):
+    with _Lock(path, shared=False):
         _rewrite(path, merged(_read_raw(path), sessions_kept, examples_kept)[:max_kept])
 
 
 def clear(path, tool=None):
     """Forget every entry, or those of one tool; the number forgotten."""
-    with _Lock(path, fcntl.LOCK_EX):
+    with _Lock(path, shared=False):
         current = merged(_read_raw(path))
         kept = [e for e in current if tool is not None and e["tool"] != tool]
         if len(kept) != len(current) or (tool is None and os.path.exists(path)):

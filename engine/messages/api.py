@@ -12,7 +12,7 @@ position; restore recomputes them on what it rebuilt and refuses a pack
 that was changed (a verbatim entry removed, a message inserted or moved).
 """
 
-from ..errors import UserError
+from engine.base.errors import UserError
 from . import run as runner
 from .shapes import transcript_messages, view
 
@@ -26,7 +26,7 @@ def _pipeline(pipeline, base_dir):
 
 
 def _count_tokens(texts, name, memo):
-    from ..tokens import count
+    from engine.text.tokens import count
 
     total = 0
     for t in texts:

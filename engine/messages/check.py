@@ -5,7 +5,7 @@ compile and pass its own examples, and no user pattern may run away."""
 from functools import lru_cache
 from pathlib import Path
 
-from ..errors import UserError, ValidationErrors
+from engine.base.errors import UserError, ValidationErrors
 
 # params holding patterns, per detector kind: key -> is it a list
 PATTERN_PARAMS = {"patterns": True, "line_pattern": False, "prose_line": False, "statement_patterns": True,
@@ -16,14 +16,8 @@ def _errors(exc):
     return exc.errors if isinstance(exc, ValidationErrors) else [exc]
 
 
-def check_document(doc, kind):
-    if kind == "detector":
-        return check_detector(doc)
-    return check_pipeline(doc)
-
-
 def _runaway(doc, data, base, samples=()):
-    from ..validate import _pattern_problems
+    from engine.core.patterncheck import pattern_problems
 
     problems = []
     for key, is_list in PATTERN_PARAMS.items():
@@ -33,7 +27,7 @@ def _runaway(doc, data, base, samples=()):
         for i, pat in enumerate(values):
             if isinstance(pat, str):
                 path = base + ((key, i) if is_list else (key,))
-                problems.extend(_pattern_problems(doc, pat, path, samples))
+                problems.extend(pattern_problems(doc, pat, path, samples))
     return problems
 
 
@@ -41,14 +35,14 @@ def _runaway(doc, data, base, samples=()):
 def _default_settings():
     """word_pattern and pattern_timeout_ms of the built-in profile, which
     detector self-tests run with (resolved once per run)."""
-    from ..profile import resolve
+    from engine.core.profile import resolve
 
     resolved, _ = resolve("default")
     return resolved.settings["word_pattern"], resolved.settings["pattern_timeout_ms"]
 
 
 def check_detector(doc):
-    from ..documents import Library
+    from engine.core.documents import Library
     from .load import Context, compile_detector
 
     data = doc.data
@@ -78,15 +72,15 @@ def check_pipeline(doc):
     problems = []
     for i, step in enumerate(doc.data.get("steps", ())):
         for j, p in enumerate(step.get("patterns", ()) if step.get("kind") == "patterns" else ()):
-            from ..validate import _pattern_problems
+            from engine.core.patterncheck import pattern_problems
 
-            problems.extend(_pattern_problems(doc, p["pattern"], ("steps", i, "patterns", j, "pattern")))
+            problems.extend(pattern_problems(doc, p["pattern"], ("steps", i, "patterns", j, "pattern")))
     for name, params in doc.data.get("step_params", {}).items():
         for j, p in enumerate(params.get("patterns", ()) if isinstance(params.get("patterns"), list) else ()):
             if isinstance(p, dict) and isinstance(p.get("pattern"), str):
-                from ..validate import _pattern_problems
+                from engine.core.patterncheck import pattern_problems
 
-                problems.extend(_pattern_problems(doc, p["pattern"], ("step_params", name, "patterns", j, "pattern")))
+                problems.extend(pattern_problems(doc, p["pattern"], ("step_params", name, "patterns", j, "pattern")))
     if problems:
         return problems
     try:

@@ -10,10 +10,11 @@ FILE:LINE:COL.  The compiled pipeline is cached, keyed by its source files.
 import string
 from pathlib import Path
 
-from .. import cache, regexutil
-from ..documents import Library
-from ..errors import UserError, suggest
-from ..protect import CategorySource, Protector, category_source, pass_timeout
+from engine.core import cache
+from engine.text import regexutil
+from engine.core.documents import Library
+from engine.base.errors import UserError, suggest
+from engine.text.protect import CategorySource, Protector, category_source, pass_timeout
 from .detectors import KINDS as DETECTOR_KINDS
 from .steps import KINDS as STEP_KINDS
 from .summary import Summarizer
@@ -233,7 +234,7 @@ def compile_detector(doc, ctx):
 
 def load_detector(ref, base_dir=None, profile="default"):
     """One detector document compiled on its own (golden cases, tools)."""
-    from ..profile import resolve
+    from engine.core.profile import resolve
 
     lib = Library()
     doc = lib.load(lib.locate(ref, "detector", base_dir or Path.cwd()), "detector")
@@ -284,7 +285,7 @@ def build(ref="default", base_dir=None):
     missing = [k for k in ("steps", "summary", "markers", "profile", "tokenizer") if k not in data]
     if missing:
         raise top.error(f"set {', '.join(missing)} here or extend a pipeline that does (extends: default)")
-    from ..profile import resolve
+    from engine.core.profile import resolve
 
     pdoc, ppath = origins["profile"]
     try:
@@ -336,7 +337,7 @@ def _check_step_params(doc, where, spec):
     checked against the schema of its kind."""
     import jsonschema
 
-    from ..schema import _validator
+    from engine.core.schema import _validator
 
     variants = _validator("messages").schema["properties"]["steps"]["items"]["oneOf"]
     variant = next(v for v in variants if v["properties"]["kind"].get("const") == spec["kind"])

@@ -14,7 +14,7 @@ from bisect import bisect_left
 
 import regex
 
-from .. import regexutil
+from engine.text import regexutil
 
 _SPACE = regex.compile(r"\s+")
 

@@ -18,7 +18,7 @@ A target is:
 
 import os
 
-from ..errors import UserError
+from engine.base.errors import UserError
 
 
 def claude_dir():

@@ -19,17 +19,17 @@ non_utf8_lines, partial_tail}.
 import os
 import re
 
-from ..errors import UserError
+from engine.base.errors import UserError
 from .analyze import Analyzer, rank
 from . import errors as error_sources
-from .reader import Problems, records
+from engine.core.transcript import Problems, records
 
 
 def _redactor():
     """Secrets in error messages become [secret]: the report may be written
     to a file, and no secret the engine saw is ever written to disk.  The
-    engine's one redactor (engine/redact.py)."""
-    from ..redact import redactor
+    engine's one redactor (engine/core/redact.py)."""
+    from engine.core.redact import redactor
 
     return redactor(replacement="[secret]")
 

@@ -5,7 +5,7 @@ parsed, so a mistake is one FILE:LINE:COL line before any transcript is read.
 
 import re
 
-from ..errors import ValidationErrors
+from engine.base.errors import ValidationErrors
 
 BUILTIN = ("pipelines", "reports", "session.yaml")
 
@@ -13,7 +13,7 @@ BUILTIN = ("pipelines", "reports", "session.yaml")
 def builtin_path():
     import os
 
-    from ..paths import builtin_root_str
+    from engine.base.paths import builtin_root_str
 
     return os.path.join(builtin_root_str(), *BUILTIN)
 
@@ -52,9 +52,9 @@ def _template(doc, source, path):
 
 def load(path=None):
     """The style document's data, checked (UserError when it is not usable)."""
-    from .. import schema
-    from ..errors import given
-    from ..yamlload import load_file
+    from engine.core import schema
+    from engine.base.errors import given
+    from engine.core.yamlload import load_file
 
     if path is not None:
         given(path)

@@ -18,7 +18,7 @@ class CcmIntercept:
         if "yaml" in sys.modules:
             # This process has just compiled the profile (it read YAML): cache
             # the content-cache settings now too, so a tool event never reads YAML.
-            from ...ccm import config
+            from engine.ccm import config
 
             try:
                 config.load()
@@ -29,8 +29,8 @@ class CcmIntercept:
         return ctx.event.get("tool_name") in ("Bash", "Read") and not ctx.event.get("agent_id")
 
     def parts(self, ctx):
-        from ...ccm import config
-        from ...ccm.intercept import decide
+        from engine.ccm import config
+        from engine.ccm.intercept import decide
 
         decision = decide(ctx.event, config.load(), self.post_replaces)
         return [Part(self.name, tool_decision=decision)] if decision else []

@@ -10,9 +10,9 @@ class CcmLearn:
         return ctx.event.get("tool_name") == "Bash" and not ctx.event.get("agent_id") and bool(ctx.cwd)
 
     def parts(self, ctx):
-        from ...ccm import config
-        from ...ccm.intercept import WRAPPER_MARK, _starts_with
-        from ...ccm.learned import learn, pattern_of
+        from engine.ccm import config
+        from engine.ccm.intercept import WRAPPER_MARK, _starts_with
+        from engine.ccm.learned import learn, pattern_of
 
         command = (ctx.event.get("tool_input") or {}).get("command")
         if not isinstance(command, str) or WRAPPER_MARK in command:

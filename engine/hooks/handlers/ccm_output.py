@@ -32,7 +32,7 @@ class CcmOutput:
                 and not e.get("agent_id") and isinstance(e.get("tool_response"), dict))
 
     def parts(self, ctx):
-        from ...ccm import config
+        from engine.ccm import config
 
         settings = config.load()
         out = replacement(ctx.event, settings, ctx.log)
@@ -52,7 +52,7 @@ def stored_bytes(resp):
 
 def replacement(event, settings, log=None):
     """The updatedToolOutput for this PostToolUse event, or None."""
-    from ...ccm.intercept import WRAPPER_MARK
+    from engine.ccm.intercept import WRAPPER_MARK
 
     resp = event.get("tool_response")
     command = (event.get("tool_input") or {}).get("command")
@@ -64,18 +64,18 @@ def replacement(event, settings, log=None):
     data = stored_bytes(resp)
     if len(data) <= settings["intercept"]["bash"]["threshold_bytes"]:
         return None
-    from ...ccm.agentversion import replaces_output
+    from engine.ccm.agentversion import replaces_output
 
     if not replaces_output(event, settings):
         return None
-    from ...ccm.store import Store
-    from ...ccm.stub import render
+    from engine.ccm.store import Store
+    from engine.ccm.stub import render
 
     session = str(event.get("session_id") or "") or None
     store = Store(settings, log=log)
     pins = pin = None
     if session:
-        from ...ccm.pins import SessionPins
+        from engine.ccm.pins import SessionPins
 
         pins = SessionPins(store, session)
         pin = pins.take()

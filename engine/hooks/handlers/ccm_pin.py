@@ -14,9 +14,9 @@ class CcmPin:
         return self.directive in str(ctx.event.get("prompt") or "")
 
     def parts(self, ctx):
-        from ...ccm import config
-        from ...ccm.pins import SessionPins, parse
-        from ...ccm.store import Store
+        from engine.ccm import config
+        from engine.ccm.pins import SessionPins, parse
+        from engine.ccm.store import Store
 
         settings = config.load()
         directives = parse(str(ctx.event.get("prompt") or ""), self.directive)

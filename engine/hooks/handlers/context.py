@@ -35,7 +35,7 @@ class Context:
 
     def context_tokens(self):
         if not self._tokens_read:
-            from ..transcript import context_tokens
+            from engine.core.transcript import context_tokens
 
             self._tokens = context_tokens(self.event.get("transcript_path"),
                                           self.settings["transcript"]["max_tail_bytes"])

@@ -100,8 +100,8 @@ class ContextMonitor:
         path = ctx.event.get("transcript_path")
         if not isinstance(path, str) or not path:
             return [], 0
-        from ...errors import UserError
-        from ...session.report import in_context
+        from engine.base.errors import UserError
+        from engine.session.report import in_context
 
         try:
             rows, total_bytes, per_token = in_context(path)

@@ -35,7 +35,7 @@ class Refresh:
         # Compressed texts, token counts and the rendered banner come from the
         # results cache when the rule files are unchanged: the compiled
         # profile, the tokenizer and Jinja2 are loaded only on a miss.
-        from ...textcache import Compressor
+        from engine.core.textcache import Compressor
         from ..plan import Item, Plan
         from ..sources import body, collect
         from ..trust import for_event
@@ -65,8 +65,8 @@ class Refresh:
             log(f"{self.name}: {len(files)} rule files; the {len(unread)} past hooks.max_files "
                 f"({settings['max_files']}) count as omitted without being compressed")
         # A file that cannot fit once compressed is not compressed at all:
-        # sizes are checked against the room first (engine.sizes.could_fit).
-        from ...sizes import Limits, could_fit
+        # sizes are checked against the room first (engine.text.sizes.could_fit).
+        from engine.text.sizes import Limits, could_fit
 
         limits = Limits(comp.info("max_input_bytes"), comp.info("fit_factor"))
         room = settings["max_injection_chars"] if unit == "tokens" else min(limit, settings["max_injection_chars"])
@@ -95,7 +95,7 @@ class Refresh:
         while True:
             plan.text = self._render(ctx, plan)
             if scope_all:
-                from ...pipeline import compress
+                from engine.text.pipeline import compress
 
                 plan.text = compress(comp.profile, plan.text).text  # changes every turn: not cached
             if len(plan.text) <= cap or not plan.items:

@@ -21,7 +21,7 @@ YAML) frames it as recorded output."""
 
 import time
 
-from ..log import clean
+from engine.core.log import clean
 from .part import Part
 
 
@@ -45,8 +45,8 @@ class ToolMemoryBanner:
     def entries(self, ctx, tool):
         """(this project's entries, other projects' entries or [] unless the
         user opted in), newest first; only those some other session met."""
-        from ...memory.record import project_of
-        from ...memory.store import entries_for_tool, store_path
+        from engine.memory.record import project_of
+        from engine.memory.store import entries_for_tool, store_path
 
         memory = ctx.settings["memory"]
         found = entries_for_tool(store_path(memory), tool, memory.get("examples_kept"))
@@ -73,7 +73,7 @@ class ToolMemoryBanner:
         own, others = self.entries(ctx, tool)
         if not own and not others:
             return []
-        from ...memory.record import project_of
+        from engine.memory.record import project_of
         from ..banner import render
 
         shown, shown_others = self._shown(own), self._shown(others)

@@ -1,6 +1,6 @@
 """tool_memory_record: remember a failed tool call (PostToolUse,
 PostToolUseFailure).  A call that succeeded costs one look at the event and
-nothing else; a failure is redacted (engine/redact.py) before it is
+nothing else; a failure is redacted (engine/core/redact.py) before it is
 appended to the store with the session's project, and marked in the session's state by its
 tool_use_id so the Stop scan does not record it twice."""
 
@@ -15,7 +15,7 @@ class ToolMemoryRecord:
         return isinstance(ctx.event.get("tool_name"), str)
 
     def parts(self, ctx):
-        from ...memory.record import failure
+        from engine.memory.record import failure
 
         memory = ctx.settings["memory"]
         error = failure(ctx.event, memory)
@@ -25,8 +25,8 @@ class ToolMemoryRecord:
         mark = f"mem:{tid}" if isinstance(tid, str) and tid else None
         if mark and ctx.snapshot().get(mark):
             return []
-        from ...memory import remember
-        from ...memory.record import build, project_of, redactor
+        from engine.memory import remember
+        from engine.memory.record import build, project_of, redactor
 
         rec = build(ctx.event, error, memory, redactor(memory), project_of(ctx.event))
         if rec is None:

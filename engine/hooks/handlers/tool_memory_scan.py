@@ -15,15 +15,15 @@ class ToolMemoryScan:
         return bool(ctx.event.get("transcript_path"))
 
     def parts(self, ctx):
-        from ...memory.scan import transcript_failures
+        from engine.memory.scan import transcript_failures
 
         found = transcript_failures(ctx.event.get("transcript_path"), self.spec["max_tail_bytes"])
         snap = ctx.snapshot()
         new = [f for f in found if not snap.get(f"mem:{f['id']}")]
         if not new:
             return []
-        from ...memory import remember
-        from ...memory.record import build, project_of, redactor
+        from engine.memory import remember
+        from engine.memory.record import build, project_of, redactor
 
         memory = ctx.settings["memory"]
         redact = redactor(memory)

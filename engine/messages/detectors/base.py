@@ -3,7 +3,7 @@ time budget its patterns run under."""
 
 import regex
 
-from ... import regexutil
+from engine.text import regexutil
 
 
 class Detector:

@@ -1,0 +1,57 @@
+"""Where the built-in YAML lives and where caches and state go.
+
+The *_str variants use os.path only: the hook hot path avoids importing
+pathlib (several milliseconds per process).
+"""
+
+import os
+
+# The `engine` package's folder (this module is engine/base/paths.py).
+_PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def package_root_str():
+    return _PKG
+
+
+def builtin_root_str():
+    """Folder holding pipelines/, protect/, dictionaries/, schemas/.
+
+    Installed wheel: engine/builtin/.  Source checkout or editable install:
+    the repository root, one level above engine/.
+    """
+    packaged = os.path.join(_PKG, "builtin")
+    if os.path.isdir(os.path.join(packaged, "schemas")):
+        return packaged
+    return os.path.dirname(_PKG)
+
+
+def cache_dir_str():
+    base = os.environ.get("ENGINE_CACHE_DIR")
+    if base:
+        return base
+    xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(xdg, "rules-engine")
+
+
+def config_dir_str():
+    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return os.path.join(xdg, "rules-engine")
+
+
+def state_dir_str():
+    base = os.environ.get("ENGINE_STATE_DIR")
+    if base:
+        return base
+    xdg = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return os.path.join(xdg, "rules-engine")
+
+
+def builtin_root():
+    from pathlib import Path
+
+    return Path(builtin_root_str())
+
+
+def builtin_dir(kind_folder):
+    return builtin_root() / kind_folder

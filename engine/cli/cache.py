@@ -1,0 +1,178 @@
+"""`engine cache ...`: the content cache from the command line, a thin
+layer over store, prune, gc, pins, learned and runner."""
+
+import json
+import sys
+
+from engine.base.errors import UserError
+
+
+def add_parser(sub):
+    p = sub.add_parser("cache", help="the content cache of large tool outputs (CCM)",
+                       description="Large tool outputs stored by key (sha256); settings in "
+                       "pipelines/settings/content_cache.yaml, $ENGINE_CONTENT_CACHE or ~/.config/rules-engine/content_cache.yaml.")
+    s = p.add_subparsers(dest="cache_command", metavar="SUBCOMMAND")
+    s.required = True
+    x = s.add_parser("stats", help="entries, bytes stored and on disk, pins")
+    x.add_argument("--json", action="store_true")
+    x = s.add_parser("list", help="entries, newest first")
+    x.add_argument("--pinned", action="store_true", help="only pinned entries")
+    x.add_argument("--json", action="store_true")
+    x = s.add_parser("show", help="print a cached output, byte-exact")
+    x.add_argument("key", help="sha256:KEY or KEY")
+    x.add_argument("--lines", metavar="A:B", help="only lines A to B (1-based, inclusive; A: or :B open)")
+    x = s.add_parser("pin", help="pin an entry (prune keeps hard pins, and soft ones while it can)")
+    x.add_argument("key")
+    x.add_argument("--level", choices=("none", "soft", "hard"), required=True)
+    x.add_argument("--reason", default="")
+    x = s.add_parser("unpin", help="remove an entry's pin")
+    x.add_argument("key")
+    x = s.add_parser("prune", help="delete by age and size: unpinned oldest first, then soft pins, never hard")
+    x.add_argument("--max-age-days", type=float, metavar="N", help="default: the settings' prune.max_age_days")
+    x.add_argument("--max-size-mb", type=float, metavar="N", help="default: the settings' prune.max_size_mb")
+    x.add_argument("--dry-run", action="store_true", help="say what would go; delete nothing")
+    x = s.add_parser("gc", help="delete entries no transcript references (after the grace period; pins stay)")
+    x.add_argument("--dry-run", action="store_true")
+    x.add_argument("--grace-seconds", type=float, metavar="N",
+                   help="keep unreferenced entries younger than this (default: the settings' gc.grace_seconds)")
+    x.add_argument("--transcripts", action="append", metavar="DIR", help="folders to search instead (default: the agent's transcript folders, "
+                   "$CLAUDE_CONFIG_DIR/projects and ~/.claude/projects, plus the settings' gc.transcripts)")
+    x = s.add_parser("learned", help="commands learned to have large output")
+    x.add_argument("--project", nargs="?", const=".", metavar="DIR", help="only this project (default: the working folder)")
+    x = s.add_parser("run", help="run a command; print its output, or a stub when it is over the threshold "
+                     "(what an intercepted Bash call runs)")
+    x.add_argument("--cwd")
+    x.add_argument("--session")
+    x.add_argument("--tool-use-id")
+    x.add_argument("shell_command", nargs="+", metavar="COMMAND", help="after --: the command, as one shell string")
+
+
+def run(args):
+    from engine.ccm import config
+    from engine.ccm.store import Store
+
+    settings = config.load()
+    cmd = args.cache_command
+    if cmd == "run":
+        from engine.ccm.runner import run as run_command
+
+        return run_command(" ".join(args.shell_command), args.cwd, args.session, args.tool_use_id, settings)
+    store = Store(settings)
+    if cmd == "stats":
+        return _stats(store, args)
+    if cmd == "list":
+        return _list(store, args)
+    if cmd == "show":
+        return _show(store, args)
+    if cmd in ("pin", "unpin"):
+        from engine.ccm.keys import parse
+        from engine.ccm.pins import pin_key
+
+        key = parse(args.key)
+        level, reason = (args.level, args.reason) if cmd == "pin" else ("none", "")
+        if not pin_key(store, key, level, reason):
+            raise UserError(f"no entry sha256:{key} in the cache (see engine cache list)")
+        print(f"sha256:{key}: pin {level}" + (f" ({reason})" if reason else ""))
+        return 0
+    if cmd == "prune":
+        from engine.ccm.prune import prune
+
+        p = settings["prune"]
+        res = prune(store, p["max_age_days"] if args.max_age_days is None else args.max_age_days,
+                    p["max_size_mb"] if args.max_size_mb is None else args.max_size_mb, args.dry_run)
+        verb = "would delete" if args.dry_run else "deleted"
+        print(f"{verb} {len(res['deleted'])} entr{'y' if len(res['deleted']) == 1 else 'ies'}; "
+              f"blobs on disk: {res['bytes_before']} -> {res['bytes_after']} bytes; "
+              f"{verb} {res['temp_files']} temporary file(s) ({res['temp_bytes']} bytes)")
+        return 0
+    if cmd == "gc":
+        from engine.ccm.gc import gc, roots
+
+        grace = settings["gc"]["grace_seconds"] if args.grace_seconds is None else args.grace_seconds
+        res = gc(store, args.transcripts or roots(settings["gc"]["transcripts"]), grace, args.dry_run)
+        verb = "would delete" if args.dry_run else "deleted"
+        freed = "would be freed" if args.dry_run else "freed"
+        print(f"{verb} {len(res['deleted'])} unreferenced entr{'y' if len(res['deleted']) == 1 else 'ies'} "
+              f"({res['referenced']} referenced) and {res['temp_files']} temporary file(s); "
+              f"{res['freed_bytes']} bytes {freed}")
+        return 0
+    if cmd == "learned":
+        import os
+
+        from engine.ccm.learned import all_projects, read
+
+        days = settings["learned"]["expiry_days"]
+        if args.project:
+            projects = {os.path.abspath(args.project): read(store.root, os.path.abspath(args.project), days)}
+        else:
+            projects = all_projects(store.root, days)
+        for project, pats in sorted(projects.items()):
+            print(project)
+            for pat, e in sorted(pats.items()):
+                print(f"  {pat}\t{e['count']} run(s), up to {e['max_bytes']} bytes")
+        return 0
+    raise AssertionError(cmd)
+
+
+def _entries(store):
+    out = []
+    for key in store.keys():
+        meta = store.meta(key)
+        if meta is not None:
+            out.append(meta)
+    out.sort(key=lambda m: m.get("created", 0), reverse=True)
+    return out
+
+
+def _stats(store, args):
+    metas = _entries(store)
+    pins = {"none": 0, "soft": 0, "hard": 0}
+    for m in metas:
+        pins[m["pin"]["level"]] = pins.get(m["pin"]["level"], 0) + 1
+    temps = store.temp_files()
+    res = {"folder": store.root, "entries": len(metas), "bytes": sum(m["bytes"] for m in metas),
+           "disk_bytes": store.disk_bytes(), "pins": pins, "temp_files": len(temps),
+           "temp_bytes": sum(t[1] for t in temps), "max_size_mb": store.settings["store"]["max_size_mb"]}
+    if args.json:
+        print(json.dumps(res))
+    else:
+        print(f"{res['folder']}: {res['entries']} entries, {res['bytes']} bytes in {res['disk_bytes']} bytes on disk; "
+              f"pins: {pins['hard']} hard, {pins['soft']} soft; "
+              f"temporary files: {res['temp_files']} ({res['temp_bytes']} bytes; prune and gc remove those idle "
+              f"{store.settings['store']['temp_grace_seconds']} s)")
+    return 0
+
+
+def _list(store, args):
+    metas = [m for m in _entries(store) if not args.pinned or m["pin"]["level"] != "none"]
+    if args.json:
+        print(json.dumps(metas))
+        return 0
+    for m in metas:
+        src = (m.get("sources") or [{}])[0]
+        what = src.get("command") or src.get("path") or src.get("tool") or ""
+        print(f"sha256:{m['key']}  {m['bytes']:>10}  {m['lines']:>7} lines  {m['pin']['level']:<4}  {what[:80]}")
+    return 0
+
+
+def _show(store, args):
+    from engine.ccm.keys import parse
+
+    key = parse(args.key)
+    first, last = 1, None
+    if args.lines:
+        a, sep, b = args.lines.partition(":")
+        try:
+            first = int(a) if a else 1
+            last = int(b) if b else None
+        except ValueError:
+            raise UserError(f"--lines {args.lines}: expected A:B, for example 1:200") from None
+        if not sep or first < 1 or (last is not None and last < first):
+            raise UserError(f"--lines {args.lines}: expected A:B with 1 <= A <= B, for example 1:200")
+    sys.stdout.flush()
+    # streamed in chunks after a check pass: memory stays bounded whatever the size
+    if not store.write_to(key, sys.stdout.buffer, first, last):
+        raise UserError(f"no readable entry sha256:{key} in the cache (absent, or its blob is damaged); see engine cache list")
+    sys.stdout.buffer.flush()
+    store.touch(key)
+    return 0

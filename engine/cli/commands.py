@@ -1,0 +1,311 @@
+"""What each `engine` subcommand does (argument parsing lives in cli.py)."""
+
+import json
+import os
+import sys
+
+from engine.base.errors import UserError, display, given
+
+
+def _read_input(name, cap=None):
+    """The input text (a file or `-`), read with a profile's size cap
+    (max_input_bytes, profile name): /dev/zero costs the cap, not all memory."""
+    from engine.base.textio import read_input
+
+    if cap is None:
+        return read_input(given(name))
+    max_bytes, profile_name = cap
+    return read_input(given(name), max_bytes, f"max_input_bytes (profile {profile_name!r})")
+
+
+def _cap(profile):
+    return profile.max_input_bytes, profile.name
+
+
+def _write_output(text, path):
+    if path is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    import os
+
+    try:
+        mode = os.stat(path).st_mode & 0o7777  # replacing a file keeps its permissions
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    from engine.base.textio import write_text_atomic
+
+    write_text_atomic(path, text, mode)
+
+
+def _profile(args, level=None):
+    from engine.core.profile import load_profile
+
+    if getattr(args, "profile", None):
+        given(args.profile)
+    return load_profile(getattr(args, "profile", None), level or getattr(args, "level", None))
+
+
+def use_color(choice, stream=None):
+    """--color auto|always|never; auto means a terminal, and $NO_COLOR unset
+    or empty (no-color.org: a flag given on the command line wins)."""
+    if choice == "always":
+        return True
+    if choice == "never" or os.environ.get("NO_COLOR"):
+        return False
+    stream = stream or sys.stdout
+    return stream.isatty() and os.environ.get("TERM") != "dumb"
+
+
+def expand_inputs(names):
+    """Files for the given names: `-`, files, and globs (for shells that did
+    not expand them); a glob that matches nothing is an input that failed."""
+    import glob
+
+    out, failed = [], []
+    for name in names:
+        if name == "-" or os.path.exists(name) or not any(c in name for c in "*?["):
+            out.append(name)
+            continue
+        matches = sorted(m for m in glob.glob(os.path.expanduser(name), recursive=True) if os.path.isfile(m))
+        if matches:
+            out.extend(matches)
+        else:
+            failed.append((name, UserError("the pattern matches no file", name)))
+    return out, failed
+
+
+def cmd_compress(args):
+    from engine.core.textcache import Compressor
+
+    inputs, failed = expand_inputs(args.files)
+    several = len(inputs) + len(failed) > 1
+    if "-" in inputs and args.in_place:
+        raise UserError("--in-place cannot write back to standard input; give files, or -o FILE", "-")
+    if inputs.count("-") > 1:
+        raise UserError("standard input (-) can be read once only", "-")
+    outdir = None
+    if several and not args.in_place:
+        if not args.output:
+            raise UserError("several files: give --in-place to replace each, or -o DIR to write them into a folder")
+        outdir = args.output
+        if os.path.exists(outdir) and not os.path.isdir(outdir):
+            raise UserError("with several files, -o names a folder; this is a file", outdir)
+        names = [os.path.basename(f) for f in inputs if f != "-"]
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise UserError(f"two inputs would be written to the same name in {outdir}: {', '.join(dup)}; "
+                            "compress them in separate runs", outdir)
+        if "-" in inputs:
+            raise UserError("with -o DIR, standard input (-) has no name to be written under; give files", "-")
+        try:
+            os.makedirs(outdir, exist_ok=True)
+        except OSError as exc:
+            raise UserError(f"cannot create the folder: {exc.strerror}", outdir) from None
+    comp = Compressor(args.profile and given(args.profile), args.level)
+    tok = args.tokenizer or (comp.info("tokenizer") if args.json else None)
+    figures = []
+    for name in inputs:
+        try:
+            text = _read_input(name, (comp.info("max_input_bytes"), comp.info("name")))
+            if args.json:  # the figures need the compiled profile (protected spans) anyway
+                from engine.text.pipeline import compress
+
+                result = compress(comp.profile, text)
+                out = result.text
+            else:
+                out = comp.compress(text)
+            if args.in_place:
+                target = name
+            elif outdir is not None:
+                target = os.path.join(outdir, os.path.basename(name))
+            else:
+                target = args.output
+            if target is not None and not (args.in_place and out == text):
+                _write_output(out, target)
+            elif target is None and not args.json:
+                sys.stdout.write(out)
+        except UserError as exc:
+            if not several:
+                raise  # one input: its one-line error is the whole story
+            failed.append((name, exc))
+            continue
+        if args.json:
+            figures.append({
+                "file": name, "profile": comp.info("name"), "level": comp.info("level"),
+                "objective": comp.info("objective"), "tokenizer": tok,
+                "chars_before": len(text), "chars_after": len(out),
+                "tokens_before": comp.count(text, tok), "tokens_after": comp.count(out, tok),
+                "protected_spans": len(result.protected), "output": target, "text": out if target is None else None,
+            })
+    if args.json and (several or figures):
+        json.dump(figures if several else figures[0], sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    if failed and not several:
+        raise failed[0][1]  # a glob that matched nothing, given alone
+    if failed:
+        from .output import print_error
+
+        for _name, exc in failed:
+            print_error(exc)
+        total = len(inputs) + len(failed) - len([f for f in failed if f[0] in inputs])
+        print(f"engine: {len(failed)} of {total} input(s) failed: {', '.join(display(n) for n, _ in failed)}",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_validate(args):
+    from engine.core.validate import validate_paths
+
+    for f in args.files:
+        given(f)
+    if args.profile:
+        given(args.profile)
+    problems = validate_paths(args.files, profile=args.profile)
+    if args.json:
+        rows = [{"file": display(p.file) if p.file is not None else None, "line": p.line, "col": p.col,
+                 "message": p.message} for p in problems]
+        json.dump({"ok": not problems, "problems": rows}, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    else:
+        for p in problems:
+            print(str(p), file=sys.stderr)
+    return 1 if problems else 0
+
+
+def cmd_diff(args):
+    from engine.text.pipeline import compress
+    from engine.core.report import figures_line, unified_diff
+
+    profile = _profile(args)
+    text = _read_input(args.file, _cap(profile))
+    result = compress(profile, text)
+    tok = profile.tokenizer
+    from engine.core.textcache import count_tokens
+
+    result.tokens_before[tok] = count_tokens(text, tok, profile.cache)
+    result.tokens_after[tok] = count_tokens(result.text, tok, profile.cache)
+    changed = result.text != text
+    if args.json:
+        fig = {"file": args.file, "profile": profile.name, "level": result.level, "changed": changed,
+               "diff": unified_diff(text, result.text, args.file, f"{args.file} ({result.level})", False),
+               "tokenizer": tok, "chars_before": result.chars_before, "chars_after": result.chars_after,
+               "tokens_before": result.tokens_before[tok], "tokens_after": result.tokens_after[tok],
+               "protected_spans": len(result.protected)}
+        json.dump(fig, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    else:
+        color = use_color(args.color)
+        sys.stdout.write(unified_diff(text, result.text, args.file, f"{args.file} ({result.level})", color))
+        print(figures_line(result, tok))
+    return 1 if (args.exit_code and changed) else 0
+
+
+def cmd_explain(args):
+    from engine.text.pipeline import compress
+    from engine.core.report import explain, explain_data
+
+    profile = _profile(args)
+    text = _read_input(args.file, _cap(profile))
+    result = compress(profile, text, explain=True)
+    if args.json:
+        json.dump(explain_data(args.file, text, result, profile), sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(explain(args.file, text, result, profile))
+    return 0
+
+
+def cmd_stats(args):
+    from engine.core.report import stats
+
+    levels = [lv.strip() for lv in args.levels.split(",") if lv.strip()]
+    return stats(args.paths, levels, args.profile, args.tokenizer, args.json)
+
+
+def cmd_golden(args):
+    from engine.core.golden import run_golden
+
+    return run_golden(args.dir, args.update)
+
+
+def cmd_profile(args):
+    import yaml
+
+    from engine.core.profile import approval_notes, choose_why, resolve
+
+    if args.name:
+        given(args.name)
+    ref, _base, why = choose_why(args.name)
+    resolved, _ = resolve(args.name, args.level)
+    # YAML comments: the output stays a YAML document
+    print(f"# profile: {display(resolved.file)}")
+    print(f"# chosen because: {why}")
+    for line in approval_notes(args.name):
+        print(f"# {line}")
+    if resolved.ignored:
+        print(f"# machine-level keys of the project profile ignored (yours are used): {', '.join(resolved.ignored)}")
+    yaml.safe_dump(resolved.show(), sys.stdout, sort_keys=False, allow_unicode=True, width=100)
+    return 0
+
+
+def cmd_hook(args):
+    from engine.hooks.dispatch import main
+
+    return main(args.profile)
+
+
+def _scope(args):
+    return "user" if getattr(args, "user", False) else "project"
+
+
+def cmd_install(args):
+    from engine.hooks.install import install
+    from engine.core.profile import load_profile, user_profile_ref
+
+    # --user writes into the user's own settings: only the user's own profile
+    # may decide them, never a project profile found from the working folder.
+    profile = load_profile(args.profile or (user_profile_ref() if _scope(args) == "user" else None))
+    hooks = profile.hooks
+    events = [e for e, hs in hooks.get("events", {}).items() if any(h.get("enabled", True) is not False for h in hs)]
+    path, changed, backup = install(_scope(args), events, args.profile, hooks["install_timeout_seconds"],
+                                    keep=hooks["install_backups_kept"], autocompact_pct=hooks.get("autocompact_pct", 0))
+    if changed:
+        print(f"{path}: hooks added for {', '.join(events)}" + (f" (backup: {backup})" if backup else ""))
+    else:
+        print(f"{path}: already installed; nothing changed")
+    return 0
+
+
+def cmd_uninstall(args):
+    from engine.hooks.install import uninstall
+
+    from engine.core.profile import load_profile
+
+    try:
+        keep = load_profile(None).hooks["install_backups_kept"]
+    except (UserError, KeyError):  # a broken active profile must not block removing the hooks
+        keep = load_profile("default").hooks["install_backups_kept"]
+    path, changed, backup = uninstall(_scope(args), keep=keep)
+    if changed and backup is None and not path.exists():
+        print(f"{path}: hooks removed; the file held nothing else, and install had created it, so it is gone")
+    else:
+        print(f"{path}: hooks removed (backup: {backup})" if changed else f"{path}: no hooks of ours; nothing changed")
+    return 0
+
+
+def cmd_completion(args):
+    from .completion import script
+
+    sys.stdout.write(script(args.shell))
+    return 0
+
+
+def cmd_refresh(args):
+    from engine.hooks.preview import preview
+
+    return preview(args.profile, args.turn, args.cwd, args.text, touched=getattr(args, "touched", None),
+                   transcript=getattr(args, "transcript", None))

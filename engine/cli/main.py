@@ -1,0 +1,81 @@
+"""The `engine` command: a thin layer over the Python API.
+
+Every mistake a user can make ends as one line `FILE:LINE:COL: message` (or
+`FILE: message`) on stderr and exit status 1, never a traceback.  A reader
+that goes away (`| head -1`) ends the command quietly; a full disk or a
+closed stdout is one line and exit status 1.
+"""
+
+import os
+import sys
+
+from engine.base.errors import UserError, display
+
+from .output import print_error, silence_stdout, stdout_broken
+from .parser import COMMAND_MODULES, build_parser
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["hook"] and os.environ.get("ENGINE_HOOKS_PASSTHROUGH") == "1":
+        return 0  # every hook does nothing: checked before anything else is imported
+    if argv[:1] == ["hook"] and not any(a in ("-h", "--help") for a in argv[1:]):
+        # The hot path: no parser for every subcommand, no other imports.
+        from engine.hooks.dispatch import main as hook_main
+
+        profile = None
+        if len(argv) >= 3 and argv[1] == "--profile":
+            profile = argv[2]
+        elif len(argv) >= 2 and argv[1].startswith("--profile="):
+            profile = argv[1].split("=", 1)[1]
+        rc = hook_main(profile)
+        if stdout_broken():  # a hook never fails: not even at the interpreter's last flush
+            silence_stdout()
+        return rc
+    return _guarded(_run, argv)
+
+
+def _run(argv):
+    if argv[:1] == ["compress"]:
+        from .fastpath import compress_simple
+
+        rc = compress_simple(argv[1:])  # `compress FILE [--level L] [--profile P]` without argparse
+        if rc is not None:
+            return rc
+    args = build_parser().parse_args(argv)
+    if args.command in COMMAND_MODULES:
+        from importlib import import_module
+
+        return import_module(COMMAND_MODULES[args.command]).run(args) or 0
+    from . import commands
+
+    return getattr(commands, "cmd_" + args.command)(args) or 0
+
+
+def _guarded(fn, *args):
+    """Run a command; user errors and output failures become one line."""
+    try:
+        rc = fn(*args)
+        sys.stdout.flush()  # here, not at exit: a full disk must be reported, not a traceback
+        return rc
+    except UserError as exc:
+        print_error(exc)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except RecursionError:  # input nested deeper than the interpreter can follow: one line, no traceback
+        silence_stdout()
+        print("engine: the input is nested too deeply to process; nothing was changed", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        silence_stdout()  # the reader went away (| head): say nothing
+        return 0
+    except OSError as exc:
+        # files are UserErrors by now; an OSError without a file name is stdout
+        what = display(exc.filename) if exc.filename else "standard output"
+        silence_stdout()
+        print(f"engine: cannot write to {what}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,127 @@
+"""`engine messages compress|restore`: a thin layer over compress_messages
+and restore_messages.  Input errors are one line FILE:LINE:COL, never a
+traceback (engine/cli/main.py prints them)."""
+
+import json
+import sys
+
+from engine.base.errors import UserError, given
+
+
+def add_parser(sub):
+    p = sub.add_parser("messages", help="compress a list of chat messages, and restore it exactly",
+                       description="Compress a list of chat messages (a JSON list, or an object with `messages`; "
+                       "OpenAI and Anthropic shapes) by the rules of a message pipeline "
+                       "(pipelines/messages/default.yaml), and restore the originals.")
+    msub = p.add_subparsers(dest="messages_command", metavar="SUBCOMMAND")
+    msub.required = True
+    s = msub.add_parser("compress", help="print the compressed messages (with --json: messages, verbatim store, stats)")
+    s.add_argument("file", metavar="FILE|-", help="JSON file of messages, or - for standard input")
+    s.add_argument("--profile", metavar="NAME|PATH", default="default",
+                   help="message pipeline: a built-in name (pipelines/messages/) or a path (default: default)")
+    s.add_argument("--budget", type=int, metavar="TOKENS",
+                   help="token budget: use the largest recency window whose whole result fits")
+    s.add_argument("--recency", type=int, metavar="N", help="messages at the end kept whole (default: the pipeline's)")
+    s.add_argument("--transcript", action="store_true", help="the input is a Claude Code transcript (JSONL lines)")
+    s.add_argument("--json", action="store_true",
+                   help="print one object: messages, verbatim (the originals, for restore) and stats")
+    s = msub.add_parser("restore", help="print the original messages from the object `compress --json` printed")
+    s.add_argument("file", metavar="FILE|-", help="the JSON object printed by `engine messages compress --json`")
+
+
+def _parse_json(text, name):
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UserError(f"not JSON: {exc.msg}; give a JSON list of messages", name, exc.lineno, exc.colno) from None
+    except RecursionError:
+        raise UserError("JSON nested too deep to read", name) from None
+
+
+def _read(name):
+    from engine.base.textio import read_input
+
+    return read_input(given(name))
+
+
+def _parse_jsonl(text, name):
+    lines = []
+    for n, line in enumerate(text.split("\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            lines.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            raise UserError(f"not a JSON line: {exc.msg}; a transcript holds one JSON object per line",
+                            name, n, exc.colno) from None
+    return lines
+
+
+def _dump(value):
+    return json.dumps(value, ensure_ascii=False)
+
+
+def run(args):
+    name = "<stdin>" if args.file == "-" else args.file
+    text = _read(args.file)
+    if args.messages_command == "restore":
+        return _restore(text, name)
+    if args.recency is not None and args.recency < 0:
+        raise UserError("--recency must be 0 or more")
+    if args.budget is not None and args.budget < 0:
+        raise UserError("--budget must be 0 or more")
+    from engine.messages.api import compress_messages
+
+    if args.transcript:
+        data, wrapper = _parse_jsonl(text, name), None
+    else:
+        data = _parse_json(text, name)
+        wrapper = None
+        if isinstance(data, dict) and isinstance(data.get("messages"), list):
+            wrapper, data = data, data["messages"]
+        if not isinstance(data, list):
+            raise UserError("expected a JSON list of messages, or an object with a `messages` list", name)
+    profile = args.profile if args.profile == "default" or "/" not in args.profile else given(args.profile)
+    result = compress_messages(data, profile, recency=args.recency, budget=args.budget, transcript=args.transcript,
+                               count_tokens=args.json)
+    if wrapper is not None:
+        result["messages"] = {**wrapper, "messages": result["messages"]}
+        result["wrapped"] = True
+    out = sys.stdout
+    if args.json:
+        out.write(_dump(result) + "\n")
+    elif args.transcript:
+        out.writelines(_dump(line) + "\n" for line in result["messages"])
+    else:
+        out.write(_dump(result["messages"]) + "\n")
+    budget = result["stats"].get("budget")
+    if budget and not budget["fits"]:
+        print(f"engine: {budget['note']}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _restore(text, name):
+    from engine.messages.api import restore_messages
+
+    data = _parse_json(text, name)
+    if not isinstance(data, dict) or "messages" not in data or "verbatim" not in data:
+        raise UserError("expected the object `engine messages compress --json` printed (with messages and verbatim)", name)
+    messages = data["messages"]
+    wrapper = None
+    if data.get("wrapped"):
+        if not isinstance(messages, dict) or not isinstance(messages.get("messages"), list):
+            raise UserError("`wrapped` is set but `messages` holds no `messages` list", name)
+        wrapper, messages = messages, messages["messages"]
+    try:
+        original = restore_messages(messages, data["verbatim"], transcript=bool(data.get("transcript")),
+                                    check=data.get("check"), require_check=True)
+    except UserError as exc:
+        raise UserError(exc.message, name) from None
+    if data.get("transcript"):
+        sys.stdout.writelines(_dump(line) + "\n" for line in original)
+    elif wrapper is not None:
+        sys.stdout.write(_dump({**wrapper, "messages": original}) + "\n")
+    else:
+        sys.stdout.write(_dump(original) + "\n")
+    return 0

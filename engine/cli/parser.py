@@ -1,0 +1,126 @@
+"""The `engine` command's arguments: every subcommand and option, and the
+help they print.  Completion scripts are generated from this parser."""
+
+LEVELS_HELP = "compression level: off, light, standard, aggressive, or a path to a level file"
+
+
+PROFILE_HELP = ("profile to use (default: $ENGINE_PROFILE, else the nearest .engine/profile.yaml from the working "
+                "folder up to the repository root once approved with `engine trust`, else ~/.engine/profile.yaml, "
+                "else the config folder's profile.yaml, else the built-in 'default')")
+COLOR_HELP = "colour: auto (only on a terminal, and not when $NO_COLOR is set), always or never"
+JSON_COUNT_HELP = ("tokens are counted with tiktoken; the first count of a text loads the encoding (about 0.3 s), "
+                   "a repeated count is read from the cache")
+
+
+# Commands of their own subsystems: name -> module with add_parser(sub) and
+# run(args).  A new subsystem adds one line here and keeps its options and
+# its code in its own package.
+COMMAND_MODULES = {
+    "session": "engine.cli.session",
+    "messages": "engine.cli.messages",
+    "cache": "engine.cli.cache",
+    "purge": "engine.cli.purge",
+    "memory": "engine.cli.memory",
+    "trust": "engine.cli.trust",
+}
+
+
+def _add_profile_args(p, level=True):
+    p.add_argument("--profile", metavar="NAME|PATH", help=PROFILE_HELP)
+    if level:
+        p.add_argument("--level", metavar="LEVEL", help=LEVELS_HELP + " (default: the profile's)")
+
+
+def build_parser():
+    import argparse  # not at module level: `engine hook` never needs it
+
+    from engine.base.version import __version__
+
+    parser = argparse.ArgumentParser(prog="engine", description="Compress and check the rule files of LLM coding agents.")
+    parser.add_argument("--version", action="version", version=f"engine {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    p = sub.add_parser("compress", help="compress rule files and print (or write) the result",
+                       epilog="--json: " + JSON_COUNT_HELP + ".")
+    p.add_argument("files", nargs="+", metavar="FILE", help="rule files or globs ('rules/*.md'), or - for standard input")
+    _add_profile_args(p)
+    p.add_argument("--json", action="store_true", help="print the text and its figures (characters, tokens) as JSON "
+                   "(one object; a list of them for several files)")
+    p.add_argument("--tokenizer", choices=("o200k_base", "cl100k_base"), help="tokenizer for --json figures (default: the profile's)")
+    out = p.add_mutually_exclusive_group()
+    out.add_argument("-o", "--output", metavar="FILE|DIR", help="write the result here instead of stdout "
+                     "(a folder when several files are given: each keeps its name)")
+    out.add_argument("-i", "--in-place", action="store_true", help="replace each file by its compressed text")
+
+    p = sub.add_parser("validate", help="check YAML documents: schema, patterns, self-tests")
+    p.add_argument("files", nargs="*", help="YAML files (default: every built-in document and the active profile)")
+    _add_profile_args(p, level=False)
+    p.add_argument("--json", action="store_true", help='print {"ok": bool, "problems": [{"file", "line", "col", "message"}]}')
+
+    p = sub.add_parser("diff", help="show what a level changes in a file")
+    p.add_argument("file", help="rule file, or - for standard input")
+    _add_profile_args(p)
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto", help=COLOR_HELP)
+    p.add_argument("--exit-code", action="store_true", help="exit 1 when the level would change the file, 0 when not")
+    p.add_argument("--json", action="store_true", help="print the diff and the figures as one JSON object")
+
+    p = sub.add_parser("explain", help="list protected spans and every change, with the transform that made it")
+    p.add_argument("file", help="rule file, or - for standard input")
+    _add_profile_args(p)
+    p.add_argument("--json", action="store_true", help="print the spans, changes and decisions as one JSON object")
+
+    p = sub.add_parser("stats", help="characters and tokens before and after, per file and level")
+    p.add_argument("paths", nargs="+", help="files or folders (folders: every *.md inside, recursively)")
+    _add_profile_args(p, level=False)
+    p.add_argument("--levels", default="off,light,standard,aggressive", help="comma-separated levels (default: all four)")
+    p.add_argument("--tokenizer", choices=("o200k_base", "cl100k_base"), help="default: the profile's")
+    p.add_argument("--json", action="store_true", help="print the table as JSON")
+
+    p = sub.add_parser("golden", help="compare golden cases with what the engine produces now")
+    p.add_argument("dir", nargs="?", default=None, help="folder of cases (default: tests/golden)")
+    p.add_argument("--update", action="store_true", help="rewrite the expected files; review them with git diff")
+
+    p = sub.add_parser("hook", help="run as an agent hook: event JSON on stdin, one JSON object on stdout",
+                       description="Run as an agent hook (engine install writes the command). Reads one event as "
+                       "JSON on stdin and prints one JSON object for the agent, or nothing. Never fails: problems "
+                       "go to the hook log (hook.log in the state folder) and the exit status is 0.")
+    p.add_argument("--profile", metavar="NAME|PATH", help=PROFILE_HELP)
+
+    for name, helptext in (("install", "add the hook entries to the agent's settings.json"),
+                           ("uninstall", "remove exactly the entries `engine install` added")):
+        p = sub.add_parser(name, help=helptext)
+        where = p.add_mutually_exclusive_group()
+        where.add_argument("--project", action="store_true", help="./.claude/settings.json (the default)")
+        where.add_argument("--user", action="store_true", help="~/.claude/settings.json")
+        if name == "install":
+            p.add_argument("--profile", metavar="NAME|PATH", help="profile written into the hook command")
+
+    p = sub.add_parser("refresh", help="rule re-injection")
+    rsub = p.add_subparsers(dest="refresh_command", metavar="SUBCOMMAND")
+    rsub.required = True
+    s = rsub.add_parser("preview", help="show what the refresh handlers would inject")
+    s.add_argument("--turn", type=int, help="the prompt number to preview (default: every refresh handler, as if due)")
+    s.add_argument("--cwd", help="project folder (default: the working directory)")
+    s.add_argument("--profile", metavar="NAME|PATH")
+    s.add_argument("--text", action="store_true", help="print the injected text too")
+    s.add_argument("--touched", nargs="+", metavar="PATH", help="files the session touched (path-scoped rules)")
+    s.add_argument("--transcript", metavar="FILE", help="read the touched files from this transcript's tool calls")
+
+    p = sub.add_parser("profile", help="profiles")
+    psub = p.add_subparsers(dest="profile_command", metavar="SUBCOMMAND")
+    psub.required = True
+    s = psub.add_parser("show", help="print the resolved profile (after extends, add and remove), "
+                        "and which file was chosen and why")
+    s.add_argument("name", nargs="?", help="profile name or path (default: the active profile)")
+    s.add_argument("--level", metavar="LEVEL", help=LEVELS_HELP)
+
+    p = sub.add_parser("completion", help="print a shell completion script (bash or zsh)",
+                       description="bash: eval \"$(engine completion bash)\" in ~/.bashrc; "
+                       "zsh: eval \"$(engine completion zsh)\" in ~/.zshrc")
+    p.add_argument("shell", choices=("bash", "zsh"))
+    from importlib import import_module
+
+    for module in COMMAND_MODULES.values():
+        import_module(module).add_parser(sub)
+    return parser

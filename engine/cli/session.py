@@ -1,0 +1,60 @@
+"""`engine session report [SESSION_ID|--current|TRANSCRIPT] [--json] [--html FILE]`:
+the CLI over engine.session (one line per user mistake, never a traceback)."""
+
+import json
+import sys
+
+from engine.base.errors import UserError, given
+
+
+def add_parser(sub):
+    p = sub.add_parser("session", help="reports on one session of the agent, read from its transcript")
+    ssub = p.add_subparsers(dest="session_command", metavar="SUBCOMMAND")
+    ssub.required = True
+    s = ssub.add_parser("report", help="turns, context fill over time, refreshes, top tool consumers, errors",
+                        description="A report on one session: its turns, the context fill per API response as a "
+                        "chart (refreshes and compactions marked), the refreshes and their sizes, the tools whose "
+                        "results filled the context, and the errors.")
+    s.add_argument("target", nargs="?", metavar="SESSION_ID|TRANSCRIPT",
+                   help="a session id (looked up under ~/.claude/projects) or a transcript file (.jsonl)")
+    s.add_argument("--current", action="store_true",
+                   help="the newest transcript of this project (~/.claude/projects/<project folder>/)")
+    s.add_argument("--cwd", help="the project folder for --current and session ids (default: the working folder)")
+    out = s.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true", help="print the report as one JSON object (shape in the README)")
+    out.add_argument("--html", metavar="FILE", help="write one self-contained HTML page (inline CSS and SVG chart)")
+    s.add_argument("--style", metavar="FILE", help="a report style (kind: report) instead of the built-in "
+                   "pipelines/reports/session.yaml")
+    s.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                   help="colour in the terminal chart: auto (only on a terminal, not with $NO_COLOR), always, never")
+
+
+def _write_private(path, text):
+    """Write atomically, 0600: the page names the user's files and errors."""
+    from engine.base.textio import write_text_atomic
+
+    write_text_atomic(path, text, 0o600)
+
+
+def run(args):
+    from engine.session import build_report, find, load_style, render_html, render_text
+
+    if args.target and args.current:
+        raise UserError("give a session or --current, not both")
+    if args.target:
+        given(args.target)
+    if args.html:
+        given(args.html)
+    style = load_style(args.style)
+    path = find(args.target, args.current, args.cwd)
+    report = build_report(path, style)
+    if args.json:
+        sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+    elif args.html:
+        _write_private(args.html, render_html(report, style))
+        print(f"{args.html}: the report of session {report['session_id']} ({report['api_calls']} API calls)")
+    else:
+        from .commands import use_color
+
+        sys.stdout.write(render_text(report, style, use_color(args.color)) + "\n")
+    return 0

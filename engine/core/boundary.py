@@ -1,0 +1,171 @@
+"""The trust boundary: what an approved project profile may set.
+
+A project profile shapes text from its project (levels, protect categories,
+dictionaries, templates, cadences); it never configures the user's machine.
+The profile schema says which keys a project may set (`"x-project": true`);
+every other key is machine-level (a path outside the project, a host or URL,
+a deadline, timeout, TTL or size bound, install settings) and is taken from
+the user's own resolved profile, whatever the project wrote.  A key nobody
+marked is machine-level: a new setting is safe until someone decides
+otherwise.
+
+Handlers follow the same rule field by field: a project handler's
+machine-level fields (compact_instructions' `file`, a scan's byte bounds)
+come from the user's handler of the same name, else of the same kind, else
+they are dropped.  A handler the user switched off stays off, and a handler
+`level` that is a path outside the project is replaced like a machine key.
+
+Called once, from engine/core/profile.py resolve, for a project profile only.
+"""
+
+import copy
+import json
+import os
+
+from engine.base.paths import builtin_dir
+
+MARK = "x-project"
+
+
+def _schema():
+    with open(builtin_dir("schemas") / "profile.schema.json", encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def _marked(node):
+    return isinstance(node, dict) and node.get(MARK) is True
+
+
+def _has_mark(node):
+    """True when the node or something below it is project-settable."""
+    if _marked(node):
+        return True
+    props = node.get("properties") if isinstance(node, dict) else None
+    return bool(props) and any(_has_mark(v) for v in props.values())
+
+
+def _merge(project, own, node):
+    """The value of one key: the project's where the schema marks it, the
+    user's elsewhere (_ABSENT: the key is left out)."""
+    if _marked(node):
+        return project
+    props = node.get("properties") if isinstance(node, dict) else None
+    if props and _has_mark(node) and isinstance(project, dict):
+        out = {}
+        mine = own if isinstance(own, dict) else {}
+        for key in dict.fromkeys([*project, *mine]):
+            value = _merge(project.get(key, _ABSENT), mine.get(key, _ABSENT), props.get(key, {}))
+            if value is not _ABSENT:
+                out[key] = value
+        return out
+    return copy.deepcopy(own)
+
+
+_ABSENT = object()
+
+
+def _machine_paths(data, node, prefix):
+    """Dotted names of the machine-level keys present in `data`."""
+    out = []
+    if not isinstance(data, dict):
+        return out
+    props = node.get("properties", {}) if isinstance(node, dict) else {}
+    for key, value in data.items():
+        sub = props.get(key, {})
+        if _marked(sub):
+            continue
+        if _has_mark(sub):
+            out.extend(_machine_paths(value, sub, f"{prefix}{key}."))
+        else:
+            out.append(f"{prefix}{key}")
+    return out
+
+
+def _handlers(hooks):
+    return [h for hs in hooks.get("events", {}).values() for h in hs]
+
+
+def _counterpart(h, own_handlers):
+    by_name = [x for x in own_handlers if x["name"] == h["name"]]
+    if by_name:
+        return by_name[0]
+    kind = h.get("kind")
+    return next((x for x in own_handlers if x.get("kind") == kind), None)
+
+
+def _inside(path, root):
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def bound(project, own, project_docs, root):
+    """Apply the boundary to `project` (a Resolved) in place, with `own` the
+    user's resolved profile; returns the dotted names of the machine-level
+    keys the project documents set (ignored)."""
+    from engine.base.refs import is_path
+    from .resolve import SCALARS
+
+    schema = _schema()
+    top = schema["properties"]
+    hook_props = top["hooks"]["properties"]
+    handler_node = schema["$defs"]["handler"]
+    ignored = []
+    for doc in project_docs:
+        data = doc.data if isinstance(doc.data, dict) else {}
+        ignored.extend(_machine_paths({k: v for k, v in data.items() if k != "hooks"}, {"properties": top}, ""))
+        hooks = data.get("hooks") if isinstance(data.get("hooks"), dict) else {}
+        ignored.extend(_machine_paths({k: v for k, v in hooks.items() if k != "events"}, top["hooks"], "hooks."))
+        for event, hs in (hooks.get("events") or {}).items():
+            for h in hs or ():
+                if isinstance(h, dict):
+                    ignored.extend(_machine_paths(h, handler_node, f"hooks.events.{event}.{h.get('name')}."))
+
+    # scalar settings
+    for key in SCALARS:
+        if _marked(top.get(key)):
+            continue
+        if key in own.settings:
+            project.settings[key] = copy.deepcopy(own.settings[key])
+            if key in own.setting_origins:
+                project.setting_origins[key] = own.setting_origins[key]
+        else:
+            project.settings.pop(key, None)
+            project.setting_origins.pop(key, None)
+
+    # hooks settings other than events
+    hooks, mine = project.hooks, own.hooks
+    for key in dict.fromkeys([*hooks, *mine]):
+        if key == "events":
+            continue
+        value = _merge(hooks.get(key, _ABSENT), mine.get(key, _ABSENT), hook_props.get(key, {}))
+        if value is _ABSENT:
+            hooks.pop(key, None)
+        else:
+            hooks[key] = value
+
+    # handlers, field by field
+    own_handlers = _handlers(mine)
+    fields = handler_node["properties"]
+    for h in _handlers(hooks):
+        other = _counterpart(h, own_handlers) or {}
+        for key in dict.fromkeys([*h, *other]):
+            if key in ("name", "kind"):
+                continue
+            value = _merge(h.get(key, _ABSENT), other.get(key, _ABSENT), fields.get(key, {}))
+            if value is _ABSENT:
+                h.pop(key, None)
+            else:
+                h[key] = value
+        if other.get("enabled", True) is False and other.get("name") == h["name"]:
+            h["enabled"] = False  # a project may switch a handler off, not on again
+        level = h.get("level")
+        if isinstance(level, str) and is_path(level) and root:
+            real = os.path.realpath(os.path.expanduser(level))
+            if not os.path.isabs(os.path.expanduser(level)):
+                real = os.path.realpath(os.path.join(root, level))
+            if not _inside(real, root):
+                ignored.append(f"hooks.events.{h['name']}.level")
+                if "level" in other:
+                    h["level"] = other["level"]
+                else:
+                    h["level"] = own.settings.get("level", "standard")
+    return list(dict.fromkeys(ignored))

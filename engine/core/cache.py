@@ -1,0 +1,255 @@
+"""On-disk cache of compiled profiles, keyed by the content of every YAML
+file that went into them, so a hook process skips YAML, JSON Schema and the
+tokenizer entirely when nothing changed.  os.path only (hot path).
+
+Entries are pickles, and unpickling runs code: the cache folder must be the
+user's own, not a link, and closed to everyone else (0700), or nothing is read
+from it or written to it (profiles are then compiled each time).  Files are
+0600.  A profile that failed to load is remembered too (by the digests of the
+files read), so a broken or hostile profile costs a hook its error once, not
+on every event.  The folder keeps at most `cache.max_entries` compiled
+profiles (pipelines/settings/engine.yaml); the oldest go first.
+"""
+
+import os
+import stat
+
+try:  # the bare C module: importing hashlib (OpenSSL) costs milliseconds on every hook
+    from _sha256 import sha256
+except ImportError:  # pragma: no cover - other Pythons
+    from hashlib import sha256
+
+from engine.base.version import __version__
+from engine.base.paths import cache_dir_str
+
+
+ABSENT = "absent"
+_DIGESTS = {}  # path -> (stat signature, digest): a file is hashed once per process while unchanged
+
+
+def file_digest(path):
+    """sha256 of a file's bytes; ABSENT for a file that is not there.  A file
+    over the YAML size cap is never read whole: its size and mtime stand in."""
+    try:
+        st = os.stat(path)
+        if st.st_size > _MAX_DIGEST_BYTES or not stat.S_ISREG(st.st_mode):
+            return f"size:{st.st_size}:{st.st_mtime_ns}:{st.st_mode}"
+        sig = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
+        hit = _DIGESTS.get(path)
+        if hit is not None and hit[0] == sig:
+            return hit[1]
+        with open(path, "rb") as fh:
+            digest = sha256(fh.read()).hexdigest()
+        _DIGESTS[path] = (sig, digest)
+        return digest
+    except OSError:
+        return ABSENT
+
+
+# Above the largest YAML file the loader accepts (max_file_bytes), a file is
+# refused anyway: hashing it would only cost time.
+_MAX_DIGEST_BYTES = 16 << 20
+
+
+_CODE = []
+
+
+def code_fingerprint():
+    """Size and mtime of every engine module: a cache written by other code
+    (an upgrade, a working copy being edited) is never read back.  Computed
+    once per process (the code a process runs does not change under it)."""
+    if not _CODE:
+        _CODE.append(_code_fingerprint())
+    return _CODE[0]
+
+
+def _code_fingerprint():
+    from ..base.paths import package_root_str
+
+    root = package_root_str()  # every module of the engine, whatever its package
+    parts = []
+    for folder, _dirs, names in os.walk(root):
+        for n in names:
+            if n.endswith(".py"):
+                st = os.stat(os.path.join(folder, n))
+                parts.append(f"{os.path.relpath(os.path.join(folder, n), root)}:{st.st_size}:{st.st_mtime_ns}")
+    return "|".join(sorted(parts))
+
+
+def folder():
+    return os.path.join(cache_dir_str(), "profiles")
+
+
+def entry_path(key_parts, suffix=".pickle"):
+    key = sha256("\0".join([__version__, code_fingerprint(), *key_parts]).encode()).hexdigest()[:32]
+    return os.path.join(folder(), f"{key}{suffix}")
+
+
+def folder_is_private(path=None, create=False):
+    """True when the cache folder (or `path`) is a real folder of this user
+    that nobody else can write to (engine/base/files.py)."""
+    from engine.base.files import folder_is_private as private
+
+    return private(path or folder(), create)
+
+
+def _own_file(fh):
+    st = os.fstat(fh.fileno())
+    return stat.S_ISREG(st.st_mode) and st.st_uid == os.getuid()
+
+
+def load(key_parts):
+    """The cached value, or None when absent, stale, unreadable or in a
+    folder that is not private."""
+    import pickle
+
+    if not folder_is_private():
+        return None
+    try:
+        with open(entry_path(key_parts), "rb") as fh:
+            if not _own_file(fh):
+                return None
+            entry = pickle.load(fh)
+        for src, digest in entry["sources"]:
+            if file_digest(src) != digest:
+                return None
+        return entry["value"]
+    except Exception:  # absent, truncated, from another version, a source gone: rebuild
+        return None
+
+
+def load_plain(key_parts, suffix=".json"):
+    """Like load, for plain data kept as JSON: read without importing pickle
+    (which imports re), for the hook hot path."""
+    from engine.base.fastjson import loads
+
+    if not folder_is_private():
+        return None
+    try:
+        with open(entry_path(key_parts, suffix), encoding="utf-8") as fh:
+            if not _own_file(fh):
+                return None
+            entry = loads(fh.read())
+        for src, digest in entry["sources"]:
+            if file_digest(src) != digest:
+                return None
+        return entry["value"]
+    except Exception:
+        return None
+
+
+def store_plain(key_parts, value, sources, suffix=".json"):
+    import json
+
+    atomic_write(entry_path(key_parts, suffix), json.dumps({"sources": sources, "value": value}).encode("utf-8"))
+
+
+def store(key_parts, value, sources):
+    import pickle
+
+    atomic_write(entry_path(key_parts), pickle.dumps({"sources": sources, "value": value}, protocol=pickle.HIGHEST_PROTOCOL))
+    evict()
+
+
+def store_failure(key_parts, error, sources):
+    """Remember that a profile failed with this error while its files (and
+    the absence of the files it looked for) stay as they are."""
+    import json
+
+    from engine.base.errors import ValidationErrors
+
+    errors = error.errors if isinstance(error, ValidationErrors) else [error]
+    value = [[e.message, None if e.file is None else str(e.file), e.line, e.col] for e in errors]
+    atomic_write(entry_path(key_parts, ".failed"), json.dumps({"sources": sources, "value": value}).encode("utf-8"))
+
+
+def load_failure(key_parts):
+    """The UserError a profile failed with, while none of its files changed; else None."""
+    from engine.base.errors import UserError, ValidationErrors
+
+    value = load_plain(key_parts, ".failed")
+    try:
+        errors = [UserError(m, f, line, col) for m, f, line, col in value]
+    except (TypeError, ValueError):  # absent or unreadable: load the profile
+        return None
+    if not errors:
+        return None
+    return errors[0] if len(errors) == 1 else ValidationErrors(errors)
+
+
+class NotReady(Exception):
+    """Another process is compiling this entry and did not finish in time."""
+
+
+def compile_once(key_parts, build, wait_until=None, poll_ms=50):
+    """build()'s value for key_parts, computed by one process at a time: a
+    process that finds another one compiling (its lock file held) waits for
+    it, until `wait_until` (a time.monotonic() value; None: as long as it
+    takes), then reads the result from the cache; past `wait_until` it
+    raises NotReady, so a hook goes on without the compiled profile instead
+    of passing its deadline.  Without a private cache folder there is no
+    lock: every process builds."""
+    import time
+
+    from engine.base.files import Locked
+
+    lock = None
+    if folder_is_private(create=True):
+        try:
+            lock = Locked(entry_path(key_parts, ".lock")).open()
+        except OSError:
+            lock = None
+    if lock is None:
+        return build()
+    try:
+        while not lock.acquire(block=wait_until is None):
+            if time.monotonic() + poll_ms / 1000.0 >= wait_until:
+                raise NotReady("another process is compiling this profile")
+            time.sleep(poll_ms / 1000.0)
+        value = load(key_parts)  # compiled by the process we waited for
+        if value is not None:
+            return value
+        failed = load_failure(key_parts)
+        if failed is not None:
+            raise failed
+        return build()
+    finally:
+        lock.close()  # a compiling child forked by build() holds the lock until it ends
+
+
+def evict():
+    """Keep at most cache.max_entries compiled profiles (and as many of the
+    other entries): the least recently written go."""
+    try:
+        from .settings import cache_limits
+
+        keep = cache_limits()["max_entries"]
+        by_suffix = {}
+        with os.scandir(folder()) as it:
+            for e in it:
+                if e.name.startswith(".tmp-") or not e.is_file(follow_symlinks=False):
+                    continue
+                by_suffix.setdefault(os.path.splitext(e.name)[1], []).append((e.stat(follow_symlinks=False).st_mtime_ns, e.path))
+        for entries in by_suffix.values():
+            entries.sort(reverse=True)
+            for _, path in entries[keep:]:
+                try:
+                    os.unlink(path)
+                except OSError:
+                    pass
+    except Exception:  # a cache that cannot be trimmed is not an error
+        pass
+
+
+def atomic_write(path, data):
+    """Write atomically (0600, inside a private folder); a cache that cannot
+    be written, or a folder that is not private, is not an error: False."""
+    from engine.base.files import replace_atomic
+
+    if not folder_is_private(os.path.dirname(path), create=True):
+        return False
+    try:
+        replace_atomic(path, data)
+        return True
+    except OSError:
+        return False

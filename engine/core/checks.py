@@ -1,0 +1,28 @@
+"""Semantic checks that belong to a subsystem, by the kind they check.
+
+The core validates and compiles every document, but what a hook handler, a
+message pipeline, a report style or the content cache's settings mean is
+their subsystem's to say.  Each subsystem names its check here by module and
+function, the way engine/text/transforms/__init__.py names transform kinds
+and engine/hooks/handlers/__init__.py names handler kinds: the core imports
+a check's module only when a document of that kind is checked, so nothing
+in the core imports a subsystem, and a subsystem adds a kind with one line.
+
+A check takes the checked thing (a document, or a resolved profile for
+"profile.hooks") and returns its problems (FILE:LINE:COL errors) or raises
+them.
+"""
+
+CHECKS = {
+    "messages": ("engine.messages.check", "check_pipeline"),
+    "detector": ("engine.messages.check", "check_detector"),
+    "report": ("engine.session.style", "problems"),
+    "content_cache": ("engine.ccm.config", "semantic_errors"),
+    "profile.hooks": ("engine.hooks.check", "check_hooks"),
+}
+
+
+def checker(kind):
+    """The check function registered for `kind`."""
+    module, name = CHECKS[kind]
+    return getattr(__import__(module, fromlist=[name]), name)

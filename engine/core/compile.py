@@ -1,0 +1,91 @@
+"""Compile a resolved profile into an immutable, picklable Profile."""
+
+from engine.text import regexutil
+from engine.text.protect import Protector, category_source
+from engine.text.model import Profile, TokenJudge
+from engine.text.transforms import KINDS
+
+
+class BuildContext:
+    """What a transform may ask for while it compiles."""
+
+    def __init__(self, resolved):
+        self._r = resolved
+        self.word_pattern = resolved.settings["word_pattern"]
+        self.rewrite_pays_at_run_time = TokenJudge(resolved.settings["objective"], resolved.settings["tokenizer"])
+        self.rewrite_pays = self.rewrite_pays_at_run_time  # fixed dictionaries: decided here, once
+
+    def _slot(self, name, want):
+        slot = self._r.slots.get(name)
+        if slot is None:
+            raise KeyError(f"dictionary slot {name!r} is not defined by the profile; add it under `dictionaries:`")
+        if slot.type != want:
+            raise KeyError(f"dictionary slot {name!r} holds {slot.type or 'nothing'}, this transform needs {want}")
+        return slot
+
+    def entries(self, name):
+        return dict(self._slot(name, "entries").entries)
+
+    def word_list(self, name):
+        return list(self._slot(name, "words").words.values())
+
+    def word_set(self, name):
+        return {w["word"] for w in self.word_list(name)}
+
+
+def compile_profile(resolved, files):
+    """files: every YAML file read."""
+    s = resolved.settings
+    cats = []
+    for i, (name, doc) in enumerate(resolved.protect):
+        try:
+            for j, p in enumerate(doc.data.get("patterns", ())):
+                regexutil.check(p)
+        except regexutil.PatternError as exc:
+            raise doc.error(str(exc), ("patterns", j)) from None
+        cats.append(category_source(doc.data, f"c{i}_"))
+    try:
+        regexutil.check(s["word_pattern"])
+    except regexutil.PatternError as exc:
+        doc, path = resolved.setting_origins.get("word_pattern", (None, None))
+        if doc is None:
+            raise resolved_error(resolved, f"word_pattern: {exc}") from None
+        raise doc.error(f"word_pattern: {exc}", path) from None
+    try:
+        protector = Protector(cats, s["word_pattern"], s["pattern_timeout_ms"])
+    except Exception as exc:  # regex.error from a combination of valid parts
+        raise resolved_error(resolved, f"the protect categories do not compile together: {exc}") from None
+    known = {name for name, _ in resolved.protect}
+    transforms, notes = [], {}
+    for spec, doc, i in resolved.transforms:
+        for key in ("allow", "skip_inside"):
+            unknown = sorted(set(spec.get(key, ())) - known)
+            if unknown:
+                raise doc.error(f"{key}: unknown protect categor{'y' if len(unknown) == 1 else 'ies'} {', '.join(unknown)}", ("transforms", i, key))
+        ctx = BuildContext(resolved)
+        try:
+            t = KINDS[spec["kind"]](spec, ctx)
+        except regexutil.PatternError as exc:
+            raise doc.error(str(exc), ("transforms", i)) from None
+        except KeyError as exc:
+            raise doc.error(exc.args[0], ("transforms", i, "dictionary")) from None
+        except Exception as exc:  # regex.error and friends: a pattern that does not compile
+            raise doc.error(f"{spec['kind']} transform does not compile: {exc}", ("transforms", i)) from None
+        if getattr(t, "skipped", None):
+            notes[spec["name"]] = t.skipped
+        transforms.append(t)
+    from .checks import checker
+
+    checker("profile.hooks")(resolved)  # the hooks subsystem's own semantics (engine/core/checks.py)
+    return Profile(
+        name=resolved.name, level=s["level"], objective=s["objective"], tokenizer=s["tokenizer"],
+        timeout_ms_per_mb=s["pattern_timeout_ms"], max_input_bytes=s["max_input_bytes"], fit_factor=s["fit_factor"],
+        protector=protector, transforms=transforms, notes=notes,
+        hooks=resolved.hooks, cache=s["cache"],
+    )
+
+
+def resolved_error(resolved, message):
+    from engine.base.errors import UserError
+
+    return UserError(message, resolved.file, 1, 1)

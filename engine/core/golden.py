@@ -1,0 +1,104 @@
+"""`engine golden`: golden cases, reviewed like code.
+
+A case is a folder:
+    input.md            the rule file (bytes as they are: CRLF, BOM, anything)
+    case.yaml           optional (kind: golden): description, profile, levels, expect
+    off.md, light.md, standard.md, aggressive.md   expected output per level
+Without --update, every difference is printed as a unified diff and the exit
+status is 1.  With --update the expected files are rewritten, so the change
+shows up in `git diff` for review.  `expect` assertions (texts that must or
+must not appear) are checked either way: --update cannot bless a broken trap.
+"""
+
+import sys
+from pathlib import Path
+
+from engine.base.errors import UserError
+
+DEFAULT_LEVELS = ("off", "light", "standard", "aggressive")
+
+
+def find_cases(root):
+    root = Path(root)
+    if not root.is_dir():
+        raise UserError("no golden folder here; pass the folder of cases (engine golden DIR)", str(root))
+    cases = sorted(p.parent for p in root.rglob("input.md"))
+    if not cases:
+        raise UserError("no cases found (a case is a folder holding input.md)", str(root))
+    return cases
+
+
+def load_case(folder):
+    from . import schema
+    from .yamlload import load_file
+
+    spec = {}
+    path = folder / "case.yaml"
+    if path.is_file():
+        doc = load_file(path)
+        schema.require_valid(doc, "golden")
+        spec = doc.data
+    return spec
+
+
+def run_case(folder, spec):
+    """[(level, expected_path, produced_text, failures)] for one case."""
+    from engine.text.pipeline import compress
+    from .profile import load_profile
+    from engine.base.textio import decode
+
+    data = (folder / "input.md").read_bytes()
+    text = decode(data, str(folder / "input.md"))
+    profile_ref = spec.get("profile")
+    if profile_ref and "/" in profile_ref:
+        profile_ref = str((folder / profile_ref).resolve())
+    out = []
+    for level in spec.get("levels", DEFAULT_LEVELS):
+        profile = load_profile(profile_ref, level)
+        produced = compress(profile, text).text
+        failures = _check_expect(spec.get("expect", {}), level, produced)
+        out.append((level, folder / f"{level}.md", produced, failures))
+    return out
+
+
+def _check_expect(expect, level, produced):
+    failures = []
+    for scope in ("all", level):
+        rules = expect.get(scope, {})
+        for s in rules.get("contains", []):
+            if s not in produced:
+                failures.append(f"expected to contain {s!r}")
+        for s in rules.get("not_contains", []):
+            if s in produced:
+                failures.append(f"expected not to contain {s!r}")
+    return failures
+
+
+def run_golden(root=None, update=False, out=sys.stdout):
+    from .report import unified_diff
+
+    root = Path(root) if root else Path("tests/golden")
+    cases = find_cases(root)
+    changed = failed = 0
+    for folder in cases:
+        spec = load_case(folder)
+        for level, path, produced, failures in run_case(folder, spec):
+            name = f"{folder.relative_to(root)}/{level}.md"
+            for f in failures:
+                print(f"{path}: {f}", file=out)
+                failed += 1
+            want = path.read_bytes().decode("utf-8") if path.is_file() else None
+            if want == produced:
+                continue
+            if update:
+                path.write_bytes(produced.encode("utf-8"))
+                print(f"updated {name}", file=out)
+                continue
+            changed += 1
+            if want is None:
+                print(f"{path}: missing; run engine golden --update to create it", file=out)
+            else:
+                out.write(unified_diff(want, produced, f"{name} (expected)", f"{name} (now)"))
+    total = sum(len(load_case(c).get("levels", DEFAULT_LEVELS)) for c in cases)
+    print(f"{len(cases)} cases, {total} outputs: {changed} differ, {failed} expectation(s) failed", file=out)
+    return 1 if (changed and not update) or failed else 0

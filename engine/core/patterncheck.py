@@ -1,0 +1,60 @@
+"""Checking one user-written pattern before it is used: it compiles under
+the engine's rules, and it does not run away on adversarial texts made to
+make it backtrack (and on the document's own examples).  Every validator of
+a document with patterns (protect, dictionaries, levels, a subsystem's own
+documents) uses this one check."""
+
+import regex
+
+from engine.text import regexutil
+
+PROBE_SECONDS = 0.5
+PROBE_LENGTH = 4000
+
+
+def pattern_problems(doc, pattern, path, probes=(), anchored=None):
+    """Compile errors and runaway behaviour of one user pattern.
+
+    anchored: None for a pattern scanned over a whole text; "after" for a
+    guard tried where a word ends; "before" for a guard tried backwards from
+    where a word starts.  Each is probed the way it runs.
+    """
+    try:
+        regexutil.check(pattern)
+    except regexutil.PatternError as exc:
+        return [doc.error(str(exc), path)]
+    body = regexutil.scoped(pattern)
+    compiled = regex.compile(f"(?<=(?:{body}))" if anchored == "before" else body, regex.V0)
+    for probe in _probes(probes):
+        try:
+            if anchored == "after":
+                compiled.match(probe, timeout=PROBE_SECONDS)
+            elif anchored == "before":
+                compiled.match(probe, len(probe), timeout=PROBE_SECONDS)
+            else:
+                for _ in compiled.finditer(probe, timeout=PROBE_SECONDS):
+                    pass
+        except TimeoutError:
+            return [doc.error(
+                f"pattern runs away: it took over {PROBE_SECONDS}s on a {len(probe)}-character text "
+                f"({_describe_probe(probe)}); it backtracks too much - remove nested repetition such as (a+)+ "
+                "or make the alternatives exclusive",
+                path,
+            )]
+    return []
+
+
+def _probes(examples):
+    n = PROBE_LENGTH
+    base = ["a" * n, "a" * n + "!", "a " * (n // 2), " " * n + "x", "-" * n, "/" * n, "_" * n, "`" * n,
+            "*" * n, "." * n, "1" * n, "aA1_-./@ " * (n // 9), "\n" * n, "\n    x" * (n // 6)]
+    for ex in examples:
+        if ex:
+            base.append((ex * (n // len(ex) + 1))[:n])
+            base.append((ex[:-1] * (n // max(1, len(ex) - 1) + 1))[:n] + "!")
+    return base
+
+
+def _describe_probe(probe):
+    head = probe[:12].replace("\n", "\\n")
+    return f"starting {head!r}"

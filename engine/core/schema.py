@@ -1,0 +1,119 @@
+"""Check a YAML document against the JSON Schema of its kind (schemas/)."""
+
+import json
+from functools import lru_cache
+
+from engine.base.errors import suggest
+from engine.base.paths import builtin_dir
+
+KINDS = ("profile", "level", "protect", "dictionary", "golden", "meaning", "settings", "report", "messages", "detector",
+         "message_cases", "content_cache")
+
+
+@lru_cache(maxsize=None)
+def _validator(kind):
+    import jsonschema
+
+    with open(builtin_dir("schemas") / f"{kind}.schema.json", encoding="utf-8") as fh:
+        schema = json.load(fh)
+    # The schemas ship with the engine and are checked against their
+    # metaschema by the tests (test_validate.py), not on every run.
+    return jsonschema.validators.validator_for(schema)(schema)
+
+
+def _leaf_errors(error):
+    """The errors worth showing for one schema error.
+
+    For oneOf/anyOf, the branch meant is the one whose type and `kind` fit
+    the instance (a mapping given where a list or a mapping is allowed is
+    judged as the mapping form; a regex transform is judged as a regex
+    transform); its own errors are then shown, recursively.
+    """
+    if error.validator not in ("oneOf", "anyOf") or not error.context:
+        return [error]
+    branches = {}
+    for e in error.context:
+        branches.setdefault(e.relative_schema_path[0], []).append(e)
+
+    def misfit(errs):
+        for e in errs:
+            rel = list(e.relative_path)
+            if not rel and e.validator == "type":
+                return True
+            if rel == ["kind"] and e.validator in ("const", "enum"):
+                return True
+        return False
+
+    fitting = [errs for errs in branches.values() if not misfit(errs)]
+    if not fitting:
+        return [error]  # nothing fits: the instance has the wrong type altogether
+    out = []
+    for e in min(fitting, key=len):
+        out.extend(_leaf_errors(e))
+    return out
+
+
+def _describe(doc, error):
+    path = tuple(error.absolute_path)
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        allowed = set(error.schema.get("properties", {}))
+        extra = sorted(k for k in error.instance if k not in allowed)
+        out = []
+        for key in extra:
+            hint = suggest(key, allowed) or (f"; allowed keys: {', '.join(sorted(allowed))}" if allowed else "")
+            out.append(doc.error(f"unknown key {key!r}{hint}", path + (key,), key=True))
+        return out
+    if error.validator == "required":
+        return [doc.error(error.message.replace("is a required property", "is required here; add it"), path)]
+    if error.validator == "const" and path and path[-1] == "kind":
+        return [doc.error(f"kind must be {error.validator_value!r} for this document", path)]
+    if error.validator == "enum" and isinstance(error.instance, str):
+        choices = [str(c) for c in error.validator_value]
+        hint = suggest(error.instance, choices) or f"; use one of {', '.join(choices)}"
+        where = "/".join(str(p) for p in path) or "document"
+        return [doc.error(f"{where}: unknown value {error.instance!r}{hint}", path)]
+    where = "/".join(str(p) for p in path) or "document"
+    message = error.message
+    if error.validator in ("oneOf", "anyOf"):
+        names = {"object": "mapping", "array": "list"}
+        kinds = sorted({names.get(s.get("type"), s.get("type")) for s in error.validator_value if isinstance(s.get("type"), str)})
+        message = f"{error.instance!r} has the wrong form" + (f"; expected a {' or a '.join(kinds)}" if kinds else "")
+    return [doc.error(f"{where}: {message}", path)]
+
+
+def check(doc, kind=None):
+    """Return a list of UserError for doc; empty when it is valid."""
+    data = doc.data
+    if not isinstance(data, dict):
+        return [doc.error("expected a mapping with a 'kind:' key (profile, level, protect or dictionary)")]
+    if kind is None and "kind" not in data:
+        return [doc.error(f"`kind:` is missing; add a first line saying what this file is: `kind: profile` "
+                          f"(or {', '.join(KINDS[1:])})")]
+    kind = kind or data.get("kind")
+    if kind not in KINDS:
+        return [doc.error(f"unknown kind {data.get('kind')!r}{suggest(data.get('kind'), KINDS)}; "
+                          f"kind is one of {', '.join(KINDS)}", ("kind",))]
+    errors = []
+    for err in _validator(kind).iter_errors(data):
+        for leaf in _leaf_errors(err):
+            errors.extend(_describe(doc, leaf))
+    errors.sort(key=lambda e: (e.line or 0, e.col or 0))
+    return errors
+
+
+# Files of this process found valid, as read (see yamlload._PARSED).
+_VALID = set()
+
+
+def require_valid(doc, kind=None):
+    key = (doc.source, kind) if doc.source else None
+    if key in _VALID:
+        return doc
+    errors = check(doc, kind)
+    if not errors and key:
+        _VALID.add(key)
+    if errors:
+        from engine.base.errors import ValidationErrors
+
+        raise ValidationErrors(errors)
+    return doc

@@ -1,0 +1,201 @@
+"""`engine validate`: schema, compiled patterns, self-tests, runaway patterns.
+
+Every problem is a UserError carrying FILE:LINE:COL; nothing stops at the
+first one, so a user sees all that is wrong in one run.
+"""
+
+from pathlib import Path
+
+import regex
+
+from engine.text import regexutil
+from . import schema
+from .documents import FOLDERS, Library
+from engine.base.errors import UserError, ValidationErrors
+from engine.base.paths import builtin_dir
+from .checks import CHECKS, checker
+from .patterncheck import pattern_problems
+from .yamlload import load_file
+
+# How long one pattern may take over one probe text before it is called a runaway.
+
+
+def builtin_files():
+    from .settings import path as settings_path
+
+    files = []
+    for kind, folder in FOLDERS.items():
+        files.extend(sorted(builtin_dir(folder).glob("*.yaml")))
+    return files + [Path(settings_path())] + sorted(builtin_dir("pipelines/reports").glob("*.yaml"))
+
+
+def validate_paths(paths, profile=None):
+    """All problems found in the given YAML files (default: the built-in ones
+    plus the active profile), as a list of UserError."""
+    from .profile import choose_to_check as choose
+
+    problems = []
+    targets = [Path(p) for p in paths] or builtin_files()
+    word_pattern = _word_pattern(profile)
+    for path in targets:
+        problems.extend(_check_file(path, word_pattern, profile))
+    if not paths:
+        ref, base = choose(profile)
+        try:
+            active = Library().locate(ref, "profile", base)
+        except UserError as exc:
+            return problems + [exc]
+        levels = sorted(p.stem for p in builtin_dir(FOLDERS["level"]).glob("*.yaml"))
+        if active not in [t.resolve() for t in targets]:
+            problems.extend(_check_file(active, word_pattern, profile))
+        for lv in levels:
+            problems.extend(_compile_errors(str(active), lv))
+    return _dedupe(problems)
+
+
+def _dedupe(problems):
+    seen, out = set(), []
+    for p in problems:
+        key = str(p)
+        if key not in seen:
+            seen.add(key)
+            out.append(p)
+    return out
+
+
+def _word_pattern(profile):
+    """The word runs the self-tests use: the active profile's, or the built-in
+    default's when the active profile is itself broken (its own errors are
+    reported separately)."""
+    from .profile import resolve
+
+    for ref in (profile, "default"):
+        try:
+            resolved, _ = resolve(ref)
+            return resolved.settings["word_pattern"]
+        except UserError:
+            continue
+    return r"[\w'\u2019\u02bc-]+"  # both profiles broken: still keep apostrophe words whole
+
+
+def _errors_of(exc):
+    return exc.errors if isinstance(exc, ValidationErrors) else [exc]
+
+
+def _check_file(path, word_pattern, profile):
+    try:
+        doc = load_file(path)
+    except UserError as exc:
+        return [exc]
+    errors = schema.check(doc)
+    if errors:
+        return errors
+    kind = doc.data["kind"]
+    if kind == "protect":
+        return _check_protect(doc, word_pattern)
+    if kind == "dictionary":
+        return _check_dictionary(doc)
+    if kind == "level":
+        return _check_level(doc)
+    if kind in CHECKS:  # a subsystem's own document kind: its own check (checks.py)
+        return checker(kind)(doc)
+    if kind in ("golden", "meaning", "settings", "message_cases"):
+        return []
+    return _compile_errors(str(path), None, word_pattern)
+
+
+def _compile_errors(profile_path, level, word_pattern=None):
+    """Errors of resolving and compiling a profile, plus the checks of every
+    user-written protect, dictionary and level file it names (self-tests,
+    runaway patterns), which compiling alone does not run."""
+    from .documents import is_builtin
+    from .profile import load_profile, resolve
+
+    errors = []
+    try:
+        # Through the compiled-profile cache: a profile whose files (and the
+        # engine) are unchanged since it last compiled compiles again the same.
+        load_profile(profile_path, level)
+    except UserError as exc:
+        errors.extend(_errors_of(exc))
+    try:
+        resolved, lib = resolve(profile_path, level)
+    except UserError:
+        return errors
+    for f in lib.files:
+        if is_builtin(f) or f == resolved.file:
+            continue
+        try:
+            kind = load_file(f).data.get("kind")
+        except UserError:
+            continue
+        if kind in ("protect", "dictionary", "level"):
+            errors.extend(_check_file(Path(f), word_pattern or resolved.settings["word_pattern"], None))
+    return errors
+
+
+def _check_protect(doc, word_pattern):
+    from engine.text.protect import category_matcher, category_source
+
+    data = doc.data
+    ex = data.get("examples", {})
+    samples = ex.get("match", []) + ex.get("no_match", [])
+    errors = []
+    for i, pat in enumerate(data.get("patterns", ())):
+        errors.extend(pattern_problems(doc, pat, ("patterns", i), samples))
+    if errors:
+        return errors
+    matcher = category_matcher(category_source(data, "c_"), word_pattern)
+    for i, sample in enumerate(ex.get("match", [])):
+        spans = [(s, e) for s, e, _ in matcher.scan(sample)]
+        if (0, len(sample)) not in spans:
+            got = ", ".join(repr(sample[s:e]) for s, e in spans) or "nothing"
+            errors.append(doc.error(f"self-test: {sample!r} should be matched whole, but the category finds {got}", ("examples", "match", i)))
+    for i, case in enumerate(ex.get("match_within", [])):
+        sample, want = case["text"], case["match"]
+        found = [sample[s:e] for s, e, _ in matcher.scan(sample)]
+        if want not in found:
+            got = ", ".join(repr(f) for f in found) or "nothing"
+            errors.append(doc.error(f"self-test: in {sample!r} the category should find {want!r} whole, but finds {got}", ("examples", "match_within", i)))
+    for i, sample in enumerate(ex.get("no_match", [])):
+        spans = [(s, e) for s, e, _ in matcher.scan(sample)]
+        if spans:
+            got = ", ".join(repr(sample[s:e]) for s, e in spans)
+            errors.append(doc.error(f"self-test: {sample!r} should not match, but the category finds {got}", ("examples", "no_match", i)))
+    return errors
+
+
+def _check_dictionary(doc):
+    errors = []
+    for i, w in enumerate(doc.data.get("words", ())):
+        if isinstance(w, dict):
+            for key, anchored in (("unless_preceded_by", "before"), ("unless_followed_by", "after")):
+                if key in w:
+                    errors.extend(pattern_problems(doc, w[key], ("words", i, key), anchored=anchored))
+    return errors
+
+
+def _check_level(doc):
+    from .resolve import _level_chain
+    from engine.text.transforms.regex_replace import parse_template
+
+    errors = []
+    if "extends" in doc.data:  # the chain below must exist and not loop
+        try:
+            _level_chain(Library(), doc.data["extends"], Path(doc.file).parent, (doc, ("extends",)))
+        except UserError as exc:
+            errors.extend(_errors_of(exc))
+    for i, t in enumerate(doc.data["transforms"]):
+        for key, anchored in (("pattern", None), ("word_pattern", None), ("unless_preceded_by", "before"), ("unless_followed_by", "after")):
+            if key in t:
+                errors.extend(pattern_problems(doc, t[key], ("transforms", i, key), anchored=anchored))
+        if t["kind"] == "regex" and "replace" in t and not errors:
+            try:
+                pieces = parse_template(t["replace"])
+                groups = regex.compile(regexutil.scoped(t["pattern"])).groupindex
+                unknown = [g for g in pieces[1::2] if g not in groups and not g.isdigit()]
+                if unknown:
+                    errors.append(doc.error(f"replace names group(s) {', '.join(unknown)} that the pattern does not define", ("transforms", i, "replace")))
+            except regexutil.PatternError as exc:
+                errors.append(doc.error(str(exc), ("transforms", i, "replace")))
+    return errors

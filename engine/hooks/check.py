@@ -1,0 +1,208 @@
+"""Semantic checks of a profile's `hooks` after extends are merged: every
+handler complete for its kind, templates valid with known variables, levels
+that exist, reinject targets that are refresh handlers."""
+
+from pathlib import Path
+
+from engine.base.errors import UserError, ValidationErrors
+
+DEFAULTS_REQUIRED = ("scope", "max_injection_chars", "install_timeout_seconds", "install_backups_kept", "deadline_ms",
+                     "kill_after_ms", "max_files", "omitted_names_max", "templates", "transcript", "log", "trust",
+                     "state", "events")
+NESTED_REQUIRED = {"state": ("redis_url", "ttl_hours", "connect_timeout_ms", "call_timeout_ms"),
+                   "templates": ("max_output_chars", "max_range_items"),
+                   "transcript": ("max_tail_bytes",), "log": ("max_bytes",), "trust": ("allow_read",)}
+# Kinds whose answer the agent reads at one event only (its interface):
+# updatedToolOutput is a PostToolUse field.
+ONLY_AT = {"ccm_output": ("PostToolUse",)}
+
+
+def check_hooks(resolved):
+    hooks = resolved.hooks
+    if not hooks:
+        return
+    errors = []
+    missing = [k for k in DEFAULTS_REQUIRED if k not in hooks] + [
+        f"{group}.{k}" for group, keys in NESTED_REQUIRED.items() for k in keys if k not in hooks.get(group, {})
+    ]
+    if missing:
+        errors.append(UserError(f"hooks: set {', '.join(missing)} here or extend a profile that does", resolved.file, 1, 1))
+    names = {h["name"]: h for hs in hooks.get("events", {}).values() for h in hs}
+    for event, handlers in hooks.get("events", {}).items():
+        for h in handlers:
+            if h.get("enabled", True) is False:
+                continue
+            if h.get("kind") in ONLY_AT and event not in ONLY_AT[h["kind"]]:
+                errors.append(_err(resolved, h["name"], f"handler {h['name']!r} (kind {h['kind']}) works only under "
+                                   f"{' or '.join(ONLY_AT[h['kind']])}, not {event}; move it there"))
+                continue
+            errors.extend(_check_handler(resolved, h, names))
+    if not missing:
+        errors.extend(_check_limits(resolved, hooks, names))
+    from .ctxcheck import check_settings
+
+    errors.extend(check_settings(resolved))
+    if errors:
+        raise ValidationErrors(errors)
+
+
+def _check_limits(resolved, hooks, names):
+    """Settings that cannot all be honoured: a deadline past the time the
+    agent gives a hook, a reinject whose targets cannot fit in one injection
+    together (a single refresh over the cap drops whole rules instead)."""
+    errors = []
+    install_ms = hooks["install_timeout_seconds"] * 1000
+    if not hooks["deadline_ms"] < hooks["kill_after_ms"] < install_ms:
+        errors.append(UserError(
+            f"hooks: deadline_ms ({hooks['deadline_ms']}) < kill_after_ms ({hooks['kill_after_ms']}) < "
+            f"install_timeout_seconds ({install_ms} ms) must hold, so a hook ends before the agent gives up on it",
+            resolved.file, 1, 1))
+    cap = hooks["max_injection_chars"]
+    for hs in hooks.get("events", {}).values():
+        for h in hs:
+            if h.get("enabled", True) is False:
+                continue
+            if h.get("kind") == "reinject":
+                targets = [names.get(t) for t in h.get("handlers", ())]
+                budgets = [(t or {}).get("budget", {}).get("chars") for t in targets]
+                if len(budgets) > 1 and all(budgets) and sum(budgets) + 2 * (len(budgets) - 1) > cap:
+                    errors.append(_err(resolved, h["name"], f"reinject runs {', '.join(h['handlers'])} at once: their budgets "
+                                       f"({' + '.join(map(str, budgets))} characters) exceed max_injection_chars ({cap}), "
+                                       "so the later ones would wait for the next event; lower the budgets", "handlers"))
+    return errors
+
+
+def _where(resolved, name, *path):
+    doc, base = resolved.hook_origins[name]
+    return doc, base + path
+
+
+def _err(resolved, name, message, *path):
+    doc, p = _where(resolved, name, *path)
+    return doc.error(message, p)
+
+
+def _check_handler(resolved, h, names):
+    import jsonschema
+
+    from engine.core.schema import _validator
+
+    name = h["name"]
+    schema = _validator("profile").schema["$defs"]["complete_handler"]
+    problems = list(jsonschema.Draft202012Validator(schema).iter_errors(h))
+    if problems:
+        kind = h.get("kind", "?")
+        return [_err(resolved, name, f"handler {name!r} (kind {kind}) is incomplete after merging the profiles: "
+                                     f"{_missing(h)}; add them or extend a profile that has them")]
+    errors = []
+    from .ctxcheck import VARIABLES as _CTX, SETTINGS as _CTX_SETTINGS, check_handler as _ctx_check
+
+    if h["kind"] in _CTX or h["kind"] in _CTX_SETTINGS:
+        errors.extend(_ctx_check(resolved, h, lambda message, *path: _err(
+            resolved, name, message, *(path if path and path[0] in _own_keys(resolved, name) else ()))))
+    if h["kind"] in ("rule_refresh", "file_refresh"):
+        from .banner import VARIABLES, check
+
+        for key, allowed in (("template", VARIABLES["refresh"]), ("omitted_template", VARIABLES["omitted"])):
+            for line, msg in check(h[key], allowed):
+                doc, p = _where(resolved, name)
+                if key in _own_keys(resolved, name):
+                    errors.append(UserError(f"{key}: {msg}", doc.file, doc.text_line(p + (key,), line), 1))
+                else:  # inherited template: point at the handler that inherits it
+                    errors.append(doc.error(f"{key} (inherited): {msg}", p))
+        if not errors:
+            errors.extend(_trial_render(resolved, h))
+        errors.extend(_check_level(resolved, h))
+    if h["kind"] == "reinject":
+        for i, target in enumerate(h["handlers"]):
+            t = names.get(target)
+            if t is None or t.get("kind") not in ("rule_refresh", "file_refresh"):
+                errors.append(_err(resolved, name, f"reinject names {target!r}, which is not a refresh handler of this profile", "handlers", i))
+    return errors
+
+
+def _trial_render(resolved, h):
+    """Render the templates once with sample values, under the limits and
+    the deadline the hook has: a template that would fail there (a value too
+    large, endless loops) fails here first."""
+    from .banner import TemplateLimit, render
+    from .deadline import Deadline, Expired
+    from .plan import Item
+
+    from . import deadline as hook_deadline
+
+    hooks = resolved.hooks
+    if hook_deadline.IN_HOOK or not all(k in hooks for k in ("templates", "deadline_ms", "kill_after_ms")):
+        return []  # a hook renders under the same limits and its own deadline anyway
+    item = Item("sample.md", "/project/.claude/rules/sample.md", 5, 40, 30, "Sample rule text.", 30)
+    counts = dict(omitted=["late.md"], omitted_count=3, omitted_more=2)
+    values = dict(turn=20, event="UserPromptSubmit", handler=h["name"], level=h["level"], cwd="/project",
+                  session_id="sample", source="", items=[item], omitted_line="[omitted]", **counts)
+    problems = []
+
+    def expired():
+        raise Expired()
+
+    import _signal
+
+    # Inside a hook process the hook's own deadline is running: it bounds this
+    # too, and must not be replaced.  Elsewhere (engine validate) arm one.
+    outer = _signal.getitimer(_signal.ITIMER_REAL)[0] > 0
+    for key, vals in (("template", values), ("omitted_template", dict(handler=h["name"], turn=20, **counts))):
+        deadline = Deadline(lambda message: None, exit=expired)
+        try:
+            if not outer:
+                deadline.arm(hooks["deadline_ms"] + _elapsed_ms(), hooks["kill_after_ms"] + _elapsed_ms())
+            render(h[key], hooks["templates"], **vals)
+        except TemplateLimit as exc:
+            problems.append((key, str(exc)))
+        except Expired:
+            if outer:
+                raise
+            problems.append((key, f"template does not finish within deadline_ms ({hooks['deadline_ms']} ms)"))
+        except Exception as exc:  # noqa: BLE001 - any failure here is one the hook would meet
+            problems.append((key, f"template fails with sample values: {type(exc).__name__}: {exc}"))
+        finally:
+            deadline.disarm()
+    own = _own_keys(resolved, h["name"])
+    return [_err(resolved, h["name"], f"{key}: {msg}", *((key,) if key in own else ()))
+            for key, msg in problems]
+
+
+def _elapsed_ms():
+    """The deadline counts from the process start; a trial render gets the
+    whole of it, however long validate has run already."""
+    import time
+
+    from .deadline import STARTED
+
+    return (time.monotonic() - STARTED) * 1000
+
+
+def _own_keys(resolved, name):
+    doc, p = resolved.hook_origins[name]
+    node = doc.data
+    for k in p:
+        node = node[k]
+    return set(node)
+
+
+def _missing(h):
+    from engine.core.schema import _validator
+
+    for alt in _validator("profile").schema["$defs"]["complete_handler"]["oneOf"]:
+        kinds = alt["properties"]["kind"].get("enum") or [alt["properties"]["kind"].get("const")]
+        if h.get("kind") in kinds:
+            return "missing " + ", ".join(k for k in alt["required"] if k not in h)
+    return "missing kind"
+
+
+def _check_level(resolved, h):
+    from engine.core.documents import Library
+
+    try:
+        Library().locate(h["level"], "level", Path(resolved.hook_origins[h["name"]][0].file).parent,
+                         _where(resolved, h["name"], "level") if "level" in _own_keys(resolved, h["name"]) else None)
+    except UserError as exc:
+        return [exc]
+    return []

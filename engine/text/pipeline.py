@@ -1,0 +1,108 @@
+"""Run a compiled Profile over a text: mask first, then each transform in order."""
+
+from dataclasses import dataclass, field
+
+from engine.base.errors import UserError
+
+
+@dataclass
+class Change:
+    transform: str
+    line: int  # line in the text as that transform saw it
+    before: str
+    after: str
+
+
+@dataclass
+class Result:
+    text: str
+    level: str
+    chars_before: int
+    chars_after: int
+    protected: list  # [(category, text)] found in the input, in order
+    replaced_by_design: list = field(default_factory=list)  # spans a transform was allowed to replace
+    changes: list = field(default_factory=list)  # filled when explain=True
+    spans: list = field(default_factory=list)  # input spans (start, end, category) when explain=True
+    tokens_before: dict = field(default_factory=dict)
+    tokens_after: dict = field(default_factory=dict)
+
+    def figures(self):
+        out = {
+            "level": self.level,
+            "chars_before": self.chars_before,
+            "chars_after": self.chars_after,
+            "protected_spans": len(self.protected),
+            "replaced_by_design": len(self.replaced_by_design),
+        }
+        for name in self.tokens_before:
+            out[f"tokens_before_{name}"] = self.tokens_before[name]
+            out[f"tokens_after_{name}"] = self.tokens_after[name]
+        return out
+
+
+def split_line_endings(text):
+    """Work on LF text; remember CRLF (only when every newline is CRLF) and a BOM."""
+    bom = text.startswith("\ufeff")
+    if bom:
+        text = text[1:]
+    crlf = "\r\n" in text and text.count("\r\n") == text.count("\n")
+    if crlf:
+        text = text.replace("\r\n", "\n")
+    return text, (bom, crlf)
+
+
+def join_line_endings(text, how):
+    bom, crlf = how
+    if crlf:
+        text = text.replace("\n", "\r\n")
+    return ("\ufeff" + text) if bom else text
+
+
+def compress(profile, text, *, explain=False, tokenizers=()):
+    from .sizes import check_input
+
+    check_input(profile, text)
+    work, how = split_line_endings(text)
+    stage = "the protect categories"
+    try:
+        mask = profile.protector.mask(work)
+        protected = [(s.category, work[s.start:s.end]) for s in mask.spans]
+        spans = list(mask.spans) if explain else []
+        changes, replaced = [], []
+        for t in profile.transforms:
+            stage = f"transform {t.name!r}"
+            edits = t.edits(work, mask, profile)
+            if not edits:
+                continue
+            if explain:
+                changes.extend(_describe(t.name, work, edits))
+            work, mask, dropped = mask.apply(work, edits)
+            replaced.extend((s.category, t.name) for s in dropped)
+    except TimeoutError:
+        raise UserError(
+            f"{stage} of profile {profile.name!r} ran past the time budget of "
+            f"{profile.timeout_ms_per_mb} ms per MB (pattern_timeout_ms); run `engine validate` "
+            f"on the profile to find the runaway pattern, or raise pattern_timeout_ms"
+        ) from None
+    out = join_line_endings(work, how)
+    result = Result(
+        text=out, level=profile.level, chars_before=len(text), chars_after=len(out),
+        protected=protected, replaced_by_design=replaced, changes=changes, spans=spans,
+    )
+    if tokenizers:
+        from .tokens import count
+
+        for name in tokenizers:
+            result.tokens_before[name] = count(text, name)
+            result.tokens_after[name] = count(out, name)
+    return result
+
+
+def _describe(name, text, edits):
+    out = []
+    line, pos = 1, 0
+    for e in edits:
+        line += text.count("\n", pos, e.start)
+        pos = e.start
+        out.append(Change(f"{name}/{e.label}" if e.label else name, line, text[e.start:e.end], e.text))
+    return out
