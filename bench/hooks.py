@@ -3,7 +3,11 @@
 events that inject 13 unchanged rule files (SessionStart after a compaction,
 and a prompt that is due), beside `python3 -c pass` of the same interpreter.
 
-    python3 bench/hooks.py [--corpus DIR] [--quick] [--venv] [--runs N]
+    python3 bench/hooks.py [--corpus DIR] [--quick] [--venv] [--runs N] [--baseline DIR]
+
+--baseline DIR times the quiet, recording and monitoring events of another
+checkout too (e.g. `git worktree add /tmp/old OLD_COMMIT`), in the same
+rounds, so before and after see the same machine load.
 
 Writes its section of bench/results.json and bench/results.md.
 """
@@ -24,7 +28,10 @@ TARGET_INJECT_X = 3.0  # issue 11: an injecting event, as a multiple of python -
 TARGET_RECORD_X = 2.0  # issue 7: a PreToolUse/PostToolUse that only records, as a multiple of python -c pass
 
 
-def run_hooks(corpus_dir, quick, runs, venv, log):
+TRANSCRIPT = Path("/work/shared/transcripts/23-erk-local-v2156-compact-ae4a1257.jsonl")
+
+
+def run_hooks(corpus_dir, quick, runs, venv, log, baseline=None):
     """Whole-process time of `engine hook`: an event that injects nothing and
     one that injects 13 rule files, beside `python3 -c pass`, in one run."""
     runs = runs or (10 if quick else 20)
@@ -48,9 +55,18 @@ def run_hooks(corpus_dir, quick, runs, venv, log):
             env.pop(k, None)
         counter = [0]
 
+        transcript = tmp / "session.jsonl"
+        if TRANSCRIPT.is_file():  # a real 1.7 MB agentic session, for the context monitor at PostToolUse
+            transcript.write_bytes(TRANSCRIPT.read_bytes())
+
         def event(kind):
             counter[0] += 1
             base = {"session_id": f"bench-{counter[0]}", "transcript_path": "", "cwd": str(project)}
+            if kind == "monitor":  # one session, its transcript grown by nothing: the monitor's stat and state read
+                return json.dumps({**base, "session_id": "bench-monitor", "transcript_path": str(transcript),
+                                   "hook_event_name": "PostToolUse", "tool_name": "Bash",
+                                   "tool_input": {"command": "ls"}, "tool_use_id": f"t{counter[0]}",
+                                   "tool_response": {"stdout": "a\nb\n", "stderr": "", "interrupted": False}}).encode()
             if kind == "post":  # a call that succeeded: only its size goes into the session's tally
                 return json.dumps({**base, "hook_event_name": "PostToolUse", "tool_name": "Bash",
                                    "tool_input": {"command": "ls"}, "tool_use_id": f"t{counter[0]}",
@@ -78,8 +94,34 @@ def run_hooks(corpus_dir, quick, runs, venv, log):
             ("engine hook, UserPromptSubmit injecting 13 rule files", lambda: run_once(hook_cmd + ["--profile", str(every)], event("prompt"))),
             ("engine hook, PostToolUse that only records", lambda: run_once(hook_cmd, event("post"))),
             ("engine hook, PreToolUse with nothing to say", lambda: run_once(hook_cmd, event("pre"))),
+            ("engine hook, PostToolUse with the context monitor (1.7 MB transcript)",
+             lambda: run_once(hook_cmd, event("monitor"))),
             ("python3 -c pass", lambda: run_once([str(python_exe), "-c", "pass"])),
         ]
+        if baseline:  # the same events through another checkout's engine, in the same rounds
+            old_env = dict(env, PYTHONPATH=str(baseline), ENGINE_CACHE_DIR=str(tmp / "cache-baseline"),
+                           ENGINE_STATE_DIR=str(tmp / "state-baseline"))
+            old_cmd = [str(python_exe), "-m", "engine.cli", "hook"]
+
+            def run_old(kind):
+                t0 = time.perf_counter()
+                p = subprocess.run(old_cmd, cwd=str(project), env=old_env, input=event(kind), capture_output=True)
+                if p.returncode != 0:
+                    errors.append(f"baseline {kind}: exit {p.returncode}")
+                return time.perf_counter() - t0, p.stdout
+
+            new_env = dict(env)
+            new_cmd = [str(python_exe), "-m", "engine.cli", "hook"]
+
+            def run_new(kind):  # the same command shape as the baseline's
+                t0 = time.perf_counter()
+                subprocess.run(new_cmd, cwd=str(project), env=new_env, input=event(kind), capture_output=True)
+                return time.perf_counter() - t0, b""
+
+            commands += [(f"baseline {baseline}: UserPromptSubmit injecting nothing", lambda: run_old("quiet")),
+                         ("this checkout, same command shape: UserPromptSubmit injecting nothing", lambda: run_new("quiet")),
+                         (f"baseline {baseline}: PostToolUse (1.7 MB transcript)", lambda: run_old("monitor")),
+                         ("this checkout, same command shape: PostToolUse (1.7 MB transcript)", lambda: run_new("monitor"))]
         for _ in range(2):  # warm the caches (compiled profile, levels, OS)
             for _, fn in commands:
                 fn()
@@ -125,7 +167,7 @@ def targets(hk):
             out.append({"target": r["command"], "measured": f"{r['median_ms']:.1f} ms = {x:.2f}x python -c pass ({bare:.1f} ms)",
                         "goal": f"< {TARGET_INJECT_X:g}x", "ok": x < TARGET_INJECT_X})
     for r in hk["rows"]:
-        if "only records" in r["command"] or "nothing to say" in r["command"]:
+        if "only records" in r["command"] or "nothing to say" in r["command"] or "context monitor" in r["command"]:
             x = r["median_ms"] / bare
             out.append({"target": r["command"], "measured": f"{r['median_ms']:.1f} ms = {x:.2f}x python -c pass ({bare:.1f} ms)",
                         "goal": f"<= {TARGET_RECORD_X:g}x", "ok": x <= TARGET_RECORD_X})
@@ -138,10 +180,12 @@ def targets(hk):
 
 
 def main(argv=None):
-    args = arguments("Whole-process time of engine hook.", runs=True).parse_args(argv)
+    ap = arguments("Whole-process time of engine hook.", runs=True)
+    ap.add_argument("--baseline", metavar="DIR", help="another checkout whose hook is timed in the same rounds")
+    args = ap.parse_args(argv)
     venv = make_venv(log) if args.venv else None
     before = loadavg()
-    hk = run_hooks(args.corpus, args.quick, args.runs, venv, log)
+    hk = run_hooks(args.corpus, args.quick, args.runs, venv, log, args.baseline)
     head = (f"Interpreter: {'a fresh venv, regular install' if hk.get('venv') else hk['interpreter']}; warm caches; "
             f"injection of {len(hk['rule_files'])} rule files: {hk['injection_bytes'][0] if hk['injection_bytes'] else '?'} "
             f"bytes of JSON. Heavy modules imported by the quiet path: {', '.join(hk['quiet_path_heavy_imports']) or 'none'}.")
