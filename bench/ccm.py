@@ -2,7 +2,7 @@
 """The content cache (issue 8): purge ratio, purge time and memory, store
 time, and the cost of a PreToolUse call that passes through.
 
-    python3 bench/ccm.py [--quick] [--runs N]
+    python3 bench/ccm.py [--quick] [--runs N] [--sizes-mb 4,16,200]
 
 Purge runs on copies of ../shared/transcripts/*.jsonl and on generated
 multi-hour sessions (every tool's output held three times, as the agent
@@ -137,7 +137,10 @@ def hook_cost(runs, env, cwd):
 
 
 def main(argv=None):
-    args = arguments("Content cache: purge, store, pass-through hook.", runs=True).parse_args(argv)
+    ap = arguments("Content cache: purge, store, pass-through hook.", runs=True)
+    ap.add_argument("--sizes-mb", default=None, metavar="A,B",
+                    help="sizes of the generated sessions purged (default 4,16; quick: 4); e.g. 4,200")
+    args = ap.parse_args(argv)
     before = loadavg()
     work = Path(tempfile.mkdtemp(prefix="ccm-bench-"))
     env = dict(os.environ, PYTHONPATH=str(REPO), ENGINE_CACHE_DIR=str(work / "cache"), ENGINE_STATE_DIR=str(work / "state"))
@@ -148,7 +151,8 @@ def main(argv=None):
             dst = work / src.name
             shutil.copy(src, dst)
             rows.append(purge_one(dst, env))
-        for mb in ((4,) if args.quick else (4, 16)):
+        sizes = [int(x) for x in args.sizes_mb.split(",")] if args.sizes_mb else ([4] if args.quick else [4, 16])
+        for mb in sizes:
             log(f"generating a {mb} MB session")
             rows.append(purge_one(generate(work / f"generated-{mb}MB.jsonl", mb * 1024 * 1024), env))
         put_ms, scan_ms, nbytes = store_ms(3 if args.quick else 5)
