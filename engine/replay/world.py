@@ -5,7 +5,7 @@ into this process's environment while the replay runs and removed after.
 The rule kept: a replay never writes where the user's engine keeps
 anything (state, content cache, tool memory, Redis).  What the hooks read
 of the user's own setup is copied in first (read, never written): the
-rules and CLAUDE.md under ~/.claude and the content cache's settings file
+rules, CLAUDE.md and settings.json under ~/.claude and the content cache's settings file
 in force.  A content cache settings file that names a folder of its own is
 not used (the store would be the user's): the built-in settings are, and
 the world says so in `notes`.
@@ -16,8 +16,9 @@ import shutil
 import tempfile
 
 # Files under ~/.claude the built-in handlers read (rules, CLAUDE.md, the
-# compaction instructions).
-HOME_COPIES = ("rules", "CLAUDE.md", "compact-instructions.txt")
+# compaction instructions, the permission rules the content cache's
+# rewrite consults).
+HOME_COPIES = ("rules", "CLAUDE.md", "compact-instructions.txt", "settings.json")
 # Variables the world sets to its own folders.
 FOLDERS = {"HOME": "home", "ENGINE_STATE_DIR": "state", "ENGINE_CACHE_DIR": "cache",
            "XDG_CONFIG_HOME": "home/.config", "XDG_CACHE_HOME": "home/.cache", "XDG_STATE_HOME": "home/.local/state",
