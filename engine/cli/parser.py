@@ -22,6 +22,7 @@ COMMAND_MODULES = {
     "purge": "engine.cli.purge",
     "memory": "engine.cli.memory",
     "trust": "engine.cli.trust",
+    "replay": "engine.cli.replay",
 }
 
 

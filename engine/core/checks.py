@@ -18,6 +18,8 @@ CHECKS = {
     "detector": ("engine.messages.check", "check_detector"),
     "report": ("engine.session.style", "problems"),
     "content_cache": ("engine.ccm.config", "semantic_errors"),
+    "pricing": ("engine.replay.pricing", "problems"),
+    "replay_report": ("engine.replay.render", "problems"),
     "profile.hooks": ("engine.hooks.check", "check_hooks"),
 }
 

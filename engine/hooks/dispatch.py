@@ -84,9 +84,11 @@ def count_turn(event, hooks, bounds, log):
         return None, 0
 
 
-def handle(event, profile_ref, log, hooks=None, deadline=None, counted=None):
+def handle(event, profile_ref, log, hooks=None, deadline=None, counted=None, trace=None):
     """The JSON object to print for one event, or None to print nothing.
-    `counted`: (state, turn) when main() already counted this prompt."""
+    `counted`: (state, turn) when main() already counted this prompt.
+    `trace`: a list that receives the event's merged Answer, whose `origins`
+    say which handler gave which part (engine replay reports them)."""
     from .handlers import Context, build
     from .state import StateError, open_state
 
@@ -136,6 +138,8 @@ def handle(event, profile_ref, log, hooks=None, deadline=None, counted=None):
         except Exception as exc:  # one broken handler must not silence the others
             log(f"handler {h.name} failed: {type(exc).__name__}: {exc}")
     answer = merge(parts, hooks["max_injection_chars"], log)
+    if trace is not None:
+        trace.append(answer)
     if answer.marks and state is not None and name != "SessionEnd":
         try:
             state.update(answer.marks)
@@ -151,6 +155,7 @@ class Answer:
         self.texts, self.marks, self.user_messages, self.stdout = [], {}, [], []
         self.decision = None
         self.tool_output = None
+        self.origins = []  # (handler name, field, value) of every part kept, in order
 
     def output(self, name):
         """A dict to print as JSON, a str to print as it is, or None."""
@@ -182,15 +187,19 @@ def merge(parts, cap, log):
         name, text, m = part.name, part.text, part.marks
         if part.user_message:
             answer.user_messages.append(part.user_message[:cap])
+            answer.origins.append((name, "systemMessage", answer.user_messages[-1]))
         if part.stdout:
             answer.stdout.append(part.stdout)
+            answer.origins.append((name, "stdout", part.stdout))
         if part.tool_decision:
             if answer.decision is None:
                 answer.decision = dict(part.tool_decision)
+                answer.origins.append((name, "decision", answer.decision))
             else:
                 log(f"handler {name}: a tool decision was already made this event; ignored")
         if part.tool_output and answer.tool_output is None:
             answer.tool_output = part.tool_output
+            answer.origins.append((name, "updatedToolOutput", part.tool_output))
         if text:
             sep = 2 if texts else 0
             if used + sep + len(text) > cap:
@@ -201,6 +210,7 @@ def merge(parts, cap, log):
                 log(f"handler {name} gave {len(text)} characters; cut to {cap}")
                 text = text[: cap - 1] + "\u2026"
             texts.append(text)
+            answer.origins.append((name, "additionalContext", text))
             used += sep + len(text)
         if m:
             marks.update(m)

@@ -1,0 +1,136 @@
+"""The priced effect of what a replay added to a session and kept out of it,
+under prompt caching.
+
+The rule kept (issue 17): an addition that enters the context before API
+call i of the main chain is written to the prompt cache once, by call i,
+and read back by every later call of the same compaction epoch (a
+compaction replaces the context: what came before is not read again).  A
+kept-out output counts the same way, as a saving.  An addition after the
+last call of its epoch is never sent and costs nothing.
+
+The rates (a `kind: pricing` document, pipelines/reports/pricing.yaml by
+default) are per token kind and model family; the family is the one whose
+pattern the transcript's main model matches first.
+"""
+
+import json
+import re
+
+from engine.base.errors import ValidationErrors
+
+BUILTIN = ("pipelines", "reports", "pricing.yaml")
+KINDS = ("input", "cache_write", "cache_read", "output")
+
+
+def builtin_path():
+    import os
+
+    from engine.base.paths import builtin_root_str
+
+    return os.path.join(builtin_root_str(), *BUILTIN)
+
+
+def problems(doc):
+    """Semantic problems of a schema-valid pricing document."""
+    out, names = [], set()
+    for i, fam in enumerate(doc.data["families"]):
+        try:
+            re.compile(fam["pattern"])
+        except re.error as exc:
+            out.append(doc.error(f"not a valid regular expression: {exc}", ("families", i, "pattern")))
+        if fam["name"] in names:
+            out.append(doc.error(f"family {fam['name']!r} is listed twice; give each family one entry",
+                                 ("families", i, "name")))
+        names.add(fam["name"])
+    if doc.data["default"] not in names:
+        out.append(doc.error(f"default names no family; use one of {', '.join(sorted(names))}", ("default",)))
+    return out
+
+
+def load(path=None):
+    """The pricing document's data, checked (UserError when not usable)."""
+    from engine.base.errors import given
+    from engine.core import schema
+    from engine.core.yamlload import load_file
+
+    if path is not None:
+        given(path)
+    doc = load_file(path or builtin_path())
+    errors = schema.check(doc, "pricing")
+    if not errors and doc.data.get("kind") != "pricing":
+        errors = [doc.error(f"expected a pricing document here, found kind {doc.data.get('kind')!r}", ("kind",))]
+    if not errors:
+        errors = problems(doc)
+    if errors:
+        raise ValidationErrors(errors)
+    data = dict(doc.data)
+    data["file"] = str(doc.file)
+    return data
+
+
+def family(pricing, model):
+    """The rates entry for a model id."""
+    for fam in pricing["families"]:
+        if model and re.search(fam["pattern"], model):
+            return fam
+    return next(f for f in pricing["families"] if f["name"] == pricing["default"])
+
+
+class Timeline:
+    """The main chain's API calls of a transcript: where each one's first line
+    ends (byte offset) and its compaction epoch; the compact boundaries' start
+    offsets; the model seen most."""
+
+    def __init__(self, data):
+        self.calls = []        # [(end offset of the call's first line, epoch)]
+        self.boundaries = []   # start offsets of compact_boundary lines
+        models = {}
+        seen = set()
+        offset = 0
+        for raw in data.splitlines(keepends=True):
+            start, offset = offset, offset + len(raw)
+            if b'"compact_boundary"' not in raw and b'"usage"' not in raw:
+                continue  # most lines: no JSON parse
+            try:
+                rec = json.loads(raw)
+            except (ValueError, RecursionError):
+                continue
+            if not isinstance(rec, dict) or rec.get("isSidechain") is True:
+                continue
+            if rec.get("type") == "system" and rec.get("subtype") == "compact_boundary":
+                self.boundaries.append(start)
+                continue
+            msg = rec.get("message") if isinstance(rec.get("message"), dict) else {}
+            if rec.get("type") != "assistant" or not isinstance(msg.get("usage"), dict):
+                continue
+            model = msg.get("model")
+            if model == "<synthetic>":
+                continue  # written by the agent, not an API call
+            ident = msg.get("id") or rec.get("requestId") or rec.get("uuid") or start
+            if ident in seen:
+                continue  # one response spread over several lines
+            seen.add(ident)
+            self.calls.append((offset, len(self.boundaries)))
+            if isinstance(model, str):
+                models[model] = models.get(model, 0) + 1
+        self.model = max(models, key=models.get) if models else None
+
+    def epoch_at(self, offset):
+        """The compaction epoch of an event that saw `offset` bytes."""
+        return sum(1 for b in self.boundaries if b < offset)
+
+    def exposure(self, offset):
+        """(writes, reads) of an addition made by an event that saw `offset`
+        bytes: the first later call of its epoch writes it, every further
+        call of that epoch reads it."""
+        epoch = self.epoch_at(offset)
+        later = [e for end, e in self.calls if end > offset]
+        if not later or later[0] != epoch:
+            return 0, 0
+        n = sum(1 for e in later if e == epoch)
+        return 1, n - 1
+
+
+def price(tokens, writes, reads, rates, per_tokens):
+    """What `tokens` cost written `writes` times and read `reads` times."""
+    return tokens * (writes * rates["cache_write"] + reads * rates["cache_read"]) / per_tokens

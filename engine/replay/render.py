@@ -1,0 +1,61 @@
+"""The replay's figures shown: the terminal summary and the HTML page, from
+the templates of a `kind: replay_report` document
+(pipelines/reports/replay.yaml by default), rendered in a Jinja2 sandbox;
+the page is autoescaped (every transcript path and handler name is text,
+never markup) and self-contained (inline CSS, no script, nothing fetched)."""
+
+from engine.base.errors import ValidationErrors
+
+BUILTIN = ("pipelines", "reports", "replay.yaml")
+
+
+def builtin_path():
+    import os
+
+    from engine.base.paths import builtin_root_str
+
+    return os.path.join(builtin_root_str(), *BUILTIN)
+
+
+def problems(doc):
+    """Template syntax errors of a schema-valid replay_report document."""
+    from jinja2 import TemplateSyntaxError
+    from jinja2.sandbox import SandboxedEnvironment
+
+    out = []
+    for where in ("terminal", "html"):
+        try:
+            SandboxedEnvironment().parse(doc.data[where]["template"])
+        except TemplateSyntaxError as exc:
+            out.append(doc.error(f"template syntax error on its line {exc.lineno}: {exc.message}", (where, "template")))
+    return out
+
+
+def load(path=None):
+    from engine.core import schema
+    from engine.core.yamlload import load_file
+
+    doc = load_file(path or builtin_path())
+    errors = schema.check(doc, "replay_report") or problems(doc)
+    if errors:
+        raise ValidationErrors(errors)
+    return doc.data
+
+
+def _env(style, autoescape):
+    from jinja2 import StrictUndefined
+    from jinja2.sandbox import SandboxedEnvironment
+
+    env = SandboxedEnvironment(undefined=StrictUndefined, autoescape=autoescape, keep_trailing_newline=False)
+    places = style["cost_decimals"]
+    env.globals["money"] = lambda v, sign=False: format(v, f"{'+' if sign else ''},.{places}f")
+    return env
+
+
+def render_text(result, style):
+    cur = "$" if result["pricing"]["currency"] == "USD" else result["pricing"]["currency"] + " "
+    return _env(style, False).from_string(style["terminal"]["template"]).render(r=result, cur=cur)
+
+
+def render_html(result, style):
+    return _env(style, True).from_string(style["html"]["template"]).render(r=result)

@@ -1,0 +1,220 @@
+"""`engine replay`: recorded sessions through a profile's hooks, offline.
+
+- the pricing model on a hand-made transcript (numbers checked by hand);
+- a kept-out Bash output is the original minus the stub the model reads;
+- the user's state, cache and memory are untouched (the run lives in a
+  throwaway world);
+- --json shape, --html escaped and private;
+- on a real shared transcript, the replay's totals equal the sum of the
+  answers of the real hook command run event by event.
+"""
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine.replay.events import events
+from engine.replay.pricing import Timeline, family, load, price
+from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
+
+REPO = Path(__file__).resolve().parent.parent
+TRANSCRIPTS = Path("/work/shared/transcripts")
+BIG = "line of a long build log\n" * 400  # 10,000 bytes: over the 2,000-byte threshold
+
+
+def _lines(version="2.1.200"):
+    base = {"sessionId": "s1", "cwd": "/nowhere", "version": version}
+    return [
+        {**base, "type": "user", "uuid": "u1", "message": {"role": "user", "content": "build it"}},
+        {**base, "type": "assistant", "uuid": "a1", "message": {
+            "id": "m1", "model": "claude-opus-4-6", "role": "assistant", "usage": {"input_tokens": 10},
+            "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "make all"}}]}},
+        {**base, "type": "user", "uuid": "u2", "toolUseResult": {"stdout": BIG, "stderr": "", "interrupted": False,
+                                                                 "isImage": False},
+         "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": BIG}]}},
+        {**base, "type": "assistant", "uuid": "a2", "message": {
+            "id": "m2", "model": "claude-opus-4-6", "role": "assistant", "usage": {"input_tokens": 10},
+            "content": [{"type": "text", "text": "done"}]}},
+        {**base, "type": "system", "subtype": "compact_boundary", "uuid": "c1",
+         "compactMetadata": {"trigger": "manual"}},
+        {**base, "type": "user", "uuid": "u3", "isCompactSummary": True,
+         "message": {"role": "user", "content": "summary"}},
+        {**base, "type": "assistant", "uuid": "a3", "message": {
+            "id": "m3", "model": "claude-opus-4-6", "role": "assistant", "usage": {"input_tokens": 10},
+            "content": [{"type": "text", "text": "ok"}]}},
+        {**base, "type": "assistant", "uuid": "a4", "message": {
+            "id": "m4", "model": "claude-opus-4-6", "role": "assistant", "usage": {"input_tokens": 10},
+            "content": [{"type": "text", "text": "ok again"}]}},
+    ]
+
+
+def tiny(tmp_path, name="tiny.jsonl", version="2.1.200"):
+    path = tmp_path / name
+    path.write_bytes(b"".join(json.dumps(l).encode() + b"\n" for l in _lines(version)))
+    return path
+
+
+def test_pricing_model_by_hand(tmp_path):
+    """Four API calls, a compaction between the 2nd and the 3rd: an addition
+    before call 1 is written by it and read by call 2 (not after the
+    compaction); one before call 2 is written only; one after the
+    compaction is written by call 3 and read by call 4."""
+    path = tiny(tmp_path)
+    data = path.read_bytes()
+    t = Timeline(data)
+    assert [e for _, e in t.calls] == [0, 0, 1, 1] and len(t.boundaries) == 1 and t.model == "claude-opus-4-6"
+    by_name = {ev["hook_event_name"] + ev.get("source", ""): off for ev, off in events(path)}
+    assert t.exposure(by_name["UserPromptSubmit"]) == (1, 1)
+    assert t.exposure(by_name["PostToolUse"]) == (1, 0)
+    assert t.exposure(by_name["SessionStartcompact"]) == (1, 1)
+    assert t.exposure(len(data)) == (0, 0)  # after the last call: never sent
+    rates = family(load(), t.model)
+    assert (rates["input"], rates["cache_write"], rates["cache_read"]) == (5.0, 6.25, 0.5)
+    assert rates["cache_write"] == 1.25 * rates["input"] and rates["cache_read"] == pytest.approx(0.1 * rates["input"])
+    # 1,000 tokens written once and read once: 1000 * (6.25 + 0.5) / 1e6
+    assert price(1000, 1, 1, rates, 1_000_000) == pytest.approx(0.00675)
+    assert family(load(), "claude-sonnet-4-5")["input"] == 3.0
+    assert family(load(), "some-new-model")["name"] == "sonnet"  # the default
+
+
+def test_pricing_document_errors_say_where(tmp_path):
+    bad = tmp_path / "p.yaml"
+    bad.write_text((REPO / "pipelines/reports/pricing.yaml").read_text().replace("default: sonnet", "default: gpt"))
+    from engine.base.errors import UserError
+
+    with pytest.raises(UserError) as err:
+        load(str(bad))
+    assert f"{bad}:" in str(err.value) and "default names no family" in str(err.value)
+
+
+def snapshot(*roots):
+    out = {}
+    for root in roots:
+        for dirpath, _dirs, files in os.walk(root):
+            for f in files:
+                p = os.path.join(dirpath, f)
+                st = os.stat(p)
+                out[p] = (st.st_size, st.st_mtime_ns)
+    return out
+
+
+def test_kept_out_output_and_the_users_folders_untouched(tmp_path, monkeypatch):
+    """An agent that takes updatedToolOutput (2.1.200): the 10,000-byte
+    output is stored and replaced; kept out = original - stub.  Nothing is
+    written under the user's HOME, state or cache folders."""
+    from engine.replay.run import replay
+
+    home, state, cache = tmp_path / "home", tmp_path / "state", tmp_path / "cache"
+    for d in (home / ".claude" / "rules", state, cache):
+        d.mkdir(parents=True)
+    (home / ".claude" / "rules" / "mine.md").write_text("# Mine\n\nKeep it short.\n")
+    (state / "keep.txt").write_text("user state")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("ENGINE_STATE_DIR", str(state))
+    monkeypatch.setenv("ENGINE_CACHE_DIR", str(cache))
+    monkeypatch.setenv("ENGINE_REDIS_URL", "redis://127.0.0.1:1/0")  # never used: the world drops it
+    before = snapshot(home, state, cache)
+    result = replay([str(tiny(tmp_path))], profile="default")
+    assert snapshot(home, state, cache) == before
+    assert os.environ["ENGINE_STATE_DIR"] == str(state) and os.environ["HOME"] == str(home)
+    s = result["sessions"][0]
+    kept = s["kept_out"]
+    assert kept["count"] == 1 and kept["original_bytes"] == len(BIG.encode())
+    assert kept["bytes"] == kept["original_bytes"] - kept["stub_bytes"] > 9000
+    assert kept["tokens"] > 0 and kept["cache_writes"] == kept["tokens"] and kept["cache_read_tokens"] == 0
+    assert s["net"]["tokens"] == s["injected"]["tokens"] - kept["tokens"]
+    assert s["net"]["cost"] == pytest.approx(s["injected"]["cost"] - kept["cost"])
+    assert s["problems"] == []
+
+
+def cli(*args, env_root):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ENGINE_", "XDG_", "CLAUDE"))}
+    env.update(HOME=str(env_root / "home"), ENGINE_STATE_DIR=str(env_root / "state"),
+               ENGINE_CACHE_DIR=str(env_root / "cache"), PYTHONPATH=str(REPO))
+    return subprocess.run([sys.executable, "-m", "engine.cli", "replay", *args], capture_output=True, text=True,
+                          env=env, cwd=str(env_root), timeout=120)
+
+
+def test_json_shape_and_glob(tmp_path):
+    tiny(tmp_path, "a.jsonl")
+    tiny(tmp_path, "b.jsonl", version="2.0.67")
+    run = cli(str(tmp_path / "*.jsonl"), "--profile", "default", "--json", env_root=tmp_path)
+    assert run.returncode == 0, run.stderr
+    r = json.loads(run.stdout)
+    assert set(r) >= {"profile", "pricing", "tokenizer", "sessions", "totals", "notes"}
+    assert [Path(s["transcript"]).name for s in r["sessions"]] == ["a.jsonl", "b.jsonl"]
+    for s in r["sessions"]:
+        assert set(s) >= {"answers", "injected", "by_handler", "already_in_view", "kept_out", "warnings", "net",
+                          "rates", "api_calls", "compactions"}
+        assert s["api_calls"] == 4 and s["compactions"] == 1
+    # 2.0.67 does not take updatedToolOutput: that session keeps the output in full
+    assert [s["kept_out"]["count"] for s in r["sessions"]] == [1, 0]
+    assert r["totals"]["kept_out"]["tokens"] == r["sessions"][0]["kept_out"]["tokens"]
+    assert "\x1b" not in run.stderr  # not a terminal: no progress bar
+    bad = cli(str(tmp_path / "none-*.jsonl"), env_root=tmp_path)
+    assert bad.returncode != 0 and "Traceback" not in bad.stderr and "none-*.jsonl:" in bad.stderr
+
+
+def test_html_is_escaped_and_private(tmp_path):
+    path = tiny(tmp_path, "a<b>&x.jsonl")
+    out = tmp_path / "r.html"
+    run = cli(str(path), "--profile", "default", "--html", str(out), env_root=tmp_path)
+    assert run.returncode == 0, run.stderr
+    page = out.read_text()
+    assert "a&lt;b&gt;&amp;x.jsonl" in page and "a<b>" not in page
+    assert "<script" not in page and stat.S_IMODE(out.stat().st_mode) == 0o600
+
+
+def answer_sizes(out):
+    """(additionalContext characters, systemMessage characters) of one hook answer."""
+    if not out:
+        return 0, 0
+    data = json.loads(out)
+    ctx = (data.get("hookSpecificOutput") or {}).get("additionalContext") or ""
+    return len(ctx), len(data.get("systemMessage") or "")
+
+
+@pytest.mark.slow
+def test_totals_equal_the_real_hook_commands_answers(hk, tmp_path, monkeypatch):  # noqa: F811
+    """Session 23 (1 compaction), fed event by event to the real `engine
+    hook` command as the agent would, and replayed in-process: the injected
+    characters and the warnings' characters are the same."""
+    from engine.replay.run import replay
+
+    name = "23-erk-local-v2156-compact-ae4a1257.jsonl"
+    hk.rule("testing.md", "# Testing\n\nRun the whole suite before you push.\n")
+    hk.claude_md("# Project\n\nUse the Makefile targets.\n")
+    source = TRANSCRIPTS / name
+    data = source.read_bytes()
+    hk.transcript.parent.mkdir(parents=True, exist_ok=True)
+    ctx_chars = msg_chars = 0
+    with open(hk.transcript, "wb") as fh:
+        written = 0
+        for ev, offset in events(source, cwd=str(hk.project), session_id=hk.session,
+                                 transcript_path=str(hk.transcript)):
+            fh.write(data[written:offset])
+            fh.flush()
+            written = offset
+            run = hk.hook(ev)
+            assert run.returncode == 0, str(run)
+            if ev["hook_event_name"] != "PreCompact":
+                c, m = answer_sizes(run.stdout)
+                ctx_chars += c
+                msg_chars += m
+    assert ctx_chars > 0 and msg_chars > 0, "the session gets rules and warnings: the test checks something"
+    monkeypatch.setenv("HOME", str(hk.home))
+    result = replay([str(source)], profile="default", project=str(hk.project))
+    s = result["sessions"][0]
+    replay_ctx = replay_msg = 0
+    for a in s["answers"]:
+        texts = [p["chars"] for p in a["parts"] if p["field"] == "additionalContext"]
+        msgs = [p["chars"] for p in a["parts"] if p["field"] == "systemMessage"]
+        replay_ctx += sum(texts) + 2 * max(0, len(texts) - 1)  # the hook joins parts with a blank line
+        replay_msg += sum(msgs) + 2 * max(0, len(msgs) - 1)
+    assert (replay_ctx, replay_msg) == (ctx_chars, msg_chars)
+    assert s["warnings"]["chars"] <= replay_msg and s["injected"]["chars"] <= replay_ctx
