@@ -136,6 +136,8 @@ def handle(event, profile_ref, log, hooks=None, deadline=None, counted=None):
         except Exception as exc:  # one broken handler must not silence the others
             log(f"handler {h.name} failed: {type(exc).__name__}: {exc}")
     answer = merge(parts, hooks["max_injection_chars"], log)
+    if session and (answer.added or answer.tool_output):  # only an event that answered something is recorded
+        record(session, name, answer, event)
     if answer.marks and state is not None and name != "SessionEnd":
         try:
             state.update(answer.marks)
@@ -151,6 +153,8 @@ class Answer:
         self.texts, self.marks, self.user_messages, self.stdout = [], {}, [], []
         self.decision = None
         self.tool_output = None
+        self.added = []  # (handler, characters) of each text that went in
+        self.tool_output_by = None
 
     def output(self, name):
         """A dict to print as JSON, a str to print as it is, or None."""
@@ -191,6 +195,7 @@ def merge(parts, cap, log):
                 log(f"handler {name}: a tool decision was already made this event; ignored")
         if part.tool_output and answer.tool_output is None:
             answer.tool_output = part.tool_output
+            answer.tool_output_by = name
         if text:
             sep = 2 if texts else 0
             if used + sep + len(text) > cap:
@@ -201,10 +206,37 @@ def merge(parts, cap, log):
                 log(f"handler {name} gave {len(text)} characters; cut to {cap}")
                 text = text[: cap - 1] + "\u2026"
             texts.append(text)
+            answer.added.append((name, len(text)))
             used += sep + len(text)
         if m:
             marks.update(m)
     return answer
+
+
+def record(session, name, answer, event):
+    """One line in the session's records (engine/core/records.py): what this
+    answer added to the model's context, by handler, and the tool output it
+    kept out (the tool's stdout and stderr before, the replacement after).
+    The additionalContext the agent reads only at CONTEXT_EVENTS counts
+    only there."""
+    from engine.core import records
+
+    conf = records.settings()
+    added = [records.injection(h, n, conf) for h, n in answer.added] if name in CONTEXT_EVENTS else []
+    kept = []
+    if answer.tool_output and name == "PostToolUse":
+        before = _output_bytes(event.get("tool_response"))
+        after = _output_bytes(answer.tool_output)
+        kept.append(records.kept_out(answer.tool_output_by, before, after, conf))
+    records.append(session, name, added, kept, conf)
+
+
+def _output_bytes(resp):
+    """UTF-8 bytes of a Bash-shaped output: stdout and stderr."""
+    if not isinstance(resp, dict):
+        return 0
+    return sum(len(v.encode("utf-8", "surrogatepass")) for v in (resp.get("stdout"), resp.get("stderr"))
+               if isinstance(v, str))
 
 
 def _read_all(stdin):
