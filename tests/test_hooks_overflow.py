@@ -108,3 +108,42 @@ def test_a_file_that_cannot_fit_alone_is_named_not_kept_waiting(hk):
     assert DIGEST.findall(ctx) == [("Huge handbook", ".claude/rules/b-huge.md")], ctx[-300:]
     assert "follow at the next event" not in ctx
     assert "HUGE item" not in _ctx(hk.hook(hk.event("PostToolUse")))
+
+
+# -- engine validate and engine install warn (stderr, exit 0) --------------------------
+
+WARNING = re.compile(r"^warning: rules: the active rule set cannot fit one delivery: (\d+) file\(s\), ([\d,]+) chars",
+                     re.M)
+
+
+def _check_warning(run, hk):
+    assert run.returncode == 0, str(run)
+    assert "Traceback" not in run.stderr
+    m = WARNING.search(run.stderr)
+    assert m, f"no warning on stderr:\n{run}"
+    assert m.group(1) == "6" and int(m.group(2).replace(",", "")) > 8000
+    line = run.stderr[m.start():].split("\n", 1)[0]
+    for p in sorted(hk.project_rules.glob("*.md")):
+        assert f" .claude/rules/{p.name} " in line, f"{p} not named"
+    for p in sorted(hk.global_rules.glob("*.md")):
+        assert f" ~/.claude/rules/{p.name} " in line, f"{p} not named"
+    assert re.search(r"\.md [\d,]+ characters", line), "sizes are given"
+    assert "hooks.events.UserPromptSubmit[name: rules].budget.chars (now 8,000)" in line, line
+    assert "warning" not in run.stdout
+
+
+def test_validate_warns_when_the_rules_cannot_fit_one_delivery(hk):
+    """Old code: validate said nothing of a rule set over the budget."""
+    quiet = hk.engine("validate")
+    assert quiet.returncode == 0 and "warning" not in quiet.stderr, str(quiet)
+    _six(hk)
+    run = hk.engine("validate")
+    _check_warning(run, hk)
+
+
+def test_install_warns_when_the_rules_cannot_fit_one_delivery(hk):
+    """Old code: install said nothing of a rule set over the budget."""
+    _six(hk)
+    run = hk.engine("install", "--project")
+    _check_warning(run, hk)
+    assert (hk.project / ".claude" / "settings.json").is_file(), "the warning does not stop the install"
