@@ -67,6 +67,7 @@ def run(command, cwd=None, session=None, tool_use_id=None, settings=None, out=No
         status = 128 - rc if rc < 0 else rc
         # what the files hold now: a background job may write more later
         sizes = os.fstat(fo.fileno()).st_size, os.fstat(fe.fileno()).st_size
+        kept = []  # (bytes the command wrote, bytes of the stub in their place)
         for stream, fh, size, name in ((out, fo, sizes[0], "stdout"), (err, fe, sizes[1], "stderr")):
             text = None
             if size:
@@ -78,9 +79,22 @@ def run(command, cwd=None, session=None, tool_use_id=None, settings=None, out=No
             if text is None:
                 _copy(fh, size, stream, chunk)
             else:
-                stream.write(text.encode("utf-8"))
+                data = text.encode("utf-8")
+                stream.write(data)
+                kept.append((size, len(data)))
             stream.flush()
+    _record(session, kept)
     return status
+
+
+def _record(session, kept):
+    """The outputs kept out, in the session's records (engine/core/records.py):
+    this wrapper, not a hook, replaced them."""
+    if session and kept:
+        from engine.core import records
+
+        conf = records.settings()
+        records.append(session, "cache run", [], [records.kept_out("cache_run", b, a, conf) for b, a in kept], conf)
 
 
 def cached_text(fh, size, command, cwd, session, tool_use_id, status, settings=None, stream="stdout"):

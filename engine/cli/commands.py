@@ -173,7 +173,22 @@ def cmd_validate(args):
     else:
         for p in problems:
             print(str(p), file=sys.stderr)
+    if not problems and not args.files:
+        _fit_warnings(args.profile)
     return 1 if problems else 0
+
+
+def _fit_warnings(profile_ref):
+    """Warn (stderr, the exit status unchanged) when the active rule set
+    cannot fit one delivery of its refresh handler (engine/hooks/fitcheck.py)."""
+    try:
+        from engine.hooks.fitcheck import warnings
+
+        found = warnings(profile_ref)
+    except Exception as exc:  # noqa: BLE001 - a warning must never fail the command
+        found = [f"could not check whether the rules fit one delivery ({type(exc).__name__}: {exc})"]
+    for w in found:
+        print(f"warning: {w}", file=sys.stderr)
 
 
 def cmd_diff(args):
@@ -277,6 +292,7 @@ def cmd_install(args):
         print(f"{path}: hooks added for {', '.join(events)}" + (f" (backup: {backup})" if backup else ""))
     else:
         print(f"{path}: already installed; nothing changed")
+    _fit_warnings(args.profile or (user_profile_ref() if _scope(args) == "user" else None))
     return 0
 
 

@@ -19,6 +19,9 @@ def add_parser(sub):
                    help="a session id (looked up under ~/.claude/projects) or a transcript file (.jsonl)")
     s.add_argument("--current", action="store_true",
                    help="the newest transcript of this project (~/.claude/projects/<project folder>/)")
+    s.add_argument("--since", metavar="PERIOD",
+                   help="every session of the period (7d, 24h, 90m, 2w): what the engine did, one row a session "
+                   "plus totals, from the hooks' records")
     s.add_argument("--cwd", help="the project folder for --current and session ids (default: the working folder)")
     out = s.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="print the report as one JSON object (shape in the README)")
@@ -36,11 +39,34 @@ def _write_private(path, text):
     write_text_atomic(path, text, 0o600)
 
 
+def _period(args):
+    """--since: one row a session of the period plus totals."""
+    from engine.session import load_style, render_period
+    from engine.session.did import period_report
+
+    if args.target or args.current:
+        raise UserError("--since sums every session of a period: give it without a session or --current")
+    if args.html:
+        given(args.html)
+    style = load_style(args.style)
+    period = period_report(args.since, style)
+    if args.json:
+        sys.stdout.write(json.dumps(period, indent=2, ensure_ascii=False) + "\n")
+    elif args.html:
+        _write_private(args.html, render_period(period, style, html=True))
+        print(f"{args.html}: what the engine did in {period['totals']['sessions']} session(s) of the last {args.since}")
+    else:
+        sys.stdout.write(render_period(period, style) + "\n")
+    return 0
+
+
 def run(args):
     from engine.session import build_report, find, load_style, render_html, render_text
 
     if args.target and args.current:
         raise UserError("give a session or --current, not both")
+    if args.since is not None:
+        return _period(args)
     if args.target:
         given(args.target)
     if args.html:

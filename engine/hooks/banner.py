@@ -35,6 +35,7 @@ VARIABLES = {
     "refresh": {"turn", "event", "handler", "level", "items", "omitted", "omitted_count", "omitted_more",
                 "omitted_line", "cwd", "session_id", "source"},
     "omitted": {"omitted", "omitted_count", "omitted_more", "handler", "turn"},
+    "digest": {"name", "title", "path", "priority", "chars", "handler", "turn"},
 }
 
 

@@ -12,6 +12,9 @@ DEFAULTS_REQUIRED = ("scope", "max_injection_chars", "install_timeout_seconds", 
 NESTED_REQUIRED = {"state": ("redis_url", "ttl_hours", "connect_timeout_ms", "call_timeout_ms"),
                    "templates": ("max_output_chars", "max_range_items"),
                    "transcript": ("max_tail_bytes",), "log": ("max_bytes",), "trust": ("allow_read",)}
+# A refresh handler's templates and the variables each may use (banner.VARIABLES).
+TEMPLATE_KEYS = (("template", "refresh"), ("omitted_template", "omitted"), ("pending_template", "omitted"),
+                 ("digest_template", "digest"))
 # Kinds whose answer the agent reads at one event only (its interface):
 # updatedToolOutput is a PostToolUse field.
 ONLY_AT = {"ccm_output": ("PostToolUse",)}
@@ -62,7 +65,8 @@ def _check_limits(resolved, hooks, names):
         for h in hs:
             if h.get("enabled", True) is False:
                 continue
-            if h.get("kind") == "reinject":
+            if h.get("kind") == "reinject" and not h.get("when", {}).get("pending"):
+                # (a pending reinject carries only what waits, deferring the rest)
                 targets = [names.get(t) for t in h.get("handlers", ())]
                 budgets = [(t or {}).get("budget", {}).get("chars") for t in targets]
                 if len(budgets) > 1 and all(budgets) and sum(budgets) + 2 * (len(budgets) - 1) > cap:
@@ -103,8 +107,10 @@ def _check_handler(resolved, h, names):
     if h["kind"] in ("rule_refresh", "file_refresh"):
         from .banner import VARIABLES, check
 
-        for key, allowed in (("template", VARIABLES["refresh"]), ("omitted_template", VARIABLES["omitted"])):
-            for line, msg in check(h[key], allowed):
+        for key, group in TEMPLATE_KEYS:
+            if key not in h:
+                continue
+            for line, msg in check(h[key], VARIABLES[group]):
                 doc, p = _where(resolved, name)
                 if key in _own_keys(resolved, name):
                     errors.append(UserError(f"{key}: {msg}", doc.file, doc.text_line(p + (key,), line), 1))
@@ -148,7 +154,11 @@ def _trial_render(resolved, h):
     # Inside a hook process the hook's own deadline is running: it bounds this
     # too, and must not be replaced.  Elsewhere (engine validate) arm one.
     outer = _signal.getitimer(_signal.ITIMER_REAL)[0] > 0
-    for key, vals in (("template", values), ("omitted_template", dict(handler=h["name"], turn=20, **counts))):
+    digest = dict(handler=h["name"], turn=20, name="late.md", title="Late rule", path=".claude/rules/late.md",
+                  priority=5, chars=4000)
+    trials = (("template", values), ("omitted_template", dict(handler=h["name"], turn=20, **counts)),
+              ("pending_template", dict(handler=h["name"], turn=20, **counts)), ("digest_template", digest))
+    for key, vals in ((k, v) for k, v in trials if k in h):
         deadline = Deadline(lambda message: None, exit=expired)
         try:
             if not outer:

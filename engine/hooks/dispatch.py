@@ -140,6 +140,8 @@ def handle(event, profile_ref, log, hooks=None, deadline=None, counted=None, tra
     answer = merge(parts, hooks["max_injection_chars"], log)
     if trace is not None:
         trace.append(answer)
+    if session and (answer.added or answer.tool_output):  # only an event that answered something is recorded
+        record(session, name, answer, event)
     if answer.marks and state is not None and name != "SessionEnd":
         try:
             state.update(answer.marks)
@@ -156,6 +158,15 @@ class Answer:
         self.decision = None
         self.tool_output = None
         self.origins = []  # (handler name, field, value) of every part kept, in order
+
+    @property
+    def added(self):
+        """(handler, characters) of each text that went into the context."""
+        return [(h, len(v)) for h, f, v in self.origins if f == "additionalContext"]
+
+    @property
+    def tool_output_by(self):
+        return next((h for h, f, _ in self.origins if f == "updatedToolOutput"), None)
 
     def output(self, name):
         """A dict to print as JSON, a str to print as it is, or None."""
@@ -215,6 +226,32 @@ def merge(parts, cap, log):
         if m:
             marks.update(m)
     return answer
+
+
+def record(session, name, answer, event):
+    """One line in the session's records (engine/core/records.py): what this
+    answer added to the model's context, by handler, and the tool output it
+    kept out (the tool's stdout and stderr before, the replacement after).
+    The additionalContext the agent reads only at CONTEXT_EVENTS counts
+    only there."""
+    from engine.core import records
+
+    conf = records.settings()
+    added = [records.injection(h, n, conf) for h, n in answer.added] if name in CONTEXT_EVENTS else []
+    kept = []
+    if answer.tool_output and name == "PostToolUse":
+        before = _output_bytes(event.get("tool_response"))
+        after = _output_bytes(answer.tool_output)
+        kept.append(records.kept_out(answer.tool_output_by, before, after, conf))
+    records.append(session, name, added, kept, conf)
+
+
+def _output_bytes(resp):
+    """UTF-8 bytes of a Bash-shaped output: stdout and stderr."""
+    if not isinstance(resp, dict):
+        return 0
+    return sum(len(v.encode("utf-8", "surrogatepass")) for v in (resp.get("stdout"), resp.get("stderr"))
+               if isinstance(v, str))
 
 
 def _read_all(stdin):

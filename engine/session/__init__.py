@@ -40,4 +40,15 @@ def render_html(report, style):
                                                              style=style["html"])
 
 
-__all__ = ["build_report", "find", "load_style", "render_text", "render_html"]
+def render_period(period, style, html=False):
+    """`--since`: one row a session of the period plus totals, for the
+    terminal or as one HTML page (the style's `since` templates)."""
+    from jinja2 import StrictUndefined
+    from jinja2.sandbox import SandboxedEnvironment
+
+    env = SandboxedEnvironment(undefined=StrictUndefined, autoescape=html)
+    key = "html_template" if html else "terminal_template"
+    return env.from_string(style["since"][key]).render(p=period, style=style["html"])
+
+
+__all__ = ["render_period", "build_report", "find", "load_style", "render_text", "render_html"]

@@ -13,7 +13,10 @@ same since the last compaction), errors [{tool, message, count, time, line,
 tool_use_id}] (identical errors grouped, the first one's time and line),
 error_count, api_errors, hook_contexts, subagents [{file, api_calls,
 peak_tokens, tool_result_bytes}], problems {lines, bad_lines, long_lines,
-non_utf8_lines, partial_tail}.
+non_utf8_lines, partial_tail}, engine (what the engine did, from its
+hooks' records: engine/session/did.py) {recorded_events, added [{handler,
+count, chars, tokens}], added_tokens, added_chars, kept_out {outputs,
+bytes_before, bytes_after, tokens}, net_tokens, records_full}.
 """
 
 import os
@@ -137,6 +140,9 @@ def build_report(path, style, errors=None, redact=None):
         "subagents": _subagents(path, style, redact) if kind == "main" else [],
         "problems": problems.as_dict(),
     }
+    from .did import for_session
+
+    report["engine"] = for_session(report["session_id"])  # what the engine did: its hooks' own records
     found, count = errors(report, chain)
     report["errors"] = grouped(found)
     report["error_count"] = count

@@ -26,7 +26,8 @@ def problems(doc):
         out.extend(_pattern(doc, m["pattern"], ("context_windows", "models", i, "pattern")))
     for i, b in enumerate(data["refreshes"]["banners"]):
         out.extend(_pattern(doc, b["pattern"], ("refreshes", "banners", i, "pattern")))
-    for where in (("terminal", "template"), ("html", "template")):
+    for where in (("terminal", "template"), ("html", "template"), ("since", "terminal_template"),
+                  ("since", "html_template")):
         out.extend(_template(doc, data[where[0]][where[1]], where))
     return out
 

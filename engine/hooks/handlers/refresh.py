@@ -60,6 +60,7 @@ class Refresh:
             from ..pathscope import select
 
             files, scoped = select(files, spec["path_scope"], ctx.touched(spec["path_scope"]), log)
+        files, done = self._continue_round(ctx, files)
         unread = files[settings["max_files"]:]
         if unread:
             log(f"{self.name}: {len(files)} rule files; the {len(unread)} past hooks.max_files "
@@ -89,8 +90,12 @@ class Refresh:
                 used += it.cost
             else:
                 omitted.append(it)  # a smaller rule later in the order may still fit
+        texts = {rf.path: rf.text for rf in files}
+        never = omitted_early + self._never(omitted, limit)
+        chosen, omitted, used = self._fit_digest(ctx, chosen, omitted, used, limit, measure, texts)
         plan = Plan(self.name, comp.info("level"), chosen, omitted, budget={unit: limit, "used": used}, problems=problems,
                     skipped=skipped, scoped=scoped)
+        plan.never, plan.texts, plan.done = never, texts, done
         cap = settings["max_injection_chars"]
         while True:
             plan.text = self._render(ctx, plan)
@@ -115,8 +120,78 @@ class Refresh:
         # Name a few: 10,000 names would fill the injection and leave no room for a rule.
         shown = names[: ctx.settings["omitted_names_max"]]
         counts = dict(omitted=shown, omitted_count=len(names), omitted_more=len(names) - len(shown))
-        line = render(self.spec["omitted_template"], limits, handler=self.name, turn=ctx.turn, **counts) if names else ""
+        line = self._omitted_line(ctx, plan) if names else ""
         return render(self.spec["template"], limits, items=plan.items, omitted_line=line, **counts, **values).strip("\n")
+
+    # -- what did not fit (engine/hooks/overflow.py): nothing dropped in silence --
+
+    def _continue_round(self, ctx, files):
+        """(files still to deliver, paths delivered earlier in this round)."""
+        from .. import overflow
+
+        done = overflow.delivered_before(ctx, self.name, self.spec)
+        return ([f for f in files if f.path not in done] if done else files), done
+
+    def _never(self, omitted, limit):
+        from .. import overflow
+
+        return overflow.never_fits(omitted, limit) if overflow.mode(self.spec) == overflow.PENDING else []
+
+    def _fit_digest(self, ctx, chosen, omitted, used, limit, measure, texts):
+        """Digest mode: the digest lines count against the budget too."""
+        from .. import overflow
+
+        if overflow.mode(self.spec) != overflow.DIGEST or not omitted or "digest_template" not in self.spec:
+            return chosen, omitted, used
+
+        def cost(items):
+            lines, _rest = overflow.digest_lines(ctx, self.spec, self._ordered(items), texts, self._line_renderer(ctx))
+            return measure("\n".join(lines)) if lines else 0
+
+        return overflow.fit_digest(chosen, omitted, limit, used, cost)
+
+    @staticmethod
+    def _ordered(items):
+        return sorted(items, key=lambda i: (i.priority, i.name))
+
+    def _line_renderer(self, ctx):
+        from ..banner import render_cached as render
+
+        limits = ctx.settings["templates"]
+        return lambda template, **values: render(template, limits, handler=self.name, turn=ctx.turn, **values)
+
+    def _omitted_line(self, ctx, plan):
+        """pending: one line naming what follows at the next events, and a
+        digest line per file that can never fit; digest: a digest line per
+        omitted file.  Without those templates: the omitted_template line."""
+        from .. import overflow
+
+        render = self._line_renderer(ctx)
+        spec, cap = self.spec, ctx.settings["omitted_names_max"]
+        mode = overflow.mode(spec)
+        never = getattr(plan, "never", [])
+        head, rest = [], []
+        if mode == overflow.PENDING and "pending_template" in spec:
+            waiting = self._ordered([it for it in plan.omitted if it not in never])
+            digest = self._ordered([it for it in plan.omitted if it in never])
+            if waiting:
+                head.append(render(spec["pending_template"], omitted=[it.name for it in waiting[:cap]],
+                                   omitted_count=len(waiting), omitted_more=max(0, len(waiting) - cap)))
+        elif mode == overflow.DIGEST and "digest_template" in spec:
+            digest = self._ordered(plan.omitted)
+        else:
+            digest, rest = [], self._ordered(plan.omitted)
+        if digest and "digest_template" in spec:
+            lines, more = overflow.digest_lines(ctx, spec, digest, getattr(plan, "texts", {}), render)
+            head += lines
+            rest += more
+        else:
+            rest += digest
+        if rest:
+            names = [it.name for it in rest]
+            head.append(render(spec["omitted_template"], omitted=names[:cap], omitted_count=len(names),
+                               omitted_more=max(0, len(names) - cap)))
+        return "\n".join(head)
 
     def run(self, ctx):
         plan = self.plan(ctx)
@@ -126,9 +201,16 @@ class Refresh:
             where = [expand(s["dir"], ctx.cwd) for s in self.spec.get("sources", ())] + [
                 expand(f, ctx.cwd) for f in self.spec.get("files", ())]
             ctx.log(f"{self.name}: nothing to inject, no files found in {', '.join(where)}")
+        marks = self.marks(ctx)
+        marks.update(self._round_marks(plan))
         if not plan.items and not plan.omitted:
-            return None, self.marks(ctx)
-        return plan.text, self.marks(ctx)
+            return None, marks
+        return plan.text, marks
+
+    def _round_marks(self, plan):
+        from .. import overflow
+
+        return overflow.marks(self.name, self.spec, plan, getattr(plan, "done", set()))
 
     def parts(self, ctx):
         text, marks = self.run(ctx)

@@ -1,0 +1,96 @@
+"""What the engine did: the tokens its hooks added to the model's context (by
+handler) against the tokens they kept out (tool outputs replaced by a stub),
+and the net, for one session or every session of a period.
+
+The rule it keeps: the figures are the hooks' own records of what they
+answered (engine/core/records.py), never a simulation; a session whose
+hooks recorded nothing shows zeros and says so.  A period's sessions are the
+transcripts found as the agent finds them (locate.py), one row a session.
+"""
+
+import os
+import time
+
+from engine.base.errors import UserError
+
+
+def for_session(session_id):
+    from engine.core.records import read, summarize
+
+    lines, full = read(session_id)
+    return summarize(lines, full)
+
+
+def parse_since(text, units):
+    """Seconds of a period such as 7d, 24h, 90m or 2w (`units` of the style)."""
+    s = (text or "").strip()
+    num, unit = s[:-1], s[-1:]
+    if unit not in units or not num.isdigit() or int(num) <= 0:
+        raise UserError(f"--since {text!r} is not a period; give a number and a unit "
+                        f"({', '.join(f'N{u}' for u in units)}), e.g. 7d")
+    return int(num) * units[unit]
+
+
+def sessions_since(seconds, now=None):
+    """Main transcripts (projects/<project>/<session>.jsonl) changed within
+    the period, newest first, under every folder the agent writes them to."""
+    from .locate import transcript_roots
+
+    cutoff = (now or time.time()) - seconds
+    found, seen = [], set()
+    for root in transcript_roots():
+        try:
+            projects = sorted(os.listdir(root))
+        except OSError:
+            continue
+        for proj in projects:
+            folder = os.path.join(root, proj)
+            try:
+                names = os.listdir(folder)
+            except OSError:
+                continue
+            for n in names:
+                p = os.path.join(folder, n)
+                if not n.endswith(".jsonl") or n[:-6] in seen:
+                    continue
+                try:
+                    st = os.stat(p)
+                except OSError:
+                    continue
+                if st.st_mtime >= cutoff and os.path.isfile(p):
+                    seen.add(n[:-6])
+                    found.append((st.st_mtime, n[:-6], proj, p))
+    found.sort(key=lambda x: (-x[0], x[1]))
+    return found
+
+
+def period_report(since, style, now=None):
+    """One row a session of the period plus totals (the --since --json object)."""
+    seconds = parse_since(since, style["since"]["units"])
+    rows = []
+    totals = {"sessions": 0, "recorded_sessions": 0, "added_tokens": 0, "added_chars": 0, "kept_out_tokens": 0,
+              "kept_out_outputs": 0, "kept_out_bytes_before": 0, "kept_out_bytes_after": 0, "net_tokens": 0}
+    by_handler = {}
+    for mtime, session, project, path in sessions_since(seconds, now):
+        d = for_session(session)
+        rows.append({"session_id": session, "project": project, "transcript": path,
+                     "ended": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(mtime)),
+                     "recorded_events": d["recorded_events"], "added_tokens": d["added_tokens"],
+                     "added_chars": d["added_chars"], "kept_out_tokens": d["kept_out"]["tokens"],
+                     "kept_out_outputs": d["kept_out"]["outputs"], "net_tokens": d["net_tokens"],
+                     "added": d["added"], "records_full": d["records_full"]})
+        totals["sessions"] += 1
+        totals["recorded_sessions"] += 1 if d["recorded_events"] else 0
+        totals["added_tokens"] += d["added_tokens"]
+        totals["added_chars"] += d["added_chars"]
+        totals["kept_out_tokens"] += d["kept_out"]["tokens"]
+        totals["kept_out_outputs"] += d["kept_out"]["outputs"]
+        totals["kept_out_bytes_before"] += d["kept_out"]["bytes_before"]
+        totals["kept_out_bytes_after"] += d["kept_out"]["bytes_after"]
+        totals["net_tokens"] += d["net_tokens"]
+        for a in d["added"]:
+            row = by_handler.setdefault(a["handler"], {"handler": a["handler"], "count": 0, "chars": 0, "tokens": 0})
+            for k in ("count", "chars", "tokens"):
+                row[k] += a[k]
+    totals["added"] = sorted(by_handler.values(), key=lambda r: (-r["tokens"], r["handler"]))
+    return {"since": since, "seconds": seconds, "sessions": rows, "totals": totals}

@@ -1,0 +1,149 @@
+"""Nothing dropped in silence (issue 17, item 4): a rule set over the budget
+is delivered whole across the following events, in priority order
+(overflow: pending, the default), or each omitted file is named in a digest
+line with its title and how to read it (overflow: digest).  Real hook
+processes, as the agent starts them."""
+
+import re
+
+from hook_fixtures import profile_text, shared_profile
+from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
+
+LINES = 55  # ~2,500 characters a file: 3 of them fit the 8,000-character budget
+
+
+def _rule(marker, priority, title=None):
+    head = f"---\npriority: {priority}\n---\n# {title or marker + ' rules'}\n"
+    return head + "".join(f"{marker} item {i:04d}: zebra quartz lantern orbit.\n" for i in range(LINES))
+
+
+def _six(hk):
+    """Six rule files, priorities 1..6 (the delivery order), two of them global."""
+    markers = ["RUONE", "RUTWO", "RUTHREE", "RUFOUR", "RUFIVE", "RUSIX"]
+    for n, m in enumerate(markers, 1):
+        hk.rule(f"{chr(ord('z') - n)}-{m.lower()}.md", _rule(m, n), where="global" if n in (2, 5) else "project")
+    return markers
+
+
+def _whole(ctx, marker):
+    return all(f"{marker} item {i:04d}" in ctx for i in range(LINES))
+
+
+def _ctx(run):
+    assert run.returncode == 0, str(run)
+    assert "Traceback" not in run.stderr, str(run)
+    return run.context or ""
+
+
+def test_over_budget_rules_arrive_whole_across_events_in_priority_order(hk):
+    markers = _six(hk)
+    first = _ctx(hk.hook(hk.event("SessionStart", source="compact")))
+    inside = [m for m in markers if f"{m} item" in first]
+    assert inside == markers[:3], f"the first delivery holds the first three in priority order:\n{first[:300]}"
+    assert all(_whole(first, m) for m in inside), "rules are delivered whole"
+    assert "3 more rule(s) follow at the next event" in first, first[-300:]
+    # The next event is a tool call (an agentic session): the rest comes there.
+    second = _ctx(hk.hook(hk.event("PostToolUse")))
+    later = [m for m in markers if f"{m} item" in second]
+    assert later == markers[3:], f"the rest follows at the next event, in order:\n{second[:300]}"
+    assert all(_whole(second, m) for m in later)
+    assert "follow at the next event" not in second
+    # Every rule delivered exactly once; the round is over.
+    both = first + second
+    assert [both.count(f"{m} item 0000") for m in markers] == [1] * 6
+    assert sorted(markers, key=both.index) == markers
+    assert "item" not in _ctx(hk.hook(hk.event("PostToolUse"))), "nothing is left pending"
+
+
+def test_pending_rules_come_with_the_next_prompt_and_a_compaction_starts_over(hk):
+    markers = _six(hk)
+    _ctx(hk.hook(hk.event("SessionStart", source="compact")))
+    # A compaction before the rest arrived: the earlier part left the context
+    # with the summary, so the round starts again from the first rule.
+    again = _ctx(hk.hook(hk.event("SessionStart", source="compact")))
+    assert [m for m in markers if f"{m} item" in again] == markers[:3]
+    nxt = _ctx(hk.hook(hk.prompt(1)))  # not a cadence turn: only what is pending
+    assert [m for m in markers if f"{m} item" in nxt] == markers[3:]
+
+
+def test_subagent_tool_calls_do_not_take_pending_rules(hk):
+    markers = _six(hk)
+    _ctx(hk.hook(hk.event("SessionStart", source="compact")))
+    sub = _ctx(hk.hook(hk.event("PostToolUse", agent_id="a1", agent_type="general")))
+    assert "item" not in sub, "a subagent's context is not the one the first part went to"
+    main = _ctx(hk.hook(hk.event("PostToolUse")))
+    assert [m for m in markers if f"{m} item" in main] == markers[3:]
+
+
+DIGEST = re.compile(r"^\[Rule not injected — size limit reached: (.+)\. Read (.+)\]$", re.M)
+
+
+def test_digest_names_each_omitted_file_with_its_title_and_how_to_read_it(hk):
+    markers = _six(hk)
+    prof = shared_profile(profile_text({"UserPromptSubmit": [{"name": "rules", "overflow": "digest"}]}))
+    ctx = _ctx(hk.hook(hk.event("SessionStart", source="compact"), profile=prof))
+    inside = [m for m in markers if f"{m} item" in ctx]
+    assert inside == markers[: len(inside)] and 1 <= len(inside) <= 3
+    named = DIGEST.findall(ctx)
+    omitted = markers[len(inside):]
+    assert [t for t, _ in named] == [f"{m} rules" for m in omitted], ctx[-600:]
+    for (_t, path), m in zip(named, omitted):
+        n = markers.index(m) + 1
+        want = (f"~/.claude/rules/{chr(ord('z') - n)}-{m.lower()}.md" if n in (2, 5)
+                else f".claude/rules/{chr(ord('z') - n)}-{m.lower()}.md")
+        assert path == want
+    # Within the budget: the rule texts and the digest lines together.
+    body = ctx.split("\n", 1)[1]
+    assert len(body) <= 8000 + 200, len(body)  # + the "## name" headings
+    assert "follow at the next event" not in ctx
+    assert "item" not in _ctx(hk.hook(hk.event("PostToolUse"), profile=prof)), "digest mode leaves nothing pending"
+
+
+def test_a_file_that_cannot_fit_alone_is_named_not_kept_waiting(hk):
+    hk.rule("a-small.md", "# Small\nMarker SMALLONE: tiny.\n")
+    hk.rule("b-huge.md", "# Huge handbook\n" + "".join(f"HUGE item {i:04d}: zebra quartz lantern orbit.\n"
+                                                        for i in range(400)))
+    ctx = _ctx(hk.hook(hk.event("SessionStart", source="compact")))
+    assert "SMALLONE" in ctx and "HUGE item" not in ctx
+    assert DIGEST.findall(ctx) == [("Huge handbook", ".claude/rules/b-huge.md")], ctx[-300:]
+    assert "follow at the next event" not in ctx
+    assert "HUGE item" not in _ctx(hk.hook(hk.event("PostToolUse")))
+
+
+# -- engine validate and engine install warn (stderr, exit 0) --------------------------
+
+WARNING = re.compile(r"^warning: rules: the active rule set cannot fit one delivery: (\d+) file\(s\), ([\d,]+) chars",
+                     re.M)
+
+
+def _check_warning(run, hk):
+    assert run.returncode == 0, str(run)
+    assert "Traceback" not in run.stderr
+    m = WARNING.search(run.stderr)
+    assert m, f"no warning on stderr:\n{run}"
+    assert m.group(1) == "6" and int(m.group(2).replace(",", "")) > 8000
+    line = run.stderr[m.start():].split("\n", 1)[0]
+    for p in sorted(hk.project_rules.glob("*.md")):
+        assert f" .claude/rules/{p.name} " in line, f"{p} not named"
+    for p in sorted(hk.global_rules.glob("*.md")):
+        assert f" ~/.claude/rules/{p.name} " in line, f"{p} not named"
+    assert re.search(r"\.md [\d,]+ characters", line), "sizes are given"
+    assert "hooks.events.UserPromptSubmit[name: rules].budget.chars (now 8,000)" in line, line
+    assert "warning" not in run.stdout
+
+
+def test_validate_warns_when_the_rules_cannot_fit_one_delivery(hk):
+    """Old code: validate said nothing of a rule set over the budget."""
+    quiet = hk.engine("validate")
+    assert quiet.returncode == 0 and "warning" not in quiet.stderr, str(quiet)
+    _six(hk)
+    run = hk.engine("validate")
+    _check_warning(run, hk)
+
+
+def test_install_warns_when_the_rules_cannot_fit_one_delivery(hk):
+    """Old code: install said nothing of a rule set over the budget."""
+    _six(hk)
+    run = hk.engine("install", "--project")
+    _check_warning(run, hk)
+    assert (hk.project / ".claude" / "settings.json").is_file(), "the warning does not stop the install"
