@@ -51,8 +51,13 @@ class Epoch:
         """Tokens of context added since `position` in this epoch."""
         if self.tokens is None:
             return 0
-        start = self.base if self.base is not None else 0
-        return max(0, self.tokens - max(position or 0, start))
+        return max(0, self.tokens - max(position or 0, self.start()))
+
+    def start(self):
+        """Tokens at the epoch's start: 0 for the session's first (the rules
+        went in before any turn), the first usage record after a compaction
+        (the summary and the system prompt are already there)."""
+        return self.base if self.base is not None and self.id != "start" else 0
 
 
 class InView:
@@ -313,13 +318,20 @@ def narrow(ctx, spec, files):
     if not conf or not files or not ctx.event.get("transcript_path"):
         return files
     iv = ctx_inview(ctx)
+    far = spec.get("every_tokens", 0) or 0
+    compact = ctx.name == "SessionStart" and ctx.event.get("source") == "compact"
+    scoped_for = getattr(ctx, "scoped_for", None)
+    if not iv.version:
+        # No agent's transcript to read (missing, empty, or not the agent's):
+        # nothing is known to be in view, so nothing is held back, and the
+        # growth counts from this delivery.
+        if far and not compact and scoped_for is None:
+            ctx.in_view_next_due = (iv.current.tokens or 0) + far
+        return files
     key = (spec.get("path_scope") or {}).get("key", "paths")
     limit = (spec.get("path_scope") or {}).get("max_brace_expansions", 1024)
     snap = ctx.snapshot()
     now = Seen(iv, iv.current, snap, conf, key, limit)
-    compact = ctx.name == "SessionStart" and ctx.event.get("source") == "compact"
-    scoped_for = getattr(ctx, "scoped_for", None)
-    far = spec.get("every_tokens", 0) or 0
     out, next_due = [], []
     engine_now = now.engine
     for rf in files:
@@ -345,8 +357,7 @@ def narrow(ctx, spec, files):
             out.append(rf)
             next_due.append((iv.current.tokens or 0) + far)
         else:
-            start = iv.current.base if iv.current.base is not None else 0
-            next_due.append(max(pos, start) + far)
+            next_due.append(max(pos, iv.current.start()) + far)
     if far and not compact and scoped_for is None:
         ctx.in_view_next_due = min(next_due) if next_due else None
     if files and not out:
@@ -407,7 +418,7 @@ def _size(ctx):
         return None
 
 
-def growth_due(ctx, name):
+def growth_due(ctx, name, every):
     """True when a rule of handler `name` may have gone every_tokens back
     since it was last in view: the next due position recorded by the last
     check is reached, or the context shrank (a compaction), or nothing was
@@ -416,17 +427,25 @@ def growth_due(ctx, name):
     snap = ctx.snapshot()
     due, seen, size_then = snap.get(DUE + name), snap.get(SEEN + name), snap.get(SIZE + name)
     if not all(isinstance(v, int) for v in (due, seen, size_then)):
-        return ctx.context_tokens() is not None
+        # Nothing recorded yet: what is in view went in at the start at the latest.
+        now = ctx.context_tokens()
+        return now is not None and now >= every
     size = _size(ctx)
     if size is None:
         return False
     per = ctx.settings.get("context", {}).get("growth_bytes_per_token", 1)
-    if size == size_then or (size - size_then) < (due - seen) * per:
+    # The fast path between prompts (PostToolUse, hundreds a session): the
+    # transcript only grows, by at least `per` bytes a token of context.
+    if ctx.name != "UserPromptSubmit" and 0 <= size - size_then < (due - seen) * per:
         return False
     now = ctx.context_tokens()
     if now is None:
         return False
-    return now < seen or now >= due
+    if now < seen:  # the context shrank (a compaction): count from here
+        if ctx.state is not None:
+            ctx.state.update({DUE + name: now + every, SEEN + name: now, SIZE + name: size})
+        return False
+    return now >= due
 
 
 def growth_marks(ctx, name):

@@ -31,7 +31,7 @@ class Refresh:
         if ctx.settings.get("in_view"):
             from ..inview import growth_due
 
-            return growth_due(ctx, self.name)
+            return growth_due(ctx, self.name, self.every_tokens)
         now = ctx.context_tokens()  # without in_view settings: since the last injection
         if now is None:
             return False
