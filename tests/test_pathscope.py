@@ -23,7 +23,8 @@ T09 = SHARED / "09-ccviewer-v10108-inline-sidechain.jsonl"  # inline side chain 
 CWD10 = "/Users/jnarowski/Dev/sourceborn/src/agent-workflows-monorepo-v2"
 SCOPE = {"key": "paths", "input_fields": ["file_path", "notebook_path", "path"], "glob_inputs": {"Glob": "pattern"},
          "max_transcript_bytes": 33554432, "max_brace_expansions": 1024}
-EVERY_PROMPT = profile_text({"UserPromptSubmit": [{"name": "rules", "every_turns": 1}]})
+# every_tokens 0: every prompt injects, whatever is in view (the in-view filter is tests/test_in_view.py's)
+EVERY_PROMPT = profile_text({"UserPromptSubmit": [{"name": "rules", "every_turns": 1, "every_tokens": 0}]})
 
 
 def fm(body):
@@ -158,7 +159,8 @@ def test_after_compaction_a_rule_touched_before_it_is_reinjected(hk):
          "message": {"role": "user", "content": "This session is being continued from a previous conversation..."}},
     ])
     ctx = hk.hook(hk.event("SessionStart", source="compact")).context
-    assert "SCUI" in ctx and "SCPLAIN" in ctx, ctx
+    # the unscoped rule the agent reloads itself (hooks.in_view.after_compact_unscoped)
+    assert "SCUI" in ctx and "SCPLAIN" not in ctx, ctx
     assert "SCPKG" not in ctx
 
 
@@ -171,7 +173,10 @@ def test_malformed_paths_frontmatter_is_injected_and_logged(hk):
 
 def test_preview_says_why_each_scoped_rule_is_in_or_out(hk):
     _world(hk)
-    run = hk.engine("refresh", "preview", "--cwd", hk.project, "--turn", "20", "--transcript", hk.transcript)
+    # every_tokens 0: the preview shows the path-scope decisions, not what
+    # is already in view (the session read ui.md's files: tests/test_in_view.py)
+    run = hk.engine("refresh", "preview", "--cwd", hk.project, "--turn", "20", "--transcript", hk.transcript,
+                    "--profile", shared_profile(EVERY_PROMPT))
     assert run.returncode == 0, str(run)
     lines = run.stdout.splitlines()
     ui = next(l for l in lines if "SCOPED" in l and l.split()[2].rstrip(":").endswith("ui.md"))

@@ -19,6 +19,8 @@ MAPPING_HOOK_KEYS = ("state", "templates", "transcript", "log", "trust")
 # The context-intelligence settings (engine/hooks/ctxcheck.py): scalars override, mappings merge.
 SCALAR_HOOK_KEYS += ("effort", "autocompact_pct")
 MAPPING_HOOK_KEYS += ("memory", "context")
+# What is in view (engine/hooks/inview.py): a mapping, merged key by key.
+MAPPING_HOOK_KEYS += ("in_view",)
 
 
 @dataclass

@@ -27,6 +27,8 @@ KINDS = {
     "effort_guidance": ("effort_guidance", "EffortGuidance"),
     "subagent_effort": ("subagent_effort", "SubagentEffort"),
     "compact_instructions": ("compact_instructions", "CompactInstructions"),
+    "growth_refresh": ("growth", "GrowthRefresh"),
+    "scoped_on_write": ("scoped_write", "ScopedOnWrite"),
 }
 
 

@@ -21,15 +21,22 @@ class Refresh:
         if ctx.name == "UserPromptSubmit" and self.every_turns and ctx.turn and ctx.turn % self.every_turns == 0:
             return True
         if ctx.name == "UserPromptSubmit" and self.every_tokens:
-            now = ctx.context_tokens()
-            if now is not None:
-                last = _int(snap.get(f"tokens_at:{self.name}", 0))
-                if now < last:  # the context shrank (compaction): count from here
-                    if ctx.state is not None:
-                        ctx.state.update({f"tokens_at:{self.name}": now})
-                    return False
-                return now - last >= self.every_tokens
+            return self.grown(ctx)
         return False
+
+    def grown(self, ctx):
+        """The growth cadence (engine/hooks/inview.py): due once a rule may
+        have gone every_tokens tokens of context back since it was last in
+        view, by the agent's delivery or the engine's."""
+        if ctx.settings.get("in_view"):
+            from ..inview import growth_due
+
+            return growth_due(ctx, self.name, self.every_tokens)
+        now = ctx.context_tokens()  # without in_view settings: since the last injection
+        if now is None:
+            return False
+        last = _int(ctx.snapshot().get(f"tokens_at:{self.name}", 0))
+        return now < last or now - last >= self.every_tokens
 
     def plan(self, ctx):
         # Compressed texts, token counts and the rendered banner come from the
@@ -60,6 +67,7 @@ class Refresh:
             from ..pathscope import select
 
             files, scoped = select(files, spec["path_scope"], ctx.touched(spec["path_scope"]), log)
+        files = self._in_view(ctx, files)
         files, done = self._continue_round(ctx, files)
         unread = files[settings["max_files"]:]
         if unread:
@@ -109,6 +117,14 @@ class Refresh:
         if len(plan.text) > cap:
             plan.text = plan.text[: cap - 1] + "…"
         return plan
+
+    def _in_view(self, ctx, files):
+        """Only what the model does not already have (engine/hooks/inview.py)."""
+        if not ctx.settings.get("in_view"):
+            return files
+        from ..inview import narrow
+
+        return narrow(ctx, self.spec, files)
 
     def _render(self, ctx, plan):
         from ..banner import render_cached as render
@@ -195,7 +211,9 @@ class Refresh:
 
     def run(self, ctx):
         plan = self.plan(ctx)
-        if not plan.items and not plan.omitted and not plan.problems and not plan.scoped:  # say why, once
+        self._delivered = plan.items
+        if not plan.items and not plan.omitted and not plan.problems and not plan.scoped \
+                and not getattr(ctx, "in_view_skipped", 0):  # say why, once
             from ..sources import expand
 
             where = [expand(s["dir"], ctx.cwd) for s in self.spec.get("sources", ())] + [
@@ -214,12 +232,20 @@ class Refresh:
 
     def parts(self, ctx):
         text, marks = self.run(ctx)
+        if text and ctx.settings.get("in_view"):
+            from ..inview import delivered_marks
+
+            marks = {**marks, **delivered_marks(ctx, getattr(self, "_delivered", ()))}
         return [Part(self.name, text, marks)]
 
     def marks(self, ctx):
         """State written after this handler injected."""
         out = {f"turn_at:{self.name}": ctx.turn, f"pending:{self.name}": 0}
-        if self.every_tokens:
+        if self.every_tokens and ctx.settings.get("in_view"):
+            from ..inview import growth_marks
+
+            out.update(growth_marks(ctx, self.name))
+        elif self.every_tokens:
             now = ctx.context_tokens()
             if now is not None:
                 out[f"tokens_at:{self.name}"] = now

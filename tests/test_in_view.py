@@ -1,0 +1,150 @@
+"""What is in view (engine/hooks/inview.py), on real recorded sessions fed
+to the hook command event by event (engine/replay/events.py), and on small
+transcripts in the agent's shapes.
+
+- After each compaction the path-scoped rules that were in view before it
+  come back, and only they: the unscoped rules the agent reloads itself are
+  not injected a second time, nor is anything twice in one epoch.
+- An agent that does not load a scoped rule on a Write gets it at
+  PreToolUse, once per epoch; one that does (2.1.328+) does not.
+- The growth cadence fires in an agentic single-prompt session, where the
+  prompt cadence never does."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from engine.replay.events import events
+from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
+
+TRANSCRIPTS = Path("/work/shared/transcripts")
+PLAIN = "Marker IVPLAIN: run the whole suite before you push.\n"
+SCREENS = "---\npaths: \"**/screens/*.py\"\n---\nMarker IVSCREENS: screens stay thin.\n"
+LATER = "---\npaths: \"**/dispatch/*.py\"\n---\nMarker IVLATER: dispatch rule.\n"
+
+
+def _session(hk, name):
+    """The real transcript with its project folder moved to the test's, and
+    the rules: one unscoped, one scoped to files the session touched before
+    its compaction, one scoped to files it touched only after."""
+    source = TRANSCRIPTS / name
+    if not source.is_file():
+        pytest.skip(f"{source} is not here")
+    first = json.loads(source.open("rb").readline())
+    cwd = next(json.loads(l).get("cwd") for l in source.open("rb") if json.loads(l).get("cwd"))
+    data = source.read_text(encoding="utf-8").replace(cwd, str(hk.project)).encode("utf-8")
+    assert first is not None
+    hk.rule("plain.md", PLAIN)
+    hk.rule("screens.md", SCREENS)
+    hk.rule("later.md", LATER)
+    hk.transcript.parent.mkdir(parents=True, exist_ok=True)
+    return data
+
+
+def _events(hk, data, tmp_path, name):
+    copy = tmp_path / name
+    copy.write_bytes(data)
+    return events(copy, cwd=str(hk.project), session_id=hk.session, transcript_path=str(hk.transcript))
+
+
+@pytest.mark.parametrize("name", ["21-erk-ci-compact-17errors-41files-ebe65926.jsonl",
+                                  "23-erk-local-v2156-compact-ae4a1257.jsonl"])
+def test_after_each_compaction_the_scoped_rules_in_view_before_come_back_and_nothing_twice(hk, tmp_path, name):
+    data = _session(hk, name)
+    restored = 0
+    for ev, offset in _events(hk, data, tmp_path, name):
+        if not (ev["hook_event_name"] == "SessionStart" and ev.get("source") == "compact"):
+            continue
+        hk.transcript.write_bytes(data[:offset])
+        ctx = hk.hook(ev).assert_ok().context or ""
+        # the scoped rule the session read and edited before the compaction
+        assert "IVSCREENS" in ctx, ctx
+        # the agent reloads the unscoped rules itself: no second copy
+        assert "IVPLAIN" not in ctx, ctx
+        # a rule whose files the session touches only later was not in view
+        assert "IVLATER" not in ctx, ctx
+        # the same event again (a second hook run in the epoch): it is in view now
+        again = hk.hook(ev).assert_ok()
+        assert "IVSCREENS" not in (again.context or ""), again.context
+        restored += 1
+    assert restored >= 1, "the session has a compaction: the test checks something"
+
+
+def test_growth_cadence_fires_in_an_agentic_single_prompt_session(hk, tmp_path):
+    """Session 23: one prompt, 62 API calls, a compaction.  The prompt cadence
+    (every 20 prompts) never fires; the growth cadence re-delivers the rules
+    that went every_tokens (40,000) back, between tool calls."""
+    name = "23-erk-local-v2156-compact-ae4a1257.jsonl"
+    data = _session(hk, name)
+    at_prompt, grown, positions = [], [], []
+    for ev, offset in _events(hk, data, tmp_path, name):
+        kind = ev["hook_event_name"]
+        if kind not in ("UserPromptSubmit", "PostToolUse", "SessionStart"):
+            continue
+        hk.transcript.write_bytes(data[:offset])
+        run = hk.hook(ev).assert_ok()
+        ctx = run.context if run.stdout.strip() and "hookSpecificOutput" in run.json else None
+        if kind == "UserPromptSubmit":
+            at_prompt.append(ctx or "")
+        elif kind == "PostToolUse" and ctx and "IVPLAIN" in ctx:
+            grown.append(ctx)
+            positions.append(offset)
+    assert at_prompt and not any("IVPLAIN" in c for c in at_prompt), "the prompt cadence does not fire on prompt 1"
+    # bench/growth_cadence.py: 0-167K tokens before the compaction, 44-56K after: 4 deliveries at 40,000
+    assert 3 <= len(grown) <= 5, len(grown)
+    # each carries the unscoped rule once, and not the rule scoped to files never touched
+    assert all(c.count("IVPLAIN") == 1 and "IVLATER" not in c for c in grown)
+
+
+def _write_world(hk, version):
+    hk.rule("plain.md", PLAIN)
+    hk.rule("py.md", "---\npaths: src/**/*.py\n---\nMarker IVPY: type hints everywhere.\n")
+    records = [{"type": "user", "isSidechain": False, "version": version, "cwd": str(hk.project),
+                "message": {"role": "user", "content": "write it"}}]
+    hk.write_transcript(records)
+
+
+def _write(hk, version, path, n, tool="Write"):
+    rec = {"type": "assistant", "isSidechain": False, "version": version,
+           "message": {"id": f"m{n}", "role": "assistant", "model": "claude-x", "content": [
+               {"type": "tool_use", "id": f"t{n}", "name": tool, "input": {"file_path": str(path)}}],
+               "usage": {"input_tokens": 1000 + n, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}}
+    hk.append_transcript([rec])
+    return hk.hook(hk.event("PreToolUse", tool_name=tool, tool_input={"file_path": str(path)}, tool_use_id=f"t{n}"))
+
+
+def test_an_old_agent_gets_the_scoped_rule_before_a_write_once_per_epoch(hk):
+    _write_world(hk, "2.1.56")
+    first = _write(hk, "2.1.56", hk.project / "src" / "new.py", 1).assert_ok()
+    assert "IVPY" in (first.context or ""), first
+    assert "IVPLAIN" not in first.context, "only the scoped rule the write needs"
+    again = _write(hk, "2.1.56", hk.project / "src" / "new.py", 2, tool="Edit").assert_ok()
+    assert "IVPY" not in (again.context or "")
+    other = _write(hk, "2.1.56", hk.project / "docs" / "a.md", 3).assert_ok()
+    assert "IVPY" not in (other.context or "")
+
+
+def test_an_agent_that_loads_it_on_write_gets_nothing_at_pretooluse(hk):
+    _write_world(hk, "2.1.330")
+    run = _write(hk, "2.1.330", hk.project / "src" / "new.py", 1).assert_ok()
+    assert "IVPY" not in (run.context or "")
+
+
+def test_after_compaction_the_unscoped_rules_come_back_with_the_switch(hk):
+    """hooks.in_view.after_compact_unscoped: true brings them back (once)."""
+    from hook_fixtures import shared_profile
+
+    prof = shared_profile(json.dumps({"kind": "profile", "name": "t", "extends": "default",
+                                      "hooks": {"in_view": {"after_compact_unscoped": True}}}) + "\n")
+    _write_world(hk, "2.1.56")
+    hk.append_transcript([
+        {"type": "system", "subtype": "compact_boundary", "uuid": "b0000001-x", "parentUuid": None,
+         "isSidechain": False, "version": "2.1.56", "compactMetadata": {"trigger": "auto", "preTokens": 150000}},
+        {"type": "user", "isSidechain": False, "isCompactSummary": True, "version": "2.1.56",
+         "message": {"role": "user", "content": "summary"}}])
+    ev = hk.event("SessionStart", source="compact")
+    assert "IVPLAIN" in (hk.hook(ev, profile=prof).context or "")
+    assert "IVPLAIN" not in (hk.hook(ev, profile=prof).context or ""), "once per epoch"
+    assert "IVPLAIN" not in (hk.hook(ev).context or ""), "the default leaves them to the agent"

@@ -1,0 +1,50 @@
+"""The real agent offline (tests/support/agent.py, Claude Code 2.1.330) with
+the engine's hooks: a Write under a path-scoped rule, `/compact`, a new
+prompt.  What the model reads after the compaction holds the scoped rule
+once (the engine's restore: the agent does not bring it back) and the
+unscoped rule once (the agent's own copy; the engine adds none).
+
+Measured with 2.1.330 (see pipelines/default.yaml, hooks.in_view): the
+agent delivers the scoped rule itself right after the Write (a
+`nested_memory` attachment); after /compact it writes an `instructions`
+attachment with the unscoped rules and the root CLAUDE.md at the next
+prompt, and runs SessionStart(compact) possibly before the compaction's
+boundary line is on disk."""
+
+import pytest
+
+from hook_fixtures import HookEnv, warm_template
+from support.agent import find_claude, install_hooks, request_text, run_agent, text, tool
+
+pytestmark = pytest.mark.slow
+
+UNSCOPED = "# Mine\nAlways name the file you changed (IV_UNSCOPED_7c1e).\n"
+SCOPED = "---\npaths: src/**/*.py\n---\n# Python\nType hints on every function (IV_SCOPED_51ab).\n"
+
+
+def _run(w, prompt, script, **kw):
+    run = run_agent(prompt, w.home, w.project, script, env=w.agent_env, **kw)
+    assert run.returncode == 0 and run.output and not run.output.get("is_error"), str(run)
+    return run
+
+
+def test_after_compact_the_scoped_rule_once_and_the_unscoped_rule_once(tmp_path):
+    find_claude()
+    warm_template()
+    w = HookEnv(tmp_path / "w")
+    w.rule("mine.md", UNSCOPED, where="user")
+    w.rule("py.md", SCOPED)
+    (w.project / "src").mkdir()
+    w.agent_env = {"ENGINE_STATE_DIR": w.state, "ENGINE_CACHE_DIR": w.cache}
+    install_hooks(w.home, w.project, w.agent_env)
+    first = _run(w, "write it", [tool("Write", file_path=str(w.project / "src" / "b.py"), content="x: int = 1\n"),
+                                 text("Written src/b.py.")])
+    after_write = request_text(first.requests[-1])
+    assert after_write.count("IV_SCOPED_51ab") == 1, "the agent delivered it after the Write; the engine did not add one"
+    _run(w, "/compact", [text("<analysis>a</analysis>\n<summary>We wrote src/b.py.</summary>")],
+         resume=first.session_id)
+    nxt = _run(w, "next", [text("ok")], resume=first.session_id)
+    seen = request_text(nxt.requests[0])
+    assert "We wrote src/b.py." in seen, "the request is the one after the compaction"
+    assert seen.count("IV_SCOPED_51ab") == 1, seen[-3000:]
+    assert seen.count("IV_UNSCOPED_7c1e") == 1, seen[-3000:]
