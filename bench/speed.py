@@ -15,11 +15,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import (HEAVY_MODULES, LEVELS, arguments, build_text, fmt_table, is_pyenv_shim, log, loadavg, machine,
+from common import (REPO, HEAVY_MODULES, LEVELS, arguments, build_text, fmt_table, is_pyenv_shim, log, loadavg, machine,
                     make_venv, now, on_path, p90, parse_importtime, publish, read_corpus, shebang_interpreter, timed)
 
 TARGET_STANDARD_15KB_MS = 3.0
 TARGET_PROCESS_MS = 60.0
+TARGET_STANDARD_MB_PER_S = 2.0  # issue 18: standard in-process on the shared corpus
+TARGET_10MB_PROCESS_S = 5.0  # issue 18: `engine compress` of 10 MB at standard, whole process
 # "Time linear in input size": per-KB time on 1 MB at most this many times the
 # per-KB time on 15 KB (O(n log n) over this range gives about 1.4).
 LINEARITY_MAX_RATIO = 2.0
@@ -79,6 +81,7 @@ def run_speed(corpus, quick, log):
             "corpus_total_ms": round(total * 1000, 2),
             "corpus_ms_per_file": round(total * 1000 / len(texts), 3),
             "corpus_ms_per_kb": round(total * 1000 / (corpus_chars / 1000), 4),
+            "corpus_mb_per_s": round(corpus_chars / 1e6 / total, 3),
             "ms_15kb": round(t15[level] * 1000, 3),
             "ms_1mb": round(t1m[level] * 1000, 1),
             "ms_per_kb_15kb": round(per_kb_15, 4),
@@ -97,12 +100,12 @@ def run_speed(corpus, quick, log):
 
 def speed_table(spd, md):
     headers = [
-        "Level", f"Corpus ({spd['corpus_files']} files) ms", "ms/file",
+        "Level", f"Corpus ({spd['corpus_files']} files) ms", "MB/s", "ms/file",
         f"{spd['chars_15kb'] / 1000:.1f} KB ms", f"{spd['chars_1mb'] / 1e6:.2f} MB ms",
         "ms/KB 15 KB", "ms/KB 1 MB", "1 MB / 15 KB",
     ]
     rows = [[
-        r["level"], f"{r['corpus_total_ms']:.1f}", f"{r['corpus_ms_per_file']:.2f}",
+        r["level"], f"{r['corpus_total_ms']:.1f}", f"{r.get('corpus_mb_per_s', 0):.2f}", f"{r['corpus_ms_per_file']:.2f}",
         f"{r['ms_15kb']:.2f}", f"{r['ms_1mb']:.0f}",
         f"{r['ms_per_kb_15kb']:.3f}", f"{r['ms_per_kb_1mb']:.3f}", f"{r['linearity_ratio']:.2f}x",
     ] for r in spd["rows"]]
@@ -233,6 +236,10 @@ def speed_targets(spd):
         v = by["standard"]["ms_15kb"]
         out.append({"target": f"standard, {spd['chars_15kb']:,}-char file", "measured": f"{v:.2f} ms",
                     "goal": f"< {TARGET_STANDARD_15KB_MS:g} ms", "ok": v < TARGET_STANDARD_15KB_MS})
+    if "standard" in by and by["standard"].get("corpus_mb_per_s"):
+        v = by["standard"]["corpus_mb_per_s"]
+        out.append({"target": "standard in-process on the shared corpus", "measured": f"{v:.2f} MB/s",
+                    "goal": f">= {TARGET_STANDARD_MB_PER_S:g} MB/s", "ok": v >= TARGET_STANDARD_MB_PER_S})
     for level in LEVELS:
         r = by.get(level)
         if r and r["linearity_ratio"] is not None:
@@ -255,10 +262,59 @@ def process_targets(proc):
     return out
 
 
+def run_big(corpus, log, sizes=(1_000_000, 10_000_000)):
+    """`engine compress FILE` at standard on 1 MB and 10 MB of corpus text,
+    new content (the results cache cannot answer), one run each after a
+    warm-up that compiles the profile: the whole process, and how it grows."""
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="engine-bench-big-") as tmp:
+        env = dict(os.environ, HOME=tmp, ENGINE_CACHE_DIR=os.path.join(tmp, ".cache"),
+                   ENGINE_STATE_DIR=os.path.join(tmp, ".state"), XDG_CACHE_HOME=os.path.join(tmp, ".xcache"))
+        env.pop("ENGINE_PROFILE", None)
+        env["PYTHONPATH"] = str(REPO)  # this checkout's engine, as in-process
+        code = "import sys; from engine.cli import main; sys.exit(main(sys.argv[1:]))"
+        argv0 = [sys.executable, "-c", code]
+        warm = Path(tmp) / "warm.md"
+        warm.write_text("# warm\n", encoding="utf-8")
+        subprocess.run(argv0 + ["compress", str(warm)], cwd=tmp, env=env, stdout=subprocess.DEVNULL, check=False)
+        for size in sizes:
+            text = build_text(corpus, size)
+            while len(text) < size * 0.95:  # the corpus is smaller than 10 MB: repeat it
+                text = text + "\n\n" + build_text(corpus, size - len(text) - 2)
+            f = Path(tmp) / f"big-{size}.md"
+            f.write_text(text + f"\n<!-- {time.time_ns()} -->\n", encoding="utf-8")
+            t0 = time.perf_counter()
+            p = subprocess.run(argv0 + ["compress", str(f)], cwd=tmp, env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE)
+            dt = time.perf_counter() - t0
+            rows.append({"chars": len(text), "seconds": round(dt, 2), "exit": p.returncode})
+            log(f"  big {len(text) / 1e6:.1f} MB: {dt:.2f} s")
+    ratio = (rows[-1]["seconds"] / rows[-1]["chars"]) / (rows[0]["seconds"] / rows[0]["chars"]) if len(rows) > 1 else None
+    return {"when": now(), "rows": rows, "per_char_ratio": round(ratio, 3) if ratio else None}
+
+
+def big_table(big, md):
+    headers = ["engine compress FILE (standard, new content)", "Seconds", "MB/s"]
+    rows = [[f"{r['chars'] / 1e6:.1f} MB", f"{r['seconds']:.2f}", f"{r['chars'] / 1e6 / r['seconds']:.2f}"] for r in big["rows"]]
+    return fmt_table(headers, rows, md)
+
+
+def big_targets(big):
+    out = []
+    ten = [r for r in big["rows"] if r["chars"] >= 9_000_000]
+    if ten:
+        out.append({"target": "engine compress of 10 MB at standard, whole process", "measured": f"{ten[0]['seconds']:.2f} s",
+                    "goal": f"< {TARGET_10MB_PROCESS_S:g} s", "ok": ten[0]["seconds"] < TARGET_10MB_PROCESS_S})
+    if big.get("per_char_ratio"):
+        out.append({"target": "linear time, whole process (s/MB 10 MB / 1 MB)", "measured": f"{big['per_char_ratio']:.2f}x",
+                    "goal": f"<= {LINEARITY_MAX_RATIO:g}x", "ok": big["per_char_ratio"] <= LINEARITY_MAX_RATIO})
+    return out
+
+
 def main(argv=None):
     ap = arguments("In-process and whole-process speed.", runs=True)
     ap.add_argument("--process-file", help="rule file for the whole-process timing (default: a 3-5 KB corpus file)")
-    ap.add_argument("--only", choices=("speed", "process"), help="run one of the two parts")
+    ap.add_argument("--only", choices=("speed", "process", "big"), help="run one of the parts (big: 1 MB and 10 MB processes)")
     args = ap.parse_args(argv)
     corpus = read_corpus(args.corpus)
     out = {}
@@ -284,6 +340,13 @@ def main(argv=None):
                                          f"{n} {c}" for n, c in proc["heaviest_top_level_imports_ms"][:6]),
                                      *("error: " + e for e in proc.get("errors", []))]))
         out["process"] = proc
+    if args.only in (None, "big"):
+        before = loadavg()
+        big = run_big(corpus, log)
+        big.update(machine=machine(before), targets=big_targets(big),
+                   markdown="#### Whole process on large files\n\n" + big_table(big, True),
+                   text="== Whole process on large files\n\n" + big_table(big, False))
+        out["big"] = big
     publish(args.out_dir, out)
     return 1 if any(s.get("errors") for s in out.values() if isinstance(s.get("errors"), list)) else 0
 

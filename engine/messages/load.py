@@ -15,6 +15,7 @@ from engine.text import regexutil
 from engine.core.documents import Library
 from engine.base.errors import UserError, suggest
 from engine.text.protect import CategorySource, Protector, category_source, pass_timeout
+from engine.text.wordscan import WordTable
 from .detectors import KINDS as DETECTOR_KINDS
 from .steps import KINDS as STEP_KINDS
 from .summary import Summarizer
@@ -44,24 +45,32 @@ class Union:
     """One scan for every protect category the pipeline names: a text is
     scanned once, whatever number of steps and detectors look at it.
 
-    Patterns run in a Protector, as everywhere.  Word lists are compiled
-    into one regex per category instead of the word-run table: messages are
-    megabytes, and a word list needs one pass of the regex engine, not a
-    Python loop over every word of the text.  The word list's rules are
-    kept: case as the category says, any apostrophe for ', any white space
-    for a space, a word matched whole."""
+    Patterns run in a Protector, as everywhere.  Word lists are found by the
+    engine's word scan (wordscan), one table per category, so that a
+    category's spans do not depend on which other categories the pipeline
+    names (a word of one list inside a phrase of another counts for both)."""
 
     def __init__(self):
         self.names = []
         self.protector = None
-        self.word_res = []  # [(category, compiled alternation)]
+        self.word_tables = []  # [(category, WordTable)]
+        self._word_re = None
         self._timer = None
 
-    def build(self, sources, word_pattern, timer):
+    def build(self, sources, word_pattern, timer, message_words=None):
+        import regex
+
         self._timer = timer
         no_words = [CategorySource(c.name, c.stage, c.patterns, [], c.case_sensitive) for c in sources]
         self.protector = Protector(no_words, word_pattern, timer.ms_per_mb)
-        self.word_res = [(c.name, _word_regex(c.words, c.case_sensitive)) for c in sources if c.words]
+        self._word_re = regex.compile(message_words or word_pattern, regex.V0)
+        self.word_tables = []
+        for c in sources:
+            if c.words:
+                table = WordTable()
+                for w in c.words:
+                    table.add(w, c.name, c.case_sensitive)
+                self.word_tables.append((c.name, table))
 
     def _scan(self, text):
         """{category: [(start, end)]}"""
@@ -69,8 +78,8 @@ class Union:
         for s, e, name in self.protector.scan(text):
             found.setdefault(name, []).append((s, e))
         timeout = self._timer(text)
-        for name, rx in self.word_res:
-            spans = word_spans(rx, text, timeout)
+        for name, table in self.word_tables:
+            spans = [(s, e) for s, e, _ in table.matches(text, self._word_re, timeout)]
             if spans:
                 found.setdefault(name, []).extend(spans)
         return found
@@ -83,46 +92,6 @@ class Union:
         if got is None:
             got = memo[key] = self._scan(text)
         return got
-
-
-_APOSTROPHES = "'\u2019\u02bc"
-
-
-def _word_regex(words, case_sensitive):
-    """One alternation for a word list: `\\b` on both sides lets the regex
-    engine skip ahead fast; a match glued to an apostrophe or a hyphen (a
-    part of "non-blocking", "no-op") is dropped by the caller (word_edges)."""
-    import regex
-
-    def one(word):
-        out = []
-        for ch in word:
-            if ch in _APOSTROPHES:
-                out.append(f"[{_APOSTROPHES}]")
-            elif ch.isspace():
-                out.append(r"\s+")
-            else:
-                out.append(regex.escape(ch))
-        return "".join(out)
-
-    alts = "|".join(one(w) for w in sorted(set(words), key=len, reverse=True))
-    body = rf"\b(?:{alts})\b"
-    return regex.compile(body if case_sensitive else f"(?i:{body})", regex.V0)
-
-
-def word_spans(rx, text, timeout):
-    """The matches of a word-list regex that are whole word runs."""
-    edges = _EDGES
-    out = []
-    for m in rx.finditer(text, timeout=timeout):
-        s, e = m.span()
-        if (s and text[s - 1] in edges) or (e < len(text) and text[e] in edges):
-            continue
-        out.append((s, e))
-    return out
-
-
-_EDGES = frozenset(_APOSTROPHES + "-")
 
 
 class Scanner:
@@ -172,6 +141,7 @@ class Context:
         self.lib = lib
         self.doc = doc  # the document errors point into (changed per step)
         self.word_pattern = word_pattern
+        self.message_words = None  # the pipeline's word_pattern, when it sets one
         self.timeout_for = Timer(timeout_ms)
         self._scanners = {}
         self._sources = {}
@@ -196,7 +166,8 @@ class Context:
         return self._scanners[key]
 
     def finish(self):
-        self.union.build([self._sources[n] for n in self.union.names], self.word_pattern, self.timeout_for)
+        self.union.build([self._sources[n] for n in self.union.names], self.word_pattern, self.timeout_for,
+                         self.message_words)
 
     def compiled(self, fn, source, path, check=regexutil.check):
         try:
@@ -293,6 +264,9 @@ def build(ref="default", base_dir=None):
     except UserError as exc:
         raise pdoc.error(f"profile {data['profile']!r} cannot be used: {exc}", ppath) from None
     ctx = Context(lib, top, resolved.settings["word_pattern"], resolved.settings["pattern_timeout_ms"])
+    if "word_pattern" in data:
+        wdoc, wpath = origins["word_pattern"]
+        ctx.message_words = ctx.compiled(lambda src: src, data["word_pattern"], wpath, check=regexutil.check)
     steps, names = [], set()
     for i, spec in enumerate(data["steps"]):
         doc, where = origins.get("step", {}).get(spec["name"], origins["steps"])

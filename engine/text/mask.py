@@ -98,17 +98,31 @@ class Mask:
             checkpoints.append((e.start, e.end, delta))
             pos = e.end
         out.append(text[pos:])
-        new_spans, dropped = [], []
+        # A span no edit before it moved keeps its object; a moved one is
+        # built with tuple.__new__ (no Python-level constructor call): this
+        # walk runs once per transform over every protected span.
+        spans = self.spans
+        new_spans = []
+        dropped = []
+        new_starts = []
+        make = tuple.__new__
         j = 0
         cur = 0
         ncp = len(checkpoints)
-        for s in self.spans:
-            while j < ncp and checkpoints[j][1] <= s.start:
+        for s in spans:
+            start = s[0]
+            while j < ncp and checkpoints[j][1] <= start:
                 cur = checkpoints[j][2]
                 j += 1
             # an edit that overlaps this span (only allowed categories get here)
-            if j < ncp and checkpoints[j][0] < s.end and checkpoints[j][1] > s.start:
+            if j < ncp and checkpoints[j][0] < s[1] and checkpoints[j][1] > start:
                 dropped.append(s)
                 continue
-            new_spans.append(Span(s.start + cur, s.end + cur, s.category))
-        return "".join(out), Mask(new_spans), dropped
+            if cur:
+                s = make(Span, (start + cur, s[1] + cur, s[2]))
+            new_spans.append(s)
+            new_starts.append(start + cur)
+        mask = Mask.__new__(Mask)
+        mask.spans = new_spans
+        mask._starts = new_starts
+        return "".join(out), mask, dropped

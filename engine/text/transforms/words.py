@@ -13,7 +13,7 @@ identifier, a path or a hyphenated term is never taken for a listed word.
 """
 
 from ..mask import Edit
-from ..wordscan import GuardSet, Runs, WordTable, scan
+from ..wordscan import GuardSet, KeyScan, Runs, WordTable
 from .base import Transform
 
 
@@ -106,6 +106,7 @@ class WordRules(Transform):
         for rule in self.rules:
             for word, entries in rule.table.compiled().items():
                 self.table.setdefault(word, []).extend((exact, rule, hit) for exact, hit in entries)
+        self.keys = KeyScan(self.runs.forward, self.table)
 
     def edits(self, text, mask, run):
         out = []
@@ -114,8 +115,7 @@ class WordRules(Transform):
         word_re = runs.forward
         complete = WordTable.complete
         blocking = mask.blocking
-        for start, end, word, candidates in scan(text, word_re, self.table,
-                                                 self.timeout(text, run.timeout_ms_per_mb)):
+        for start, end, word, candidates in self.keys.scan(text, self.timeout(text, run.timeout_ms_per_mb)):
             if start < last:
                 continue
             for exact, rule, hit in candidates:

@@ -1,0 +1,113 @@
+"""The word scan (engine/text/wordscan.py) is one mechanism with two ways of
+cutting runs: the profile's word pattern through `regex`, or, for the usual
+shape of word pattern, the same runs through the standard library's `re`.
+Both must give the same runs, on the shared corpus and on every character
+the two modules could read differently (white space above all); and the
+message pipeline must find its words with the same scan, its own
+`word_pattern` saying what a word is."""
+
+import json
+from pathlib import Path
+
+import pytest
+import regex
+import yaml
+
+from engine.text.wordscan import KeyScan, WordTable, fast_runs
+
+REPO = Path(__file__).resolve().parent.parent
+CORPUS = Path("/work/shared/corpus/rules")
+WORD_PATTERN = yaml.safe_load((REPO / "pipelines" / "default.yaml").read_text(encoding="utf-8"))["word_pattern"]
+
+
+def _runs(rx, text):
+    return [m.span() for m in rx.finditer(text)]
+
+
+def _texts():
+    texts = [p.read_text(encoding="utf-8") for p in sorted(CORPUS.glob("*.md"))]
+    # every character up to U+3100 (all of Unicode's white space, the
+    # control characters `re` calls space and `regex` does not, curly
+    # apostrophes, the letter apostrophe U+02BC), between word pieces
+    texts.append("".join(f"a{chr(c)}b{chr(c)}{chr(c)}c " for c in range(0x3100)))
+    texts.append("don\u2019t e.g. v1.2 a/b x.,y non-blocking \x1c\x1dword\x1e\x1f \u00a0no\u2028not\u3000never")
+    return texts
+
+
+def test_fast_runs_are_the_word_patterns_runs():
+    word_re = regex.compile(WORD_PATTERN, regex.V0)
+    fast = fast_runs(word_re)
+    assert fast is not word_re, "the built-in word pattern has the usual shape"
+    for text in _texts():
+        assert _runs(fast, text) == _runs(word_re, text)
+
+
+@pytest.mark.parametrize("pattern", [
+    r"[a-z]+",                      # another shape: read with the pattern itself
+    r"[^\s\w]+(?:[.][^\s\w]+)*",     # \w in the class: not a plain list
+    r"[^\s-]+(?:[-][^\s-]+)*",       # a hyphen in the class
+])
+def test_other_word_patterns_are_read_as_written(pattern):
+    word_re = regex.compile(pattern, regex.V0)
+    assert fast_runs(word_re) is word_re
+
+
+def test_word_table_finds_the_same_words_with_either_cutter():
+    """Words and phrases found whole, the same with `re` cutting the runs as
+    with the word pattern itself (kept for the other shapes)."""
+    word_re = regex.compile(WORD_PATTERN, regex.V0)
+    text = "Never nevermind never_again Don\u2019t DON'T e.g. must  not x.never a\x1cnever (never)"
+
+    def found(use_re):
+        table = WordTable()
+        for w in ("never", "don't", "must not", "e.g"):
+            table.add(w, "x")
+        table._keys = KeyScan(word_re, table.compiled())
+        if not use_re:
+            table._keys._runs = word_re
+        return [text[s:e] for s, e, _ in table.matches(text, word_re)]
+
+    # U+001C is no white space to `regex`: "a\x1cnever" is one run
+    assert found(True) == found(False) == ["Never", "Don\u2019t", "DON'T", "e.g", "must  not", "never"]
+    for text in _texts():
+        table = WordTable()
+        for w in ("the", "a", "never", "not", "don't", "is not", "in order to"):
+            table.add(w, "x")
+        fast = list(table.matches(text, word_re))
+        table._keys._runs = word_re
+        assert list(table.matches(text, word_re)) == fast
+
+
+def _pipeline(tmp_path, word_pattern=None):
+    from engine.messages.load import build
+
+    lines = ["kind: messages", "name: wp", "description: word pattern test", "extends: default"]
+    if word_pattern is not None:
+        lines.append(f"word_pattern: {json.dumps(word_pattern)}")  # JSON is YAML
+    path = tmp_path / "wp.yaml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return build(str(path))
+
+
+def _negations(pipeline, text):
+    from engine.messages.load import Scanner
+
+    def scanners(obj, depth=0):
+        if isinstance(obj, Scanner):
+            yield obj
+        elif depth < 3 and hasattr(obj, "__dict__"):
+            for v in vars(obj).values():
+                for x in (v if isinstance(v, (list, tuple)) else [v]):
+                    yield from scanners(x, depth + 1)
+
+    union = next(sc for obj in pipeline.steps + [pipeline.summarizer] for sc in scanners(obj)).union
+    return [text[s:e] for s, e in union.scan(text, None).get("negations", [])]
+
+
+def test_message_pipeline_word_pattern_says_what_a_word_is(tmp_path):
+    """Old code: the message pipeline had its own `\\b` alternation and no
+    `word_pattern` key (the schema refused it)."""
+    text = "**NEVER** push; (no tests) x=None; non-blocking; don't"
+    assert _negations(_pipeline(tmp_path), text) == ["NEVER", "no", "None", "don't"]
+    # runs cut at white space only: "**NEVER**" and "(no" are not words
+    assert _negations(_pipeline(tmp_path, r"[^\s]+"), text) == ["don't"]
