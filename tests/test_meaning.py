@@ -75,3 +75,5 @@ def test_meaning_words_survive_every_level(case, api_env):
     for level in case.get("levels", LEVELS):
         out = compress(profile(level), case["text"]).text
         assert missing_in_order(case["keep"], out) == [], f"level {level}: {case['text']!r} -> {out!r}"
+        for bad in case.get("absent", ()):
+            assert bad not in out, f"level {level}: {case['text']!r} -> {out!r} holds {bad!r}"

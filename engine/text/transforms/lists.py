@@ -3,11 +3,15 @@
 - A list block indented as a whole under a paragraph (" - a\\n - b") carries
   no nesting: its common indentation goes.
 - A bullet goes where the line break already says "next item": on an item
-  with no continuation line (a wrapped item keeps it, or its continuation
-  would read as a nested item), whose parent (if nested) lost its bullet too
+  whose continuation lines (a wrapped item) are joined onto its line, whose
+  parent (if nested) lost its bullet too
   (an unmarked line under a marked or numbered item would read as that
   item's continuation), and whose text would not turn into other markdown.
+- One list keeps one form: the bullets of one parent's items at one
+  indentation all go, or all stay.
 - Numbers and checklist marks ("[ ]", "[x]") always stay.
+- The result is a fixed point: a second pass changes nothing (a block keeps
+  its indentation unless every mark in it goes).
 Lines inside protected regions (code, frontmatter) are never touched.
 """
 
@@ -81,28 +85,58 @@ class Lists(Transform):
         return out
 
     def _block(self, text, block, before, mask):
-        shift = 0
-        if self.dedent and (before is None or (not before.item and before.indent == 0)):
-            shift = min(b.indent for b in block)
-        edits = []
-        parents = []  # stack of (indent, marker removed)
+        # 1. each item on its own: may its bullet go?
+        parent_of, own_ok, stack, continuation = {}, {}, [], {}
         for k, b in enumerate(block):
-            if shift:
-                edits.append(Edit(b.start, b.start + shift, ""))
             if not b.item:
                 continue
-            while parents and parents[-1][0] >= b.indent:
-                parents.pop()
-            nxt = block[k + 1] if k + 1 < len(block) else None
-            continued = nxt is not None and not nxt.item and nxt.indent > b.indent - 1
-            removable = (
-                b.bullet and not continued
-                and (not parents or parents[-1][1])
-                and self.keep_before.match(text, b.start + b.content_at) is None
-            )
-            if removable:
-                edits.append(Edit(b.start + b.indent, b.start + b.content_at, ""))
-            parents.append((b.indent, removable))
+            while stack and block[stack[-1]].indent >= b.indent:
+                stack.pop()
+            parent_of[k] = stack[-1] if stack else None
+            # the item's own text: its line and the unmarked lines after it,
+            # which markdown reads as the same paragraph
+            cont = []
+            for m in range(k + 1, len(block)):
+                if block[m].item or block[m].indent < b.indent:
+                    break
+                cont.append(m)
+            continuation[k] = cont
+            own_ok[k] = (b.bullet and self.keep_before.match(text, b.start + b.content_at) is None
+                         and all(self.keep_before.match(text, block[m].start + block[m].indent) is None for m in cont))
+            stack.append(k)
+        # 2. one list keeps one form: the bullets of one parent's items at one
+        # indentation all go or all stay (numbered items never count)
+        siblings = {}
+        for k, ok in own_ok.items():
+            if block[k].bullet:
+                siblings.setdefault((parent_of[k], block[k].indent), []).append(k)
+        list_ok = {key: all(own_ok[k] for k in ks) for key, ks in siblings.items()}
+        # 3. a nested item loses its bullet only where its parent lost its mark
+        # (an unmarked line under a marked item would read as its continuation)
+        removed = {}
+        for k in sorted(own_ok):
+            p = parent_of[k]
+            removed[k] = (block[k].bullet and list_ok[(p, block[k].indent)]
+                          and (p is None or removed[p]))
+        edits, joined = [], set()
+        for k, gone in removed.items():
+            if not gone:
+                continue
+            edits.append(Edit(block[k].start + block[k].indent, block[k].start + block[k].content_at, ""))
+            # a wrapped item loses its bullet too: its lines are joined into one,
+            # so the next line break still means "next item"
+            for m in continuation[k]:
+                edits.append(Edit(block[m - 1].end, block[m].start + block[m].indent, " "))
+                joined.add(m)
+        # 4. the common indentation of a block indented as a whole under a
+        # paragraph goes only when no mark is left in it: a block that keeps a
+        # number or a bullet would, on a second pass, be taken for a list
+        # indented under the paragraph its parent became
+        shift = 0
+        if self.dedent and all(removed.values()) and (before is None or (not before.item and before.indent == 0)):
+            shift = min(b.indent for b in block)
+        if shift:
+            edits.extend(Edit(b.start, b.start + shift, "") for m, b in enumerate(block) if m not in joined)
         # an edit at a line start (dedent) and the marker edit never overlap:
         # the dedent ends where the indentation of the shallowest item ends
         edits.sort()

@@ -42,6 +42,16 @@ def _trailing_blanks(text, pos):
     return pos
 
 
+def _guard(spec):
+    """The context guards of one dictionary word or entry, or None."""
+    guard = GuardSet(
+        spec.get("unless_preceded_by"), spec.get("unless_followed_by"),
+        spec.get("unless_after_words", ()), spec.get("unless_before_words", ()),
+        spec.get("only_before_words"),
+    )
+    return guard or None
+
+
 class _Rule:
     def __init__(self, spec, ctx, index):
         self.name = spec.get("name") or spec["dictionary"]
@@ -51,15 +61,13 @@ class _Rule:
         self.skipped = []
         if self.remove:
             for w in ctx.word_list(spec["dictionary"]):
-                guard = GuardSet(
-                    w.get("unless_preceded_by"), w.get("unless_followed_by"),
-                    w.get("unless_after_words", ()), w.get("unless_before_words", ()),
-                    w.get("only_before_words"),
-                )
-                self.table.add(w["word"], (None, guard or None), w.get("case_sensitive", cs))
+                self.table.add(w["word"], (None, _guard(w)), w.get("case_sensitive", cs))
         else:
             entries = ctx.entries(spec["dictionary"])
-            for full, short in entries.items():
+            for full, entry in entries.items():
+                # an entry is its replacement, or {to: replacement, guards...}:
+                # the context where the rewrite would not say the same thing
+                short, guard = (entry, None) if isinstance(entry, str) else (entry["to"], _guard(entry))
                 variants = {
                     "lower": (full.lower(), short),
                     "title": (full[:1].upper() + full[1:].lower(), cased(short, "title")),
@@ -67,7 +75,7 @@ class _Rule:
                 }
                 forms = {form: ctx.rewrite_pays(old, new) for form, (old, new) in variants.items()}
                 if any(forms.values()):
-                    self.table.add(full, ((short, forms), None), cs)
+                    self.table.add(full, ((short, forms), guard), cs)
                 else:
                     self.skipped.append(full)
         self.guard = GuardSet(spec.get("unless_preceded_by"), spec.get("unless_followed_by"))
