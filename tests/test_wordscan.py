@@ -1,6 +1,6 @@
 """The word scan (engine/text/wordscan.py) is one mechanism with two ways of
-cutting runs: the profile's word pattern through `regex`, or, for the usual
-shape of word pattern, the same runs through the standard library's `re`.
+cutting runs: the profile's word pattern through `regex`, or, for a pattern
+of character lists, groups and quantifiers, the same runs through `re`.
 Both must give the same runs, on the shared corpus and on every character
 the two modules could read differently (white space above all); and the
 message pipeline must find its words with the same scan, its own
@@ -37,7 +37,7 @@ def _texts():
 def test_fast_runs_are_the_word_patterns_runs():
     word_re = regex.compile(WORD_PATTERN, regex.V0)
     fast = fast_runs(word_re)
-    assert fast is not word_re, "the built-in word pattern has the usual shape"
+    assert fast is not word_re, "the built-in word pattern is cut by re (fast_runs)"
     for text in _texts():
         assert _runs(fast, text) == _runs(word_re, text)
 

@@ -8,13 +8,14 @@ its first word and continues with white space and its other words; its last
 word must end a run too.
 
 One mechanism finds the runs that start an entry (KeyScan), for the protect
-categories, the `words` transforms and the message pipelines alike.  When the
-word pattern has the usual shape, `[^X]+(?:[S][^X]+)*` (word characters are
-all but the listed X; a separator of S joins two pieces into one run), the
-regex engine finds the listed first words itself: one alternation of the
-table's keys between run-edge look-arounds, so Python touches only the hits
-and never the other nine runs in ten.  Any other word pattern is read run by
-run, with one dictionary lookup per run.  Both give the same runs.
+categories, the `words` transforms and the message pipelines alike: it cuts
+the text into runs and looks each one up in the table of first words (one
+lower() and one dictionary get per run).  A compiled alternation of the
+keys was measured 3-5x slower.  When the word pattern is made only of
+character lists, groups and quantifiers (the built-in ones are), the runs
+are cut by the standard library's `re`, the lists spelled out character by
+character so that both modules read them alike (fast_runs); any other word
+pattern is used as it is.  Both give the same runs.
 """
 
 import regex
@@ -116,13 +117,6 @@ class WordTable:
                     break
 
 
-# The usual shape of a word pattern: runs of word characters (all but a
-# listed few), pieces joined by one separator character.
-_SHAPE = regex.compile(
-    r"\[\^(?P<stop>(?:\\.|[^\]\\\[])+)\]\+\+?"
-    r"\(\?:\[(?P<sep>(?:\\.|[^\]\\\[^])+)\]\[\^(?P=stop)\]\+\+?\)\*\+?",
-    regex.V0,
-)
 _CLASS_ITEM = regex.compile(r"\\(?P<esc>.)|(?P<lit>.)", regex.V0 | regex.S)
 
 
@@ -156,24 +150,58 @@ def _class(chars):
     return "".join(f"\\U{ord(c):08x}" for c in sorted(chars))
 
 
+def _as_re(pattern):
+    """The pattern for the standard library's `re`, when it is made only of
+    character classes listing single characters (and \\s), non-capturing
+    groups and the quantifiers ? * + (possessive or not): each class spelled
+    out character by character means the same to both modules.  None for
+    anything else."""
+    out, i, n = [], 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "[":
+            j = i + 1
+            neg = pattern.startswith("^", j)
+            j += neg
+            k = j
+            while k < n and pattern[k] != "]":
+                k += 2 if pattern[k] == "\\" else 1
+            if k >= n or k == j:
+                return None
+            chars = _class_chars(pattern[j:k])
+            if chars is None:
+                return None
+            out.append(f"[{'^' if neg else ''}{_class(chars)}]")
+            i = k + 1
+        elif pattern.startswith("(?:", i):
+            out.append("(?:")
+            i += 3
+        elif c in ")?*+":
+            out.append(c)
+            i += 1
+        else:
+            return None
+    return "".join(out)
+
+
 def fast_runs(word_re):
     """The same word runs, found by the standard library's `re`: about twice
     as fast as `regex` at this, and this loop is the hot spot of compression.
-    Only for the usual shape, `[^X]+(?:[S][^X]+)*` with plain character
-    lists (X holding S): spelled with the characters listed one by one, it
-    means the same to both modules, and it cannot backtrack (each character
-    is a word character or not), so it needs no time budget.  Any other
-    pattern: the pattern itself."""
+    Only for a pattern of character lists, groups and quantifiers (the
+    built-in word patterns are): spelled with the characters listed one by
+    one, it means the same to both modules.  Any other pattern: the pattern
+    itself."""
     import re
 
-    m = _SHAPE.fullmatch(word_re.pattern)
-    if m is None or word_re.flags & ~(regex.V0 | regex.U):
+    if word_re.flags & ~(regex.V0 | regex.U):
         return word_re
-    stop, sep = _class_chars(m.group("stop")), _class_chars(m.group("sep"))
-    if stop is None or sep is None or not sep <= stop:
+    spelled = _as_re(word_re.pattern)
+    if spelled is None:
         return word_re
-    word = f"[^{_class(stop)}]"
-    return re.compile(f"{word}+(?:[{_class(sep)}]{word}+)*")
+    try:
+        return re.compile(spelled)
+    except re.error:
+        return word_re
 
 
 class KeyScan:
