@@ -222,7 +222,8 @@ def cmd_explain(args):
 def cmd_stats(args):
     from engine.core.report import stats
 
-    levels = [lv.strip() for lv in args.levels.split(",") if lv.strip()]
+    # `--levels a b` and `--levels a,b` (and a mix) mean the same
+    levels = [lv.strip() for word in args.levels for lv in word.split(",") if lv.strip()]
     return stats(args.paths, levels, args.profile, args.tokenizer, args.json)
 
 

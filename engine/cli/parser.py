@@ -73,7 +73,9 @@ def build_parser():
     p = sub.add_parser("stats", help="characters and tokens before and after, per file and level")
     p.add_argument("paths", nargs="+", help="files or folders (folders: every *.md inside, recursively)")
     _add_profile_args(p, level=False)
-    p.add_argument("--levels", default="off,light,standard,aggressive", help="comma-separated levels (default: all four)")
+    p.add_argument("--levels", nargs="+", metavar="LEVEL", default=["off,light,standard,aggressive"],
+                   help="levels to compare, as separate words (--levels light aggressive) or a comma list "
+                   "(--levels light,aggressive); default: all four")
     p.add_argument("--tokenizer", choices=("o200k_base", "cl100k_base"), help="default: the profile's")
     p.add_argument("--json", action="store_true", help="print the table as JSON")
 
