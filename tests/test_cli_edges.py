@@ -70,3 +70,100 @@ def test_validate_names_every_kind_for_a_yaml_file_that_is_not_a_mapping(cli):
     assert r.returncode == 1
     for kind in ("messages", "detector", "report", "content_cache", "settings"):
         assert kind in r.err, r.err
+
+
+# ---------------------------------------------------------------- completion
+
+
+LEVEL_NAMES = sorted(p.stem for p in (REPO / "pipelines" / "levels").glob("*.yaml"))
+PROFILES = sorted(p.stem for p in (REPO / "pipelines").glob("*.yaml"))
+PIPELINES = sorted(p.stem for p in (REPO / "pipelines" / "messages").glob("*.yaml"))
+
+
+@pytest.fixture
+def complete(cli, tmp_path):
+    """complete(*words) -> what bash offers for the last word, run in bash
+    with COMP_WORDS/COMP_CWORD set as bash sets them, in a folder holding
+    files whose names would match (so offering file names shows)."""
+    bash = shutil.which("bash")
+    if not bash:
+        pytest.skip("no bash")
+    script = cli("completion", "bash").out
+    home = tmp_path / "home"
+    conf = home / ".config" / "rules-engine"
+    conf.mkdir(parents=True)
+    (conf / "profile.yaml").write_text("kind: profile\nname: mine\nextends: default\n")
+    (conf / "content_cache.yaml").write_text("kind: content_cache\n")  # not a profile
+    for name in ("aggressive.md", "default.md", "light-notes.txt"):
+        (cli.cwd / name).write_text("x\n")
+
+    def run(*words):
+        quoted = " ".join("'" + w.replace("'", "'\\''") + "'" for w in words)
+        code = (script + f"\nCOMP_WORDS=(engine {quoted}); COMP_CWORD={len(words)}; _engine_complete; "
+                'printf "%s\\n" "${COMPREPLY[@]}"\n')
+        env = {k: v for k, v in cli.env().items() if k != "XDG_CONFIG_HOME"}
+        env["HOME"] = str(home)
+        out = subprocess.run([bash, "--norc", "-c", code], capture_output=True, text=True, cwd=cli.cwd, env=env)
+        assert out.returncode == 0, out.stderr
+        return sorted(line for line in out.stdout.splitlines() if line)
+
+    run.config = conf
+    return run
+
+
+@pytest.mark.parametrize("words", [
+    ("compress", "x.md", "--level", ""),
+    ("diff", "x.md", "--level", ""),
+    ("profile", "show", "--level", ""),
+    ("stats", "rules", "--levels", ""),
+])
+def test_bash_completes_level_names_after_level_not_file_names(complete, words):
+    assert complete(*words) == LEVEL_NAMES
+
+
+def test_bash_completes_a_level_prefix(complete):
+    assert complete("compress", "x.md", "--level", "a") == ["aggressive"]
+
+
+def test_bash_completes_more_levels_after_the_first_of_levels(complete):
+    offered = complete("stats", "rules", "--levels", "light", "")
+    assert set(LEVEL_NAMES) <= set(offered)
+
+
+@pytest.mark.parametrize("words", [("compress", "x.md", "--profile", ""), ("diff", "--profile", ""),
+                                   ("profile", "show", "")])
+def test_bash_completes_profiles_builtin_and_the_config_folder(complete, words):
+    offered = complete(*words)
+    assert offered == sorted(PROFILES + [str(complete.config / "profile.yaml")]), offered
+
+
+def test_bash_completes_subcommands(complete):
+    assert complete("refresh", "") == ["--help", "preview"]
+    assert {"stats", "list", "show", "pin", "unpin", "prune", "gc", "learned", "run"} <= set(complete("cache", ""))
+    assert complete("session", "r") == ["report"]
+    assert "install" in complete("ins") and "uninstall" in complete("un")
+
+
+def test_bash_completes_choices_of_options_and_arguments(complete):
+    assert complete("completion", "") == ["bash", "zsh"]
+    assert complete("diff", "x.md", "--color", "") == ["always", "auto", "never"]
+    assert complete("cache", "pin", "KEY", "--level", "") == ["hard", "none", "soft"]
+    assert complete("messages", "compress", "--profile", "") == PIPELINES
+
+
+def test_bash_still_completes_file_names_where_a_file_goes(complete):
+    assert complete("compress", "agg") == ["aggressive.md"]
+    assert complete("stats", "rules", "--levels", "light", "agg") == ["aggressive", "aggressive.md"]
+
+
+def test_zsh_script_offers_levels_and_profiles(cli):
+    script = cli("completion", "zsh").out
+    levels, profiles = " ".join(LEVEL_NAMES), " ".join(PROFILES)
+    assert f'"compress --level") kind=words; vals="{levels}"' in script
+    assert f'"stats --levels") kind=words; vals="{levels}"' in script
+    assert f'"compress --profile") kind=profile; vals="{profiles}"' in script
+    assert "rules-engine" in script and "_engine_profiles" in script
+    zsh = shutil.which("zsh")
+    if zsh:
+        check = subprocess.run([zsh, "-n"], input=script, capture_output=True, text=True)
+        assert check.returncode == 0, check.stderr

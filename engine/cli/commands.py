@@ -224,6 +224,8 @@ def cmd_stats(args):
 
     # `--levels a b` and `--levels a,b` (and a mix) mean the same
     levels = [lv.strip() for word in args.levels for lv in word.split(",") if lv.strip()]
+    if not levels:
+        raise UserError("--levels names no level; give one or more: --levels light standard (or light,standard)")
     return stats(args.paths, levels, args.profile, args.tokenizer, args.json)
 
 

@@ -114,7 +114,7 @@ def build_parser():
     psub.required = True
     s = psub.add_parser("show", help="print the resolved profile (after extends, add and remove), "
                         "and which file was chosen and why")
-    s.add_argument("name", nargs="?", help="profile name or path (default: the active profile)")
+    s.add_argument("name", nargs="?", help="profile name or path (default: the active profile)").complete = "profile"
     s.add_argument("--level", metavar="LEVEL", help=LEVELS_HELP)
 
     p = sub.add_parser("completion", help="print a shell completion script (bash or zsh)",
