@@ -4,6 +4,7 @@ and subcommands, what install and uninstall say they did, and a README
 command table that lists every command."""
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -167,3 +168,67 @@ def test_zsh_script_offers_levels_and_profiles(cli):
     if zsh:
         check = subprocess.run([zsh, "-n"], input=script, capture_output=True, text=True)
         assert check.returncode == 0, check.stderr
+
+
+# ---------------------------------------------------------------- install and uninstall say what they did
+
+
+def _listed(out, title):
+    """{path: what} of the lines under `title:` in the output."""
+    lines = out.splitlines()
+    assert f"{title}:" in lines, out
+    rows = {}
+    for line in lines[lines.index(f"{title}:") + 1:]:
+        if not line.startswith("  "):
+            break
+        path, what = line.strip().split("  ", 1)
+        rows[path] = what.strip()
+    return rows
+
+
+def _files_under(folder):
+    return sorted(str(p) for p in folder.rglob("*") if p.is_file())
+
+
+def test_install_lists_every_file_it_wrote_and_uninstall_every_file_it_removed(cli, tmp_path):
+    state = tmp_path / "state"
+    env = {"ENGINE_STATE_DIR": state}
+    r = cli("install", "--project", env=env)
+    assert r.returncode == 0, r
+    wrote = _listed(r.out, "wrote")
+    absolute = {str((cli.cwd / p) if not p.startswith("/") else p): what for p, what in wrote.items()}
+    claude = cli.cwd / ".claude"
+    pins = sorted(str(p) for p in (claude / "commands").glob("pin-*.md"))
+    assert len(pins) == 4
+    # every file written, in the project and in the state folder, is listed, and nothing else
+    assert sorted(absolute) == sorted(_files_under(claude) + _files_under(state)), r.out
+    assert absolute[str(claude / "settings.json")].startswith("created")
+    for pin in pins:
+        assert absolute[pin] == f"slash command /{os.path.basename(pin)[:-3]}"
+    assert str(state / "installed-commands.json") in absolute
+
+    again = cli("install", "--project", env=env)
+    assert "nothing changed" in again.out and "wrote:" not in again.out
+
+    os.unlink(pins[0])  # a command the user deleted: install writes it again, and says so
+    again = cli("install", "--project", env=env)
+    assert list(_listed(again.out, "wrote")) == [os.path.relpath(pins[0], cli.cwd)], again.out
+
+    r = cli("uninstall", "--project", env=env)
+    assert r.returncode == 0, r
+    removed = {str((cli.cwd / p) if not p.startswith("/") else p): what for p, what in _listed(r.out, "removed").items()}
+    for path in pins + [str(claude / "settings.json"), str(claude / "commands")]:
+        assert path in removed, (path, r.out)
+        assert not os.path.exists(path)
+
+
+def test_install_names_a_users_own_command_it_left_alone(cli, tmp_path):
+    env = {"ENGINE_STATE_DIR": tmp_path / "state"}
+    write(cli.cwd, ".claude/commands/pin-last.md", "my own pin-last\n")
+    r = cli("install", "--project", env=env)
+    wrote = _listed(r.out, "wrote")
+    assert "left as it is" in wrote[".claude/commands/pin-last.md"], r.out
+    assert (cli.cwd / ".claude/commands/pin-last.md").read_text() == "my own pin-last\n"
+    r = cli("uninstall", "--project", env=env)
+    assert ".claude/commands/pin-last.md" not in _listed(r.out, "removed")
+    assert (cli.cwd / ".claude/commands/pin-last.md").read_text() == "my own pin-last\n"
