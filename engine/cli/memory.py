@@ -177,7 +177,9 @@ def _preview(args):
         print(f"# context fill: {fill[0]:.1f}% ({fill[1]} of {fill[2]} tokens)")
     for line in lines:
         print(f"# log: {line}")
-    out = merge(parts, hooks["max_injection_chars"], log).output(args.event)
+    from engine.hooks.source import labeller
+
+    out = merge(parts, hooks["max_injection_chars"], log, labeller(hooks, args.event)).output(args.event)
     if out is None:
         print("(nothing printed)")
     elif isinstance(out, str):

@@ -135,7 +135,9 @@ def handle(event, profile_ref, log, hooks=None, deadline=None, counted=None):
                 parts.extend(h.parts(ctx))
         except Exception as exc:  # one broken handler must not silence the others
             log(f"handler {h.name} failed: {type(exc).__name__}: {exc}")
-    answer = merge(parts, hooks["max_injection_chars"], log)
+    from .source import labeller
+
+    answer = merge(parts, hooks["max_injection_chars"], log, labeller(hooks, name))
     if answer.marks and state is not None and name != "SessionEnd":
         try:
             state.update(answer.marks)
@@ -171,18 +173,24 @@ class Answer:
         return out or None
 
 
-def merge(parts, cap, log):
+def merge(parts, cap, log, source=None):
     """The Answer from handler parts (handlers/part.py), in order, such that
     the joined texts never exceed `cap` characters: a part that does not fit
     waits for the next event (pending), and a first part that is alone too
-    long is cut.  The message to the user is capped the same way."""
+    long is cut.  The message to the user is capped the same way.
+    `source(handler)`: the line that says where a part comes from
+    (source.py), put before its text and its message to the user, and
+    counted in the cap."""
     answer = Answer()
     texts, marks, used = answer.texts, answer.marks, 0
     for part in parts:
         name, text, m = part.name, part.text, part.marks
+        label = source(name) if source else ""
+        if text:
+            text = label + text
         if part.user_message:
-            answer.user_messages.append(part.user_message[:cap])
-        if part.stdout:
+            answer.user_messages.append((label + part.user_message)[:cap])
+        if part.stdout:  # PreCompact's instructions to the compaction, not an injection: as written
             answer.stdout.append(part.stdout)
         if part.tool_decision:
             if answer.decision is None:
