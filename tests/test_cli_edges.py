@@ -232,3 +232,77 @@ def test_install_names_a_users_own_command_it_left_alone(cli, tmp_path):
     r = cli("uninstall", "--project", env=env)
     assert ".claude/commands/pin-last.md" not in _listed(r.out, "removed")
     assert (cli.cwd / ".claude/commands/pin-last.md").read_text() == "my own pin-last\n"
+
+
+# ---------------------------------------------------------------- the README's command table
+
+
+def _parser_commands():
+    """{command: [subcommands]} of the parser itself."""
+    import argparse
+
+    from engine.cli.parser import build_parser
+
+    def subs(p):
+        for a in p._actions:
+            if isinstance(a, argparse._SubParsersAction):
+                return a.choices
+        return {}
+
+    return {name: sorted(subs(p)) for name, p in subs(build_parser()).items()}
+
+
+def _readme_table_commands():
+    """{command: {subcommands}} named in the first column of the README's
+    command table (`engine memory list\\|clear ...` names list and clear)."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    section = text.split("\n## Commands\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| `engine")]
+    named = {}
+    for row in rows:
+        first = re.split(r"(?<!\\)\|", row)[1]
+        for span in re.findall(r"`(engine [^`]*)`", first):
+            words = span.replace("\\|", "|").split()
+            if len(words) < 2 or words[1].startswith("-"):
+                continue
+            subs = named.setdefault(words[1], set())
+            if len(words) > 2:
+                subs.update(w for w in words[2].split("|") if re.fullmatch(r"[a-z][a-z-]*", w))
+    return named
+
+
+def test_readme_command_table_lists_every_command_and_subcommand():
+    parser, readme = _parser_commands(), _readme_table_commands()
+    missing = sorted(set(parser) - set(readme))
+    assert not missing, f"add these commands to the README's command table: {missing}"
+    for cmd, subs in parser.items():
+        gone = sorted(set(subs) - readme[cmd])
+        assert not gone, f"add `engine {cmd} {'|'.join(gone)}` to the README's command table"
+    unknown = sorted(set(readme) - set(parser))
+    assert not unknown, f"the README's command table names commands the engine does not have: {unknown}"
+
+
+def test_every_profile_option_names_the_config_folder_profile():
+    """--profile NAME|PATH: where the profile comes from without it, the
+    config folder's profile.yaml included, on every command that takes it."""
+    import argparse
+
+    from engine.cli.parser import build_parser
+
+    def walk(p, path):
+        for a in p._actions:
+            if isinstance(a, argparse._SubParsersAction):
+                for name, q in a.choices.items():
+                    yield from walk(q, path + [name])
+            elif "--profile" in a.option_strings:
+                yield " ".join(path), a.help or ""
+
+    seen = list(walk(build_parser(), []))
+    assert len(seen) > 10
+    for where, text in seen:
+        if where == "messages compress":
+            assert "pipelines/messages" in text  # a message pipeline, not a profile
+            continue
+        if where == "install":
+            assert "hook command" in text, text
+        assert "rules-engine/profile.yaml" in text, (where, text)
