@@ -104,7 +104,9 @@ def test_session_start_other_sources_inject_nothing(hk, source):
     _world(hk)
     run = hk.hook(hk.event("SessionStart", source=source))
     run.assert_ok()
-    assert run.context.startswith("[Effort policy: medium]") and "PROJECTRULE" not in run.context, str(run)
+    source, policy = run.context.split("\n", 1)
+    assert "profile default" in source and "SessionStart/effort_guidance" in source, str(run)  # where it comes from
+    assert policy.startswith("[Effort policy: medium]") and "PROJECTRULE" not in run.context, str(run)
     hk.hook(hk.event("SessionStart", source=source), profile=shared_profile(profile_text(effort="high"))).assert_silent()
     assert hk.log_lines() == []
 

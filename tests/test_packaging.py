@@ -35,3 +35,32 @@ def test_every_folder_holding_yaml_ships():
         for f in list((ROOT / top).rglob("*.yaml")) + list((ROOT / top).rglob("*.json")):
             folder = f.parent.relative_to(ROOT).as_posix()
             assert folder in mapped, f"map {folder} in [tool.setuptools.package-dir] and list its package"
+
+
+def _imports(path):
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from (a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            yield node.module.split(".")[0]
+
+
+def _dist_names(specs):
+    import re
+
+    return {re.split(r"[<>=!~\[; ]", s, maxsplit=1)[0].strip().lower() for s in specs}
+
+
+def test_redis_py_is_a_test_dependency_only():
+    """The hooks speak RESP themselves (engine/hooks/resp.py); no engine module
+    imports redis-py, so installing the engine must not pull it in."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    users = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "engine").rglob("*.py") if "redis" in set(_imports(p)))
+    assert users == [], "an engine module imports redis-py; use engine/hooks/resp.py"
+    assert "redis" not in _dist_names(project["dependencies"])
+    test_users = [p for p in (ROOT / "tests").rglob("*.py") if "redis" in set(_imports(p))]
+    assert test_users, "no test imports redis-py any more: drop it from the test extra too"
+    assert "redis" in _dist_names(project["optional-dependencies"]["test"])

@@ -54,7 +54,9 @@ from support.agent import find_claude, install_hooks, request_text, run_agent, t
 pytestmark = pytest.mark.slow  # end to end: started first, on their own workers
 
 USER_RULE = "# Mine\nAlways name the file you changed in your reply (RULE_MARKER_4d1c).\n"
-EFFORT = "SessionStart hook additional context: [Effort policy: medium]"
+# the effort guidance, after the line that says where it comes from
+EFFORT = ("SessionStart hook additional context: [from rules-engine profile default, handler SessionStart/effort_guidance: "
+          "see `engine profile show`]\n[Effort policy: medium]")
 
 
 def _world(root, hostile=None):

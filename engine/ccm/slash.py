@@ -25,12 +25,22 @@ def _record():
 
 
 def _save(record):
+    """Write the record when it changed; its path when written, else None
+    (install and uninstall list every file they wrote)."""
     from .store import _atomic_write
 
     from engine.base.files import private_dir
 
+    data = json.dumps(record, sort_keys=True).encode()
+    try:
+        with open(_record_path(), "rb") as fh:
+            if fh.read() == data:
+                return None
+    except OSError:
+        pass
     private_dir(state_dir_str())
-    _atomic_write(_record_path(), json.dumps(record, sort_keys=True).encode())
+    _atomic_write(_record_path(), data)
+    return _record_path()
 
 
 def commands_dir(settings_file):
@@ -38,7 +48,10 @@ def commands_dir(settings_file):
 
 
 def install_commands(settings_file):
-    """Write the slash-command files next to settings_file; the paths written."""
+    """Write the slash-command files next to settings_file.  Returns
+    {"written": [paths written now], "same": [paths already as install
+    writes them], "kept": [the user's own files of those names, left alone],
+    "record": the record's path when it was written, else None}."""
     try:
         return _install_commands(settings_file)
     except OSError as exc:
@@ -54,7 +67,7 @@ def _install_commands(settings_file):
     settings = config.load()
     folder = commands_dir(settings_file)
     record = _record()
-    written = []
+    done = {"written": [], "same": [], "kept": []}
     for name, text in sorted(settings["pins"]["slash_commands"].items()):
         path = os.path.join(folder, name + ".md")
         data = (text.rstrip("\n") + "\n").encode()
@@ -65,7 +78,8 @@ def _install_commands(settings_file):
         except FileNotFoundError:
             current = None
         if current is not None and record.get(path) != hashlib.sha256(current).hexdigest():
-            continue  # the user's own file of that name: left alone
+            done["kept"].append(path)  # the user's own file of that name: left alone
+            continue
         from engine.base.files import private_dir
 
         private_dir(folder)
@@ -74,13 +88,17 @@ def _install_commands(settings_file):
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
         record[path] = digest
-        written.append(path)
-    _save(record)
-    return written
+        done["written" if current != data else "same"].append(path)
+    done["record"] = _save(record)
+    return done
 
 
 def uninstall_commands(settings_file):
-    """Remove the files install wrote next to settings_file (unchanged ones); the paths removed."""
+    """Remove the files install wrote next to settings_file (unchanged
+    ones).  Returns {"removed": [paths], "kept": [files install wrote that
+    the user changed since, left], "folder": the commands folder when it was
+    removed (it held nothing else), "record": the record's path when it was
+    written}."""
     try:
         return _uninstall_commands(settings_file)
     except OSError as exc:
@@ -92,7 +110,7 @@ def uninstall_commands(settings_file):
 def _uninstall_commands(settings_file):
     folder = commands_dir(settings_file)
     record = _record()
-    removed = []
+    done = {"removed": [], "kept": [], "folder": None}
     for path, digest in list(record.items()):
         if os.path.dirname(path) != folder:
             continue
@@ -100,14 +118,17 @@ def _uninstall_commands(settings_file):
             with open(path, "rb") as fh:
                 same = hashlib.sha256(fh.read()).hexdigest() == digest
         except FileNotFoundError:
-            same = False
+            same = None
         if same:
             os.unlink(path)
-            removed.append(path)
+            done["removed"].append(path)
+        elif same is False:
+            done["kept"].append(path)
         del record[path]
-    _save(record)
+    done["record"] = _save(record)
     try:
         os.rmdir(folder)  # only when empty: it held nothing but ours
+        done["folder"] = folder
     except OSError:
         pass
-    return removed
+    return done

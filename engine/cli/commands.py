@@ -237,7 +237,10 @@ def cmd_explain(args):
 def cmd_stats(args):
     from engine.core.report import stats
 
-    levels = [lv.strip() for lv in args.levels.split(",") if lv.strip()]
+    # `--levels a b` and `--levels a,b` (and a mix) mean the same
+    levels = [lv.strip() for word in args.levels for lv in word.split(",") if lv.strip()]
+    if not levels:
+        raise UserError("--levels names no level; give one or more: --levels light standard (or light,standard)")
     return stats(args.paths, levels, args.profile, args.tokenizer, args.json)
 
 
@@ -286,14 +289,26 @@ def cmd_install(args):
     profile = load_profile(args.profile or (user_profile_ref() if _scope(args) == "user" else None))
     hooks = profile.hooks
     events = [e for e, hs in hooks.get("events", {}).items() if any(h.get("enabled", True) is not False for h in hs)]
-    path, changed, backup = install(_scope(args), events, args.profile, hooks["install_timeout_seconds"],
-                                    keep=hooks["install_backups_kept"], autocompact_pct=hooks.get("autocompact_pct", 0))
-    if changed:
-        print(f"{path}: hooks added for {', '.join(events)}" + (f" (backup: {backup})" if backup else ""))
+    done = install(_scope(args), events, args.profile, hooks["install_timeout_seconds"],
+                   keep=hooks["install_backups_kept"], autocompact_pct=hooks.get("autocompact_pct", 0))
+    if done.changed:
+        print(f"{display(str(done.path))}: hooks added for {', '.join(events)}")
     else:
-        print(f"{path}: already installed; nothing changed")
+        print(f"{display(str(done.path))}: hooks already installed" + ("" if done.files else "; nothing changed"))
+    _list_files("wrote", done.files)
     _fit_warnings(args.profile or (user_profile_ref() if _scope(args) == "user" else None))
     return 0
+
+
+def _list_files(title, files):
+    """Every file install or uninstall wrote or removed, one a line: a user
+    sees all that changed on their machine, records in the state folder too."""
+    if not files:
+        return
+    print(title + ":")
+    width = max((len(display(str(p))) for p, _ in files), default=0)
+    for p, what in files:
+        print(f"  {display(str(p)).ljust(width)}  {what}")
 
 
 def cmd_uninstall(args):
@@ -305,11 +320,13 @@ def cmd_uninstall(args):
         keep = load_profile(None).hooks["install_backups_kept"]
     except (UserError, KeyError):  # a broken active profile must not block removing the hooks
         keep = load_profile("default").hooks["install_backups_kept"]
-    path, changed, backup = uninstall(_scope(args), keep=keep)
-    if changed and backup is None and not path.exists():
-        print(f"{path}: hooks removed; the file held nothing else, and install had created it, so it is gone")
+    done = uninstall(_scope(args), keep=keep)
+    where = display(str(done.path))
+    if done.changed and done.backup is None and not done.path.exists():
+        print(f"{where}: hooks removed; the file held nothing else, and install had created it, so it is gone")
     else:
-        print(f"{path}: hooks removed (backup: {backup})" if changed else f"{path}: no hooks of ours; nothing changed")
+        print(f"{where}: hooks removed" if done.changed else f"{where}: no hooks of ours; nothing changed")
+    _list_files("removed", done.files)
     return 0
 
 

@@ -11,6 +11,8 @@ context-intelligence handlers would answer to an event.
 
 import sys
 
+from .parser import PROFILE_HELP
+
 RECORDING = ("tool_memory_record", "tool_memory_scan", "clear_state")
 
 
@@ -22,10 +24,10 @@ def add_parser(sub):
     s = msub.add_parser("list", help="the remembered failures, newest first")
     s.add_argument("--tool", help="only this tool's")
     s.add_argument("--json", action="store_true", help="print a JSON list")
-    s.add_argument("--profile", metavar="NAME|PATH")
+    s.add_argument("--profile", metavar="NAME|PATH", help=PROFILE_HELP)
     s = msub.add_parser("clear", help="forget the remembered failures (all, or one tool's)")
     s.add_argument("--tool", help="only this tool's")
-    s.add_argument("--profile", metavar="NAME|PATH")
+    s.add_argument("--profile", metavar="NAME|PATH", help=PROFILE_HELP)
     s = msub.add_parser("preview", help="what the hooks would answer to an event (nothing is written)")
     from engine.hooks.dispatch import KNOWN_EVENTS
 
@@ -36,7 +38,7 @@ def add_parser(sub):
     s.add_argument("--source", default="startup", help="SessionStart source (default: startup)")
     s.add_argument("--effort", choices=("low", "medium", "high"), help="instead of the profile's effort")
     s.add_argument("--cwd", help="project folder (default: the working directory)")
-    s.add_argument("--profile", metavar="NAME|PATH")
+    s.add_argument("--profile", metavar="NAME|PATH", help=PROFILE_HELP)
 
 
 def _hooks(args, cwd=None):
@@ -177,7 +179,9 @@ def _preview(args):
         print(f"# context fill: {fill[0]:.1f}% ({fill[1]} of {fill[2]} tokens)")
     for line in lines:
         print(f"# log: {line}")
-    out = merge(parts, hooks["max_injection_chars"], log).output(args.event)
+    from engine.hooks.source import labeller
+
+    out = merge(parts, hooks["max_injection_chars"], log, labeller(hooks, args.event)).output(args.event)
     if out is None:
         print("(nothing printed)")
     elif isinstance(out, str):

@@ -18,7 +18,8 @@ def add_parser(sub):
     s = msub.add_parser("compress", help="print the compressed messages (with --json: messages, verbatim store, stats)")
     s.add_argument("file", metavar="FILE|-", help="JSON file of messages, or - for standard input")
     s.add_argument("--profile", metavar="NAME|PATH", default="default",
-                   help="message pipeline: a built-in name (pipelines/messages/) or a path (default: default)")
+                   help="message pipeline: a built-in name (pipelines/messages/) or a path (default: default)"
+                   ).complete = "messages"  # completion offers the message pipelines, not the profiles
     s.add_argument("--budget", type=int, metavar="TOKENS",
                    help="token budget: use the largest recency window whose whole result fits")
     s.add_argument("--recency", type=int, metavar="N", help="messages at the end kept whole (default: the pipeline's)")

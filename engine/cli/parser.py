@@ -4,9 +4,16 @@ help they print.  Completion scripts are generated from this parser."""
 LEVELS_HELP = "compression level: off, light, standard, aggressive, or a path to a level file"
 
 
-PROFILE_HELP = ("profile to use (default: $ENGINE_PROFILE, else the nearest .engine/profile.yaml from the working "
-                "folder up to the repository root once approved with `engine trust`, else ~/.engine/profile.yaml, "
-                "else the config folder's profile.yaml, else the built-in 'default')")
+PROFILE_HELP = ("profile to use: a built-in name (default, lossy) or a path (default: $ENGINE_PROFILE, else the "
+                "nearest .engine/profile.yaml from the working folder up to the repository root once approved with "
+                "`engine trust`, else ~/.engine/profile.yaml, else your config folder's profile.yaml "
+                "($XDG_CONFIG_HOME/rules-engine/profile.yaml, by default ~/.config/rules-engine/profile.yaml), "
+                "else the built-in 'default')")
+# `engine install --user` and the hook read only the user's own profiles, never a project's.
+USER_PROFILE_HELP = ("profile written into the hook command: a built-in name or a path (default: none, so each event "
+                     "chooses as --profile says: $ENGINE_PROFILE, an approved project profile, ~/.engine/profile.yaml, "
+                     "$XDG_CONFIG_HOME/rules-engine/profile.yaml (by default ~/.config/rules-engine/profile.yaml), "
+                     "else 'default')")
 COLOR_HELP = "colour: auto (only on a terminal, and not when $NO_COLOR is set), always or never"
 JSON_COUNT_HELP = ("tokens are counted with tiktoken; the first count of a text loads the encoding (about 0.3 s), "
                    "a repeated count is read from the cache")
@@ -74,7 +81,9 @@ def build_parser():
     p = sub.add_parser("stats", help="characters and tokens before and after, per file and level")
     p.add_argument("paths", nargs="+", help="files or folders (folders: every *.md inside, recursively)")
     _add_profile_args(p, level=False)
-    p.add_argument("--levels", default="off,light,standard,aggressive", help="comma-separated levels (default: all four)")
+    p.add_argument("--levels", nargs="+", metavar="LEVEL", default=["off,light,standard,aggressive"],
+                   help="levels to compare, as separate words (--levels light aggressive) or a comma list "
+                   "(--levels light,aggressive); default: all four")
     p.add_argument("--tokenizer", choices=("o200k_base", "cl100k_base"), help="default: the profile's")
     p.add_argument("--json", action="store_true", help="print the table as JSON")
 
@@ -95,7 +104,7 @@ def build_parser():
         where.add_argument("--project", action="store_true", help="./.claude/settings.json (the default)")
         where.add_argument("--user", action="store_true", help="~/.claude/settings.json")
         if name == "install":
-            p.add_argument("--profile", metavar="NAME|PATH", help="profile written into the hook command")
+            p.add_argument("--profile", metavar="NAME|PATH", help=USER_PROFILE_HELP)
 
     p = sub.add_parser("refresh", help="rule re-injection")
     rsub = p.add_subparsers(dest="refresh_command", metavar="SUBCOMMAND")
@@ -103,7 +112,7 @@ def build_parser():
     s = rsub.add_parser("preview", help="show what the refresh handlers would inject")
     s.add_argument("--turn", type=int, help="the prompt number to preview (default: every refresh handler, as if due)")
     s.add_argument("--cwd", help="project folder (default: the working directory)")
-    s.add_argument("--profile", metavar="NAME|PATH")
+    s.add_argument("--profile", metavar="NAME|PATH", help=PROFILE_HELP)
     s.add_argument("--text", action="store_true", help="print the injected text too")
     s.add_argument("--touched", nargs="+", metavar="PATH", help="files the session touched (path-scoped rules)")
     s.add_argument("--transcript", metavar="FILE", help="read the touched files from this transcript's tool calls")
@@ -113,7 +122,7 @@ def build_parser():
     psub.required = True
     s = psub.add_parser("show", help="print the resolved profile (after extends, add and remove), "
                         "and which file was chosen and why")
-    s.add_argument("name", nargs="?", help="profile name or path (default: the active profile)")
+    s.add_argument("name", nargs="?", help="profile name or path (default: the active profile)").complete = "profile"
     s.add_argument("--level", metavar="LEVEL", help=LEVELS_HELP)
 
     p = sub.add_parser("completion", help="print a shell completion script (bash or zsh)",

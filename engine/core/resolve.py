@@ -18,6 +18,7 @@ SCALAR_HOOK_KEYS = ("scope", "max_injection_chars", "install_timeout_seconds", "
 MAPPING_HOOK_KEYS = ("state", "templates", "transcript", "log", "trust")
 # The context-intelligence settings (engine/hooks/ctxcheck.py): scalars override, mappings merge.
 SCALAR_HOOK_KEYS += ("effort", "autocompact_pct")
+SCALAR_HOOK_KEYS += ("source_line",)  # where each injection comes from (engine/hooks/source.py)
 MAPPING_HOOK_KEYS += ("memory", "context")
 # What is in view (engine/hooks/inview.py): a mapping, merged key by key.
 MAPPING_HOOK_KEYS += ("in_view",)

@@ -85,7 +85,7 @@ def check(doc, kind=None):
     """Return a list of UserError for doc; empty when it is valid."""
     data = doc.data
     if not isinstance(data, dict):
-        return [doc.error("expected a mapping with a 'kind:' key (profile, level, protect or dictionary)")]
+        return [doc.error(f"expected a mapping with a 'kind:' key (one of {', '.join(KINDS)})")]
     if kind is None and "kind" not in data:
         return [doc.error(f"`kind:` is missing; add a first line saying what this file is: `kind: profile` "
                           f"(or {', '.join(KINDS[1:])})")]

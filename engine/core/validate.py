@@ -11,11 +11,11 @@ import regex
 from engine.text import regexutil
 from . import schema
 from .documents import FOLDERS, Library
-from engine.base.errors import UserError, ValidationErrors
+from engine.base.errors import UserError, ValidationErrors, display
 from engine.base.paths import builtin_dir
 from .checks import CHECKS, checker
 from .patterncheck import pattern_problems
-from .yamlload import load_file
+from .yamlload import MalformedYAML, load_file
 
 # How long one pattern may take over one probe text before it is called a runaway.
 
@@ -85,10 +85,14 @@ def _errors_of(exc):
 def _check_file(path, word_pattern, profile):
     try:
         doc = load_file(path)
+    except MalformedYAML as exc:
+        return [_not_a_document(path) or exc]
     except UserError as exc:
         return [exc]
     errors = schema.check(doc)
     if errors:
+        if not (isinstance(doc.data, dict) and "kind" in doc.data):
+            return [_not_a_document(path) or errors[0]]
         return errors
     kind = doc.data["kind"]
     if kind == "protect":
@@ -102,6 +106,21 @@ def _check_file(path, word_pattern, profile):
     if kind in ("golden", "meaning", "settings", "message_cases"):
         return []
     return _compile_errors(str(path), None, word_pattern)
+
+
+def _not_a_document(path):
+    """The one error for a file that is not named as YAML (a rule file such as
+    CLAUDE.md) and is no engine document, or None for a YAML-named file
+    (its own syntax or `kind:` error says more)."""
+    from .settings import yaml_limits
+
+    suffix = Path(path).suffix
+    if suffix.lower() in yaml_limits()["suffixes"]:
+        return None
+    what = f"a {suffix} file" if suffix else "a file without a YAML suffix"
+    return UserError(f"not a YAML document ({what}): validate checks the engine's YAML documents, of kind "
+                     f"{', '.join(schema.KINDS)}; to see what compression does to a rule file, "
+                     f"run `engine explain {display(str(path))}`", str(path))
 
 
 def _compile_errors(profile_path, level, word_pattern=None):

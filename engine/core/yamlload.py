@@ -152,6 +152,11 @@ def _build(loader, node, path, doc, file, limits=None):
 _DEFAULT = object()
 
 
+class MalformedYAML(UserError):
+    """The text is not YAML at all (a syntax error), as opposed to YAML that
+    breaks a bound: `engine validate` tells a Markdown file by it."""
+
+
 def load_text(text, file, limits=_DEFAULT):
     """Parse one YAML document from text; raise UserError with FILE:LINE:COL.
     limits: the bounds of engine.core.settings (the default), or None for the
@@ -173,9 +178,9 @@ def load_text(text, file, limits=_DEFAULT):
             mark = exc.context_mark  # "got end of file": the place to fix is what was left open
         line, col = (mark.line + 1, mark.column + 1) if mark else (None, None)
         problem = exc.problem or exc.context or "malformed YAML"
-        raise UserError(f"malformed YAML: {problem}; fix the syntax here", file, line, col) from None
+        raise MalformedYAML(f"malformed YAML: {problem}; fix the syntax here", file, line, col) from None
     except yaml.YAMLError as exc:
-        raise UserError(f"malformed YAML: {exc}", file) from None
+        raise MalformedYAML(f"malformed YAML: {exc}", file) from None
     except RecursionError:  # a bound above was not enough for this Python's stack
         raise UserError("nested too deep to read; flatten the document", file) from None
     finally:

@@ -12,7 +12,8 @@ VARIABLES = {
                                      "total_tokens"}},
     "subagent_effort": {"template": {"effort", "model", "tool"}},
     "compact_instructions": {"template": {"trigger", "custom_instructions"}},
-    "effort_guidance": {f"templates.{e}": {"effort", "source"} for e in ("low", "medium", "high")},
+    "effort_guidance": {f"{key}.{e}": {"effort", "source"} for key in ("templates", "model_advice")
+                        for e in ("low", "medium", "high")},
 }
 # The hooks settings each kind reads.
 SETTINGS = {

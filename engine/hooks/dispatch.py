@@ -137,7 +137,9 @@ def handle(event, profile_ref, log, hooks=None, deadline=None, counted=None, tra
                 parts.extend(h.parts(ctx))
         except Exception as exc:  # one broken handler must not silence the others
             log(f"handler {h.name} failed: {type(exc).__name__}: {exc}")
-    answer = merge(parts, hooks["max_injection_chars"], log)
+    from .source import labeller
+
+    answer = merge(parts, hooks["max_injection_chars"], log, labeller(hooks, name))
     if trace is not None:
         trace.append(answer)
     if session and (answer.added or answer.tool_output):  # only an event that answered something is recorded
@@ -187,19 +189,25 @@ class Answer:
         return out or None
 
 
-def merge(parts, cap, log):
+def merge(parts, cap, log, source=None):
     """The Answer from handler parts (handlers/part.py), in order, such that
     the joined texts never exceed `cap` characters: a part that does not fit
     waits for the next event (pending), and a first part that is alone too
-    long is cut.  The message to the user is capped the same way."""
+    long is cut.  The message to the user is capped the same way.
+    `source(handler)`: the line that says where a part comes from
+    (source.py), put before its text and its message to the user, and
+    counted in the cap."""
     answer = Answer()
     texts, marks, used = answer.texts, answer.marks, 0
     for part in parts:
         name, text, m = part.name, part.text, part.marks
+        label = source(name) if source else ""
+        if text:
+            text = label + text
         if part.user_message:
-            answer.user_messages.append(part.user_message[:cap])
+            answer.user_messages.append((label + part.user_message)[:cap])
             answer.origins.append((name, "systemMessage", answer.user_messages[-1]))
-        if part.stdout:
+        if part.stdout:  # PreCompact's instructions to the compaction, not an injection: as written
             answer.stdout.append(part.stdout)
             answer.origins.append((name, "stdout", part.stdout))
         if part.tool_decision:

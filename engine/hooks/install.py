@@ -15,6 +15,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import NamedTuple, Optional
 
 from engine.base.errors import UserError
 from engine.base.files import private_dir, replace_atomic
@@ -229,6 +230,33 @@ def _backup(path, keep):
     return backup
 
 
+class Done(NamedTuple):
+    """What install or uninstall did: the settings file, whether it changed,
+    its backup (or None), and every file written or removed, as (path, what)
+    pairs in the order they happened, for the command to list."""
+    path: Path
+    changed: bool
+    backup: Optional[Path]
+    files: list
+
+
+def _save_record(record, data, prefix):
+    """Write a record in the state folder when its bytes change; its path
+    when written, else None.  A record is a courtesy: failing to write it
+    is not an error (uninstall then does less), and not reported as written."""
+    try:
+        if record.read_bytes() == data:
+            return None
+    except OSError:
+        pass
+    try:
+        private_dir(str(record.parent))
+        replace_atomic(str(record), data, prefix=prefix)
+    except OSError:
+        return None
+    return record
+
+
 def _created_record():
     from engine.base.paths import state_dir_str
 
@@ -237,7 +265,8 @@ def _created_record():
 
 def _created(path, add=None):
     """Settings files that `engine install` created (so uninstall may remove
-    them once they hold nothing else); add=True/False records or forgets one."""
+    them once they hold nothing else); add=True/False records or forgets one
+    (and returns the record's path when it was written)."""
     record = _created_record()
     try:
         paths = set(json.loads(record.read_text(encoding="utf-8")))
@@ -247,12 +276,8 @@ def _created(path, add=None):
     if add is None:
         return key in paths
     (paths.add if add else paths.discard)(key)
-    try:
-        private_dir(str(record.parent))
-        replace_atomic(str(record), json.dumps(sorted(paths)).encode("utf-8"), prefix=".installed-")
-    except OSError:
-        pass  # the record is a courtesy: without it uninstall leaves `{}`
-    return key in paths
+    # the record is a courtesy: without it uninstall leaves `{}`
+    return _save_record(record, json.dumps(sorted(paths)).encode("utf-8"), ".installed-")
 
 
 def _write(path, data, original, keep=3):
@@ -308,7 +333,8 @@ AUTOCOMPACT_ENV = "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE"
 
 def _env_record(path, value=False):
     """The AUTOCOMPACT_ENV value install wrote into a settings file (None if
-    it wrote none); value=None forgets it, a string records it."""
+    it wrote none); value=None forgets it, a string records it (both return
+    the record's path when it was written, else None)."""
     record = _created_record().with_name("installed-env.json")
     try:
         data = json.loads(record.read_text(encoding="utf-8"))
@@ -320,15 +346,12 @@ def _env_record(path, value=False):
         v = data.get(key)
         return v if isinstance(v, str) else None
     if value is None:
+        if key not in data and not record.exists():
+            return None  # nothing recorded, nothing to forget: no record file for it
         data.pop(key, None)
     else:
         data[key] = value
-    try:
-        private_dir(str(record.parent))
-        replace_atomic(str(record), json.dumps(data).encode("utf-8"), prefix=".installed-env-")
-    except OSError:
-        pass
-    return value
+    return _save_record(record, json.dumps(data).encode("utf-8"), ".installed-env-")
 
 
 def _set_autocompact(new, path, pct):
@@ -361,7 +384,7 @@ def _drop_autocompact(new):
 
 def install(scope, events, profile_ref=None, timeout=10, cwd=None, keep=3, autocompact_pct=0):
     """Add our entries for `events` (and AUTOCOMPACT_ENV when
-    autocompact_pct > 0); returns (path, changed, backup)."""
+    autocompact_pct > 0), and the /pin-* slash commands; returns a Done."""
     path = settings_path(scope, cwd)
     data, original = _load(path)
     new = _without_ours(data)
@@ -379,33 +402,57 @@ def install(scope, events, profile_ref=None, timeout=10, cwd=None, keep=3, autoc
     # (engine/ccm/slash.py), written once the settings are
     from engine.ccm.slash import install_commands
 
+    files = []
+    backup = None
+    if new != data:
+        backup = _write(path, new, original, keep)
+        what = f"hook entries for {len(events)} events" + (f", and {AUTOCOMPACT_ENV}={value}" if value else "")
+        files.append((path, what if original is not None else f"created, with {what}"))
+        if backup is not None:
+            files.append((backup, "backup of the settings file as it was"))
+    pins = install_commands(path)
+    files += [(p, f"slash command /{Path(p).stem}") for p in pins["written"]]
+    files += [(p, f"your own /{Path(p).stem} command, left as it is (ours is not installed)") for p in pins["kept"]]
+    if pins["record"]:
+        files.append((Path(pins["record"]), "record of the slash commands written (uninstall removes only those)"))
     if new == data:
-        install_commands(path)
-        return path, False, None
-    backup = _write(path, new, original, keep)
-    install_commands(path)
+        return Done(path, False, None, files)
     if original is None:
-        _created(path, True)
-    _env_record(path, value)
-    return path, True, backup
+        rec = _created(path, True)
+        if rec:
+            files.append((rec, "record that install created the settings file (uninstall may remove it)"))
+    rec = _env_record(path, value)
+    if rec:
+        files.append((rec, f"record of the {AUTOCOMPACT_ENV} value install wrote"))
+    return Done(path, True, backup, files)
 
 
 def uninstall(scope, cwd=None, keep=3):
-    """Remove our entries; returns (path, changed, backup).  A file that
-    install created and that now holds nothing else is removed (backup None)."""
+    """Remove our entries and the slash commands install wrote; returns a
+    Done.  A file that install created and that now holds nothing else is
+    removed (backup None)."""
     path = settings_path(scope, cwd)
     data, original = _load(path)
     new = _without_ours(data)
     # content cache: remove the /pin-* slash commands install wrote, and only those
     from engine.ccm.slash import uninstall_commands
 
-    uninstall_commands(path)
+    pins = uninstall_commands(path)
+    files = [(p, f"slash command /{Path(p).stem}") for p in pins["removed"]]
+    files += [(p, f"/{Path(p).stem}: changed since install wrote it, so it is yours now; left") for p in pins["kept"]]
+    if pins["folder"]:
+        files.append((pins["folder"], "the commands folder (it held nothing else)"))
+    if pins["record"]:
+        files.append((Path(pins["record"]), "record of the slash commands: their entries forgotten"))
     ours = _env_record(path)
+    removed_env = False
     if ours is not None and isinstance(new.get("env"), dict) and new["env"].get(AUTOCOMPACT_ENV) == ours:
         _drop_autocompact(new)  # only the value install wrote, never the user's
+        removed_env = True
     if new == data:
-        return path, False, None
-    _env_record(path, None)
+        return Done(path, False, None, files)
+    rec = _env_record(path, None)
+    what = "our hook entries" + (f" and {AUTOCOMPACT_ENV}" if removed_env else "")
     if not new and _created(path):
         target = Path(os.path.realpath(path))
         if _current(target) != original:
@@ -415,6 +462,13 @@ def uninstall(scope, cwd=None, keep=3):
             target.unlink()
         except OSError as exc:
             raise UserError(f"cannot remove the settings file: {exc.strerror}", str(path)) from None
-        _created(path, False)
-        return path, True, None
-    return path, True, _write(path, new, original, keep)
+        files.insert(0, (path, f"{what}, and the file (install had created it, and it held nothing else)"))
+        created_rec = _created(path, False)
+        files += [(r, "install's record: this file's entry forgotten") for r in (rec, created_rec) if r]
+        return Done(path, True, None, files)
+    backup = _write(path, new, original, keep)
+    files.insert(0, (path, what))
+    if backup is not None:
+        files.insert(1, (backup, "backup of the settings file as it was"))
+    files += [(r, "install's record: this file's entry forgotten") for r in (rec,) if r]
+    return Done(path, True, backup, files)

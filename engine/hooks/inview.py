@@ -295,7 +295,7 @@ def _agent_loads(rf, conf):
 
 
 def globs_of(rf, key):
-    from .pathscope import compile_globs, scope_of  # noqa: F401 - compile checked by decide
+    from .pathscope import scope_of
 
     scope = scope_of(rf.text, key)
     return scope.globs

@@ -61,9 +61,12 @@ def preview(profile_ref, turn, cwd, show_text, out=None, touched=None, transcrip
             print(f"   not due at turn {turn}", file=out)
             continue
         plan = h.plan(ctx)
+        from .source import line
+
+        text = line(profile.hooks, ctx.name, h.name) + plan.text if plan.text else ""  # as dispatch.merge puts it
         unit = next(k for k in plan.budget if k != "used")
         print(f"   level {plan.level}; budget {plan.budget[unit]} {unit}, used {plan.budget['used']}; "
-              f"injection {len(plan.text)} characters", file=out)
+              f"injection {len(text)} characters", file=out)
         if not plan.items and not plan.omitted:
             print("   no files found: nothing would be injected", file=out)
         rows = [(it, "in") for it in plan.items] + [(it, "OMITTED") for it in plan.omitted]
@@ -75,9 +78,9 @@ def preview(profile_ref, turn, cwd, show_text, out=None, touched=None, transcrip
         for path, reason in plan.skipped:
             print(f"   SKIPPED {path}: {reason}", file=out)
             shown.add(f"rule file {path} left out: {reason}")
-        if show_text and plan.text:
+        if show_text and text:
             print("   ---", file=out)
-            print("\n".join("   " + line for line in plan.text.splitlines()), file=out)
+            print("\n".join("   " + row for row in text.splitlines()), file=out)
     for m in dict.fromkeys(messages):
         if m not in shown:
             print(f"note: {m}", file=out)

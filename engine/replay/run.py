@@ -277,12 +277,7 @@ def replay(transcripts, profile=None, progress=None, pricing=None, project=None)
     sessions = []
     with World() as world:
         for path in transcripts:
-            tick = None
-            if progress is not None:
-                base = done
-
-                def tick(offset, base=base, path=path):
-                    progress(base + offset, total, str(path))
+            tick = None if progress is None else _ticker(progress, done, total, str(path))
             sessions.append(replay_one(path, world, profile_ref, rates, count, tick, project))
             done += os.path.getsize(path)
         notes = list(world.notes)
@@ -296,3 +291,8 @@ def replay(transcripts, profile=None, progress=None, pricing=None, project=None)
     return {"profile": profile_ref, "pricing": {"file": rates["file"], "currency": rates["currency"],
                                                  "per_tokens": rates["per_tokens"]},
             "tokenizer": TOKENIZER, "sessions": sessions, "totals": totals, "notes": notes}
+
+
+def _ticker(progress, base, total, name):
+    """progress(bytes done of all transcripts, total, this transcript's name)."""
+    return lambda offset: progress(base + offset, total, name)

@@ -1,6 +1,8 @@
 """effort_guidance: at SessionStart (the sources in `when.source`), inject
 the guidance written for the profile's effort (`hooks.effort`: low, medium
-or high).  An empty template (high, by default) injects nothing."""
+or high).  An empty template (high, by default) injects nothing.  The
+guidance states the policy; it names models only when the profile asks, with
+`model_advice` (a line per effort, after the policy)."""
 
 from .part import Part
 
@@ -20,6 +22,10 @@ class EffortGuidance:
     def parts(self, ctx):
         from ..banner import render_cached
 
-        text = render_cached(self.template(ctx), ctx.settings["templates"], effort=ctx.settings["effort"],
-                             source=str(ctx.event.get("source") or "")).strip("\n")
+        values = dict(effort=ctx.settings["effort"], source=str(ctx.event.get("source") or ""))
+        text = render_cached(self.template(ctx), ctx.settings["templates"], **values).strip("\n")
+        advice = self.spec.get("model_advice", {}).get(ctx.settings["effort"], "")
+        if text and advice:
+            advice = render_cached(advice, ctx.settings["templates"], **values).strip("\n")
+            text = f"{text} {advice}" if advice else text
         return [Part(self.name, text)] if text else []

@@ -78,7 +78,11 @@ class Refresh:
         from engine.text.sizes import Limits, could_fit
 
         limits = Limits(comp.info("max_input_bytes"), comp.info("fit_factor"))
-        room = settings["max_injection_chars"] if unit == "tokens" else min(limit, settings["max_injection_chars"])
+        from ..source import line
+
+        # the line that says where the refresh comes from is put before it (dispatch.merge): it takes room
+        cap = settings["max_injection_chars"] - len(line(settings, ctx.name, self.name))
+        room = cap if unit == "tokens" else min(limit, cap)
         for rf in files[: settings["max_files"]]:
             raw = (body(rf.text) if spec.get("strip_frontmatter") else rf.text).replace("\r\n", "\n")
             if not could_fit(limits, len(raw), room):
@@ -104,7 +108,6 @@ class Refresh:
         plan = Plan(self.name, comp.info("level"), chosen, omitted, budget={unit: limit, "used": used}, problems=problems,
                     skipped=skipped, scoped=scoped)
         plan.never, plan.texts, plan.done = never, texts, done
-        cap = settings["max_injection_chars"]
         while True:
             plan.text = self._render(ctx, plan)
             if scope_all:
