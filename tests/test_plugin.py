@@ -31,7 +31,9 @@ import pytest
 from support.agent import REPO, FakeAPI, agent_env, find_claude, request_text, run_agent, text, tool, tool_results
 
 HOOK = REPO / "bin" / "plugin-hook"
-EFFORT = "SessionStart hook additional context: [Effort policy"
+# what engine install's hooks inject at a session's start (tests/test_real_agent.py), source line first
+EFFORT = ("SessionStart hook additional context: [from rules-engine profile default, handler SessionStart/effort_guidance: "
+          "see `engine profile show`]\n[Effort policy: medium]")
 START = {"hook_event_name": "SessionStart", "session_id": "s1", "source": "startup"}
 
 

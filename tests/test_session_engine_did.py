@@ -26,6 +26,9 @@ def _transcript(hk, session=None, version="2.1.330"):
                      "usage": {"input_tokens": 10, "cache_creation_input_tokens": 1000,
                                "cache_read_input_tokens": 5000, "output_tokens": 20}}},
     ]
+    if version is None:  # no agent's version: nothing is taken as already in view (engine/hooks/inview.py)
+        for r in recs:
+            del r["version"]
     path = hk.transcript if session == hk.session else hk.transcript.with_name(f"{session}.jsonl")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(r) + "\n" for r in recs), encoding="utf-8")
@@ -37,20 +40,24 @@ def _env(hk):
 
 
 def _session(hk, session=None):
-    """A compaction (rules injected), a prompt (nothing due), a large Bash
-    output (kept out), a small one (nothing): what each answer gave."""
+    """A compaction (rules injected: the transcript names no agent version
+    yet, so nothing counts as in view already), a prompt (nothing due), a
+    large Bash output (kept out: by then the transcript names an agent that
+    takes a replaced output), a small one (nothing): what each answer gave."""
     session = session or hk.session
-    _transcript(hk, session)
+    path = str(_transcript(hk, session, version=None))
     injected, kept = 0, []
-    run = hk.hook(hk.event("SessionStart", source="compact", session=session), env=_env(hk)).assert_ok()
+    run = hk.hook(hk.event("SessionStart", source="compact", session=session, transcript_path=path),
+                  env=_env(hk)).assert_ok()
     injected += len(run.context)
-    assert hk.hook(hk.prompt(1, session=session), env=_env(hk)).assert_ok().stdout == ""
+    _transcript(hk, session)
+    assert hk.hook(hk.prompt(1, session=session, transcript_path=path), env=_env(hk)).assert_ok().stdout == ""
     resp = {"stdout": BIG, "stderr": "", "interrupted": False, "isImage": False}
     big = hk.hook(hk.event("PostToolUse", session=session, tool_name="Bash", tool_input={"command": "make all"},
-                           tool_response=resp), env=_env(hk)).assert_ok()
+                           tool_response=resp, transcript_path=path), env=_env(hk)).assert_ok()
     stub = big.json["hookSpecificOutput"]["updatedToolOutput"]["stdout"]
     kept.append((len(BIG.encode()), len(stub.encode())))
-    small = hk.hook(hk.event("PostToolUse", session=session), env=_env(hk)).assert_ok()
+    small = hk.hook(hk.event("PostToolUse", session=session, transcript_path=path), env=_env(hk)).assert_ok()
     assert small.stdout == ""
     return injected, kept
 

@@ -7,6 +7,8 @@ import sys
 
 from engine.base.errors import UserError, given
 
+from .parser import PROFILE_HELP
+
 
 def add_parser(sub):
     p = sub.add_parser("replay", help="what a profile's hooks would have done to recorded sessions, priced",
@@ -17,8 +19,7 @@ def add_parser(sub):
                        "and the net effect in tokens and priced with prompt caching.")
     p.add_argument("transcripts", nargs="+", metavar="TRANSCRIPT",
                    help="transcript files or globs (~/.claude/projects/SLUG/*.jsonl)")
-    p.add_argument("--profile", metavar="NAME|PATH", help="the profile to replay (default: the one the hook would "
-                   "use in this folder)")
+    p.add_argument("--profile", metavar="NAME|PATH", help="the profile to replay: " + PROFILE_HELP)
     p.add_argument("--pricing", metavar="FILE", help="rates (kind: pricing; default: the built-in "
                    "pipelines/reports/pricing.yaml)")
     p.add_argument("--project", metavar="DIR", help="the folder the events run in, for its rules and CLAUDE.md "
