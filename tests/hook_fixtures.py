@@ -121,7 +121,9 @@ class HookEnv:
         for d in (self.home, self.project):
             d.mkdir(parents=True, exist_ok=True)
         if warm:
-            shutil.copytree(_TEMPLATE, self.cache, dirs_exist_ok=True)
+            # hard links, not copies: the engine replaces a cache entry by a rename, never
+            # in place, so a test cannot change the template (and 400 tests copy no 5 MB)
+            shutil.copytree(_TEMPLATE, self.cache, dirs_exist_ok=True, copy_function=os.link)
         else:
             self.cache.mkdir(parents=True, exist_ok=True)
         self.session = session or str(uuid.uuid4())
@@ -282,11 +284,14 @@ class HookEnv:
             return
         dest = _TEMPLATE / "profiles"
         dest.mkdir(exist_ok=True)
-        # compiled profiles, and plain entries (the content cache's settings)
-        for p in [*folder.glob("*.pickle"), *folder.glob("*.json")]:
-            target = dest / p.name
+        # compiled profiles, plain entries (the content cache's settings), and
+        # the copy of the engine's own settings a hook reads before anything
+        for p, target in [*((p, dest / p.name) for p in [*folder.glob("*.pickle"), *folder.glob("*.json")]),
+                          (self.cache / "engine-settings.json", _TEMPLATE / "engine-settings.json")]:
+            if not p.is_file():
+                continue
             if not target.exists():
-                tmp = dest / (p.name + ".tmp")
+                tmp = target.with_name(p.name + ".tmp")
                 try:
                     shutil.copyfile(p, tmp)
                     os.replace(tmp, target)
