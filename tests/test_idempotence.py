@@ -51,6 +51,9 @@ KNOWN = [
     "- Mock the API\n- Test structure for tools:\n  1. Test tool snapshot\n  2. Verify the schema\n",
     # standard: a short cell, protected in the table, lost its article once flattened
     "| Task | Location |\n|---|---|\n| Add a fixture | `fixtures/` |\n| Create a changeset | `.changeset/` |\n",
+    # aggressive (found by hypothesis): "very" went, and only then did "you" open an order
+    "# you very must\n",
+    "You really should run the tests.\n",
 ]
 
 
