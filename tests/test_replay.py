@@ -218,3 +218,8 @@ def test_totals_equal_the_real_hook_commands_answers(hk, tmp_path, monkeypatch):
         replay_msg += sum(msgs) + 2 * max(0, len(msgs) - 1)
     assert (replay_ctx, replay_msg) == (ctx_chars, msg_chars)
     assert s["warnings"]["chars"] <= replay_msg and s["injected"]["chars"] <= replay_ctx
+    # At the compaction the unscoped rule and CLAUDE.md are held back (the agent
+    # reloads them itself): replay counts what that avoided, from the hooks' own answers.
+    held = [p for a in s["answers"] for p in a["parts"] if p["field"] == "inView"]
+    assert held and s["already_in_view"]["count"] == sum(p["files"] for p in held) >= 2
+    assert s["already_in_view"]["tokens"] > 0

@@ -207,6 +207,8 @@ def merge(parts, cap, log, source=None):
         if part.user_message:
             answer.user_messages.append((label + part.user_message)[:cap])
             answer.origins.append((name, "systemMessage", answer.user_messages[-1]))
+        if part.held:  # not sent: what the model already had in view (engine replay counts it)
+            answer.origins.append((name, "inView", part.held))
         if part.stdout:  # PreCompact's instructions to the compaction, not an injection: as written
             answer.stdout.append(part.stdout)
             answer.origins.append((name, "stdout", part.stdout))

@@ -362,6 +362,8 @@ def narrow(ctx, spec, files):
         ctx.in_view_next_due = min(next_due) if next_due else None
     if files and not out:
         ctx.in_view_skipped = len(files)
+    kept = {id(rf) for rf in out}
+    ctx.in_view_held = [rf for rf in files if id(rf) not in kept]  # what the model has already (engine replay counts it)
     return out
 
 

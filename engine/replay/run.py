@@ -11,9 +11,10 @@ is an answer, not a run, and the content cache only stores.
 What is counted, from every answer and the handler that gave each part:
 - injections (additionalContext) by handler and kind: count, characters,
   tokens;
-- already in view: a paragraph injected again in the same compaction epoch
-  (there is no in-view module on main yet, so a repeat is what the agent
-  already had in view from the engine itself);
+- already in view: the rule files a refresh held back because the model
+  had them in view already (engine/hooks/inview.py: delivered by the agent
+  or the engine in this compaction epoch, and not far back), counted as
+  the raw files' tokens, priced as an injection would have been;
 - kept out: a Bash output the content cache replaced, the original minus
   the stub the model reads (bytes, tokens);
 - warnings (systemMessage, shown to the user) and compaction instructions;
@@ -25,8 +26,8 @@ provider's own tokenizer.
 import os
 
 TOKENIZER = "o200k_base"
-IN_VIEW_METHOD = ("a paragraph the engine injected again in the same compaction epoch "
-                  "(no in-view module yet: the agent's own deliveries are not counted)")
+IN_VIEW_METHOD = ("rule files a refresh held back because the model had them in view already "
+                  "(engine/hooks/inview.py), counted as the raw files' tokens")
 
 
 class _Log:
@@ -130,7 +131,6 @@ def replay_one(path, world, profile_ref, pricing, count, progress=None, project=
     instructions = {"count": 0, "chars": 0}
     decisions = {}
     rewritten = set()
-    epoch_seen, epoch = set(), 0
     n_events = 0
     written = 0
     with open(tpath, "wb") as out:
@@ -144,9 +144,6 @@ def replay_one(path, world, profile_ref, pricing, count, progress=None, project=
             written = offset
             n_events += 1
             name = ev["hook_event_name"]
-            e = timeline.epoch_at(offset)
-            if e != epoch:
-                epoch, epoch_seen = e, set()
             log.event = ev
             trace = []
             try:
@@ -196,15 +193,15 @@ def replay_one(path, world, profile_ref, pricing, count, progress=None, project=
                     b["cache_writes"] += writes * tokens
                     b["cache_read_tokens"] += reads * tokens
                     b["cost"] += price(tokens, writes, reads, rates, per)
-                    for para in value.split("\n\n"):
-                        if para.strip() and para in epoch_seen:
-                            t = count(para)
-                            in_view["count"] += 1
-                            in_view["chars"] += len(para)
-                            in_view["tokens"] += t
-                            in_view["cost"] += price(t, writes, reads, rates, per)
-                        epoch_seen.add(para)
                     parts.append({"handler": handler, "field": field, "chars": len(value), "tokens": tokens})
+                elif field == "inView":  # rules a refresh held back: the model had them in view already
+                    for text in value:
+                        t = count(text)
+                        in_view["count"] += 1
+                        in_view["chars"] += len(text)
+                        in_view["tokens"] += t
+                        in_view["cost"] += price(t, writes, reads, rates, per)
+                    parts.append({"handler": handler, "field": field, "files": len(value)})
                 elif field == "systemMessage":
                     warnings["count"] += 1
                     warnings["chars"] += len(value)
@@ -229,7 +226,7 @@ def replay_one(path, world, profile_ref, pricing, count, progress=None, project=
                     instructions["chars"] += len(value)
                     parts.append({"handler": handler, "field": field, "chars": len(value)})
             if parts:
-                answers.append({"event": name, "offset": offset, "epoch": epoch, "api_calls_before":
+                answers.append({"event": name, "offset": offset, "epoch": timeline.epoch_at(offset), "api_calls_before":
                                 sum(1 for end, _ in timeline.calls if end <= offset),
                                 "cache_writes": writes, "cache_reads": reads, "parts": parts})
     injected = _bucket()

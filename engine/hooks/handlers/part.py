@@ -18,10 +18,10 @@ answer the agent reads (see dispatch.merge):
 
 
 class Part:
-    __slots__ = ("name", "text", "marks", "user_message", "tool_decision", "stdout", "tool_output")
+    __slots__ = ("name", "text", "marks", "user_message", "tool_decision", "stdout", "tool_output", "held")
 
     def __init__(self, name, text=None, marks=None, user_message=None, tool_decision=None, stdout=None,
-                 tool_output=None):
+                 tool_output=None, held=None):
         self.name = name
         self.text = text
         self.marks = marks
@@ -29,6 +29,7 @@ class Part:
         self.tool_decision = tool_decision
         self.stdout = stdout
         self.tool_output = tool_output
+        self.held = held  # [rule text] left out because the model has it in view already (nothing is sent)
 
 
 def as_int(value):

@@ -234,12 +234,14 @@ class Refresh:
         return overflow.marks(self.name, self.spec, plan, getattr(plan, "done", set()))
 
     def parts(self, ctx):
+        ctx.in_view_held = []
         text, marks = self.run(ctx)
         if text and ctx.settings.get("in_view"):
             from ..inview import delivered_marks
 
             marks = {**marks, **delivered_marks(ctx, getattr(self, "_delivered", ()))}
-        return [Part(self.name, text, marks)]
+        held = [rf.text for rf in ctx.in_view_held]
+        return [Part(self.name, text, marks, held=held or None)]
 
     def marks(self, ctx):
         """State written after this handler injected."""
