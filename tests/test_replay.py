@@ -221,5 +221,6 @@ def test_totals_equal_the_real_hook_commands_answers(hk, tmp_path, monkeypatch):
     # At the compaction the unscoped rule and CLAUDE.md are held back (the agent
     # reloads them itself): replay counts what that avoided, from the hooks' own answers.
     held = [p for a in s["answers"] for p in a["parts"] if p["field"] == "inView"]
-    assert held and s["already_in_view"]["count"] == sum(p["files"] for p in held) >= 2
+    assert held and 2 <= s["already_in_view"]["count"] <= sum(p["files"] for p in held)
+    assert s["already_in_view"]["count"] <= 2 * (1 + s["compactions"]), "each rule once per compaction epoch"
     assert s["already_in_view"]["tokens"] > 0

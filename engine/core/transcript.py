@@ -15,7 +15,6 @@ incomplete last line (a live session being written) is noted, not an error.
 
 A record of an unexpected shape is skipped, never an error."""
 
-import json
 import os
 import stat
 
@@ -72,8 +71,10 @@ def _usage(raw):
     raw = raw.strip()
     if not raw or b'"assistant"' not in raw or b"usage" not in raw:
         return None
+    from engine.base.fastjson import loads  # not json: json.decoder imports `re`, and hooks read this
+
     try:
-        rec = json.loads(raw)
+        rec = loads(raw.decode("utf-8", "replace"))
     except (ValueError, RecursionError):  # RecursionError: an array nested thousands deep
         return None
     if not isinstance(rec, dict) or rec.get("type") != "assistant" or rec.get("isSidechain"):
@@ -105,6 +106,8 @@ class Problems:
 
 
 def _parse(raw, problems, last=False):
+    import json  # the reports' forward reader: not on a hook's path
+
     raw = raw.strip()
     if not raw:
         return None

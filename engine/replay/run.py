@@ -13,8 +13,9 @@ What is counted, from every answer and the handler that gave each part:
   tokens;
 - already in view: the rule files a refresh held back because the model
   had them in view already (engine/hooks/inview.py: delivered by the agent
-  or the engine in this compaction epoch, and not far back), counted as
-  the raw files' tokens, priced as an injection would have been;
+  or the engine in this compaction epoch, and not far back), each counted
+  once per epoch as the raw file's tokens, priced as an injection would
+  have been;
 - kept out: a Bash output the content cache replaced, the original minus
   the stub the model reads (bytes, tokens);
 - warnings (systemMessage, shown to the user) and compaction instructions;
@@ -27,7 +28,7 @@ import os
 
 TOKENIZER = "o200k_base"
 IN_VIEW_METHOD = ("rule files a refresh held back because the model had them in view already "
-                  "(engine/hooks/inview.py), counted as the raw files' tokens")
+                  "(engine/hooks/inview.py), each counted once per compaction epoch as the raw file's tokens")
 
 
 class _Log:
@@ -131,6 +132,7 @@ def replay_one(path, world, profile_ref, pricing, count, progress=None, project=
     instructions = {"count": 0, "chars": 0}
     decisions = {}
     rewritten = set()
+    held_seen = set()
     n_events = 0
     written = 0
     with open(tpath, "wb") as out:
@@ -195,7 +197,11 @@ def replay_one(path, world, profile_ref, pricing, count, progress=None, project=
                     b["cost"] += price(tokens, writes, reads, rates, per)
                     parts.append({"handler": handler, "field": field, "chars": len(value), "tokens": tokens})
                 elif field == "inView":  # rules a refresh held back: the model had them in view already
+                    epoch = timeline.epoch_at(offset)
                     for text in value:
+                        if (epoch, text) in held_seen:
+                            continue  # once per compaction epoch: a re-delivery avoided, not each check
+                        held_seen.add((epoch, text))
                         t = count(text)
                         in_view["count"] += 1
                         in_view["chars"] += len(text)
