@@ -9,7 +9,6 @@ context audit's figures are the session report's own."""
 
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -64,6 +63,7 @@ def replay(hk, name):
     session report of the transcript as it stood when the context audit
     spoke (None at other events)."""
     hk.rule("testing.md", "# Testing\n\nRun the whole suite before you push.\n")
+    hk.claude_md("# Project\n\nUse the Makefile targets.\n")
     source = TRANSCRIPTS / name
     data = source.read_bytes()
     hk.transcript.parent.mkdir(parents=True, exist_ok=True)
@@ -94,10 +94,13 @@ def audit_agrees(msg, report):
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["23-erk-local-v2156-compact-ae4a1257.jsonl",
                                   "24-erk-interactive-12prompts-api500-393e5f27.jsonl"])
-def test_monitor_warns_at_each_threshold_crossed_once_per_epoch(hk, name):
+def test_monitor_warns_at_each_threshold_crossed_once_per_epoch(hk, name, monkeypatch):
     """...and where the context audit speaks (session 24 ends prompts past
-    70%), its figures are the session report's of the transcript then."""
+    70%), its figures are the session report's of the transcript then; and
+    `engine replay` of the same session counts exactly what the hook command
+    answered."""
     runs = replay(hk, name)
+    replay_agrees(hk, name, runs, monkeypatch)
     warned, epoch, audits = {0: []}, 0, 0
     for ev, run, report in runs:
         if ev["hook_event_name"] == "SessionStart" and ev.get("source") == "compact":
@@ -121,6 +124,41 @@ def test_monitor_warns_at_each_threshold_crossed_once_per_epoch(hk, name):
     broken = [l for l in hk.log_lines() if "internal error" in l or "failed" in l or "deadline" in l]
     assert broken == [], broken
     purged_reads_back(hk)
+
+
+def answer_sizes(ev, run):
+    """(additionalContext characters, systemMessage characters) of one answer."""
+    if ev["hook_event_name"] == "PreCompact" or not run.stdout.strip():
+        return 0, 0
+    data = run.json
+    ctx = (data.get("hookSpecificOutput") or {}).get("additionalContext") or ""
+    return len(ctx), len(data.get("systemMessage") or "")
+
+
+def replay_agrees(hk, name, runs, monkeypatch):
+    """engine replay's totals are the sum of the real hook command's answers,
+    and what the refreshes held back as already in view is counted once per
+    compaction epoch."""
+    from engine.replay.run import replay as engine_replay
+
+    ctx_chars = sum(answer_sizes(ev, run)[0] for ev, run, _ in runs)
+    msg_chars = sum(answer_sizes(ev, run)[1] for ev, run, _ in runs)
+    assert ctx_chars > 0 and msg_chars > 0, "the session gets rules and warnings: the test checks something"
+    monkeypatch.setenv("HOME", str(hk.home))
+    s = engine_replay([str(TRANSCRIPTS / name)], profile="default", project=str(hk.project))["sessions"][0]
+    replay_ctx = replay_msg = 0
+    for a in s["answers"]:
+        texts = [p["chars"] for p in a["parts"] if p["field"] == "additionalContext"]
+        msgs = [p["chars"] for p in a["parts"] if p["field"] == "systemMessage"]
+        replay_ctx += sum(texts) + 2 * max(0, len(texts) - 1)  # the hook joins parts with a blank line
+        replay_msg += sum(msgs) + 2 * max(0, len(msgs) - 1)
+    assert (replay_ctx, replay_msg) == (ctx_chars, msg_chars)
+    assert s["warnings"]["chars"] <= replay_msg and s["injected"]["chars"] <= replay_ctx
+    if s["compactions"]:  # the unscoped rule and CLAUDE.md held back at a compaction (the agent reloads them)
+        held = [p for a in s["answers"] for p in a["parts"] if p["field"] == "inView"]
+        assert held and 2 <= s["already_in_view"]["count"] <= sum(p["files"] for p in held)
+        assert s["already_in_view"]["count"] <= 2 * (1 + s["compactions"]), "each rule once per compaction epoch"
+        assert s["already_in_view"]["tokens"] > 0
 
 
 def purged_reads_back(hk):

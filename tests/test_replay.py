@@ -4,9 +4,10 @@
 - a kept-out Bash output is the original minus the stub the model reads;
 - the user's state, cache and memory are untouched (the run lives in a
   throwaway world);
-- --json shape, --html escaped and private;
-- on a real shared transcript, the replay's totals equal the sum of the
-  answers of the real hook command run event by event.
+- --json shape, --html escaped and private.
+That the replay's totals equal the sum of the real hook command's answers on
+real sessions is checked where those sessions are fed to the hook command
+event by event (tests/test_real_sessions.py).
 """
 
 import json
@@ -20,10 +21,8 @@ import pytest
 
 from engine.replay.events import events
 from engine.replay.pricing import Timeline, family, load, price
-from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
 
 REPO = Path(__file__).resolve().parent.parent
-TRANSCRIPTS = Path("/work/shared/transcripts")
 BIG = "line of a long build log\n" * 400  # 10,000 bytes: over the 2,000-byte threshold
 
 
@@ -168,59 +167,3 @@ def test_html_is_escaped_and_private(tmp_path):
     page = out.read_text()
     assert "a&lt;b&gt;&amp;x.jsonl" in page and "a<b>" not in page
     assert "<script" not in page and stat.S_IMODE(out.stat().st_mode) == 0o600
-
-
-def answer_sizes(out):
-    """(additionalContext characters, systemMessage characters) of one hook answer."""
-    if not out:
-        return 0, 0
-    data = json.loads(out)
-    ctx = (data.get("hookSpecificOutput") or {}).get("additionalContext") or ""
-    return len(ctx), len(data.get("systemMessage") or "")
-
-
-@pytest.mark.slow
-def test_totals_equal_the_real_hook_commands_answers(hk, tmp_path, monkeypatch):  # noqa: F811
-    """Session 23 (1 compaction), fed event by event to the real `engine
-    hook` command as the agent would, and replayed in-process: the injected
-    characters and the warnings' characters are the same."""
-    from engine.replay.run import replay
-
-    name = "23-erk-local-v2156-compact-ae4a1257.jsonl"
-    hk.rule("testing.md", "# Testing\n\nRun the whole suite before you push.\n")
-    hk.claude_md("# Project\n\nUse the Makefile targets.\n")
-    source = TRANSCRIPTS / name
-    data = source.read_bytes()
-    hk.transcript.parent.mkdir(parents=True, exist_ok=True)
-    ctx_chars = msg_chars = 0
-    with open(hk.transcript, "wb") as fh:
-        written = 0
-        for ev, offset in events(source, cwd=str(hk.project), session_id=hk.session,
-                                 transcript_path=str(hk.transcript)):
-            fh.write(data[written:offset])
-            fh.flush()
-            written = offset
-            run = hk.hook(ev)
-            assert run.returncode == 0, str(run)
-            if ev["hook_event_name"] != "PreCompact":
-                c, m = answer_sizes(run.stdout)
-                ctx_chars += c
-                msg_chars += m
-    assert ctx_chars > 0 and msg_chars > 0, "the session gets rules and warnings: the test checks something"
-    monkeypatch.setenv("HOME", str(hk.home))
-    result = replay([str(source)], profile="default", project=str(hk.project))
-    s = result["sessions"][0]
-    replay_ctx = replay_msg = 0
-    for a in s["answers"]:
-        texts = [p["chars"] for p in a["parts"] if p["field"] == "additionalContext"]
-        msgs = [p["chars"] for p in a["parts"] if p["field"] == "systemMessage"]
-        replay_ctx += sum(texts) + 2 * max(0, len(texts) - 1)  # the hook joins parts with a blank line
-        replay_msg += sum(msgs) + 2 * max(0, len(msgs) - 1)
-    assert (replay_ctx, replay_msg) == (ctx_chars, msg_chars)
-    assert s["warnings"]["chars"] <= replay_msg and s["injected"]["chars"] <= replay_ctx
-    # At the compaction the unscoped rule and CLAUDE.md are held back (the agent
-    # reloads them itself): replay counts what that avoided, from the hooks' own answers.
-    held = [p for a in s["answers"] for p in a["parts"] if p["field"] == "inView"]
-    assert held and 2 <= s["already_in_view"]["count"] <= sum(p["files"] for p in held)
-    assert s["already_in_view"]["count"] <= 2 * (1 + s["compactions"]), "each rule once per compaction epoch"
-    assert s["already_in_view"]["tokens"] > 0
