@@ -277,6 +277,12 @@ class HookEnv:
             for rec in records:
                 fh.write(json.dumps(rec) + "\n")
 
+    def engine_files(self):
+        """Every file the engine may have written: state, cache, and HOME
+        minus the transcripts (.jsonl) the test wrote itself."""
+        return [p for root in (self.state, self.cache, self.home) for p in root.rglob("*")
+                if p.is_file() and p.suffix != ".jsonl"]
+
     def harvest(self):
         """Give compiled profiles this test built to the tests that follow."""
         folder = self.cache / "profiles"

@@ -11,24 +11,13 @@ import sys
 
 import pytest
 
-from engine.ccm import config
 from engine.ccm.purge import purge_file
-from engine.ccm.store import Store
 from engine.base.errors import UserError
+from support.ccm import settings, store  # noqa: F401 - fixtures
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REAL = sorted(glob.glob("/work/shared/transcripts/*.jsonl"))
 SIG = "EqQBCkYIBxgCKkB" + "s1gnature/+=" * 40
-
-
-@pytest.fixture(scope="module")
-def settings():
-    return config.load(config.builtin_path())
-
-
-@pytest.fixture
-def store(settings, tmp_path):
-    return Store(settings, str(tmp_path / "ccm"), log=lambda m: None)
 
 
 def L(**kw):

@@ -29,14 +29,7 @@ def store_lines(hk):
 
 
 def engine_files(hk):
-    """Every file the engine may have written: state, cache, and HOME minus
-    the transcripts and settings the test wrote itself."""
-    out = []
-    for root in (hk.state, hk.cache, hk.home):
-        for p in root.rglob("*"):
-            if p.is_file() and p.suffix != ".jsonl":
-                out.append(p)
-    return out
+    return hk.engine_files()
 
 
 def test_a_failure_is_remembered_redacted_and_shown_once_per_tool(hk):

@@ -18,22 +18,13 @@ from engine.ccm.gc import gc
 from engine.ccm.purge import purge_file
 from engine.ccm.store import Store
 from engine.base.errors import UserError
+from support.ccm import settings, store  # noqa: F401 - fixtures
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHARED = "/work/shared/transcripts"
 EDITS = os.path.join(SHARED, "10-agentcmd-v2026-image-result.jsonl")
 OPEN = "[CCM_CACHED]"
 SIG = "EqQBCkYIBxgCKkB" + "s1gnature/+=" * 40
-
-
-@pytest.fixture(scope="module")
-def settings():
-    return config.load(config.builtin_path())
-
-
-@pytest.fixture
-def store(settings, tmp_path):
-    return Store(settings, str(tmp_path / "ccm"), log=lambda m: None)
 
 
 def env_for(tmp, **extra):

@@ -141,12 +141,7 @@ def test_the_session_report_redacts_the_new_formats(isolated):
 
 
 def _engine_files(hk):
-    out = []
-    for root in (hk.state, hk.cache, hk.home):
-        for p in root.rglob("*"):
-            if p.is_file() and p.suffix != ".jsonl":
-                out.append(p)
-    return out
+    return hk.engine_files()
 
 
 def test_finding_11_payloads_never_reach_memory_files_or_a_later_banner(hk):

@@ -100,7 +100,7 @@ def read(path, cwd, settings, compacting=False):
     holds model turns, the agent has not written this compaction's boundary
     yet, and the current epoch is a new, empty one after it."""
     from engine.core.transcript import reversed_lines
-    from .pathscope import relative
+    from .pathscope import input_paths, tool_inputs
 
     iv = InView()
     conf = settings["in_view"]
@@ -184,18 +184,9 @@ def read(path, cwd, settings, compacting=False):
                 if ep.base is None:
                     ep.base = position
                 ep.tokens = position
-        content = msg.get("content")
-        if isinstance(content, list):
-            for block in content:
-                if not isinstance(block, dict) or block.get("type") != "tool_use":
-                    continue
-                inp = block.get("input")
-                if not isinstance(inp, dict):
-                    continue
-                for f in fields:
-                    rel = relative(inp.get(f), cwd)
-                    if rel:
-                        ep.touched.append((rel, block.get("name"), position))
+        for name, inp in tool_inputs(msg.get("content")):
+            for rel in input_paths(inp, fields, cwd):
+                ep.touched.append((rel, name, position))
     if compacting and (epochs[-1].tokens is not None or epochs[-1].touched):
         fresh = Epoch("next:" + epochs[-1].id)
         fresh.complete = True

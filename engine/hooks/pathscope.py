@@ -379,20 +379,10 @@ def touched_in_transcript(path, cwd, settings):
             if not isinstance(rec, dict) or rec.get("type") != "assistant" or rec.get("isSidechain"):
                 continue
             msg = rec.get("message")
-            content = msg.get("content") if isinstance(msg, dict) else None
-            if not isinstance(content, list):
-                continue
-            for block in content:
-                if not isinstance(block, dict) or block.get("type") != "tool_use":
-                    continue
-                inp = block.get("input")
-                if not isinstance(inp, dict):
-                    continue
-                for f in fields:
-                    rel = relative(inp.get(f), cwd)
-                    if rel:
-                        found.setdefault(rel, None)
-                field = glob_inputs.get(block.get("name"))
+            for name, inp in tool_inputs(msg.get("content") if isinstance(msg, dict) else None):
+                for rel in input_paths(inp, fields, cwd):
+                    found.setdefault(rel, None)
+                field = glob_inputs.get(name)
                 if field and isinstance(inp.get(field), str):
                     # A Glob call's pattern, under its folder, as written: a rule
                     # glob that matches the pattern text covers what it lists.
@@ -401,6 +391,23 @@ def touched_in_transcript(path, cwd, settings):
                     if rel:
                         found.setdefault(rel, None)
     return list(found)
+
+
+def tool_inputs(content):
+    """(tool name, input) of each tool_use block of a message's content."""
+    if not isinstance(content, list):
+        return
+    for block in content:
+        if isinstance(block, dict) and block.get("type") == "tool_use" and isinstance(block.get("input"), dict):
+            yield block.get("name"), block["input"]
+
+
+def input_paths(inp, fields, cwd):
+    """The project-relative paths a tool input names in `fields`."""
+    for f in fields:
+        rel = relative(inp.get(f), cwd)
+        if rel:
+            yield rel
 
 
 class Decision:
