@@ -32,7 +32,7 @@ def file_digest(path):
     over the YAML size cap is never read whole: its size and mtime stand in."""
     try:
         st = os.stat(path)
-        if st.st_size > _MAX_DIGEST_BYTES or not stat.S_ISREG(st.st_mode):
+        if st.st_size > _max_digest_bytes() or not stat.S_ISREG(st.st_mode):
             return f"size:{st.st_size}:{st.st_mtime_ns}:{st.st_mode}"
         sig = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
         hit = _DIGESTS.get(path)
@@ -46,9 +46,12 @@ def file_digest(path):
         return ABSENT
 
 
-# Above the largest YAML file the loader accepts (max_file_bytes), a file is
-# refused anyway: hashing it would only cost time.
-_MAX_DIGEST_BYTES = 16 << 20
+def _max_digest_bytes():
+    """Above the largest YAML file the loader accepts (yaml.max_file_bytes), a
+    file is refused anyway: hashing it would only cost time."""
+    from .settings import yaml_limits
+
+    return yaml_limits()["max_file_bytes"]
 
 
 _CODE = []

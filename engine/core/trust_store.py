@@ -24,9 +24,10 @@ import stat
 
 from engine.base.paths import state_dir_str
 
+from .cache import file_digest  # one bounded file hash, for the caches and the approvals alike
+
 STORE_NAME = "trust.json"
-# The largest file an approval hashes; the YAML loader refuses larger ones anyway.
-_MAX_HASH_BYTES = 16 << 20
+
 
 
 def store_path():
@@ -35,14 +36,6 @@ def store_path():
 
 def _signature(st):
     return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
-
-
-def _sha256_file(path):
-    from .cache import sha256
-
-    with open(path, "rb") as fh:
-        data = fh.read(_MAX_HASH_BYTES + 1)
-    return sha256(data).hexdigest()
 
 
 def _private(st):
@@ -115,11 +108,8 @@ def check(profile_path):
             return f"{path} is gone since it was approved"
         if _signature(st) == info.get("stat"):
             continue  # unchanged since approved: no hashing
-        try:
-            if _sha256_file(path) == info.get("sha256"):
-                continue  # touched, same content
-        except OSError:
-            pass
+        if file_digest(path) == info.get("sha256"):
+            continue  # touched, same content
         return f"{path} changed since it was approved"
     return None
 
@@ -189,7 +179,7 @@ def approve(path=None, cwd=None):
     record = {}
     for f in files:
         st = os.stat(f)
-        record[f] = {"sha256": _sha256_file(f), "stat": _signature(st)}
+        record[f] = {"sha256": file_digest(f), "stat": _signature(st)}
     profiles = _read()
     profiles[real] = {"approved": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "files": record}
     _write(profiles)
