@@ -4,6 +4,7 @@ the user's, and read its `FILE:LINE:COL: message` lines."""
 
 import os
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -157,6 +158,15 @@ def pytest_configure(config):
         os.environ[name] = os.path.join(base, name.lower())
         os.makedirs(os.environ[name], mode=0o700, exist_ok=True)
     config._isolated_base = base
+    # Bytecode for every interpreter the run starts (workers, hook commands,
+    # the agent's hooks), kept in the run's own folder: with the machine's
+    # PYTHONDONTWRITEBYTECODE=1 and a fresh clone, each of those processes
+    # would otherwise compile the engine from source, and nothing may be
+    # written into the checkout.
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ["PYTHONPYCACHEPREFIX"] = os.path.join(base, "pycache")
+    sys.dont_write_bytecode = False  # and this process too, for the children it forks (-n 0)
+    sys.pycache_prefix = os.environ["PYTHONPYCACHEPREFIX"]
 
 
 def pytest_sessionfinish(session, exitstatus):

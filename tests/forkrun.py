@@ -35,13 +35,24 @@ def _warm_up():
     global _warm
     if _warm:
         return
-    for name in ("engine.cli.main", "engine.cli.commands", "engine.core.compile", "engine.hooks.dispatch", "engine.core.profile",
-                 "engine.core.validate", "engine.messages", "engine.session", "engine.cli.cache", "engine.cli.memory",
-                 "jinja2", "jsonschema", "regex", "yaml", "zstandard"):
+    import gc
+    import pkgutil
+
+    import engine
+
+    # Every module of the engine (a child imports nothing of its own), none run as a script.
+    for mod in pkgutil.walk_packages(engine.__path__, "engine."):
+        if not mod.name.endswith("__main__"):
+            __import__(mod.name)
+    for name in ("jinja2", "jsonschema", "regex", "yaml", "zstandard"):
         __import__(name)
     from engine.text.tokens import encoding
 
     encoding("o200k_base")
+    # Children would otherwise walk (and so copy) every object the worker
+    # holds at their first collection: park them out of the collector.
+    gc.collect()
+    gc.freeze()
     _warm = True
 
 

@@ -5,8 +5,8 @@ guards, word patterns, phrase continuations) is found by reading the YAML, so
 a pattern added later is tested too.  For each, a quick screen over many
 short adversarial units (runs of markdown punctuation, dots, slashes, stars,
 spaces, unicode) picks the unit it is slowest on; that unit, and the known
-offenders of issue 10, are then timed at 100 KB and 400 KB (the 10 MB
-figures are bench/speed.py's).  Linear time gives
+offenders of issue 10, are then timed at 50 KB and 200 KB (the 10 MB
+figures are bench/speed.py's and bench/pathological.py's).  Linear time gives
 a ratio near 4, quadratic 16: the bound is 8, with a generous absolute bound
 for a shared machine.
 """
@@ -23,7 +23,7 @@ from engine.text.regexutil import anchored, scoped
 from engine.text.wordscan import GuardSet, Runs, WordTable
 
 REPO = Path(__file__).resolve().parent.parent
-SMALL, LARGE = 100_000, 400_000  # 4x the text: linear ~4x the time, quadratic ~16x
+SMALL, LARGE = 50_000, 200_000  # 4x the text: linear ~4x the time, quadratic ~16x
 MAX_RATIO = 8.0
 MAX_SECONDS_PER_MB = 5.0
 
@@ -124,7 +124,7 @@ def _assert_linear(fn, units, what):
     return worst
 
 
-def _screen(fn, units, n=12_000, keep=2):
+def _screen(fn, units, n=6_000, keep=2):
     """The units fn is slowest on, at a small size (a quadratic pattern is
     already the slowest there)."""
     times = sorted(((_timed(fn, _rep(u, n)), u) for u in units), reverse=True)

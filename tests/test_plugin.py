@@ -212,7 +212,8 @@ def test_the_plugin_installed_by_the_agent_bootstraps_then_injects(tmp_path):
     home, project, root = _install_plugin(tmp_path)
     assert root.is_relative_to(home) and (root / "bin" / "plugin-hook").is_file()
     # no PYTHONPATH: the engine comes from the plugin only; bytecode shows which copy ran
-    env = {"ENGINE_PLUGIN_PYTHON": sys.executable, "PYTHONPATH": None, "PYTHONDONTWRITEBYTECODE": None}
+    env = {"ENGINE_PLUGIN_PYTHON": sys.executable, "PYTHONPATH": None, "PYTHONDONTWRITEBYTECODE": None,
+           "PYTHONPYCACHEPREFIX": None}
 
     # first session: its first event starts the bootstrap and injects nothing
     first = run_agent("say hi", home, project, [tool("Bash", command="echo hi", description="say hi"),
