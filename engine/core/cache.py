@@ -67,15 +67,23 @@ def code_fingerprint():
 
 
 def _code_fingerprint():
+    # Every hook pays for this walk: scandir (no os.walk, no relpath), and
+    # __pycache__ folders are not listed (they hold no .py file).  The string
+    # is the one os.walk + relpath gave, so existing cache keys stay valid.
     from ..base.paths import package_root_str
 
-    root = package_root_str()  # every module of the engine, whatever its package
     parts = []
-    for folder, _dirs, names in os.walk(root):
-        for n in names:
-            if n.endswith(".py"):
-                st = os.stat(os.path.join(folder, n))
-                parts.append(f"{os.path.relpath(os.path.join(folder, n), root)}:{st.st_size}:{st.st_mtime_ns}")
+    folders = [(package_root_str(), "")]  # every module of the engine, whatever its package
+    while folders:
+        folder, rel = folders.pop()
+        with os.scandir(folder) as entries:
+            for e in entries:
+                n = e.name
+                if n.endswith(".py"):
+                    st = os.stat(e.path)  # follows a link, as os.stat did
+                    parts.append(f"{rel}{n}:{st.st_size}:{st.st_mtime_ns}")
+                elif n != "__pycache__" and e.is_dir(follow_symlinks=False):  # as os.walk
+                    folders.append((e.path, f"{rel}{n}{os.sep}"))
     return "|".join(sorted(parts))
 
 
