@@ -4,7 +4,7 @@ grew by their `every_tokens` since a rule was last in view.
 An agentic session runs hundreds of tool calls on one prompt: a cadence
 counted at UserPromptSubmit never fires there.  This handler sits on
 PostToolUse and asks each target refresh whether its growth cadence is
-due (one stat on the quiet path, engine/hooks/inview.growth_due); the
+due (one stat on the quiet path, engine/hooks/cadence.growth_due); the
 target then delivers only the rules that went that far back."""
 
 

@@ -25,11 +25,11 @@ class Refresh:
         return False
 
     def grown(self, ctx):
-        """The growth cadence (engine/hooks/inview.py): due once a rule may
+        """The growth cadence (engine/hooks/cadence.py): due once a rule may
         have gone every_tokens tokens of context back since it was last in
         view, by the agent's delivery or the engine's."""
         if ctx.settings.get("in_view"):
-            from ..inview import growth_due
+            from ..cadence import growth_due
 
             return growth_due(ctx, self.name, self.every_tokens)
         now = ctx.context_tokens()  # without in_view settings: since the last injection
@@ -247,7 +247,7 @@ class Refresh:
         """State written after this handler injected."""
         out = {f"turn_at:{self.name}": ctx.turn, f"pending:{self.name}": 0}
         if self.every_tokens and ctx.settings.get("in_view"):
-            from ..inview import growth_marks
+            from ..cadence import growth_marks
 
             out.update(growth_marks(ctx, self.name))
         elif self.every_tokens:
