@@ -26,7 +26,6 @@ go on without the compiled profile (cache.compile_once).
 import os
 import sys
 
-from engine.base.errors import UserError
 from .deadline import Deadline, Expired
 from .handlers.part import as_int as _int
 from engine.core.log import Log
@@ -379,6 +378,8 @@ def main(profile_ref=None, stdin=None, stdout=None, exit=None):
         if isinstance(exc, KeyboardInterrupt):
             return 0
         try:
+            from engine.base.errors import UserError  # here: an event that goes well never needs it
+
             if isinstance(exc, UserError):  # a profile the user must fix: say what, not "internal"
                 log(f"profile not usable: {' | '.join(str(exc).splitlines())}")
             else:
