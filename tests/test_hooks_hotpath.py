@@ -145,3 +145,46 @@ def test_recording_events_import_nothing_heavy(hk, backend, request):
         state = json.loads(hk.session_files()[0].read_text())
         assert state["fill_seen_tokens:context_monitor"] == 100000, "the probe really read the fill"
     assert hk.log_lines() == []
+
+
+# Engine modules a quiet prompt does not need: the CLI's parser and error
+# printers, the read-trust rules (only a project profile left out needs
+# them), the source labels (only a part to label), what is in view (only a
+# refresh that plans an injection) and the error classes (only an event
+# that failed).  Each costs a hook process a file read and an exec.
+NOT_ON_QUIET_PATH = ("engine.cli.parser", "engine.cli.output", "engine.hooks.trust", "engine.hooks.source",
+                     "engine.hooks.inview", "engine.base.errors")
+
+CLI_PROBE = r"""
+import io, json, sys
+sys.stdin = io.TextIOWrapper(io.BytesIO(sys.stdin.buffer.read()))
+from engine.cli.main import main
+rc = main(["hook"])
+sys.stdout.flush()
+sys.stderr.write(json.dumps({"rc": rc, "modules": sorted(m for m in sys.modules if m.startswith("engine"))}))
+"""
+
+
+def test_quiet_prompt_imports_only_the_hook_path(hk):
+    """`engine hook` for a prompt that injects nothing (the command line's
+    way in, engine/cli/main.py) imports none of NOT_ON_QUIET_PATH, nor YAML."""
+    _rules(hk)
+    hk.hook(hk.prompt(1)).assert_silent()
+    run = hk.python(CLI_PROBE, stdin=json.dumps(hk.prompt(2)).encode())
+    assert run.returncode == 0 and not run.stdout, str(run)
+    res = json.loads(run.stderr)
+    assert res["rc"] == 0
+    assert "engine.hooks.dispatch" in res["modules"], res
+    assert [m for m in NOT_ON_QUIET_PATH if m in res["modules"]] == []
+    assert hk.file_turn() == 2, "the probe really ran the event"
+
+
+def test_no_transcript_no_transcript_reader(hk):
+    """An event without a transcript path does not import the reader to learn
+    that there is no context size to read."""
+    _rules(hk)
+    hk.hook(hk.prompt(1)).assert_silent()
+    res = _probe(hk, {**hk.prompt(2), "transcript_path": ""}, heavy=("engine",))
+    assert res["rc"] == 0 and res["out"] == "", res
+    assert "engine.core.transcript" not in res["after"]
+    assert hk.file_turn() == 2
