@@ -188,3 +188,21 @@ def test_no_transcript_no_transcript_reader(hk):
     assert res["rc"] == 0 and res["out"] == "", res
     assert "engine.core.transcript" not in res["after"]
     assert hk.file_turn() == 2
+
+
+def test_growth_not_due_builds_no_refresh(hk):
+    """A PostToolUse (hundreds a session) whose growth cadence is not due
+    asks it from the target's spec: the refresh handler, its module and what
+    is in view are not loaded.  The same session past the cadence does load
+    them (the probe sees the difference)."""
+    _rules(hk)
+    hk.write_transcript(transcript_records(1000, session=hk.session))  # far below every_tokens (40000)
+    hk.hook(hk.prompt(1)).assert_silent()
+    post = hk.event("PostToolUse", tool_response={"stdout": "x", "stderr": "", "interrupted": False})
+    res = _probe(hk, post, heavy=("engine",))
+    assert res["rc"] == 0 and res["out"] == "", res
+    assert "engine.hooks.handlers.growth" in res["after"], "the growth handler ran"
+    assert "engine.hooks.handlers.refresh" not in res["after"]
+    hk.write_transcript(transcript_records(100000, session=hk.session))  # past it
+    res = _probe(hk, post, heavy=("engine",))
+    assert "engine.hooks.handlers.refresh" in res["after"], res

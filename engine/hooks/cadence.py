@@ -7,9 +7,13 @@ inject nothing (every prompt, and PostToolUse hundreds of times a session):
 one stat of the transcript, and its tail only when it grew enough bytes to
 hold that many tokens.  So it is a module of its own, apart from what is in
 view (inview.py, which reads the transcript's epochs and is imported only
-when a refresh plans an injection)."""
+when a refresh plans an injection).  growth_refresh (handlers/growth.py)
+asks it from the target's spec, so a PostToolUse that is not due does not
+import the refresh handler either."""
 
 import os
+
+from .handlers.part import as_int as _int
 
 DUE, SEEN, SIZE = "iv_due:", "iv_seen:", "iv_size:"
 
@@ -20,6 +24,20 @@ def _size(ctx):
         return os.stat(path).st_size if isinstance(path, str) and path else None
     except (OSError, ValueError):
         return None
+
+
+def grown(ctx, name, every):
+    """The growth cadence of refresh handler `name`: due once a rule may have
+    gone `every` tokens of context back since it was last in view, by the
+    agent's delivery or the engine's (growth_due); without in_view settings,
+    once the context grew `every` tokens since the handler last injected."""
+    if ctx.settings.get("in_view"):
+        return growth_due(ctx, name, every)
+    now = ctx.context_tokens()
+    if now is None:
+        return False
+    last = _int(ctx.snapshot().get(f"tokens_at:{name}", 0))
+    return now < last or now - last >= every
 
 
 def growth_due(ctx, name, every):
