@@ -3,11 +3,14 @@
 events that inject 13 unchanged rule files (SessionStart after a compaction,
 and a prompt that is due), beside `python3 -c pass` of the same interpreter.
 
-    python3 bench/hooks.py [--corpus DIR] [--quick] [--venv] [--runs N] [--baseline DIR]
+    python3 bench/hooks.py [--corpus DIR] [--quick] [--venv] [--runs N] [--baseline DIR ...]
 
---baseline DIR times the quiet, recording and monitoring events of another
+--baseline DIR times the quiet and the monitoring events of another
 checkout too (e.g. `git worktree add /tmp/old OLD_COMMIT`), in the same
-rounds, so before and after see the same machine load.
+rounds, so before and after see the same machine load; give it more than
+once to compare several checkouts (e.g. the last release and main).  The
+checkout measured is the `engine` Python imports (PYTHONPATH=. for a
+worktree beside an editable install).
 
 Writes its section of bench/results.json and bench/results.md.
 """
@@ -98,29 +101,29 @@ def run_hooks(corpus_dir, quick, runs, venv, log, baseline=None):
              lambda: run_once(hook_cmd, event("monitor"))),
             ("python3 -c pass", lambda: run_once([str(python_exe), "-c", "pass"])),
         ]
-        if baseline:  # the same events through another checkout's engine, in the same rounds
-            old_env = dict(env, PYTHONPATH=str(baseline), ENGINE_CACHE_DIR=str(tmp / "cache-baseline"),
-                           ENGINE_STATE_DIR=str(tmp / "state-baseline"))
-            old_cmd = [str(python_exe), "-m", "engine.cli", "hook"]
+        for i, base in enumerate(baseline or ()):  # the same events through other checkouts, in the same rounds
+            base_env = dict(env, PYTHONPATH=str(base), ENGINE_CACHE_DIR=str(tmp / f"cache-baseline-{i}"),
+                            ENGINE_STATE_DIR=str(tmp / f"state-baseline-{i}"))
 
-            def run_old(kind):
+            def run_base(kind, base=base, base_env=base_env):
                 t0 = time.perf_counter()
-                p = subprocess.run(old_cmd, cwd=str(project), env=old_env, input=event(kind), capture_output=True)
+                p = subprocess.run([str(python_exe), "-m", "engine.cli", "hook"], cwd=str(project), env=base_env,
+                                   input=event(kind), capture_output=True)
                 if p.returncode != 0:
-                    errors.append(f"baseline {kind}: exit {p.returncode}")
+                    errors.append(f"baseline {base} {kind}: exit {p.returncode}")
                 return time.perf_counter() - t0, p.stdout
 
-            new_env = dict(env)
+            commands += [(f"baseline {base}: UserPromptSubmit injecting nothing", lambda run=run_base: run("quiet")),
+                         (f"baseline {base}: PostToolUse (1.7 MB transcript)", lambda run=run_base: run("monitor"))]
+        if baseline:
             new_cmd = [str(python_exe), "-m", "engine.cli", "hook"]
 
-            def run_new(kind):  # the same command shape as the baseline's
+            def run_new(kind):  # the same command shape as the baselines'
                 t0 = time.perf_counter()
-                subprocess.run(new_cmd, cwd=str(project), env=new_env, input=event(kind), capture_output=True)
+                subprocess.run(new_cmd, cwd=str(project), env=env, input=event(kind), capture_output=True)
                 return time.perf_counter() - t0, b""
 
-            commands += [(f"baseline {baseline}: UserPromptSubmit injecting nothing", lambda: run_old("quiet")),
-                         ("this checkout, same command shape: UserPromptSubmit injecting nothing", lambda: run_new("quiet")),
-                         (f"baseline {baseline}: PostToolUse (1.7 MB transcript)", lambda: run_old("monitor")),
+            commands += [("this checkout, same command shape: UserPromptSubmit injecting nothing", lambda: run_new("quiet")),
                          ("this checkout, same command shape: PostToolUse (1.7 MB transcript)", lambda: run_new("monitor"))]
         for _ in range(2):  # warm the caches (compiled profile, levels, OS)
             for _, fn in commands:
@@ -181,7 +184,8 @@ def targets(hk):
 
 def main(argv=None):
     ap = arguments("Whole-process time of engine hook.", runs=True)
-    ap.add_argument("--baseline", metavar="DIR", help="another checkout whose hook is timed in the same rounds")
+    ap.add_argument("--baseline", metavar="DIR", action="append",
+                    help="another checkout whose hook is timed in the same rounds (repeatable)")
     args = ap.parse_args(argv)
     venv = make_venv(log) if args.venv else None
     before = loadavg()

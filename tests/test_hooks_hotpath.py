@@ -145,3 +145,64 @@ def test_recording_events_import_nothing_heavy(hk, backend, request):
         state = json.loads(hk.session_files()[0].read_text())
         assert state["fill_seen_tokens:context_monitor"] == 100000, "the probe really read the fill"
     assert hk.log_lines() == []
+
+
+# Engine modules a quiet prompt does not need: the CLI's parser and error
+# printers, the read-trust rules (only a project profile left out needs
+# them), the source labels (only a part to label), what is in view (only a
+# refresh that plans an injection) and the error classes (only an event
+# that failed).  Each costs a hook process a file read and an exec.
+NOT_ON_QUIET_PATH = ("engine.cli.parser", "engine.cli.output", "engine.hooks.trust", "engine.hooks.source",
+                     "engine.hooks.inview", "engine.base.errors")
+
+CLI_PROBE = r"""
+import io, json, sys
+sys.stdin = io.TextIOWrapper(io.BytesIO(sys.stdin.buffer.read()))
+from engine.cli.main import main
+rc = main(["hook"])
+sys.stdout.flush()
+sys.stderr.write(json.dumps({"rc": rc, "modules": sorted(m for m in sys.modules if m.startswith("engine"))}))
+"""
+
+
+def test_quiet_prompt_imports_only_the_hook_path(hk):
+    """`engine hook` for a prompt that injects nothing (the command line's
+    way in, engine/cli/main.py) imports none of NOT_ON_QUIET_PATH, nor YAML."""
+    _rules(hk)
+    hk.hook(hk.prompt(1)).assert_silent()
+    run = hk.python(CLI_PROBE, stdin=json.dumps(hk.prompt(2)).encode())
+    assert run.returncode == 0 and not run.stdout, str(run)
+    res = json.loads(run.stderr)
+    assert res["rc"] == 0
+    assert "engine.hooks.dispatch" in res["modules"], res
+    assert [m for m in NOT_ON_QUIET_PATH if m in res["modules"]] == []
+    assert hk.file_turn() == 2, "the probe really ran the event"
+
+
+def test_no_transcript_no_transcript_reader(hk):
+    """An event without a transcript path does not import the reader to learn
+    that there is no context size to read."""
+    _rules(hk)
+    hk.hook(hk.prompt(1)).assert_silent()
+    res = _probe(hk, {**hk.prompt(2), "transcript_path": ""}, heavy=("engine",))
+    assert res["rc"] == 0 and res["out"] == "", res
+    assert "engine.core.transcript" not in res["after"]
+    assert hk.file_turn() == 2
+
+
+def test_growth_not_due_builds_no_refresh(hk):
+    """A PostToolUse (hundreds a session) whose growth cadence is not due
+    asks it from the target's spec: the refresh handler, its module and what
+    is in view are not loaded.  The same session past the cadence does load
+    them (the probe sees the difference)."""
+    _rules(hk)
+    hk.write_transcript(transcript_records(1000, session=hk.session))  # far below every_tokens (40000)
+    hk.hook(hk.prompt(1)).assert_silent()
+    post = hk.event("PostToolUse", tool_response={"stdout": "x", "stderr": "", "interrupted": False})
+    res = _probe(hk, post, heavy=("engine",))
+    assert res["rc"] == 0 and res["out"] == "", res
+    assert "engine.hooks.handlers.growth" in res["after"], "the growth handler ran"
+    assert "engine.hooks.handlers.refresh" not in res["after"]
+    hk.write_transcript(transcript_records(100000, session=hk.session))  # past it
+    res = _probe(hk, post, heavy=("engine",))
+    assert "engine.hooks.handlers.refresh" in res["after"], res

@@ -9,10 +9,9 @@ closed stdout is one line and exit status 1.
 import os
 import sys
 
-from engine.base.errors import UserError, display
+# Nothing else at the top: `engine hook` (below) imports only the hook's own
+# modules, not the parser of every subcommand nor the error printers.
 
-from .output import print_error, silence_stdout, stdout_broken
-from .parser import COMMAND_MODULES, build_parser
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
@@ -28,13 +27,19 @@ def main(argv=None):
         elif len(argv) >= 2 and argv[1].startswith("--profile="):
             profile = argv[1].split("=", 1)[1]
         rc = hook_main(profile)
-        if stdout_broken():  # a hook never fails: not even at the interpreter's last flush
+        try:
+            sys.stdout.flush()
+        except (OSError, ValueError):  # a hook never fails: not even at the interpreter's last flush
+            from .output import silence_stdout
+
             silence_stdout()
         return rc
     return _guarded(_run, argv)
 
 
 def _run(argv):
+    from .parser import COMMAND_MODULES, build_parser
+
     if argv[:1] == ["compress"]:
         from .fastpath import compress_simple
 
@@ -53,6 +58,10 @@ def _run(argv):
 
 def _guarded(fn, *args):
     """Run a command; user errors and output failures become one line."""
+    from engine.base.errors import UserError, display
+
+    from .output import print_error, silence_stdout
+
     try:
         rc = fn(*args)
         sys.stdout.flush()  # here, not at exit: a full disk must be reported, not a traceback

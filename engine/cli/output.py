@@ -6,14 +6,6 @@ import os
 import sys
 
 
-def stdout_broken():
-    try:
-        sys.stdout.flush()
-        return False
-    except (OSError, ValueError):
-        return True
-
-
 def silence_stdout():
     """Point stdout at /dev/null, so the interpreter's final flush of what is
     still buffered cannot fail again (and print a traceback) at exit."""

@@ -9,6 +9,13 @@ from it or written to it (profiles are then compiled each time).  Files are
 files read), so a broken or hostile profile costs a hook its error once, not
 on every event.  The folder keeps at most `cache.max_entries` compiled
 profiles (pipelines/settings/engine.yaml); the oldest go first.
+
+An entry also keeps the stat signature (mtime, size, inode, ctime) each
+source had when it was hashed: a hook does not read a source again while its
+signature is unchanged (ctime cannot be set back by whoever writes the
+file).  A source changed less than _SETTLED_NS before it was hashed gets no
+signature (a second write in the same clock tick could keep it), so it is
+hashed at every check, the way git treats a racily clean file.
 """
 
 import os
@@ -25,6 +32,7 @@ from engine.base.paths import cache_dir_str
 
 ABSENT = "absent"
 _DIGESTS = {}  # path -> (stat signature, digest): a file is hashed once per process while unchanged
+_SETTLED_NS = 2_000_000_000  # a source younger than this when hashed is hashed at every check (above)
 
 
 def file_digest(path):
@@ -44,6 +52,50 @@ def file_digest(path):
         return digest
     except OSError:
         return ABSENT
+
+
+def _signatures(sources):
+    """The stat signature each source has with its recorded digest, or None
+    (absent, changed since, or changed too recently).  Only stores call
+    this: a source not hashed in this process yet (a profile compiled in
+    another one) is hashed now."""
+    import time
+
+    settled = time.time_ns() - _SETTLED_NS
+    out = []
+    for src, digest in sources:
+        hit = _DIGESTS.get(src)
+        if hit is None and digest != ABSENT:
+            file_digest(src)
+            hit = _DIGESTS.get(src)
+        ok = hit is not None and hit[1] == digest and max(hit[0][0], hit[0][3]) < settled
+        out.append(list(hit[0]) if ok else None)
+    return out
+
+
+def _fresh(entry):
+    """True when every source of a cache entry is as it was: its stat
+    signature unchanged, else its bytes hash to the recorded digest."""
+    sources = entry["sources"]
+    sigs = entry.get("stats")
+    if not isinstance(sigs, list) or len(sigs) != len(sources):
+        sigs = [None] * len(sources)
+    for (src, digest), sig in zip(sources, sigs):
+        if sig is not None:
+            try:
+                st = os.stat(src)
+            except OSError:
+                return False  # it had a signature, so it was there
+            if [st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns] == sig and stat.S_ISREG(st.st_mode):
+                _DIGESTS[src] = (tuple(sig), digest)  # an entry stored by this process keeps the signature
+                continue
+        if file_digest(src) != digest:
+            return False
+    return True
+
+
+def _entry(value, sources):
+    return {"sources": sources, "stats": _signatures(sources), "value": value}
 
 
 def _max_digest_bytes():
@@ -67,15 +119,23 @@ def code_fingerprint():
 
 
 def _code_fingerprint():
+    # Every hook pays for this walk: scandir (no os.walk, no relpath), and
+    # __pycache__ folders are not listed (they hold no .py file).  The string
+    # is the one os.walk + relpath gave, so existing cache keys stay valid.
     from ..base.paths import package_root_str
 
-    root = package_root_str()  # every module of the engine, whatever its package
     parts = []
-    for folder, _dirs, names in os.walk(root):
-        for n in names:
-            if n.endswith(".py"):
-                st = os.stat(os.path.join(folder, n))
-                parts.append(f"{os.path.relpath(os.path.join(folder, n), root)}:{st.st_size}:{st.st_mtime_ns}")
+    folders = [(package_root_str(), "")]  # every module of the engine, whatever its package
+    while folders:
+        folder, rel = folders.pop()
+        with os.scandir(folder) as entries:
+            for e in entries:
+                n = e.name
+                if n.endswith(".py"):
+                    st = os.stat(e.path)  # follows a link, as os.stat did
+                    parts.append(f"{rel}{n}:{st.st_size}:{st.st_mtime_ns}")
+                elif n != "__pycache__" and e.is_dir(follow_symlinks=False):  # as os.walk
+                    folders.append((e.path, f"{rel}{n}{os.sep}"))
     return "|".join(sorted(parts))
 
 
@@ -113,9 +173,8 @@ def load(key_parts):
             if not _own_file(fh):
                 return None
             entry = pickle.load(fh)
-        for src, digest in entry["sources"]:
-            if file_digest(src) != digest:
-                return None
+        if not _fresh(entry):
+            return None
         return entry["value"]
     except Exception:  # absent, truncated, from another version, a source gone: rebuild
         return None
@@ -133,9 +192,8 @@ def load_plain(key_parts, suffix=".json"):
             if not _own_file(fh):
                 return None
             entry = loads(fh.read())
-        for src, digest in entry["sources"]:
-            if file_digest(src) != digest:
-                return None
+        if not _fresh(entry):
+            return None
         return entry["value"]
     except Exception:
         return None
@@ -144,13 +202,13 @@ def load_plain(key_parts, suffix=".json"):
 def store_plain(key_parts, value, sources, suffix=".json"):
     import json
 
-    atomic_write(entry_path(key_parts, suffix), json.dumps({"sources": sources, "value": value}).encode("utf-8"))
+    atomic_write(entry_path(key_parts, suffix), json.dumps(_entry(value, sources)).encode("utf-8"))
 
 
 def store(key_parts, value, sources):
     import pickle
 
-    atomic_write(entry_path(key_parts), pickle.dumps({"sources": sources, "value": value}, protocol=pickle.HIGHEST_PROTOCOL))
+    atomic_write(entry_path(key_parts), pickle.dumps(_entry(value, sources), protocol=pickle.HIGHEST_PROTOCOL))
     evict()
 
 
@@ -163,7 +221,7 @@ def store_failure(key_parts, error, sources):
 
     errors = error.errors if isinstance(error, ValidationErrors) else [error]
     value = [[e.message, None if e.file is None else str(e.file), e.line, e.col] for e in errors]
-    atomic_write(entry_path(key_parts, ".failed"), json.dumps({"sources": sources, "value": value}).encode("utf-8"))
+    atomic_write(entry_path(key_parts, ".failed"), json.dumps(_entry(value, sources)).encode("utf-8"))
 
 
 def load_failure(key_parts):

@@ -26,7 +26,6 @@ go on without the compiled profile (cache.compile_once).
 import os
 import sys
 
-from engine.base.errors import UserError
 from .deadline import Deadline, Expired
 from .handlers.part import as_int as _int
 from engine.core.log import Log
@@ -98,7 +97,12 @@ def handle(event, profile_ref, log, hooks=None, deadline=None, counted=None, tra
     if deadline is not None:
         deadline.lower(hooks["deadline_ms"], hooks["kill_after_ms"])
     name = event["hook_event_name"]
-    from .trust import note_unapproved; note_unapproved(event, profile_ref, hooks, log)  # noqa: E702 - once per session
+    from engine.core.profile import NOTES
+
+    if NOTES and not profile_ref:  # a project profile was left out: say why, once per session
+        from .trust import note_unapproved
+
+        note_unapproved(event, profile_ref, hooks, log)
     registry, by_event = build(hooks, name)
     handlers = by_event.get(name, [])
     counting = name == "UserPromptSubmit" and bool(by_event.get("UserPromptSubmit"))
@@ -137,9 +141,13 @@ def handle(event, profile_ref, log, hooks=None, deadline=None, counted=None, tra
                 parts.extend(h.parts(ctx))
         except Exception as exc:  # one broken handler must not silence the others
             log(f"handler {h.name} failed: {type(exc).__name__}: {exc}")
-    from .source import labeller
+    if parts:
+        from .source import labeller
 
-    answer = merge(parts, hooks["max_injection_chars"], log, labeller(hooks, name))
+        source = labeller(hooks, name)
+    else:
+        source = None  # nothing to label (the quiet path does not import source.py)
+    answer = merge(parts, hooks["max_injection_chars"], log, source)
     if trace is not None:
         trace.append(answer)
     if session and (answer.added or answer.tool_output):  # only an event that answered something is recorded
@@ -370,6 +378,8 @@ def main(profile_ref=None, stdin=None, stdout=None, exit=None):
         if isinstance(exc, KeyboardInterrupt):
             return 0
         try:
+            from engine.base.errors import UserError  # here: an event that goes well never needs it
+
             if isinstance(exc, UserError):  # a profile the user must fix: say what, not "internal"
                 log(f"profile not usable: {' | '.join(str(exc).splitlines())}")
             else:

@@ -398,59 +398,6 @@ def delivered_marks(ctx, items):
     return out
 
 
-# -- the growth cadence: cheap checks first ---------------------------------
-
-DUE, SEEN, SIZE = "iv_due:", "iv_seen:", "iv_size:"
-
-
-def _size(ctx):
-    path = ctx.event.get("transcript_path")
-    try:
-        return os.stat(path).st_size if isinstance(path, str) and path else None
-    except (OSError, ValueError):
-        return None
-
-
-def growth_due(ctx, name, every):
-    """True when a rule of handler `name` may have gone every_tokens back
-    since it was last in view: the next due position recorded by the last
-    check is reached, or the context shrank (a compaction), or nothing was
-    recorded yet.  Reads one stat, then the transcript's tail only when it
-    grew enough bytes to hold that many tokens."""
-    snap = ctx.snapshot()
-    due, seen, size_then = snap.get(DUE + name), snap.get(SEEN + name), snap.get(SIZE + name)
-    if not all(isinstance(v, int) for v in (due, seen, size_then)):
-        # Nothing recorded yet: what is in view went in at the start at the latest.
-        now = ctx.context_tokens()
-        return now is not None and now >= every
-    size = _size(ctx)
-    if size is None:
-        return False
-    per = ctx.settings.get("context", {}).get("growth_bytes_per_token", 1)
-    # The fast path between prompts (PostToolUse, hundreds a session): the
-    # transcript only grows, by at least `per` bytes a token of context.
-    if ctx.name != "UserPromptSubmit" and 0 <= size - size_then < (due - seen) * per:
-        return False
-    now = ctx.context_tokens()
-    if now is None:
-        return False
-    if now < seen:  # the context shrank (a compaction): count from here
-        if ctx.state is not None:
-            ctx.state.update({DUE + name: now + every, SEEN + name: now, SIZE + name: size})
-        return False
-    return now >= due
-
-
-def growth_marks(ctx, name):
-    """State for the next growth check, after a refresh looked at what is in view."""
-    due = getattr(ctx, "in_view_next_due", None)
-    now = ctx.context_tokens()
-    size = _size(ctx)
-    if due is None or now is None or size is None:
-        return {}
-    return {DUE + name: int(due), SEEN + name: int(now), SIZE + name: int(size)}
-
-
 def agent_version(ctx):
     """The agent's version per the transcript's last line naming one (cheap: the tail)."""
     iv = getattr(ctx, "_inview", None)

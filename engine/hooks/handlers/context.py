@@ -35,10 +35,11 @@ class Context:
 
     def context_tokens(self):
         if not self._tokens_read:
-            from engine.core.transcript import context_tokens
+            path = self.event.get("transcript_path")
+            if path and isinstance(path, str):  # no transcript, no reader to import
+                from engine.core.transcript import context_tokens
 
-            self._tokens = context_tokens(self.event.get("transcript_path"),
-                                          self.settings["transcript"]["max_tail_bytes"])
+                self._tokens = context_tokens(path, self.settings["transcript"]["max_tail_bytes"])
             self._tokens_read = True
         return self._tokens
 

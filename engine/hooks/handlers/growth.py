@@ -4,7 +4,7 @@ grew by their `every_tokens` since a rule was last in view.
 An agentic session runs hundreds of tool calls on one prompt: a cadence
 counted at UserPromptSubmit never fires there.  This handler sits on
 PostToolUse and asks each target refresh whether its growth cadence is
-due (one stat on the quiet path, engine/hooks/inview.growth_due); the
+due (one stat on the quiet path, engine/hooks/cadence.py); the
 target then delivers only the rules that went that far back."""
 
 
@@ -14,23 +14,26 @@ class GrowthRefresh:
         self.name = spec["name"]
         self.registry = registry
 
-    def targets(self):
-        return [self.registry[n] for n in self.spec["handlers"]]
+    def _live(self, name, ctx):
+        """Checked from the target's spec: a target that is not due is never
+        built (its module, refresh.py, is not imported)."""
+        from ..cadence import grown
 
-    def _live(self, h, ctx):
-        return getattr(h, "every_tokens", 0) and _has_files(h.spec, ctx.cwd) and h.grown(ctx)
+        spec = self.registry.specs[name]
+        every = spec.get("every_tokens", 0)
+        return bool(every) and _has_files(spec, ctx.cwd) and grown(ctx, name, every)
 
     def due(self, ctx):
-        return any(self._live(h, ctx) for h in self.targets())
+        return any(self._live(n, ctx) for n in self.spec["handlers"])
 
     def parts(self, ctx):
         out = []
-        for h in self.targets():
+        for n in self.spec["handlers"]:
             try:
-                if self._live(h, ctx):
-                    out.extend(h.parts(ctx))
+                if self._live(n, ctx):
+                    out.extend(self.registry[n].parts(ctx))
             except Exception as exc:  # one broken target must not silence the others
-                ctx.log(f"handler {h.name} (run by {self.name}) failed: {type(exc).__name__}: {exc}")
+                ctx.log(f"handler {n} (run by {self.name}) failed: {type(exc).__name__}: {exc}")
         return out
 
 

@@ -4,7 +4,7 @@ budget, on a cadence of turns and/or context tokens.  `due()` is cheap and
 imports nothing heavy; `plan()` may load the tokenizer and Jinja2, since it
 only runs when something will be injected."""
 
-from .part import Part, as_int as _int
+from .part import Part
 
 
 class Refresh:
@@ -25,18 +25,10 @@ class Refresh:
         return False
 
     def grown(self, ctx):
-        """The growth cadence (engine/hooks/inview.py): due once a rule may
-        have gone every_tokens tokens of context back since it was last in
-        view, by the agent's delivery or the engine's."""
-        if ctx.settings.get("in_view"):
-            from ..inview import growth_due
+        """The growth cadence (engine/hooks/cadence.py)."""
+        from ..cadence import grown
 
-            return growth_due(ctx, self.name, self.every_tokens)
-        now = ctx.context_tokens()  # without in_view settings: since the last injection
-        if now is None:
-            return False
-        last = _int(ctx.snapshot().get(f"tokens_at:{self.name}", 0))
-        return now < last or now - last >= self.every_tokens
+        return grown(ctx, self.name, self.every_tokens)
 
     def plan(self, ctx):
         # Compressed texts, token counts and the rendered banner come from the
@@ -247,7 +239,7 @@ class Refresh:
         """State written after this handler injected."""
         out = {f"turn_at:{self.name}": ctx.turn, f"pending:{self.name}": 0}
         if self.every_tokens and ctx.settings.get("in_view"):
-            from ..inview import growth_marks
+            from ..cadence import growth_marks
 
             out.update(growth_marks(ctx, self.name))
         elif self.every_tokens:

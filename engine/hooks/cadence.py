@@ -1,0 +1,80 @@
+"""The growth cadence of a refresh handler with `every_tokens` (rules that
+went that far back in the context since they were last in view): whether it
+is due, and what to record for the next check.
+
+The rule it keeps: the check is cheap, because it runs on events that
+inject nothing (every prompt, and PostToolUse hundreds of times a session):
+one stat of the transcript, and its tail only when it grew enough bytes to
+hold that many tokens.  So it is a module of its own, apart from what is in
+view (inview.py, which reads the transcript's epochs and is imported only
+when a refresh plans an injection).  growth_refresh (handlers/growth.py)
+asks it from the target's spec, so a PostToolUse that is not due does not
+import the refresh handler either."""
+
+import os
+
+from .handlers.part import as_int as _int
+
+DUE, SEEN, SIZE = "iv_due:", "iv_seen:", "iv_size:"
+
+
+def _size(ctx):
+    path = ctx.event.get("transcript_path")
+    try:
+        return os.stat(path).st_size if isinstance(path, str) and path else None
+    except (OSError, ValueError):
+        return None
+
+
+def grown(ctx, name, every):
+    """The growth cadence of refresh handler `name`: due once a rule may have
+    gone `every` tokens of context back since it was last in view, by the
+    agent's delivery or the engine's (growth_due); without in_view settings,
+    once the context grew `every` tokens since the handler last injected."""
+    if ctx.settings.get("in_view"):
+        return growth_due(ctx, name, every)
+    now = ctx.context_tokens()
+    if now is None:
+        return False
+    last = _int(ctx.snapshot().get(f"tokens_at:{name}", 0))
+    return now < last or now - last >= every
+
+
+def growth_due(ctx, name, every):
+    """True when a rule of handler `name` may have gone every_tokens back
+    since it was last in view: the next due position recorded by the last
+    check is reached, or the context shrank (a compaction), or nothing was
+    recorded yet.  Reads one stat, then the transcript's tail only when it
+    grew enough bytes to hold that many tokens."""
+    snap = ctx.snapshot()
+    due, seen, size_then = snap.get(DUE + name), snap.get(SEEN + name), snap.get(SIZE + name)
+    if not all(isinstance(v, int) for v in (due, seen, size_then)):
+        # Nothing recorded yet: what is in view went in at the start at the latest.
+        now = ctx.context_tokens()
+        return now is not None and now >= every
+    size = _size(ctx)
+    if size is None:
+        return False
+    per = ctx.settings.get("context", {}).get("growth_bytes_per_token", 1)
+    # The fast path between prompts (PostToolUse, hundreds a session): the
+    # transcript only grows, by at least `per` bytes a token of context.
+    if ctx.name != "UserPromptSubmit" and 0 <= size - size_then < (due - seen) * per:
+        return False
+    now = ctx.context_tokens()
+    if now is None:
+        return False
+    if now < seen:  # the context shrank (a compaction): count from here
+        if ctx.state is not None:
+            ctx.state.update({DUE + name: now + every, SEEN + name: now, SIZE + name: size})
+        return False
+    return now >= due
+
+
+def growth_marks(ctx, name):
+    """State for the next growth check, after a refresh looked at what is in view."""
+    due = getattr(ctx, "in_view_next_due", None)
+    now = ctx.context_tokens()
+    size = _size(ctx)
+    if due is None or now is None or size is None:
+        return {}
+    return {DUE + name: int(due), SEEN + name: int(now), SIZE + name: int(size)}

@@ -1,0 +1,109 @@
+"""What every hook pays to trust the compiled-profile cache
+(engine/core/cache.py): the code fingerprint lists no __pycache__ folder,
+and a source whose stat signature is unchanged since it was hashed is not
+read again, while any change, and any source too recent to trust its
+signature, is still hashed."""
+
+import os
+
+import pytest
+
+from engine.core import cache
+
+
+@pytest.fixture
+def private_cache(tmp_path, monkeypatch):
+    folder = tmp_path / "cache"
+    folder.mkdir(mode=0o700)
+    monkeypatch.setenv("ENGINE_CACHE_DIR", str(folder))
+    monkeypatch.setattr(cache, "_DIGESTS", {})  # a fresh process
+    return folder
+
+
+def _source(tmp_path, text="kind: profile\nname: x\n"):
+    path = tmp_path / "src.yaml"
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def _hashes(monkeypatch):
+    """Count the sources load_plain reads (hashes) from here on."""
+    seen = []
+    real = cache.file_digest
+
+    def counting(path):
+        seen.append(path)
+        return real(path)
+
+    monkeypatch.setattr(cache, "file_digest", counting)
+    return seen
+
+
+def test_fingerprint_lists_no_pycache(tmp_path, monkeypatch):
+    from engine.base import paths
+
+    pkg = tmp_path / "engine"
+    for rel in ("a.py", "sub/b.py", "sub/data.txt", "__pycache__/a.cpython-311.pyc", "sub/__pycache__/b.cpython-311.pyc"):
+        (pkg / rel).parent.mkdir(parents=True, exist_ok=True)
+        (pkg / rel).write_text("x = 1\n", encoding="utf-8")
+    monkeypatch.setattr(paths, "package_root_str", lambda: str(pkg))
+    listed = []
+    real = os.scandir
+
+    def scandir(path="."):
+        listed.append(os.path.basename(str(path)))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    fp = cache._code_fingerprint()
+    assert [part.split(":")[0] for part in fp.split("|")] == ["a.py", os.path.join("sub", "b.py")]
+    assert sorted(listed) == ["engine", "sub"], "a __pycache__ folder holds no module: it is not listed"
+
+
+def test_unchanged_source_is_not_read_again(private_cache, tmp_path, monkeypatch):
+    monkeypatch.setattr(cache, "_SETTLED_NS", 0, raising=False)  # the file was written just now: trust its signature anyway
+    src = _source(tmp_path)
+    cache.store_plain(("t", "a"), {"v": 1}, [(src, cache.file_digest(src))])
+    monkeypatch.setattr(cache, "_DIGESTS", {})  # the next hook process
+    seen = _hashes(monkeypatch)
+    assert cache.load_plain(("t", "a")) == {"v": 1}
+    assert seen == [], "a source with its recorded stat signature is not hashed"
+
+
+def test_changed_source_is_seen_even_with_its_old_size_and_mtime(private_cache, tmp_path, monkeypatch):
+    monkeypatch.setattr(cache, "_SETTLED_NS", 0, raising=False)
+    src = _source(tmp_path, "kind: profile\nname: a\n")
+    cache.store_plain(("t", "b"), {"v": 1}, [(src, cache.file_digest(src))])
+    st = os.stat(src)
+    with open(src, "w", encoding="utf-8") as fh:
+        fh.write("kind: profile\nname: b\n")  # same size
+    os.utime(src, ns=(st.st_atime_ns, st.st_mtime_ns))  # mtime put back; the ctime cannot be
+    monkeypatch.setattr(cache, "_DIGESTS", {})
+    assert cache.load_plain(("t", "b")) is None
+
+
+def test_recent_source_is_hashed_at_every_check(private_cache, tmp_path, monkeypatch):
+    """A source changed moments before it was hashed gets no signature: a
+    second write in the same clock tick could leave it unchanged."""
+    src = _source(tmp_path)
+    cache.store_plain(("t", "c"), {"v": 1}, [(src, cache.file_digest(src))])
+    monkeypatch.setattr(cache, "_DIGESTS", {})
+    seen = _hashes(monkeypatch)
+    assert cache.load_plain(("t", "c")) == {"v": 1}
+    assert seen == [src]
+
+
+def test_entry_without_signatures_is_still_read(private_cache, tmp_path, monkeypatch):
+    """Entries written before signatures existed stay valid (hashed)."""
+    import json
+
+    src = _source(tmp_path)
+    path = cache.entry_path(("t", "d"), ".json")
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump({"sources": [[src, cache.file_digest(src)]], "value": {"v": 2}}, fh)
+    assert cache.load_plain(("t", "d")) == {"v": 2}
+    with open(src, "a", encoding="utf-8") as fh:
+        fh.write("# changed\n")
+    monkeypatch.setattr(cache, "_DIGESTS", {})
+    assert cache.load_plain(("t", "d")) is None
