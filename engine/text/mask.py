@@ -79,6 +79,10 @@ class Mask:
             last_end = end
         return cls._of(starts, ends, cats)
 
+    def texts(self, text):
+        """[(category, protected text)] in order."""
+        return list(zip(self._cats, map(text.__getitem__, map(slice, self._starts, self._ends))))
+
     def category_at(self, pos):
         """The category of the span holding position pos, or None."""
         i = bisect_right(self._starts, pos) - 1
