@@ -3,11 +3,22 @@
 A transform proposes edits (start, end, replacement) on the current text; the
 mask answers whether an edit touches a protected span (bisection, O(log n)),
 and after the edits are applied the mask is carried over to the new text in
-one merge walk (O(spans + edits)).
+one walk over the edits (O(spans + edits)).
+
+The spans are kept as three parallel lists (starts, ends, categories): a
+transform's edits move every span after them, and moving a run of plain
+integers is a C loop (map), where moving Span tuples one by one was most of
+the cost of applying edits to a long text.
 """
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
+from itertools import repeat
+from operator import add, itemgetter
 from typing import NamedTuple
+
+
+_START = itemgetter(0)
+_END = itemgetter(1)
 
 
 class Span(NamedTuple):
@@ -24,11 +35,24 @@ class Edit(NamedTuple):
 
 
 class Mask:
-    __slots__ = ("spans", "_starts")
+    __slots__ = ("_starts", "_ends", "_cats")
 
     def __init__(self, spans=()):
-        self.spans = list(spans)
-        self._starts = [s.start for s in self.spans]
+        spans = list(spans)
+        self._starts = [s[0] for s in spans]
+        self._ends = [s[1] for s in spans]
+        self._cats = [s[2] for s in spans]
+
+    @property
+    def spans(self):
+        """The spans as Span tuples, in order."""
+        return list(map(Span._make, zip(self._starts, self._ends, self._cats)))
+
+    @classmethod
+    def _of(cls, starts, ends, cats):
+        mask = cls.__new__(cls)
+        mask._starts, mask._ends, mask._cats = starts, ends, cats
+        return mask
 
     @classmethod
     def from_matches(cls, matches):
@@ -37,43 +61,53 @@ class Mask:
         Overlaps are merged into one span labelled by its earliest member, so
         protection is the union of everything any category found.
         """
-        merged = []
-        for start, end, cat in sorted(matches, key=lambda m: (m[0], -m[1])):
+        # (start, longest first), input order kept among equals: two stable
+        # sorts with C keys, the second deciding
+        ordered = sorted(sorted(matches, key=_END, reverse=True), key=_START)
+        starts, ends, cats = [], [], []
+        last_end = None
+        for start, end, cat in ordered:
             if end <= start:
                 continue
-            if merged and start < merged[-1].end:
-                last = merged[-1]
-                if end > last.end:
-                    merged[-1] = Span(last.start, end, last.category)
+            if last_end is not None and start < last_end:
+                if end > last_end:
+                    ends[-1] = last_end = end
                 continue
-            merged.append(Span(start, end, cat))
-        return cls(merged)
+            starts.append(start)
+            ends.append(end)
+            cats.append(cat)
+            last_end = end
+        return cls._of(starts, ends, cats)
+
+    def texts(self, text):
+        """[(category, protected text)] in order."""
+        return list(zip(self._cats, map(text.__getitem__, map(slice, self._starts, self._ends))))
 
     def category_at(self, pos):
         """The category of the span holding position pos, or None."""
         i = bisect_right(self._starts, pos) - 1
-        if i >= 0 and pos < self.spans[i].end:
-            return self.spans[i].category
+        if i >= 0 and pos < self._ends[i]:
+            return self._cats[i]
         return None
 
     def blocking(self, start, end, allow=frozenset()):
         """True if changing text[start:end] (or inserting at start when empty)
         would alter a protected span whose category is not in allow."""
-        spans = self.spans
-        i = max(bisect_right(self._starts, start) - 1, 0)
-        n = len(spans)
+        starts, ends, cats = self._starts, self._ends, self._cats
+        i = max(bisect_right(starts, start) - 1, 0)
+        n = len(starts)
         while i < n:
-            s = spans[i]
+            s = starts[i]
             if start == end:
                 # An insertion alters a span only when strictly inside it.
-                if s.start >= start:
+                if s >= start:
                     return False
-                if start < s.end and s.category not in allow:
+                if start < ends[i] and cats[i] not in allow:
                     return True
             else:
-                if s.start >= end:
+                if s >= end:
                     return False
-                if s.end > start and s.category not in allow:
+                if ends[i] > start and cats[i] not in allow:
                     return True
             i += 1
         return False
@@ -86,43 +120,47 @@ class Mask:
         """
         if not edits:
             return text, self, []
+        starts, ends, cats = self._starts, self._ends, self._cats
+        n = len(starts)
         out = []
+        new_starts, new_ends, new_cats, dropped = [], [], [], []
         pos = 0
-        # shifts: (old_position, delta_after) checkpoints for remapping spans
-        checkpoints = []
-        delta = 0
+        delta = 0  # the shift of everything after the edits seen so far
+        a = 0  # the first span not carried over yet
+        # An edit moves the spans that start at or after its end.  The spans
+        # that start before it (and after the one before it) move by the
+        # shift of the edits before: they go over as one slice.  Of those,
+        # the ones ending after the edit's start overlap it (an insertion:
+        # hold it strictly inside) and are dropped.
         for e in edits:
-            out.append(text[pos:e.start])
-            out.append(e.text)
-            delta += len(e.text) - (e.end - e.start)
-            checkpoints.append((e.start, e.end, delta))
-            pos = e.end
+            es, ee, new = e[0], e[1], e[2]
+            out.append(text[pos:es])
+            out.append(new)
+            if a < n and starts[a] < ee:
+                b = bisect_left(starts, ee, a)
+                c = b
+                while c > a and ends[c - 1] > es:
+                    c -= 1
+                if c > a:
+                    if delta:
+                        new_starts.extend(map(add, starts[a:c], repeat(delta)))
+                        new_ends.extend(map(add, ends[a:c], repeat(delta)))
+                    else:
+                        new_starts.extend(starts[a:c])
+                        new_ends.extend(ends[a:c])
+                    new_cats.extend(cats[a:c])
+                if c < b:
+                    dropped.extend(map(Span._make, zip(starts[c:b], ends[c:b], cats[c:b])))
+                a = b
+            delta += len(new) - (ee - es)
+            pos = ee
         out.append(text[pos:])
-        # A span no edit before it moved keeps its object; a moved one is
-        # built with tuple.__new__ (no Python-level constructor call): this
-        # walk runs once per transform over every protected span.
-        spans = self.spans
-        new_spans = []
-        dropped = []
-        new_starts = []
-        make = tuple.__new__
-        j = 0
-        cur = 0
-        ncp = len(checkpoints)
-        for s in spans:
-            start = s[0]
-            while j < ncp and checkpoints[j][1] <= start:
-                cur = checkpoints[j][2]
-                j += 1
-            # an edit that overlaps this span (only allowed categories get here)
-            if j < ncp and checkpoints[j][0] < s[1] and checkpoints[j][1] > start:
-                dropped.append(s)
-                continue
-            if cur:
-                s = make(Span, (start + cur, s[1] + cur, s[2]))
-            new_spans.append(s)
-            new_starts.append(start + cur)
-        mask = Mask.__new__(Mask)
-        mask.spans = new_spans
-        mask._starts = new_starts
-        return "".join(out), mask, dropped
+        if a < n:
+            if delta:
+                new_starts.extend(map(add, starts[a:], repeat(delta)))
+                new_ends.extend(map(add, ends[a:], repeat(delta)))
+            else:
+                new_starts.extend(starts[a:])
+                new_ends.extend(ends[a:])
+            new_cats.extend(cats[a:])
+        return "".join(out), Mask._of(new_starts, new_ends, new_cats), dropped

@@ -66,7 +66,7 @@ def compress(profile, text, *, explain=False, tokenizers=()):
     stage = "the protect categories"
     try:
         mask = profile.protector.mask(work)
-        protected = [(s.category, work[s.start:s.end]) for s in mask.spans]
+        protected = mask.texts(work)
         spans = list(mask.spans) if explain else []
         changes, replaced = [], []
         for t in profile.transforms:

@@ -231,6 +231,15 @@ class KeyScan:
             return
         runs = self._runs
         found = runs.finditer(text) if runs is not self.word_re else runs.finditer(text, timeout=timeout)
+        if text.isascii():
+            # no apostrophe to unify: one lower() and one get() per run, the
+            # least this loop can do (it runs for every word of the text)
+            for m in found:
+                word = m.group()
+                entries = get(word.lower())
+                if entries is not None:
+                    yield m.start(), m.end(), word, entries
+            return
         for m in found:
             word = m.group()
             entries = get(word.lower())
