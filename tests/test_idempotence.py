@@ -54,6 +54,10 @@ KNOWN = [
     # aggressive (found by hypothesis): "very" went, and only then did "you" open an order
     "# you very must\n",
     "You really should run the tests.\n",
+    # standard (found by hypothesis): the number "3_" took the closing underscore, which kept the
+    # emphasis on the first pass; "_3_" lost it on the second
+    "_the 3_\n",
+    "Keep _the 1_000_ rows, and 8000, 80% of them.\n",
 ]
 
 

@@ -38,7 +38,7 @@ FORMER = {
     "numbers": [
         (0, r"(?<![\w.])v?\d+(?:\.\d+)+(?:-[\w.]+)?(?:\+[\w.]+)?(?![\w])",
          ["1", "-", "+", "~", ".", "a", "v", " ", "1.2", "_", "x", "v1"]),
-        (1, r"(?<![\w.])[-+~]?\d[\d,_]*(?:\.\d+)?(?:[ \t]?(?:%|[KMGTP]i?B|[kKMGT]|bytes?|ms|µs|ns|sec|secs|seconds?|s|min|mins|minutes?|m|hours?|hrs?|h|days?|d|weeks?|w|px|em|rem|x|k|chars?|characters?|tokens?|lines?|turns?))?(?![\w])(?:[-–][\d.]+(?:%|[KMGTP]i?B|[kKMG]|ms|s|m|h|d)?(?![\w]))?",
+        (1, r"(?<![\w.])[-+~]?\d(?:[\d,_]*\d)?(?:\.\d+)?(?:[ \t]?(?:%|[KMGTP]i?B|[kKMGT]|bytes?|ms|µs|ns|sec|secs|seconds?|s|min|mins|minutes?|m|hours?|hrs?|h|days?|d|weeks?|w|px|em|rem|x|k|chars?|characters?|tokens?|lines?|turns?))?(?![\w])(?:[-–][\d.]+(?:%|[KMGTP]i?B|[kKMG]|ms|s|m|h|d)?(?![\w]))?",
          ["1", "-", "+", "~", ".", "a", "v", " ", "12,3", "ms", "k", ",", "_", "\u2013", "x", "\u00e9"]),
     ],
     "paths": [
