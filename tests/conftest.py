@@ -9,8 +9,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 import forkrun
+
+# Under CI the generated cases are the same on every run (a failure there is
+# reproducible and never a draw of luck); a local run explores new ones.
+hypothesis_settings.register_profile("ci", derandomize=True, database=None)
+if os.environ.get("CI"):
+    hypothesis_settings.load_profile("ci")
 
 REPO = Path(__file__).resolve().parent.parent
 CORPUS = Path("/work/shared/corpus/rules")
@@ -167,6 +174,9 @@ def pytest_configure(config):
     os.environ["PYTHONPYCACHEPREFIX"] = os.path.join(base, "pycache")
     sys.dont_write_bytecode = False  # and this process too, for the children it forks (-n 0)
     sys.pycache_prefix = os.environ["PYTHONPYCACHEPREFIX"]
+    # Hypothesis keeps its example database and caches in the run's folder
+    # too (by default .hypothesis/ in the checkout).
+    os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = os.path.join(base, "hypothesis")
 
 
 def pytest_sessionfinish(session, exitstatus):
