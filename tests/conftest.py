@@ -13,11 +13,11 @@ from hypothesis import settings as hypothesis_settings
 
 import forkrun
 
-# Under CI the generated cases are the same on every run (a failure there is
-# reproducible and never a draw of luck); a local run explores new ones.
-hypothesis_settings.register_profile("ci", derandomize=True, database=None)
-if os.environ.get("CI"):
-    hypothesis_settings.load_profile("ci")
+# The generated cases are the same on every run: a failure is reproducible,
+# never a draw of luck.  ENGINE_TEST_EXPLORE=1 draws new ones (to hunt).
+hypothesis_settings.register_profile("fixed", derandomize=True, database=None)
+if not os.environ.get("ENGINE_TEST_EXPLORE"):
+    hypothesis_settings.load_profile("fixed")
 
 REPO = Path(__file__).resolve().parent.parent
 CORPUS = Path("/work/shared/corpus/rules")
