@@ -38,7 +38,7 @@ def main(argv=None):
 
 
 def _run(argv):
-    from .parser import COMMAND_MODULES, build_parser
+    from .parser import COMMAND_MODULES, build_parser, command_of
 
     if argv[:1] == ["compress"]:
         from .fastpath import compress_simple
@@ -46,7 +46,7 @@ def _run(argv):
         rc = compress_simple(argv[1:])  # `compress FILE [--level L] [--profile P]` without argparse
         if rc is not None:
             return rc
-    args = build_parser().parse_args(argv)
+    args = build_parser(command_of(argv)).parse_args(argv)
     if args.command in COMMAND_MODULES:
         from importlib import import_module
 

@@ -39,16 +39,7 @@ def _add_profile_args(p, level=True):
         p.add_argument("--level", metavar="LEVEL", help=LEVELS_HELP + " (default: the profile's)")
 
 
-def build_parser():
-    import argparse  # not at module level: `engine hook` never needs it
-
-    from engine.base.version import __version__
-
-    parser = argparse.ArgumentParser(prog="engine", description="Compress and check the rule files of LLM coding agents.")
-    parser.add_argument("--version", action="version", version=f"engine {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    sub.required = True
-
+def _compress(sub):
     p = sub.add_parser("compress", help="compress rule files and print (or write) the result",
                        epilog="--json: " + JSON_COUNT_HELP + ".")
     p.add_argument("files", nargs="+", metavar="FILE", help="rule files or globs ('rules/*.md'), or - for standard input")
@@ -61,11 +52,15 @@ def build_parser():
                      "(a folder when several files are given: each keeps its name)")
     out.add_argument("-i", "--in-place", action="store_true", help="replace each file by its compressed text")
 
+
+def _validate(sub):
     p = sub.add_parser("validate", help="check YAML documents: schema, patterns, self-tests")
     p.add_argument("files", nargs="*", help="YAML files (default: every built-in document and the active profile)")
     _add_profile_args(p, level=False)
     p.add_argument("--json", action="store_true", help='print {"ok": bool, "problems": [{"file", "line", "col", "message"}]}')
 
+
+def _diff(sub):
     p = sub.add_parser("diff", help="show what a level changes in a file")
     p.add_argument("file", help="rule file, or - for standard input")
     _add_profile_args(p)
@@ -73,11 +68,15 @@ def build_parser():
     p.add_argument("--exit-code", action="store_true", help="exit 1 when the level would change the file, 0 when not")
     p.add_argument("--json", action="store_true", help="print the diff and the figures as one JSON object")
 
+
+def _explain(sub):
     p = sub.add_parser("explain", help="list protected spans and every change, with the transform that made it")
     p.add_argument("file", help="rule file, or - for standard input")
     _add_profile_args(p)
     p.add_argument("--json", action="store_true", help="print the spans, changes and decisions as one JSON object")
 
+
+def _stats(sub):
     p = sub.add_parser("stats", help="characters and tokens before and after, per file and level")
     p.add_argument("paths", nargs="+", help="files or folders (folders: every *.md inside, recursively)")
     _add_profile_args(p, level=False)
@@ -87,18 +86,26 @@ def build_parser():
     p.add_argument("--tokenizer", choices=("o200k_base", "cl100k_base"), help="default: the profile's")
     p.add_argument("--json", action="store_true", help="print the table as JSON")
 
+
+def _golden(sub):
     p = sub.add_parser("golden", help="compare golden cases with what the engine produces now")
     p.add_argument("dir", nargs="?", default=None, help="folder of cases (default: tests/golden)")
     p.add_argument("--update", action="store_true", help="rewrite the expected files; review them with git diff")
 
+
+def _hook(sub):
     p = sub.add_parser("hook", help="run as an agent hook: event JSON on stdin, one JSON object on stdout",
                        description="Run as an agent hook (engine install writes the command). Reads one event as "
                        "JSON on stdin and prints one JSON object for the agent, or nothing. Never fails: problems "
                        "go to the hook log (hook.log in the state folder) and the exit status is 0.")
     p.add_argument("--profile", metavar="NAME|PATH", help=PROFILE_HELP)
 
+
+def _install_uninstall(sub, only):
     for name, helptext in (("install", "add the hook entries to the agent's settings.json"),
                            ("uninstall", "remove exactly the entries `engine install` added")):
+        if only not in (None, name):
+            continue
         p = sub.add_parser(name, help=helptext)
         where = p.add_mutually_exclusive_group()
         where.add_argument("--project", action="store_true", help="./.claude/settings.json (the default)")
@@ -106,6 +113,16 @@ def build_parser():
         if name == "install":
             p.add_argument("--profile", metavar="NAME|PATH", help=USER_PROFILE_HELP)
 
+
+def _install(sub):
+    _install_uninstall(sub, "install")
+
+
+def _uninstall(sub):
+    _install_uninstall(sub, "uninstall")
+
+
+def _refresh(sub):
     p = sub.add_parser("refresh", help="rule re-injection")
     rsub = p.add_subparsers(dest="refresh_command", metavar="SUBCOMMAND")
     rsub.required = True
@@ -117,6 +134,8 @@ def build_parser():
     s.add_argument("--touched", nargs="+", metavar="PATH", help="files the session touched (path-scoped rules)")
     s.add_argument("--transcript", metavar="FILE", help="read the touched files from this transcript's tool calls")
 
+
+def _profile(sub):
     p = sub.add_parser("profile", help="profiles")
     psub = p.add_subparsers(dest="profile_command", metavar="SUBCOMMAND")
     psub.required = True
@@ -125,12 +144,58 @@ def build_parser():
     s.add_argument("name", nargs="?", help="profile name or path (default: the active profile)").complete = "profile"
     s.add_argument("--level", metavar="LEVEL", help=LEVELS_HELP)
 
+
+def _completion(sub):
     p = sub.add_parser("completion", help="print a shell completion script (bash or zsh)",
                        description="bash: eval \"$(engine completion bash)\" in ~/.bashrc; "
                        "zsh: eval \"$(engine completion zsh)\" in ~/.zshrc")
     p.add_argument("shell", choices=("bash", "zsh"))
+
+
+# Built-in commands: name -> the function that adds its subparser.
+BUILDERS = {
+    "compress": _compress,
+    "validate": _validate,
+    "diff": _diff,
+    "explain": _explain,
+    "stats": _stats,
+    "golden": _golden,
+    "hook": _hook,
+    "install": _install,
+    "uninstall": _uninstall,
+    "refresh": _refresh,
+    "profile": _profile,
+    "completion": _completion,
+}
+
+
+def command_of(argv):
+    """The subcommand `argv` names first (the top level has no option that
+    takes a value), or None (help, --version, a mistake)."""
+    if argv and (argv[0] in BUILDERS or argv[0] in COMMAND_MODULES):
+        return argv[0]
+    return None
+
+
+def build_parser(only=None):
+    """The whole parser, or with `only` the top level and that subcommand
+    alone: every subparser argparse builds costs a CLI call a fraction of a
+    millisecond (its help strings go through gettext), so a command builds
+    its own, and help, completion and mistakes build them all."""
+    import argparse  # not at module level: `engine hook` never needs it
+
+    from engine.base.version import __version__
+
+    parser = argparse.ArgumentParser(prog="engine", description="Compress and check the rule files of LLM coding agents.")
+    parser.add_argument("--version", action="version", version=f"engine {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
     from importlib import import_module
 
-    for module in COMMAND_MODULES.values():
-        import_module(module).add_parser(sub)
+    for name, build in BUILDERS.items():
+        if only is None or only == name:
+            build(sub)
+    for name, module in COMMAND_MODULES.items():
+        if only is None or only == name:
+            import_module(module).add_parser(sub)
     return parser
