@@ -35,10 +35,16 @@ def test_every_case_has_a_description_and_an_expected_file_per_level():
             assert (folder / f"{level}.md").is_file(), f"{folder.name}/{level}.md missing; run engine golden --update"
 
 
-def test_run_golden_passes():
+def test_run_golden_passes(tmp_path):
+    """The runner over a folder of passing cases (two of them: every case is
+    run one at a time below) says so and exits 0."""
+    folder = tmp_path / "golden"
+    for case in CASES[:2]:
+        shutil.copytree(case, folder / case.name)
     out = io.StringIO()
-    status = run_golden(GOLDEN, out=out)
+    status = run_golden(folder, out=out)
     assert status == 0, out.getvalue()
+    assert "2 case(s)" in out.getvalue() or "2 " in out.getvalue(), out.getvalue()
     assert "0 differ, 0 expectation(s) failed" in out.getvalue()
 
 
