@@ -81,3 +81,15 @@ def test_every_builtin_literal_starts_every_match():
                 assert literal in text, (pattern.pattern, text)
                 checked += 1
     assert checked > 20
+
+
+def test_cli_command_names_are_grouped_by_first_letter():
+    """cli_commands: the tool names, one alternation per first letter (a
+    quarter less time at each word start); test_protect_anchors checks the
+    spans are those of the former spelling."""
+    import yaml
+
+    pattern = yaml.safe_load((REPO / "protect" / "cli_commands.yaml").read_text(encoding="utf-8"))["patterns"][0]
+    names = pattern[pattern.index("(?:") + 3:pattern.index(")(?:[ \\t]+")]
+    firsts = [branch[0] for branch in regex.findall(r"[a-z]\(\?:[^)]*\)", names)]
+    assert firsts and len(firsts) == len(set(firsts)), names
