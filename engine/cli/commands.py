@@ -80,6 +80,8 @@ def expand_inputs(names):
 def cmd_compress(args):
     from engine.core.textcache import Compressor
 
+    from .fastpath import without_collector
+
     inputs, failed = expand_inputs(args.files)
     several = len(inputs) + len(failed) > 1
     if "-" in inputs and args.in_place:
@@ -113,10 +115,10 @@ def cmd_compress(args):
             if args.json:  # the figures need the compiled profile (protected spans) anyway
                 from engine.text.pipeline import compress
 
-                result = compress(comp.profile, text)
+                result = without_collector(compress, comp.profile, text)
                 out = result.text
             else:
-                out = comp.compress(text)
+                out = without_collector(comp.compress, text)
             if args.in_place:
                 target = name
             elif outdir is not None:

@@ -3,6 +3,7 @@ argparse: it reads the compressed text from the results cache when the file
 and the profile are unchanged, so it imports neither `regex` nor `pickle`.
 Any other form of the command returns None and goes through the parser."""
 
+import gc
 import sys
 
 from engine.base.errors import given
@@ -41,6 +42,22 @@ def parse(args):
     return file, level, profile
 
 
+def without_collector(fn, *args):
+    """fn(*args) with the cyclic garbage collector off.  Compression
+    allocates millions of small objects (match objects, span tuples, edits)
+    that hold no reference cycles: the collector, started again and again by
+    that many allocations, walks them for nothing (about 5% of compressing
+    10 MB).  Reference counting still frees them.  (A function, not a
+    context manager: contextlib is one import more on the warm path.)"""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        return fn(*args)
+    finally:
+        if was:
+            gc.enable()
+
+
 def compress_simple(args):
     parsed = parse(args)
     if parsed is None:
@@ -56,5 +73,5 @@ def compress_simple(args):
     # read with the profile's cap: /dev/zero costs the cap, not all memory
     cap = comp.info("max_input_bytes")
     text = read_input(file, cap, f"max_input_bytes (profile {comp.info('name')!r})")
-    sys.stdout.write(comp.compress(text))
+    sys.stdout.write(without_collector(comp.compress, text))
     return 0

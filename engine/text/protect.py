@@ -104,6 +104,10 @@ class Protector:
             (c.name, regex.compile(p, regex.V0))
             for c in categories if c.stage != "opaque" for p in c.patterns
         ]
+        # The literal every match of each starts with, when it says one: a
+        # text without it is passed over by a byte search (see scan).
+        self._prefixes = [regexutil.required_prefix(p.pattern) for _, p in self._token]
+        self._literals = {lit: lit.encode("utf-8", "surrogatepass") for lit in self._prefixes if lit}
         self._word_re = regex.compile(word_pattern, regex.V0)
         self._words = WordTable()
         for c in categories:
@@ -128,7 +132,21 @@ class Protector:
                 if m.end() > m.start():
                     found.append((m.start(), m.end(), groups[m.lastgroup]))
         tokens_text = blank_out(text, found) if found else text
-        for name, pattern in self._token:
+        # Which required literals the text holds.  A regex pass that finds no
+        # literal costs what a `str` search costs on a text with a character
+        # above U+FFFF (one emoji is enough), but the same search over the
+        # UTF-8 bytes is memchr fast and means the same (UTF-8 never matches
+        # across a character boundary): most secret formats (`glpat-`,
+        # `whsec_`, `-----BEGIN`) are in almost no text.
+        if tokens_text.isascii():
+            present = {lit for lit in self._literals if lit in tokens_text}
+        else:
+            data = tokens_text.encode("utf-8", "surrogatepass")
+            present = {lit for lit, raw in self._literals.items() if raw in data}
+            del data
+        for (name, pattern), literal in zip(self._token, self._prefixes):
+            if literal and literal not in present:
+                continue  # no match can start anywhere
             for m in pattern.finditer(tokens_text, timeout=timeout):
                 start, end = span_of(m)
                 if end > start:

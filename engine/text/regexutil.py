@@ -53,3 +53,110 @@ def prefixed(pattern, prefix):
     """The pattern with its named groups renamed to prefix + name."""
     pattern = _NAMED_GROUP.sub(lambda m: m.group(0).replace(m.group(1), prefix + m.group(1)), pattern)
     return _NAMED_BACKREF.sub(lambda m: f"(?P={prefix}{m.group(1)})", pattern)
+
+
+# Characters that stand for themselves in a pattern outside a class (and are
+# never a quantifier or an operator): what a required literal is made of.
+_PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-:/\"'=,;<>@!%&~` ")
+_QUANTIFIERS = "?*+{"
+
+
+def _skip_group(pattern, i):
+    """The index after the group opening at pattern[i] ('('), escapes and
+    classes read over; None when it is not closed."""
+    depth, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":
+            i = _skip_class(pattern, i)
+            if i is None:
+                return None
+            continue
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return None
+
+
+def _skip_class(pattern, i):
+    """The index after the character class opening at pattern[i] ('[');
+    None when a nested class or set operation makes that unsure."""
+    j, n = i + 1, len(pattern)
+    if j < n and pattern[j] == "^":
+        j += 1
+    if j < n and pattern[j] == "]":
+        j += 1  # a leading ']' is a member
+    while j < n:
+        c = pattern[j]
+        if c == "\\":
+            j += 2
+            continue
+        if c == "[":
+            return None
+        if c == "]":
+            return j + 1
+        j += 1
+    return None
+
+
+def _top_level_bar(pattern):
+    """True when pattern has a '|' outside every group and class (or cannot be read)."""
+    i, n, depth = 0, len(pattern), 0
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":
+            i = _skip_class(pattern, i)
+            if i is None:
+                return True
+            continue
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "|" and depth == 0:
+            return True
+        i += 1
+    return False
+
+
+def required_prefix(pattern):
+    """A literal text every match of the pattern starts with (after its
+    leading look-behinds), or "" when the pattern does not say one plainly.
+
+    Only for a pattern compiled as it is (no flags: a literal means the same
+    code points to `str.find`).  When the text holds no such literal, the
+    pattern cannot match, and a `str` search (memchr fast) answers that for
+    a fraction of a regex pass: most secret formats (`glpat-`, `whsec_`,
+    `-----BEGIN`) are absent from almost every text.  Read conservatively:
+    any flag, top-level alternation or unusual construct gives ""."""
+    if _GLOBAL_FLAGS.search(pattern) or _LEADING_FLAGS.match(pattern) or _top_level_bar(pattern):
+        return ""
+    i, n = 0, len(pattern)
+    while pattern.startswith(("(?<!", "(?<="), i):
+        i = _skip_group(pattern, i)
+        if i is None:
+            return ""
+    out = []
+    while i < n:
+        c = pattern[i]
+        if c in _PLAIN:
+            step = 1
+        elif c == "\\" and i + 1 < n and not pattern[i + 1].isalnum() and pattern[i + 1] not in " \n":
+            c, step = pattern[i + 1], 2
+        else:
+            break
+        if i + step < n and pattern[i + step] in _QUANTIFIERS:
+            break  # this character may repeat or be missing
+        out.append(c)
+        i += step
+    return "".join(out)

@@ -44,22 +44,24 @@ class Lists(Transform):
     def _lines(self, text, mask):
         pos, n = 0, len(text)
         out = []
+        append, find, match = out.append, text.find, self.item.match
+        category_at, regions, bullets = mask.category_at, self.regions, self.bullets
         while pos <= n:
-            end = text.find("\n", pos)
+            end = find("\n", pos)
             end = n if end < 0 else end
             line = text[pos:end]
             stripped = line.lstrip(" ")
             indent = len(line) - len(stripped)
             if not stripped.strip() or "\t" in line[:indent + 1]:
-                out.append(None)  # a blank line (or tab indentation: leave it alone)
-            elif mask.category_at(pos + indent) in self.regions:
-                out.append(None)  # code, frontmatter: not list text
+                append(None)  # a blank line (or tab indentation: leave it alone)
+            elif category_at(pos + indent) in regions:
+                append(None)  # code, frontmatter: not list text
             else:
-                m = self.item.match(line)
+                m = match(line)
                 if m is not None:
-                    out.append(_Line(pos, end, indent, True, m.group("marker") in self.bullets, m.start("rest")))
+                    append(_Line(pos, end, indent, True, m.group("marker") in bullets, m.start("rest")))
                 else:
-                    out.append(_Line(pos, end, indent))
+                    append(_Line(pos, end, indent))
             pos = end + 1
         return out
 

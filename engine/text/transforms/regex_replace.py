@@ -9,7 +9,7 @@ import regex
 
 from .. import regexutil
 from ..mask import Edit
-from .base import Transform, admissible
+from .base import Transform
 
 _REF = regex.compile(r"\\g<(\w+)>|\\(.)", regex.S)
 _ESCAPES = {"n": "\n", "t": "\t", "\\": "\\"}
@@ -35,14 +35,16 @@ def parse_template(template):
     return pieces
 
 
-def group_edits(m, pieces):
-    """Edits for one match: the gaps between copied groups get the literals."""
+def group_edits(m, pieces, keys=None):
+    """Edits for one match: the gaps between copied groups get the literals.
+    keys: the group of each copy as m.span() takes it (numbers, looked up
+    once per pattern rather than once per match)."""
     edits = []
     cursor = m.start()
     literal = pieces[0]
     for i in range(1, len(pieces), 2):
-        g = pieces[i]
-        gs, ge = m.span(int(g) if g.isdigit() else g)
+        g = pieces[i] if keys is None else keys[i >> 1]
+        gs, ge = m.span(g if keys is not None else (int(g) if g.isdigit() else g))
         if gs < 0:  # group did not take part: copy nothing
             literal += pieces[i + 1]
             continue
@@ -66,11 +68,14 @@ class RegexReplace(Transform):
         if unknown:
             raise regexutil.PatternError(f"replacement names group(s) {', '.join(unknown)} that the pattern does not define")
         self.only_if_shorter = spec.get("only_if_shorter", False)
+        self.keys = [int(g) if g.isdigit() else self.pattern.groupindex[g] for g in self.pieces[1::2]]
 
     def edits(self, text, mask, run):
         out = []
+        pieces, keys, allow = self.pieces, self.keys, self.allow
+        blocking = mask.blocking
         for m in self.pattern.finditer(text, timeout=self.timeout(text, run.timeout_ms_per_mb)):
-            group = group_edits(m, self.pieces)
+            group = group_edits(m, pieces, keys)
             if group is None:
                 continue
             group = [e for e in group if text[e.start:e.end] != e.text]
@@ -78,6 +83,9 @@ class RegexReplace(Transform):
                 continue
             if self.only_if_shorter and sum(len(e.text) - (e.end - e.start) for e in group) >= 0:
                 continue
-            if admissible(mask, group, self.allow):
+            for e in group:  # admissible(), inlined: this loop runs once per match
+                if blocking(e.start, e.end, allow):
+                    break
+            else:
                 out.extend(group)
         return out
