@@ -337,6 +337,7 @@ def test_profile_show_follows_the_same_order(cli, choice_dir):
         assert r.returncode == 0, r
         return yaml.safe_load(r.out)
 
+    assert cli("trust", cwd=choice_dir).returncode == 0  # the project profile, approved (whatever ran before)
     assert shown()["level"] == "aggressive"
     assert shown(env={"ENGINE_PROFILE": "env.yaml"})["level"] == "light"
     assert shown("flag.yaml", env={"ENGINE_PROFILE": "env.yaml"})["level"] == "off"
