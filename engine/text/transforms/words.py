@@ -13,7 +13,7 @@ identifier, a path or a hyphenated term is never taken for a listed word.
 """
 
 from ..mask import Edit
-from ..wordscan import GuardSet, KeyScan, Runs, WordTable
+from ..wordscan import GuardSet, KeyScan, Runs, WordTable, normalize
 from .base import Transform
 
 
@@ -59,9 +59,11 @@ class _Rule:
         cs = spec.get("case_sensitive", False)
         self.table = WordTable()
         self.skipped = []
+        self.phrases = []  # every listed word or phrase, for WordRules.settle
         if self.remove:
             for w in ctx.word_list(spec["dictionary"]):
                 self.table.add(w["word"], (None, _guard(w)), w.get("case_sensitive", cs))
+                self.phrases.append(w["word"])
         else:
             entries = ctx.entries(spec["dictionary"])
             for full, entry in entries.items():
@@ -76,6 +78,7 @@ class _Rule:
                 forms = {form: ctx.rewrite_pays(old, new) for form, (old, new) in variants.items()}
                 if any(forms.values()):
                     self.table.add(full, ((short, forms), guard), cs)
+                    self.phrases.append(full)
                 else:
                     self.skipped.append(full)
         self.guard = GuardSet(spec.get("unless_preceded_by"), spec.get("unless_followed_by"))
@@ -115,27 +118,85 @@ class WordRules(Transform):
             for word, entries in rule.table.compiled().items():
                 self.table.setdefault(word, []).extend((exact, rule, hit) for exact, hit in entries)
         self.keys = KeyScan(self.runs.forward, self.table)
+        # for settle: which two words follow each other in a listed phrase,
+        # which words are listed alone, and how far a phrase reaches
+        phrases = [normalize(p).split() for r in self.rules for p in r.phrases]
+        self.pairs = frozenset((a, b) for words in phrases for a, b in zip(words, words[1:]))
+        self.singles = frozenset(words[0] for words in phrases if len(words) == 1)
+        self.reach = max((len(" ".join(words)) for words in phrases), default=0) + 1
 
     def edits(self, text, mask, run):
+        return self._scan(text, mask, self.timeout(text, run.timeout_ms_per_mb), [(0, len(text))])
+
+    def settle(self, text, mask, run, applied):
+        """Look again only around the edits just made, and only where they
+        joined two words of a listed phrase ("make the sure" -> "make sure")
+        or put a listed word (one a guard kept) beside a new neighbour: a
+        second pass would see exactly these."""
+        windows = []
+        n = len(text)
+        delta = 0
+        for e in applied:
+            a = e.start + delta
+            b = a + len(e.text)
+            delta += len(e.text) - (e.end - e.start)
+            if self._joins(text, a, b, e.text):
+                lo, hi = max(0, a - self.reach), min(n, b + self.reach)
+                while lo > 0 and not text[lo - 1].isspace():
+                    lo -= 1
+                while hi < n and not text[hi].isspace():
+                    hi += 1
+                if windows and lo <= windows[-1][1]:
+                    windows[-1] = (windows[-1][0], hi)
+                else:
+                    windows.append((lo, hi))
+        if not windows:
+            return []
+        return self._scan(text, mask, self.timeout(text, run.timeout_ms_per_mb), windows)
+
+    def _joins(self, text, a, b, new):
+        """Could the edit that left text[a:b] have changed what this
+        transform does next to it?"""
+        runs = self.runs
+        i = a
+        while i > 0 and text[i - 1] in " \t":
+            i -= 1
+        m = runs.reverse.match(text, 0, i) if i > 0 else None
+        before = normalize(m.group()) if m is not None else None
+        j = b
+        while j < len(text) and text[j] in " \t":
+            j += 1
+        m = runs.forward.match(text, j) if j < len(text) else None
+        after = normalize(m.group()) if m is not None else None
+        words = normalize(new).split() if new.strip() else []
+        chain = [before, *words, after]
+        return (any((x, y) in self.pairs for x, y in zip(chain, chain[1:]))  # a phrase joined
+                or before in self.singles or after in self.singles  # a kept word's neighbour changed
+                or any(w in self.table for w in words))  # the new text is listed itself
+
+    def _scan(self, text, mask, timeout, windows):
+        """The edits of the word runs inside the windows ((start, end) at white space, in order)."""
         out = []
         last = 0
         runs = self.runs
         word_re = runs.forward
         complete = WordTable.complete
         blocking = mask.blocking
-        for start, end, word, candidates in self.keys.scan(text, self.timeout(text, run.timeout_ms_per_mb)):
-            if start < last:
-                continue
-            for exact, rule, hit in candidates:
-                if exact is not None and exact != word:
+        scan = self.keys.scan
+        for lo, hi in windows:
+            for start, end, word, candidates in scan(text, timeout, lo, hi):
+                if start < last:
                     continue
-                found = complete(text, end, hit, word_re)
-                if found is None:
-                    continue
-                e = rule.edit(text, start, found[0], found[1], runs)
-                if e is None or blocking(e.start, e.end, self.allow):
-                    break  # the first rule that knows the word decides
-                out.append(e)
-                last = e.end
-                break
+                for exact, rule, hit in candidates:
+                    if exact is not None and exact != word:
+                        continue
+                    found = complete(text, end, hit, word_re)
+                    if found is None:
+                        continue
+                    e = rule.edit(text, start, found[0], found[1], runs)
+                    if e is None or blocking(e.start, e.end, self.allow):
+                        break  # the first rule that knows the word decides
+                    out.append(e)
+                    last = e.end
+                    break
         return out
