@@ -70,6 +70,12 @@ KNOWN = [
     # standard (found by hypothesis): a row of one cell flattened to "repo: is tests", a label
     # line whose short value is no longer protected as a table value
     "| repository | | |\n|---|---|---|\n| is tests |\n",
+    # standard (found by hypothesis): a filler removed at the start of a line left "- run it",
+    # a list item whose bullet the next pass took off
+    "Use the - x\nthe - run it\n",
+    # aggressive (found by hypothesis): a heading whose title starts with a bullet became "- keep:",
+    # a list item whose bullet the next pass took off
+    "# - keep\n",
 ]
 
 
