@@ -76,6 +76,8 @@ KNOWN = [
     # aggressive (found by hypothesis): a heading whose title starts with a bullet became "- keep:",
     # a list item whose bullet the next pass took off
     "# - keep\n",
+    # standard (found by hypothesis): a removal joined a phrase over a line break ("prior\nto")
+    "Do it prior\nan to the release.\n",
 ]
 
 

@@ -158,13 +158,13 @@ class WordRules(Transform):
         """Could the edit that left text[a:b] have changed what this
         transform does next to it?"""
         runs = self.runs
-        i = a
-        while i > 0 and text[i - 1] in " \t":
+        i = a  # a phrase runs over any white space, line breaks too ("prior\nto")
+        while i > 0 and text[i - 1].isspace():
             i -= 1
         m = runs.reverse.match(text, 0, i) if i > 0 else None
         before = normalize(m.group()) if m is not None else None
         j = b
-        while j < len(text) and text[j] in " \t":
+        while j < len(text) and text[j].isspace():
             j += 1
         m = runs.forward.match(text, j) if j < len(text) else None
         after = normalize(m.group()) if m is not None else None
