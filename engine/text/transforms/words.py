@@ -63,7 +63,7 @@ class _Rule:
         if self.remove:
             for w in ctx.word_list(spec["dictionary"]):
                 self.table.add(w["word"], (None, _guard(w)), w.get("case_sensitive", cs))
-                self.phrases.append(w["word"])
+                self.phrases.append((w["word"], _guard(w)))
         else:
             entries = ctx.entries(spec["dictionary"])
             for full, entry in entries.items():
@@ -78,7 +78,7 @@ class _Rule:
                 forms = {form: ctx.rewrite_pays(old, new) for form, (old, new) in variants.items()}
                 if any(forms.values()):
                     self.table.add(full, ((short, forms), guard), cs)
-                    self.phrases.append(full)
+                    self.phrases.append((full, guard))
                 else:
                     self.skipped.append(full)
         self.guard = GuardSet(spec.get("unless_preceded_by"), spec.get("unless_followed_by"))
@@ -120,27 +120,58 @@ class WordRules(Transform):
         self.keys = KeyScan(self.runs.forward, self.table)
         # for settle: which two words follow each other in a listed phrase,
         # which words are listed alone, and how far a phrase reaches
-        phrases = [normalize(p).split() for r in self.rules for p in r.phrases]
-        self.pairs = frozenset((a, b) for words in phrases for a, b in zip(words, words[1:]))
-        self.singles = frozenset(words[0] for words in phrases if len(words) == 1)
-        self.reach = max((len(" ".join(words)) for words in phrases), default=0) + 1
+        phrases = [(r, normalize(p).split(), g) for r in self.rules for p, g in r.phrases]
+        self.pairs = frozenset((a, b) for _, words, _ in phrases for a, b in zip(words, words[1:]))
+        # listed words whose guard reads the next word, or what comes before
+        # (a capitalised word is rewritten only at a sentence start)
+        self.reads_next = frozenset(
+            words[0] for _, words, g in phrases
+            if len(words) == 1 and g is not None and (g.after or g.before_words or g.only_before is not None))
+        self.reads_prev = frozenset(
+            words[0] for r, words, g in phrases
+            if len(words) == 1 and ((g is not None and (g.before or g.after_words)) or r.capitalised_ok is not None))
+        self.runs_fast = self.keys._runs
+        self.reach = max((len(" ".join(words)) for _, words, _ in phrases), default=0) + 1
 
     def edits(self, text, mask, run):
         return self._scan(text, mask, self.timeout(text, run.timeout_ms_per_mb), [(0, len(text))])
 
     def settle(self, text, mask, run, applied):
         """Look again only around the edits just made, and only where they
-        joined two words of a listed phrase ("make the sure" -> "make sure")
-        or put a listed word (one a guard kept) beside a new neighbour: a
-        second pass would see exactly these."""
+        joined two words of a listed phrase ("make the sure" -> "make sure",
+        over a line break too), put a listed word whose guard reads its
+        neighbour beside a new one, or wrote a listed word: a second pass
+        would see exactly these.  Costs a few set lookups per edit."""
         windows = []
         n = len(text)
         delta = 0
+        match = self.runs_fast.match
+        finditer = self.runs_fast.finditer
+        pairs, reads_next, reads_prev, table = self.pairs, self.reads_next, self.reads_prev, self.table
         for e in applied:
             a = e.start + delta
-            b = a + len(e.text)
-            delta += len(e.text) - (e.end - e.start)
-            if self._joins(text, a, b, e.text):
+            new = e.text
+            b = a + len(new)
+            delta += len(new) - (e.end - e.start)
+            j = b
+            while j < n and text[j].isspace():
+                j += 1
+            m = match(text, j) if j < n else None
+            after = normalize(m.group()) if m is not None else None
+            words = normalize(new).split() if new else ()
+            joined = after in reads_prev or any(w in table for w in words) or (words and (words[-1], after) in pairs)
+            if not joined:
+                i = a
+                while i > 0 and text[i - 1].isspace():
+                    i -= 1
+                k = max(text.rfind(" ", 0, i), text.rfind("\n", 0, i), text.rfind("\t", 0, i)) + 1
+                before = None
+                for m in finditer(text, k, i):
+                    before = m.group() if m.end() == i else None
+                if before is not None:
+                    before = normalize(before)
+                    joined = before in reads_next or (before, words[0] if words else after) in pairs
+            if joined:
                 lo, hi = max(0, a - self.reach), min(n, b + self.reach)
                 while lo > 0 and not text[lo - 1].isspace():
                     lo -= 1
@@ -153,26 +184,6 @@ class WordRules(Transform):
         if not windows:
             return []
         return self._scan(text, mask, self.timeout(text, run.timeout_ms_per_mb), windows)
-
-    def _joins(self, text, a, b, new):
-        """Could the edit that left text[a:b] have changed what this
-        transform does next to it?"""
-        runs = self.runs
-        i = a  # a phrase runs over any white space, line breaks too ("prior\nto")
-        while i > 0 and text[i - 1].isspace():
-            i -= 1
-        m = runs.reverse.match(text, 0, i) if i > 0 else None
-        before = normalize(m.group()) if m is not None else None
-        j = b
-        while j < len(text) and text[j].isspace():
-            j += 1
-        m = runs.forward.match(text, j) if j < len(text) else None
-        after = normalize(m.group()) if m is not None else None
-        words = normalize(new).split() if new.strip() else []
-        chain = [before, *words, after]
-        return (any((x, y) in self.pairs for x, y in zip(chain, chain[1:]))  # a phrase joined
-                or before in self.singles or after in self.singles  # a kept word's neighbour changed
-                or any(w in self.table for w in words))  # the new text is listed itself
 
     def _scan(self, text, mask, timeout, windows):
         """The edits of the word runs inside the windows ((start, end) at white space, in order)."""
