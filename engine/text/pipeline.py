@@ -72,12 +72,14 @@ def compress(profile, text, *, explain=False, tokenizers=()):
         for t in profile.transforms:
             stage = f"transform {t.name!r}"
             edits = t.edits(work, mask, profile)
-            if not edits:
-                continue
-            if explain:
-                changes.extend(_describe(t.name, work, edits))
-            work, mask, dropped = mask.apply(work, edits)
-            replaced.extend((s.category, t.name) for s in dropped)
+            # every round shortens the text (an edit removes, or rewrites
+            # only where shorter), so this ends
+            while edits:
+                if explain:
+                    changes.extend(_describe(t.name, work, edits))
+                work, mask, dropped = mask.apply(work, edits)
+                replaced.extend((s.category, t.name) for s in dropped)
+                edits = t.settle(work, mask, profile, edits)
     except TimeoutError:
         raise UserError(
             f"{stage} of profile {profile.name!r} ran past the time budget of "

@@ -221,16 +221,20 @@ class KeyScan:
         self.table = table
         self._runs = fast_runs(word_re)
 
-    def scan(self, text, timeout=None):
+    def scan(self, text, timeout=None, pos=0, endpos=None):
         """Yield (start, end, word, entries) for each word run whose
         lower-cased form (apostrophes unified) is in the table; `word` is
         the run as written, apostrophes unified.  A miss costs one lower()
-        and one dictionary get()."""
+        and one dictionary get().  pos and endpos bound the part looked at
+        (they must fall between runs, at white space)."""
         get = self.table.get
         if not self.table:
             return
         runs = self._runs
-        found = runs.finditer(text) if runs is not self.word_re else runs.finditer(text, timeout=timeout)
+        if endpos is None:
+            endpos = len(text)
+        found = (runs.finditer(text, pos, endpos) if runs is not self.word_re
+                 else runs.finditer(text, pos, endpos, timeout=timeout))
         if text.isascii():
             # no apostrophe to unify: one lower() and one get() per run, the
             # least this loop can do (it runs for every word of the text)
