@@ -72,14 +72,16 @@ def compress(profile, text, *, explain=False, tokenizers=()):
         for t in profile.transforms:
             stage = f"transform {t.name!r}"
             edits = t.edits(work, mask, profile)
-            # every round shortens the text (an edit removes, or rewrites
-            # only where shorter), so this ends
+            # a transform may look again where its own edits joined words
+            # (settle); only a round that shortened the text may ask for
+            # another, so this ends whatever the edits are
             while edits:
                 if explain:
                     changes.extend(_describe(t.name, work, edits))
+                before = len(work)
                 work, mask, dropped = mask.apply(work, edits)
                 replaced.extend((s.category, t.name) for s in dropped)
-                edits = t.settle(work, mask, profile, edits)
+                edits = t.settle(work, mask, profile, edits) if len(work) < before else ()
     except TimeoutError:
         raise UserError(
             f"{stage} of profile {profile.name!r} ran past the time budget of "
