@@ -62,7 +62,7 @@ def _check_builtin(files, word_pattern, profile):
     file: an edited or added file is checked again."""
     from . import cache
 
-    key = ("validated-builtin", word_pattern)
+    key = ("validated-builtin", word_pattern, *map(str, files))
     if cache.load_plain(key) == "ok":
         return []
     problems = [e for path in files for e in _check_file(path, word_pattern, profile)]
