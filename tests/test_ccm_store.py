@@ -162,22 +162,42 @@ def test_gc_grace_period_keeps_a_blob_written_during_the_scan(store, tmp_path):
     assert fresh in store.keys()
 
 
-CONCURRENT = r"""
-import sys
-from engine.ccm import config
-from engine.ccm.store import Store
-i = int(sys.argv[1])
-s = Store(config.load(config.builtin_path()), sys.argv[2])
-data = (b"shared output line\n" * 50000) if i % 2 == 0 else (b"own output %d\n" % i) * 50000
-s.put(data, {"tool": "Bash", "command": "cmd %d" % i}, session="s%d" % i)
-"""
+def _write_one(i, root):
+    s = Store(config.load(config.builtin_path()), root)
+    data = (b"shared output line\n" * 50000) if i % 2 == 0 else (b"own output %d\n" % i) * 50000
+    s.put(data, {"tool": "Bash", "command": "cmd %d" % i}, session="s%d" % i)
+
+
+def _forked_at_once(n, work):
+    """Exit codes of n processes forked from this one that run work(i) all
+    at the same moment (each waits for the start pipe to close)."""
+    go_r, go_w = os.pipe()
+    pids = []
+    for i in range(n):
+        pid = os.fork()
+        if pid == 0:
+            code = 1
+            try:
+                os.close(go_w)
+                os.read(go_r, 1)
+                work(i)
+                code = 0
+            except BaseException:
+                import traceback
+
+                traceback.print_exc()
+            finally:
+                os._exit(code)
+        pids.append(pid)
+    os.close(go_r)
+    os.close(go_w)  # go
+    return [os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) for pid in pids]
 
 
 def test_fifty_parallel_writers(settings, tmp_path):
+    """Fifty processes write into one store at once: half the same output."""
     root = str(tmp_path / "ccm")
-    env = dict(os.environ, PYTHONPATH=REPO)
-    procs = [subprocess.Popen([sys.executable, "-c", CONCURRENT, str(i), root], env=env) for i in range(50)]
-    assert all(p.wait(timeout=120) == 0 for p in procs)
+    assert _forked_at_once(50, lambda i: _write_one(i, root)) == [0] * 50
     store = Store(settings, root)
     keys = store.keys()
     assert len(keys) == 26  # one shared + 25 own

@@ -58,6 +58,26 @@ KNOWN = [
     # emphasis on the first pass; "_3_" lost it on the second
     "_the 3_\n",
     "Keep _the 1_000_ rows, and 8000, 80% of them.\n",
+    # standard (found by hypothesis): removing a filler joined a phrase ("make sure") that the
+    # same pass had already gone past; the word pass now looks again where its removals joined words
+    "make the sure you run it\n",
+    # aggressive: removing a hedge joined a phrase that the standard word pass had gone past
+    "Make really sure that you run it.\n",
+    # standard (found by hypothesis): a header cell lost a word after the table was judged not
+    # shorter flattened; a second pass judged it with the shorter header and flattened it
+    "| the please tests | name |\n|---|---|\n| x | x |\n| x | x |\n",
+    "| the really tests | name |\n|---|---|\n| x | x |\n| x | x |\n",
+    # standard (found by hypothesis): a row of one cell flattened to "repo: is tests", a label
+    # line whose short value is no longer protected as a table value
+    "| repository | | |\n|---|---|---|\n| is tests |\n",
+    # standard (found by hypothesis): a filler removed at the start of a line left "- run it",
+    # a list item whose bullet the next pass took off
+    "Use the - x\nthe - run it\n",
+    # aggressive (found by hypothesis): a heading whose title starts with a bullet became "- keep:",
+    # a list item whose bullet the next pass took off
+    "# - keep\n",
+    # standard (found by hypothesis): a removal joined a phrase over a line break ("prior\nto")
+    "Do it prior\nan to the release.\n",
 ]
 
 

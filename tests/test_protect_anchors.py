@@ -17,6 +17,7 @@ import regex
 
 from engine.core.profile import load_profile
 from engine.text.protect import blank_out, span_of
+from engine.text.regexutil import after_look_behinds
 
 REPO = Path(__file__).resolve().parent.parent
 CORPUS = Path("/work/shared/corpus/rules")
@@ -121,25 +122,7 @@ ANCHORS = {
 
 
 def _without_leading_look_behinds(pattern):
-    while pattern.startswith(("(?<=", "(?<!")):
-        depth, j = 0, 0
-        while True:
-            c = pattern[j]
-            if c == "\\":
-                j += 2
-                continue
-            if c == "[":
-                j = _class_end(pattern, j)
-                continue
-            if c == "(":
-                depth += 1
-            elif c == ")":
-                depth -= 1
-                if depth == 0:
-                    break
-            j += 1
-        pattern = pattern[j + 1:]
-    return pattern
+    return pattern[after_look_behinds(pattern):]
 
 
 @pytest.mark.parametrize("category,index,source,alphabet", CASES, ids=[f"{c[0]}-{c[1]}" for c in CASES])
@@ -197,15 +180,3 @@ def test_opaque_patterns_no_longer_open_with_a_look_behind(standard):
         first = data["patterns"][0]
         body = first[4:] if first.startswith("(?m)") else first
         assert not body.startswith("(?<") and not body.startswith("(?:(?<"), (name, first)
-
-
-def _class_end(pattern, j):
-    """The index after the character class opening at j."""
-    j += 1
-    if pattern[j] == "^":
-        j += 1
-    if pattern[j] == "]":
-        j += 1
-    while pattern[j] != "]":
-        j += 2 if pattern[j] == "\\" else 1
-    return j + 1

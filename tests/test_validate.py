@@ -7,12 +7,13 @@ them (the command reports every file's problems in one go); cases whose
 problem sits in a file that another one names run on their own."""
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 import yaml
 
-from conftest import position, problems, write
+from conftest import REPO, position, problems, write
 
 # Each case: file name -> (YAML text, [(needle, occurrence, words the message must hold)]).
 # The expected position is that of `needle` in the text (LINE:COL, 1-based);
@@ -417,3 +418,24 @@ def test_a_file_changed_in_the_same_clock_tick_is_read_again(tmp_path):
     assert load_file(f).data["name"] == "b"
     f.write_text("kind: profile\nname: a\nlevel: light\n")
     assert load_file(f).data == {"kind": "profile", "name": "a", "level": "light"}, "the caller's change leaked"
+
+
+def test_a_remembered_pass_of_the_builtin_files_is_checked_again_when_one_changes(api_env, tmp_path, monkeypatch):
+    """`engine validate` remembers that the built-in documents passed; an
+    edited or an added file is checked again all the same."""
+    from engine.core import validate
+
+    folder = tmp_path / "protect"
+    folder.mkdir()
+    for name in ("numbers.yaml", "urls.yaml"):
+        shutil.copy(REPO / "protect" / name, folder / name)
+    monkeypatch.setattr(validate, "builtin_files", lambda: sorted(folder.glob("*.yaml")))
+    assert validate.validate_paths([]) == []
+    assert validate.validate_paths([]) == []  # remembered
+    text = (folder / "urls.yaml").read_text(encoding="utf-8")
+    (folder / "urls.yaml").write_text(text.replace("patterns:", "patterns:\n  - '(unclosed'", 1), encoding="utf-8")
+    assert any("urls.yaml" in str(p) for p in validate.validate_paths([]))
+    (folder / "urls.yaml").write_text(text, encoding="utf-8")
+    assert validate.validate_paths([]) == []
+    (folder / "bad.yaml").write_text("kind: protect\nname: bad\nnope: 1\n", encoding="utf-8")
+    assert any("bad.yaml" in str(p) for p in validate.validate_paths([]))

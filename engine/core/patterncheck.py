@@ -7,9 +7,13 @@ documents) uses this one check."""
 import regex
 
 from engine.text import regexutil
+from .settings import compile_limits
 
-PROBE_SECONDS = 0.5
-PROBE_LENGTH = 4000
+
+def _probe_bounds():
+    """(seconds, characters) of one runaway probe (compile: in the engine's settings)."""
+    limits = compile_limits()
+    return limits["probe_ms"] / 1000, limits["probe_chars"]
 
 
 def pattern_problems(doc, pattern, path, probes=(), anchored=None):
@@ -25,18 +29,19 @@ def pattern_problems(doc, pattern, path, probes=(), anchored=None):
         return [doc.error(str(exc), path)]
     body = regexutil.scoped(pattern)
     compiled = regex.compile(f"(?<=(?:{body}))" if anchored == "before" else body, regex.V0)
-    for probe in _probes(probes):
+    seconds, chars = _probe_bounds()
+    for probe in _probes(probes, chars):
         try:
             if anchored == "after":
-                compiled.match(probe, timeout=PROBE_SECONDS)
+                compiled.match(probe, timeout=seconds)
             elif anchored == "before":
-                compiled.match(probe, len(probe), timeout=PROBE_SECONDS)
+                compiled.match(probe, len(probe), timeout=seconds)
             else:
-                for _ in compiled.finditer(probe, timeout=PROBE_SECONDS):
+                for _ in compiled.finditer(probe, timeout=seconds):
                     pass
         except TimeoutError:
             return [doc.error(
-                f"pattern runs away: it took over {PROBE_SECONDS}s on a {len(probe)}-character text "
+                f"pattern runs away: it took over {seconds:g}s on a {len(probe)}-character text "
                 f"({_describe_probe(probe)}); it backtracks too much - remove nested repetition such as (a+)+ "
                 "or make the alternatives exclusive",
                 path,
@@ -44,8 +49,7 @@ def pattern_problems(doc, pattern, path, probes=(), anchored=None):
     return []
 
 
-def _probes(examples):
-    n = PROBE_LENGTH
+def _probes(examples, n):
     base = ["a" * n, "a" * n + "!", "a " * (n // 2), " " * n + "x", "-" * n, "/" * n, "_" * n, "`" * n,
             "*" * n, "." * n, "1" * n, "aA1_-./@ " * (n // 9), "\n" * n, "\n    x" * (n // 6)]
     for ex in examples:

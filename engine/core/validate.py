@@ -34,11 +34,12 @@ def validate_paths(paths, profile=None):
     plus the active profile), as a list of UserError."""
     from .profile import choose_to_check as choose
 
-    problems = []
     targets = [Path(p) for p in paths] or builtin_files()
     word_pattern = _word_pattern(profile)
-    for path in targets:
-        problems.extend(_check_file(path, word_pattern, profile))
+    if paths:
+        problems = [e for path in targets for e in _check_file(path, word_pattern, profile)]
+    else:
+        problems = _check_builtin(targets, word_pattern, profile)
     if not paths:
         ref, base = choose(profile)
         try:
@@ -51,6 +52,25 @@ def validate_paths(paths, profile=None):
         for lv in levels:
             problems.extend(_compile_errors(str(active), lv))
     return _dedupe(problems)
+
+
+def _check_builtin(files, word_pattern, profile):
+    """The built-in documents' problems.  They pass in every release, and
+    checking them takes most of a plain `engine validate` (self-tests of
+    every pattern), so a pass is remembered in the cache, keyed by the
+    engine's code and the word pattern, with the digest of every built-in
+    file: an edited or added file is checked again."""
+    from . import cache
+
+    key = ("validated-builtin", word_pattern)
+    if cache.load_plain(key) == "ok":
+        return []
+    problems = [e for path in files for e in _check_file(path, word_pattern, profile)]
+    if not problems:
+        # the folders too: a file added to one changes its mtime
+        sources = [str(p) for p in files] + sorted({str(p.parent) for p in files})
+        cache.store_plain(key, "ok", [(src, cache.file_digest(src)) for src in sources])
+    return problems
 
 
 def _dedupe(problems):

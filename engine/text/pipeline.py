@@ -75,12 +75,16 @@ def compress(profile, text, *, explain=False, tokenizers=()):
         for t in profile.transforms:
             stage = f"transform {t.name!r}"
             edits = t.edits(work, mask, profile)
-            if not edits:
-                continue
-            if explain:
-                changes.extend(_describe(t.name, work, edits))
-            work, mask, dropped = mask.apply(work, edits)
-            replaced.extend((s.category, t.name) for s in dropped)
+            # a transform may look again where its own edits joined words
+            # (settle); only a round that shortened the text may ask for
+            # another, so this ends whatever the edits are
+            while edits:
+                if explain:
+                    changes.extend(_describe(t.name, work, edits))
+                before = len(work)
+                work, mask, dropped = mask.apply(work, edits)
+                replaced.extend((s.category, t.name) for s in dropped)
+                edits = t.settle(work, mask, profile, edits) if len(work) < before else ()
     except TimeoutError:
         raise UserError(
             f"{stage} of profile {profile.name!r} ran past the time budget of "

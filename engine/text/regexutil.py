@@ -61,10 +61,14 @@ _PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01234567
 _QUANTIFIERS = "?*+{"
 
 
-def _skip_group(pattern, i):
-    """The index after the group opening at pattern[i] ('('), escapes and
-    classes read over; None when it is not closed."""
-    depth, n = 0, len(pattern)
+class _Unsure(Exception):
+    """A character class this reader cannot read for sure (nested, set operations)."""
+
+
+def _outside_classes(pattern, i=0):
+    """(index, character) of pattern from i on, escapes and character
+    classes read over; raises _Unsure at a class it cannot read."""
+    n = len(pattern)
     while i < n:
         c = pattern[i]
         if c == "\\":
@@ -73,15 +77,26 @@ def _skip_group(pattern, i):
         if c == "[":
             i = _skip_class(pattern, i)
             if i is None:
-                return None
+                raise _Unsure
             continue
-        if c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-            if depth == 0:
-                return i + 1
+        yield i, c
         i += 1
+
+
+def _skip_group(pattern, i):
+    """The index after the group opening at pattern[i] ('('); None when it
+    is not closed or cannot be read."""
+    depth = 0
+    try:
+        for j, c in _outside_classes(pattern, i):
+            if c == "(":
+                depth += 1
+            elif c == ")":
+                depth -= 1
+                if depth == 0:
+                    return j + 1
+    except _Unsure:
+        pass
     return None
 
 
@@ -108,25 +123,27 @@ def _skip_class(pattern, i):
 
 def _top_level_bar(pattern):
     """True when pattern has a '|' outside every group and class (or cannot be read)."""
-    i, n, depth = 0, len(pattern), 0
-    while i < n:
-        c = pattern[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "[":
-            i = _skip_class(pattern, i)
-            if i is None:
+    depth = 0
+    try:
+        for _, c in _outside_classes(pattern):
+            if c == "(":
+                depth += 1
+            elif c == ")":
+                depth -= 1
+            elif c == "|" and depth == 0:
                 return True
-            continue
-        if c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-        elif c == "|" and depth == 0:
-            return True
-        i += 1
+    except _Unsure:
+        return True
     return False
+
+
+def after_look_behinds(pattern):
+    """The index where pattern's first consuming item starts: after the
+    look-behind groups it opens with (None when one cannot be read)."""
+    i = 0
+    while i is not None and pattern.startswith(("(?<!", "(?<="), i):
+        i = _skip_group(pattern, i)
+    return i
 
 
 def required_prefix(pattern):
@@ -141,11 +158,9 @@ def required_prefix(pattern):
     any flag, top-level alternation or unusual construct gives ""."""
     if _GLOBAL_FLAGS.search(pattern) or _LEADING_FLAGS.match(pattern) or _top_level_bar(pattern):
         return ""
-    i, n = 0, len(pattern)
-    while pattern.startswith(("(?<!", "(?<="), i):
-        i = _skip_group(pattern, i)
-        if i is None:
-            return ""
+    i, n = after_look_behinds(pattern), len(pattern)
+    if i is None:
+        return ""
     out = []
     while i < n:
         c = pattern[i]

@@ -244,21 +244,26 @@ class KeyScan:
         # character lists each holding all three or none.
         self._unify = self._runs is not word_re and _apostrophes_alike(word_re.pattern)
 
-    def scan(self, text, timeout=None):
+    def scan(self, text, timeout=None, pos=0, endpos=None):
         """Yield (start, end, word, entries) for each word run whose
         lower-cased form (apostrophes unified) is in the table; `word` is
         the run as written, apostrophes unified.  A miss costs one lower()
-        and one dictionary get()."""
+        and one dictionary get().  pos and endpos bound the part looked at
+        (they must fall between runs, at white space)."""
         get = self.table.get
         if not self.table:
             return
         runs = self._runs
+        if endpos is None:
+            endpos = len(text)
         ascii_text = text.isascii()
-        if not ascii_text and self._unify:
+        if not ascii_text and self._unify and pos == 0 and endpos == len(text):
             # same length, same runs: the runs come out unified, as below
+            # (a whole text only: a window would cost a copy of all of it)
             text = text.replace("\u2019", "'").replace("\u02bc", "'")
             ascii_text = True
-        found = runs.finditer(text) if runs is not self.word_re else runs.finditer(text, timeout=timeout)
+        found = (runs.finditer(text, pos, endpos) if runs is not self.word_re
+                 else runs.finditer(text, pos, endpos, timeout=timeout))
         if ascii_text:
             # no apostrophe to unify (or all unified): one lower() and one
             # get() per run, the least this loop can do (it runs for every

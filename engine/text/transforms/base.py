@@ -20,6 +20,15 @@ class Transform:
         """Sorted, disjoint edits that leave every protected span intact."""
         raise NotImplementedError
 
+    def settle(self, text, mask, run, applied):
+        """Edits this transform would now make because its own `applied`
+        edits (positions in the text before them) changed what their
+        neighbours read: a removal that joins a phrase ("make the sure" ->
+        "make sure"), a guard whose next word went.  The pipeline applies
+        them and asks again until none is left, so one pass gives what two
+        would (compression is a fixed point).  Most kinds have none."""
+        return []
+
 
 def admissible(mask, group, allow):
     """True when none of the edits of one match touches a protected span."""

@@ -69,6 +69,7 @@ class FlattenTables(Transform):
         self.pair = spec["pair"]
         self.separator = spec["separator"]
         self.only_if_shorter = spec.get("only_if_shorter", False)
+        self.min_pairs = spec.get("min_pairs", 1)
 
     def edits(self, text, mask, run):
         lines = _line_spans(text)
@@ -108,6 +109,8 @@ class FlattenTables(Transform):
             rows.append((rs, re_, cells))
             j += 1
         if not rows:
+            return None, j
+        if any(sum(a < b for a, b in cells) < self.min_pairs for _, _, cells in rows):
             return None, j
         header_names = [text[a:b] for a, b in headers]
         edits = [Edit(hs, rows[0][0], "")]  # header + alignment rows go

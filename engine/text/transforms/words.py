@@ -13,7 +13,7 @@ identifier, a path or a hyphenated term is never taken for a listed word.
 """
 
 from ..mask import Edit
-from ..wordscan import GuardSet, KeyScan, Runs, WordTable
+from ..wordscan import GuardSet, KeyScan, Runs, WordTable, normalize
 from .base import Transform
 
 
@@ -59,9 +59,11 @@ class _Rule:
         cs = spec.get("case_sensitive", False)
         self.table = WordTable()
         self.skipped = []
+        self.phrases = []  # every listed word or phrase, for WordRules.settle
         if self.remove:
             for w in ctx.word_list(spec["dictionary"]):
                 self.table.add(w["word"], (None, _guard(w)), w.get("case_sensitive", cs))
+                self.phrases.append((w["word"], _guard(w)))
         else:
             entries = ctx.entries(spec["dictionary"])
             for full, entry in entries.items():
@@ -76,6 +78,7 @@ class _Rule:
                 forms = {form: ctx.rewrite_pays(old, new) for form, (old, new) in variants.items()}
                 if any(forms.values()):
                     self.table.add(full, ((short, forms), guard), cs)
+                    self.phrases.append((full, guard))
                 else:
                     self.skipped.append(full)
         self.guard = GuardSet(spec.get("unless_preceded_by"), spec.get("unless_followed_by"))
@@ -115,27 +118,96 @@ class WordRules(Transform):
             for word, entries in rule.table.compiled().items():
                 self.table.setdefault(word, []).extend((exact, rule, hit) for exact, hit in entries)
         self.keys = KeyScan(self.runs.forward, self.table)
+        # for settle: which two words follow each other in a listed phrase,
+        # which words are listed alone, and how far a phrase reaches
+        phrases = [(r, normalize(p).split(), g) for r in self.rules for p, g in r.phrases]
+        self.pairs = frozenset((a, b) for _, words, _ in phrases for a, b in zip(words, words[1:]))
+        # listed words whose guard reads the next word, or what comes before
+        # (a capitalised word is rewritten only at a sentence start)
+        self.reads_next = frozenset(
+            words[0] for _, words, g in phrases
+            if len(words) == 1 and g is not None and (g.after or g.before_words or g.only_before is not None))
+        self.reads_prev = frozenset(
+            words[0] for r, words, g in phrases
+            if len(words) == 1 and ((g is not None and (g.before or g.after_words)) or r.capitalised_ok is not None))
+        self.runs_fast = self.keys._runs
+        self.reach = max((len(" ".join(words)) for _, words, _ in phrases), default=0) + 1
 
     def edits(self, text, mask, run):
+        return self._scan(text, mask, self.timeout(text, run.timeout_ms_per_mb), [(0, len(text))])
+
+    def settle(self, text, mask, run, applied):
+        """Look again only around the edits just made, and only where they
+        joined two words of a listed phrase ("make the sure" -> "make sure",
+        over a line break too), put a listed word whose guard reads its
+        neighbour beside a new one, or wrote a listed word: a second pass
+        would see exactly these.  Costs a few set lookups per edit."""
+        windows = []
+        n = len(text)
+        delta = 0
+        match = self.runs_fast.match
+        finditer = self.runs_fast.finditer
+        pairs, reads_next, reads_prev, table = self.pairs, self.reads_next, self.reads_prev, self.table
+        for e in applied:
+            a = e.start + delta
+            new = e.text
+            b = a + len(new)
+            delta += len(new) - (e.end - e.start)
+            j = b
+            while j < n and text[j].isspace():
+                j += 1
+            m = match(text, j) if j < n else None
+            after = normalize(m.group()) if m is not None else None
+            words = normalize(new).split() if new else ()
+            joined = after in reads_prev or any(w in table for w in words) or (words and (words[-1], after) in pairs)
+            if not joined:
+                i = a
+                while i > 0 and text[i - 1].isspace():
+                    i -= 1
+                k = max(text.rfind(" ", 0, i), text.rfind("\n", 0, i), text.rfind("\t", 0, i)) + 1
+                before = None
+                for m in finditer(text, k, i):
+                    before = m.group() if m.end() == i else None
+                if before is not None:
+                    before = normalize(before)
+                    joined = before in reads_next or (before, words[0] if words else after) in pairs
+            if joined:
+                lo, hi = max(0, a - self.reach), min(n, b + self.reach)
+                while lo > 0 and not text[lo - 1].isspace():
+                    lo -= 1
+                while hi < n and not text[hi].isspace():
+                    hi += 1
+                if windows and lo <= windows[-1][1]:
+                    windows[-1] = (windows[-1][0], hi)
+                else:
+                    windows.append((lo, hi))
+        if not windows:
+            return []
+        return self._scan(text, mask, self.timeout(text, run.timeout_ms_per_mb), windows)
+
+    def _scan(self, text, mask, timeout, windows):
+        """The edits of the word runs inside the windows ((start, end) at white space, in order)."""
         out = []
         last = 0
         runs = self.runs
         word_re = runs.forward
         complete = WordTable.complete
         blocking = mask.blocking
-        for start, end, word, candidates in self.keys.scan(text, self.timeout(text, run.timeout_ms_per_mb)):
-            if start < last:
-                continue
-            for exact, rule, hit in candidates:
-                if exact is not None and exact != word:
+        scan = self.keys.scan
+        for lo, hi in windows:
+            for start, end, word, candidates in scan(text, timeout, lo, hi):
+                if start < last:
                     continue
-                found = complete(text, end, hit, word_re)
-                if found is None:
-                    continue
-                e = rule.edit(text, start, found[0], found[1], runs)
-                if e is None or blocking(e.start, e.end, self.allow):
-                    break  # the first rule that knows the word decides
-                out.append(e)
-                last = e.end
-                break
+                for exact, rule, hit in candidates:
+                    if exact is not None and exact != word:
+                        continue
+                    found = complete(text, end, hit, word_re)
+                    if found is None:
+                        continue
+                    e = rule.edit(text, start, found[0], found[1], runs)
+                    if e is None or blocking(e.start, e.end, self.allow):
+                        break  # the first rule that knows the word decides
+                    out.append(e)
+                    last = e.end
+                    break
         return out
