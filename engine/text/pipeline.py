@@ -4,6 +4,8 @@ from dataclasses import dataclass, field
 
 from engine.base.errors import UserError
 
+from .heap import hold_freed_blocks
+
 
 @dataclass
 class Change:
@@ -62,6 +64,7 @@ def compress(profile, text, *, explain=False, tokenizers=()):
     from .sizes import check_input
 
     check_input(profile, text)
+    hold_freed_blocks(text)
     work, how = split_line_endings(text)
     stage = "the protect categories"
     try:

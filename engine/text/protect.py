@@ -11,6 +11,7 @@ The mask is the union of all spans found.  Every pass, built-in or not, runs
 under the profile's time budget (pattern_timeout_ms per MB).
 """
 
+import itertools
 from dataclasses import dataclass, field
 
 import regex
@@ -90,13 +91,23 @@ class Protector:
         self._timeout_ms_per_mb = timeout_ms_per_mb
         opaque = [c for c in categories if c.stage == "opaque"]
         self._opaque_groups = {}
-        branches = []
+        branches, later = [], []
         for i, c in enumerate(opaque):
             if c.patterns:
                 g = f"o{i}"
                 self._opaque_groups[g] = c.name
-                branches.append(f"(?P<{g}>" + "|".join(f"(?:{p})" for p in c.patterns) + ")")
+                branch = f"(?P<{g}>" + "|".join(f"(?:{p})" for p in c.patterns) + ")"
+                branches.append(branch)
+                if not all(map(regexutil.only_at_text_start, c.patterns)):
+                    later.append(branch)
         self._opaque = regex.compile("|".join(branches), regex.V0) if branches else None
+        # The scan past position 0 leaves out the categories that can match
+        # only at the start of the text (frontmatter): every branch is tried
+        # at every position, and even a failing \A costs that (5 ms per MB).
+        if len(later) == len(branches):
+            self._opaque_later = self._opaque
+        else:
+            self._opaque_later = regex.compile("|".join(later), regex.V0) if later else None
         # One compiled regex per pattern, not per category: the regex module
         # skips ahead fast only when a pattern's first character is narrow,
         # and an alternation of branches loses that.
@@ -122,13 +133,29 @@ class Protector:
     def timeout_for(self, text):
         return pass_timeout(self._timeout_ms_per_mb, text)
 
+    def _opaque_matches(self, text, timeout):
+        """The matches of the opaque alternation, left to right: what the
+        whole alternation finds at position 0, then the branches that can
+        match past it (the same matches: a branch left out cannot match there)."""
+        full, later = self._opaque, self._opaque_later
+        if later is full:
+            return full.finditer(text, timeout=timeout)
+        first = full.match(text, 0, timeout=timeout)
+        if first is not None and first.end() == 0:
+            return full.finditer(text, timeout=timeout)  # an empty match: finditer's own stepping
+        out = [] if first is None else [first]
+        if later is not None:
+            out.append(later.finditer(text, 0 if first is None else first.end(), timeout=timeout))
+            return itertools.chain(out[:-1], out[-1])
+        return out
+
     def scan(self, text):
         """All (start, end, category) found, opaque regions first."""
         timeout = self.timeout_for(text)
         found = []
         if self._opaque is not None:
             groups = self._opaque_groups
-            for m in self._opaque.finditer(text, timeout=timeout):
+            for m in self._opaque_matches(text, timeout):
                 if m.end() > m.start():
                     found.append((m.start(), m.end(), groups[m.lastgroup]))
         tokens_text = blank_out(text, found) if found else text

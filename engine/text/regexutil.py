@@ -175,3 +175,18 @@ def required_prefix(pattern):
         out.append(c)
         i += step
     return "".join(out)
+
+
+def only_at_text_start(pattern):
+    """True when every match of the pattern starts at the start of the text:
+    it opens with \\A (inside leading flags such as (?m) at most) and has no
+    top-level alternation that could start elsewhere.  Read conservatively."""
+    m = _LEADING_FLAGS.match(pattern)
+    if m:
+        pattern = pattern[m.end():]
+    elif pattern.startswith("(?") and pattern[2:3].isalpha():
+        flags = regex.match(r"\(\?[aiLmsux]+:", pattern)  # a scoped leading flag group around the whole
+        if flags is None or _skip_group(pattern, 0) != len(pattern):
+            return False
+        pattern = pattern[flags.end():-1]
+    return pattern.startswith("\\A") and not _top_level_bar(pattern)

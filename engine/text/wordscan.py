@@ -184,6 +184,25 @@ def _as_re(pattern):
     return "".join(out)
 
 
+def _apostrophes_alike(pattern):
+    """True when every character list of a pattern of lists (see _as_re)
+    holds the three apostrophes (' \u2019 \u02bc) or none of them."""
+    i, n = 0, len(pattern)
+    while i < n:
+        if pattern[i] != "[":
+            i += 1
+            continue
+        j = i + 1 + pattern.startswith("^", i + 1)
+        k = j
+        while k < n and pattern[k] != "]":
+            k += 2 if pattern[k] == "\\" else 1
+        chars = _class_chars(pattern[j:k])
+        if chars is None or len({c in chars for c in "'\u2019\u02bc"}) > 1:
+            return False
+        i = k + 1
+    return True
+
+
 def fast_runs(word_re):
     """The same word runs, found by the standard library's `re`: about twice
     as fast as `regex` at this, and this loop is the hot spot of compression.
@@ -214,12 +233,16 @@ class KeyScan:
     loop for the 86 first words of a `words` transform, 5x for the 161 of
     the protect categories (1 MB of the shared corpus)."""
 
-    __slots__ = ("word_re", "table", "_runs")
+    __slots__ = ("word_re", "table", "_runs", "_unify")
 
     def __init__(self, word_re, table):
         self.word_re = word_re
         self.table = table
         self._runs = fast_runs(word_re)
+        # Apostrophes unified in the whole text at once (two str.replace, no
+        # per-run test) when the runs cannot tell them apart: a pattern of
+        # character lists each holding all three or none.
+        self._unify = self._runs is not word_re and _apostrophes_alike(word_re.pattern)
 
     def scan(self, text, timeout=None, pos=0, endpos=None):
         """Yield (start, end, word, entries) for each word run whose
@@ -233,11 +256,18 @@ class KeyScan:
         runs = self._runs
         if endpos is None:
             endpos = len(text)
+        ascii_text = text.isascii()
+        if not ascii_text and self._unify and pos == 0 and endpos == len(text):
+            # same length, same runs: the runs come out unified, as below
+            # (a whole text only: a window would cost a copy of all of it)
+            text = text.replace("\u2019", "'").replace("\u02bc", "'")
+            ascii_text = True
         found = (runs.finditer(text, pos, endpos) if runs is not self.word_re
                  else runs.finditer(text, pos, endpos, timeout=timeout))
-        if text.isascii():
-            # no apostrophe to unify: one lower() and one get() per run, the
-            # least this loop can do (it runs for every word of the text)
+        if ascii_text:
+            # no apostrophe to unify (or all unified): one lower() and one
+            # get() per run, the least this loop can do (it runs for every
+            # word of the text)
             for m in found:
                 word = m.group()
                 entries = get(word.lower())

@@ -42,17 +42,17 @@ class Lists(Transform):
         self.regions = frozenset(spec["skip_inside"])
 
     def _lines(self, text, mask):
-        pos, n = 0, len(text)
+        # one split (C) rather than a find and a slice per line; the blank
+        # and tab tests copy nothing (this loop runs for every line of the text)
         out = []
-        append, find, match = out.append, text.find, self.item.match
+        append, match = out.append, self.item.match
         category_at, regions, bullets = mask.category_at, self.regions, self.bullets
-        while pos <= n:
-            end = find("\n", pos)
-            end = n if end < 0 else end
-            line = text[pos:end]
+        pos = 0
+        for line in text.split("\n"):
+            end = pos + len(line)
             stripped = line.lstrip(" ")
             indent = len(line) - len(stripped)
-            if not stripped.strip() or "\t" in line[:indent + 1]:
+            if not stripped or stripped.isspace() or line.find("\t", 0, indent + 1) >= 0:
                 append(None)  # a blank line (or tab indentation: leave it alone)
             elif category_at(pos + indent) in regions:
                 append(None)  # code, frontmatter: not list text

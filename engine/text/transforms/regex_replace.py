@@ -35,12 +35,26 @@ def parse_template(template):
     return pieces
 
 
-def group_edits(m, pieces, keys=None):
+def match_start(m, behind):
+    """Where a match's change starts: at the match, or earlier at a group
+    captured inside a look-behind (`behind`: their numbers).  A pattern may
+    so open with a character the engine skips to (a line break) and still
+    change the text before it (the blanks that end the line)."""
+    start = m.start()
+    for g in behind:
+        s = m.start(g)
+        if 0 <= s < start:
+            start = s
+    return start
+
+
+def group_edits(m, pieces, keys=None, start=None):
     """Edits for one match: the gaps between copied groups get the literals.
     keys: the group of each copy as m.span() takes it (numbers, looked up
-    once per pattern rather than once per match)."""
+    once per pattern rather than once per match); start: where the change
+    starts when not at the match (match_start)."""
     edits = []
-    cursor = m.start()
+    cursor = m.start() if start is None else start
     literal = pieces[0]
     for i in range(1, len(pieces), 2):
         g = pieces[i] if keys is None else keys[i >> 1]
@@ -69,13 +83,16 @@ class RegexReplace(Transform):
             raise regexutil.PatternError(f"replacement names group(s) {', '.join(unknown)} that the pattern does not define")
         self.only_if_shorter = spec.get("only_if_shorter", False)
         self.keys = [int(g) if g.isdigit() else self.pattern.groupindex[g] for g in self.pieces[1::2]]
+        # the groups not copied: one captured in a look-behind moves the start back
+        copied = set(self.keys)
+        self.behind = [g for g in range(1, self.pattern.groups + 1) if g not in copied]
 
     def edits(self, text, mask, run):
         out = []
-        pieces, keys, allow = self.pieces, self.keys, self.allow
+        pieces, keys, allow, behind = self.pieces, self.keys, self.allow, self.behind
         blocking = mask.blocking
         for m in self.pattern.finditer(text, timeout=self.timeout(text, run.timeout_ms_per_mb)):
-            group = group_edits(m, pieces, keys)
+            group = group_edits(m, pieces, keys, match_start(m, behind) if behind else None)
             if group is None:
                 continue
             group = [e for e in group if text[e.start:e.end] != e.text]

@@ -164,7 +164,11 @@ class WordRules(Transform):
                 i = a
                 while i > 0 and text[i - 1].isspace():
                     i -= 1
-                k = max(text.rfind(" ", 0, i), text.rfind("\n", 0, i), text.rfind("\t", 0, i)) + 1
+                # the last blank before the word: searched back to its line's
+                # start only (a search back to the text's start for a rare tab
+                # cost the whole text before each edit); the same position
+                line = text.rfind("\n", 0, i)
+                k = max(line, text.rfind(" ", line + 1, i), text.rfind("\t", line + 1, i)) + 1
                 before = None
                 for m in finditer(text, k, i):
                     before = m.group() if m.end() == i else None
