@@ -17,10 +17,17 @@ REPO = Path(__file__).resolve().parent.parent
 GLIBC = sys.platform.startswith("linux") and bool(os.confstr("CS_GNU_LIBC_VERSION") if hasattr(os, "confstr") else "")
 
 
-def test_compress_asks_for_the_heap_with_its_input(monkeypatch):
+def test_the_command_holds_freed_blocks_and_the_library_does_not(monkeypatch):
+    """A process-wide malloc setting is a command's to choose (engine
+    compress), never imposed by the library on its caller's process."""
+    from engine.cli.fastpath import as_command
+    from engine.text import heap
+
     seen = []
-    monkeypatch.setattr(pipeline, "hold_freed_blocks", lambda text: seen.append(len(text)))
+    monkeypatch.setattr(heap, "hold_freed_blocks", lambda text: seen.append(len(text)))
     pipeline.compress(load_profile(None, "standard"), "Some text.\n")
+    assert seen == []
+    as_command(lambda text: text, "Some text.\n")
     assert seen == [len("Some text.\n")]
 
 

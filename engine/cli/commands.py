@@ -80,7 +80,7 @@ def expand_inputs(names):
 def cmd_compress(args):
     from engine.core.textcache import Compressor
 
-    from .fastpath import without_collector
+    from .fastpath import as_command
 
     inputs, failed = expand_inputs(args.files)
     several = len(inputs) + len(failed) > 1
@@ -115,10 +115,10 @@ def cmd_compress(args):
             if args.json:  # the figures need the compiled profile (protected spans) anyway
                 from engine.text.pipeline import compress
 
-                result = without_collector(compress, comp.profile, text)
+                result = as_command(compress, comp.profile, text)
                 out = result.text
             else:
-                out = without_collector(comp.compress, text)
+                out = as_command(comp.compress, text)
             if args.in_place:
                 target = name
             elif outdir is not None:

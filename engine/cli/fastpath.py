@@ -42,13 +42,21 @@ def parse(args):
     return file, level, profile
 
 
-def without_collector(fn, *args):
-    """fn(*args) with the cyclic garbage collector off.  Compression
-    allocates millions of small objects (match objects, span tuples, edits)
-    that hold no reference cycles: the collector, started again and again by
-    that many allocations, walks them for nothing (about 5% of compressing
-    10 MB).  Reference counting still frees them.  (A function, not a
-    context manager: contextlib is one import more on the warm path.)"""
+def as_command(fn, *args):
+    """fn(*args), compressing the text args[-1] the way a command process
+    should, which a library call must not impose on its caller's process:
+    - with the cyclic garbage collector off.  Compression allocates millions
+      of small objects (match objects, span tuples, edits) that hold no
+      reference cycles: the collector, started again and again by that many
+      allocations, walks them for nothing (about 5% of compressing 10 MB).
+      Reference counting still frees them;
+    - with freed blocks kept when the text is too large for glibc to keep
+      its whole-text copies (engine/text/heap.py: about 0.2 s of 10 MB).
+    (A function, not a context manager: contextlib is one import more on
+    the warm path.)"""
+    from engine.text.heap import hold_freed_blocks
+
+    hold_freed_blocks(args[-1])
     was = gc.isenabled()
     gc.disable()
     try:
@@ -73,5 +81,5 @@ def compress_simple(args):
     # read with the profile's cap: /dev/zero costs the cap, not all memory
     cap = comp.info("max_input_bytes")
     text = read_input(file, cap, f"max_input_bytes (profile {comp.info('name')!r})")
-    sys.stdout.write(without_collector(comp.compress, text))
+    sys.stdout.write(as_command(comp.compress, text))
     return 0

@@ -4,8 +4,6 @@ from dataclasses import dataclass, field
 
 from engine.base.errors import UserError
 
-from .heap import hold_freed_blocks
-
 
 @dataclass
 class Change:
@@ -64,7 +62,6 @@ def compress(profile, text, *, explain=False, tokenizers=()):
     from .sizes import check_input
 
     check_input(profile, text)
-    hold_freed_blocks(text)
     work, how = split_line_endings(text)
     stage = "the protect categories"
     try:
