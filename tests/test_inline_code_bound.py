@@ -29,7 +29,7 @@ def test_spans_at_the_length_bound():
     pieces = ["a", "\n", "\n\n", "` ", " `", "``", " `` ", "```", "\n \n"]
     n = 0
     for ticks in ("`", "``", "```"):
-        for size in (1, 2, 998, 999, 1000, 1001, 1002, 1500):
+        for size in (1, 999, 1000, 1001):
             for a, b in itertools.product(pieces, repeat=2):
                 for cut in (0, size // 2, size - 1):
                     body = ("x" * size)[:cut] + a + ("y" * size)[cut:] + b
@@ -37,7 +37,7 @@ def test_spans_at_the_length_bound():
                         text = "p " + ticks + body + tail + " q `z` r"
                         assert _spans(current, text) == _spans(former, text), (ticks, size, a, b, cut, tail)
                         n += 1
-    assert n > 5000
+    assert n > 2500
 
 
 def test_the_one_backtick_branch_scans_classes():
