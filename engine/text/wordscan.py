@@ -141,9 +141,15 @@ def _class_chars(body):
     return out
 
 
+_WHITE_SPACE = []
+
+
 def _white_space():
-    """What `regex`'s \\s matches (Unicode White_Space, all below U+3001)."""
-    return regex.findall(r"\s", "".join(map(chr, range(0x10000))))
+    """What `regex`'s \\s matches (Unicode White_Space, all of it below
+    U+3001), found once per process."""
+    if not _WHITE_SPACE:
+        _WHITE_SPACE.append(frozenset(regex.findall(r"\s", "".join(map(chr, range(0x3001))))))
+    return _WHITE_SPACE[0]
 
 
 def _class(chars):
