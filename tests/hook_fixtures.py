@@ -188,7 +188,7 @@ class HookEnv:
     # -- processes -----------------------------------------------------
     def env(self, extra=None):
         env = {k: v for k, v in os.environ.items()
-               if not k.startswith(("ENGINE_", "XDG_", "PYTHONWARNINGS", "CLAUDE"))}
+               if not k.startswith(("ENGINE_", "XDG_", "PYTHONWARNINGS", "CLAUDE", "AI_AGENT"))}
         env.update(HOME=str(self.home), ENGINE_STATE_DIR=str(self.state), ENGINE_CACHE_DIR=str(self.cache),
                    PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
         for k, v in {**self.extra_env, **(extra or {})}.items():

@@ -132,6 +132,32 @@ def test_an_agent_that_loads_it_on_write_gets_nothing_at_pretooluse(hk):
     assert "IVPY" not in (run.context or "")
 
 
+def test_before_the_transcript_is_on_disk_the_version_comes_from_the_agent_environment(hk):
+    """A session's first tool call can run before the agent wrote its lines
+    (seen with 2.1.330: the rule then came twice, the engine's and the
+    agent's own after the write); the agent names itself in its hooks'
+    environment (AI_AGENT=claude-code_2-1-330_harness)."""
+    hk.rule("py.md", "---\npaths: src/**/*.py\n---\nMarker IVPY: type hints everywhere.\n")
+    event = hk.event("PreToolUse", tool_name="Write", tool_input={"file_path": str(hk.project / "src" / "new.py")},
+                     tool_use_id="t1")
+    new = hk.hook(event, env={"AI_AGENT": "claude-code_2-1-330_harness"}).assert_ok()
+    assert "IVPY" not in (new.context or "")
+    old = hk.hook(event, env={"AI_AGENT": "claude-code_2-1-56_harness"}).assert_ok()
+    assert "IVPY" in (old.context or ""), "an older agent named there still gets the rule before the write"
+
+
+def test_the_agent_version_is_read_from_its_environment_as_the_profile_says():
+    from engine.hooks.inview import env_version
+
+    spec = {"variable": "AI_AGENT", "prefix": "claude-code_", "separator": "-", "end": "_"}
+    assert env_version(spec, {"AI_AGENT": "claude-code_2-1-330_harness"}) == "2.1.330"
+    assert env_version(spec, {"AI_AGENT": "claude-code_2-1-330"}) == "2.1.330"
+    assert env_version(spec, {"AI_AGENT": "cursor_1-2"}) is None
+    assert env_version(spec, {"AI_AGENT": "claude-code_x-1_harness"}) is None
+    assert env_version(spec, {}) is None
+    assert env_version(None, {"AI_AGENT": "claude-code_2-1-330_harness"}) is None
+
+
 def test_after_compaction_the_unscoped_rules_come_back_with_the_switch(hk):
     """hooks.in_view.after_compact_unscoped: true brings them back (once)."""
     from hook_fixtures import shared_profile

@@ -399,10 +399,30 @@ def delivered_marks(ctx, items):
 
 
 def agent_version(ctx):
-    """The agent's version per the transcript's last line naming one (cheap: the tail)."""
+    """The agent's version per the transcript's last line naming one (cheap:
+    the tail), else per the variable the agent sets in its hooks'
+    environment (hooks.in_view.version_env): at a session's first tool call
+    the transcript may not be on disk yet."""
     iv = getattr(ctx, "_inview", None)
-    if iv is not None:
-        return iv.version
+    version = iv.version if iv is not None else _transcript_version(ctx)
+    return version or env_version(ctx.settings["in_view"].get("version_env"))
+
+
+def env_version(spec, environ=None):
+    """"2.1.330" from AI_AGENT=claude-code_2-1-330_harness, as `spec` says
+    ({variable, prefix, separator, end}); None when absent or not a version."""
+    if not spec:
+        return None
+    import os
+
+    value = (environ if environ is not None else os.environ).get(spec["variable"], "")
+    if not value.startswith(spec["prefix"]):
+        return None
+    parts = value[len(spec["prefix"]):].split(spec["end"], 1)[0].split(spec["separator"])
+    return ".".join(parts) if parts and all(p.isdigit() for p in parts) else None
+
+
+def _transcript_version(ctx):
     from engine.core.transcript import reversed_lines
 
     for raw in reversed_lines(ctx.event.get("transcript_path"), ctx.settings["in_view"]["max_tail_bytes"]):

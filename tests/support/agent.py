@@ -279,7 +279,7 @@ def agent_env(home, env=None):
     `env` adds or (value None) removes variables."""
     home = Path(home)
     out = {k: v for k, v in os.environ.items()
-           if not k.startswith(("ENGINE_", "XDG_", "CLAUDE", "ANTHROPIC", "PYTHONWARNINGS"))}
+           if not k.startswith(("ENGINE_", "XDG_", "CLAUDE", "ANTHROPIC", "PYTHONWARNINGS", "AI_AGENT"))}
     out.update(
         HOME=str(home),
         CLAUDE_CONFIG_DIR=str(home / ".claude"),
