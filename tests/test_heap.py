@@ -24,7 +24,7 @@ def test_the_command_holds_freed_blocks_and_the_library_does_not(monkeypatch):
     from engine.text import heap
 
     seen = []
-    monkeypatch.setattr(heap, "hold_freed_blocks", lambda text: seen.append(len(text)))
+    monkeypatch.setattr(heap, "hold_freed_blocks", lambda text, *_: seen.append(len(text)))
     pipeline.compress(load_profile(None, "standard"), "Some text.\n")
     assert seen == []
     as_command(lambda text: text, "Some text.\n")
@@ -34,7 +34,7 @@ def test_the_command_holds_freed_blocks_and_the_library_does_not(monkeypatch):
 def test_small_text_changes_nothing_and_loads_no_ctypes(tmp_path):
     code = (
         "import sys; from engine.text.heap import hold_freed_blocks; "
-        "r = hold_freed_blocks('x' * 9_000_000 + 'é'); "  # 1 byte a character: 9 MB, below the ceiling
+        "r = hold_freed_blocks('x' * 9_000_000 + 'é', 8, 1024); "  # 1 byte a character: 9 MB, below the ceiling
         "print(r, 'ctypes' in sys.modules)"
     )
     out = _run(code, tmp_path)
@@ -49,7 +49,7 @@ def test_copies_of_a_huge_text_reuse_freed_memory(tmp_path):
     code = (
         "import resource; from engine.text.heap import hold_freed_blocks\n"
         "t = 'a' * 9_000_000 + '\\U0001F600'\n"
-        "held = hold_freed_blocks(t)\n"
+        "held = hold_freed_blocks(t, 8, 1024)\n"
         "r0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt\n"
         "for i in range(5):\n"
         "    c = t.replace('a', 'b')\n"

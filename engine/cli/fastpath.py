@@ -54,9 +54,11 @@ def as_command(fn, *args):
       its whole-text copies (engine/text/heap.py: about 0.2 s of 10 MB).
     (A function, not a context manager: contextlib is one import more on
     the warm path.)"""
+    from engine.core.settings import plain
     from engine.text.heap import hold_freed_blocks
 
-    hold_freed_blocks(args[-1])
+    bounds = plain()["compress"]
+    hold_freed_blocks(args[-1], bounds["hold_copies"], bounds["hold_max_mb"])
     was = gc.isenabled()
     gc.disable()
     try:

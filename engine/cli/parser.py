@@ -101,25 +101,20 @@ def _hook(sub):
     p.add_argument("--profile", metavar="NAME|PATH", help=PROFILE_HELP)
 
 
-def _install_uninstall(sub, only):
-    for name, helptext in (("install", "add the hook entries to the agent's settings.json"),
-                           ("uninstall", "remove exactly the entries `engine install` added")):
-        if only not in (None, name):
-            continue
-        p = sub.add_parser(name, help=helptext)
-        where = p.add_mutually_exclusive_group()
-        where.add_argument("--project", action="store_true", help="./.claude/settings.json (the default)")
-        where.add_argument("--user", action="store_true", help="~/.claude/settings.json")
-        if name == "install":
-            p.add_argument("--profile", metavar="NAME|PATH", help=USER_PROFILE_HELP)
+def _where(p):
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--project", action="store_true", help="./.claude/settings.json (the default)")
+    where.add_argument("--user", action="store_true", help="~/.claude/settings.json")
 
 
 def _install(sub):
-    _install_uninstall(sub, "install")
+    p = sub.add_parser("install", help="add the hook entries to the agent's settings.json")
+    _where(p)
+    p.add_argument("--profile", metavar="NAME|PATH", help=USER_PROFILE_HELP)
 
 
 def _uninstall(sub):
-    _install_uninstall(sub, "uninstall")
+    _where(sub.add_parser("uninstall", help="remove exactly the entries `engine install` added"))
 
 
 def _refresh(sub):

@@ -23,9 +23,11 @@ _M_MMAP_THRESHOLD = -3
 _held = False
 
 
-def hold_freed_blocks(text):
+def hold_freed_blocks(text, copies, max_mb):
     """Raise malloc's thresholds when `text` is too large for glibc to keep
-    its freed copies; True when they are raised (now or before)."""
+    its freed copies, to room for `copies` whole copies of it and at most
+    `max_mb` (the engine's settings: compress.hold_copies, hold_max_mb);
+    True when they are raised (now or before)."""
     global _held
     if _held:
         return True
@@ -44,7 +46,7 @@ def hold_freed_blocks(text):
         mallopt = ctypes.CDLL(None).mallopt
     except (OSError, ValueError, AttributeError):
         return False
-    # room for a few whole-text copies; a threshold glibc refuses leaves it as it was
-    keep = min(size * 8, 1 << 30)
+    # a threshold glibc refuses leaves it as it was
+    keep = min(size * copies, max_mb * 1024 * 1024)
     _held = bool(mallopt(_M_MMAP_THRESHOLD, keep)) and bool(mallopt(_M_TRIM_THRESHOLD, keep))
     return _held
