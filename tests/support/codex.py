@@ -1,0 +1,90 @@
+"""Codex CLI, offline: `codex exec` against the Responses API stand-in.
+
+    hooks = codex_hooks(hook, ["SessionStart", "PostToolUse"])   # hooks.json from a LogHook
+    run = run_codex("say hi", home, cwd, [shell("echo hi"), say("done")], hooks=hooks)
+    run.requests[1]                  # the body the model got after the tool call
+    tool_outputs(run.requests[1])    # what the model read from the shell
+    run.extra["rollout"]             # the session's rollout JSONL (the transcript)
+
+The provider is a `[model_providers.mock]` in $CODEX_HOME/config.toml
+(OPENAI_BASE_URL is ignored); hooks go in $CODEX_HOME/hooks.json and run
+without the per-hook trust prompt under --dangerously-bypass-hook-trust.
+"""
+
+import json
+from pathlib import Path
+
+from .offline import base_env, find_binary, run_offline
+from .responses_api import ResponsesAPI
+
+VERSION = "0.169.0"
+BINARY = Path("@openai") / "codex-linux-x64" / "vendor" / "x86_64-unknown-linux-musl" / "bin" / "codex"
+MODEL = "gpt-5.1-codex"
+
+
+def find_codex():
+    return find_binary("ENGINE_TEST_CODEX", BINARY, f"@openai/codex@{VERSION}")
+
+
+def codex_hooks(hook, events, matcher=None):
+    """The hooks.json object that runs `hook` (a LogHook) for each event."""
+    entry = lambda ev: {"hooks": [{"type": "command", "command": hook.command(ev), "timeout": 30}]}
+    table = {}
+    for ev in events:
+        table[ev] = [dict(entry(ev), matcher=matcher)] if matcher and "Tool" in ev else [entry(ev)]
+    return {"hooks": table}
+
+
+def write_config(codex_home, url, config=""):
+    """config.toml: the stand-in as the model provider, plus `config` lines."""
+    codex_home.mkdir(parents=True, exist_ok=True)
+    (codex_home / "config.toml").write_text(
+        f'model = "{MODEL}"\nmodel_provider = "mock"\n{config}\n'
+        f'[model_providers.mock]\nname = "mock"\nbase_url = "{url}/v1"\nwire_api = "responses"\n'
+        f'env_key = "MOCK_API_KEY"\n', encoding="utf-8")
+
+
+def run_codex(prompt, home, cwd, script, hooks=None, config="", args=(), env=None, timeout=60, resume=None,
+              api=None):
+    """`codex exec --json PROMPT` in `cwd`, HOME=home, CODEX_HOME=home/.codex,
+    against a ResponsesAPI driven by `script`; `hooks` (a hooks.json object)
+    is written first; `config` adds lines to config.toml (e.g.
+    'model_auto_compact_token_limit = 1500'); `resume` continues a session
+    by id (`codex exec resume ID`)."""
+    codex = find_codex()
+    home, codex_home = Path(home), Path(home) / ".codex"
+    api = api or ResponsesAPI(script)
+    codex_home.mkdir(parents=True, exist_ok=True)
+    if hooks is not None:
+        (codex_home / "hooks.json").write_text(json.dumps(hooks, indent=2), encoding="utf-8")
+    head = [codex, "exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox",
+            "--dangerously-bypass-hook-trust", *args]
+    cmd = head + (["resume", resume, prompt] if resume else [prompt])
+
+    def setup(api):
+        write_config(codex_home, api.url, config)
+        return base_env(home, {"CODEX_HOME": codex_home, "MOCK_API_KEY": "test", **(env or {})})
+
+    run = run_offline("codex", cmd, cwd, setup, api, timeout)
+    run.home = home
+    run.extra["rollout"] = rollout_of(run)
+    return run
+
+
+def thread_id(run):
+    """The session (thread) id `codex exec --json` printed."""
+    for ev in run.json_lines():
+        if ev.get("type") == "thread.started":
+            return ev.get("thread_id")
+    return None
+
+
+def rollout_of(run):
+    """The rollout JSONL of the run's session, or None."""
+    tid = thread_id(run)
+    found = sorted((Path(run.home) / ".codex" / "sessions").rglob(f"rollout-*{tid}.jsonl")) if tid else []
+    return found[-1] if found else None
+
+
+def rollout_lines(path):
+    return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
