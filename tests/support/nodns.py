@@ -41,13 +41,15 @@ class NoDNS:
     """UDP 127.0.0.1:53 in the calling thread's namespace (`bind`), served
     by a daemon thread (`start`) until `close`."""
 
-    def __init__(self):
+    def __init__(self, port=53):
         self.names = []
         self.sock = None
+        self.port = port
 
     def bind(self):
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        self.sock.bind(("127.0.0.1", 53))
+        self.sock.bind(("127.0.0.1", self.port))
+        self.port = self.sock.getsockname()[1]
 
     def start(self):
         threading.Thread(target=self._serve, daemon=True).start()

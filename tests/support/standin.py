@@ -99,7 +99,7 @@ class StandIn:
     def __enter__(self):
         if self.server is None:
             self.bind()
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()  # quick to shut down
         return self
 
     def __exit__(self, *exc):
