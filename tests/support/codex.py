@@ -35,22 +35,36 @@ def codex_hooks(hook, events, matcher=None):
     return {"hooks": table}
 
 
+BEGIN, END = "# >>> offline test settings", "# <<< offline test settings"
+
+
 def write_config(codex_home, url, config=""):
-    """config.toml: the stand-in as the model provider, plus `config` lines."""
+    """config.toml: the stand-in as the model provider, plus `config` (top
+    level keys, then tables), kept apart from what the agent or a test wrote
+    there (a plugin, a hook's trust), which stays as it was; a later run
+    replaces only its own lines."""
+    path = codex_home / "config.toml"
     codex_home.mkdir(parents=True, exist_ok=True)
-    (codex_home / "config.toml").write_text(
-        f'model = "{MODEL}"\nmodel_provider = "mock"\n{config}\n'
-        f'[model_providers.mock]\nname = "mock"\nbase_url = "{url}/v1"\nwire_api = "responses"\n'
-        f'env_key = "MOCK_API_KEY"\n', encoding="utf-8")
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    while BEGIN in text and END in text:  # an earlier run's lines
+        text = text[:text.index(BEGIN)] + text[text.index(END) + len(END):].lstrip("\n")
+    lines = text.splitlines()
+    first_table = next((i for i, line in enumerate(lines) if line.lstrip().startswith("[")), len(lines))
+    head, rest = "\n".join(lines[:first_table]), "\n".join(lines[first_table:])
+    ours_top = f'{BEGIN}\nmodel = "{MODEL}"\nmodel_provider = "mock"\n{config}\n{END}\n'
+    ours_table = (f'{BEGIN}\n[model_providers.mock]\nname = "mock"\nbase_url = "{url}/v1"\nwire_api = "responses"\n'
+                  f'env_key = "MOCK_API_KEY"\n{END}\n')
+    path.write_text("\n".join(filter(None, [head, ours_top, rest, ours_table])) + "\n", encoding="utf-8")
 
 
 def run_codex(prompt, home, cwd, script, hooks=None, config="", args=(), env=None, timeout=60, resume=None,
-              api=None):
+              api=None, bypass_hook_trust=True):
     """`codex exec --json PROMPT` in `cwd`, HOME=home, CODEX_HOME=home/.codex,
     against a ResponsesAPI driven by `script`; `hooks` (a hooks.json object)
     is written first; `config` adds lines to config.toml (e.g.
     'model_auto_compact_token_limit = 1500'); `resume` continues a session
-    by id (`codex exec resume ID`)."""
+    by id (`codex exec resume ID`); bypass_hook_trust=False runs hooks only
+    as trusted in config.toml (see trust_hooks)."""
     codex = find_codex()
     home, codex_home = Path(home), Path(home) / ".codex"
     api = api or ResponsesAPI(script)
@@ -58,7 +72,7 @@ def run_codex(prompt, home, cwd, script, hooks=None, config="", args=(), env=Non
     if hooks is not None:
         (codex_home / "hooks.json").write_text(json.dumps(hooks, indent=2), encoding="utf-8")
     head = [codex, "exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox",
-            "--dangerously-bypass-hook-trust", *args]
+            *(["--dangerously-bypass-hook-trust"] if bypass_hook_trust else []), *args]
     cmd = head + (["resume", resume, prompt] if resume else [prompt])
 
     def setup(api):

@@ -86,6 +86,22 @@ def run_gemini(prompt, home, cwd, script, hooks=None, settings=None, args=(), en
     return run
 
 
+def gemini_command(args, home, cwd, env=None, timeout=60):
+    """`gemini ARGS` (a subcommand such as `extensions link DIR`), offline,
+    HOME=home, settings as run_gemini writes them. Returns an AgentRun."""
+    node, entry = find_gemini()
+    home = Path(home)
+    write_settings(home)
+
+    def setup(api):
+        return base_env(home, {"GEMINI_API_KEY": "test", "GOOGLE_GEMINI_BASE_URL": api.url,
+                               "GEMINI_CLI_NO_RELAUNCH": "true", **(env or {})})
+
+    run = run_offline("gemini", [node, *NODE_FLAGS, entry, *args], cwd, setup, GeminiAPI(), timeout)
+    run.home = home
+    return run
+
+
 def session_files(home):
     """Gemini's chat records under $HOME/.gemini/tmp/<folder>/chats/."""
     return sorted((Path(home) / ".gemini" / "tmp").rglob("chats/session-*.json*"))

@@ -52,8 +52,6 @@ def sample(schema):
 
 
 class GeminiAPI(StandIn):
-    usage = {"promptTokenCount": 1000, "candidatesTokenCount": 10, "totalTokenCount": 1010}
-
     def kind(self, req):
         path = req.path.split("?")[0]
         if req.method != "POST" or not (path.endswith(":generateContent") or path.endswith(":streamGenerateContent")):
@@ -79,6 +77,10 @@ class GeminiAPI(StandIn):
                 return Say(json.dumps(sample(schema)))
         return super().next_turn(req)
 
+    def usage(self, req):
+        tokens = self.input_tokens(req)
+        return {"promptTokenCount": tokens, "candidatesTokenCount": 10, "totalTokenCount": tokens + 10}
+
     def answer(self, req, turn, n):
         body = req.body if isinstance(req.body, dict) else {}
         if isinstance(turn, Say):
@@ -87,7 +89,7 @@ class GeminiAPI(StandIn):
             name, args = (SHELL_TOOL, {"command": turn.command}) if isinstance(turn, Shell) else (turn.name, turn.args)
             part = {"functionCall": {"name": name, "args": args}}
         chunk = {"candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP", "index": 0}],
-                 "usageMetadata": dict(self.usage), "modelVersion": body.get("model", "gemini-test"),
+                 "usageMetadata": self.usage(req), "modelVersion": body.get("model", "gemini-test"),
                  "responseId": f"resp_{n:04d}"}
         if ":streamGenerateContent" in req.path:
             return 200, "text/event-stream", sse(chunk)

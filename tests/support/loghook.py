@@ -8,7 +8,10 @@ payload, or the raw text>, "env": {the GEMINI_/CODEX_/COPILOT_/CLAUDE_
 variables the hook saw}}. EVENT is the name the hook was installed under
 (Copilot's payload names no event). ANSWERS is a JSON file mapping an event
 name (or "*") to the object to print; every "{event}" in its strings becomes
-EVENT. No answer for the event: it prints nothing. Stdlib only, no engine.
+EVENT. An entry {"if_stdin_has": TEXT, "answer": OBJECT} answers only when
+the payload's text holds TEXT (a hook that answers a Gemini AfterTool with a
+tail call must not answer the tail call's own AfterTool). No answer for the
+event: it prints nothing. Stdlib only, no engine.
 """
 
 import json
@@ -38,6 +41,8 @@ def main(log, answers, event):
     with open(answers, encoding="utf-8") as fh:
         table = json.load(fh)
     answer = table.get(event, table.get("*"))
+    if isinstance(answer, dict) and "if_stdin_has" in answer:
+        answer = answer["answer"] if answer["if_stdin_has"] in raw else None
     if answer is not None:
         print(json.dumps(_fill(answer, event)))
 

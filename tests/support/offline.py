@@ -119,13 +119,15 @@ class Netns:
 
 def base_env(home, extra=None):
     """The agent's environment: this process's without DROPPED_PREFIXES,
-    HOME and the XDG and engine folders under `home`, this checkout's engine
+    HOME, TMPDIR and the XDG and engine folders under `home`, this checkout's engine
     first on PYTHONPATH (for hooks that run it). `extra` adds variables, or
     removes them where its value is None."""
     home = Path(home)
     out = {k: v for k, v in os.environ.items() if not k.startswith(DROPPED_PREFIXES)}
+    (home / "tmp").mkdir(parents=True, exist_ok=True)
     out.update(
         HOME=str(home), TERM="dumb", NO_COLOR="1",
+        TMPDIR=str(home / "tmp"),  # Copilot saves a large tool output in the temporary folder
         XDG_CONFIG_HOME=str(home / ".config"), XDG_CACHE_HOME=str(home / ".cache"),
         XDG_STATE_HOME=str(home / ".local" / "state"), XDG_DATA_HOME=str(home / ".local" / "share"),
         ENGINE_STATE_DIR=str(home / ".engine-state"), ENGINE_CACHE_DIR=str(home / ".engine-cache"),

@@ -22,9 +22,10 @@ SHELL_TOOLS = {
     "shell": lambda c: {"command": ["bash", "-lc", c]},  # Codex (older shell)
     "bash": lambda c: {"command": c, "description": "run the command", "mode": "sync"},  # Copilot
 }
-# Words of the prompt an agent sends when it asks for a compaction summary.
-SUMMARY_MARKS = ("CONTEXT CHECKPOINT COMPACTION", "handoff summary", "summarize the conversation",
-                 "Summarize the conversation", "create a summary", "<summary>")
+# Words of the last user message when an agent asks for a compaction summary
+# (Codex 0.169.0, Copilot 1.0.102). Not "<summary>": Copilot's first request
+# after a compaction quotes the summary in <summary> tags.
+SUMMARY_MARKS = ("You are performing a CONTEXT CHECKPOINT COMPACTION", "respond only with the summary text")
 
 
 def tool_names(body):
@@ -58,8 +59,6 @@ class ResponsesAPI(StandIn):
     """The Responses API stand-in: a request with tools is a main-loop turn,
     a request whose last user text asks for a summary is a compaction."""
 
-    usage = {"input_tokens": 1000, "output_tokens": 10}
-
     def kind(self, req):
         if req.method != "POST" or not req.path.split("?")[0].rstrip("/").endswith("/responses"):
             return None
@@ -81,8 +80,9 @@ class ResponsesAPI(StandIn):
                 "status": "in_progress", "output": []}
         events = [sse({"type": "response.created", "response": resp, "sequence_number": 0}, "response.created")]
         events += _item_events(item)
-        usage = dict(self.usage, total_tokens=sum(self.usage.values()),
-                     input_tokens_details={"cached_tokens": 0}, output_tokens_details={"reasoning_tokens": 0})
+        tokens = self.input_tokens(req)
+        usage = {"input_tokens": tokens, "output_tokens": 10, "total_tokens": tokens + 10,
+                 "input_tokens_details": {"cached_tokens": 0}, "output_tokens_details": {"reasoning_tokens": 0}}
         done = dict(resp, status="completed", output=[item], usage=usage)
         events.append(sse({"type": "response.completed", "response": done}, "response.completed"))
         return 200, "text/event-stream", b"".join(events)

@@ -80,9 +80,10 @@ class StandIn:
     after = "done."
     summary_text = "SUMMARY_OF_THE_SESSION: the user asked; the shell ran; the answer was given."
 
-    def __init__(self, script=(), summary=None):
+    def __init__(self, script=(), summary=None, tokens=1000):
         self.script = list(script)
         self.summary = summary or self.summary_text
+        self.tokens = tokens  # input tokens each answer reports: a number, or a function of the Request
         self.log = []
         self.served = 0  # main-loop requests answered: the script's only clock
         self._lock = threading.Lock()
@@ -134,6 +135,10 @@ class StandIn:
             req.turn = self.next_turn(req)
             n = len(self.log)
         return self.answer(req, req.turn, n)
+
+    def input_tokens(self, req):
+        """The input tokens the answer to `req` reports (the agent's usage figures)."""
+        return self.tokens(req) if callable(self.tokens) else self.tokens
 
     # ------------------------------------------------ the wire format's part
 
