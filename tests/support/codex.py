@@ -12,9 +12,10 @@ without the per-hook trust prompt under --dangerously-bypass-hook-trust.
 """
 
 import json
+import subprocess
 from pathlib import Path
 
-from .offline import base_env, find_binary, run_offline
+from .offline import Netns, base_env, find_binary, run_offline
 from .responses_api import ResponsesAPI
 
 VERSION = "0.169.0"
@@ -85,6 +86,16 @@ def run_codex(prompt, home, cwd, script, hooks=None, config="", args=(), env=Non
     return run
 
 
+def codex_command(args, home, cwd, timeout=60):
+    """`codex ARGS` (`--version`, `plugin add ...`), offline, CODEX_HOME=home/.codex."""
+    codex_home = Path(home) / ".codex"
+    codex_home.mkdir(parents=True, exist_ok=True)
+    run = run_offline("codex", [find_codex(), *args], cwd, lambda api: base_env(home, {"CODEX_HOME": codex_home}),
+                      ResponsesAPI(), timeout)
+    run.home = Path(home)
+    return run
+
+
 def thread_id(run):
     """The session (thread) id `codex exec --json` printed."""
     for ev in run.json_lines():
@@ -102,3 +113,40 @@ def rollout_of(run):
 
 def rollout_lines(path):
     return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def list_hooks(home, cwd, timeout=30):
+    """The hooks Codex sees for `cwd` as its app server lists them (JSON-RPC
+    `hooks/list` over stdio, the call its TUI's /hooks makes): each with
+    `key`, `currentHash`, `trustStatus`, `source`, `command`, ..."""
+    codex_home = Path(home) / ".codex"
+    codex_home.mkdir(parents=True, exist_ok=True)
+    env = base_env(home, {"CODEX_HOME": codex_home})
+    calls = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"clientInfo": {"name": "tests", "title": "tests", "version": "1"}}},
+             {"jsonrpc": "2.0", "method": "initialized"},
+             {"jsonrpc": "2.0", "id": 2, "method": "hooks/list", "params": {"cwds": [str(cwd)]}}]
+    with Netns() as ns:
+        proc = ns.run(subprocess.Popen, [str(find_codex()), "app-server"], cwd=str(cwd), env=env, text=True,
+                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
+        try:
+            proc.stdin.write("".join(json.dumps(c) + "\n" for c in calls))
+            proc.stdin.flush()
+            for line in proc.stdout:
+                answer = json.loads(line)
+                if answer.get("id") == 2:
+                    return [h for entry in answer["result"]["data"] for h in entry["hooks"]]
+        finally:
+            proc.kill()
+            proc.wait(timeout)
+    return []
+
+
+def trust_hooks(home, cwd):
+    """Trust every hook Codex lists for `cwd` the way its /hooks dialog
+    does: `[hooks.state."KEY"] trusted_hash = "HASH"` in config.toml."""
+    listed = list_hooks(home, cwd)
+    lines = "".join(f'\n[hooks.state."{h["key"]}"]\ntrusted_hash = "{h["currentHash"]}"\n' for h in listed)
+    path = Path(home) / ".codex" / "config.toml"
+    path.write_text((path.read_text(encoding="utf-8") if path.exists() else "") + lines, encoding="utf-8")
+    return listed

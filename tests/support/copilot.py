@@ -74,6 +74,16 @@ def run_copilot(prompt, home, cwd, script, hooks=None, args=(), env=None, timeou
     return run
 
 
+def copilot_command(args, home, cwd, timeout=60):
+    """`copilot ARGS` (`--version`), offline, COPILOT_HOME=home/.copilot."""
+    home = Path(home)
+    env = lambda api: base_env(home, {"COPILOT_HOME": home / ".copilot", "COPILOT_PKG_CACHE_HOME": _pkg_cache(home),
+                                      "COPILOT_OFFLINE": "true", "COPILOT_AUTO_UPDATE": "false"})
+    run = run_offline("copilot", [find_copilot(), *args], cwd, env, ResponsesAPI(), timeout)
+    run.home = home
+    return run
+
+
 def session_dirs(home):
     return sorted((Path(home) / ".copilot" / "session-state").glob("*/"))
 
