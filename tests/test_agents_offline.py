@@ -50,15 +50,21 @@ def _sse_data(text):
 CODEX_TOOLS = [{"type": "function", "name": "exec_command", "parameters": {}}]
 
 
+def _user(text):
+    return {"role": "user", "content": [{"type": "input_text", "text": text}]}
+
+
 def test_the_responses_stand_in_counts_requests_served_not_tool_calls_and_answers_a_summary_aside():
     script = [shell("ls -la"), shell("wc -l notes.txt"), say("Two looks.")]
     with responses_api.ResponsesAPI(script) as api:
         first = _sse_data(_post(api, "/v1/responses", {"input": [], "tools": CODEX_TOOLS}))
-        # a compaction request (no tools, a summary prompt) between turns does not consume the script
-        summary = _sse_data(_post(api, "/v1/responses", {"input": [
-            {"role": "user", "content": [{"type": "input_text", "text": "CONTEXT CHECKPOINT COMPACTION: go"}]}]}))
-        # after a compaction the request holds no earlier tool call: the turn is still the second
-        second = _sse_data(_post(api, "/v1/responses", {"input": [], "tools": CODEX_TOOLS}))
+        # a compaction request (Codex's summary prompt) between turns does not consume the script
+        summary = _sse_data(_post(api, "/v1/responses", {"tools": CODEX_TOOLS, "input": [_user(
+            "You are performing a CONTEXT CHECKPOINT COMPACTION. Create a handoff summary")]}))
+        # after a compaction the request holds no earlier tool call, only the summary quoted (as
+        # Copilot quotes it): a main turn, and still the second
+        second = _sse_data(_post(api, "/v1/responses", {"tools": CODEX_TOOLS, "input": [_user(
+            "Here is a summary of the prior context:\n<summary>\nwe listed\n</summary>")]}))
         third = _sse_data(_post(api, "/v1/responses", {"input": [], "tools": CODEX_TOOLS}))
         after = _sse_data(_post(api, "/v1/responses", {"input": [], "tools": CODEX_TOOLS}))
     done = [events[-1] for events in (first, summary, second, third, after)]
@@ -593,3 +599,169 @@ def test_fact_gemini_extension_carries_hooks_linked_offline(tmp_path):
 @facts
 def test_fact_gemini_version_command(tmp_path):
     assert gemini_command(["--version"], tmp_path, tmp_path).stdout.strip() == "0.61.0"
+
+
+# -------- Copilot CLI 1.0.102
+
+COPILOT_FILES = {".github/copilot-instructions.md": "M_REPO", "AGENTS.md": "M_AGENTS", "CLAUDE.md": "M_CLAUDE",
+                 "GEMINI.md": "M_GEMINI", "sub/AGENTS.md": "M_SUB_AGENTS", "sub/CLAUDE.md": "M_SUB_CLAUDE",
+                 ".claude/rules/r.md": "M_CLAUDE_RULE"}
+SCOPED = {"py": ('applyTo: "**/*.py"', "M_APPLY_PY"), "docs": ('applyTo: "docs/**"', "M_APPLY_DOCS"),
+          "all": ('applyTo: "**"', "M_APPLY_ALL"), "none": (None, "M_APPLY_NONE")}
+
+
+def _copilot_world(tmp_path):
+    home, cwd = _world(tmp_path)
+    _files(cwd, COPILOT_FILES)
+    _files(home / ".copilot", {"copilot-instructions.md": "M_USER"})
+    for name, (front, mark) in SCOPED.items():
+        path = cwd / ".github" / "instructions" / f"{name}.instructions.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        head = f"---\n{front}\n---\n" if front else ""
+        path.write_text(f"{head}Always say {mark}.\n", encoding="utf-8")
+    (cwd / "sub" / "deep").mkdir(parents=True)
+    (cwd / "sub" / "deep" / "code.py").write_text("print(1)\n", encoding="utf-8")
+    (cwd / "docs").mkdir()
+    _git(cwd)
+    return home, cwd
+
+
+COPILOT_MARKS = set(COPILOT_FILES.values()) | {m for _, m in SCOPED.values()} | {"M_USER"}
+COPILOT_AT_START = ["M_AGENTS", "M_APPLY_ALL", "M_APPLY_NONE", "M_CLAUDE", "M_CLAUDE_RULE", "M_GEMINI", "M_REPO", "M_USER"]
+
+
+@facts
+@pytest.mark.slow
+def test_fact_copilot_loads_its_files_at_start_and_path_scoped_ones_after_view_reads_a_match(tmp_path):
+    home, cwd = _copilot_world(tmp_path)
+    script = [call("view", path=str(cwd / "sub" / "deep" / "code.py")), shell("cat sub/deep/code.py"),
+              call("create", path=str(cwd / "docs" / "new.md"), file_text="hello\n"), say("ok")]
+    run = run_copilot("look", home, cwd, script)
+    first, after_view, after_shell, after_create = run.requests
+    # at start, all in the request's `instructions`: the user's and the repository's files, AGENTS.md,
+    # CLAUDE.md, GEMINI.md, .claude/rules, *.instructions.md without applyTo or with "**"
+    assert _seen(first["instructions"], COPILOT_MARKS) == COPILOT_AT_START
+    assert _seen(responses_api.request_text(first), COPILOT_MARKS) == COPILOT_AT_START
+    # the scoped ones are listed by pattern, for the model to `view`
+    assert "| **/*.py | '.github/instructions/py.instructions.md' |  |" in first["instructions"]
+    assert "| docs/** | '.github/instructions/docs.instructions.md' |  |" in first["instructions"]
+    # `view` of sub/deep/code.py: a user message after the tool output with the matching scoped file and the
+    # nested AGENTS.md and CLAUDE.md, each "<system_reminder>\nCustom instructions from PATH. ..."
+    reminder = responses_api.input_texts(after_view)[-1]
+    assert reminder[0] == "user" and _seen(reminder[1], COPILOT_MARKS) == ["M_APPLY_PY", "M_SUB_AGENTS", "M_SUB_CLAUDE"]
+    assert "Custom instructions from .github/instructions/py.instructions.md." in reminder[1]
+    # a shell `cat` and the creation of a matching file load nothing more
+    for body in (after_shell, after_create):
+        assert _seen(responses_api.request_text(body), COPILOT_MARKS) == sorted(
+            COPILOT_AT_START + ["M_APPLY_PY", "M_SUB_AGENTS", "M_SUB_CLAUDE"])
+    assert (cwd / "docs" / "new.md").read_text() == "hello\n"
+
+
+@facts
+@pytest.mark.slow
+def test_fact_copilot_compacts_offline_under_a_small_prompt_limit_and_keeps_only_its_start_files(tmp_path):
+    home, cwd = _copilot_world(tmp_path)
+    hook = LogHook(tmp_path, {"*": {"additionalContext": "CTX_{event}_MARK"}})
+    served = []
+
+    def tokens(req):  # near the limit from the second answer on
+        served.append(req)
+        return 1000 if len(served) < 2 else 19000
+    api = ResponsesAPI([call("view", path=str(cwd / "sub" / "deep" / "code.py")), shell("echo two"),
+                        shell("echo three"), say("done")], tokens=tokens)
+    run = run_copilot("go", home, cwd, None, api=api, env={"COPILOT_PROVIDER_MAX_PROMPT_TOKENS": "20000"},
+                      hooks=copilot_hooks(hook, ["sessionStart", "userPromptSubmitted", "preCompact"]))
+    assert run.returncode == 0, str(run)
+    kinds = [r.kind for r in run.api.log]
+    assert "summary" in kinds, kinds
+    at = kinds.index("summary")
+    summary, after = run.api.log[at].body, run.api.log[at + 1].body
+    assert responses_api.last_user_text(summary).startswith("Please create a detailed summary of the conversation")
+    assert "preCompact" in hook.events() and hook.events().count("sessionStart") == 1
+    text = responses_api.request_text(after)
+    assert _seen(text, COPILOT_MARKS) == COPILOT_AT_START  # the view-loaded files are gone
+    assert "CTX_sessionStart_MARK" not in text and "CTX_userPromptSubmitted_MARK" not in text
+    assert f"<summary>\n{api.summary}\n</summary>" in text and "<user_message>\ngo\n</user_message>" in text
+    records = events_of(run)
+    start = [r["data"] for r in records if r["type"] == "session.compaction_start"][0]
+    done = [r["data"] for r in records if r["type"] == "session.compaction_complete"][0]
+    assert start["tokenLimit"] == 20000 and start["trigger"] == "threshold" and start["currentTokens"] >= 19000
+    assert done["success"] and done["summaryContent"] == api.summary and done["messagesRemoved"] > 0
+    usage = [r["data"]["usage"] for r in records if r["type"] == "session.usage_record"]
+    assert usage[0]["inputTokens"] == 1000 and {"outputTokens", "cacheReadTokens", "cacheWriteTokens"} <= set(usage[0])
+
+
+@facts
+@pytest.mark.slow
+def test_fact_copilot_modified_result_replaces_the_output_and_claude_shaped_answers_are_ignored(tmp_path):
+    cmd = "printf 'orig-%d\\n' 7"
+
+    def run_with(name, answer):
+        home, cwd = _world(tmp_path / name)
+        hook = LogHook(tmp_path / name, {"postToolUse": answer})
+        run = run_copilot("go", home, cwd, [shell(cmd), say("ok")], hooks=copilot_hooks(hook, ["postToolUse"]))
+        assert run.returncode == 0, str(run)
+        (done,) = [r["data"]["result"] for r in events_of(run) if r["type"] == "tool.execution_complete"]
+        return responses_api.tool_outputs(run.requests[1])[0], done
+    out, done = run_with("modified", {"modifiedResult": {"textResultForLlm": "MODIFIED_7f", "resultType": "success"},
+                                      "additionalContext": "CTX_POST"})
+    assert out == 'MODIFIED_7f\n\nTool "bash" succeeded. Additional guidance from postToolUse hooks:\nCTX_POST'
+    assert done["content"] == out and done["detailedContent"].startswith("orig-7")  # the original, kept aside
+    out, done = run_with("claude", {"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "CTX_POST",
+                                                           "updatedToolOutput": {"stdout": "UPD"}}})
+    assert out == "orig-7\n<shellId: 0 completed with exit code 0>" and "detailedContent" not in done
+
+
+@facts
+@pytest.mark.slow
+def test_fact_copilot_saves_a_349_kb_output_to_a_temporary_file_for_the_session_and_shows_500_characters(tmp_path):
+    home, cwd = _world(tmp_path)
+    run = run_copilot("go", home, cwd, [shell(SEQ_349K), say("ok")])
+    (out,) = responses_api.tool_outputs(run.requests[1])
+    assert out.startswith("Output too large to read at once (340.7 KB). Saved to: ") and len(out) < 1000
+    saved = Path(out.split("Saved to: ")[1].split("\n")[0])
+    assert saved.parent == home / "tmp" and saved.name.endswith(".txt") and "-copilot-tool-output-" in saved.name
+    assert "Preview (first 500 chars):\n1\n2\n" in out
+    assert not saved.exists()  # the whole output lives only while the session runs
+    (done,) = [r["data"]["result"] for r in events_of(run) if r["type"] == "tool.execution_complete"]
+    assert done["content"] == out
+
+
+@facts
+@pytest.mark.slow
+def test_fact_copilot_runs_repository_hooks_only_in_a_trusted_folder_and_personal_hooks_always(tmp_path):
+    def run_with(name, env=None, args=(), config=None):
+        home, cwd = _world(tmp_path / name)
+        user, repo = LogHook(tmp_path / name / "u", {}), LogHook(tmp_path / name / "r", {})
+        (home / ".copilot" / "hooks").mkdir(parents=True)
+        (home / ".copilot" / "hooks" / "mine.json").write_text(json.dumps(copilot_hooks(user, ["sessionStart"])))
+        if config is not None:
+            (home / ".copilot" / "config.json").write_text(json.dumps(config(cwd)))
+        run = run_copilot("go", home, cwd, [say("ok")], hooks=copilot_hooks(repo, ["sessionStart"]),
+                          env={"COPILOT_ALLOW_ALL": "1", **(env or {})}, args=args)  # "1": tools, not trust
+        assert run.returncode == 0, str(run)
+        return user.events(), repo.events(), run
+    assert run_with("untrusted")[:2] == (["sessionStart"], [])
+    assert run_with("allow-all", env={"COPILOT_ALLOW_ALL": "true"})[:2] == (["sessionStart"], ["sessionStart"])
+    assert run_with("flag", args=("--trust-folder",))[:2] == (["sessionStart"], ["sessionStart"])
+    user, repo, run = run_with("config", config=lambda cwd: {"trusted_folders": [str(cwd)]})
+    assert (user, repo) == (["sessionStart"], ["sessionStart"])
+    kept = (run.home / ".copilot" / "config.json").read_text()
+    assert '"trustedFolders"' in kept and str(run.cwd) in kept  # the agent rewrites the key in camelCase
+
+
+@facts
+@pytest.mark.slow
+def test_fact_copilot_hook_environment_names_the_project_for_claude_code_too(tmp_path):
+    home, cwd = _world(tmp_path)
+    hook = LogHook(tmp_path, {})
+    run_copilot("go", home, cwd, [say("ok")], hooks=copilot_hooks(hook, ["sessionStart"]))
+    (call_,) = hook.calls()
+    env = call_["env"]
+    assert env["COPILOT_PROJECT_DIR"] == str(cwd) and env["CLAUDE_PROJECT_DIR"] == str(cwd)
+    assert env["COPILOT_HOOK_DIR"] == str(cwd / ".github" / "hooks") and env["COPILOT_CLI"] == "1"
+
+
+@facts
+def test_fact_copilot_version_command_and_transcript_field(tmp_path):
+    assert copilot_command(["--version"], tmp_path, tmp_path).stdout.startswith("GitHub Copilot CLI 1.0.102.")
