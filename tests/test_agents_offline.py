@@ -6,12 +6,12 @@ Each smoke test checks the hook fired for the events the engine needs, with
 the payload fields it will read, and that the hook's added context reached
 the model (in the request bodies the stand-in recorded).
 
-The facts these runs show, and how they were measured, are written down in
-tests/support/AGENTS-MEASURED.md. The first tests here check the stand-ins
-and the name server themselves, with no agent.
+The first tests here check the stand-ins and the name server themselves, with
+no agent. The `test_fact_*` tests, run only with ENGINE_TEST_AGENT_FACTS=1,
+each check one fact written down in tests/support/AGENTS-MEASURED.md.
 
-Each agent test starts its own stand-in and HOME, so they run in parallel
-under xdist; each takes 2-5 s.
+Each agent test starts its own stand-in, namespace and HOME, so they run in
+parallel under xdist; a smoke test takes 1.5-4 s on a quiet machine.
 """
 
 import json
@@ -597,6 +597,29 @@ def test_fact_gemini_extension_carries_hooks_linked_offline(tmp_path):
 
 
 @facts
+@pytest.mark.slow
+def test_fact_gemini_payload_fields_of_every_event_and_the_hooks_environment(tmp_path):
+    home, cwd = _world(tmp_path)
+    hook = LogHook(tmp_path, {})
+    events = ["SessionStart", "BeforeAgent", "BeforeModel", "AfterModel", "BeforeToolSelection", "BeforeTool",
+              "AfterTool", "AfterAgent", "PreCompress", "SessionEnd"]
+    run_gemini("go", home, cwd, [shell("echo hi"), say("ok")], hooks=gemini_hooks(hook, events))
+    base = {"session_id", "transcript_path", "cwd", "hook_event_name", "timestamp"}
+    extra = {"SessionStart": {"source"}, "BeforeAgent": {"prompt"}, "BeforeModel": {"llm_request"},
+             "BeforeToolSelection": {"llm_request"}, "AfterModel": {"llm_request", "llm_response"},
+             "BeforeTool": {"tool_name", "tool_input"}, "AfterTool": {"tool_name", "tool_input", "tool_response"},
+             "AfterAgent": {"prompt", "prompt_response", "stop_hook_active"}, "PreCompress": {"trigger"},
+             "SessionEnd": {"reason"}}
+    for event in events:
+        payload = hook.payloads(event)[0]
+        assert set(payload) == base | extra[event], (event, sorted(payload))
+    assert set(hook.payloads("AfterModel")[0]["llm_response"]) == {"candidates", "text", "usageMetadata"}
+    assert set(hook.payloads("BeforeModel")[0]["llm_request"]) == {"model", "messages", "config"}
+    env = hook.calls()[0]["env"]
+    assert env["GEMINI_PROJECT_DIR"] == env["GEMINI_CWD"] == env["CLAUDE_PROJECT_DIR"] == str(cwd)
+
+
+@facts
 def test_fact_gemini_version_command(tmp_path):
     assert gemini_command(["--version"], tmp_path, tmp_path).stdout.strip() == "0.61.0"
 
@@ -755,9 +778,11 @@ def test_fact_copilot_runs_repository_hooks_only_in_a_trusted_folder_and_persona
 def test_fact_copilot_hook_environment_names_the_project_for_claude_code_too(tmp_path):
     home, cwd = _world(tmp_path)
     hook = LogHook(tmp_path, {})
-    run_copilot("go", home, cwd, [say("ok")], hooks=copilot_hooks(hook, ["sessionStart"]))
-    (call_,) = hook.calls()
-    env = call_["env"]
+    run_copilot("go", home, cwd, [shell("false"), say("ok")], hooks=copilot_hooks(hook, ["sessionStart", "postToolUse"]))
+    # a failing command is a "success" result, its exit code in the text
+    (post,) = hook.payloads("postToolUse")
+    assert post["toolResult"] == {"resultType": "success", "textResultForLlm": "\n<shellId: 0 completed with exit code 1>"}
+    env = hook.calls()[0]["env"]
     assert env["COPILOT_PROJECT_DIR"] == str(cwd) and env["CLAUDE_PROJECT_DIR"] == str(cwd)
     assert env["COPILOT_HOOK_DIR"] == str(cwd / ".github" / "hooks") and env["COPILOT_CLI"] == "1"
 
