@@ -1,10 +1,10 @@
-"""The context monitor's gate (issue 23, finding 14): between two reads of
-the fill, PostToolUse reads it again only when the transcript grew enough
-bytes to hold the tokens still missing to the next threshold.  The growth
-counts from where the response whose usage was read began, not from where
-the transcript ended at the read: the tool results written after that
-response are context its figure does not hold, and the next response pays
-for them.
+"""The growth gates (issue 23, finding 14): between two reads of the
+context's size, PostToolUse reads it again only when the transcript grew
+enough bytes to hold the tokens still missing (to the context monitor's next
+threshold; to the growth cadence's next delivery).  The growth counts from
+where the response whose usage was read began, not from where the
+transcript ended at the read: the tool results written after that response
+are context its figure does not hold, and the next response pays for them.
 
 Sessions fed event by event as the agent sends them: a PostToolUse fires
 before its tool_result line is written (engine/replay/events.py)."""
@@ -94,6 +94,33 @@ def test_nothing_written_since_the_last_read_reads_nothing(hk):  # noqa: F811
     hk.transcript.write_bytes(data)
     os.utime(hk.transcript, ns=(stat.st_atime_ns, stat.st_mtime_ns))
     assert _warnings(hk.hook(_post(hk, tids[1])).assert_ok()) == []
+
+
+def test_the_growth_cadence_counts_results_written_after_the_response_it_read(hk):  # noqa: F811
+    """A turn at 41,000 tokens reads a 64 KB file, and the user types the next
+    prompt before the model answers (an interrupt).  The growth cadence
+    (40,000) delivers the rule at that prompt, from the figure of the
+    response before the file.  The next response reports 87,000 tokens: the
+    rule went 46,000 back, and the next tool call must bring it.  Old code:
+    the cadence's gate anchored at the prompt, after the file, so the 2 KB
+    written since could not hold 40,000 tokens and it never read."""
+    hk.rule("plain.md", "Marker GATEPLAIN: keep each commit to one change.\n")
+    version = "2.1.56"
+
+    def line(rec):
+        return dict(rec, version=version, cwd=str(hk.project))
+
+    call = _call(hk, "msg_g1", 41000, "toolu_g1")
+    hk.write_transcript([line({"type": "user", "isSidechain": False, "sessionId": hk.session, "uuid": "p1",
+                               "message": {"role": "user", "content": "read the spec"}}),
+                         line(call), line(_result(hk, "toolu_g1", 64000))])
+    delivered = hk.hook(hk.prompt(2)).assert_ok()
+    assert "GATEPLAIN" in (delivered.context or ""), "the cadence is due at the prompt (41,000 >= 40,000)"
+    hk.append_transcript([line({"type": "user", "isSidechain": False, "sessionId": hk.session, "uuid": "p2",
+                                "message": {"role": "user", "content": "[Request interrupted by user] go on"}}),
+                          line(_call(hk, "msg_g2", 87000, "toolu_g2"))])
+    again = hk.hook(_post(hk, "toolu_g2")).assert_ok()
+    assert "GATEPLAIN" in (again.context or ""), f"the rule went 46,000 tokens back and was not read: {again}"
 
 
 # -- real sessions -------------------------------------------------------------
