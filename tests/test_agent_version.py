@@ -99,10 +99,24 @@ def test_no_version_anywhere_falls_back_to_the_environment(tmp_path):
     assert agentversion.of_session(str(tmp_path / "fifo.jsonl"), environ=env) == "2.1.332"
 
 
+def test_only_the_last_lines_are_looked_at(tmp_path):
+    """A transcript that is not the agent's (thousands of short records and
+    no version in its end) is not read back to its start: past
+    agent.version.max_lines lines the answer is no version."""
+    from engine.core.settings import agent_facts
+
+    n = agent_facts()["version"]["max_lines"]
+    filler = [{"type": "queue-operation", "operation": "enqueue", "i": i} for i in range(n + 40)]
+    path = _write(tmp_path / "far.jsonl", [_assistant_new("2.1.320")] + filler)
+    assert agentversion.from_transcript(path) is None
+    path = _write(tmp_path / "near.jsonl", [_assistant_new("2.1.320")] + filler[: n - 40])
+    assert agentversion.from_transcript(path) == "2.1.320"
+
+
 def test_a_long_line_is_never_held_whole(tmp_path):
-    """8 MB on one line: the reader's own allocations stay near its head and
-    a block, not the line."""
-    path = _write(tmp_path / "t.jsonl", [_assistant_new(), _user_result_new(_filler(8_000_000))])
+    """7.8 MB on one line (a 3 MB output, escaped, twice): the reader's own
+    allocations stay near its head and a block, not the line."""
+    path = _write(tmp_path / "t.jsonl", [_assistant_new(), _user_result_new(_filler(3_000_000))])
     tracemalloc.start()
     try:
         assert agentversion.from_transcript(path) == CURRENT

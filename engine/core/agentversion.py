@@ -12,8 +12,8 @@ records; 2.1.330 writes it after `message` and `toolUseResult` in its user
 and assistant records, so a long one of those sends the search to the line
 before.  When no line names a version (the transcript is not on disk yet,
 or it is not the agent's), the variable the agent sets in its hooks'
-environment does.  How far back, how much of a line, which variable: `agent`
-in pipelines/settings/engine.yaml.
+environment does.  How far back (bytes and lines), how much of a line, which
+variable: `agent` in pipelines/settings/engine.yaml.
 """
 
 import os
@@ -48,13 +48,17 @@ def from_transcript(path):
     from .lineheads import line_heads
 
     facts = _facts()
-    for _start, length, head in line_heads(path, facts["scan_bytes"], facts["head_bytes"]):
-        if b'"version"' not in head:
-            continue
-        version = _whole(head) if len(head) == length else _at_start(head)
-        if parse(version):
-            return version
-    return None
+    lines = line_heads(path, facts["scan_bytes"], facts["head_bytes"])
+    try:
+        for _n, (_start, length, head) in zip(range(facts["max_lines"]), lines):
+            if b'"version"' not in head:
+                continue
+            version = _whole(head) if len(head) == length else _at_start(head)
+            if parse(version):
+                return version
+        return None
+    finally:
+        lines.close()  # the file now, not when the collector gets to it
 
 
 def _whole(line):

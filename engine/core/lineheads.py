@@ -34,12 +34,13 @@ def open_regular(path):
 
 
 def line_heads(path, scan_bytes, head_bytes):
-    """(start, length, head) of each line of the file, last first, for the lines
-    that start within its last `scan_bytes` bytes: `start` is its offset in
-    the file, `head` the line (without its break) when `length` <=
-    `head_bytes`, else its first `head_bytes` bytes.  An unfinished last line (a live session writing
-    it) counts as a line; an empty one (a blank line, the piece after a
-    final break) holds no record and does not."""
+    """(start, length, head) of each line of the file, last first, for the
+    lines that start within its last `scan_bytes` bytes: `start` is its
+    offset in the file, `head` the line (without its break) when `length` <=
+    `head_bytes`, else its first `head_bytes` bytes.  An unfinished last
+    line (a live session writing it) counts as a line; an empty one (a
+    blank line, the piece after a final break) holds no record and does
+    not."""
     from .settings import hook_bounds
 
     scan_bytes = min(scan_bytes, hook_bounds()["max_transcript_bytes"])  # the engine's ceiling over any caller's
@@ -47,34 +48,47 @@ def line_heads(path, scan_bytes, head_bytes):
     if fd is None:
         return
     try:
-        end = os.fstat(fd).st_size
-        floor = max(0, end - scan_bytes)
-        pos = line_end = end  # the line being looked for ends at line_end
-        while pos > floor:
-            step = min(BLOCK, pos - floor)
-            pos -= step
-            block = os.pread(fd, step, pos)
-            if len(block) != step:
-                return  # the file shrank under us: nothing more is certain
-            at = step
-            while (nl := block.rfind(b"\n", 0, at)) >= 0:
-                if pos + nl + 1 < line_end:
-                    yield _head(fd, block, pos, pos + nl + 1, line_end, head_bytes)
-                line_end, at = pos + nl, nl
-        if pos == 0 and line_end > 0:
-            yield _head(fd, block, 0, 0, line_end, head_bytes)
+        yield from _walk(fd, scan_bytes, head_bytes)
     except OSError:
         return
     finally:
         os.close(fd)
 
 
-def _head(fd, block, block_at, start, line_end, head_bytes):
-    """(start, length, head) of the line [start, line_end): the head from
-    the block in hand when it holds it, else read from the file."""
-    length = line_end - start
-    n = min(length, head_bytes)
-    offset = start - block_at
-    if offset + n <= len(block):
-        return start, length, block[offset:offset + n]
-    return start, length, os.pread(fd, n, start)
+def _walk(fd, scan_bytes, head_bytes):
+    """The lines of line_heads, a block at a time from the end: the lines a
+    block holds whole come from one split; the one it cuts is carried to
+    the next block while it is short, and only its length once it is not."""
+    end = os.fstat(fd).st_size
+    floor = max(0, end - scan_bytes)
+    pos = right = end  # the line being assembled ends at `right`
+    carry, long = b"", False  # its bytes found so far (while at most head_bytes)
+    while pos > floor:
+        step = min(BLOCK, pos - floor)
+        pos -= step
+        block = os.pread(fd, step, pos)
+        if len(block) != step:
+            return  # the file shrank under us: nothing more is certain
+        parts = block.split(b"\n")
+        if len(parts) > 1:
+            cut = pos + step - len(parts[-1])  # where the line being assembled starts
+            if right > cut:
+                yield cut, right - cut, _joined(fd, parts[-1], carry, long, cut, right - cut, head_bytes)
+            for part in reversed(parts[1:-1]):
+                right, cut = cut - 1, cut - 1 - len(part)
+                if part:
+                    yield cut, len(part), part[:head_bytes]
+            right, carry, long = cut - 1, b"", False
+        piece = parts[0]
+        long = long or len(piece) + len(carry) > head_bytes
+        carry = b"" if long else piece + carry
+    if pos == 0 and right > 0:
+        yield 0, right, _joined(fd, b"", carry, long, 0, right, head_bytes)
+
+
+def _joined(fd, first, carry, long, start, length, head_bytes):
+    """The head of a line whose start is known now: from the bytes carried,
+    or read from the file when the line was too long to carry."""
+    if long:
+        return os.pread(fd, min(length, head_bytes), start)
+    return (first + carry)[:head_bytes]
