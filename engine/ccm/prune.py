@@ -94,7 +94,8 @@ def bound(store, keep_keys=(), deadline_seconds=None):
     if limit is None or store.disk_bytes() <= limit * MB:
         return []
     deadline = None if deadline_seconds is None else time.monotonic() + deadline_seconds
-    refs = referenced(store, roots(store.settings["gc"]["transcripts"]), deadline, wait=deadline is None)
+    refs = referenced(store, roots(store.settings["gc"]["transcripts"]), deadline, wait=deadline is None,
+                      incremental=True)
     if refs is None:
         store.log(f"size bound deferred: the transcripts could not be searched within {deadline_seconds} s; "
                   "nothing was deleted (engine cache prune applies it)")

@@ -55,9 +55,12 @@ def transcript_files(folders):
                     yield os.path.join(folder, n)
 
 
-def referenced(store, folders, deadline=None, wait=True):
+def referenced(store, folders, deadline=None, wait=True, incremental=False):
     """The keys named in the transcript files under `folders`; None when
-    the scan could not end by `deadline` or (`wait` off) another runs."""
+    the scan could not end by `deadline` or (`wait` off) another runs.
+    `incremental`: read from where the last scan stopped in a file that is
+    still the same (the bound, in a hook); off, every file is read whole
+    (gc and prune: a file changed in place, in its middle, is seen too)."""
     from engine.base.files import Locked
 
     store.ensure()
@@ -65,20 +68,20 @@ def referenced(store, folders, deadline=None, wait=True):
     try:
         with lock:
             index = _load(store)
-            keys, done = _scan_all(folders, index, deadline)
+            keys, done = _scan_all(folders, index, deadline, incremental)
             _save(store, index)
     except BlockingIOError:
         return None
     return keys if done else None
 
 
-def _scan_all(folders, index, deadline):
+def _scan_all(folders, index, deadline, resume):
     keys, seen = set(), set()
     for path in transcript_files(folders):
         if deadline is not None and time.monotonic() > deadline:
             return keys, False
         seen.add(path)
-        entry = _scan_file(path, index.get(path), deadline)
+        entry = _scan_file(path, index.get(path) if resume else None, deadline)
         if entry is None:
             index.pop(path, None)
             continue
@@ -94,14 +97,19 @@ def _scan_all(folders, index, deadline):
 def _scan_file(path, old, deadline):
     """The index entry of one file, read from where the last scan stopped
     when it is still the same file; None when it cannot be read."""
+    import stat
+
     from .stub import keys_in
 
-    try:
-        fh = open(path, "rb")
+    try:  # never waits: a FIFO or a device among the transcripts is not read
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return None
-    with fh:
-        st = os.fstat(fh.fileno())
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        return None
+    with os.fdopen(fd, "rb") as fh:
         start, found = 0, set()
         if _same_file(fh, st, old):
             start, found = old["read"], set(old["keys"])

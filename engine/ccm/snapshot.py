@@ -106,7 +106,7 @@ def _eval_names(rest, lines, i):
         body = rest[2:] if rest.startswith("$'") else rest[1:]
         head = body.split("()", 1)[0].strip() if "()" in body else ""
         return {head} if head and _name(head) == head else set()
-    if "base64" in rest and "echo '" in rest:
+    if rest.startswith('"$(echo \''):
         return _base64_names(rest, lines, i)
     return set()
 
@@ -135,7 +135,9 @@ def command_words(command):
         for word in part.split():
             if word in _BEFORE or ("=" in word and _name(word) == word.split("=", 1)[0] and word[0] != "="):
                 continue
-            out.append(word)
+            name = _name(word.lstrip("'\"\\"))
+            if name:
+                out.append(name)
             break
     return out
 
@@ -147,7 +149,7 @@ def _simple_commands(command):
             escaped = False
         elif ch == "\\" and quote != "'":
             escaped = True
-        elif quote == '"' and (ch == "`" or (ch == "(" and cur and cur[-1] == "$")):
+        elif quote == '"' and (ch in "`)" or (ch == "(" and cur and cur[-1] == "$")):
             parts.append("".join(cur))  # a substitution runs inside double quotes too
             cur = []
             continue
@@ -166,5 +168,5 @@ def _simple_commands(command):
 
 def calls_snapshot_name(command, settings, config_dir):
     """Does `command` call a function or alias of the agent's shell snapshot?"""
-    words = {w.strip("'\"\\") for w in command_words(command)}
+    words = set(command_words(command))
     return bool(words) and bool(words & names(settings, config_dir))
