@@ -17,9 +17,6 @@ from engine.ccm.store import Store
 from engine.ccm.stub import render
 from support.ccm import forked_at_once
 
-SECRET_A, SECRET_B = b"\x11" * 32, b"\x22" * 32
-
-
 @pytest.fixture(scope="module")
 def settings():
     return config.load(config.builtin_path())
@@ -67,16 +64,18 @@ def test_another_projects_outputs_are_neither_listed_nor_shown(cli, world):
     assert cli("cache", "show", "--all", key, cwd=world.beta, env=world.env).out_bytes == expected
 
 
-def test_keys_are_keyed_by_a_per_user_secret_and_the_project(settings, tmp_path):
+def test_keys_are_keyed_by_a_per_user_secret_and_the_project(settings, tmp_path, monkeypatch):
     """b085972: a key was the plain sha256 of the content, so anyone who
     guessed a content could compute its key and confirm it was cached."""
     data = b"".join(b"build step %05d ok\n" % i for i in range(900))
-    one = Store(settings, str(tmp_path / "c1"), log=lambda m: None, secret=SECRET_A)
-    two = Store(settings, str(tmp_path / "c2"), log=lambda m: None, secret=SECRET_B)
-    in_alpha = one.put(data, {"tool": "Bash", "cwd": str(tmp_path)}, project=str(tmp_path / "alpha"))
+    alpha, beta = {"tool": "Bash", "cwd": str(tmp_path / "alpha")}, {"tool": "Bash", "cwd": str(tmp_path / "beta")}
+    monkeypatch.setenv("ENGINE_STATE_DIR", str(tmp_path / "user-one"))
+    one = Store(settings, str(tmp_path / "c1"), log=lambda m: None)
+    in_alpha = one.put(data, alpha)
     assert in_alpha != hashlib.sha256(data).hexdigest()
-    assert one.put(data, project=str(tmp_path / "beta")) not in (in_alpha, None)  # two projects: two entries
-    assert two.put(data, project=str(tmp_path / "alpha")) != in_alpha  # another user: another key
+    assert one.put(data, beta) not in (in_alpha, None)  # two projects: two entries
+    monkeypatch.setenv("ENGINE_STATE_DIR", str(tmp_path / "user-two"))
+    assert Store(settings, str(tmp_path / "c2"), log=lambda m: None).put(data, alpha) != in_alpha  # another user
     assert one.get(in_alpha) == data
     meta = one.meta(in_alpha)
     assert meta["origin"] == {"project": str(tmp_path / "alpha")} and meta["key_scheme"] != "sha256"
@@ -115,13 +114,13 @@ def test_a_secret_that_is_a_link_is_refused_in_one_line(cli, world):
 def test_a_stub_names_only_its_own_key(settings, tmp_path):
     """b085972: a key inside the command was copied into the stub, which
     then named (and kept alive, for gc) an entry that is not its own."""
-    store = Store(settings, str(tmp_path / "c"), log=lambda m: None, secret=SECRET_A)
-    other = "9f" * 32
-    key = store.put(b"z" * 4000, project=str(tmp_path))
-    stub = render(settings, "template", key, store, store.meta(key), "0",
-                  f"diff <(engine cache show sha256:{other}) out.txt")
     from engine.ccm.stub import keys_in
 
+    store = Store(settings, str(tmp_path / "c"), log=lambda m: None)
+    other = "9f" * 32
+    key = store.put(b"z" * 4000, {"tool": "Bash", "cwd": str(tmp_path)})
+    stub = render(settings, "template", key, store, store.meta(key), "0",
+                  f"diff <(engine cache show sha256:{other}) out.txt")
     assert keys_in(stub.encode()) == {key}
     assert "sha256:9f9f9f9f9f9f..." in stub
 
