@@ -32,11 +32,13 @@ def add_parser(sub):
     x = s.add_parser("unpin", help="remove an entry's pin")
     x.add_argument("key")
     _all(x)
-    x = s.add_parser("prune", help="delete by age and size: unpinned oldest first, then soft pins, never hard")
+    x = s.add_parser("prune", help="delete by age and size: unpinned oldest first, then soft pins, never hard; "
+                     "never what a transcript names or what was stored or read within gc.grace_seconds")
     x.add_argument("--max-age-days", type=float, metavar="N", help="default: the settings' prune.max_age_days")
     x.add_argument("--max-size-mb", type=float, metavar="N", help="default: the settings' prune.max_size_mb")
     x.add_argument("--dry-run", action="store_true", help="say what would go; delete nothing")
-    x = s.add_parser("gc", help="delete entries no transcript references (after the grace period; pins stay)")
+    x = s.add_parser("gc", help="delete entries no transcript references (stored or read before the grace period; "
+                     "pins stay)")
     x.add_argument("--dry-run", action="store_true")
     x.add_argument("--grace-seconds", type=float, metavar="N",
                    help="keep unreferenced entries younger than this (default: the settings' gc.grace_seconds)")
@@ -93,7 +95,8 @@ def run(args):
         verb = "would delete" if args.dry_run else "deleted"
         print(f"{verb} {len(res['deleted'])} entr{'y' if len(res['deleted']) == 1 else 'ies'}; "
               f"blobs on disk: {res['bytes_before']} -> {res['bytes_after']} bytes; "
-              f"{verb} {res['temp_files']} temporary file(s) ({res['temp_bytes']} bytes)")
+              f"{verb} {res['orphans']} orphan blob(s) and {res['temp_files']} temporary file(s) "
+              f"({res['temp_bytes']} bytes)")
         return 0
     if cmd == "gc":
         from engine.ccm.gc import gc
@@ -104,8 +107,8 @@ def run(args):
         verb = "would delete" if args.dry_run else "deleted"
         freed = "would be freed" if args.dry_run else "freed"
         print(f"{verb} {len(res['deleted'])} unreferenced entr{'y' if len(res['deleted']) == 1 else 'ies'} "
-              f"({res['referenced']} referenced) and {res['temp_files']} temporary file(s); "
-              f"{res['freed_bytes']} bytes {freed}")
+              f"({res['referenced']} referenced), {res['orphans']} orphan blob(s) and {res['temp_files']} "
+              f"temporary file(s); {res['freed_bytes']} bytes {freed}")
         return 0
     if cmd == "learned":
         import os
