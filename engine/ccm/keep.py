@@ -24,14 +24,25 @@ def last_touch(meta):
 
 def names_of(store, key, meta):
     """The keys blob `key` names (its sidecar's list; an older sidecar
-    without one: read from the blob)."""
+    without one: read from the blob once, and the list written into it)."""
     from .stub import keys_in
 
     names = (meta or {}).get("names")
     if isinstance(names, list):
         return set(names)
     data = store.get(key, quiet=True)
-    return keys_in(data) if data and b"sha256:" in data else set()
+    if data is None:
+        return set()  # unreadable: what it names cannot be read either
+    found = keys_in(data) - {key} if b"sha256:" in data else set()
+
+    def remember(current):
+        if current is None or isinstance(current.get("names"), list):
+            return None
+        current["names"] = sorted(found)
+        return current
+
+    store.update_meta(key, remember)
+    return found
 
 
 def closure(store, roots, candidates, metas=None):

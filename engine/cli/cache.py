@@ -77,15 +77,7 @@ def run(args):
     if cmd == "show":
         return _show(store, args)
     if cmd in ("pin", "unpin"):
-        from engine.ccm.keys import parse
-        from engine.ccm.pins import pin_key
-
-        key = parse(args.key)
-        level, reason = (args.level, args.reason) if cmd == "pin" else ("none", "")
-        if not _in_scope(store, key, args) or not pin_key(store, key, level, reason):
-            raise UserError(f"no entry sha256:{key} in {_scope_name(args)} (see engine cache list)")
-        print(f"sha256:{key}: pin {level}" + (f" ({reason})" if reason else ""))
-        return 0
+        return _pin(store, args, cmd)
     if cmd == "prune":
         from engine.ccm.prune import prune
 
@@ -99,17 +91,7 @@ def run(args):
               f"({res['temp_bytes']} bytes)")
         return 0
     if cmd == "gc":
-        from engine.ccm.gc import gc
-        from engine.ccm.refs import roots
-
-        grace = settings["gc"]["grace_seconds"] if args.grace_seconds is None else args.grace_seconds
-        res = gc(store, args.transcripts or roots(settings["gc"]["transcripts"]), grace, args.dry_run)
-        verb = "would delete" if args.dry_run else "deleted"
-        freed = "would be freed" if args.dry_run else "freed"
-        print(f"{verb} {len(res['deleted'])} unreferenced entr{'y' if len(res['deleted']) == 1 else 'ies'} "
-              f"({res['referenced']} referenced), {res['orphans']} orphan blob(s) and {res['temp_files']} "
-              f"temporary file(s); {res['freed_bytes']} bytes {freed}")
-        return 0
+        return _gc(store, settings, args)
     if cmd == "learned":
         import os
 
@@ -126,6 +108,32 @@ def run(args):
                 print(f"  {pat}\t{e['count']} run(s), up to {e['max_bytes']} bytes")
         return 0
     raise AssertionError(cmd)
+
+
+def _pin(store, args, cmd):
+    from engine.ccm.keys import parse
+    from engine.ccm.pins import pin_key
+
+    key = parse(args.key)
+    level, reason = (args.level, args.reason) if cmd == "pin" else ("none", "")
+    if not _in_scope(store, key, args) or not pin_key(store, key, level, reason):
+        raise UserError(f"no entry sha256:{key} in {_scope_name(args)} (see engine cache list)")
+    print(f"sha256:{key}: pin {level}" + (f" ({reason})" if reason else ""))
+    return 0
+
+
+def _gc(store, settings, args):
+    from engine.ccm.gc import gc
+    from engine.ccm.refs import roots
+
+    grace = settings["gc"]["grace_seconds"] if args.grace_seconds is None else args.grace_seconds
+    res = gc(store, args.transcripts or roots(settings["gc"]["transcripts"]), grace, args.dry_run)
+    verb = "would delete" if args.dry_run else "deleted"
+    freed = "would be freed" if args.dry_run else "freed"
+    print(f"{verb} {len(res['deleted'])} unreferenced entr{'y' if len(res['deleted']) == 1 else 'ies'} "
+          f"({res['referenced']} referenced), {res['orphans']} orphan blob(s) and {res['temp_files']} "
+          f"temporary file(s); {res['freed_bytes']} bytes {freed}")
+    return 0
 
 
 def _entries(store, every=True):
