@@ -28,7 +28,9 @@ would run it.
   wrapper are passed on to that whole group: the command and everything it
   started (a pipeline, a background job) get them, and the wrapper ends as
   the command does.  A signal that comes before the command has started is
-  passed on as soon as it has.
+  passed on as soon as it has.  (The command is then not in a terminal's
+  foreground: the wrapper is made for the agent's Bash tool, whose commands
+  read no terminal.)
 - A command that calls a function or alias of the agent's shell snapshot is
   never routed here (intercept.py, snapshot.py): this bash has none of them.
 """

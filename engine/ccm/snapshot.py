@@ -12,8 +12,9 @@ Which snapshots: the newest `shell_snapshots.max_files` files matching
 `pattern` in `folder` of the agent's config folder, each read up to
 `max_bytes` (every running session has one; a name in any of them counts:
 leaving a command alone never breaks it).  The forms read, as the agent
-writes them (measured: 2.1.330; older versions wrote each function as
-base64): `alias -- NAME=...` and `alias NAME=...`; `NAME () {` and
+writes them (its snapshot script, read in the 2.1.330 binary; a comment
+there says older versions wrote each function as base64):
+`alias -- NAME=...` and `alias NAME=...`; `NAME () {` and
 `function NAME {` at a line's start (zsh's `typeset -f`, the agent's own
 stand-ins); `eval $'NAME () ...'` and `eval -- $'...'` (bash's
 `declare -f`, quoted with %q); `eval "$(echo 'BASE64' | base64 -d)"`.
