@@ -133,6 +133,9 @@ class Store:
         scheme = keys.scheme_of(meta)
         if scheme == keys.LEGACY:
             return keys.hasher(scheme)
+        if scheme != keys.KEYED or not isinstance(origin(meta), str):
+            self.log(f"entry {meta.get('key')}: its sidecar names no key scheme this engine knows; treated as missing")
+            return None
         if meta.get("secret_id") != self.secret_id():
             self.log(f"entry {meta.get('key')} was stored under another per-user secret than "
                      f"{_secret_path()}; it cannot be checked (set ENGINE_STATE_DIR as when it was stored)")
