@@ -161,10 +161,12 @@ def test_wrapper_large_stderr_gets_its_own_stub_on_stderr(tmp_path):
     r = cache_run(tmp_path, "echo small; seq 1 3000 >&2")
     assert r.stdout == b"small\n" and r.stderr.startswith(b"[CCM_CACHED]")
     key = r.stderr.decode().split("key: sha256:")[1].split()[0]
+    # from the project the command ran in, as the same user (the same per-user secret)
     shown = subprocess.run([sys.executable, "-m", "engine.cli", "cache", "show", key], capture_output=True,
                            env=dict(os.environ, PYTHONPATH=REPO, HOME=str(tmp_path / "home"),
-                                    ENGINE_CACHE_DIR=str(tmp_path / "cache"), XDG_CONFIG_HOME=str(tmp_path / "xdg")),
-                           timeout=60)
+                                    ENGINE_CACHE_DIR=str(tmp_path / "cache"), ENGINE_STATE_DIR=str(tmp_path / "state"),
+                                    XDG_CONFIG_HOME=str(tmp_path / "xdg")),
+                           cwd=str(tmp_path), timeout=60)
     assert shown.stdout == "".join(f"{i}\n" for i in range(1, 3001)).encode()
 
 

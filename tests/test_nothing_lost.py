@@ -114,7 +114,8 @@ def test_purge_then_gc_every_stub_reads_back_byte_exact_and_edit_results_stay_ob
         assert store.get(key) == value.encode("utf-8", "surrogatepass")
     # the command the stub names prints the same bytes
     key, value = found[0]
-    r = engine(tmp_path, "cache", "show", key)
+    # the transcript's own project (its lines' cwd) is not here: --all; the secret is this process's
+    r = engine(tmp_path, "cache", "show", "--all", key, env=env_for(tmp_path, ENGINE_STATE_DIR=os.environ["ENGINE_STATE_DIR"]))
     assert r.returncode == 0 and r.stdout == value.encode("utf-8", "surrogatepass")
 
 

@@ -78,6 +78,7 @@ class Purger:
         self._stubs = {}  # sha256 of an output -> its stub, this run (not the output: memory stays bounded)
         self.summarize = summarize and not repair_only
         self.recency = recency
+        self.first_cwd = None  # the transcript's first cwd: the folder of a line that names none
 
     # -- the stub -------------------------------------------------------------
     def _stub(self, text, kind, source):
@@ -89,9 +90,7 @@ class Purger:
             return None
         # The agent keeps each output up to four times (tool_result,
         # toolUseResult, progress): stored once per run, stubbed everywhere.
-        from .keys import key_of
-
-        digest = key_of(data)
+        digest = self.store.key_for(data, self.store.project_for(None, source), create=not self.dry_run)
         stub = self._stubs.get(digest)
         if stub is None:
             key = self.store.put(data, source, session=self.session, dry_run=self.dry_run, sync=False)
@@ -144,6 +143,8 @@ class Purger:
                 if d is None:
                     self.unparsable += 1
                     continue
+                if self.first_cwd is None and isinstance(d.get("cwd"), str) and os.path.isabs(d["cwd"]):
+                    self.first_cwd = d["cwd"]
                 if isinstance(d.get("uuid"), str):
                     uuids.add(d["uuid"])
                 content = _content(d)
@@ -244,7 +245,7 @@ class Purger:
                 # a line whose every block went is dropped (never left as content: [])
                 drop = not new and kind in ("assistant", "user")
         if not self.repair_only and not drop:
-            src = {"tool": "toolUseResult", "session": d.get("sessionId")}
+            src = {"tool": "toolUseResult", "session": d.get("sessionId"), "cwd": self._cwd(d)}
             for field, what in (("toolUseResult", "toolUseResult"), ("data", "progress")):
                 if field in d and (field != "data" or kind == "progress"):
                     # One rule: each long string is stubbed where it sits, its
@@ -263,8 +264,14 @@ class Purger:
             return None
         return _dump(d) if changed else raw
 
+    def _cwd(self, d):
+        """The folder a line's output was made in (its project is the
+        entry's origin): the line's cwd, else the transcript's first."""
+        cwd = d.get("cwd")
+        return cwd if isinstance(cwd, str) and os.path.isabs(cwd) else self.first_cwd
+
     def _result_block(self, b, line):
-        src = {"tool": "tool_result", "tool_use_id": b.get("tool_use_id")}
+        src = {"tool": "tool_result", "tool_use_id": b.get("tool_use_id"), "cwd": self._cwd(line)}
         c = b.get("content")
         if isinstance(c, str):
             s = self._stub(c, "tool_result", src)

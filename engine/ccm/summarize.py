@@ -63,7 +63,8 @@ class ProseSummarizer:
         after = len(json.dumps(sized, ensure_ascii=False).encode("utf-8", "surrogatepass"))
         if after >= len(original):  # the summary and its reference would not be shorter
             return False
-        key = self.store.put(original, {"tool": "assistant_prose", "session": self.session},
+        cwd = d.get("cwd") if isinstance(d.get("cwd"), str) else None  # its project is the entry's origin
+        key = self.store.put(original, {"tool": "assistant_prose", "session": self.session, "cwd": cwd},
                              session=self.session, dry_run=self.dry_run, sync=False)
         if key is None:  # a secret: never cached, so the prose stays
             self.report.repair("kept_secret")
