@@ -12,7 +12,7 @@ counts as 0.  Only a regular file is read, backwards, at most `max_bytes`.
 """
 
 from engine.base.fastjson import loads
-from engine.core.transcript import reversed_lines
+from engine.core.transcript import reversed_lines, usage_tokens
 
 # The agent's marker model for records it writes itself (API errors, aborts).
 SYNTHETIC = "<synthetic>"
@@ -42,10 +42,8 @@ def last_usage(path, max_bytes):
         usage = message.get("usage")
         if not isinstance(usage, dict):
             continue
-        try:
-            tokens = sum(int(usage.get(k) or 0) for k in
-                         ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"))
-        except (TypeError, ValueError, OverflowError):
+        tokens = usage_tokens(usage)  # clamped: a 400-digit figure cannot overflow the fill
+        if tokens is None:
             continue
         model = message.get("model")
         return tokens, model if isinstance(model, str) else None
