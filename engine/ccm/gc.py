@@ -46,14 +46,23 @@ def transcript_files(folders):
                     yield os.path.join(folder, n)
 
 
+# Longer than a reference (`sha256:` and 64 hex digits): one cut between two
+# pieces of a file is still found whole in the next window.
+REFERENCE_OVERLAP = 128
+
+
 def referenced(folders):
+    """Every key the transcripts name, read in overlapping pieces (not
+    lines: a 2 GB line costs one piece, engine/core/transcript.py)."""
+    from engine.core.transcript import windows
+
     keys = set()
     for path in transcript_files(folders):
         try:
             with open(path, "rb") as fh:
-                for line in fh:
-                    if b"sha256:" in line:
-                        keys |= keys_in(line)
+                for window in windows(fh, REFERENCE_OVERLAP):
+                    if b"sha256:" in window:
+                        keys |= keys_in(window)
         except OSError:
             continue
     return keys

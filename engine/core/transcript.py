@@ -216,6 +216,22 @@ def copy_range(src, dst, start, end, chunk_bytes=None):
     return done
 
 
+def windows(fh, overlap, chunk_bytes=None):
+    """The whole file as pieces of `chunk_bytes`, each preceded by the last
+    `overlap` bytes of the one before: a search for anything up to
+    `overlap + 1` bytes long finds it even across two pieces, and never
+    holds a whole line (a 2 GB line costs one piece)."""
+    chunk = min(chunk_bytes or _bounds()["chunk_bytes"], _bounds()["chunk_bytes"])
+    tail = b""
+    while True:
+        piece = fh.read(chunk)
+        if not piece:
+            return
+        window = tail + piece
+        yield window
+        tail = window[-overlap:] if overlap else b""
+
+
 def records(fh, reading, problems):
     """(line number, record) for every readable line of a binary file
     (`reading`: max_line_bytes and chunk_bytes, at most the engine's)."""
