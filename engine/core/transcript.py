@@ -28,7 +28,10 @@ BLOCK = 65536
 
 def reversed_lines(path, max_bytes):
     """The transcript's complete lines (bytes), last first, within the last
-    `max_bytes` bytes; nothing for a missing, unreadable or special file."""
+    `max_bytes` bytes; nothing for a missing, unreadable or special file.
+    A line longer than transcripts.max_line_bytes is passed over, never held,
+    and each block is read once (a long line costs its length, not its
+    length squared over the block size)."""
     if not path or not isinstance(path, str):
         return
     from .settings import hook_bounds
@@ -45,22 +48,38 @@ def reversed_lines(path, max_bytes):
         fh = os.fdopen(fd, "rb")
         fd = None
         with fh:
-            end = fh.seek(0, os.SEEK_END)
-            pos, tail = end, b""
-            while pos > 0 and end - pos < max_bytes:
-                step = min(BLOCK, pos)
-                pos -= step
-                fh.seek(pos)
-                tail = fh.read(step) + tail
-                lines = tail.split(b"\n")
-                complete = lines if pos == 0 else lines[1:]  # the first piece may be cut
-                tail = lines[0] if pos > 0 else b""
-                yield from reversed(complete)
+            yield from _backwards(fh, max_bytes, _bounds()["max_line_bytes"])
     except OSError:
         return
     finally:
         if fd is not None:
             os.close(fd)
+
+
+def _backwards(fh, max_bytes, limit):
+    end = fh.seek(0, os.SEEK_END)
+    pos = end
+    later = []  # pieces of the line being read, the latest first; None once it is too long
+    held = 0
+    while pos > 0 and end - pos < max_bytes:
+        step = min(BLOCK, pos)
+        pos -= step
+        fh.seek(pos)
+        pieces = fh.read(step).split(b"\n")
+        if len(pieces) > 1:  # the line read so far ends here
+            if later is not None:
+                line = pieces[-1] + b"".join(reversed(later))
+                if len(line) <= limit:
+                    yield line
+            yield from (p for p in reversed(pieces[1:-1]) if len(p) <= limit)
+            later, held = [], 0
+        if later is not None:
+            later.append(pieces[0])
+            held += len(pieces[0])
+            if held > limit:
+                later = None  # passed over up to its start
+    if pos == 0 and end > 0 and later is not None:
+        yield b"".join(reversed(later))  # the file's first line
 
 
 def context_tokens(path, max_bytes):
