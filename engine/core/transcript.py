@@ -195,22 +195,33 @@ def lines(fh, max_line_bytes=None, chunk_bytes=None):
     chunk = min(chunk_bytes or bounds["chunk_bytes"], bounds["chunk_bytes"])
     pos = 0
     while True:
-        raw = fh.readline(limit + 2)  # a line of `limit` bytes and its newline, or one byte more
+        raw = fh.readline(chunk)  # most lines: whole in one piece
         if not raw:
             return
         start = pos
         pos += len(raw)
-        whole = raw.endswith(b"\n") or len(raw) < limit + 2
-        if not whole:
-            raw = None  # too long: read past it a piece at a time
-            while True:
-                piece = fh.readline(chunk)
-                pos += len(piece)
-                if not piece or piece.endswith(b"\n"):
-                    break
-        elif len(raw) - raw.endswith(b"\n") > limit:
+        if not raw.endswith(b"\n") and len(raw) == chunk:
+            raw, more = _rest_of_line(fh, raw, limit, chunk)
+            pos += more
+        if raw is not None and len(raw) - raw.endswith(b"\n") > limit:
             raw = None
         yield start, pos, raw
+
+
+def _rest_of_line(fh, first, limit, chunk):
+    """(the whole line, or None past `limit`; bytes read after `first`):
+    pieces are kept only while the line may still fit."""
+    pieces, held, more = [first], len(first), 0
+    while True:
+        piece = fh.readline(chunk)
+        more += len(piece)
+        if pieces is not None:
+            pieces.append(piece)
+            held += len(piece)
+            if held > limit + 1:
+                pieces = None  # too long: read past the rest
+        if not piece or piece.endswith(b"\n"):
+            return (b"".join(pieces) if pieces is not None else None), more
 
 
 def copy_range(src, dst, start, end, chunk_bytes=None):
