@@ -34,13 +34,14 @@ class Escaping:
     exact bytes for a pipe or a file, and escaped for a terminal."""
 
     def __init__(self, stream):
-        self._stream = stream
-        self._buffer = None
-
-    def write(self, text):
         from engine.base.controls import finish
 
-        self._stream.write(finish(text))
+        self._stream = stream
+        self._buffer = None
+        self._finish = finish
+
+    def write(self, text):
+        self._stream.write(self._finish(text))
         return len(text)
 
     def writelines(self, lines):
