@@ -161,7 +161,7 @@ def test_a_product_is_exact_to_a_pipe_and_escaped_on_a_terminal(world):
     assert show.returncode == 0 and show.out_bytes == ("output " + HOSTILE + "\n").encode() * 300
     text = engine("compress", "rules.md", "--level", "off", env=env)
     assert text.out_bytes == (world["proj"] / "rules.md").read_bytes()
-    on_tty = _on_a_terminal(engine, ["cache", "show", world["key"]], env)  # compress writes the same way (output.product)
+    on_tty = _on_a_terminal(engine, ["cache", "show", world["key"]], env)  # compress goes through the same binary side (output.product)
     assert RAW.search(on_tty.replace("\r\n", "\n")) is None and "\\u001b]52;c;ZXZpbA==\\u0007" in on_tty
 
 
