@@ -280,3 +280,31 @@ def test_out_of_memory_is_one_line(monkeypatch, capsys, tmp_path):
     assert main(["session", "report", str(path)]) == 1
     err = capsys.readouterr().err
     assert err.startswith("engine: out of memory") and len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+def test_ids_of_any_json_shape_are_no_error(small, tmp_path, cli):
+    """A list or an object where the agent writes an id string: skipped, never
+    a traceback (they were used as dict keys: TypeError, unhashable)."""
+    from engine.ccm import config
+    from engine.ccm.purge import purge_file
+    from engine.ccm.store import Store
+    from engine.replay.events import events
+    from engine.replay.pricing import Timeline
+
+    path = tmp_path / "shapes.jsonl"
+    path.write_bytes(b"".join([
+        rec(type="user", uuid="u1", message={"role": "user", "content": "go"}),
+        rec(type="assistant", uuid="a1", message={"id": {"nested": 1}, "model": "m", "usage": {"input_tokens": 9},
+                                                  "content": [{"type": "tool_use", "id": ["t", 1], "name": "Bash"}]}),
+        rec(type="user", uuid="u2", message={"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": {"id": "t1"}, "content": "x"},
+            {"type": "tool_result", "tool_use_id": ["t", 1], "is_error": True, "content": "boom"}]}),
+    ]))
+    os.utime(path, (1, 1))
+    assert [ev["hook_event_name"] for ev, _ in events(str(path))][:2] == ["SessionStart", "UserPromptSubmit"]
+    assert len(Timeline(str(path)).calls) == 1  # a response whose id is an object: told by its uuid
+    settings = config.load(config.builtin_path())
+    report, _ = purge_file(str(path), settings, Store(settings, str(tmp_path / "ccm")), dry_run=True)
+    assert report.lines_in == 3 and not report.repairs.get("removed_orphan_tool_result")  # kept: not judged
+    run = cli("session", "report", str(path), "--json")
+    assert run.returncode == 0 and json.loads(run.out)["tools"][0]["name"] == "?", str(run)

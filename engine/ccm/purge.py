@@ -152,7 +152,8 @@ class Purger:
                     uuids.add(d["uuid"])
                 content = _content(d)
                 if d.get("type") == "assistant":
-                    ids = {b.get("id") for b in content if isinstance(b, dict) and b.get("type") == "tool_use"}
+                    ids = {b.get("id") for b in content if isinstance(b, dict) and b.get("type") == "tool_use"
+                           and isinstance(b.get("id"), str)}  # a list is no id (and no key)
                     for i in ids:
                         uses[i] = d.get("uuid")
         return uuids, uses
@@ -240,7 +241,7 @@ class Purger:
                     rep.add("thinking", _utf8_len(json.dumps(b, ensure_ascii=False)), b.get("thinking", ""))
                     touched = True
                     continue
-                if sure and t == "tool_result" and b.get("tool_use_id") not in uses:
+                if sure and t == "tool_result" and isinstance(b.get("tool_use_id"), str) and b["tool_use_id"] not in uses:
                     rep.repair("removed_orphan_tool_result")
                     touched = True
                     continue

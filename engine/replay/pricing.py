@@ -111,8 +111,9 @@ class Timeline:
         model = msg.get("model")
         if model == "<synthetic>":
             return  # written by the agent, not an API call
-        ident = msg.get("id") or rec.get("requestId") or rec.get("uuid") or start
-        if not isinstance(ident, (str, int)) or ident in self.seen:
+        ident = next((i for i in (msg.get("id"), rec.get("requestId"), rec.get("uuid")) if i and isinstance(i, str)),
+                     start)  # an id of another shape is none (and no key)
+        if ident in self.seen:
             return  # one response spread over several lines
         self.seen.add(ident)
         self.calls.append((end, len(self.boundaries)))

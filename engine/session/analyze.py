@@ -204,7 +204,8 @@ class Analyzer:
         return out
 
     def _result(self, chain, block, ts, lineno):
-        name = chain.tool_names.get(block.get("tool_use_id"), "?")
+        tid = block.get("tool_use_id")
+        name = chain.tool_names.get(tid, "?") if isinstance(tid, str) else "?"  # a list is no id
         content = block.get("content")
         images = 0
         if isinstance(content, str):
