@@ -97,3 +97,7 @@ def redis_limits():
 
 def transcript_bounds():
     return plain()["transcripts"]
+
+
+def agent_facts():
+    return plain()["agent"]
