@@ -226,20 +226,21 @@ def test_parent_cycles_of_dropped_lines_terminate(settings, store, tmp_path, cyc
 
 def test_disk_full_names_the_file_and_leaves_no_torn_backup(settings, store, tmp_path, monkeypatch):
     import errno
-    import shutil as sh
+
+    from engine.core import transcript
 
     path = write_rows(tmp_path / "S.jsonl", _conversation())
     before = path.read_bytes()
-    real = sh.copyfileobj
+    real = transcript.copy_range
 
-    def full(src, dst, n=0):
+    def full(src, dst, start, end, chunk_bytes=None):  # the backup's copy (no line here is too long to parse)
         dst.write(src.read(100))
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(sh, "copyfileobj", full)
+    monkeypatch.setattr(transcript, "copy_range", full)
     with pytest.raises(UserError) as exc:
         purge_file(str(path), settings, store)
-    monkeypatch.setattr(sh, "copyfileobj", real)
+    monkeypatch.setattr(transcript, "copy_range", real)
     assert "No space left" in str(exc.value) and ".purge-S.jsonl.backup-" in str(exc.value)
     assert "standard output" not in str(exc.value)
     assert path.read_bytes() == before

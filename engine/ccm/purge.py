@@ -17,9 +17,11 @@ a tool_result whose tool_use is nowhere is removed.  A repair never invents
 content: a tool_use that never got a result is left as it is (the agent
 answers it itself when the session resumes).
 
-How: two streaming passes (ids first, then the rewrite), so memory follows
-the longest line, not the file.  A line not changed is written back as its
-original bytes.  The original is copied to a timestamped backup first; the
+How: two streaming passes (ids first, then the rewrite), one bounded line
+at a time (engine/core/transcript.py), so memory follows the longest line
+up to `transcripts.max_line_bytes`, not the file.  A line not changed is
+written back as its original bytes; a longer line is never parsed nor held:
+it is copied through unchanged, in pieces (reported as kept_long_line).  The original is copied to a timestamped backup first; the
 result is written to a temporary file and renamed over the transcript, and
 only if the transcript did not change meanwhile.  A transcript modified in
 the last `purge.busy_seconds` is refused unless forced: a live session is
@@ -135,11 +137,13 @@ class Purger:
 
     # -- pass 1 ---------------------------------------------------------------
     def scan(self, path):
+        from engine.core.transcript import lines
+
         uuids, uses = set(), {}
         self.unparsable = 0
         with open(path, "rb") as fh:
-            for raw in fh:
-                d = _parse(raw)
+            for _start, _end, raw in lines(fh):
+                d = None if raw is None else _parse(raw)  # a line too long to hold is not parsed
                 if d is None:
                     self.unparsable += 1
                     continue
@@ -149,7 +153,8 @@ class Purger:
                     uuids.add(d["uuid"])
                 content = _content(d)
                 if d.get("type") == "assistant":
-                    ids = {b.get("id") for b in content if isinstance(b, dict) and b.get("type") == "tool_use"}
+                    ids = {b.get("id") for b in content if isinstance(b, dict) and b.get("type") == "tool_use"
+                           and isinstance(b.get("id"), str)}  # a list is no id (and no key)
                     for i in ids:
                         uses[i] = d.get("uuid")
         return uuids, uses
@@ -170,11 +175,17 @@ class Purger:
         # the uuid another line names: with one in the file, nothing is judged
         # missing (no parent relinked, no orphan removed, no result added).
         sure = not self.unparsable
+        from engine.core.transcript import lines
+
         w = _Writer(out, rep)
-        with open(path, "rb") as fh:
-            for raw in fh:
+        with open(path, "rb") as fh, open(path, "rb") as src:
+            for start, end, raw in lines(fh):
                 rep.lines_in += 1
-                rep.bytes_in += len(raw)
+                rep.bytes_in += end - start
+                if raw is None:  # too long to hold: copied through unchanged, in pieces
+                    rep.repair("kept_long_line")
+                    w.copy(src, start, end)
+                    continue
                 d = _parse(raw)
                 if d is None:
                     rep.repair("kept_unparsable_line")  # byte for byte, torn or not
@@ -231,7 +242,7 @@ class Purger:
                     rep.add("thinking", _utf8_len(json.dumps(b, ensure_ascii=False)), b.get("thinking", ""))
                     touched = True
                     continue
-                if sure and t == "tool_result" and b.get("tool_use_id") not in uses:
+                if sure and t == "tool_result" and isinstance(b.get("tool_use_id"), str) and b["tool_use_id"] not in uses:
                     rep.repair("removed_orphan_tool_result")
                     touched = True
                     continue
@@ -302,6 +313,20 @@ class _Writer:
 
     def raw(self, data):
         self._write(data)
+
+    def copy(self, src, start, end):
+        """Bytes start..end of `src`, copied in pieces (engine/core/transcript.py)."""
+        from engine.core.transcript import copy_range
+
+        if self.open:
+            self.out.write(b"\n")
+            self.report.bytes_out += 1
+        self.out.flush()  # the pieces go after what is buffered
+        copied = copy_range(src, self.out, start, end)
+        src.seek(end - 1)
+        self.open = src.read(1) != b"\n"
+        self.report.lines_out += 1
+        self.report.bytes_out += copied
 
     def line(self, data):
         self._write(data)

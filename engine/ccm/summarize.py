@@ -16,10 +16,12 @@ import json
 
 def count_messages(path):
     """User and assistant lines of the main chain, for the recency window."""
+    from engine.core.transcript import lines
+
     n = 0
     with open(path, "rb") as fh:
-        for raw in fh:
-            if b'"type"' not in raw:
+        for _start, _end, raw in lines(fh):
+            if raw is None or b'"type"' not in raw:  # a line too long to hold is no message
                 continue
             try:
                 d = json.loads(raw)

@@ -95,5 +95,9 @@ def redis_limits():
     return plain()["redis"]
 
 
+def transcript_bounds():
+    return plain()["transcripts"]
+
+
 def agent_facts():
     return plain()["agent"]

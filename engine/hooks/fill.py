@@ -22,6 +22,7 @@ when it was read.
 
 from engine.base.fastjson import loads
 from engine.core.lineheads import line_heads
+from engine.core.transcript import usage_tokens
 
 # The agent's marker model for records it writes itself (API errors, aborts).
 SYNTHETIC = "<synthetic>"
@@ -82,10 +83,8 @@ def _tokens(message):
     usage = message.get("usage")
     if not isinstance(usage, dict):
         return None
-    try:
-        tokens = sum(int(usage.get(k) or 0) for k in
-                     ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"))
-    except (TypeError, ValueError, OverflowError):
+    tokens = usage_tokens(usage)  # clamped: a 400-digit figure cannot overflow the fill
+    if tokens is None:
         return None
     model = message.get("model")
     return tokens, model if isinstance(model, str) else None

@@ -99,7 +99,7 @@ def read(path, cwd, settings, compacting=False):
     `compacting` (SessionStart `compact`): when the last epoch read already
     holds model turns, the agent has not written this compaction's boundary
     yet, and the current epoch is a new, empty one after it."""
-    from engine.core.transcript import reversed_lines
+    from engine.core.transcript import reversed_lines, usage_tokens
     from .pathscope import input_paths, tool_inputs
 
     iv = InView()
@@ -167,12 +167,9 @@ def read(path, cwd, settings, compacting=False):
             continue
         usage = msg.get("usage")
         if isinstance(usage, dict) and msg.get("model") != "<synthetic>":
-            try:
-                position = int(usage.get("input_tokens") or 0) + int(usage.get("cache_creation_input_tokens") or 0) \
-                    + int(usage.get("cache_read_input_tokens") or 0)
-            except (TypeError, ValueError, OverflowError):
-                pass
-            else:
+            found = usage_tokens(usage)  # clamped: the one reader of a usage figure
+            if found is not None:
+                position = found
                 if ep.base is None:
                     ep.base = position
                 ep.tokens = position
