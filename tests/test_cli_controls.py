@@ -57,11 +57,14 @@ def _transcript(folder):
     return path
 
 
-def _content_cache(root):
+def _content_cache(root, monkeypatch):
     """A content cache of this test's own (a copy of the built-in settings
-    naming its folder), holding one output full of escapes."""
+    naming its folder), holding one output full of escapes, keyed with the
+    per-user secret of the state folder the commands use."""
     from engine.ccm import config
     from engine.ccm.store import Store
+
+    monkeypatch.setenv("ENGINE_STATE_DIR", str(root / "state"))
 
     text = open(config.builtin_path(), encoding="utf-8").read()
     settings_file = root / "content_cache.yaml"
@@ -87,6 +90,7 @@ def _tool_memory(state, project):
 @pytest.fixture(scope="module")
 def world(tmp_path_factory, cache_dir):
     root = tmp_path_factory.mktemp("controls")
+    patch = pytest.MonkeyPatch()
     home = root / "home"
     proj = root / "proj"
     (proj / ".claude" / "rules").mkdir(parents=True)
@@ -95,7 +99,8 @@ def world(tmp_path_factory, cache_dir):
     (proj / "messages.json").write_text(json.dumps([{"role": "user", "content": "please " + HOSTILE * 40},
                                                     {"role": "assistant", "content": "ok " + ESCAPES}]))
     transcript = _transcript(home / ".claude" / "projects" / "-w-\x1b]2;title\x07")
-    settings_file, key = _content_cache(root)
+    settings_file, key = _content_cache(root, patch)
+    patch.undo()
     _tool_memory(root / "state", proj)
     engine = Engine(cache_dir, proj)
     env = {"HOME": home, "CLAUDE_CONFIG_DIR": home / ".claude", "XDG_CONFIG_HOME": home / ".config",
@@ -157,11 +162,11 @@ def test_json_keeps_the_values_and_only_escapes_them(world):
 
 def test_a_product_is_exact_to_a_pipe_and_escaped_on_a_terminal(world):
     engine, env = world["engine"], world["env"]
-    show = engine("cache", "show", world["key"], env=env)
+    show = engine("cache", "show", world["key"], "--all", env=env)  # stored from outside the project: --all
     assert show.returncode == 0 and show.out_bytes == ("output " + HOSTILE + "\n").encode() * 300
     text = engine("compress", "rules.md", "--level", "off", env=env)
     assert text.out_bytes == (world["proj"] / "rules.md").read_bytes()
-    on_tty = _on_a_terminal(engine, ["cache", "show", world["key"]], env)  # compress goes through the same binary side (output.product)
+    on_tty = _on_a_terminal(engine, ["cache", "show", world["key"], "--all"], env)  # compress goes through the same binary side (output.product)
     assert RAW.search(on_tty.replace("\r\n", "\n")) is None and "\\u001b]52;c;ZXZpbA==\\u0007" in on_tty
 
 
