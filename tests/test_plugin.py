@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from support.agent import REPO, FakeAPI, agent_env, find_claude, request_text, run_agent, text, tool, tool_results
-from support.plugin import HOOK, START, plugin_env, run_hook, wait_for, wait_gone, warm_cache
+from support.plugin import HOOK, START, plugin_env, run_hook, wait_for, wait_gone
 # what engine install's hooks inject at a session's start (tests/test_real_agent.py), source line first
 EFFORT = ("SessionStart hook additional context: [from rules-engine profile default, handler SessionStart/effort_guidance: "
           "see `engine profile show`]\n[Effort policy: medium]")
@@ -160,7 +160,7 @@ def test_the_real_environment_is_a_venv_with_the_plugin_installed(tmp_path):
     root = _source_copy(tmp_path / "plugin")
     bindir = Path(sys.executable).parent
     env = plugin_env(tmp_path, CLAUDE_PLUGIN_ROOT=root, PATH=f"{bindir}{os.pathsep}{os.environ['PATH']}",
-                     ENGINE_PLUGIN_PIP_ARGS="--no-compile", ENGINE_CACHE_DIR=warm_cache(tmp_path))
+                     ENGINE_PLUGIN_PIP_ARGS="--no-compile", ENGINE_CACHE_DIR=tmp_path / "engine-cache")
     for name in ("ENGINE_PLUGIN_PYTHON", "ENGINE_PLUGIN_VENV_ARGS", "PYTHONHOME", "VIRTUAL_ENV"):
         env.pop(name, None)
     hook = root / "bin" / "plugin-hook"
@@ -174,6 +174,13 @@ def test_the_real_environment_is_a_venv_with_the_plugin_installed(tmp_path):
     cfg = (data / "venv" / "pyvenv.cfg").read_text()
     assert "include-system-site-packages = false" in cfg, cfg
     assert (data / "venv" / "bin" / "engine").exists()  # the package's commands are in the venv
+    # its engine compiles the built-in profile once outside a hook (compiled profiles are keyed by the
+    # engine's own files: this installed copy's are not the checkout's), as a loaded machine needs
+    rule = tmp_path / "warm.md"
+    rule.write_text("# Warm\nAlways warm the cache.\n")
+    warm = subprocess.run([str(data / "venv" / "bin" / "engine"), "compress", str(rule), "--level", "standard"],
+                          env=env, capture_output=True, text=True, cwd=str(tmp_path), timeout=300)
+    assert warm.returncode == 0, warm.stderr
     rc, out, err = run_hook(env, START, cwd=tmp_path, hook=hook)
     assert rc == 0, err
     assert "Effort policy" in json.loads(out)["hookSpecificOutput"]["additionalContext"]
