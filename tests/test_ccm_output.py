@@ -113,15 +113,16 @@ def test_supported_version_gets_no_rewrite_at_pre_tool_use(hk, version):  # noqa
 
 def test_version_from_the_last_line_that_has_one(tmp_path):
     from engine.ccm import agentversion
+    from engine.core.agentversion import from_transcript
 
     p = tmp_path / "t.jsonl"
     p.write_text(json.dumps({"version": "2.1.100"}) + "\n" + json.dumps({"version": "2.1.330", "x": "y"}) + "\n"
                  + json.dumps({"type": "summary"}) + "\n")
-    assert agentversion.from_transcript(str(p), 4096) == "2.1.330"
+    assert from_transcript(str(p)) == "2.1.330"
     settings = config.load(config.builtin_path())["replace_output"]
     assert agentversion.supported("2.1.330", settings) and not agentversion.supported("2.1.170", settings)
     assert not agentversion.supported("garbage", settings) and not agentversion.supported(None, settings)
-    assert agentversion.from_transcript(str(tmp_path / "missing.jsonl"), 4096) is None
+    assert from_transcript(str(tmp_path / "missing.jsonl")) is None
 
 
 def test_a_ccm_output_handler_outside_post_tool_use_is_a_validation_error(hk):  # noqa: F811

@@ -93,3 +93,7 @@ def glob_limits():
 
 def redis_limits():
     return plain()["redis"]
+
+
+def agent_facts():
+    return plain()["agent"]

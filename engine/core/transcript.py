@@ -1,8 +1,9 @@
 """Reading the agent's transcripts (JSONL), the one reader every part uses,
 both ways and always bounded.
 
-Backwards (`reversed_lines`, `context_tokens`): the end of a live session is
-what matters (context size, the agent's version, the last tool calls); read
+Backwards (`reversed_lines`): the end of a live session is what matters
+(what is in view, the last tool calls; the context size and the agent's
+version by line heads, engine/core/lineheads.py); read
 in blocks, up to `max_bytes` and never past hooks.max_transcript_bytes of
 pipelines/settings/engine.yaml.  Only a regular file is read: a FIFO or a
 device named as the transcript would block or never end.
@@ -56,39 +57,6 @@ def reversed_lines(path, max_bytes):
     finally:
         if fd is not None:
             os.close(fd)
-
-
-def context_tokens(path, max_bytes):
-    """Tokens in context per the last usage record, or None when unknown."""
-    for raw in reversed_lines(path, max_bytes):
-        found = _usage(raw)
-        if found is not None:
-            return found
-    return None
-
-
-def _usage(raw):
-    raw = raw.strip()
-    if not raw or b'"assistant"' not in raw or b"usage" not in raw:
-        return None
-    from engine.base.fastjson import loads  # not json: json.decoder imports `re`, and hooks read this
-
-    try:
-        rec = loads(raw.decode("utf-8", "replace"))
-    except (ValueError, RecursionError):  # RecursionError: an array nested thousands deep
-        return None
-    if not isinstance(rec, dict) or rec.get("type") != "assistant" or rec.get("isSidechain"):
-        return None
-    message = rec.get("message")
-    usage = message.get("usage") if isinstance(message, dict) else None
-    if not isinstance(usage, dict):
-        return None
-    try:
-        return int(usage.get("input_tokens", 0)) + int(usage.get("cache_creation_input_tokens", 0)) + int(
-            usage.get("cache_read_input_tokens", 0)
-        )
-    except (TypeError, ValueError, OverflowError):
-        return None
 
 
 class Problems:
