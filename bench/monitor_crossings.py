@@ -1,5 +1,5 @@
-"""Does the context monitor warn at every crossing?  The shared real
-sessions replayed event by event through the monitor's handlers only (in
+"""Does the context monitor warn at every crossing?  The recorded real
+sessions (bench/common.py: tests/data, or $ENGINE_BENCH_TRANSCRIPTS) replayed event by event through the monitor's handlers only (in
 this process, as `engine replay` does: each event sees the transcript as it
 stood then), under the built-in gate and under tighter ones.
 
@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's engine
+from common import transcript_files  # noqa: E402
 
 WINDOW = 200000
 OFF = {
@@ -138,12 +139,11 @@ def judge(cross, heard):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--transcripts", default=str(Path(__file__).resolve().parent.parent.parent
-                                                 / "shared" / "transcripts" / "2*.jsonl"))
+    ap.add_argument("--transcripts", default=None, help="a glob of transcripts (default: 2*.jsonl of bench/common.py's)")
     ap.add_argument("--per", nargs="*", type=int, default=[1, 4])
     ap.add_argument("--thresholds", nargs="*", type=int, default=[30, 40, 50, 60, 70, 80])
     args = ap.parse_args()
-    files = sorted(glob.glob(args.transcripts))
+    files = sorted(glob.glob(args.transcripts)) if args.transcripts else [str(p) for p in transcript_files("2*.jsonl")]
     if not files:
         sys.exit(f"no transcripts match {args.transcripts}; name them with --transcripts")
     from engine.replay.world import World

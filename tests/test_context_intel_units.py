@@ -1,7 +1,7 @@
 """In-process tests of the context-intelligence pieces: the tool-memory store
 (merge, trim, clear, sessions), failure detection and redaction, the
 transcript scan and the context fill, on real transcripts
-(../shared/transcripts via tests/hook_fixtures)."""
+(tests/data/transcripts via tests/testdata.py)."""
 
 import json
 import os
@@ -13,9 +13,9 @@ import pytest
 
 from engine.hooks import fill
 from engine.memory import record, scan, store
+from testdata import transcript
 
 REPO = Path(__file__).resolve().parent.parent
-TRANSCRIPTS = Path("/work/shared/transcripts")
 MEMORY = None
 
 
@@ -133,7 +133,7 @@ def test_redaction_happens_before_the_input_is_cut():
 
 
 def _copy(name, tmp_path):
-    src = TRANSCRIPTS / name
+    src = transcript(name)
     dst = tmp_path / name
     shutil.copyfile(src, dst)
     return str(dst)

@@ -12,14 +12,13 @@ transcripts in the agent's shapes.
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 
 from engine.replay.events import events
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
+from testdata import transcript
 
-TRANSCRIPTS = Path("/work/shared/transcripts")
 PLAIN = "Marker IVPLAIN: run the whole suite before you push.\n"
 SCREENS = "---\npaths: \"**/screens/*.py\"\n---\nMarker IVSCREENS: screens stay thin.\n"
 LATER = "---\npaths: \"**/dispatch/*.py\"\n---\nMarker IVLATER: dispatch rule.\n"
@@ -29,9 +28,7 @@ def _session(hk, name):
     """The real transcript with its project folder moved to the test's, and
     the rules: one unscoped, one scoped to files the session touched before
     its compaction, one scoped to files it touched only after."""
-    source = TRANSCRIPTS / name
-    if not source.is_file():
-        pytest.skip(f"{source} is not here")
+    source = transcript(name)
     first = json.loads(source.open("rb").readline())
     cwd = next(json.loads(l).get("cwd") for l in source.open("rb") if json.loads(l).get("cwd"))
     data = source.read_text(encoding="utf-8").replace(cwd, str(hk.project)).encode("utf-8")

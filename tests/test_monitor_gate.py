@@ -12,13 +12,12 @@ before its tool_result line is written (engine/replay/events.py)."""
 import json
 import os
 import re
-from pathlib import Path
 
 import pytest
 
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
+from testdata import transcript
 
-TRANSCRIPTS = Path("/work/shared/transcripts")
 WINDOW = 200000
 
 
@@ -222,9 +221,7 @@ def test_a_crossing_in_a_real_session_warns_at_the_next_event(tmp_path, threshol
     six sessions on time, 35 of 43 with a gate of 4 bytes a token; now all)."""
     from engine.replay.world import World
 
-    source = TRANSCRIPTS / "24-erk-interactive-12prompts-api500-393e5f27.jsonl"
-    if not source.is_file():
-        pytest.skip(f"{source} is not here")
+    source = transcript("24-erk-interactive-12prompts-api500-393e5f27.jsonl")
     crossings = _crossings(_responses(source.read_bytes()), [threshold])
     with World() as world:
         heard = _replay(source, _monitor_profile(tmp_path, threshold), world)

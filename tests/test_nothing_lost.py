@@ -19,10 +19,10 @@ from engine.ccm.purge import purge_file
 from engine.ccm.store import Store
 from engine.base.errors import UserError
 from support.ccm import settings, store  # noqa: F401 - fixtures
+from testdata import transcript
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SHARED = "/work/shared/transcripts"
-EDITS = os.path.join(SHARED, "10-agentcmd-v2026-image-result.jsonl")
+EDITS = "10-agentcmd-v2026-image-result.jsonl"
 OPEN = "[CCM_CACHED]"
 SIG = "EqQBCkYIBxgCKkB" + "s1gnature/+=" * 40
 
@@ -88,7 +88,7 @@ def test_purge_then_gc_every_stub_reads_back_byte_exact_and_edit_results_stay_ob
     claude = tmp_path / "claude" / "projects" / "-p"
     claude.mkdir(parents=True)
     path = claude / "S.jsonl"
-    shutil.copy(EDITS, path)
+    shutil.copy(transcript(EDITS), path)
     os.utime(path, (1, 1))
     store = Store(settings, str(tmp_path / "cache" / "ccm"), log=lambda m: None)
     report, backup = purge_file(str(path), settings, store)
