@@ -8,7 +8,6 @@ commit, read from git).
     python3 bench/redact_speed.py
 """
 
-import glob
 import os
 import random
 import statistics
@@ -17,6 +16,8 @@ import sys
 import tempfile
 import time
 
+from common import transcript_files
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 SIZE = 10 * 1024 * 1024
@@ -24,7 +25,7 @@ SIZE = 10 * 1024 * 1024
 
 def _transcripts():
     data = b""
-    for f in sorted(glob.glob("/work/shared/transcripts/*.jsonl")):
+    for f in transcript_files():
         data += open(f, "rb").read()
         if len(data) >= SIZE:
             break

@@ -99,7 +99,7 @@ def read(path, cwd, settings, compacting=False):
     `compacting` (SessionStart `compact`): when the last epoch read already
     holds model turns, the agent has not written this compaction's boundary
     yet, and the current epoch is a new, empty one after it."""
-    from engine.core.transcript import reversed_lines
+    from engine.core.transcript import reversed_lines, usage_tokens
     from .pathscope import input_paths, tool_inputs
 
     iv = InView()
@@ -111,12 +111,6 @@ def read(path, cwd, settings, compacting=False):
     boundaries = 0
     for raw in reversed_lines(path, conf["max_tail_bytes"]):
         if not (b'"attachment"' in raw or b"compact_boundary" in raw or b'"assistant"' in raw):
-            if iv.version is None and b'"version"' in raw:
-                try:
-                    rec = loads(raw.decode("utf-8", "replace"))
-                    iv.version = rec.get("version") if isinstance(rec, dict) else None
-                except (ValueError, RecursionError):
-                    pass
             continue
         try:
             rec = loads(raw.decode("utf-8", "replace"))
@@ -124,8 +118,6 @@ def read(path, cwd, settings, compacting=False):
             continue
         if not isinstance(rec, dict) or rec.get("isSidechain"):
             continue
-        if iv.version is None and isinstance(rec.get("version"), str):
-            iv.version = rec["version"]
         lines.append(rec)
         if rec.get("type") == "system" and rec.get("subtype") == "compact_boundary":
             boundaries += 1
@@ -175,12 +167,9 @@ def read(path, cwd, settings, compacting=False):
             continue
         usage = msg.get("usage")
         if isinstance(usage, dict) and msg.get("model") != "<synthetic>":
-            try:
-                position = int(usage.get("input_tokens") or 0) + int(usage.get("cache_creation_input_tokens") or 0) \
-                    + int(usage.get("cache_read_input_tokens") or 0)
-            except (TypeError, ValueError, OverflowError):
-                pass
-            else:
+            found = usage_tokens(usage)  # clamped: the one reader of a usage figure
+            if found is not None:
+                position = found
                 if ep.base is None:
                     ep.base = position
                 ep.tokens = position
@@ -194,6 +183,9 @@ def read(path, cwd, settings, compacting=False):
     iv.current = epochs[-1]
     iv.previous = epochs[-2] if len(epochs) > 1 else None
     # No version: not an agent's transcript; nothing is assumed in view.
+    from engine.core.agentversion import from_transcript
+
+    iv.version = from_transcript(path)
     if iv.version:
         _documented(iv)
     return iv
@@ -399,36 +391,13 @@ def delivered_marks(ctx, items):
 
 
 def agent_version(ctx):
-    """The agent's version per the transcript's last line naming one (cheap:
-    the tail), else per the variable the agent sets in its hooks'
-    environment (hooks.in_view.version_env): at a session's first tool call
+    """The agent's version (engine/core/agentversion.py): the transcript's
+    (already read with the event's InView, if it was), else the variable the
+    agent sets in its hooks' environment: at a session's first tool call
     the transcript may not be on disk yet."""
     iv = getattr(ctx, "_inview", None)
-    version = iv.version if iv is not None else _transcript_version(ctx)
-    return version or env_version(ctx.settings["in_view"].get("version_env"))
+    if iv is not None and iv.version:
+        return iv.version
+    from engine.core.agentversion import of_session
 
-
-def env_version(spec, environ=None):
-    """"2.1.330" from AI_AGENT=claude-code_2-1-330_harness, as `spec` says
-    ({variable, prefix, separator, end}); None when absent or not a version."""
-    if not spec:
-        return None
-    import os
-
-    value = (environ if environ is not None else os.environ).get(spec["variable"], "")
-    if not value.startswith(spec["prefix"]):
-        return None
-    parts = value[len(spec["prefix"]):].split(spec["end"], 1)[0].split(spec["separator"])
-    return ".".join(parts) if parts and all(p.isdigit() for p in parts) else None
-
-
-def _transcript_version(ctx):
-    from engine.core.transcript import reversed_lines
-
-    for raw in reversed_lines(ctx.event.get("transcript_path"), ctx.settings["in_view"]["max_tail_bytes"]):
-        at = raw.find(b'"version":"')
-        if at >= 0:
-            end = raw.find(b'"', at + 11)
-            if end > at:
-                return raw[at + 11:end].decode("utf-8", "replace")
-    return None
+    return of_session(ctx.event.get("transcript_path"))
