@@ -58,10 +58,12 @@ def _usage(data):
     if not isinstance(usage, dict):
         return []
     model = usage.get("model") if isinstance(usage.get("model"), str) else None
-    rec = Usage(input=clamp(usage.get("inputTokens")), output=clamp(usage.get("outputTokens")),
-                cache_read=clamp(usage.get("cacheReadTokens")), cache_write=clamp(usage.get("cacheWriteTokens")),
-                model=model, response=usage.get("apiCallId"),
-                window=clamp(usage.get("maxPromptTokens")) or None)
+    # inputTokens counts the cached ones too (the Responses API's
+    # input_tokens, which Copilot passes on): the context is inputTokens.
+    total_in, cached = clamp(usage.get("inputTokens")), clamp(usage.get("cacheReadTokens"))
+    rec = Usage(input=max(0, total_in - cached), output=clamp(usage.get("outputTokens")), cache_read=cached,
+                cache_write=clamp(usage.get("cacheWriteTokens")), model=model, response=usage.get("apiCallId"),
+                window=clamp(usage.get("maxPromptTokens")) or None, context=total_in)
     return [rec]
 
 
