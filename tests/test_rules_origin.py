@@ -1,0 +1,119 @@
+"""A project's rule files never displace the user's own (issue 23, item 1):
+the user's rules come first in the order, the budget and hooks.max_files,
+whatever priority a project writes; a file that can never fit is named once
+in a round and done; a round with nothing new to deliver does not fire.
+Real hook processes, as the agent starts them."""
+
+import re
+
+from hook_fixtures import profile_text, shared_profile
+from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
+
+DIGEST = re.compile(r"^\[Rule not injected — size limit reached: (.+)\. Read (.+)\]$", re.M)
+FOLLOW = re.compile(r"^\[(\d+) more rule\(s\) follow at the next event", re.M)
+
+
+def _lines(marker, count, priority=None):
+    """A rule of `count` distinct lines compression cannot shrink (~46 characters each)."""
+    head = f"---\npriority: {priority}\n---\n" if priority is not None else ""
+    return head + f"# {marker} notes\n" + "".join(f"{marker} entry {i:05d}: cobalt walrus pylon fjord.\n"
+                                                  for i in range(count))
+
+
+def _ctx(run):
+    run.assert_ok()
+    return run.context or ""
+
+
+def _prompt_profile(**top):
+    """Rules at every prompt (each prompt opens a round), with hooks keys of the user's own profile."""
+    return shared_profile(profile_text({"UserPromptSubmit": [{"name": "rules", "every_turns": 1}]}, **top))
+
+
+def test_a_flood_of_project_rules_that_never_fit_cannot_starve_the_users_rule(hk):
+    """45 project files of ~37 KB at priority -7777, hooks.max_files 30: the
+    user's one rule is delivered at the first event, the flood is named once,
+    and the tool calls after it carry nothing."""
+    for i in range(45):
+        hk.rule(f"vendor-{i:02d}.md", _lines(f"FLOOD{i:02d}X", 800, priority=-7777))
+    hk.rule("house-style.md", "# House style\nMarker HOUSESTYLE: tabs, never spaces.\n", where="global")
+    prof = _prompt_profile(max_files=30)
+    first = _ctx(hk.hook(hk.prompt(1), profile=prof))
+    assert "HOUSESTYLE" in first, f"the user's rule is not in the first delivery:\n{first[:1500]}"
+    assert "FLOOD00X entry" not in first
+    named = DIGEST.findall(first)
+    assert named and all(t.startswith("FLOOD") for t, _ in named), first[-1500:]
+    assert not FOLLOW.search(first), "nothing that can never fit waits for a later event"
+    for _ in range(3):
+        hk.hook(hk.event("PostToolUse"), profile=prof).assert_silent()
+
+
+def test_project_rules_at_any_priority_come_after_the_users_own(hk):
+    """A project at priority -300 fills the budget first on the old order; now
+    the user's rules (priorities 5 and 9) open the first delivery and the
+    project's follow, in their own priority order, over the next events."""
+    hk.rule("zz-review.md", "---\npriority: 9\n---\n# Review\nMarker MYREVIEW: ask before merging.\n", where="global")
+    hk.rule("commits.md", "# Commits\nMarker MYCOMMITS: one subject line.\n", where="global")
+    project = ["PJALPHA", "PJBRAVO", "PJCHARLIE", "PJDELTA"]
+    for n, marker in enumerate(project):
+        hk.rule(f"{marker.lower()}.md", _lines(marker, 55, priority=-300 + n))
+    hk.rule("pjlast.md", _lines("PJLAST", 10, priority=50))
+    first = _ctx(hk.hook(hk.event("SessionStart", source="compact")))
+    assert "MYCOMMITS" in first and "MYREVIEW" in first, first[:800]
+    assert first.index("MYCOMMITS") < first.index("MYREVIEW") < first.index("PJALPHA entry")
+    delivered = first
+    for _ in range(3):
+        delivered += _ctx(hk.hook(hk.event("PostToolUse")))
+    counts = [delivered.count(f"{m} entry 00000") for m in project + ["PJLAST"]]
+    assert counts == [1] * 5, f"every project rule arrives once over the next events: {counts}"
+    assert sorted(project, key=delivered.index) == project
+    assert delivered.count("MYCOMMITS") == 1
+
+
+def test_a_file_that_never_fits_is_named_once_per_round(hk):
+    """Two files that cannot fit (one too large to compress at all, one over
+    the budget once compressed) and five that fit three at a time: the
+    second delivery carries the last two without naming the misfits again,
+    and then nothing is pending."""
+    hk.rule("a-atlas.md", _lines("ATLAS", 1200, priority=1))  # ~55 KB: over 4 times the room
+    hk.rule("b-ledger.md", _lines("LEDGER", 230, priority=2))  # ~10.6 KB: compressed, over 8,000
+    fits = ["FITONE", "FITTWO", "FITTHREE", "FITFOUR", "FITFIVE"]
+    for n, marker in enumerate(fits):
+        hk.rule(f"c{n}-{marker.lower()}.md", _lines(marker, 50, priority=3 + n))
+    first = _ctx(hk.hook(hk.event("SessionStart", source="compact")))
+    assert [t for t, _ in DIGEST.findall(first)] == ["ATLAS notes", "LEDGER notes"], first[-600:]
+    assert FOLLOW.findall(first) == ["2"], first[-600:]
+    second = _ctx(hk.hook(hk.event("PostToolUse")))
+    assert [m for m in fits if f"{m} entry 00049" in second] == fits[3:], second[:400]
+    assert not DIGEST.findall(second), f"the misfits were named in this round already:\n{second[-600:]}"
+    hk.hook(hk.event("PostToolUse")).assert_silent()
+
+
+def test_a_rule_within_the_budget_but_over_one_event_is_named_not_kept_waiting(hk):
+    """A budget of 30,000 characters holds a rule of ~13,000 that one event
+    (hooks.max_injection_chars) never can: it is named in a digest line, and
+    the tool calls after it carry nothing (it used to wait forever, re-announced
+    at every tool call)."""
+    hk.rule("k-kiln.md", _lines("KILN", 280))
+    hk.rule("j-jetty.md", "# Jetty\nMarker JETTYRULE: small and whole.\n")
+    prof = shared_profile(profile_text({"UserPromptSubmit": [{"name": "rules", "budget": {"chars": 30000}}]}))
+    first = _ctx(hk.hook(hk.event("SessionStart", source="compact"), profile=prof))
+    assert "JETTYRULE" in first and "KILN entry" not in first
+    assert DIGEST.findall(first) == [("KILN notes", ".claude/rules/k-kiln.md")], first[-400:]
+    assert not FOLLOW.search(first), first[-400:]
+    for _ in range(2):
+        hk.hook(hk.event("PostToolUse"), profile=prof).assert_silent()
+
+
+def test_max_files_counts_only_files_that_can_fit(hk):
+    """hooks.max_files 4: six files too large to ever fit take none of the four
+    places, so four rules that fit are all delivered."""
+    for i in range(6):
+        hk.rule(f"a-huge{i}.md", _lines(f"HUGE{i}Q", 900, priority=0))
+    small = ["SMONE", "SMTWO", "SMTHREE", "SMFOUR"]
+    for n, marker in enumerate(small):
+        hk.rule(f"b-{marker.lower()}.md", f"# {marker}\nMarker {marker}: short rule.\n")
+    prof = _prompt_profile(max_files=4)
+    first = _ctx(hk.hook(hk.prompt(1), profile=prof))
+    assert [m for m in small if f"Marker {m}" in first] == small, first[:1200]
+    assert len(DIGEST.findall(first)) == 6
