@@ -141,3 +141,28 @@ def test_an_edited_rule_is_not_in_view_as_it_was(hk):
     hk.rule("lint.md", "# Lint\nMarker LINTEDITED: run the linter and the type checker first.\n")
     again = hk.hook(hk.prompt(1), profile=prof).assert_ok().context or ""
     assert "LINTEDITED" in again, again
+
+
+def test_a_scoped_rule_the_agent_delivered_before_an_edit_is_delivered_as_it_is_now(hk):
+    """The agent's own record of a scoped rule (nested_memory) holds the raw
+    file: once the file changed, the model holds an older text, and the
+    refresh delivers the rule as it is now."""
+    prof = _profile()
+    old = "---\npaths: src/**/*.rs\n---\n# Rust\nMarker RUSTOLD: clippy clean.\n"
+    rule = hk.rule("rust.md", old)
+    target = hk.project / "src" / "lib.rs"
+    hk.write_transcript([
+        _line("user", cwd=str(hk.project), message={"role": "user", "content": "go"}),
+        _line("assistant", message={"id": "m1", "role": "assistant", "model": "claude-x", "content": [
+            {"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": str(target)}}],
+            "usage": {"input_tokens": 3000, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}),
+        _line("attachment", attachment={"type": "nested_memory", "path": str(rule), "content": {
+            "path": str(rule), "type": "Project", "content": "# Rust\nMarker RUSTOLD: clippy clean.\n",
+            "globs": ["src/**/*.rs"], "rawContent": old, "isRule": True}}),
+    ])
+    _usage(hk, 2, 5000)
+    held = hk.hook(hk.prompt(1), profile=prof).assert_ok().context or ""
+    assert "RUSTOLD" not in held, "the agent's own copy is in view"
+    hk.rule("rust.md", old.replace("RUSTOLD: clippy clean", "RUSTNEW: clippy clean, no unsafe"))
+    ctx = hk.hook(hk.prompt(2), profile=prof).assert_ok().context or ""
+    assert "RUSTNEW" in ctx, ctx

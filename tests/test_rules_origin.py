@@ -117,3 +117,29 @@ def test_max_files_counts_only_files_that_can_fit(hk):
     first = _ctx(hk.hook(hk.prompt(1), profile=prof))
     assert [m for m in small if f"Marker {m}" in first] == small, first[:1200]
     assert len(DIGEST.findall(first)) == 6
+
+
+def test_compressing_a_flood_is_spread_over_events_and_each_file_is_named_once(hk):
+    """Seven project files of ~12 KB, each compressed before it is known to be
+    over the budget: with hooks.max_compress_bytes at its least, one event
+    compresses one of them.  The user's rule is in the first event; each
+    project file is named once over the next events; then nothing fires."""
+    flood = [f"SURGE{i}Z" for i in range(7)]
+    for n, marker in enumerate(flood):
+        hk.rule(f"s{n}.md", _lines(marker, 260, priority=-40))
+    hk.rule("mine.md", "# Mine\nMarker MINEFIRST: the user's own rule.\n", where="global")
+    prof = _prompt_profile(max_compress_bytes=1000)
+    seen = [_ctx(hk.hook(hk.prompt(1), profile=prof))]
+    assert "MINEFIRST" in seen[0], seen[0][:600]
+    for _ in range(len(flood) + 1):
+        run = hk.hook(hk.event("PostToolUse"), profile=prof).assert_ok()
+        if run.context is None:
+            break
+        seen.append(run.context)
+    else:
+        raise AssertionError("the round never ended")
+    named = [t for ctx in seen for t, _ in DIGEST.findall(ctx)]
+    assert sorted(named) == sorted(f"{m} notes" for m in flood), named
+    assert len(seen) > 2, "one event compressed more than the bound allows"
+    assert all("MINEFIRST" not in ctx for ctx in seen[1:])
+    assert any("hooks.max_compress_bytes" in line for line in hk.log_lines())

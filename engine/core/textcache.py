@@ -138,6 +138,13 @@ class Compressor:
     def limits(self):
         return self.info("cache")
 
+    def cached(self, text):
+        """The compressed text when the results cache has it, else None
+        (nothing is compressed or loaded)."""
+        if self.meta is None:
+            return None
+        return get("text", key("text", self.meta["id"], text))
+
     def compress(self, text):
         if self.meta is not None:
             hit = get("text", key("text", self.meta["id"], text))

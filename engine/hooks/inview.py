@@ -33,7 +33,8 @@ from . import delivery
 class Epoch:
     """One compaction epoch as seen in the transcript."""
 
-    __slots__ = ("id", "ids", "base", "tokens", "agent", "delivered", "touched", "complete", "instructions")
+    __slots__ = ("id", "ids", "base", "tokens", "agent", "agent_digest", "delivered", "touched", "complete",
+                 "instructions")
 
     def __init__(self, epoch_id, after=None):
         self.id = epoch_id
@@ -44,6 +45,7 @@ class Epoch:
         self.base = None  # tokens of the epoch's first usage record
         self.tokens = None  # tokens of its last one
         self.agent = {}  # real path -> position: delivered by the agent (its attachments)
+        self.agent_digest = {}  # real path -> content digest, where the agent's record holds the raw file
         self.delivered = {}  # delivery id -> position: the engine's marker in a hook_additional_context
         self.touched = []  # (project-relative path, tool name, position), in order
         self.complete = False  # its start was read (not cut by the read bound)
@@ -162,6 +164,7 @@ def read(path, cwd, settings, compacting=False):
                 real = _real(att.get("path"))
                 if real:
                     ep.agent[real] = position
+                    _agent_digest(ep, real, att.get("content"))
             elif t == "hook_additional_context":
                 for text in att.get("content") or ():
                     for did in delivery.found_in(text, marker):
@@ -196,6 +199,19 @@ def read(path, cwd, settings, compacting=False):
     if iv.version:
         _documented(iv)
     return iv
+
+
+def _agent_digest(ep, real, content):
+    """The digest of the file as the agent delivered it, when its record holds
+    the raw text (`nested_memory` since 2.1.328: content.rawContent): a rule
+    edited since is not in view as it is now."""
+    raw = content.get("rawContent") if isinstance(content, dict) else None
+    if isinstance(raw, str):
+        import hashlib
+
+        ep.agent_digest[real] = hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    else:
+        ep.agent_digest.pop(real, None)
 
 
 def _documented(iv):
@@ -238,7 +254,9 @@ class Seen:
             return None
         real = getattr(rf, "real", None) or _real(rf.path)
         found = []
-        if real in ep.agent:
+        # the agent's record of another content: what it delivered then is not this file now
+        stale = ep.agent[real] if real in ep.agent and ep.agent_digest.get(real, rf.digest) != rf.digest else None
+        if real in ep.agent and stale is None:
             found.append(ep.agent[real])
         ident = delivery.identity(rf)
         if ident in self.engine:
@@ -251,7 +269,7 @@ class Seen:
         if globs is not None and self.iv.version:
             from .pathscope import decide
 
-            loaded = [t for t in ep.touched if t[1] in self.tools]
+            loaded = [t for t in ep.touched if t[1] in self.tools and (stale is None or t[2] > stale)]
             for rel, _tool, pos in reversed(loaded):
                 if decide(globs, [rel], self.limit)[0] == "in":
                     found.append(pos)

@@ -131,22 +131,48 @@ class Refresh:
         return never, rest
 
     def _compress(self, comp, files, measure, settings, log):
-        """(compressed Items of the first hooks.max_files files, Items of the
-        rest): the rest are counted as omitted without being compressed."""
+        """(compressed Items of the first files, Items of the rest): at most
+        hooks.max_files files, and at most hooks.max_compress_bytes of text
+        not yet in the results cache, compressed in the first
+        compress_share_of_deadline of the hook's deadline; the rest are
+        omitted without being compressed and wait for the next part."""
         from ..plan import Item
 
         max_files = settings["max_files"]
-        unread = files[max_files:]
-        if unread:
-            log(f"{self.name}: {len(files)} rule files that could fit; the {len(unread)} past hooks.max_files "
-                f"({max_files}) count as omitted without being compressed")
         scope_all = settings.get("scope") == "all"
-        items = []
+        items, work = [], 0
         for rf in files[:max_files]:
             raw = self._raw(rf)
-            text = comp.compress(raw).strip("\n")
+            text = comp.cached(raw)
+            if text is None:
+                if work and not self._may_compress(work, settings):
+                    import time
+
+                    from ..deadline import STARTED
+
+                    log(f"{self.name}: compressed {work:,} bytes of rule text in this event, {time.monotonic() - STARTED:.1f} s "
+                        f"into it (hooks.max_compress_bytes, hooks.compress_share_of_deadline); the "
+                        f"{len(files) - len(items)} files after wait for the next event")
+                    break
+                work += len(raw)
+                text = comp.compress(raw)
+            text = text.strip("\n")
             items.append(Item.of(rf, len(raw), len(text), raw.strip("\n") if scope_all else text, measure(text)))
-        return items, [Item.of(rf, len(rf.text), len(rf.text), "", cost=0) for rf in unread]
+        if len(files) > max_files:
+            log(f"{self.name}: {len(files)} rule files that could fit; the {len(files) - max_files} past "
+                f"hooks.max_files ({max_files}) count as omitted without being compressed")
+        return items, [Item.of(rf, len(rf.text), len(rf.text), "", cost=0) for rf in files[len(items):]]
+
+    @staticmethod
+    def _may_compress(work, settings):
+        """True while this event may compress more rule text: under the byte
+        bound, and before its share of the deadline has passed."""
+        import time
+
+        from ..deadline import STARTED
+
+        share = settings["compress_share_of_deadline"] * settings["deadline_ms"] / 1000.0
+        return work < settings["max_compress_bytes"] and time.monotonic() - STARTED < share
 
     @staticmethod
     def _fill(items, limit):
