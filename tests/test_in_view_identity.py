@@ -22,8 +22,11 @@ ID = re.compile(r"\[rules-engine delivery ([0-9a-f]{16})\]")
 
 
 def _profile(**top):
-    """Rules at every prompt (the growth cadence still holds back what is in view)."""
-    return shared_profile(profile_text({"UserPromptSubmit": [{"name": "rules", "every_turns": 1}]}, **top))
+    """Rules at every prompt (the growth cadence still holds back what is in
+    view); the same profile as tests/test_rules_origin.py's, so it compiles once."""
+    return shared_profile(profile_text({"UserPromptSubmit": [{"name": "rules", "every_turns": 1,
+                                                              "budget": {"chars": 30000}}]},
+                                       max_files=4, max_compress_bytes=1000, **top))
 
 
 def _line(kind, **fields):

@@ -25,19 +25,24 @@ def _ctx(run):
     return run.context or ""
 
 
-def _prompt_profile(**top):
-    """Rules at every prompt (each prompt opens a round), with hooks keys of the user's own profile."""
-    return shared_profile(profile_text({"UserPromptSubmit": [{"name": "rules", "every_turns": 1}]}, **top))
+def _prompt_profile():
+    """The user's own profile: rules at every prompt (each prompt opens a
+    round), a budget of 30,000 characters (over one event's cap), at most 4
+    rule files and 1,000 bytes of compression in one event (one profile for
+    these tests and tests/test_in_view_identity.py: each compiles once)."""
+    return shared_profile(profile_text({"UserPromptSubmit": [{"name": "rules", "every_turns": 1,
+                                                              "budget": {"chars": 30000}}]},
+                                       max_files=4, max_compress_bytes=1000))
 
 
 def test_a_flood_of_project_rules_that_never_fit_cannot_starve_the_users_rule(hk):
-    """45 project files of ~37 KB at priority -7777, hooks.max_files 30: the
+    """12 project files of ~55 KB at priority -7777, hooks.max_files 4: the
     user's one rule is delivered at the first event, the flood is named once,
     and the tool calls after it carry nothing."""
-    for i in range(45):
-        hk.rule(f"vendor-{i:02d}.md", _lines(f"FLOOD{i:02d}X", 800, priority=-7777))
+    for i in range(12):
+        hk.rule(f"vendor-{i:02d}.md", _lines(f"FLOOD{i:02d}X", 1200, priority=-7777))
     hk.rule("house-style.md", "# House style\nMarker HOUSESTYLE: tabs, never spaces.\n", where="global")
-    prof = _prompt_profile(max_files=30)
+    prof = _prompt_profile()
     first = _ctx(hk.hook(hk.prompt(1), profile=prof))
     assert "HOUSESTYLE" in first, f"the user's rule is not in the first delivery:\n{first[:1500]}"
     assert "FLOOD00X entry" not in first
@@ -96,8 +101,8 @@ def test_a_rule_within_the_budget_but_over_one_event_is_named_not_kept_waiting(h
     at every tool call)."""
     hk.rule("k-kiln.md", _lines("KILN", 280))
     hk.rule("j-jetty.md", "# Jetty\nMarker JETTYRULE: small and whole.\n")
-    prof = shared_profile(profile_text({"UserPromptSubmit": [{"name": "rules", "budget": {"chars": 30000}}]}))
-    first = _ctx(hk.hook(hk.event("SessionStart", source="compact"), profile=prof))
+    prof = _prompt_profile()
+    first = _ctx(hk.hook(hk.prompt(1), profile=prof))
     assert "JETTYRULE" in first and "KILN entry" not in first
     assert DIGEST.findall(first) == [("KILN notes", ".claude/rules/k-kiln.md")], first[-400:]
     assert not FOLLOW.search(first), first[-400:]
@@ -109,26 +114,26 @@ def test_max_files_counts_only_files_that_can_fit(hk):
     """hooks.max_files 4: six files too large to ever fit take none of the four
     places, so four rules that fit are all delivered."""
     for i in range(6):
-        hk.rule(f"a-huge{i}.md", _lines(f"HUGE{i}Q", 900, priority=0))
+        hk.rule(f"a-huge{i}.md", _lines(f"HUGE{i}Q", 1200, priority=0))
     small = ["SMONE", "SMTWO", "SMTHREE", "SMFOUR"]
     for n, marker in enumerate(small):
         hk.rule(f"b-{marker.lower()}.md", f"# {marker}\nMarker {marker}: short rule.\n")
-    prof = _prompt_profile(max_files=4)
+    prof = _prompt_profile()
     first = _ctx(hk.hook(hk.prompt(1), profile=prof))
     assert [m for m in small if f"Marker {m}" in first] == small, first[:1200]
     assert len(DIGEST.findall(first)) == 6
 
 
 def test_compressing_a_flood_is_spread_over_events_and_each_file_is_named_once(hk):
-    """Seven project files of ~12 KB, each compressed before it is known to be
+    """Three project files of ~12 KB, each compressed before it is known to be
     over the budget: with hooks.max_compress_bytes at its least, one event
     compresses one of them.  The user's rule is in the first event; each
     project file is named once over the next events; then nothing fires."""
-    flood = [f"SURGE{i}Z" for i in range(7)]
+    flood = [f"SURGE{i}Z" for i in range(3)]
     for n, marker in enumerate(flood):
         hk.rule(f"s{n}.md", _lines(marker, 260, priority=-40))
     hk.rule("mine.md", "# Mine\nMarker MINEFIRST: the user's own rule.\n", where="global")
-    prof = _prompt_profile(max_compress_bytes=1000)
+    prof = _prompt_profile()
     seen = [_ctx(hk.hook(hk.prompt(1), profile=prof))]
     assert "MINEFIRST" in seen[0], seen[0][:600]
     for _ in range(len(flood) + 1):

@@ -145,7 +145,7 @@ class Refresh:
             raw = self._raw(rf)
             text = comp.cached(raw)
             if text is None:
-                if work and not self._may_compress(work, settings):
+                if work and not self._may_compress(work, len(raw), settings):
                     import time
 
                     from ..deadline import STARTED
@@ -164,15 +164,17 @@ class Refresh:
         return items, [Item.of(rf, len(rf.text), len(rf.text), "", cost=0) for rf in files[len(items):]]
 
     @staticmethod
-    def _may_compress(work, settings):
-        """True while this event may compress more rule text: under the byte
-        bound, and before its share of the deadline has passed."""
+    def _may_compress(work, size, settings):
+        """True when this event may compress `size` more characters: under
+        the byte bound, and done, at the slowest rate, within its share of
+        the deadline."""
         import time
 
         from ..deadline import STARTED
 
         share = settings["compress_share_of_deadline"] * settings["deadline_ms"] / 1000.0
-        return work < settings["max_compress_bytes"] and time.monotonic() - STARTED < share
+        done_by = time.monotonic() - STARTED + size / settings["compress_slowest_bytes_per_s"]
+        return work < settings["max_compress_bytes"] and done_by < share
 
     @staticmethod
     def _fill(items, limit):
