@@ -20,7 +20,9 @@ its reason are in pipelines/default.yaml):
   .claude/rules/x.md`), and those lines count against the budget: rules
   leave the delivery, last in order first, until the digest fits too.
 
-Plain string work only (no `re`): this runs in every injecting hook.
+Plain string work only (no `re`): this runs in every injecting hook.  A
+title passes the redactor through the results cache (a regex only when the
+title was never seen).
 """
 
 import os
@@ -91,8 +93,10 @@ def digest_lines(ctx, spec, items, texts, render):
     strip = spec.get("strip_frontmatter", False)
     cut = spec.get("digest_title_chars", 120)
     lines = []
+    from engine.core.textcache import redacted
+
     for it in items[:limit]:
-        t = title(texts.get(it.path, ""), it.name, strip)
+        t = redacted(title(texts.get(it.path, ""), it.name, strip))
         t = t if len(t) <= cut else t[: cut - 1] + "\u2026"
         lines.append(render(spec["digest_template"], name=it.name, title=t,
                             path=shown_path(it.path, ctx.cwd), priority=it.priority, chars=it.chars_before))

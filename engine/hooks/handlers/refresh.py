@@ -136,6 +136,7 @@ class Refresh:
         not yet in the results cache, compressed in the first
         compress_share_of_deadline of the hook's deadline; the rest are
         omitted without being compressed and wait for the next part."""
+        from engine.core.textcache import redacted
         from ..plan import Item
 
         max_files = settings["max_files"]
@@ -156,8 +157,9 @@ class Refresh:
                     break
                 work += len(raw)
                 text = comp.compress(raw)
-            text = text.strip("\n")
-            items.append(Item.of(rf, len(raw), len(text), raw.strip("\n") if scope_all else text, measure(text)))
+            text = redacted(text.strip("\n"), comp.limits)  # what goes in view never holds a secret
+            shown = redacted(raw.strip("\n"), comp.limits) if scope_all else text
+            items.append(Item.of(rf, len(raw), len(text), shown, measure(text)))
         if len(files) > max_files:
             log(f"{self.name}: {len(files)} rule files that could fit; the {len(files) - max_files} past "
                 f"hooks.max_files ({max_files}) count as omitted without being compressed")
@@ -190,14 +192,12 @@ class Refresh:
         return chosen, over, used
 
     def _fit_event(self, ctx, plan, cap, comp):
-        """Render the text within one event's cap, every rule text through
-        the redactor: the last rule in leaves until it fits; a rule that
-        does not fit even alone can never fit, and is named, not kept
-        waiting."""
-        from engine.core.redact import redact
-
+        """Render the text within one event's cap (the rule texts and titles
+        in it are redacted already): the last rule in leaves until it fits;
+        a rule that does not fit even alone can never fit, and is named, not
+        kept waiting."""
         while True:
-            plan.text = redact(self._render(ctx, plan))
+            plan.text = self._render(ctx, plan)
             if ctx.settings.get("scope") == "all":
                 from engine.text.pipeline import compress
 
