@@ -169,3 +169,14 @@ def test_a_scoped_rule_the_agent_delivered_before_an_edit_is_delivered_as_it_is_
     hk.rule("rust.md", old.replace("RUSTOLD: clippy clean", "RUSTNEW: clippy clean, no unsafe"))
     ctx = hk.hook(hk.prompt(2), profile=prof).assert_ok().context or ""
     assert "RUSTNEW" in ctx, ctx
+
+
+def test_a_resumed_session_still_knows_what_the_engine_delivered(hk):
+    """SessionEnd forgets the session's counters, not its deliveries: the
+    agent resumes the session with its transcript (deliveries included), and
+    the next prompt does not deliver lint.md a second time."""
+    prof, _ctx = _world_with_one_delivery(hk)
+    hk.hook(hk.event("SessionEnd", reason="prompt_input_exit"), profile=prof).assert_ok()
+    assert all('"turn"' not in p.read_text() for p in hk.session_files()), "the counters are forgotten"
+    again = hk.hook(hk.prompt(1), profile=prof).assert_ok().context or ""
+    assert "LINTRULE" not in again, f"delivered a second time after a resume:\n{again}"
