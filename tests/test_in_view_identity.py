@@ -180,3 +180,36 @@ def test_a_resumed_session_still_knows_what_the_engine_delivered(hk):
     assert all('"turn"' not in p.read_text() for p in hk.session_files()), "the counters are forgotten"
     again = hk.hook(hk.prompt(1), profile=prof).assert_ok().context or ""
     assert "LINTRULE" not in again, f"delivered a second time after a resume:\n{again}"
+
+
+def test_delivery_records_read_back_and_only_well_formed_ids_count():
+    """The state record of a delivery reads back its files by identity; a
+    marker line counts only with 16 hex digits and the format's closing."""
+    from engine.hooks import delivery
+    from engine.hooks.plan import Item
+
+    items = [Item("a.md", "/p/.claude/rules/a.md", 5, 10, 10, "x", 3, "project", "/p/.claude/rules/a.md", "0" * 16),
+             Item("b.md", "/h/b.md", 5, 10, 10, "y", 3, "user", "/h/real b.md", "f" * 16),
+             Item("c.md", "/p/c\nd.md", 5, 10, 10, "z", 3, "project", "/p/c\nd.md", "1" * 16)]
+    epoch_id, position, files = delivery.parse(delivery.record("next:start", 4200, items))
+    assert (epoch_id, position) == ("next:start", 4200)
+    assert files == {("/p/.claude/rules/a.md", "0" * 16), ("/h/real b.md", "f" * 16)}, "a path with a line break is left out"
+    fmt = "[rules-engine delivery {id}]"
+    text = ("[rules-engine delivery 0123456789abcdef] [rules-engine delivery 0123456789ABCDEF] "
+            "[rules-engine delivery 0123456789abcde] [rules-engine delivery 0123456789abcdef0] "
+            "[rules-engine delivery [rules-engine delivery fedcba9876543210]")
+    assert delivery.found_in(text, fmt) == ["0123456789abcdef", "fedcba9876543210"]
+    assert delivery.found_in(text, "") == [] and delivery.parse("garbage") is None
+
+
+def test_records_of_epochs_no_longer_read_are_forgotten():
+    from engine.hooks import delivery
+    from engine.hooks.inview import Epoch
+
+    previous, current = Epoch("c1a2b3c4", after="start"), Epoch("d5e6f7a8", after="c1a2b3c4")
+    current.delivered["cccccccccccccccc"] = 900
+    snap = {"ivd:aaaaaaaaaaaaaaaa": "start\t100\n0000000000000000\t/r/a.md",  # two epochs back
+            "ivd:bbbbbbbbbbbbbbbb": "next:start\t0\n0000000000000000\t/r/a.md",  # the previous epoch, by its other name
+            "ivd:cccccccccccccccc": "start\t50\n0000000000000000\t/r/c.md",  # recorded earlier, witnessed now
+            "ivd:dddddddddddddddd": "", "turn": 4}
+    assert delivery.forgotten(snap, [previous, current]) == {"ivd:aaaaaaaaaaaaaaaa": ""}

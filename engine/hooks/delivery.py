@@ -71,6 +71,21 @@ def parse(value):
     return epoch_id, position, files
 
 
+def forgotten(snapshot, epochs):
+    """State updates that empty the records of deliveries made before the
+    epochs the transcript reader still reads (`epochs`): nothing can show
+    them in view again, and a long session's state stays small."""
+    ids = {i for e in epochs for i in e.ids}
+    seen = {d for e in epochs for d in e.delivered}
+    out = {}
+    for key, value in snapshot.items():
+        if isinstance(key, str) and key.startswith(KEY) and value:
+            rec = parse(value)
+            if rec is None or (rec[0] not in ids and key[len(KEY):] not in seen):
+                out[key] = ""
+    return out
+
+
 def found_in(text, fmt):
     """The ids of the marker lines in one recorded hook output."""
     if not fmt or not isinstance(text, str):

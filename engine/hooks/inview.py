@@ -394,7 +394,10 @@ def delivered_marks(ctx, items, delivery_id):
     iv = ctx_inview(ctx)
     compact = ctx.name == "SessionStart" and ctx.event.get("source") == "compact"
     position = 0 if compact else (iv.current.tokens or 0)
-    return {delivery.KEY + delivery_id: delivery.record(iv.current.id, position, items)}
+    read = [e for e in (iv.previous, iv.current) if e is not None]
+    out = delivery.forgotten(ctx.snapshot(), read) if iv.version else {}
+    out[delivery.KEY + delivery_id] = delivery.record(iv.current.id, position, items)
+    return out
 
 
 def agent_version(ctx):

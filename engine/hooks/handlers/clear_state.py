@@ -17,7 +17,7 @@ class ClearState:
             return None, None
         from ..delivery import KEY
 
-        kept = {k: v for k, v in ctx.state.get().items() if isinstance(k, str) and k.startswith(KEY)}
+        kept = {k: v for k, v in ctx.state.get().items() if isinstance(k, str) and k.startswith(KEY) and v}
         ctx.state.clear()
         if kept:
             ctx.state.update(kept)
