@@ -26,7 +26,7 @@ def _profile(**top):
     view); the same profile as tests/test_rules_origin.py's, so it compiles once."""
     return shared_profile(profile_text({"UserPromptSubmit": [{"name": "rules", "every_turns": 1,
                                                               "budget": {"chars": 30000}}]},
-                                       max_files=4, max_compress_bytes=1000, **top))
+                                       max_files=4, max_compress_chars=1000, **top))
 
 
 def _line(kind, **fields):

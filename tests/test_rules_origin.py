@@ -32,7 +32,7 @@ def _prompt_profile():
     these tests and tests/test_in_view_identity.py: each compiles once)."""
     return shared_profile(profile_text({"UserPromptSubmit": [{"name": "rules", "every_turns": 1,
                                                               "budget": {"chars": 30000}}]},
-                                       max_files=4, max_compress_bytes=1000))
+                                       max_files=4, max_compress_chars=1000))
 
 
 def test_a_flood_of_project_rules_that_never_fit_cannot_starve_the_users_rule(hk):
@@ -126,7 +126,7 @@ def test_max_files_counts_only_files_that_can_fit(hk):
 
 def test_compressing_a_flood_is_spread_over_events_and_each_file_is_named_once(hk):
     """Three project files of ~12 KB, each compressed before it is known to be
-    over the budget: with hooks.max_compress_bytes at its least, one event
+    over the budget: with hooks.max_compress_chars at its least, one event
     compresses one of them.  The user's rule is in the first event; each
     project file is named once over the next events; then nothing fires."""
     flood = [f"SURGE{i}Z" for i in range(3)]
@@ -147,4 +147,4 @@ def test_compressing_a_flood_is_spread_over_events_and_each_file_is_named_once(h
     assert sorted(named) == sorted(f"{m} notes" for m in flood), named
     assert len(seen) > 2, "one event compressed more than the bound allows"
     assert all("MINEFIRST" not in ctx for ctx in seen[1:])
-    assert any("hooks.max_compress_bytes" in line for line in hk.log_lines())
+    assert any("hooks.max_compress_chars" in line for line in hk.log_lines())

@@ -7,8 +7,8 @@ from pathlib import Path
 from engine.base.errors import UserError, ValidationErrors
 
 DEFAULTS_REQUIRED = ("scope", "max_injection_chars", "install_timeout_seconds", "install_backups_kept", "deadline_ms",
-                     "kill_after_ms", "max_files", "max_compress_bytes", "compress_share_of_deadline",
-                     "compress_slowest_bytes_per_s", "omitted_names_max", "templates", "transcript", "log", "trust",
+                     "kill_after_ms", "max_files", "max_compress_chars", "compress_share_of_deadline",
+                     "compress_slowest_chars_per_s", "omitted_names_max", "templates", "transcript", "log", "trust",
                      "state", "events")
 NESTED_REQUIRED = {"state": ("redis_url", "ttl_hours", "connect_timeout_ms", "call_timeout_ms"),
                    "templates": ("max_output_chars", "max_range_items"),

@@ -9,6 +9,15 @@ and Jinja2, since it only runs when something will be injected."""
 from .part import Part
 
 
+def _elapsed():
+    """Seconds since the hook process started (its deadline counts from there)."""
+    import time
+
+    from ..deadline import STARTED
+
+    return time.monotonic() - STARTED
+
+
 class Refresh:
     def __init__(self, spec, settings, registry):
         self.spec = spec
@@ -132,7 +141,7 @@ class Refresh:
 
     def _compress(self, comp, files, measure, settings, log):
         """(compressed Items of the first files, Items of the rest): at most
-        hooks.max_files files, and at most hooks.max_compress_bytes of text
+        hooks.max_files files, and at most hooks.max_compress_chars of text
         not yet in the results cache, compressed in the first
         compress_share_of_deadline of the hook's deadline; the rest are
         omitted without being compressed and wait for the next part."""
@@ -147,12 +156,8 @@ class Refresh:
             text = comp.cached(raw)
             if text is None:
                 if work and not self._may_compress(work, len(raw), settings):
-                    import time
-
-                    from ..deadline import STARTED
-
-                    log(f"{self.name}: compressed {work:,} bytes of rule text in this event, {time.monotonic() - STARTED:.1f} s "
-                        f"into it (hooks.max_compress_bytes, hooks.compress_share_of_deadline); the "
+                    log(f"{self.name}: compressed {work:,} characters of rule text in this event, {_elapsed():.1f} s "
+                        f"into it (hooks.max_compress_chars, hooks.compress_share_of_deadline); the "
                         f"{len(files) - len(items)} files after wait for the next event")
                     break
                 work += len(raw)
@@ -168,15 +173,11 @@ class Refresh:
     @staticmethod
     def _may_compress(work, size, settings):
         """True when this event may compress `size` more characters: under
-        the byte bound, and done, at the slowest rate, within its share of
-        the deadline."""
-        import time
-
-        from ..deadline import STARTED
-
+        the bound, and done, at the slowest rate, within its share of the
+        deadline."""
         share = settings["compress_share_of_deadline"] * settings["deadline_ms"] / 1000.0
-        done_by = time.monotonic() - STARTED + size / settings["compress_slowest_bytes_per_s"]
-        return work < settings["max_compress_bytes"] and done_by < share
+        done_by = _elapsed() + size / settings["compress_slowest_chars_per_s"]
+        return work < settings["max_compress_chars"] and done_by < share
 
     @staticmethod
     def _fill(items, limit):
@@ -223,6 +224,7 @@ class Refresh:
                 plan.never.append(it)
 
     def _alone_too_long(self, ctx, plan, it, cap):
+        """True when `it` rendered alone, with no omitted line, is over the cap."""
         from ..plan import Plan
 
         alone = Plan(plan.handler, plan.level, [it], [])
