@@ -220,10 +220,6 @@ def test_a_named_file_may_link_inside_the_project_but_not_into_its_metadata(hk):
     ctx = hk.hook(hk.prompt(2), profile=prof).assert_ok().context or ""
     assert CLONE_TOKEN not in ctx and "x-access-token" not in ctx, ctx
     assert any("CLAUDE.md" in line and "version-control metadata" in line for line in hk.log_lines())
-    # nor can an approved project profile empty the list (a machine-level key)
-    _project_profile(hk, _every_prompt_files(["{project}/CLAUDE.md"]), trust={"vcs_metadata": []})
-    ctx = hk.hook(hk.prompt(3)).assert_ok().context or ""
-    assert CLONE_TOKEN not in ctx and "x-access-token" not in ctx, ctx
 
 
 def test_injected_rule_text_passes_the_redactor(hk):
