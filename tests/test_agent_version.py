@@ -12,7 +12,7 @@ import os
 import tracemalloc
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from engine.core import agentversion
 from engine.core.lineheads import line_heads
@@ -128,6 +128,7 @@ def test_a_long_line_is_never_held_whole(tmp_path):
 
 # -- line heads, against a plain split ----------------------------------------
 
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.integers(min_value=0, max_value=300), max_size=12), st.booleans(),
        st.sampled_from([1, 7, 4096]), st.sampled_from([65536, 900, 50]), st.sampled_from([3, 64, 65536]))
 def test_line_heads_match_a_plain_split(tmp_path_factory, sizes, final_break, head, scan, block):
