@@ -32,6 +32,7 @@ LAYERS = [
     "engine.base",
     "engine.text",
     "engine.core",
+    "engine.agents",
     "engine.session",
     "engine.messages",
     "engine.ccm",
