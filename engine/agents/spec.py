@@ -88,3 +88,19 @@ def agent_of(hooks, name):
     if data is None:
         raise KeyError(name)
     return Agent(data)
+
+
+def neutral_name(name):
+    """The engine's name of a profile's event key: a neutral name as it is,
+    or an agent's own event name (profiles written for Claude Code name its
+    events: UserPromptSubmit, PostToolUse ...) in the engine's words; None
+    for a name no agent has."""
+    if name in NEUTRAL_EVENTS:
+        return name
+    from . import table
+
+    for data in table.agents().values():
+        found = data["events"].get(name)
+        if found:
+            return found
+    return None

@@ -277,7 +277,7 @@ def cmd_profile(args):
 def cmd_hook(args):
     from engine.hooks.dispatch import main
 
-    return main(args.profile)
+    return main(args.profile, agent=getattr(args, "agent", None), event_name=getattr(args, "event", None))
 
 
 def _scope(args):

@@ -29,9 +29,9 @@ class Refresh:
         snap = ctx.snapshot()
         if snap.get(f"pending:{self.name}"):
             return True
-        if ctx.name == "UserPromptSubmit" and self.every_turns and ctx.turn and ctx.turn % self.every_turns == 0:
+        if ctx.name == "prompt" and self.every_turns and ctx.turn and ctx.turn % self.every_turns == 0:
             return True
-        if ctx.name == "UserPromptSubmit" and self.every_tokens:
+        if ctx.name == "prompt" and self.every_tokens:
             return self.grown(ctx)
         return False
 
@@ -87,7 +87,7 @@ class Refresh:
         from ..trust import for_event
 
         trust = for_event(ctx.profile_ref, ctx.cwd or None, ctx.settings, log)
-        files = collect(self.spec, ctx.cwd, log, trust, skipped)
+        files = collect(self.spec, ctx.cwd, log, trust, skipped, ctx.agent)
         if self.spec.get("path_scope"):  # path-scoped rules only when a matching file was touched
             from ..pathscope import select
 
@@ -244,7 +244,7 @@ class Refresh:
 
         limits = ctx.settings["templates"]
         values = dict(turn=ctx.turn, event=ctx.name, handler=self.name, level=plan.level, cwd=ctx.cwd,
-                      session_id=ctx.event.get("session_id", ""), source=ctx.event.get("source", ""))
+                      session_id=ctx.event.session, source=ctx.event.source)
         names = [it.name for it in self._ordered(plan.omitted)]
         # Name a few: 10,000 names would fill the injection and leave no room for a rule.
         shown = names[: ctx.settings["omitted_names_max"]]
