@@ -16,6 +16,10 @@ What changes on the way, and why:
   the match to the variable's name) is dropped: an unanchored search finds
   the same secrets without trying 50 characters at every position.
 - `\\z` is `\\Z`; a POSIX class `[:alnum:]` is spelled out (RE2's is ASCII).
+- The end gitleaks asks of a secret (a quote, a blank, `;`, an escaped line
+  break or the end of the text) may also be `,`, `)`, `]`, `}`, `>`, `<`,
+  `|` or `&`: a token in parentheses, a list, a tag or a query string ends
+  there too (gitleaks misses `(dop_v1_...)` in an error message).
 """
 
 from dataclasses import dataclass, field
@@ -281,6 +285,11 @@ class _Emitter:
         return "|".join(out)
 
 
+# gitleaks' end of a secret, and the wider one used here (see the docstring).
+GITLEAKS_END = "(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
+WIDER_END = "(?:[\\x60'\"\\s;,)\\]}><|&]|\\\\[nr]|$)"
+
+
 def to_python(source, secret_group=0, bound=4096, captures=True):
     """The Python `regex` spelling of a gitleaks rule's Go regex (without
     `captures`, an allow-list's: no group captures)."""
@@ -290,7 +299,7 @@ def to_python(source, secret_group=0, bound=4096, captures=True):
     lead = ""
     if first and first[0].kind == "setflags" and tree.kind == "seq":
         lead = f"(?{first.pop(0).text})"  # a leading (?i) stays global: it reads as gitleaks wrote it
-    return lead + _Emitter(secrets, bound).emit(tree)
+    return (lead + _Emitter(secrets, bound).emit(tree)).replace(GITLEAKS_END, WIDER_END)
 
 
 _LIMIT = 64  # literal strings followed at most (beyond: not a literal start)
