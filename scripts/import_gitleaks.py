@@ -30,7 +30,7 @@ from regex_examples import Example  # noqa: E402
 # Upper bounds given to a rule's unbounded repetitions (goregex); a rule
 # whose `.*` runs along a whole line gets a shorter one (linear, and cheap).
 BOUND = 4096
-BOUNDS = {"curl-auth-header": 256, "curl-auth-user": 256}
+BOUNDS = {"curl-auth-header": 256, "curl-auth-user": 256, "kubernetes-secret-yaml": 256}
 LENGTHS = (16, 24, 32, 48, 64)
 # Texts for the rules whose example cannot be made from the regex alone (a
 # word boundary between two generated parts, say); checked all the same.

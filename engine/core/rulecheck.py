@@ -59,12 +59,13 @@ def _example_problems(doc, i, rule, allow):
     errors = []
     for j, ex in enumerate(rule["examples"]):
         text = ex["text"]
-        found = [(s, e, text[s:e]) for _, _, s, e, _ in alone.findings(text)]
-        if ex["secret"] not in [f[2] for f in found]:
-            got = ", ".join(repr(f[2]) for f in found) or "nothing"
-            errors.append(doc.error(f"self-test: in {text!r} the rule should find the secret {ex['secret']!r}, "
-                                    f"but finds {got}", ("rules", i, "examples", j)))
-        elif rule.get("starts") and found != [(s, e, text[s:e]) for _, _, s, e, _ in everywhere.findings(text)]:
+        found = [text[s:e] for _, _, s, e, _ in alone.findings(text)]
+        whole = [text[s:e] for _, _, s, e, _ in everywhere.findings(text)] if rule.get("starts") else found
+        if found != whole:
             errors.append(doc.error(f"self-test: in {text!r} a match begins with none of `starts`; add where "
                                     "its matches begin, or remove `starts`", ("rules", i, "starts")))
+        elif ex["secret"] not in found:
+            got = ", ".join(repr(f) for f in found) or "nothing"
+            errors.append(doc.error(f"self-test: in {text!r} the rule should find the secret {ex['secret']!r}, "
+                                    f"but finds {got}", ("rules", i, "examples", j)))
     return errors
