@@ -178,8 +178,9 @@ def main():
             raise SystemExit(f"{r['id']}: no example found; translate it by hand ({rule['pattern']})")
         rule["examples"] = [ex]
         rules.append(rule)
-    head = (f"  # gitleaks {args.tag} (commit {args.commit}), config/gitleaks.toml: {len(rules)} rules,"
-            f"\n  # written by scripts/import_gitleaks.py (edit there, not here).  Left out: {', '.join(skipped) or 'none'}.\n")
+    left_out = ", ".join(skipped) or "none"
+    head = (f"  # gitleaks {args.tag} (commit {args.commit}), config/gitleaks.toml: {len(rules)} rules,\n"
+            f"  # written by scripts/import_gitleaks.py (edit there, not here).  Left out: {left_out}.\n")
     with open(args.yaml, encoding="utf-8") as fh:
         text = fh.read()
     text = replace_region(text, "gitleaks allow", render_allow(global_allow, 2) + "\n")

@@ -48,7 +48,8 @@ class Example:
                     out.append(self.text(item, flags))
             return "".join(out)
         if kind == "alt":
-            ends = [s for s in node.items if len(s.items) == 1 and s.items[0].kind == "anchor" and s.items[0].text in _ENDS]
+            ends = [s for s in node.items
+                    if len(s.items) == 1 and s.items[0].kind == "anchor" and s.items[0].text in _ENDS]
             return self.text(ends[0] if ends else node.items[0], flags)
         if kind == "group":
             return self.text(node.items[0], _flags_after(flags, node.text) if node.group == "scoped" else flags)

@@ -129,8 +129,8 @@ def _assert_linear(fn, units, what, sizes=(SMALL, LARGE), max_seconds=MAX_SECOND
         if worst is None or ratio * large > worst[0] * worst[1]:
             worst = (ratio, large, unit)
         assert large < max_seconds, f"{what}: {large:.2f} s on {n_large:,} characters of {unit[:20]!r}"
-        assert ratio < MAX_RATIO, (f"{what}: {n_large:,} characters of {unit[:20]!r} take {ratio:.1f} times {n_small:,} "
-                                   f"({small:.3f} s -> {large:.3f} s): not linear")
+        assert ratio < MAX_RATIO, (f"{what}: {n_large:,} characters of {unit[:20]!r} take {ratio:.1f} times "
+                                   f"{n_small:,} ({small:.3f} s -> {large:.3f} s): not linear")
     return worst
 
 

@@ -198,7 +198,8 @@ def _call(tid, tool, tool_input, content, is_error=None):
     return [{"type": "assistant", "isSidechain": False, "uuid": f"a-{tid}",
              "message": {"role": "assistant", "content": [{"type": "tool_use", "id": tid, "name": tool,
                                                             "input": tool_input}]}},
-            {"type": "user", "isSidechain": False, "uuid": f"u-{tid}", "message": {"role": "user", "content": [result]}}]
+            {"type": "user", "isSidechain": False, "uuid": f"u-{tid}",
+             "message": {"role": "user", "content": [result]}}]
 
 
 def test_a_lesson_comes_only_from_a_failure_never_from_text_a_success_read(hk):
@@ -208,8 +209,8 @@ def test_a_lesson_comes_only_from_a_failure_never_from_text_a_success_read(hk):
         + _call("toolu_r2", "Grep", {"pattern": "tool_use_error"}, [{"type": "text", "text": README}])
         + _call("toolu_b1", "Bash", {"command": "cat NOTES"}, "notes\n<tool_use_error>quoted</tool_use_error>\n")
         # real failures: flagged, and wrapped from the start (an agent that wrote no flag)
-        + _call("toolu_f1", "Read", {"file_path": "/p/missing.md"}, "<tool_use_error>File does not exist.</tool_use_error>",
-                is_error=True)
+        + _call("toolu_f1", "Read", {"file_path": "/p/missing.md"},
+                "<tool_use_error>File does not exist.</tool_use_error>", is_error=True)
         + _call("toolu_f2", "Edit", {"file_path": "/p/a.py"}, "  <tool_use_error>String to replace not found in file."
                 "</tool_use_error>"))
     hk.hook(hk.event("Stop")).assert_ok()

@@ -189,7 +189,8 @@ def _rewrite(path, kept):
     """Replace the store by `kept` (merged entries): under the exclusive lock."""
     lines = [_dumps({"k": e["k"], "t": e["last"], "first": e["first"], "n": e["count"], "tool": e["tool"],
                      "sig": e["sig"], "error": e["error"], "input": e["input"], "project": e["project"],
-                     "examples": e["examples"], "sessions": e["sessions"]}) + "\n" for e in reversed(kept)]  # oldest first, like appends
+                     "examples": e["examples"], "sessions": e["sessions"]}) + "\n"
+             for e in reversed(kept)]  # oldest first, like appends
     try:
         replace_atomic(path, "".join(lines).encode("utf-8", "backslashreplace"))
     except OSError as exc:
