@@ -121,7 +121,7 @@ def render_allow(entries, indent):
     out = []
     for a in entries:
         first = True
-        for key in ("target", "patterns", "stopwords"):
+        for key in ("target", "except_ids", "patterns", "stopwords"):
             if key not in a:
                 continue
             lead = pad + ("- " if first else "  ")
@@ -166,7 +166,9 @@ def main():
     args = ap.parse_args()
     with open(args.toml, "rb") as fh:
         config = tomllib.load(fh)
-    global_allow = allow_lists([config.get("allowlist", {})] + config.get("allowlists", []))
+    # gitleaks' global allow-list is for its own rules: the engine's (engine-*) keep theirs
+    global_allow = [dict(a, except_ids=["engine-"])
+                    for a in allow_lists([config.get("allowlist", {})] + config.get("allowlists", []))]
     rules, skipped = [], []
     for r in config["rules"]:
         if "regex" not in r:

@@ -59,6 +59,15 @@ def test_an_allow_list_drops_a_finding_rule_set_wide_or_for_its_rule(allow, text
     assert secrets([dict(TOKEN, allow=allow)], text) == []
 
 
+def test_an_allow_list_can_leave_some_rules_alone():
+    """gitleaks' global allow-list (a test-alphabet stopword) is for its own
+    rules: the engine's own still redact such a key."""
+    allow = [{"except_ids": ["engine-"], "stopwords": ["abcdef"]}]
+    text = "zq_abcdefGH1234"
+    assert secrets([dict(TOKEN, id="vendor-token")], text, allow) == []
+    assert secrets([dict(TOKEN, id="engine-token")], text, allow) == ["abcdefGH1234"]
+
+
 def test_offsets_are_characters_in_a_non_ascii_text():
     head = "ünïcødé 🚀 " * 1000  # longer than the short-text path, wider than one byte
     text = head + "zq_Ab12Cd34Ef56 " + "é" * 5000
@@ -146,3 +155,30 @@ def test_validate_checks_a_rule_sets_examples_and_starts(tmp_path, cli):
     assert f"{path.name}:12:" in run.err and "should find the secret 'nothing-like-it'" in run.err, run.err
     path.write_text(starts_fixed.replace("nothing-like-it", "zzzzzzzzz9"), encoding="utf-8")
     assert cli("validate", str(path)).returncode == 0
+
+
+def _user_rules(cli, pattern):
+    (cli.cwd / "cats").mkdir(exist_ok=True)
+    (cli.cwd / "cats" / "vendor.yaml").write_text(
+        "kind: protect\nname: vendor\ndescription: a user's secret rules\nrules:\n"
+        "  - id: vendor-phrase\n    description: kept as it is\n    keywords: [vnd-id]\n    starts: [vnd-id]\n"
+        f"    pattern: '{pattern}'\n"
+        "    examples:\n      - {text: 'vnd-id: in order to proceed', secret: 'vnd-id: in order to proceed'}\n"
+        "examples:\n  match: ['vnd-id: in order to proceed']\n", encoding="utf-8")
+    (cli.cwd / "profile.yaml").write_text("kind: profile\nname: mine\nextends: default\nlevel: standard\n"
+                                          "protect:\n  add: [./cats/vendor.yaml]\n", encoding="utf-8")
+    (cli.cwd / "rules.md").write_text("Keep the vnd-id: in order to proceed. Run tests in order to be safe.\n",
+                                      encoding="utf-8")
+    return cli("compress", "rules.md", "--profile", "profile.yaml")
+
+
+def test_a_users_rule_set_protects_its_matches_from_compression(cli):
+    run = _user_rules(cli, r"vnd-id: in order to [a-z]{1,10}")
+    assert run.returncode == 0, str(run)
+    assert "vnd-id: in order to proceed" in run.out and "in order to be safe" not in run.out, run.out
+
+
+def test_a_users_rule_that_does_not_compile_is_an_error_where_it_is(cli):
+    run = _user_rules(cli, r"vnd-id: (in order to [a-z]{1,10}")
+    assert run.returncode != 0 and "Traceback" not in run.err, str(run)
+    assert "vendor.yaml:9:" in run.err, run.err
