@@ -59,6 +59,10 @@ class Positions:
         self._blocks = None
         self._at = {}
 
+    def count(self, literal):
+        """How many times literal occurs (one pass in C, no list)."""
+        return self._low.count(literal.encode("ascii"))
+
     def of(self, literal):
         found = self._at.get(literal)
         if found is None:

@@ -20,6 +20,10 @@ import math
 
 from .literals import Literals, Positions, encoded
 
+# A rule is tried at its starts one by one (a Python call each) while they
+# are rarer than one in this many characters; denser, the `regex` module's
+# own search through the text (in C) costs less.
+_SPARSE = 500
 # How far a finding's line is looked for around it (a line is checked only
 # by a `line` allow-list; the bound keeps that linear).
 _LINE_REACH = 4096
@@ -81,22 +85,23 @@ class Rule:
         self.starts = tuple(k.lower() for k in spec.get("starts", ()))
         self.allow = [Allow(a) for a in spec.get("allow", ())]
         self._ignorecase = bool(spec.get("ignorecase"))  # a category's plain `patterns` (case_sensitive: false)
-        self._compiled = None
+        self._compiled = self._anchored = None
 
-    def compiled(self):
-        if self._compiled is None:
+    def compiled(self, at_starts=False):
+        """The pattern for a search through the text, or (at_starts) for
+        match() at one place: anchored, or each try would search the rest
+        of the text for the pattern's literal."""
+        which = "_anchored" if at_starts else "_compiled"
+        if getattr(self, which) is None:
             import regex
 
-            from .regexutil import scoped
+            from .regexutil import anchored, scoped
 
-            from .regexutil import anchored
-
-            source = scoped(self.source)
-            flags = regex.V0 | (regex.IGNORECASE if self._ignorecase else 0)
-            # tried with match() where a start is: anchored, or each try searches the rest of the text
-            self._compiled = regex.compile(anchored(source) if self.starts else source, flags)
-            self._grouped = "secret" in self._compiled.groupindex
-        return self._compiled
+            source = anchored(scoped(self.source)) if at_starts else scoped(self.source)
+            compiled = regex.compile(source, regex.V0 | (regex.IGNORECASE if self._ignorecase else 0))
+            setattr(self, which, compiled)
+            self._grouped = "secret" in compiled.groupindex
+        return getattr(self, which)
 
     def secret_span(self, m):
         if self._grouped and m.start("secret") >= 0:
@@ -104,7 +109,7 @@ class Rule:
         return m.span()
 
     def __getstate__(self):
-        return dict(self.__dict__, _compiled=None)
+        return dict(self.__dict__, _compiled=None, _anchored=None)
 
 
 def _line(text, start, end):
@@ -118,7 +123,7 @@ def _matches_at(rule, text, starts, timeout):
     """The rule's matches, tried only where one of its `starts` is: left to
     right, none overlapping (what finditer gives when every match starts
     at one of them)."""
-    rx, end = rule.compiled(), 0
+    rx, end = rule.compiled(at_starts=True), 0
     for p in sorted(set().union(*starts)):
         if p < end:
             continue
@@ -157,7 +162,10 @@ class RuleSet:
                 if not here:
                     continue
                 where = where or Positions(data, text.isascii())
-                matches = _matches_at(rule, text, [where.of(k) for k in here], timeout)
+                if sum(map(where.count, here)) * _SPARSE < len(text):
+                    matches = _matches_at(rule, text, [where.of(k) for k in here], timeout)
+                else:
+                    matches = rule.compiled().finditer(text, timeout=timeout)
             else:
                 matches = rule.compiled().finditer(text, timeout=timeout)
             for m in matches:
