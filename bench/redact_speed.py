@@ -1,16 +1,15 @@
 """How long the engine's one redactor (engine/core/redact.py) takes on 10 MB:
 `found_in` (the content cache's check before it stores an output; str and
-bytes) and `redact`, on real transcripts cut to 10 MB (when the shared
-transcripts are there) and on a synthetic build log with a few secrets in
-it; beside it, the same with the redactor of another revision (--rev,
-default b085972: engine/core/redact.py and protect/secrets.yaml of that
-commit, read from git).
+bytes) and `redact`, on real transcripts cut to 10 MB (bench/common.py's
+transcript_files: $ENGINE_BENCH_TRANSCRIPTS, else the recorded ones) and
+on a synthetic build log with a few secrets in it; beside it, the same with
+the redactor of another revision (--rev, default b085972:
+engine/core/redact.py and protect/secrets.yaml of that commit, read from git).
 
-    python3 bench/redact_speed.py [--rev REV] [--transcripts DIR]
+    python3 bench/redact_speed.py [--rev REV]
 """
 
 import argparse
-import glob
 import os
 import random
 import statistics
@@ -21,15 +20,15 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+from common import transcript_files  # noqa: E402
 from redactor_at import redactor_at  # noqa: E402
 
 SIZE = 10 * 1024 * 1024
-TRANSCRIPTS = "/work/shared/transcripts"
 
 
-def _transcripts(folder):
+def _transcripts():
     data = b""
-    for f in sorted(glob.glob(os.path.join(folder, "*.jsonl"))):
+    for f in transcript_files():
         with open(f, "rb") as fh:
             data += fh.read()
         if len(data) >= SIZE:
@@ -61,12 +60,11 @@ def _ms(fn, arg, repeats=5):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rev", default="b085972", help="the revision to compare with (default b085972)")
-    ap.add_argument("--transcripts", default=TRANSCRIPTS, help="a folder of .jsonl transcripts (optional)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["ENGINE_CACHE_DIR"] = tmp
         new, old = redactor_at(None), redactor_at(args.rev)
-        for name, data in (("transcripts", _transcripts(args.transcripts)), ("synthetic build log", _build_log())):
+        for name, data in (("transcripts", _transcripts()), ("synthetic build log", _build_log())):
             if not data:
                 continue
             text = data.decode("utf-8", "surrogateescape")

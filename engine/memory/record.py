@@ -214,12 +214,6 @@ def project_of(event):
     cwd = event.get("cwd") if isinstance(event, dict) else None
     if not isinstance(cwd, str) or not os.path.isabs(cwd):
         cwd = os.getcwd()
-    cwd = os.path.realpath(cwd)
-    folder = cwd
-    while True:
-        if os.path.exists(os.path.join(folder, ".git")):
-            return folder
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return cwd
-        folder = parent
+    from engine.base.project import root_of
+
+    return root_of(cwd)
