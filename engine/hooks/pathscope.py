@@ -378,15 +378,6 @@ def call_paths(agent, tool, inp, cwd):
     return out
 
 
-def tool_inputs(content):
-    """(tool name, input) of each tool_use block of a message's content."""
-    if not isinstance(content, list):
-        return
-    for block in content:
-        if isinstance(block, dict) and block.get("type") == "tool_use" and isinstance(block.get("input"), dict):
-            yield block.get("name"), block["input"]
-
-
 def input_paths(inp, fields, cwd):
     """The project-relative paths a tool input names in `fields`."""
     for f in fields:
