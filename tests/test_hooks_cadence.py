@@ -74,7 +74,7 @@ def test_every_turns_zero_disables_a_handler(hk):
     hk.rule("a.md", "# A\nMarker ALPHA.\n")
     hk.claude_md(CLAUDE_P)
     prof = shared_profile(profile_text({"UserPromptSubmit": [{"name": "rules", "every_turns": 0},
-                                                             {"name": "claude_md", "every_turns": 2}]}))
+                                                             {"name": "instructions", "every_turns": 2}]}))
     seen = []
     for n in range(1, 5):
         run = hk.hook(hk.prompt(n), profile=prof)
@@ -133,7 +133,7 @@ def test_session_end_forgets_the_session(hk):
 # -- every_tokens -------------------------------------------------------------
 
 TOKENS_PROFILE = profile_text({"UserPromptSubmit": [{"name": "rules", "every_turns": 0, "every_tokens": 30000},
-                                                    {"name": "claude_md", "every_turns": 0}]})
+                                                    {"name": "instructions", "every_turns": 0}]})
 
 
 def _token_step(hk, prof, total, sidechain=None, raw_records=None):
@@ -206,7 +206,7 @@ def test_second_injection_that_does_not_fit_comes_on_the_next_prompt(hk):
     hk.rule("big.md", "# Big\n" + "".join(f"BIGRULE line {i:04d}: zebra quartz lantern orbit.\n" for i in range(150)))
     hk.claude_md("# Notes\n" + "".join(f"CLAUDELINE {i:04d}: zebra quartz lantern orbit.\n" for i in range(70)))
     prof = shared_profile(profile_text({"UserPromptSubmit": [{"name": "rules", "every_turns": 2},
-                                                             {"name": "claude_md", "every_turns": 2}]}))
+                                                             {"name": "instructions", "every_turns": 2}]}))
     seen = []
     for n in range(1, 4):
         run = hk.hook(hk.prompt(n), profile=prof)

@@ -195,7 +195,7 @@ def _monitor_profile(folder, threshold):
     """The built-in profile with only its two fill monitors, on one threshold
     (once one is passed the monitor reads at every event: a second one would
     hide the gate)."""
-    off = {"UserPromptSubmit": ("rules", "claude_md", "content_pins"),
+    off = {"UserPromptSubmit": ("rules", "instructions", "content_pins"),
            "SessionStart": ("after_compaction", "effort_guidance"),
            "PreToolUse": ("scoped_rules", "tool_memory", "subagent_effort", "content_cache"),
            "PostToolUse": ("rules_pending", "rules_on_growth", "large_bash_output", "remember_failures",

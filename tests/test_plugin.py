@@ -36,10 +36,11 @@ EFFORT = ("SessionStart hook additional context: [from rules-engine profile defa
 
 def test_plugin_hooks_are_the_ones_engine_install_writes():
     from engine.core.profile import load_profile
-    from engine.hooks.install import TOOL_EVENTS
+    from engine.hooks.install import agent_events, tool_events
 
     hooks = load_profile("default").hooks
-    events = [e for e, hs in hooks["events"].items() if any(h.get("enabled", True) is not False for h in hs)]
+    events = agent_events(hooks)
+    TOOL_EVENTS = tool_events()
     plugin = json.loads((REPO / "hooks" / "hooks.json").read_text(encoding="utf-8"))
     assert list(plugin["hooks"]) == events
     for event, groups in plugin["hooks"].items():

@@ -76,7 +76,7 @@ def test_an_unapproved_project_profile_changes_nothing_and_is_logged_once_per_se
               hk.event("PreCompact", trigger="manual")]
     without = [_out(hk, dict(ev, session_id="plain")) for ev in events]
     project_profile(hk, {"UserPromptSubmit": [{"name": "rules", "every_turns": 1},
-                                              {"name": "claude_md", "every_turns": 1}],
+                                              {"name": "instructions", "every_turns": 1}],
                          "PreCompact": [{"name": "compact_instructions", "template": "PROJECT SAYS"}]},
                     scope="all")
     with_profile = [_out(hk, dict(ev, session_id="visited")) for ev in events]

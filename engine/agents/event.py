@@ -213,3 +213,14 @@ def make(agent, kind, **fields):
     """A neutral Event of `agent` built from neutral fields (see payload_for)."""
     name, payload = payload_for(agent, kind, fields)
     return Event(agent, payload, agent_event=name)
+
+
+def as_event(value, agent=None):
+    """`value` as a neutral Event: an Event as it is, a payload (a dict) as
+    the default agent's (or `agent`'s, by name) payload, so callers written
+    for Claude Code's payloads keep working."""
+    if isinstance(value, Event):
+        return value
+    from . import DEFAULT_AGENT, table
+
+    return Event(table.get(agent or DEFAULT_AGENT), value if isinstance(value, dict) else {})

@@ -34,6 +34,9 @@ def decide(event, settings, post_replaces=True):
     """The neutral tool decision ({decision, reason, input}) for this
     pre_tool event (engine/agents/event.py), or None to pass.
     `post_replaces`: the profile runs a ccm_output handler after tool calls."""
+    from engine.agents.event import as_event
+
+    event = as_event(event)
     if event.subagent:
         return None
     if event.tool_kind == "shell":

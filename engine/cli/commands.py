@@ -292,7 +292,9 @@ def cmd_install(args):
     # may decide them, never a project profile found from the working folder.
     profile = load_profile(args.profile or (user_profile_ref() if _scope(args) == "user" else None))
     hooks = profile.hooks
-    events = [e for e, hs in hooks.get("events", {}).items() if any(h.get("enabled", True) is not False for h in hs)]
+    from engine.hooks.install import agent_events
+
+    events = agent_events(hooks)
     done = install(_scope(args), events, args.profile, hooks["install_timeout_seconds"],
                    keep=hooks["install_backups_kept"], autocompact_pct=hooks.get("autocompact_pct", 0))
     if done.changed:

@@ -19,6 +19,9 @@ TEMPLATE_KEYS = (("template", "refresh"), ("omitted_template", "omitted"), ("pen
 # Kinds whose answer the agent reads at one event only (its interface):
 # updatedToolOutput is a PostToolUse field.
 ONLY_AT = {"ccm_output": ("post_tool",)}
+# Handlers of the built-in profile renamed since (a profile written for the
+# old name changes nothing of the new one): old name -> new name.
+RENAMED = {"claude_md": "instructions"}
 
 
 def check_hooks(resolved):
@@ -99,8 +102,9 @@ def _check_handler(resolved, h, names):
     problems = list(jsonschema.Draft202012Validator(schema).iter_errors(h))
     if problems:
         kind = h.get("kind", "?")
+        hint = f" (the built-in {name!r} is now named {RENAMED[name]!r}: use that name)" if name in RENAMED else ""
         return [_err(resolved, name, f"handler {name!r} (kind {kind}) is incomplete after merging the profiles: "
-                                     f"{_missing(h)}; add them or extend a profile that has them")]
+                                     f"{_missing(h)}; add them or extend a profile that has them{hint}")]
     errors = []
     from .ctxcheck import VARIABLES as _CTX, SETTINGS as _CTX_SETTINGS, check_handler as _ctx_check
 

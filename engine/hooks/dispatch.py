@@ -72,7 +72,9 @@ def read_event(raw, log, agent=None, event_name=None):
         log(f"no built-in agent named {agent!r}; nothing to do")
         return None
     if not event.agent_event:
-        log("event has no name (the payload names none, nor the hook command); nothing to do")
+        key = event.agent.data.get("event_key")
+        said = f"no {key} in the payload" if key else "the hook command names none (--event)"
+        log(f"event has no name ({said}); nothing to do")
         return None
     return event
 
@@ -111,7 +113,8 @@ def _open_state(event, hooks, counted, counting, log):
 
     session = event.session
     if not session:
-        log("event has no session id; state is not kept")
+        field = event.agent.data["payload"].get("session")
+        log(f"event has no session id ({field if isinstance(field, str) else 'session'}); state is not kept")
         return None, 0
     try:
         if counted is not None:

@@ -339,17 +339,19 @@ def relative(path, cwd):
     return p.replace(os.sep, "/")
 
 
-def touched_in_transcript(agent, path, cwd, settings):
+def touched_in_transcript(path, cwd, settings, agent=None):
     """Project-relative paths named by the file tool calls of a transcript's
     main chain (the last `max_transcript_bytes` of it, read by the agent's
     reader), in order, without repeats: the path fields of its read, write
     and search tools (its YAML), and a glob tool's pattern under its folder.
     A missing, unreadable or half-written transcript gives what it can."""
+    from engine.agents import DEFAULT_AGENT, table
     from engine.agents.transcripts import backwards
     from engine.core.settings import hook_bounds
 
     if not path:
         return []
+    agent = agent or table.get(DEFAULT_AGENT)
     limit = min(settings["max_transcript_bytes"], hook_bounds()["max_transcript_bytes"])
     calls = [r for r in backwards(agent.data["transcript"]["reader"], path, limit, ("tool_call",), head_bytes=limit)
              if not r.sidechain]

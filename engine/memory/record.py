@@ -33,6 +33,9 @@ def _text(value, limit=20000):
 
 def failure(event, memory):
     """The error text of a failed call (a neutral event), or None for a call that succeeded."""
+    from engine.agents.event import as_event
+
+    event = as_event(event)
     if event.kind == "tool_failure":
         return _text(event.error) or _text(event.tool_output) or "failed"
     spec = event.agent.data.get("failure") or {}
@@ -49,7 +52,8 @@ def failure(event, memory):
         return None
     if spec.get("exit_pattern") and _exit_status(spec["exit_pattern"], streams[0]):
         return streams[0]
-    if memory.get("error_patterns") and event.tool_kind in memory["pattern_tools"]:
+    tools = memory["pattern_tools"]  # tool kinds (shell), or an agent's tool names
+    if memory.get("error_patterns") and (event.tool_kind in tools or event.tool in tools):
         has_stderr = "stderr" in (event.agent.tools("shell").get("output") or {})
         text = streams[1] if has_stderr else streams[0]
         if text and _matches_a_line(text, memory["error_patterns"]):
@@ -186,8 +190,10 @@ def build(event, error_text, memory, redact, project):
     of the profile's `generic_errors` (a traceback's first line).  So one
     error on many files or commands is one entry, and the record keeps the
     concrete error and input as its example."""
+    from engine.agents.event import as_event
     from engine.core.cache import sha256
 
+    event = as_event(event)
     tool = event.tool
     if not tool:
         return None
@@ -220,6 +226,9 @@ def project_of(event):
     the repository root above the event's cwd (the nearest folder holding
     .git), else that cwd.  Never the cwd of a `cd` into a subfolder:
     entries are kept and shown per project."""
+    from engine.agents.event import as_event
+
+    event = as_event(event)
     name = event.agent.data.get("project_env")
     env = os.environ.get(name) if name else None
     if env and os.path.isabs(env):

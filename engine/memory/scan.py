@@ -15,10 +15,13 @@ def failed_result(result, wrappers):
     return result.is_error or result.text[:4096].lstrip().startswith(tuple(wrappers))
 
 
-def transcript_failures(agent, path, max_bytes, wrappers=()):
-    """[{id, tool, input, error}] of the failed calls, oldest first."""
+def transcript_failures(path, max_bytes, wrappers=(), agent=None):
+    """[{id, tool, input, error}] of the failed calls of `agent`'s transcript
+    (spec.Agent; the default agent when None), oldest first."""
+    from engine.agents import DEFAULT_AGENT, table
     from engine.agents.transcripts import backwards
 
+    agent = agent or table.get(DEFAULT_AGENT)
     recs = list(backwards(agent.data["transcript"]["reader"], path, max_bytes, ("tool_call", "tool_result")))
     recs.reverse()
     failed = {r.id: r.text or "tool error" for r in recs

@@ -70,7 +70,7 @@ class Context:
         if self.touched_override is None:
             from ..pathscope import touched_in_transcript
 
-            found = touched_in_transcript(self.agent, self.transcript(), self.cwd, scope)
+            found = touched_in_transcript(self.transcript(), self.cwd, scope, self.agent)
             self.touched_override = list(dict.fromkeys(found + list(self.touched_extra)))
         return self.touched_override
 

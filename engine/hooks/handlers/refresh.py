@@ -329,12 +329,12 @@ class Refresh:
         plan = self.plan(ctx)
         self._delivered = plan
         if not plan.items and not plan.omitted and not plan.problems and not plan.scoped \
-                and not getattr(ctx, "in_view_skipped", 0):  # say why, once
-            from ..sources import expand
+                and not getattr(ctx, "in_view_skipped", 0) and ctx.name != "session_start":  # say why, once
+            from ..sources import source_files, source_folders
 
-            where = [expand(s["dir"], ctx.cwd) for s in self.spec.get("sources", ())] + [
-                expand(f, ctx.cwd) for f in self.spec.get("files", ())]
-            ctx.log(f"{self.name}: nothing to inject, no files found in {', '.join(where)}")
+            where = [f for f, _g, _s in source_folders(self.spec, ctx.cwd, ctx.agent)] + [
+                p for p, _s in source_files(self.spec, ctx.cwd, ctx.agent)]
+            ctx.log(f"{self.name}: nothing to inject, no files found in {', '.join(where) or '(no place)'}")
         marks = self.marks(ctx)
         marks.update(self._round_marks(plan))
         if not plan.items and not plan.omitted:

@@ -17,8 +17,8 @@ class ToolMemoryScan:
     def parts(self, ctx):
         from engine.memory.scan import transcript_failures
 
-        found = transcript_failures(ctx.agent, ctx.transcript(), self.spec["max_tail_bytes"],
-                                    ctx.settings["memory"].get("error_wrappers", ()))
+        found = transcript_failures(ctx.transcript(), self.spec["max_tail_bytes"],
+                                    ctx.settings["memory"].get("error_wrappers", ()), ctx.agent)
         snap = ctx.snapshot()
         new = [f for f in found if not snap.get(f"mem:{f['id']}")]
         if not new:
