@@ -181,8 +181,9 @@ def test_a_reinject_of_two_refreshes_stays_under_the_cap(hk):
 
 def test_validate_refuses_a_reinject_that_cannot_fit_in_one_event(hk):
     prof = hk.project / "p.yaml"
-    prof.write_text(profile_text({"SessionStart": [{"name": "after_compaction", "handlers": ["rules", "instructions"]}]},
-                                 name="p"))
+    # a second target that names what waits in a digest, not in parts: it would wait with no round
+    prof.write_text(profile_text({"SessionStart": [{"name": "after_compaction", "handlers": ["rules", "instructions"]}],
+                                  "UserPromptSubmit": [{"name": "instructions", "overflow": "digest"}]}, name="p"))
     run = hk.engine("validate", str(prof))
     assert run.returncode == 1, str(run)
     assert "max_injection_chars" in run.stderr and "after_compaction" in run.stderr or "reinject" in run.stderr, str(run)

@@ -285,7 +285,7 @@ def test_machine_keys_come_from_the_users_own_profile_text_keys_from_the_project
     assert shown["name"] == "repo" and shown["level"] == "light"
     assert shown["hooks"]["deadline_ms"] == 5000 and shown["hooks"]["memory"]["path"] == "{state}/my-memory.ndjson"
     assert shown["hooks"]["effort"] == "low"
-    rules = next(h for h in shown["hooks"]["events"]["UserPromptSubmit"] if h["name"] == "rules")
+    rules = next(h for h in shown["hooks"]["events"]["prompt"] if h["name"] == "rules")
     assert rules["every_turns"] == 3
     assert "hooks.deadline_ms" in run.stdout.split("\n# ", 3)[2] or "hooks.deadline_ms" in run.stdout
 

@@ -79,28 +79,3 @@ class Agent:
         """A declared path with {agent_home} and {project} filled in and ~ expanded."""
         text = template.replace("{agent_home}", self.home(environ)).replace("{project}", project or "")
         return os.path.expanduser(text)
-
-
-def agent_of(hooks, name):
-    """The Agent a hook serves: named by its command, from the compiled profile."""
-    table = hooks.get("agents") or {}
-    data = table.get(name)
-    if data is None:
-        raise KeyError(name)
-    return Agent(data)
-
-
-def neutral_name(name):
-    """The engine's name of a profile's event key: a neutral name as it is,
-    or an agent's own event name (profiles written for Claude Code name its
-    events: UserPromptSubmit, PostToolUse ...) in the engine's words; None
-    for a name no agent has."""
-    if name in NEUTRAL_EVENTS:
-        return name
-    from . import table
-
-    for data in table.agents().values():
-        found = data["events"].get(name)
-        if found:
-            return found
-    return None

@@ -106,3 +106,19 @@ def get(name):
     from .spec import Agent
 
     return Agent(agents()[name])
+
+
+def neutral_name(name):
+    """The engine's name of a profile's event key: a neutral name as it is,
+    or an agent's own event name (profiles written for Claude Code name its
+    events: UserPromptSubmit, PostToolUse ...) in the engine's words; None
+    for a name no agent has."""
+    from .spec import NEUTRAL_EVENTS
+
+    if name in NEUTRAL_EVENTS:
+        return name
+    for data in agents().values():
+        found = data["events"].get(name)
+        if found:
+            return found
+    return None

@@ -147,7 +147,7 @@ def _preview_event(args, cwd, tool_input):
     """The neutral event a preview feeds the handlers, as the agent would send it."""
     from engine.agents import DEFAULT_AGENT, table
     from engine.agents.event import make
-    from engine.agents.spec import neutral_name
+    from engine.agents.table import neutral_name
     from engine.base.errors import UserError
 
     try:

@@ -30,7 +30,7 @@ CHECKS = {
 # agents layer knows each agent's names).  Merging by the one name makes
 # `UserPromptSubmit: [{name: rules, ...}]` change the default's `prompt` handler.
 NAMES = {
-    "event": ("engine.agents.spec", "neutral_name"),
+    "event": ("engine.agents.table", "neutral_name"),
 }
 
 

@@ -27,48 +27,54 @@ the long one of long-context models).
 KINDS = ("usage", "compaction", "window")
 
 
-class Usage:
-    """What the latest main-chain response said: tokens, model, where it
-    starts in the transcript (`since`) and the window the agent recorded."""
+class Usage(tuple):
+    """(tokens, model, since) of the latest main-chain response: its
+    tokens, its model and where it starts in the transcript; `window` the
+    model's window where the agent recorded it."""
 
-    __slots__ = ("tokens", "model", "since", "window")
+    def __new__(cls, tokens, model, since, window=None):
+        self = super().__new__(cls, (tokens, model, since))
+        self.window = window
+        return self
 
-    def __init__(self, tokens, model, since, window=None):
-        self.tokens, self.model, self.since, self.window = tokens, model, since, window
+    @property
+    def tokens(self):
+        return self[0]
 
-    def __getitem__(self, i):  # (tokens, model, since), as callers read it
-        return (self.tokens, self.model, self.since)[i]
+    @property
+    def model(self):
+        return self[1]
 
 
-def last_usage(agent, path, max_bytes):
-    """The Usage of the latest main-chain response (0 tokens right after a
-    compaction), None when the transcript says nothing."""
+def last_usage(path, max_bytes, agent=None):
+    """The Usage of the latest main-chain response of `agent`'s transcript
+    (the default agent when None; 0 tokens right after a compaction), None
+    when the transcript says nothing."""
+    from engine.agents import DEFAULT_AGENT, table
     from engine.agents.transcripts import backwards
 
-    found, window, response = None, None, None
+    agent = agent or table.get(DEFAULT_AGENT)
+    first, since, window = None, None, None
     for rec in backwards(agent.data["transcript"]["reader"], path, max_bytes, KINDS):
         if rec.sidechain:
             continue
         if rec.kind == "window":
             window = window or rec.tokens
-            continue
-        if rec.kind == "compaction":
-            if found is None:
+        elif rec.kind == "compaction":
+            if first is None:
                 return Usage(0, None, rec.offset, window)
             break
-        if rec.synthetic:
+        elif rec.synthetic:
             continue
-        if found is None:
-            found, response = Usage(rec.context, rec.model, rec.offset, window or rec.window), rec.response
-            if response is None:
+        elif first is None:
+            first, since = rec, rec.offset
+            if rec.response is None:
                 break  # no id: the response cannot be told from the one before
-        elif rec.response == response:
-            found.since = rec.offset  # an earlier line of the same response
+        elif rec.response == first.response:
+            since = rec.offset  # an earlier line of the same response
         else:
             break  # the response before it
-    if found is not None and found.window is None:
-        found.window = window
-    return found
+    return None if first is None else Usage(first.context, first.model, since, first.window or window)
 
 
 def window(agent, usage):

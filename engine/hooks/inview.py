@@ -154,8 +154,12 @@ def read(agent, path, cwd, settings, compacting=False):
     iv.current = epochs[-1]
     iv.previous = epochs[-2] if len(epochs) > 1 else None
     iv.version = of_session(agent, path, environ={})
-    # Nothing read: not an agent's transcript (or not on disk yet); nothing is assumed in view.
-    iv.known = bool(iv.version) or bool(recs)
+    # Not the agent's transcript (or not on disk yet): nothing is assumed in
+    # view.  An agent that names its version there is known by it; one that
+    # does not (Gemini CLI), by its records.
+    spec = agent.data.get("version") or {}
+    names_it = bool(spec.get("transcript_key") or spec.get("in_transcript"))
+    iv.known = bool(iv.version) if names_it else bool(recs)
     if iv.known:
         _documented(iv)
     return iv

@@ -44,7 +44,7 @@ def events_of(hooks):
     order: a profile may name an event in the engine's words (prompt,
     post_tool ...) or as Claude Code names it (UserPromptSubmit,
     PostToolUse ...); both lists of one event are joined, in order."""
-    from engine.agents.spec import neutral_name
+    from engine.agents.table import neutral_name
 
     out = {}
     for key, specs in hooks.get("events", {}).items():

@@ -47,7 +47,7 @@ class Context:
             if path:  # no transcript, no reader to import
                 from ..fill import last_usage
 
-                self._usage = last_usage(self.agent, path, self.settings["transcript"]["max_tail_bytes"])
+                self._usage = last_usage(path, self.settings["transcript"]["max_tail_bytes"], self.agent)
         return self._usage
 
     def transcript(self):

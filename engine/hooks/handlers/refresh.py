@@ -197,6 +197,9 @@ class Refresh:
         in it are redacted already): the last rule in leaves until it fits;
         a rule that does not fit even alone can never fit, and is named, not
         kept waiting."""
+        if not plan.items and not plan.omitted:
+            plan.text = ""  # nothing to say: no template is rendered (the quiet path loads no Jinja2)
+            return
         while True:
             plan.text = self._render(ctx, plan)
             if ctx.settings.get("scope") == "all":
