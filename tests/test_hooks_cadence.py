@@ -105,7 +105,7 @@ def test_session_start_other_sources_inject_nothing(hk, source):
     run = hk.hook(hk.event("SessionStart", source=source))
     run.assert_ok()
     source, policy = run.context.split("\n", 1)
-    assert "profile default" in source and "SessionStart/effort_guidance" in source, str(run)  # where it comes from
+    assert "profile default" in source and "session_start/effort_guidance" in source, str(run)  # where it comes from
     assert policy.startswith("[Effort policy: medium]") and "PROJECTRULE" not in run.context, str(run)
     hk.hook(hk.event("SessionStart", source=source), profile=shared_profile(profile_text(effort="high"))).assert_silent()
     assert hk.log_lines() == []

@@ -186,7 +186,7 @@ def _replay(path, profile, world):
                 continue
             trace = []
             handle(ev, str(profile), log, hooks, None, trace=trace)
-            said = [v for _h, f, v in trace[0].origins if f == "systemMessage"] if trace else []
+            said = [v for _h, f, v in trace[0].origins if f == "user_message"] if trace else []
             heard.append((offset, [int(t) for s in said for t in re.findall(r"past (\d+)%", s)]))
     return heard
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import yaml
 
+from engine.core.log import Log
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
 
 REPO = Path(__file__).resolve().parent.parent

@@ -6,6 +6,7 @@ log, the session report.  A later session's banner never shows them."""
 
 import pytest
 
+from engine.core.log import Log
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
 
 # Finding 11's payloads: what a failing tool call may print.

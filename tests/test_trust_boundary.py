@@ -346,7 +346,7 @@ def test_a_project_handler_level_outside_the_project_is_the_users(hk):
     project_profile(hk, {"UserPromptSubmit": [{"name": "rules", "every_turns": 1, "level": str(outside)}]})
     trust(hk)
     run = hk.engine("profile", "show")
-    rules = next(h for h in yaml.safe_load(run.stdout)["hooks"]["events"]["UserPromptSubmit"] if h["name"] == "rules")
+    rules = next(h for h in yaml.safe_load(run.stdout)["hooks"]["events"]["prompt"] if h["name"] == "rules")
     assert rules["level"] == "standard" and "hooks.events.rules.level" in run.stdout, run.stdout
 
 

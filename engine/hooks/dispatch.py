@@ -182,6 +182,7 @@ def handle(event, profile_ref, log, hooks=None, deadline=None, counted=None, tra
     state, turn = _open_state(event, hooks, counted, counting, log)
     ctx = Context(event, state, turn, profile_ref, hooks, log)
     parts = _run_handlers(handlers, ctx, log)
+    ctx.say_nothing_found()
     source = None  # nothing to label: the quiet path does not import source.py
     if parts:
         from .source import labeller

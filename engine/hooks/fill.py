@@ -55,7 +55,9 @@ def last_usage(path, max_bytes, agent=None):
 
     agent = agent or table.get(DEFAULT_AGENT)
     first, since, window = None, None, None
-    for rec in backwards(agent.data["transcript"]["reader"], path, max_bytes, KINDS):
+    # a response line is read whole however long (its usage may follow a
+    # long text), within the tail's bound
+    for rec in backwards(agent.data["transcript"]["reader"], path, max_bytes, KINDS, head_bytes=max_bytes):
         if rec.sidechain:
             continue
         if rec.kind == "window":

@@ -18,6 +18,15 @@ class Context:
         self.touched_override = None  # engine refresh preview: the files given, without a transcript
         self.touched_extra = ()  # engine refresh preview --touched beside --transcript
         self._fill = False
+        self.nothing_found = []  # (handler, places): said in one log line (say_nothing_found)
+        self.found_something = False  # a refresh handler had files (or said why it left them out)
+
+    def say_nothing_found(self):
+        """One log line for the handlers that found no file to inject, so a
+        user wondering where a refresh went finds out without a line each."""
+        if self.nothing_found and not self.found_something:
+            said = "; ".join(f"{name} (no files in {', '.join(where) or 'no place'})" for name, where in self.nothing_found)
+            self.log(f"nothing to inject: {said}")
 
     @property
     def name(self):

@@ -331,13 +331,14 @@ class Refresh:
     def run(self, ctx):
         plan = self.plan(ctx)
         self._delivered = plan
-        if not plan.items and not plan.omitted and not plan.problems and not plan.scoped \
-                and not getattr(ctx, "in_view_skipped", 0) and ctx.name != "session_start":  # say why, once
+        if plan.items or plan.omitted or plan.problems or plan.scoped or getattr(ctx, "in_view_skipped", 0):
+            ctx.found_something = True
+        elif not _a_quiet_start(ctx):  # say why, once for the event (Context.say_nothing_found)
             from ..sources import source_files, source_folders
 
             where = [f for f, _g, _s in source_folders(self.spec, ctx.cwd, ctx.agent)] + [
                 p for p, _s in source_files(self.spec, ctx.cwd, ctx.agent)]
-            ctx.log(f"{self.name}: nothing to inject, no files found in {', '.join(where) or '(no place)'}")
+            ctx.nothing_found.append((self.name, where))
         marks = self.marks(ctx)
         marks.update(self._round_marks(plan))
         if not plan.items and not plan.omitted:
@@ -372,3 +373,9 @@ class Refresh:
             if now is not None:
                 out[f"tokens_at:{self.name}"] = now
         return out
+
+
+def _a_quiet_start(ctx):
+    """A session starting with nothing the agent lacks is the common case, not
+    news; nothing to bring back after a compaction is (the user may wonder)."""
+    return ctx.name == "session_start" and ctx.event.source != "compact"
