@@ -95,11 +95,20 @@ def _stored(event, settings, data, command, log):
         return None  # a secret: never cached, the output stays as it is
     if pins is not None:
         pins.stored(key)
-    stub = render(settings, "template", key, store, store.meta(key), status, command)
-    from engine.ccm.selfcmd import engine_argv
+    meta = store.meta(key)
+    stub = render(settings, "template", key, store, meta, status, command)
+    return {"text": stub, "command": _stub_command(key, meta, command, status)}
+
+
+def _stub_command(key, meta, command, status):
+    """What prints the stub again, exactly (`engine cache stub`): an agent
+    that replaces an output by running a command (Gemini's tail call) runs
+    it.  It names the entry's source this call stored (its index)."""
     from shlex import quote
 
-    # An agent that replaces an output by running a command (Gemini's tail
-    # call) runs this one: it prints the stub, exactly.
-    show = " ".join(quote(p) for p in engine_argv() + ["cache", "stub", key])
-    return {"text": stub, "command": show}
+    from engine.ccm.selfcmd import engine_argv
+
+    index = next((i for i, src in enumerate(meta.get("sources") or ())
+                  if src.get("command") == command and str(src.get("exit")) == str(status)), None)
+    argv = ["cache", "stub", key] + (["--source", str(index)] if index is not None else [])
+    return " ".join(quote(p) for p in engine_argv() + argv)
