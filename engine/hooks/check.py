@@ -16,9 +16,6 @@ NESTED_REQUIRED = {"state": ("redis_url", "ttl_hours", "connect_timeout_ms", "ca
 # A refresh handler's templates and the variables each may use (banner.VARIABLES).
 TEMPLATE_KEYS = (("template", "refresh"), ("omitted_template", "omitted"), ("pending_template", "omitted"),
                  ("digest_template", "digest"))
-# Kinds whose answer the agent reads at one event only (its interface):
-# updatedToolOutput is a PostToolUse field.
-ONLY_AT = {"ccm_output": ("post_tool",)}
 # Handlers of the built-in profile renamed since (a profile written for the
 # old name changes nothing of the new one): old name -> new name.
 RENAMED = {"claude_md": "instructions"}
@@ -34,16 +31,13 @@ def check_hooks(resolved):
     ]
     if missing:
         errors.append(UserError(f"hooks: set {', '.join(missing)} here or extend a profile that does", resolved.file, 1, 1))
+    from .handlers import events_of
+
     names = {h["name"]: h for hs in hooks.get("events", {}).values() for h in hs}
-    for event, handlers in hooks.get("events", {}).items():
+    for event, handlers in events_of(hooks).items():
         for h in handlers:
-            if h.get("enabled", True) is False:
-                continue
-            if h.get("kind") in ONLY_AT and event not in ONLY_AT[h["kind"]]:
-                errors.append(_err(resolved, h["name"], f"handler {h['name']!r} (kind {h['kind']}) works only under "
-                                   f"{' or '.join(ONLY_AT[h['kind']])}, not {event}; move it there"))
-                continue
-            errors.extend(_check_handler(resolved, h, names))
+            if h.get("enabled", True) is not False:
+                errors.extend(_check_handler(resolved, event, h, names))
     if not missing:
         errors.extend(_check_limits(resolved, hooks, names))
     from .ctxcheck import check_settings
@@ -55,8 +49,7 @@ def check_hooks(resolved):
 
 def _check_limits(resolved, hooks, names):
     """Settings that cannot all be honoured: a deadline past the time the
-    agent gives a hook, a reinject whose targets cannot fit in one injection
-    together (a single refresh over the cap drops whole rules instead)."""
+    agent gives a hook."""
     errors = []
     install_ms = hooks["install_timeout_seconds"] * 1000
     if not hooks["deadline_ms"] < hooks["kill_after_ms"] < install_ms:
@@ -64,21 +57,6 @@ def _check_limits(resolved, hooks, names):
             f"hooks: deadline_ms ({hooks['deadline_ms']}) < kill_after_ms ({hooks['kill_after_ms']}) < "
             f"install_timeout_seconds ({install_ms} ms) must hold, so a hook ends before the agent gives up on it",
             resolved.file, 1, 1))
-    cap = hooks["max_injection_chars"]
-    for hs in hooks.get("events", {}).values():
-        for h in hs:
-            if h.get("enabled", True) is False:
-                continue
-            if h.get("kind") == "reinject" and not h.get("when", {}).get("pending"):
-                # (a pending reinject carries only what waits, deferring the rest)
-                targets = [names.get(t) for t in h.get("handlers", ())]
-                budgets = [(t or {}).get("budget", {}).get("chars") for t in targets]
-                # targets that deliver in parts lose nothing: what waits comes at the next event
-                waits = all((t or {}).get("overflow", "pending") == "pending" for t in targets[1:])
-                if len(budgets) > 1 and all(budgets) and not waits and sum(budgets) + 2 * (len(budgets) - 1) > cap:
-                    errors.append(_err(resolved, h["name"], f"reinject runs {', '.join(h['handlers'])} at once: their budgets "
-                                       f"({' + '.join(map(str, budgets))} characters) exceed max_injection_chars ({cap}), "
-                                       "so the later ones would wait for the next event; lower the budgets", "handlers"))
     return errors
 
 
@@ -92,10 +70,15 @@ def _err(resolved, name, message, *path):
     return doc.error(message, p)
 
 
-def _check_handler(resolved, h, names):
+def _check_handler(resolved, event, h, names):
+    """One handler: complete after extends, on an event its kind takes, and
+    what its kind checks (handlers/base.py: declared settings and templates,
+    a kind's own checks)."""
     import jsonschema
 
     from engine.core.schema import _validator
+
+    from .handlers import kind_class
 
     name = h["name"]
     schema = _validator("profile").schema["$defs"]["complete_handler"]
@@ -105,32 +88,35 @@ def _check_handler(resolved, h, names):
         hint = f" (the built-in {name!r} is now named {RENAMED[name]!r}: use that name)" if name in RENAMED else ""
         return [_err(resolved, name, f"handler {name!r} (kind {kind}) is incomplete after merging the profiles: "
                                      f"{_missing(h)}; add them or extend a profile that has them{hint}")]
+    cls = kind_class(h["kind"])
+    if event not in cls.events:
+        return [_err(resolved, name, f"handler {name!r} (kind {h['kind']}) works only under "
+                                     f"{' or '.join(cls.events)}, not {event}; move it there")]
+
+    def err(message, *path):
+        return _err(resolved, name, message, *(path if path and path[0] in _own_keys(resolved, name) else ()))
+
+    return cls.check(resolved, h, names, err)
+
+
+def refresh_problems(resolved, h):
+    """A refresh handler's templates and level."""
     errors = []
-    from .ctxcheck import VARIABLES as _CTX, SETTINGS as _CTX_SETTINGS, check_handler as _ctx_check
+    name = h["name"]
+    from .banner import VARIABLES, check
 
-    if h["kind"] in _CTX or h["kind"] in _CTX_SETTINGS:
-        errors.extend(_ctx_check(resolved, h, lambda message, *path: _err(
-            resolved, name, message, *(path if path and path[0] in _own_keys(resolved, name) else ()))))
-    if h["kind"] in ("rule_refresh", "file_refresh"):
-        from .banner import VARIABLES, check
-
-        for key, group in TEMPLATE_KEYS:
-            if key not in h:
-                continue
-            for line, msg in check(h[key], VARIABLES[group]):
-                doc, p = _where(resolved, name)
-                if key in _own_keys(resolved, name):
-                    errors.append(UserError(f"{key}: {msg}", doc.file, doc.text_line(p + (key,), line), 1))
-                else:  # inherited template: point at the handler that inherits it
-                    errors.append(doc.error(f"{key} (inherited): {msg}", p))
-        if not errors:
-            errors.extend(_trial_render(resolved, h))
-        errors.extend(_check_level(resolved, h))
-    if h["kind"] == "reinject":
-        for i, target in enumerate(h["handlers"]):
-            t = names.get(target)
-            if t is None or t.get("kind") not in ("rule_refresh", "file_refresh"):
-                errors.append(_err(resolved, name, f"reinject names {target!r}, which is not a refresh handler of this profile", "handlers", i))
+    for key, group in TEMPLATE_KEYS:
+        if key not in h:
+            continue
+        for line, msg in check(h[key], VARIABLES[group]):
+            doc, p = _where(resolved, name)
+            if key in _own_keys(resolved, name):
+                errors.append(UserError(f"{key}: {msg}", doc.file, doc.text_line(p + (key,), line), 1))
+            else:  # inherited template: point at the handler that inherits it
+                errors.append(doc.error(f"{key} (inherited): {msg}", p))
+    if not errors:
+        errors.extend(_trial_render(resolved, h))
+    errors.extend(_check_level(resolved, h))
     return errors
 
 

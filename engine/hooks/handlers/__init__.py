@@ -1,10 +1,13 @@
 """Handler kinds: the small registry the profile's `hooks.events` composes.
 
-One module per kind; this file only maps a YAML `kind:` to its class, and
-imports a kind's module when a profile uses it, so an event's hot path
-loads only the kinds it runs.  A handler has `due(ctx)` (cheap, imports
+One module per kind, its class a subclass of base.Handler that declares
+the events it takes, the settings it reads, its template variables with
+their samples, and its checks; this file only maps a YAML `kind:` to its
+class, and imports a kind's module when a profile uses it, so an event's hot
+path loads only the kinds it runs.  A handler has `due(ctx)` (cheap, imports
 nothing heavy) and `parts(ctx)`: the Part objects (part.py) the dispatcher
-merges into the event's answer.
+merges into the event's answer.  A new kind: its module, its line in KINDS,
+its branch in schemas/profile.schema.json and a fixture (tests/kinds/).
 """
 
 from .context import Context

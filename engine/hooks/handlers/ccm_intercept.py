@@ -4,9 +4,12 @@ too-large whole-file reads denied with a note (engine/ccm/intercept.py says
 the mechanism and why).  Settings: pipelines/settings/content_cache.yaml."""
 
 from .part import Part
+from .base import Handler
 
 
-class CcmIntercept:
+class CcmIntercept(Handler):
+    events = ("pre_tool",)
+
     def __init__(self, spec, settings, registry):
         from . import events_of
 

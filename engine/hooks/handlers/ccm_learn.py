@@ -3,8 +3,10 @@ threshold is learned for this project, so its next run is intercepted.  A
 command whose learned words hold a secret (`mysql -pPASSWORD`) is not
 learned: the learned file would keep it."""
 
+from .base import Handler
 
-class CcmLearn:
+
+class CcmLearn(Handler):
     def __init__(self, spec, settings, registry):
         self.name = spec["name"]
 

@@ -21,9 +21,13 @@ output text); `engine cache show KEY` prints exactly that back.
 """
 
 from .part import Part
+from .base import Handler
 
 
-class CcmOutput:
+class CcmOutput(Handler):
+    # the agents replace a tool output after it ran: at post_tool only
+    events = ("post_tool",)
+
     def __init__(self, spec, settings, registry):
         self.name = spec["name"]
 

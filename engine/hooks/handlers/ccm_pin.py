@@ -2,9 +2,10 @@
 prompt pin cached outputs; the user is told what was done."""
 
 from .part import Part
+from .base import Handler
 
 
-class CcmPin:
+class CcmPin(Handler):
     def __init__(self, spec, settings, registry):
         self.name = spec["name"]
         self.directive = spec["directive"]

@@ -4,8 +4,10 @@ resumes (`--resume`, `claude -c`) brings its transcript back into the
 context, deliveries included, and the ids there mean something only with
 their records.  Those expire with the state (hooks.state.ttl_hours)."""
 
+from .base import Handler
 
-class ClearState:
+
+class ClearState(Handler):
     def __init__(self, spec, settings, registry):
         self.name = spec["name"]
 

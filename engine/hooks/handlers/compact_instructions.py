@@ -6,9 +6,14 @@ import os
 import stat
 
 from .part import Part
+from .base import Handler
+from .samples import pick
 
 
-class CompactInstructions:
+class CompactInstructions(Handler):
+    variables = {"template": {"trigger", "custom_instructions"}}
+    samples = pick("trigger", "custom_instructions")
+
     def __init__(self, spec, settings, registry):
         self.spec = spec
         self.name = spec["name"]

@@ -23,6 +23,8 @@ last compaction, ranked by the session report's own function
 import os
 
 from .part import Part
+from .base import Handler
+from .samples import pick
 
 # The transcript's size where the response whose fill was read begins, that
 # fill's tokens, and the transcript's size when it was read.
@@ -30,7 +32,11 @@ SEEN_SIZE, SEEN_TOKENS, READ_SIZE = "fill_seen_bytes:", "fill_seen_tokens:", "fi
 SEEN_WINDOW = "fill_seen_window:"
 
 
-class ContextMonitor:
+class ContextMonitor(Handler):
+    settings = {"context": ("growth_bytes_per_token",)}
+    variables = {"template": {"fill_pct", "tokens", "window", "threshold", "thresholds", "top", "total_tokens"}}
+    samples = pick("fill_pct", "tokens", "window", "threshold", "thresholds", "top", "total_tokens")
+
     def __init__(self, spec, settings, registry):
         self.spec = spec
         self.name = spec["name"]

@@ -5,9 +5,16 @@ guidance states the policy; it names models only when the profile asks, with
 `model_advice` (a line per effort, after the policy)."""
 
 from .part import Part
+from .base import Handler
+from .samples import pick
 
 
-class EffortGuidance:
+class EffortGuidance(Handler):
+    settings = {"effort": ()}
+    variables = {f"{key}.{e}": {"effort", "source"} for key in ("templates", "model_advice")
+                 for e in ("low", "medium", "high")}
+    samples = pick("effort", "source")
+
     def __init__(self, spec, settings, registry):
         self.spec = spec
         self.name = spec["name"]

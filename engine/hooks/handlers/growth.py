@@ -7,8 +7,10 @@ PostToolUse and asks each target refresh whether its growth cadence is
 due (one stat on the quiet path, engine/hooks/cadence.py); the
 target then delivers only the rules that went that far back."""
 
+from .base import Handler
 
-class GrowthRefresh:
+
+class GrowthRefresh(Handler):
     def __init__(self, spec, settings, registry):
         self.spec = spec
         self.name = spec["name"]

@@ -7,6 +7,7 @@ delivery carries the id that later tells it apart (engine/hooks/delivery.py).
 and Jinja2, since it only runs when something will be injected."""
 
 from .part import Part
+from .base import Handler
 
 
 def _elapsed():
@@ -18,7 +19,15 @@ def _elapsed():
     return time.monotonic() - STARTED
 
 
-class Refresh:
+class Refresh(Handler):
+    @classmethod
+    def check(cls, resolved, h, names, err):
+        """Its templates (known variables, a trial render under the hook's
+        limits and deadline) and its level (hooks/check.py)."""
+        from ..check import refresh_problems
+
+        return refresh_problems(resolved, h)
+
     def __init__(self, spec, settings, registry):
         self.spec = spec
         self.name = spec["name"]

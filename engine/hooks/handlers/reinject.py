@@ -3,8 +3,30 @@ a compaction: SessionStart with source `compact`; with `when: {pending:
 true}`, at any event while a target still has rules to deliver from a
 delivery its budget could not hold whole: engine/hooks/overflow.py)."""
 
+from .base import Handler
 
-class Reinject:
+
+class Reinject(Handler):
+    @classmethod
+    def check(cls, resolved, h, names, err):
+        """Each target is a refresh handler of the profile, and the targets
+        fit one injection together unless the later ones may wait (a single
+        refresh over the cap would drop whole rules instead)."""
+        errors = [err(f"reinject names {target!r}, which is not a refresh handler of this profile", "handlers", i)
+                  for i, target in enumerate(h["handlers"])
+                  if (names.get(target) or {}).get("kind") not in ("rule_refresh", "file_refresh")]
+        cap = resolved.hooks.get("max_injection_chars")
+        if errors or cap is None or h.get("when", {}).get("pending"):
+            return errors  # a pending reinject carries only what waits, deferring the rest
+        targets = [names[t] for t in h["handlers"]]
+        budgets = [t.get("budget", {}).get("chars") for t in targets]
+        waits = all(t.get("overflow", "pending") == "pending" for t in targets[1:])
+        if len(budgets) > 1 and all(budgets) and not waits and sum(budgets) + 2 * (len(budgets) - 1) > cap:
+            errors.append(err(f"reinject runs {', '.join(h['handlers'])} at once: their budgets "
+                              f"({' + '.join(map(str, budgets))} characters) exceed max_injection_chars ({cap}), "
+                              "so the later ones would wait for the next event; lower the budgets", "handlers"))
+        return errors
+
     def __init__(self, spec, settings, registry):
         self.spec = spec
         self.name = spec["name"]

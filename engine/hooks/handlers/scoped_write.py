@@ -9,8 +9,10 @@ session that creates src/new.py never sees the rule for src/**/*.py.  The
 version is the one reader's; a rule already in view in this epoch (delivered
 by the agent or the engine) is not delivered again (engine/hooks/inview.py)."""
 
+from .base import Handler
 
-class ScopedOnWrite:
+
+class ScopedOnWrite(Handler):
     def __init__(self, spec, settings, registry):
         self.spec = spec
         self.name = spec["name"]

@@ -6,9 +6,15 @@ with `action: ask` the agent asks the user first (an ask decision, the
 warning as the reason)."""
 
 from .part import Part
+from .base import Handler
+from .samples import pick
 
 
-class SubagentEffort:
+class SubagentEffort(Handler):
+    settings = {"effort": ()}
+    variables = {"template": {"effort", "model", "tool"}}
+    samples = pick("effort", "model", "tool")
+
     def __init__(self, spec, settings, registry):
         self.spec = spec
         self.name = spec["name"]

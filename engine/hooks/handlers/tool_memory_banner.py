@@ -23,6 +23,8 @@ import time
 
 from engine.core.log import clean
 from .part import Part
+from .base import Handler
+from .samples import pick
 
 
 def quoted(text):
@@ -30,7 +32,17 @@ def quoted(text):
     return '"' + clean(text).replace('"', '\\"') + '"'
 
 
-class ToolMemoryBanner:
+# the keys hooks.memory holds after extends
+MEMORY_KEYS = ("path", "max_kept", "compact_bytes", "sessions_kept", "max_field_chars", "redact", "input_fields",
+               "pattern_tools", "error_patterns", "error_wrappers", "strip_patterns", "skip_lines", "signature",
+               "examples_kept")
+
+
+class ToolMemoryBanner(Handler):
+    settings = {"memory": MEMORY_KEYS}
+    variables = {"template": {"tool", "entries", "total", "more", "cwd", "project", "others", "others_total"}}
+    samples = pick("tool", "entries", "total", "more", "cwd", "project", "others", "others_total")
+
     def __init__(self, spec, settings, registry):
         self.spec = spec
         self.name = spec["name"]

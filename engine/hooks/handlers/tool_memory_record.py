@@ -5,9 +5,13 @@ appended to the store with the session's project, and marked in the session's st
 tool_use_id so the Stop scan does not record it twice."""
 
 from .part import Part
+from .base import Handler
+from .tool_memory_banner import MEMORY_KEYS
 
 
-class ToolMemoryRecord:
+class ToolMemoryRecord(Handler):
+    settings = {"memory": MEMORY_KEYS}
+
     def __init__(self, spec, settings, registry):
         self.name = spec["name"]
 

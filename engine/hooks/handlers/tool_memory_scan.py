@@ -4,9 +4,13 @@ the agent flagged failed or that start with its error wrapper), once each:
 every recorded call is marked by its call id in the session's state."""
 
 from .part import Part
+from .base import Handler
+from .tool_memory_banner import MEMORY_KEYS
 
 
-class ToolMemoryScan:
+class ToolMemoryScan(Handler):
+    settings = {"memory": MEMORY_KEYS}
+
     def __init__(self, spec, settings, registry):
         self.spec = spec
         self.name = spec["name"]

@@ -1,0 +1,85 @@
+"""What a handler kind declares once, and the checks that follow from it.
+
+A kind (one module of this package, named in KINDS of __init__.py) is a
+subclass of Handler.  Its class attributes say:
+
+- `events`: the neutral events it may sit on (engine/agents/spec.py);
+- `settings`: the hooks settings groups it reads, each with the keys the
+  group must hold after extends (hooks.memory ...);
+- `variables`: each template key it renders (dotted: `templates.low`) and
+  the variables that template may use;
+- `samples`: a sample value of each of those variables, for the trial
+  render `engine validate` makes.
+
+`engine validate` (hooks/check.py) loops over the profile's handlers and
+asks each kind's `check`: the declared part here, a kind's own checks in
+its override.  This module is on every event's path: it imports only the
+agent seam's declarations.
+"""
+
+from engine.agents.spec import NEUTRAL_EVENTS
+
+
+class Handler:
+    """A handler kind: a handler is built per event from its profile spec;
+    `due(ctx)` is cheap, `parts(ctx)` gives the Part objects (part.py) the
+    dispatcher merges into the event's answer."""
+
+    events = NEUTRAL_EVENTS
+    settings = {}
+    variables = {}
+    samples = {}
+
+    def __init__(self, spec, settings, registry):
+        self.spec = spec
+        self.name = spec["name"]
+        self.hooks = settings
+        self.registry = registry
+
+    def due(self, ctx):
+        return True
+
+    def parts(self, ctx):
+        return []
+
+    @classmethod
+    def check(cls, resolved, h, names, err):
+        """Problems of one handler `h` of this kind in the resolved profile:
+        `err(message, *path)` makes an error pointing at the handler (or at
+        one of its keys); `names` maps every handler name to its spec."""
+        return check_declared(cls, resolved.hooks, h, err)
+
+
+def check_declared(cls, hooks, h, err):
+    """The settings groups a kind reads are there with their keys, and its
+    templates parse, use only its variables and render with its samples."""
+    errors = []
+    for group, keys in cls.settings.items():
+        if group not in hooks:
+            errors.append(err(f"kind {h['kind']} reads hooks.{group}; set it here or extend a profile that does"))
+            continue
+        missing = [k for k in keys if k not in hooks[group]]
+        if missing:
+            errors.append(err(f"hooks.{group} lacks {', '.join(missing)}"))
+    from ..banner import check, render
+
+    for key, allowed in cls.variables.items():
+        source = _get(h, key)
+        if not isinstance(source, str):
+            continue
+        problems = check(source, allowed)
+        if not problems and "templates" in hooks:
+            try:
+                render(source, hooks["templates"], **{k: cls.samples[k] for k in allowed})
+            except Exception as exc:  # noqa: BLE001 - any failure here is one the hook would meet
+                problems = [(1, f"template fails with sample values: {type(exc).__name__}: {exc}")]
+        for line, msg in problems:
+            errors.append(err(f"{key} (line {line} of the template): {msg}", *key.split(".")))
+    return errors
+
+
+def _get(h, key):
+    node = h
+    for part in key.split("."):
+        node = node.get(part) if isinstance(node, dict) else None
+    return node
