@@ -21,12 +21,8 @@ def main(argv=None):
         # The hot path: no parser for every subcommand, no other imports.
         from engine.hooks.dispatch import main as hook_main
 
-        profile = None
-        if len(argv) >= 3 and argv[1] == "--profile":
-            profile = argv[2]
-        elif len(argv) >= 2 and argv[1].startswith("--profile="):
-            profile = argv[1].split("=", 1)[1]
-        rc = hook_main(profile)
+        opts = hook_options(argv[1:])
+        rc = hook_main(opts.get("profile"), agent=opts.get("agent"), event=opts.get("event"))
         try:
             sys.stdout.flush()
         except (OSError, ValueError):  # a hook never fails: not even at the interpreter's last flush
@@ -35,6 +31,24 @@ def main(argv=None):
             silence_stdout()
         return rc
     return _guarded(_run, argv)
+
+
+def hook_options(args):
+    """{"profile", "agent", "event"} given to `engine hook` (`--name VALUE`
+    or `--name=VALUE`), read without argparse; anything else is ignored (a
+    hook never fails)."""
+    out, i = {}, 0
+    while i < len(args):
+        name, eq, value = args[i].partition("=")
+        if name in ("--profile", "--agent", "--event"):
+            if not eq:
+                if i + 1 >= len(args):
+                    break
+                i += 1
+                value = args[i]
+            out.setdefault(name[2:], value)
+        i += 1
+    return out
 
 
 def _run(argv):

@@ -279,9 +279,11 @@ def _read_all(stdin):
     return raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else raw
 
 
-def main(profile_ref=None, stdin=None, stdout=None, exit=None):
+def main(profile_ref=None, stdin=None, stdout=None, exit=None, agent=None, event=None):
     """Run one event.  `exit` is for running inside another program (tests):
-    called when the deadline passes, instead of ending the process."""
+    called when the deadline passes, instead of ending the process.  `agent`
+    and `event` are what the hook command names (--agent, --event; not read
+    yet: the agent seam takes them)."""
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
     from . import deadline as deadline_module
