@@ -257,3 +257,18 @@ def test_distribution_hooks_are_the_ones_engine_install_writes():
         shipped = json.loads(file.read_text())["hooks"]
         assert shipped == {name: [group_for(spec, neutral, name, command, hooks["install_timeout_seconds"])]
                            for neutral, name in wanted}, agent
+
+
+def test_an_agent_document_whose_install_part_cannot_work_is_refused_where_it_is_wrong(hk):
+    repo = Path(__file__).resolve().parent.parent
+    text = (repo / "pipelines" / "agents" / "codex.yaml").read_text()
+    broken = text.replace('command: "{command}", timeout: "{timeout}"}]}', 'run: "{command}x", timeout: "{timeout}"}]}')
+    broken = broken.replace("labels: {SessionStart: session_start,", "labels: {SessionBegins: session_start,")
+    assert broken.count("{command}x") == 1 and "SessionBegins" in broken
+    path = hk.root / "agent.yaml"
+    path.write_text(broken)
+    run = hk.engine("validate", str(path))
+    assert run.returncode == 1, str(run)
+    lines = sorted(run.stderr.splitlines())
+    assert len(lines) == 2 and all(line.startswith(f"{path}:") for line in lines), run.stderr
+    assert 'install.group names no "{command}"' in lines[0] and "'SessionBegins'" in lines[1], lines
