@@ -144,3 +144,21 @@ def test_codex_installs_this_repository_as_a_plugin_whose_hooks_name_codex(tmp_p
         ("user_prompt_submit", "session_start", "pre_tool_use", "post_tool_use", "stop", "pre_compact"))
     root = w.home / ".codex" / "plugins" / "cache" / "rules-engine" / "rules-engine" / "0.1.0"
     assert {h["command"] for h in listed} == {f'"{root}/bin/plugin-hook" --agent codex'}
+
+
+@pytest.mark.skipif(not __import__("os").environ.get("ENGINE_TEST_AGENT_FACTS"),
+                    reason="a measured fact about an agent: set ENGINE_TEST_AGENT_FACTS=1 to check it")
+@pytest.mark.slow
+def test_fact_codex_reads_a_projects_hooks_only_in_a_trusted_project(tmp_path):
+    """tests/support/AGENTS-MEASURED.md, "Hook trust" (pipelines/agents/codex.yaml trust_check.project_trust)."""
+    w = _world(tmp_path)
+    subprocess.run(["git", "init", "-q", str(w.project)], check=True)
+    _engine(w, "install", "--agent", "codex", "--project")
+    assert list_hooks(w.home, w.project) == []
+    (w.home / ".codex" / "config.toml").write_text(f'[projects."{w.project}"]\ntrust_level = "trusted"\n')
+    (sub := w.project / "sub").mkdir()
+    for cwd in (w.project, sub):
+        listed = list_hooks(w.home, cwd)
+        assert {h["key"].rsplit(":", 3)[0] for h in listed} == {str(w.project / ".codex" / "hooks.json")}
+        assert {h["source"] for h in listed} == {"project"}
+    assert _scope(_doctor(w, "codex"), "project")["trust"]["state"] == "untrusted", "the hooks themselves are not"
