@@ -9,6 +9,7 @@ A settings file install cannot read as the agent does is a one-line error
 and nothing is changed (settingsfile.py)."""
 
 import os
+import sys
 from pathlib import Path
 from typing import NamedTuple, Optional
 
@@ -67,6 +68,24 @@ def _container(agent):
     return tuple(agent.data["install"]["container"][:-1])
 
 
+def _groups(spec, events, profile_ref, cwd, timeout):
+    """([(the agent's event, our group)], the profile's events it lacks)."""
+    wanted, skipped = entries.plan(spec, events)
+    by_event = spec.data["install"].get("event_arg")  # the payload does not name its event: the command does
+    groups = [(name, entries.group_for(spec, neutral, name,
+                                       hook_command(profile_ref, cwd, spec.name, name if by_event else None), timeout))
+              for neutral, name in wanted]
+    return groups, skipped
+
+
+def _autocompact(spec, new, path, pct):
+    """(value written or None, the variable's name or None); a note about the user's own value on stderr."""
+    value, note, variable = extras.set_env(spec, new, path, pct)
+    if note:
+        print(f"{path}: {note}", file=sys.stderr)
+    return value, variable
+
+
 def install(scope, events, profile_ref=None, timeout=10, cwd=None, keep=3, autocompact_pct=0, agent=DEFAULT_AGENT):
     """Add our entries for the profile's `events` (and the agent's extras);
     returns a Done."""
@@ -76,33 +95,21 @@ def install(scope, events, profile_ref=None, timeout=10, cwd=None, keep=3, autoc
     new = entries.without_ours(spec, data)
     if original is None:
         new = {**(spec.data["install"].get("file") or {}), **new}
-    value, note, variable = extras.set_env(spec, new, path, autocompact_pct)
-    if note:
-        import sys
-
-        print(f"{path}: {note}", file=sys.stderr)
-    wanted, skipped = entries.plan(spec, events)
-    event_arg = spec.data["install"].get("event_arg")
-    groups = [(name, entries.group_for(spec, neutral, name, hook_command(profile_ref, cwd, spec.name,
-                                                                          name if event_arg else None), timeout))
-              for neutral, name in wanted]
+    value, variable = _autocompact(spec, new, path, autocompact_pct)
+    groups, skipped = _groups(spec, events, profile_ref, cwd, timeout)
     entries.add(spec, new, groups)
     done = dict(agent=spec.name, skipped=tuple(skipped), events=tuple(n for n, _ in groups),
                 todo=todo(spec, scope, cwd))
-    files, backup = [], None
-    if new != data:
-        backup, made = settingsfile.write(path, new, original, keep)
-        what = f"hook entries for {len(groups)} events" + (f", and {variable}={value}" if value else "")
-        files.append((path, what if original is not None else f"created, with {what}"))
-        if backup is not None:
-            files.append((backup, "backup of the settings file as it was"))
-    files += extras.install_slash(spec, path)
     if new == data:
-        return Done(path, False, None, files, **done)
-    if original is None:
-        rec = settingsfile.created(path, True, made)
-        if rec:
-            files.append((rec, "record that install created the settings file (uninstall may remove it)"))
+        return Done(path, False, None, extras.install_slash(spec, path), **done)
+    backup, made = settingsfile.write(path, new, original, keep)
+    what = f"hook entries for {len(groups)} events" + (f", and {variable}={value}" if value else "")
+    files = [(path, what if original is not None else f"created, with {what}")]
+    files += [(backup, "backup of the settings file as it was")] if backup is not None else []
+    files += extras.install_slash(spec, path)
+    rec = settingsfile.created(path, True, made) if original is None else None
+    if rec:
+        files.append((rec, "record that install created the settings file (uninstall may remove it)"))
     rec = extras.env_record(path, value) if variable else None
     if rec:
         files.append((rec, f"record of the {variable} value install wrote"))
