@@ -217,7 +217,8 @@ class Analyzer:
             texts = []
         size = sum(len(t.encode("utf-8", errors="replace")) for t in texts)
         text = "\n".join(texts)
-        error = block.get("is_error") is True or any(m in text for m in self._markers)
+        # a marker counts only where the result starts with it: quoted inside a successful result, it is data
+        error = block.get("is_error") is True or text.lstrip().startswith(self._markers)
         for tally in self._tallies(chain, name):
             tally["results"] += 1
             tally["images"] += images
