@@ -239,10 +239,11 @@ def test_distribution_hooks_are_the_ones_engine_install_writes():
     from engine.agents.table import get
     from engine.core.profile import load_profile
     from engine.hooks.entries import group_for, plan
+    from engine.hooks.install import profile_events
 
     repo = Path(__file__).resolve().parent.parent
     hooks = load_profile("default").hooks
-    events = [e for e, hs in hooks["events"].items() if any(h.get("enabled", True) is not False for h in hs)]
+    events = profile_events(hooks)
     manifest = json.loads((repo / ".codex-plugin" / "plugin.json").read_text())
     claude = json.loads((repo / ".claude-plugin" / "plugin.json").read_text())
     assert (manifest["name"], manifest["version"]) == (claude["name"], claude["version"])
@@ -272,3 +273,22 @@ def test_an_agent_document_whose_install_part_cannot_work_is_refused_where_it_is
     lines = sorted(run.stderr.splitlines())
     assert len(lines) == 2 and all(line.startswith(f"{path}:") for line in lines), run.stderr
     assert 'install.group names no "{command}"' in lines[0] and "'SessionBegins'" in lines[1], lines
+
+
+def test_the_events_install_writes_are_the_profiles_in_each_agents_words():
+    """agent_events/tool_events (the seam's view of install): a profile
+    naming events in neutral words or in Claude Code's gets each agent's
+    own names, in the profile's order, without the ones it lacks or a
+    disabled handler's; the matcher events are the agent's YAML's."""
+    from engine.hooks.install import agent_events, tool_events
+
+    hooks = {"events": {"post_tool": [{"kind": "a"}], "SessionStart": [{"kind": "b"}],
+                        "tool_failure": [{"kind": "c"}], "Stop": [{"kind": "d", "enabled": False}],
+                        "pre_compact": [{"kind": "e", "enabled": True}]}}
+    assert agent_events(hooks) == ["PostToolUse", "SessionStart", "PostToolUseFailure", "PreCompact"]
+    assert agent_events(hooks, "copilot") == ["postToolUse", "sessionStart", "preCompact"]
+    assert agent_events(hooks, "codex") == ["PostToolUse", "SessionStart", "PreCompact"]
+    assert agent_events(hooks, "gemini") == ["AfterTool", "SessionStart"]
+    assert tool_events() == {"PreToolUse", "PostToolUse", "PostToolUseFailure"}
+    assert tool_events("gemini") == {"BeforeTool", "AfterTool"}
+    assert tool_events("copilot") == set()

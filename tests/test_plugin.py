@@ -38,9 +38,10 @@ def test_plugin_hooks_are_the_ones_engine_install_writes():
     from engine.agents.table import get
     from engine.core.profile import load_profile
     from engine.hooks.entries import group_for, plan
+    from engine.hooks.install import profile_events
 
     hooks = load_profile("default").hooks
-    events = [e for e, hs in hooks["events"].items() if any(h.get("enabled", True) is not False for h in hs)]
+    events = profile_events(hooks)
     claude = get("claude-code")
     wanted, skipped = plan(claude, events)
     assert skipped == []

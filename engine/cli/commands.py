@@ -303,13 +303,13 @@ def _agents(args):
 
 def cmd_install(args):
     from engine.core.profile import load_profile, user_profile_ref
-    from engine.hooks.install import install
+    from engine.hooks.install import install, profile_events
 
     # --user writes into the user's own settings: only the user's own profile
     # may decide them, never a project profile found from the working folder.
     ref = args.profile or (user_profile_ref() if _scope(args) == "user" else None)
     hooks = load_profile(ref).hooks
-    events = [e for e, hs in hooks.get("events", {}).items() if any(h.get("enabled", True) is not False for h in hs)]
+    events = profile_events(hooks)
     agents = _agents(args)
     for agent in agents:
         if args.detect:

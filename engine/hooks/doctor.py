@@ -25,7 +25,7 @@ def settings():
     return plain()["doctor"]
 
 
-def profile_events(profile_ref=None):
+def active_events(profile_ref=None):
     """The events the active profile's hooks answer (what install writes)."""
     from engine.core.profile import load_profile
 
@@ -33,7 +33,9 @@ def profile_events(profile_ref=None):
         hooks = load_profile(profile_ref).hooks
     except UserError:
         hooks = load_profile("default").hooks
-    return [e for e, hs in hooks.get("events", {}).items() if any(h.get("enabled", True) is not False for h in hs)]
+    from .install import profile_events as enabled
+
+    return enabled(hooks)
 
 
 def doctor(cwd=None, names=None, profile_ref=None):
@@ -43,7 +45,7 @@ def doctor(cwd=None, names=None, profile_ref=None):
 
     project = os.path.abspath(cwd or os.getcwd())
     agents = [agent_named(n) for n in names] if names else detect.found()
-    events, conf = profile_events(profile_ref), settings()
+    events, conf = active_events(profile_ref), settings()
     return {"project": project, "agents": [agent_report(a, project, events, conf) for a in agents]}
 
 

@@ -64,6 +64,26 @@ def todo(agent, scope, cwd=None):
     return tuple(line.replace("{agent_home}", agent.home()).replace("{project}", project) for line in lines)
 
 
+def profile_events(hooks):
+    """The events the profile runs an enabled handler at (its hooks.events
+    keys), in the profile's order."""
+    return [e for e, hs in hooks.get("events", {}).items() if any(h.get("enabled", True) is not False for h in hs)]
+
+
+def agent_events(hooks, agent=None):
+    """The agent's names of the events install writes for the profile, in
+    the profile's order (an event the agent lacks is left out)."""
+    wanted, _ = entries.plan(agent_named(agent or DEFAULT_AGENT), profile_events(hooks))
+    return [name for _, name in wanted]
+
+
+def tool_events(agent=None):
+    """The agent's event names whose groups take a tool matcher."""
+    spec = agent_named(agent or DEFAULT_AGENT)
+    matcher = spec.data["install"].get("matcher") or {}
+    return {name for neutral in matcher.get("events", ()) for name in spec.agent_events(neutral)}
+
+
 def _container(agent):
     return tuple(agent.data["install"]["container"][:-1])
 
