@@ -219,3 +219,12 @@ def test_asking_an_agent_its_version_is_bounded(hk):
     assert "no version" in ask(str(bindir / "fails"), agent, 2000, 4096, pattern)["error"]
     assert ask(str(bindir / "spawns"), agent, 500, 4096, pattern)["value"] == "4.5.6", "a child left behind holds no one up"
     assert "cannot run" in ask(str(bindir / "absent"), agent, 2000, 4096, pattern)["error"]
+
+
+def test_a_mechanism_names_the_fields_carrying_the_engines_words_not_the_agents_kept_values():
+    from engine.hooks.doctor import mechanism
+
+    spec = {"template": {"out": {"body": "{text}", "flag": "{original.flag}", "kind": "{event}", "n": 0},
+                         "verdict": "{decision}", "mode": "replace"}}
+    assert mechanism(spec) == "out.body, verdict, mode=replace"
+    assert mechanism({"plain": True, "template": {"x": "{text}"}}) == "plain text on the hook's output"

@@ -14,8 +14,7 @@ USER_PROFILE_HELP = ("profile written into the hook command: a built-in name or 
                      "chooses as --profile says: $ENGINE_PROFILE, an approved project profile, ~/.engine/profile.yaml, "
                      "$XDG_CONFIG_HOME/rules-engine/profile.yaml (by default ~/.config/rules-engine/profile.yaml), "
                      "else 'default')")
-AGENT_HELP = ("the coding agent: claude-code (the default), codex, gemini or copilot "
-              "(pipelines/agents/NAME.yaml)")
+AGENT_HELP = "the coding agent, one of the built-in agents (pipelines/agents/NAME.yaml; default: claude-code)"
 DETECT_HELP = "every agent found on this machine (its command on the PATH, or its home folder)"
 HOOK_AGENT_HELP = "the agent that runs the hook (default: claude-code)"
 COLOR_HELP = "colour: auto (only on a terminal, and not when $NO_COLOR is set), always or never"
@@ -110,10 +109,10 @@ def _hook(sub):
 
 def _where(p):
     where = p.add_mutually_exclusive_group()
-    where.add_argument("--project", action="store_true", help="the project's hook settings, in the working folder "
-                       "(the default; Claude Code: ./.claude/settings.json, Copilot CLI: ./.github/hooks/)")
-    where.add_argument("--user", action="store_true", help="your own hook settings (Claude Code: "
-                       "~/.claude/settings.json, Codex CLI: ~/.codex/hooks.json, Gemini CLI: ~/.gemini/settings.json)")
+    where.add_argument("--project", action="store_true", help="the agent's hook settings in the working folder "
+                       "(the default; the file: install.project of the agent's YAML, listed by the command)")
+    where.add_argument("--user", action="store_true", help="your own hook settings for the agent, in its home folder "
+                       "(the file: install.user of the agent's YAML, listed by the command)")
 
 
 def _which(p):

@@ -86,6 +86,9 @@ def scope_report(agent, scope, project, events):
     return out
 
 
+KEPT = "{original."  # a value of the agent's own kept as it was, not the engine's
+
+
 def mechanism(spec):
     """How an answer reaches the agent, from its template: the fields that
     carry the engine's text, and the fixed values beside them."""
@@ -98,7 +101,7 @@ def mechanism(spec):
             where = f"{path}.{key}" if path else key
             if isinstance(value, dict):
                 walk(value, where)
-            elif isinstance(value, str) and value.startswith("{") and value != "{event}":
+            elif isinstance(value, str) and value.startswith("{") and value != "{event}" and not value.startswith(KEPT):
                 parts.append(where)
             elif not path and not isinstance(value, (dict, list)):
                 parts.append(f"{where}={value}")
