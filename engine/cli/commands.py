@@ -277,7 +277,7 @@ def cmd_profile(args):
 def cmd_hook(args):
     from engine.hooks.dispatch import main
 
-    return main(args.profile, agent=args.agent, event=args.event)
+    return main(args.profile, agent=args.agent, event_name=args.event)
 
 
 def _scope(args):

@@ -22,7 +22,7 @@ def main(argv=None):
         from engine.hooks.dispatch import main as hook_main
 
         opts = hook_options(argv[1:])
-        rc = hook_main(opts.get("profile"), agent=opts.get("agent"), event=opts.get("event"))
+        rc = hook_main(opts.get("profile"), agent=opts.get("agent"), event_name=opts.get("event"))
         try:
             sys.stdout.flush()
         except (OSError, ValueError):  # a hook never fails: not even at the interpreter's last flush
@@ -33,22 +33,25 @@ def main(argv=None):
     return _guarded(_run, argv)
 
 
+HOOK_OPTIONS = ("profile", "agent", "event")
+
+
 def hook_options(args):
-    """{"profile", "agent", "event"} given to `engine hook` (`--name VALUE`
-    or `--name=VALUE`), read without argparse; anything else is ignored (a
-    hook never fails)."""
-    out, i = {}, 0
+    """--profile, --agent and --event of `engine hook` (as `--x V` or
+    `--x=V`), read without argparse: the hook's hot path.  Anything else is
+    ignored, as the hook has always ignored it: a hook never fails."""
+    opts, i = {}, 0
     while i < len(args):
-        name, eq, value = args[i].partition("=")
-        if name in ("--profile", "--agent", "--event"):
+        arg = args[i]
+        name, eq, value = arg[2:].partition("=") if arg.startswith("--") else ("", "", "")
+        if name in HOOK_OPTIONS:
             if not eq:
-                if i + 1 >= len(args):
-                    break
                 i += 1
-                value = args[i]
-            out.setdefault(name[2:], value)
+                value = args[i] if i < len(args) else None
+            if value is not None:
+                opts[name] = value
         i += 1
-    return out
+    return opts
 
 
 def _run(argv):

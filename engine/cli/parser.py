@@ -16,7 +16,6 @@ USER_PROFILE_HELP = ("profile written into the hook command: a built-in name or 
                      "else 'default')")
 AGENT_HELP = "the coding agent, one of the built-in agents (pipelines/agents/NAME.yaml; default: claude-code)"
 DETECT_HELP = "every agent found on this machine (its command on the PATH, or its home folder)"
-HOOK_AGENT_HELP = "the agent that runs the hook (default: claude-code)"
 COLOR_HELP = "colour: auto (only on a terminal, and not when $NO_COLOR is set), always or never"
 JSON_COUNT_HELP = ("tokens are counted with tiktoken; the first count of a text loads the encoding (about 0.3 s), "
                    "a repeated count is read from the cache")
@@ -103,8 +102,9 @@ def _hook(sub):
                        "JSON on stdin and prints one JSON object for the agent, or nothing. Never fails: problems "
                        "go to the hook log (hook.log in the state folder) and the exit status is 0.")
     p.add_argument("--profile", metavar="NAME|PATH", help=PROFILE_HELP)
-    p.add_argument("--agent", metavar="NAME", help=HOOK_AGENT_HELP)
-    p.add_argument("--event", metavar="NAME", help="the agent's event, for an agent whose payload does not name it")
+    p.add_argument("--agent", metavar="NAME", help="the agent that runs the hook (a built-in agent: engine agents; "
+                   "default claude-code)")
+    p.add_argument("--event", metavar="NAME", help="the event, as the agent names it, where its payload names none")
 
 
 def _where(p):

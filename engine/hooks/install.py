@@ -65,9 +65,11 @@ def todo(agent, scope, cwd=None):
 
 
 def profile_events(hooks):
-    """The events the profile runs an enabled handler at (its hooks.events
-    keys), in the profile's order."""
-    return [e for e, hs in hooks.get("events", {}).items() if any(h.get("enabled", True) is not False for h in hs)]
+    """The neutral events the profile runs an enabled handler at, in the
+    profile's order (a key in an agent's words counts as its neutral event)."""
+    from .handlers import events_of
+
+    return [e for e, hs in events_of(hooks).items() if any(h.get("enabled", True) is not False for h in hs)]
 
 
 def agent_events(hooks, agent=None):
