@@ -217,8 +217,8 @@ def test_the_hook_command_passes_its_agent_and_event_to_the_dispatcher(monkeypat
     monkeypatch.delenv("ENGINE_HOOKS_PASSTHROUGH", raising=False)
     assert cli.main(["hook", "--agent", "copilot", "--event=sessionStart", "--profile", "/p/x.yaml"]) == 0
     assert cli.main(["hook", "--profile=default"]) == 0
-    assert seen == [("/p/x.yaml", {"agent": "copilot", "event": "sessionStart"}),
-                    ("default", {"agent": None, "event": None})]
+    assert seen == [("/p/x.yaml", {"agent": "copilot", "event_name": "sessionStart"}),
+                    ("default", {"agent": None, "event_name": None})]
     assert cli.hook_options(["--agent"]) == {}, "a hook never fails on its own arguments"
 
 

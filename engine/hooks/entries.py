@@ -5,7 +5,7 @@ a template), which events take a matcher, the timeout's unit, and whether
 the command names its event.
 
 Which events: the profile's (its hooks.events keys, neutral names or
-Claude Code's, which stay accepted), each mapped through the agent's own
+an agent's own, which stay accepted), each mapped through the agent's own
 `events` table; an event the agent lacks is skipped, and said.
 
 Ours are exactly the handlers whose keys are the template's, whose fixed
@@ -13,21 +13,17 @@ values are the template's, and whose command is one hook_command writes
 (hookcmd.parse): removing them never touches a hook of the user's, even
 one that shares a group with ours."""
 
-from engine.agents import DEFAULT_AGENT
 from engine.agents.answer import fill
-from engine.agents.spec import NEUTRAL_EVENTS
 
 from . import hookcmd
 
 
 def neutral_of(profile_event):
-    """The neutral name of a profile's event key (a neutral name, or one of
-    the default agent's event names), or None."""
-    if profile_event in NEUTRAL_EVENTS:
-        return profile_event
-    from engine.agents.table import get
+    """The neutral name of a profile's event key (a neutral name, or an
+    agent's own name of it), or None."""
+    from engine.agents.table import neutral_name
 
-    return get(DEFAULT_AGENT).neutral(profile_event)
+    return neutral_name(profile_event)
 
 
 def plan(agent, profile_events):
