@@ -324,9 +324,10 @@ def test_install_sets_and_uninstall_removes_only_its_autocompact_value(hk):
     for event in ("PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop", "PreCompact", "SessionStart", "SessionEnd"):
         assert event in settings["hooks"], event
     assert hk.engine("uninstall").returncode == 0
-    assert not (hk.project / ".claude" / "settings.json").exists()
+    assert not (hk.project / ".claude").exists(), "the file and the folder install created are gone"
     # a value the user set is theirs: install leaves it and uninstall keeps it
     path = hk.project / ".claude" / "settings.json"
+    path.parent.mkdir()
     path.write_text(json.dumps({"env": {"CLAUDE_AUTOCOMPACT_PCT_OVERRIDE": "60"}}))
     hk.engine("install", "--profile", str(prof))
     assert json.loads(path.read_text())["env"]["CLAUDE_AUTOCOMPACT_PCT_OVERRIDE"] == "60"

@@ -66,7 +66,7 @@ def test_install_project_into_a_fresh_project(hk):
         assert os.path.isabs(argv[0]) and os.access(argv[0], os.X_OK), cmd
         # the `engine-hook` script beside the interpreter (here: the test's own
         # install ships it), else `engine hook`, else the interpreter with -m
-        assert os.path.basename(argv[0]) == "engine-hook" and argv[1:] == [], cmd
+        assert os.path.basename(argv[0]) == "engine-hook" and argv[1:] == ["--agent", "claude-code"], cmd
         assert isinstance(timeout, int) and timeout > 0
     assert not (hk.home / ".claude" / "settings.json").exists(), "--project does not touch the user settings"
 
@@ -74,13 +74,19 @@ def test_install_project_into_a_fresh_project(hk):
 def test_entries_written_by_earlier_versions_are_still_ours(hk):
     """`engine hook` and `python -m engine.cli hook` entries (written before
     engine-hook existed) are recognised, so uninstall removes them."""
-    from engine.hooks.install import _is_ours
+    from engine.agents.table import get
+    from engine.hooks.entries import is_ours
 
+    claude = get("claude-code")
     for cmd in ("/venv/bin/engine hook", "/venv/bin/python3 -m engine.cli hook", "/venv/bin/engine-hook",
-                "/venv/bin/engine-hook --profile /p/x.yaml"):
-        assert _is_ours({"type": "command", "command": cmd, "timeout": 10}), cmd
-    for cmd in ("/venv/bin/engine-hook extra", "engine-hook", "/venv/bin/engine hook --verbose"):
-        assert not _is_ours({"type": "command", "command": cmd, "timeout": 10}), cmd
+                "/venv/bin/engine-hook --profile /p/x.yaml", "/venv/bin/engine-hook --agent claude-code",
+                "/venv/bin/engine hook --agent codex --profile /p/x.yaml"):
+        assert is_ours(claude, {"type": "command", "command": cmd, "timeout": 10}), cmd
+    for cmd in ("/venv/bin/engine-hook extra", "engine-hook", "/venv/bin/engine hook --verbose",
+                "/venv/bin/engine-hook --agent", "/venv/bin/engine-hook --agent a --agent b",
+                "/venv/bin/engine-hook --agent 'claude-code'x"):
+        assert not is_ours(claude, {"type": "command", "command": cmd, "timeout": 10}), cmd
+    assert not is_ours(claude, {"command": "/venv/bin/engine-hook", "timeout": 10}), "no type: not as install writes"
 
 
 def test_install_merges_backs_up_and_is_idempotent(hk):
@@ -282,7 +288,7 @@ def test_uninstall_removes_a_file_install_created_when_it_holds_nothing_else(hk)
     run = hk.engine("uninstall", "--project")
     assert run.returncode == 0, str(run)
     assert not path.exists(), path.read_text()
-    assert _backups(path) == []
+    assert not path.parent.exists(), "install created .claude/ for it, and it holds nothing else: gone too"
 
 
 def test_uninstall_keeps_a_file_the_user_made_even_when_empty_after(hk):

@@ -35,20 +35,21 @@ EFFORT = ("SessionStart hook additional context: [from rules-engine profile defa
 
 
 def test_plugin_hooks_are_the_ones_engine_install_writes():
+    from engine.agents.table import get
     from engine.core.profile import load_profile
-    from engine.hooks.install import agent_events, tool_events
+    from engine.hooks.entries import group_for, plan
+    from engine.hooks.install import profile_events
 
     hooks = load_profile("default").hooks
-    events = agent_events(hooks)
-    TOOL_EVENTS = tool_events()
+    events = profile_events(hooks)
+    claude = get("claude-code")
+    wanted, skipped = plan(claude, events)
+    assert skipped == []
     plugin = json.loads((REPO / "hooks" / "hooks.json").read_text(encoding="utf-8"))
-    assert list(plugin["hooks"]) == events
-    for event, groups in plugin["hooks"].items():
-        assert len(groups) == 1, event
-        (group,) = groups
-        assert group.get("matcher") == ("*" if event in TOOL_EVENTS else None), event
-        assert group["hooks"] == [{"type": "command", "command": '"${CLAUDE_PLUGIN_ROOT}/bin/plugin-hook"',
-                                   "timeout": hooks["install_timeout_seconds"]}], event
+    assert list(plugin["hooks"]) == [name for _, name in wanted]
+    command = '"${CLAUDE_PLUGIN_ROOT}/bin/plugin-hook" --agent claude-code'
+    for neutral, name in wanted:
+        assert plugin["hooks"][name] == [group_for(claude, neutral, name, command, hooks["install_timeout_seconds"])], name
     assert os.access(HOOK, os.X_OK)
 
 

@@ -1,6 +1,7 @@
 """What an agent document must say beyond its schema: every answer kind and
-install template names only events the agent has, and its transcript reader
-exists (FILE:LINE:COL errors, as `engine validate` prints them)."""
+install template names only events the agent has, its hook group holds the
+engine's command, and its transcript reader exists (FILE:LINE:COL errors,
+as `engine validate` prints them)."""
 
 
 def problems(doc):
@@ -18,6 +19,7 @@ def problems(doc):
         if event not in neutral:
             out.append(doc.error(f"install.matcher names the event {event!r}, which this agent does not send",
                                  ("install", "matcher", "events", i)))
+    out += _install_problems(doc, data)
     for what, spec in (data.get("answers") or {}).items():
         out.extend(_version_errors(doc, what, spec))
     reader = (data.get("transcript") or {}).get("reader")
@@ -27,6 +29,27 @@ def problems(doc):
     if not data.get("event_key") and not (data.get("install") or {}).get("event_arg"):
         out.append(doc.error("the payload names no event (no event_key) and the hook command does not either: "
                              "set install.event_arg: true", ("install",)))
+    return out
+
+
+def _names_command(node):
+    if isinstance(node, dict):
+        return any(_names_command(v) for v in node.values())
+    if isinstance(node, list):
+        return any(_names_command(v) for v in node)
+    return node == "{command}"
+
+
+def _install_problems(doc, data):
+    """The hook group holds the engine's command; the trust check labels only the agent's events."""
+    out, install = [], data.get("install") or {}
+    if "group" in install and not _names_command(install["group"]):
+        out.append(doc.error('install.group names no "{command}" (where the engine\'s hook command goes)',
+                             ("install", "group")))
+    for name in ((install.get("trust_check") or {}).get("labels") or {}):
+        if name not in (data.get("events") or {}):
+            out.append(doc.error(f"install.trust_check.labels names {name!r}, which is not one of this agent's "
+                                 "events", ("install", "trust_check", "labels", name)))
     return out
 
 

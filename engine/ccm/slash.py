@@ -47,25 +47,25 @@ def commands_dir(settings_file):
     return os.path.join(os.path.dirname(os.path.abspath(settings_file)), "commands")
 
 
-def install_commands(settings_file):
-    """Write the slash-command files next to settings_file.  Returns
+def install_commands(settings_file, folder=None):
+    """Write the slash-command files next to settings_file (into `folder`
+    when given: the agent's YAML names it).  Returns
     {"written": [paths written now], "same": [paths already as install
     writes them], "kept": [the user's own files of those names, left alone],
     "record": the record's path when it was written, else None}."""
     try:
-        return _install_commands(settings_file)
+        return _install_commands(folder or commands_dir(settings_file))
     except OSError as exc:
         from engine.base.errors import UserError
 
         raise UserError(f"hooks installed, but the /pin-* commands could not be written: {exc.strerror or exc}; "
-                        "run engine install again", commands_dir(settings_file)) from None
+                        "run engine install again", folder or commands_dir(settings_file)) from None
 
 
-def _install_commands(settings_file):
+def _install_commands(folder):
     from . import config
 
     settings = config.load()
-    folder = commands_dir(settings_file)
     record = _record()
     done = {"written": [], "same": [], "kept": []}
     for name, text in sorted(settings["pins"]["slash_commands"].items()):
@@ -93,22 +93,22 @@ def _install_commands(settings_file):
     return done
 
 
-def uninstall_commands(settings_file):
-    """Remove the files install wrote next to settings_file (unchanged
-    ones).  Returns {"removed": [paths], "kept": [files install wrote that
+def uninstall_commands(settings_file, folder=None):
+    """Remove the files install wrote next to settings_file, or in `folder`
+    (unchanged ones).  Returns {"removed": [paths], "kept": [files install wrote that
     the user changed since, left], "folder": the commands folder when it was
     removed (it held nothing else), "record": the record's path when it was
     written}."""
     try:
-        return _uninstall_commands(settings_file)
+        return _uninstall_commands(folder or commands_dir(settings_file))
     except OSError as exc:
         from engine.base.errors import UserError
 
-        raise UserError(f"cannot remove the /pin-* commands: {exc.strerror or exc}", commands_dir(settings_file)) from None
+        raise UserError(f"cannot remove the /pin-* commands: {exc.strerror or exc}",
+                        folder or commands_dir(settings_file)) from None
 
 
-def _uninstall_commands(settings_file):
-    folder = commands_dir(settings_file)
+def _uninstall_commands(folder):
     record = _record()
     done = {"removed": [], "kept": [], "folder": None}
     for path, digest in list(record.items()):

@@ -277,33 +277,64 @@ def cmd_profile(args):
 def cmd_hook(args):
     from engine.hooks.dispatch import main
 
-    return main(args.profile, agent=getattr(args, "agent", None), event_name=getattr(args, "event", None))
+    return main(args.profile, agent=args.agent, event_name=args.event)
 
 
 def _scope(args):
     return "user" if getattr(args, "user", False) else "project"
 
 
+def _agents(args):
+    """The agents a command acts on: the one named (default claude-code), or every one found (--detect)."""
+    from engine.hooks.install import agent_named
+
+    if not getattr(args, "detect", False):
+        from engine.agents import DEFAULT_AGENT
+
+        return [agent_named(args.agent or DEFAULT_AGENT)]
+    from engine.hooks.detect import found
+
+    agents = found()
+    if not agents:
+        raise UserError("--detect found no agent on this machine (no agent's command on the PATH, no agent's "
+                        "home folder); name one with --agent")
+    return agents
+
+
 def cmd_install(args):
-    from engine.hooks.install import install
     from engine.core.profile import load_profile, user_profile_ref
+    from engine.hooks.install import install, profile_events
 
     # --user writes into the user's own settings: only the user's own profile
     # may decide them, never a project profile found from the working folder.
-    profile = load_profile(args.profile or (user_profile_ref() if _scope(args) == "user" else None))
-    hooks = profile.hooks
-    from engine.hooks.install import agent_events
-
-    events = agent_events(hooks)
-    done = install(_scope(args), events, args.profile, hooks["install_timeout_seconds"],
-                   keep=hooks["install_backups_kept"], autocompact_pct=hooks.get("autocompact_pct", 0))
-    if done.changed:
-        print(f"{display(str(done.path))}: hooks added for {', '.join(events)}")
-    else:
-        print(f"{display(str(done.path))}: hooks already installed" + ("" if done.files else "; nothing changed"))
-    _list_files("wrote", done.files)
-    _fit_warnings(args.profile or (user_profile_ref() if _scope(args) == "user" else None))
+    ref = args.profile or (user_profile_ref() if _scope(args) == "user" else None)
+    hooks = load_profile(ref).hooks
+    events = profile_events(hooks)
+    agents = _agents(args)
+    for agent in agents:
+        if args.detect:
+            print(f"{agent.data['display']}:")
+        done = install(_scope(args), events, args.profile, hooks["install_timeout_seconds"],
+                       keep=hooks["install_backups_kept"], autocompact_pct=hooks.get("autocompact_pct", 0),
+                       agent=agent.name)
+        _say_installed(done, agent)
+    _fit_warnings(ref)
     return 0
+
+
+def _say_installed(done, agent):
+    where = display(str(done.path))
+    if done.changed:
+        print(f"{where}: hooks added for {', '.join(done.events)}")
+    else:
+        print(f"{where}: hooks already installed" + ("" if done.files else "; nothing changed"))
+    if done.skipped:
+        print(f"skipped (events {agent.data['display']} does not have): {', '.join(done.skipped)}")
+    _list_files("wrote", done.files)
+    if done.todo:
+        print("to do before the hooks run:")
+        for line in done.todo:
+            print(f"  {line}")
 
 
 def _list_files(title, files):
@@ -318,21 +349,23 @@ def _list_files(title, files):
 
 
 def cmd_uninstall(args):
-    from engine.hooks.install import uninstall
-
     from engine.core.profile import load_profile
+    from engine.hooks.install import uninstall
 
     try:
         keep = load_profile(None).hooks["install_backups_kept"]
     except (UserError, KeyError):  # a broken active profile must not block removing the hooks
         keep = load_profile("default").hooks["install_backups_kept"]
-    done = uninstall(_scope(args), keep=keep)
-    where = display(str(done.path))
-    if done.changed and done.backup is None and not done.path.exists():
-        print(f"{where}: hooks removed; the file held nothing else, and install had created it, so it is gone")
-    else:
-        print(f"{where}: hooks removed" if done.changed else f"{where}: no hooks of ours; nothing changed")
-    _list_files("removed", done.files)
+    for agent in _agents(args):
+        if args.detect:
+            print(f"{agent.data['display']}:")
+        done = uninstall(_scope(args), keep=keep, agent=agent.name)
+        where = display(str(done.path))
+        if done.changed and done.backup is None and not done.path.exists():
+            print(f"{where}: hooks removed; the file held nothing else, and install had created it, so it is gone")
+        else:
+            print(f"{where}: hooks removed" if done.changed else f"{where}: no hooks of ours; nothing changed")
+        _list_files("removed", done.files)
     return 0
 
 

@@ -14,6 +14,8 @@ USER_PROFILE_HELP = ("profile written into the hook command: a built-in name or 
                      "chooses as --profile says: $ENGINE_PROFILE, an approved project profile, ~/.engine/profile.yaml, "
                      "$XDG_CONFIG_HOME/rules-engine/profile.yaml (by default ~/.config/rules-engine/profile.yaml), "
                      "else 'default')")
+AGENT_HELP = "the coding agent, one of the built-in agents (pipelines/agents/NAME.yaml; default: claude-code)"
+DETECT_HELP = "every agent found on this machine (its command on the PATH, or its home folder)"
 COLOR_HELP = "colour: auto (only on a terminal, and not when $NO_COLOR is set), always or never"
 JSON_COUNT_HELP = ("tokens are counted with tiktoken; the first count of a text loads the encoding (about 0.3 s), "
                    "a repeated count is read from the cache")
@@ -30,6 +32,7 @@ COMMAND_MODULES = {
     "memory": "engine.cli.memory",
     "trust": "engine.cli.trust",
     "replay": "engine.cli.replay",
+    "doctor": "engine.cli.doctor",
 }
 
 
@@ -106,18 +109,29 @@ def _hook(sub):
 
 def _where(p):
     where = p.add_mutually_exclusive_group()
-    where.add_argument("--project", action="store_true", help="./.claude/settings.json (the default)")
-    where.add_argument("--user", action="store_true", help="~/.claude/settings.json")
+    where.add_argument("--project", action="store_true", help="the agent's hook settings in the working folder "
+                       "(the default; the file: install.project of the agent's YAML, listed by the command)")
+    where.add_argument("--user", action="store_true", help="your own hook settings for the agent, in its home folder "
+                       "(the file: install.user of the agent's YAML, listed by the command)")
+
+
+def _which(p):
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--agent", metavar="NAME", help=AGENT_HELP)
+    which.add_argument("--detect", action="store_true", help=DETECT_HELP)
 
 
 def _install(sub):
-    p = sub.add_parser("install", help="add the hook entries to the agent's settings.json")
+    p = sub.add_parser("install", help="add the hook entries to an agent's settings")
+    _which(p)
     _where(p)
     p.add_argument("--profile", metavar="NAME|PATH", help=USER_PROFILE_HELP)
 
 
 def _uninstall(sub):
-    _where(sub.add_parser("uninstall", help="remove exactly the entries `engine install` added"))
+    p = sub.add_parser("uninstall", help="remove exactly the entries `engine install` added")
+    _which(p)
+    _where(p)
 
 
 def _refresh(sub):

@@ -1,0 +1,183 @@
+"""Whether an agent will run the hooks `engine install` wrote: each agent
+keeps its own record of what its user trusted, and its YAML says where and
+how (`install.trust_check`, one of the kinds below).  Read only, bounded,
+never an exception: a record that cannot be read is an answer ("unknown").
+
+- codex_hook_hashes: a hash per hook in a TOML file (Codex CLI:
+  `[hooks.state."<file>:<event label>:<group>:<handler>"] trusted_hash`),
+  the hash of the hook as the agent computes it (sha256 of its identity as
+  canonical JSON); a project's hooks also need the project trusted.
+- folder_map: {folder: level} in a JSON file (Gemini CLI's trustedFolders.json).
+- folder_list: a list of folders under one of some keys of a JSON file
+  (Copilot CLI's config.json).
+"""
+
+import hashlib
+import json
+import os
+
+from . import entries
+
+MAX_BYTES = 4 << 20  # a trust record larger than this is not read
+
+
+def _read(path):
+    try:
+        if os.path.getsize(path) > MAX_BYTES:
+            return None, f"{path} is larger than {MAX_BYTES} bytes; not read"
+        with open(path, "rb") as fh:
+            return fh.read().decode("utf-8", "replace"), None
+    except FileNotFoundError:
+        return "", None
+    except OSError as exc:
+        return None, f"cannot read {path}: {exc.strerror}"
+
+
+def without_comments(text):
+    """JSON with `//` and `/* */` comments (as Gemini CLI and Copilot CLI
+    write and read their files) as plain JSON: one pass, strings kept."""
+    out, i, n, start = [], 0, len(text), 0
+    while i < n:
+        c = text[i]
+        if c == '"':
+            i += 1
+            while i < n and text[i] != '"':
+                i += 2 if text[i] == "\\" else 1
+            i += 1
+        elif c == "/" and text.startswith("//", i):
+            out.append(text[start:i])
+            i = text.find("\n", i)
+            i = n if i < 0 else i
+            start = i
+        elif c == "/" and text.startswith("/*", i):
+            out.append(text[start:i])
+            end = text.find("*/", i + 2)
+            i = n if end < 0 else end + 2
+            start = i
+        else:
+            i += 1
+    out.append(text[start:])
+    return "".join(out)
+
+
+def _json(path):
+    text, why = _read(path)
+    if text is None:
+        return None, why
+    if not text.strip():
+        return {}, None
+    try:
+        return json.loads(without_comments(text)), None
+    except (ValueError, RecursionError):
+        return None, f"{path} is not JSON the engine can read"
+
+
+def _within(folder, root):
+    folder, root = os.path.realpath(folder), os.path.realpath(root)
+    return folder == root or folder.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def folder_map(agent, spec, project, **_):
+    path = agent.expand(os.environ.get(spec["env"]) or spec["file"]) if spec.get("env") else agent.expand(spec["file"])
+    data, why = _json(path)
+    if data is None or not isinstance(data, dict):
+        return {"state": "unknown", "why": why or f"{path} is not a JSON object"}
+    best = None  # the most specific rule that covers the folder decides
+    for folder, level in data.items():
+        meaning = spec["levels"].get(level) if isinstance(level, str) else None
+        root = os.path.dirname(folder) if meaning == "parent" else folder
+        if meaning and _within(project, root) and (best is None or len(root) > len(best[0])):
+            best = (root, meaning)
+    if best is None or best[1] == "never":
+        return {"state": "untrusted", "why": f"{project} is not trusted in {path}"}
+    return {"state": "trusted", "why": f"trusted in {path}"}
+
+
+def folder_list(agent, spec, project, **_):
+    path = agent.expand(spec["file"])
+    data, why = _json(path)
+    if data is None or not isinstance(data, dict):
+        return {"state": "unknown", "why": why or f"{path} is not a JSON object"}
+    listed = [f for key in spec["keys"] for f in (data.get(key) or []) if isinstance(f, str)]
+    if any(os.path.realpath(f) == os.path.realpath(project) for f in listed):
+        return {"state": "trusted", "why": f"listed in {path}"}
+    return {"state": "untrusted", "why": f"{project} is not among the trusted folders of {path}"}
+
+
+def _toml(path):
+    text, why = _read(path)
+    if text is None:
+        return None, why
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        return None, "reading the agent's TOML settings needs Python 3.11 or later (tomllib)"
+    try:
+        return tomllib.loads(text), None
+    except (ValueError, RecursionError):
+        return None, f"{path} is not TOML the engine can read"
+
+
+def _at(data, keys):
+    for key in keys:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(key)
+    return data
+
+
+def hook_hash(spec, label, group, handler, matcher_key):
+    """The agent's hash of one hook: sha256 of its identity as canonical JSON."""
+    from engine.agents.answer import fill
+
+    identity = fill(spec["identity"], {"label": label, "command": handler.get("command"),
+                                       "timeout": handler.get("timeout")})
+    if matcher_key and isinstance(group, dict) and matcher_key in group:
+        identity[matcher_key] = group[matcher_key]
+    text = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def codex_hook_hashes(agent, spec, project, settings, data, scope):
+    path = agent.expand(spec["file"])
+    config, why = _toml(path)
+    if config is None:
+        return {"state": "unknown", "why": why}
+    if scope == "project":
+        pt = spec["project_trust"]
+        if _at(config, [*pt["table"], project, pt["field"]]) != pt["value"]:
+            return {"state": "untrusted", "why": f"the project {project} is not trusted in {path}"}
+    states = _at(config, spec["table"]) or {}
+    matcher_key = (agent.data["install"].get("matcher") or {}).get("key")
+    lists = entries.event_lists(agent, data) or {}
+    counts = {"trusted": 0, "modified": 0, "untrusted": 0}
+    for event, gi, hi, handler in entries.ours(agent, data):
+        label = spec["labels"].get(event, event)
+        key = spec["key"].format(settings=settings, label=label, group=gi, handler=hi)
+        stored = _at(states, [key, spec["field"]]) if isinstance(states, dict) else None
+        now = hook_hash(spec, label, lists[event][gi], handler, matcher_key)
+        counts["untrusted" if stored is None else "trusted" if stored == now else "modified"] += 1
+    return _summary(counts, path)
+
+
+def _summary(counts, path):
+    total = sum(counts.values())
+    if total and counts["trusted"] == total:
+        return {"state": "trusted", "why": f"every hook's hash is trusted in {path}"}
+    if counts["modified"]:
+        return {"state": "modified", "why": f"{counts['modified']} of {total} hooks changed since you trusted them "
+                                            f"({path}); trust them again"}
+    if counts["trusted"]:
+        return {"state": "partly", "why": f"{counts['trusted']} of {total} hooks trusted in {path}"}
+    return {"state": "untrusted", "why": f"no hook of ours is trusted in {path}"}
+
+
+KINDS = {"codex_hook_hashes": codex_hook_hashes, "folder_map": folder_map, "folder_list": folder_list}
+
+
+def check(agent, scope, project, settings, data):
+    """{"state": trusted|untrusted|modified|partly|unknown|not needed, "why"}."""
+    spec = agent.data["install"].get("trust_check")
+    if not spec or scope not in spec.get("scopes", ("user", "project")):
+        return {"state": "not needed", "why": f"{agent.data['display']} runs these hooks without asking"}
+    return KINDS[spec["kind"]](agent, spec, project, settings=str(settings), data=data, scope=scope)

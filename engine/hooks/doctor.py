@@ -1,0 +1,171 @@
+"""`engine doctor`: for each coding agent found on this machine, its version,
+whether the engine's hooks are installed (user and project settings),
+trusted by the agent, and firing, which mechanism each of the engine's
+features uses with that agent, and what is missing.
+
+Everything it says comes from the agent's YAML (pipelines/agents/), the
+engine's settings (`doctor:` in pipelines/settings/engine.yaml) and files
+it reads without changing them; the one process it starts is the agent's
+own `--version`, bounded (versioncmd.py).  A problem in one check is
+reported in that check, never raised."""
+
+import os
+
+from engine.base.errors import UserError
+
+from . import agenttrust, detect, entries, firing, settingsfile, versioncmd
+from .install import settings_path, todo
+
+SCOPES = ("user", "project")
+
+
+def settings():
+    from engine.core.settings import plain
+
+    return plain()["doctor"]
+
+
+def active_events(profile_ref=None):
+    """The events the active profile's hooks answer (what install writes)."""
+    from engine.core.profile import load_profile
+
+    try:
+        hooks = load_profile(profile_ref).hooks
+    except UserError:
+        hooks = load_profile("default").hooks
+    from .install import profile_events as enabled
+
+    return enabled(hooks)
+
+
+def doctor(cwd=None, names=None, profile_ref=None):
+    """{"project": folder, "agents": [one report per agent]}: the agents
+    named, else every agent found."""
+    from .install import agent_named
+
+    project = os.path.abspath(cwd or os.getcwd())
+    agents = [agent_named(n) for n in names] if names else detect.found()
+    events, conf = active_events(profile_ref), settings()
+    return {"project": project, "agents": [agent_report(a, project, events, conf) for a in agents]}
+
+
+def agent_report(agent, project, events, conf):
+    command, home = detect.where(agent)
+    version = versioncmd.ask(command, agent, conf["version_timeout_ms"], conf["version_max_bytes"],
+                             conf["version_pattern"]) if command else None
+    report = {
+        "name": agent.name, "display": agent.data["display"], "command": command, "home": home,
+        "version": version,
+        "hooks": [scope_report(agent, scope, project, events) for scope in SCOPES],
+        "firing": firing.report(agent, conf["recent_sessions"], conf["scan_bytes"]),
+        "features": features(agent, version, conf),
+    }
+    report["missing"] = missing(agent, report)
+    return report
+
+
+def scope_report(agent, scope, project, events):
+    """Installed (which events, which are missing), and trusted, for one scope."""
+    out = {"scope": scope, "file": None, "installed": [], "not_installed": [], "error": None, "trust": None}
+    try:
+        path = settings_path(scope, project, agent)
+    except UserError:
+        return dict(out, error="none for this agent")
+    out["file"] = str(path)
+    try:
+        data, _ = settingsfile.load(path, tuple(agent.data["install"]["container"][:-1]))
+    except UserError as exc:
+        return dict(out, error=str(exc))
+    present = {event for event, *_ in entries.ours(agent, data)}
+    wanted, _ = entries.plan(agent, events)
+    out["installed"] = [name for _, name in wanted if name in present] + sorted(present - {n for _, n in wanted})
+    out["not_installed"] = [name for _, name in wanted if name not in present]
+    if present:
+        out["trust"] = agenttrust.check(agent, scope, project, path, data)
+        out["todo"] = list(todo(agent, scope, project))
+    return out
+
+
+KEPT = "{original."  # a value of the agent's own kept as it was, not the engine's
+
+
+def mechanism(spec):
+    """How an answer reaches the agent, from its template: the fields that
+    carry the engine's text, and the fixed values beside them."""
+    if spec.get("plain"):
+        return "plain text on the hook's output"
+    parts = []
+
+    def walk(node, path):
+        for key, value in node.items():
+            where = f"{path}.{key}" if path else key
+            if isinstance(value, dict):
+                walk(value, where)
+            elif isinstance(value, str) and value.startswith("{") and value != "{event}" and not value.startswith(KEPT):
+                parts.append(where)
+            elif not path and not isinstance(value, (dict, list)):
+                parts.append(f"{where}={value}")
+
+    walk(spec.get("template") or {}, "")
+    return ", ".join(parts)
+
+
+def _version_tuple(text):
+    try:
+        return tuple(int(p) for p in str(text).split("."))
+    except ValueError:
+        return None
+
+
+def features(agent, version, conf):
+    """Per feature of the engine: the answer it rests on, by which mechanism
+    and at which events, or why it does not work with this agent."""
+    have = _version_tuple((version or {}).get("value"))
+    out = []
+    for feature in conf["features"]:
+        spec = agent.answer(feature["answer"])
+        row = {"name": feature["name"], "answer": feature["answer"], "what": feature["what"],
+               "mechanism": None, "events": [], "note": None}
+        if spec is None:
+            out.append(dict(row, note=f"{agent.data['display']} has no such answer"))
+            continue
+        row.update(mechanism=mechanism(spec), events=list(spec.get("events") or ()))
+        row["note"] = _version_note(spec, have)
+        out.append(row)
+    return out
+
+
+def _version_note(spec, have):
+    since = _version_tuple(spec.get("since")) if spec.get("since") else None
+    if since and have and have < since:
+        return f"needs version {spec['since']} or later"
+    for broken in spec.get("broken") or ():
+        low, high = _version_tuple(broken["from"]), _version_tuple(broken["to"])
+        if have and low and high and low <= have <= high:
+            return f"broken in this version: {broken['why']}"
+    return None
+
+
+def missing(agent, report):
+    """What stands between the user and the engine working with this agent, one line each."""
+    out = []
+    version = report["version"]
+    if not report["command"]:
+        out.append(f"its command ({', '.join(agent.data['commands'])}) is not on the PATH: version unknown")
+    if version and version["error"]:
+        out.append(f"version: {version['error']}")
+    installed = [s for s in report["hooks"] if s["installed"]]
+    if not installed:
+        out.append(f"no hooks installed: engine install --agent {agent.name} --user (or --project)")
+    for s in installed:
+        if s["not_installed"]:
+            out.append(f"{s['scope']} hooks lack {', '.join(s['not_installed'])}: run engine install again")
+        if s["trust"] and s["trust"]["state"] not in ("trusted", "not needed"):
+            out.append(f"{s['scope']} hooks not trusted ({s['trust']['why']})" +
+                       "".join(f"; {line}" for line in s.get("todo") or ()))
+    out += [f"{s['scope']} settings: {s['error']}" for s in report["hooks"] if s["error"] and s["file"]]
+    fired = report["firing"]
+    if installed and fired["sessions"] and not fired["answered"]:
+        out.append(f"no record of the engine answering in the last {fired['sessions']} session(s)")
+    out += [f"{f['name']}: {f['note']}" for f in report["features"] if f["note"]]
+    return out

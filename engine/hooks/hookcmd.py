@@ -1,0 +1,95 @@
+"""The command line of the engine's hook, as `engine install` writes it into
+an agent's settings, and the test that tells such a line from any other.
+
+A line is ours when it has exactly a shape hook_command writes: the
+`engine-hook` script, `engine hook`, or `<python> -m engine.cli hook`, by
+absolute path, then any of `--agent NAME`, `--event NAME`, `--profile REF`
+(each at most once), quoted as shlex.quote quotes.  A command that merely
+contains those words is the user's."""
+
+import os
+import shlex
+import sys
+from pathlib import Path
+
+from engine.base.refs import is_path
+
+# The options a hook command may carry, in the order they are written.
+OPTIONS = ("--agent", "--event", "--profile")
+
+
+def hook_command(profile_ref=None, cwd=None, agent=None, event=None):
+    """A command that works without any virtual environment being active: the
+    `engine-hook` script installed beside this interpreter (its first line
+    names the interpreter; it spares every event the ~10 ms of the generated
+    `engine` wrapper), else `engine hook`, else the interpreter itself with
+    -m, which costs about 10 ms more again (runpy).  It names the agent and,
+    for an agent whose payload does not, the event."""
+    parts = _base()
+    if agent:
+        parts += ["--agent", agent]
+    if event:
+        parts += ["--event", event]
+    if profile_ref:
+        ref = profile_ref
+        if is_path(ref):
+            ref = str((Path(cwd or os.getcwd()) / os.path.expanduser(ref)).resolve())
+        parts += ["--profile", ref]
+    return " ".join(shlex.quote(p) for p in parts)
+
+
+def _base():
+    bindir = os.path.dirname(sys.executable)
+    for name, args in (("engine-hook", []), ("engine", ["hook"])):
+        script = os.path.join(bindir, name)
+        if os.path.isfile(script) and os.access(script, os.X_OK) and _runs_this_python(script):
+            return [script, *args]
+    return [sys.executable, "-m", "engine.cli", "hook"]
+
+
+def _runs_this_python(script):
+    try:
+        with open(script, "rb") as fh:
+            first = fh.readline().decode("utf-8", "replace").strip()
+    except OSError:
+        return False
+    return first.startswith("#!") and os.path.realpath(first[2:].split()[0]) == os.path.realpath(sys.executable)
+
+
+def parse(cmd):
+    """{"agent", "event", "profile"} of a command hook_command wrote (each
+    None when absent), or None when `cmd` is not one."""
+    if not isinstance(cmd, str):
+        return None
+    try:
+        argv = shlex.split(cmd)
+    except ValueError:
+        return None
+    if not argv or " ".join(shlex.quote(a) for a in argv) != cmd or not os.path.isabs(argv[0]):
+        return None
+    rest = _after_base(argv)
+    if rest is None:
+        return None
+    found = {}
+    while rest:
+        if len(rest) < 2 or rest[0] not in OPTIONS or rest[0] in found or rest[1].startswith("--"):
+            return None
+        found[rest[0]] = rest[1]
+        rest = rest[2:]
+    return {name[2:]: found.get(name) for name in OPTIONS}
+
+
+def _after_base(argv):
+    """The options after the command's base, or None when the base is not ours."""
+    name = os.path.basename(argv[0])
+    if name == "engine-hook":
+        return argv[1:]
+    if name == "engine" and argv[1:2] == ["hook"]:
+        return argv[2:]
+    if argv[1:4] == ["-m", "engine.cli", "hook"]:
+        return argv[4:]
+    return None
+
+
+def is_ours(cmd):
+    return parse(cmd) is not None

@@ -1,0 +1,283 @@
+"""An agent's JSON hook settings file, read and written the way `engine
+install` must: a file it cannot read as the agent does (a folder, a FIFO, a
+link loop, hooks of the wrong shape, a number JSON cannot hold) is a
+one-line error and nothing is changed; a rewrite keeps the user's indent,
+goes through a link to the real file, is atomic, keeps a bounded number of
+backups, and is refused when another program wrote the file meanwhile.
+Which files and folders install created is recorded, so uninstall may
+remove them once they hold nothing else."""
+
+import errno
+import json
+import os
+import stat
+import tempfile
+import time
+from pathlib import Path
+
+from engine.base.errors import UserError
+from engine.base.files import private_dir, replace_atomic
+
+
+def load(path, container=("hooks",)):
+    """(settings data, the file's bytes or None when there is no file).
+    Anything but a readable JSON object of the shape the agent reads is a
+    one-line error, before anything is changed."""
+    raw = _read(path)
+    if raw is None:
+        return {}, None
+    where = str(path)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UserError("settings file is not UTF-8; fix it before installing hooks (nothing was changed)", where) from None
+    if not text.strip():
+        return {}, raw
+    try:
+        data = json.loads(text, parse_constant=_no_constant, parse_float=_finite_float)
+    except ValueError as exc:
+        line, col = getattr(exc, "lineno", None), getattr(exc, "colno", None)
+        msg = getattr(exc, "msg", str(exc))
+        raise UserError(f"settings file is not valid JSON ({msg}); fix it, nothing was changed", where, line, col) from None
+    except RecursionError:
+        raise UserError("settings file is nested too deeply to read; nothing was changed", where) from None
+    if not isinstance(data, dict):
+        raise UserError("settings file must hold a JSON object; nothing was changed", where)
+    check_shape(data, where, container)
+    return data, raw
+
+
+def _read(path):
+    """The file's bytes, None when there is none; a one-line error for
+    anything that is not a regular file."""
+    where = str(path)
+    try:
+        st = os.stat(path)  # follows a link; a loop is ELOOP
+    except FileNotFoundError:
+        return None  # no file yet (or a link to one that does not exist yet)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise UserError("settings file is a symbolic link loop; fix the link, nothing was changed", where) from None
+        raise UserError(f"cannot read settings file ({exc.strerror}); nothing was changed", where) from None
+    if stat.S_ISDIR(st.st_mode):
+        raise UserError("this is a folder, not a settings file; move it away, nothing was changed", where)
+    if not stat.S_ISREG(st.st_mode):
+        raise UserError("settings file is not a regular file (a FIFO or a device?); nothing was changed", where)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):  # swapped since the check
+                raise UserError("settings file is not a regular file; nothing was changed", where)
+            return fh.read()
+    except OSError as exc:
+        raise UserError(f"cannot read settings file ({exc.strerror}); nothing was changed", where) from None
+
+
+def _no_constant(name):
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite_float(text):
+    value = float(text)
+    if value - value != 0:  # rewritten, it would become Infinity, which is not JSON
+        raise ValueError(f"the number {text[:40]} is out of range for JSON readers (it would become Infinity); write it as a string or a smaller number")
+    return value
+
+
+def check_shape(data, where, container=("hooks",)):
+    """The shape the agent reads: objects down the container's keys, then
+    {"Event": [groups]}; install and uninstall refuse the same files."""
+    node, name = data, ""
+    for key in container:
+        if not isinstance(node, dict) or key not in node:
+            return
+        node, name = node[key], f'{name}."{key}"' if name else f'"{key}"'
+        if not isinstance(node, dict):
+            raise UserError(f"{name} must be an object of event names (it is {kind(node)}); fix it, nothing was changed", where)
+    for event, groups in node.items():
+        if not isinstance(groups, list):
+            raise UserError(f'{name}."{event}" must be a list of hook groups (it is {kind(groups)}); fix it, '
+                            "nothing was changed", where)
+
+
+def kind(value):
+    return {dict: "an object", list: "a list", str: "a string", type(None): "null", bool: "a boolean"}.get(
+        type(value), "a number")
+
+
+def _layout(path):
+    """(indent, trailing newline) of the user's file, so a rewrite keeps its
+    look: the first indented line's indent (spaces or a tab), None for a file
+    on one line; 2 spaces and a newline for a new file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return 2, True
+    if not text.strip():
+        return 2, True
+    for line in text.splitlines()[1:]:
+        stripped = line.lstrip(" \t")
+        if stripped and stripped != line:
+            indent = line[: len(line) - len(stripped)]
+            return (indent if "\t" in indent else len(indent)), text.endswith("\n")
+    return None, text.endswith("\n")
+
+
+def _backup(path, keep):
+    """Copy the file to <name>.bak-<time>, then keep only the newest `keep`
+    backups (0: no backup)."""
+    if keep <= 0:
+        return None
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    backup = path.with_name(f"{path.name}.bak-{stamp}")
+    n = 1
+    while backup.exists():
+        backup = path.with_name(f"{path.name}.bak-{stamp}-{n:03d}")
+        n += 1
+    backup.write_bytes(path.read_bytes())
+    os.chmod(backup, path.stat().st_mode & 0o7777)
+    old = sorted(backups(path), key=lambda p: (p.stat().st_mtime_ns, p.name))
+    for extra in old[: max(0, len(old) - keep)]:
+        try:
+            extra.unlink()
+        except OSError:
+            pass
+    return backup
+
+
+def backups(path):
+    return list(Path(path).parent.glob(f"{Path(path).name}.bak-*"))
+
+
+def encode(data, indent, newline):
+    text = json.dumps(data, indent=indent, ensure_ascii=False, allow_nan=False)
+    return (text + ("\n" if newline else "")).encode("utf-8")
+
+
+def write(path, data, original, keep=3, exact=None):
+    """Replace the settings file atomically, a bounded number of backups of
+    it first (newest `keep`), keeping the user's indent (or writing `exact`
+    bytes, which hold the same data).  Just before the rename the file is
+    read again: if another program changed it since it was read, nothing is
+    written and the user runs the command again.  Returns (backup or None,
+    the folders it created)."""
+    where = str(path)
+    real = Path(os.path.realpath(path))  # write through a link (dotfile managers keep the real file elsewhere)
+    tmp = backup = None
+    indent, newline = _layout(real) if original is not None else (2, True)
+    made = _missing_folders(real.parent)
+    try:
+        real.parent.mkdir(parents=True, exist_ok=True)
+        mode = (real.stat().st_mode & 0o7777) if original is not None else 0o600
+        fd, tmp = tempfile.mkstemp(dir=real.parent, prefix=".settings-")
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(exact if exact is not None else encode(data, indent, newline))
+        os.chmod(tmp, mode)
+        if current(real) != original:
+            raise UserError("settings file changed while it was being updated (another program wrote it); "
+                            "run the command again, nothing was changed", where)
+        if original is not None:
+            backup = _backup(real, keep)
+        os.replace(tmp, real)
+        tmp = None
+    except OSError as exc:
+        raise UserError(f"cannot write settings: {exc.strerror or exc}; nothing was changed", where) from None
+    finally:
+        if tmp is not None:
+            for leftover in (tmp, backup):
+                if leftover is not None:
+                    try:
+                        os.unlink(leftover)
+                    except OSError:
+                        pass
+    return backup, made
+
+
+def _missing_folders(folder):
+    """The folders mkdir(parents=True) would create for `folder`, deepest first."""
+    out = []
+    while not folder.exists() and folder.parent != folder:
+        out.append(folder)
+        folder = folder.parent
+    return out
+
+
+def current(path):
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        return None
+
+
+def save_record(record, data, prefix):
+    """Write a record in the state folder when its bytes change; its path
+    when written, else None.  A record is a courtesy: failing to write it
+    is not an error (uninstall then does less), and not reported as written."""
+    try:
+        if record.read_bytes() == data:
+            return None
+    except OSError:
+        pass
+    try:
+        private_dir(str(record.parent))
+        replace_atomic(str(record), data, prefix=prefix)
+    except OSError:
+        return None
+    return record
+
+
+def record_path(name="installed-settings.json"):
+    from engine.base.paths import state_dir_str
+
+    return Path(state_dir_str()) / name
+
+
+def _key(path):
+    path = Path(path)
+    return str(path.resolve() if path.exists() else path.absolute())
+
+
+def _created_set():
+    try:
+        paths = json.loads(record_path().read_text(encoding="utf-8"))
+        return set(p for p in paths if isinstance(p, str))
+    except (OSError, ValueError, TypeError):
+        return set()
+
+
+def created(path, add=None, folders=()):
+    """Files (and folders, kept with a trailing separator) that `engine
+    install` created, so uninstall may remove them once they hold nothing
+    else; add=True/False records or forgets `path` and `folders` (and returns
+    the record's path when it was written)."""
+    paths = _created_set()
+    keys = [_key(path)] + [_key(f).rstrip(os.sep) + os.sep for f in folders]
+    if add is None:
+        return keys[0] in paths
+    for key in keys:
+        (paths.add if add else paths.discard)(key)
+    # the record is a courtesy: without it uninstall leaves `{}`
+    return save_record(record_path(), json.dumps(sorted(paths)).encode("utf-8"), ".installed-")
+
+
+def created_folders(path):
+    """The recorded folders install created on the way to `path`, deepest first."""
+    paths = _created_set()
+    out, folder = [], Path(_key(path)).parent
+    while folder.parent != folder and str(folder).rstrip(os.sep) + os.sep in paths:
+        out.append(folder)
+        folder = folder.parent
+    return out
+
+
+def remove_empty(folders):
+    """Remove the folders that hold nothing (deepest first); the ones removed."""
+    gone = []
+    for folder in folders:
+        try:
+            os.rmdir(folder)
+        except OSError:
+            break  # not empty (the user's files), or not ours to remove: the ones above stay too
+        gone.append(folder)
+    return gone

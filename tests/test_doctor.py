@@ -1,0 +1,230 @@
+"""`engine doctor`: each agent found, its version (its own `--version`,
+bounded), whether the engine's hooks are installed, trusted and firing, the
+mechanism of each feature, and what is missing; on a throwaway HOME with
+each agent's hooks installed by `engine install`, the agents themselves
+stood in for by scripts that print their versions.  The real agents:
+tests/test_agents_install.py."""
+
+import json
+import os
+import time
+import uuid
+
+import pytest
+
+from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
+from test_install_agents import NO_AGENT_VARS
+
+# What each agent's `--version` prints (tests/support/AGENTS-MEASURED.md, Claude Code 2.1.330).
+VERSIONS = {"claude": "2.1.330 (Claude Code)", "codex": "codex-cli 0.169.0", "gemini": "0.61.0",
+            "copilot": "GitHub Copilot CLI 1.0.102."}
+
+
+def _agents_on_path(hk, printed=VERSIONS):
+    bindir = hk.root / "agents-bin"
+    bindir.mkdir(exist_ok=True)
+    for name, text in printed.items():
+        (bindir / name).write_text(f"#!/bin/sh\nprintf '%s\\n' '{text}'\n")
+        (bindir / name).chmod(0o755)
+    return {**NO_AGENT_VARS, "PATH": str(bindir)}
+
+
+def _doctor(hk, env, *args):
+    run = hk.engine("doctor", "--json", *args, env=env)
+    assert run.returncode == 0 and "Traceback" not in run.stderr, str(run)
+    return {a["name"]: a for a in json.loads(run.stdout)["agents"]}
+
+
+def _scope(report, scope):
+    return next(s for s in report["hooks"] if s["scope"] == scope)
+
+
+def _write(path, text):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def test_doctor_on_a_home_with_each_agent_installed(hk):
+    env = _agents_on_path(hk)
+    for agent, scope in (("claude-code", "user"), ("codex", "user"), ("gemini", "project"), ("copilot", "project")):
+        assert hk.engine("install", "--agent", agent, f"--{scope}", env=env).returncode == 0
+    project = str(hk.project)
+    _write(hk.home / ".gemini" / "trustedFolders.json", json.dumps({project + "/x": "TRUST_PARENT"}))
+    _write(hk.home / ".copilot" / "config.json", '// managed\n{"trusted_folders": ["%s"]}\n' % project)
+    found = _doctor(hk, env)
+    assert sorted(found) == ["claude-code", "codex", "copilot", "gemini"]
+    assert {n: a["version"]["value"] for n, a in found.items()} == {
+        "claude-code": "2.1.330", "codex": "0.169.0", "gemini": "0.61.0", "copilot": "1.0.102"}
+    claude, codex, gemini, copilot = (found[n] for n in ("claude-code", "codex", "gemini", "copilot"))
+    assert _scope(claude, "user")["trust"]["state"] == "not needed"
+    assert _scope(codex, "user")["trust"]["state"] == "untrusted"
+    assert any("not trusted" in line and "/hooks" in line for line in codex["missing"]), codex["missing"]
+    assert _scope(gemini, "project")["trust"]["state"] == "trusted"
+    assert _scope(copilot, "project")["trust"]["state"] == "trusted"
+    assert _scope(copilot, "user")["installed"] == [] and _scope(gemini, "user")["installed"] == []
+    assert _scope(codex, "user")["installed"] == ["UserPromptSubmit", "SessionStart", "PreToolUse", "PostToolUse",
+                                                   "Stop", "PreCompact"]
+    # which mechanism each feature uses, from the agent's answers
+    cache = {n: next(f for f in a["features"] if f["name"] == "content cache") for n, a in found.items()}
+    assert cache["codex"]["mechanism"] == "decision=block, reason"
+    assert cache["copilot"]["mechanism"] == "modifiedResult.textResultForLlm"
+    assert cache["gemini"]["mechanism"] == "hookSpecificOutput.tailToolCallRequest.args.command"
+    assert cache["claude-code"]["mechanism"] == "hookSpecificOutput.updatedToolOutput.stdout"
+    assert cache["claude-code"]["note"] is None
+    decisions = next(f for f in codex["features"] if f["name"] == "tool decisions")
+    assert decisions["mechanism"] is None and "no such answer" in decisions["note"]
+
+
+def test_doctor_text_names_what_is_missing_and_escapes_what_an_agent_printed(hk):
+    env = _agents_on_path(hk, {"codex": "codex-cli 0.169.0 \x1b]52;c;aGk=\x07\x1b[2J"})
+    run = hk.engine("doctor", env=env)
+    assert run.returncode == 0, str(run)
+    assert "\x1b" not in run.stdout + run.stderr and "\x07" not in run.stdout
+    assert "Codex CLI (command " in run.stdout and "version: 0.169.0" in run.stdout
+    assert "no hooks installed: engine install --agent codex" in run.stdout
+    assert "Gemini CLI" not in run.stdout, "an agent not found is not reported"
+    hk.engine("install", "--agent", "claude-code", "--user", env=env)
+    run = hk.engine("doctor", "--agent", "claude-code", env=env)
+    assert "version: ? (its command is not on the PATH)" in run.stdout, run.stdout
+    assert "hooks" in run.stdout and "trust: not needed" in run.stdout
+
+
+def test_an_old_claude_code_is_told_its_output_replacement_is_missing_or_broken(hk):
+    for printed, note in (("2.1.100 (Claude Code)", "needs version 2.1.121 or later"),
+                          ("2.1.170 (Claude Code)", "broken in this version: claude-code#68951")):
+        found = _doctor(hk, _agents_on_path(hk, {"claude": printed}))
+        (cache,) = [f for f in found["claude-code"]["features"] if f["name"] == "content cache"]
+        assert cache["note"].startswith(note), cache
+
+
+# Measured with Codex CLI 0.169.0: the currentHash its app server (hooks/list)
+# reported for these hooks of a hooks.json (tests/support/codex.py list_hooks).
+CODEX_HASHES = [
+    ("session_start", {"hooks": [{"type": "command", "command": "/x/engine-hook --agent codex", "timeout": 10}]},
+     "sha256:8bad383d10e80f8ba4a0cc7a23b99abb4fca7d1cf0272bd8cf4ae53832dfd803"),
+    ("post_tool_use", {"matcher": "*", "hooks": [{"type": "command", "command": "/x/engine-hook --agent codex",
+                                                  "timeout": 10}]},
+     "sha256:68f7c44ae10bbbb3abd5819d2fce51392ed7a62333b1402e8e0c6efd745380e2"),
+]
+
+
+@pytest.mark.parametrize("label,group,expected", CODEX_HASHES)
+def test_the_hash_of_a_hook_is_the_one_codex_computes(label, group, expected):
+    from engine.agents.table import get
+    from engine.hooks.agenttrust import hook_hash
+
+    spec = get("codex").data["install"]["trust_check"]
+    assert hook_hash(spec, label, group, group["hooks"][0], "matcher") == expected
+
+
+def test_codex_trust_is_told_per_hook_from_its_config(hk):
+    from engine.agents.table import get
+    from engine.hooks.agenttrust import hook_hash
+
+    env = _agents_on_path(hk, {"codex": "codex-cli 0.169.0"})
+    assert hk.engine("install", "--agent", "codex", "--user", env=env).returncode == 0
+    hooks_file = hk.home / ".codex" / "hooks.json"
+    data = json.loads(hooks_file.read_text())
+    spec = get("codex").data["install"]["trust_check"]
+
+    def state(lines):
+        _write(hk.home / ".codex" / "config.toml", 'model = "x"\n' + "".join(lines))
+        return _scope(_doctor(hk, env)["codex"], "user")["trust"]
+
+    entries = []
+    for event, groups in data["hooks"].items():
+        label = spec["labels"][event]
+        value = hook_hash(spec, label, groups[0], groups[0]["hooks"][0], "matcher")
+        entries.append(f'\n[hooks.state."{hooks_file}:{label}:0:0"]\ntrusted_hash = "{value}"\n')
+    assert state(entries)["state"] == "trusted"
+    assert state(entries[1:])["state"] == "partly"
+    stale = entries[0].rsplit('"sha256:', 1)[0] + '"sha256:' + "0" * 64 + '"\n'
+    assert state([stale] + entries[1:])["state"] == "modified"
+    assert state(["[hooks\n"])["state"] == "unknown"  # not TOML: said, never raised
+
+
+def test_folder_trust_rules_of_gemini_and_copilot(hk, monkeypatch):
+    from engine.agents.table import get
+    from engine.hooks.agenttrust import check
+
+    monkeypatch.setenv("HOME", str(hk.home))
+    for var in NO_AGENT_VARS:
+        monkeypatch.delenv(var, raising=False)
+    project = hk.project / "app"
+    project.mkdir()
+    gemini = hk.home / ".gemini" / "trustedFolders.json"
+    for rules, want in (({str(hk.project): "TRUST_FOLDER"}, "trusted"),
+                        ({str(project / "src"): "TRUST_PARENT"}, "trusted"),
+                        ({str(hk.project): "TRUST_FOLDER", str(project): "DO_NOT_TRUST"}, "untrusted"),
+                        ({str(project) + "-other": "TRUST_FOLDER"}, "untrusted")):
+        _write(gemini, "// comment\n" + json.dumps(rules))
+        assert check(get("gemini"), "project", str(project), "x", {})["state"] == want, rules
+    assert check(get("gemini"), "user", str(project), "x", {})["state"] == "not needed"
+    copilot = hk.home / ".copilot" / "config.json"
+    for config, want in (({"trustedFolders": [str(project)]}, "trusted"), ({"trusted_folders": [str(hk.project)]},
+                                                                           "untrusted"), ({}, "untrusted")):
+        _write(copilot, json.dumps(config))
+        assert check(get("copilot"), "project", str(project), "x", {})["state"] == want, config
+
+
+def test_firing_is_read_from_the_engines_records_of_the_agents_sessions(hk, monkeypatch):
+    from engine.agents.table import get
+    from engine.core import records
+    from engine.hooks import firing
+
+    monkeypatch.setenv("HOME", str(hk.home))
+    monkeypatch.setenv("ENGINE_STATE_DIR", str(hk.state))
+    for var in NO_AGENT_VARS:
+        monkeypatch.delenv(var, raising=False)
+    ids = [str(uuid.uuid4()) for _ in range(3)]
+    files = {
+        "claude-code": hk.home / ".claude" / "projects" / "-p" / f"{ids[0]}.jsonl",
+        "codex": hk.home / ".codex" / "sessions" / "2026" / "11" / "26" / f"rollout-2026-11-26T08-40-28-{ids[1]}.jsonl",
+        "copilot": hk.home / ".copilot" / "session-state" / ids[2] / "events.jsonl",
+        "gemini": hk.home / ".gemini" / "tmp" / "p" / "chats" / "session-2026-11-26T08-40-abcd1234.jsonl",
+    }
+    gemini_id = "abcd1234-0000-4000-8000-000000000000"
+    for name, path in files.items():
+        _write(path, json.dumps({"sessionId": gemini_id, "kind": "main"}) + "\n" if name == "gemini" else "{}\n")
+        sid = firing.session_id(get(name), str(path))
+        assert sid == {"claude-code": ids[0], "codex": ids[1], "copilot": ids[2], "gemini": gemini_id}[name]
+    old = files["codex"].with_name(f"rollout-2026-11-25T08-00-00-{uuid.uuid4()}.jsonl")
+    _write(old, "{}\n")
+    os.utime(old, (time.time() - 3600, time.time() - 3600))
+    assert records.append(ids[1], "SessionStart", [records.injection("effort_guidance", 120, records.settings())])
+    report = firing.report(get("codex"), 5, 65536)
+    assert (report["sessions"], report["answered"]) == (2, 1) and report["last"]
+    assert firing.report(get("codex"), 1, 65536)["answered"] == 1, "the newest session first"
+    assert firing.report(get("copilot"), 5, 65536)["answered"] == 0
+
+
+def test_asking_an_agent_its_version_is_bounded(hk):
+    from engine.agents.table import get
+    from engine.hooks.versioncmd import ask
+
+    bindir = hk.root / "slow"
+    bindir.mkdir()
+    cases = {"sleeps": "sleep 30", "floods": "yes 1.2.3", "fails": "echo nope; exit 3",
+             "spawns": "(sleep 30 &) ; echo 4.5.6"}
+    for name, body in cases.items():
+        (bindir / name).write_text(f"#!/bin/sh\n{body}\n")
+        (bindir / name).chmod(0o755)
+    agent, pattern = get("codex"), "[0-9]+(?:\\.[0-9]+)+"
+    start = time.monotonic()
+    slow = ask(str(bindir / "sleeps"), agent, 300, 4096, pattern)
+    assert time.monotonic() - start < 5 and slow["value"] is None and "took more than 300 ms" in slow["error"]
+    flood = ask(str(bindir / "floods"), agent, 2000, 4096, pattern)
+    assert flood["value"] == "1.2.3" and flood["error"] is None
+    assert "no version" in ask(str(bindir / "fails"), agent, 2000, 4096, pattern)["error"]
+    assert ask(str(bindir / "spawns"), agent, 500, 4096, pattern)["value"] == "4.5.6", "a child left behind holds no one up"
+    assert "cannot run" in ask(str(bindir / "absent"), agent, 2000, 4096, pattern)["error"]
+
+
+def test_a_mechanism_names_the_fields_carrying_the_engines_words_not_the_agents_kept_values():
+    from engine.hooks.doctor import mechanism
+
+    spec = {"template": {"out": {"body": "{text}", "flag": "{original.flag}", "kind": "{event}", "n": 0},
+                         "verdict": "{decision}", "mode": "replace"}}
+    assert mechanism(spec) == "out.body, verdict, mode=replace"
+    assert mechanism({"plain": True, "template": {"x": "{text}"}}) == "plain text on the hook's output"

@@ -1,0 +1,294 @@
+"""`engine install --agent NAME` and `engine uninstall --agent NAME` for
+each agent (pipelines/agents/NAME.yaml `install:`), `--detect`, and the
+hook command's --agent/--event, on real files in a throwaway HOME.  The
+real agents running these hooks: tests/test_agents_install.py."""
+
+import json
+import os
+import shlex
+from pathlib import Path
+
+import pytest
+
+from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
+
+# The environment of every command here: no agent's home variable of the machine's.
+NO_AGENT_VARS = {"CODEX_HOME": None, "COPILOT_HOME": None, "GEMINI_CLI_TRUSTED_FOLDERS_PATH": None}
+# Where each agent's hooks go, relative to HOME (user) or the project.
+FILES = {
+    ("claude-code", "user"): ".claude/settings.json", ("claude-code", "project"): ".claude/settings.json",
+    ("codex", "user"): ".codex/hooks.json", ("codex", "project"): ".codex/hooks.json",
+    ("gemini", "user"): ".gemini/settings.json", ("gemini", "project"): ".gemini/settings.json",
+    ("copilot", "user"): ".copilot/hooks/rules-engine.json", ("copilot", "project"): ".github/hooks/rules-engine.json",
+}
+# The built-in profile's events each agent has, in its own names (the profile's order).
+EVENTS = {
+    "claude-code": ["UserPromptSubmit", "SessionStart", "PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop",
+                    "PreCompact", "SessionEnd"],
+    "codex": ["UserPromptSubmit", "SessionStart", "PreToolUse", "PostToolUse", "Stop", "PreCompact"],
+    "gemini": ["BeforeAgent", "SessionStart", "BeforeTool", "AfterTool", "AfterAgent", "SessionEnd"],
+    "copilot": ["userPromptSubmitted", "sessionStart", "preToolUse", "postToolUse", "agentStop", "preCompact",
+                "sessionEnd"],
+}
+TOOL_EVENTS = {"PreToolUse", "PostToolUse", "PostToolUseFailure", "BeforeTool", "AfterTool"}
+
+
+def _path(hk, agent, scope):
+    return (hk.home if scope == "user" else hk.project) / FILES[(agent, scope)]
+
+
+def _engine(hk, *args, env=None):
+    run = hk.engine(*args, env={**NO_AGENT_VARS, **(env or {})})
+    assert "Traceback" not in run.stderr, str(run)
+    return run
+
+
+def _handlers(agent, data):
+    """(event, group, handler) of every handler in an agent's hook file."""
+    out = []
+    for event, groups in data["hooks"].items():
+        for group in groups:
+            for handler in ([group] if agent == "copilot" else group["hooks"]):
+                out.append((event, group, handler))
+    return out
+
+
+@pytest.mark.parametrize("agent,scope", sorted(FILES))
+def test_each_agent_gets_its_own_shape_where_its_yaml_says(hk, agent, scope):
+    run = _engine(hk, "install", "--agent", agent, f"--{scope}")
+    assert run.returncode == 0, str(run)
+    path = _path(hk, agent, scope)
+    data = json.loads(path.read_text())
+    assert list(data["hooks"]) == EVENTS[agent]
+    for event, group, handler in _handlers(agent, data):
+        command = handler["bash" if agent == "copilot" else "command"]
+        argv = shlex.split(command)
+        assert os.path.isabs(argv[0]) and argv[1:3] == ["--agent", agent], command
+        # Copilot's payload does not name its event: the command does
+        assert argv[3:] == (["--event", event] if agent == "copilot" else []), command
+        timeout = handler["timeoutSec" if agent == "copilot" else "timeout"]
+        assert timeout == (10000 if agent == "gemini" else 10), "the profile's 10 s in the agent's unit"
+        wants_matcher = agent != "copilot" and event in TOOL_EVENTS
+        assert group.get("matcher") == ("*" if wants_matcher else None), (event, group)
+    if agent == "copilot":
+        assert data["version"] == 1
+    if agent == "gemini":
+        assert {h["name"] for _, _, h in _handlers(agent, data)} == {f"rules-engine-{e}" for e in EVENTS[agent]}
+    skipped = [line for line in run.stdout.splitlines() if line.startswith("skipped")]
+    assert bool(skipped) == (agent != "claude-code"), run.stdout
+    # what the user must still do: trusting the hooks in Codex, the folder in Gemini and Copilot
+    todo = run.stdout.partition("to do before the hooks run:")[2]
+    needs = {"codex": "trust", "gemini": "trusted folder" if scope == "project" else None,
+             "copilot": "trusted folder" if scope == "project" else None}.get(agent)
+    assert (needs in todo) if needs else not todo, run.stdout
+
+
+def _users_file(agent):
+    """A settings file as a user wrote it by hand: their own hook in one of
+    our events, keys and spacing no JSON writer would choose."""
+    theirs = ({"type": "command", "bash": "/opt/guard  --strict", "timeoutSec": 5} if agent == "copilot" else
+              {"matcher": "Bash", "hooks": [{"type": "command", "command": "/usr/local/bin/guard  --strict"}]})
+    event = EVENTS[agent][2]
+    head = '{"version": 1,\n' if agent == "copilot" else "{\n"
+    return (head + '   "zeta" :  [1,2,  3],\n   "hooks":{ "' + event + '": [' + json.dumps(theirs) + "] },\n"
+            '   "alpha":"\\u00e9t\\u00e9"\n}\n')
+
+
+@pytest.mark.parametrize("agent,scope", [("claude-code", "project"), ("codex", "user"), ("gemini", "user"),
+                                         ("gemini", "project"), ("copilot", "project"), ("copilot", "user")])
+def test_install_then_uninstall_gives_back_the_users_file_byte_for_byte(hk, agent, scope):
+    path = _path(hk, agent, scope)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    original = _users_file(agent).encode()
+    path.write_bytes(original)
+    assert _engine(hk, "install", "--agent", agent, f"--{scope}").returncode == 0
+    installed = json.loads(path.read_text())
+    assert installed["zeta"] == [1, 2, 3] and len(_handlers(agent, installed)) == len(EVENTS[agent]) + 1
+    assert _engine(hk, "install", "--agent", agent, f"--{scope}").stdout.count("already installed") == 1
+    run = _engine(hk, "uninstall", "--agent", agent, f"--{scope}")
+    assert run.returncode == 0 and "hooks removed" in run.stdout, str(run)
+    assert path.read_bytes() == original, path.read_text()
+
+
+@pytest.mark.parametrize("agent,scope", sorted(FILES))
+def test_install_then_uninstall_leaves_no_file_and_no_folder_it_created(hk, agent, scope):
+    base = hk.home if scope == "user" else hk.project
+    (base / ".github").mkdir()
+    (base / ".github" / "CODEOWNERS").write_text("* @me\n")
+    before = sorted(str(p.relative_to(base)) for p in base.rglob("*"))
+    assert _engine(hk, "install", "--agent", agent, f"--{scope}").returncode == 0
+    assert _path(hk, agent, scope).exists()
+    run = _engine(hk, "uninstall", "--agent", agent, f"--{scope}")
+    assert run.returncode == 0 and "so it is gone" in run.stdout, str(run)
+    assert sorted(str(p.relative_to(base)) for p in base.rglob("*")) == before
+
+
+def test_claude_codes_extras_come_from_its_yaml_and_only_with_it(hk):
+    prof = hk.root / "p.yaml"
+    prof.write_text("kind: profile\nname: p\nextends: default\nhooks:\n  autocompact_pct: 70\n")
+    for agent in ("codex", "gemini", "claude-code"):
+        assert _engine(hk, "install", "--agent", agent, "--project", "--profile", str(prof)).returncode == 0
+    gemini = json.loads((hk.project / ".gemini" / "settings.json").read_text())
+    assert "env" not in gemini and not (hk.project / ".gemini" / "commands").exists()
+    assert not (hk.project / ".codex" / "commands").exists()
+    claude = json.loads((hk.project / ".claude" / "settings.json").read_text())
+    assert claude["env"] == {"CLAUDE_AUTOCOMPACT_PCT_OVERRIDE": "70"}
+    assert sorted(p.name for p in (hk.project / ".claude" / "commands").iterdir()) == [
+        "pin-end.md", "pin-last.md", "pin-next.md", "pin-start.md"]
+    for agent in ("codex", "gemini", "claude-code"):
+        assert _engine(hk, "uninstall", "--agent", agent, "--project").returncode == 0
+    assert os.listdir(hk.project) == [], "every file and folder install wrote is gone"
+
+
+def test_uninstall_keeps_handlers_that_only_look_like_ours_in_every_shape(hk):
+    engine = hk.root / "bin" / "engine-hook"
+    looks = {
+        "copilot": {"type": "command", "bash": f"{engine} --agent copilot --event sessionStart", "timeoutSec": 9,
+                    "comment": "mine"},
+        "gemini": {"type": "command", "name": "mine", "command": f"{engine} --agent gemini --verbose", "timeout": 5},
+        "codex": {"type": "prompt", "command": f"{engine} --agent codex", "timeout": 5},
+    }
+    for agent, handler in looks.items():
+        event = EVENTS[agent][1]
+        group = handler if agent == "copilot" else {"hooks": [handler]}
+        path = _path(hk, agent, "project")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"hooks": {event: [group]}}))
+        assert _engine(hk, "install", "--agent", agent, "--project").returncode == 0
+        assert _engine(hk, "uninstall", "--agent", agent, "--project").returncode == 0
+        assert json.loads(path.read_text()) == {"hooks": {event: [group]}}, agent
+
+
+def test_an_agents_file_the_engine_cannot_rewrite_is_one_line_and_left_alone(hk):
+    path = _path(hk, "gemini", "user")
+    path.parent.mkdir(parents=True)
+    text = '{\n  // my comment\n  "general": {}\n}\n'
+    path.write_text(text)
+    run = _engine(hk, "install", "--agent", "gemini", "--user")
+    assert run.returncode == 1 and len(run.stderr.strip().splitlines()) == 1, str(run)
+    assert "settings.json:2:" in run.stderr and "nothing was changed" in run.stderr
+    assert path.read_text() == text and os.listdir(path.parent) == ["settings.json"]
+    run = _engine(hk, "install", "--agent", "cursor")
+    assert run.returncode == 1 and "no agent named 'cursor'" in run.stderr and "codex" in run.stderr, str(run)
+
+
+def _fake_agents(hk, commands):
+    """A PATH holding only these agents' commands (each prints a version)."""
+    bindir = hk.root / "fakebin"
+    bindir.mkdir(exist_ok=True)
+    for name in commands:
+        script = bindir / name
+        script.write_text("#!/bin/sh\necho 1.2.3\n")
+        script.chmod(0o755)
+    return str(bindir)
+
+
+def test_detect_installs_for_every_agent_found_and_lists_each_file(hk):
+    path = _fake_agents(hk, ["codex", "gemini"])
+    (hk.home / ".copilot").mkdir()  # found by its home folder alone
+    run = _engine(hk, "install", "--detect", "--user", env={"PATH": path})
+    assert run.returncode == 0, str(run)
+    headers = [line for line in run.stdout.splitlines() if line.endswith(":") and not line.startswith(" ")
+               and line not in ("wrote:", "to do before the hooks run:")]
+    assert headers == ["Codex CLI:", "Copilot CLI:", "Gemini CLI:"], run.stdout
+    listed = [line.split()[0] for line in run.stdout.splitlines() if line.startswith("  /")]
+    for agent in ("codex", "copilot", "gemini"):
+        assert str(_path(hk, agent, "user")) in listed, run.stdout
+    assert not (hk.home / ".claude").exists(), "Claude Code is not on this machine"
+    run = _engine(hk, "uninstall", "--detect", "--user", env={"PATH": path})
+    assert run.returncode == 0 and run.stdout.count("hooks removed") == 3, str(run)
+    assert sorted(os.listdir(hk.home)) == [".copilot"]
+    os.rmdir(hk.home / ".copilot")
+    empty = hk.root / "empty"
+    empty.mkdir()
+    run = _engine(hk, "install", "--detect", env={"PATH": str(empty)})
+    assert run.returncode == 1 and "found no agent" in run.stderr, str(run)
+
+
+def test_the_hook_command_passes_its_agent_and_event_to_the_dispatcher(monkeypatch):
+    import importlib
+
+    from engine.hooks import dispatch
+
+    cli = importlib.import_module("engine.cli.main")
+
+    seen = []
+    monkeypatch.setattr(dispatch, "main", lambda profile=None, **kw: seen.append((profile, kw)) or 0)
+    monkeypatch.delenv("ENGINE_HOOKS_PASSTHROUGH", raising=False)
+    assert cli.main(["hook", "--agent", "copilot", "--event=sessionStart", "--profile", "/p/x.yaml"]) == 0
+    assert cli.main(["hook", "--profile=default"]) == 0
+    assert seen == [("/p/x.yaml", {"agent": "copilot", "event_name": "sessionStart"}),
+                    ("default", {"agent": None, "event_name": None})]
+    assert cli.hook_options(["--agent"]) == {}, "a hook never fails on its own arguments"
+
+
+def test_an_installed_command_still_answers_a_claude_code_event(hk):
+    assert _engine(hk, "install", "--project").returncode == 0
+    data = json.loads(_path(hk, "claude-code", "project").read_text())
+    (command,) = {h["command"] for _, _, h in _handlers("claude-code", data)}
+    argv = shlex.split(command)
+    assert argv[1:] == ["--agent", "claude-code"]
+    run = hk.engine("hook", *argv[1:], stdin=json.dumps(hk.event("SessionStart")).encode())
+    assert run.returncode == 0 and "Effort policy" in run.stdout, str(run)
+
+
+def test_distribution_hooks_are_the_ones_engine_install_writes():
+    """The Codex plugin (.codex-plugin/plugin.json -> hooks/codex.json) and
+    the Gemini extension (extensions/gemini/) run bin/plugin-hook for the
+    events `engine install --agent` writes, in the same groups."""
+    from engine.agents.table import get
+    from engine.core.profile import load_profile
+    from engine.hooks.entries import group_for, plan
+    from engine.hooks.install import profile_events
+
+    repo = Path(__file__).resolve().parent.parent
+    hooks = load_profile("default").hooks
+    events = profile_events(hooks)
+    manifest = json.loads((repo / ".codex-plugin" / "plugin.json").read_text())
+    claude = json.loads((repo / ".claude-plugin" / "plugin.json").read_text())
+    assert (manifest["name"], manifest["version"]) == (claude["name"], claude["version"])
+    extension = json.loads((repo / "extensions" / "gemini" / "gemini-extension.json").read_text())
+    assert (extension["name"], extension["version"]) == (claude["name"], claude["version"])
+    for agent, file, command in (
+            ("codex", repo / manifest["hooks"], '"${PLUGIN_ROOT}/bin/plugin-hook" --agent codex'),
+            ("gemini", repo / "extensions" / "gemini" / "hooks" / "hooks.json",
+             '"${extensionPath}${/}..${/}..${/}bin${/}plugin-hook" --agent gemini')):
+        spec = get(agent)
+        wanted, _ = plan(spec, events)
+        shipped = json.loads(file.read_text())["hooks"]
+        assert shipped == {name: [group_for(spec, neutral, name, command, hooks["install_timeout_seconds"])]
+                           for neutral, name in wanted}, agent
+
+
+def test_an_agent_document_whose_install_part_cannot_work_is_refused_where_it_is_wrong(hk):
+    repo = Path(__file__).resolve().parent.parent
+    text = (repo / "pipelines" / "agents" / "codex.yaml").read_text()
+    broken = text.replace('command: "{command}", timeout: "{timeout}"}]}', 'run: "{command}x", timeout: "{timeout}"}]}')
+    broken = broken.replace("labels: {SessionStart: session_start,", "labels: {SessionBegins: session_start,")
+    assert broken.count("{command}x") == 1 and "SessionBegins" in broken
+    path = hk.root / "agent.yaml"
+    path.write_text(broken)
+    run = hk.engine("validate", str(path))
+    assert run.returncode == 1, str(run)
+    lines = sorted(run.stderr.splitlines())
+    assert len(lines) == 2 and all(line.startswith(f"{path}:") for line in lines), run.stderr
+    assert 'install.group names no "{command}"' in lines[0] and "'SessionBegins'" in lines[1], lines
+
+
+def test_the_events_install_writes_are_the_profiles_in_each_agents_words():
+    """agent_events/tool_events (the seam's view of install): a profile
+    naming events in neutral words or in Claude Code's gets each agent's
+    own names, in the profile's order, without the ones it lacks or a
+    disabled handler's; the matcher events are the agent's YAML's."""
+    from engine.hooks.install import agent_events, tool_events
+
+    hooks = {"events": {"post_tool": [{"kind": "a"}], "SessionStart": [{"kind": "b"}],
+                        "tool_failure": [{"kind": "c"}], "Stop": [{"kind": "d", "enabled": False}],
+                        "pre_compact": [{"kind": "e", "enabled": True}]}}
+    assert agent_events(hooks) == ["PostToolUse", "SessionStart", "PostToolUseFailure", "PreCompact"]
+    assert agent_events(hooks, "copilot") == ["postToolUse", "sessionStart", "preCompact"]
+    assert agent_events(hooks, "codex") == ["PostToolUse", "SessionStart", "PreCompact"]
+    assert agent_events(hooks, "gemini") == ["AfterTool", "SessionStart"]
+    assert tool_events() == {"PreToolUse", "PostToolUse", "PostToolUseFailure"}
+    assert tool_events("gemini") == {"BeforeTool", "AfterTool"}
+    assert tool_events("copilot") == set()
