@@ -213,3 +213,23 @@ def test_records_of_epochs_no_longer_read_are_forgotten():
             "ivd:cccccccccccccccc": "start\t50\n0000000000000000\t/r/c.md",  # recorded earlier, witnessed now
             "ivd:dddddddddddddddd": "", "turn": 4}
     assert delivery.forgotten(snap, [previous, current]) == {"ivd:aaaaaaaaaaaaaaaa": ""}
+
+
+def test_the_first_prompt_does_not_repeat_what_the_session_start_delivered(hk):
+    """Claude Code writes a new session's transcript after its first
+    UserPromptSubmit hook: what the engine gave at the session's start goes
+    in the same first request, so the first prompt gives it no second copy
+    (the state's record of the start's delivery is all there is then)."""
+    from hook_fixtures import profile_text, shared_profile
+
+    docs = hk.project / "docs" / "rules"
+    docs.mkdir(parents=True)
+    (docs / "naming.md").write_text("# Naming\nName each test after what it checks (FIRST_5e1a).\n")
+    prof = shared_profile(profile_text({"prompt": [
+        {"name": "rules", "every_turns": 1, "sources": [{"dir": "{project}/docs/rules", "glob": "*.md"}]}]}))
+    start = hk.hook(hk.event("SessionStart", source="startup"), profile=prof)
+    assert "FIRST_5e1a" in start.context, str(start)
+    first = hk.hook(hk.prompt(1), profile=prof)
+    assert "FIRST_5e1a" not in (first.context or ""), str(first)
+    second = hk.hook(hk.prompt(2), profile=prof)
+    assert "FIRST_5e1a" in (second.context or ""), "from the second prompt on, only the transcript says what is in view"

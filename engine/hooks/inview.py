@@ -324,6 +324,8 @@ def narrow(ctx, spec, files):
         # loading its own files now; only what it lacks goes in.
         iv.known = True
         _documented(iv)
+    if not iv.known and ctx.name == "prompt" and ctx.turn == 1:
+        files = _after_the_start(ctx, iv, files)
     if not iv.known:
         # No agent's transcript to read (missing, empty, or not the agent's):
         # nothing is known to be in view, so nothing is held back, and the
@@ -362,6 +364,22 @@ def narrow(ctx, spec, files):
         ctx.in_view_skipped = len(files)
     kept = {id(rf) for rf in out}
     ctx.in_view_held = [rf for rf in files if id(rf) not in kept]  # what the model has already (engine replay counts it)
+    return out
+
+
+def _after_the_start(ctx, iv, files):
+    """The session's first prompt, its transcript not on disk yet (Claude
+    Code writes it after this hook): what the engine delivered at the
+    session's start goes to the model in the same first request, so it is in
+    view already (the state's record of that delivery is all there is)."""
+    started = delivery.positions(ctx.snapshot(), iv.current, [], False)
+    held = [rf for rf in files if delivery.identity(rf) in started]
+    if not held:
+        return files
+    ctx.in_view_held = held
+    out = [rf for rf in files if delivery.identity(rf) not in started]
+    if not out:
+        ctx.in_view_skipped = len(files)
     return out
 
 
