@@ -48,7 +48,9 @@ def _fields(agent, event):
     if "source" in out:
         out["source"] = _source(agent, out["source"])
     if "tool" in out:
-        out["tool"], out["tool_input"] = _tool(agent, out["tool"], out.get("tool_input"))
+        from engine.session.agent import hook_call
+
+        out["tool"], out["tool_input"] = hook_call(agent, out["tool"], out.get("tool_input"))
     if event["kind"] == "post_tool" and out.get("tool_output") is None:
         out["tool_output"] = _output(agent, event.get("output_text") or "")
     return out
@@ -60,19 +62,6 @@ def _source(agent, neutral):
         if ours == neutral:
             return theirs
     return None
-
-
-def _tool(agent, name, tool_input):
-    """(name, input) of a call as the agent's hooks get it."""
-    kind = agent.tool_kind(name)
-    spec = agent.tools(kind) if kind else {}
-    hook_name = spec.get("hook_name")
-    if not hook_name or name == hook_name:
-        return name, tool_input
-    renames = spec.get("transcript_fields") or {}
-    if isinstance(tool_input, dict):
-        tool_input = {renames.get(k, k): v for k, v in tool_input.items()}
-    return hook_name, tool_input
 
 
 def _output(agent, text):

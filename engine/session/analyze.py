@@ -20,6 +20,8 @@ Memory stays bounded by the number of responses and tools, not the size of
 the file: no record is kept once it is read.
 """
 
+import re
+
 from .banners import Banners
 
 
@@ -62,6 +64,8 @@ class Analyzer:
         self.banners = Banners(style["refreshes"])
         self._not_typed = tuple(style["prompts"]["not_typed"])
         self._markers = tuple(style["errors"]["markers"])
+        self._skip = [re.compile(p) for p in style["errors"].get("skip_lines") or ()]
+        self._strip = [re.compile(p) for p in style["errors"].get("strip") or ()]
         self._by_kind = {"session": self._session, "version": self._version, "window": self._window,
                          "usage": self._usage, "prompt": self._prompt, "tool_call": self._call,
                          "tool_result": self._result, "compaction": self._compaction, "delivered": self._delivered,
@@ -177,6 +181,11 @@ class Analyzer:
             if m.startswith("<") and m.endswith(">"):
                 text = text.replace(m, "").replace("</" + m[1:], "")
         for line in text.splitlines():
+            line = line.strip()
+            if any(rx.fullmatch(line) for rx in self._skip):
+                continue  # an agent's own line around the output
+            for rx in self._strip:
+                line = rx.sub("", line, count=1) if rx.match(line) else line
             line = line.strip()
             if line:
                 limit = self.style["errors"]["message_chars"]
