@@ -222,7 +222,7 @@ def test_hand_written_sentences_are_really_compressed():
 def _examples():
     by_category = {}
     for path in sorted((REPO / "protect").glob("*.yaml")):
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
         by_category[data["name"]] = (data.get("stage", "token"), list(data.get("examples", {}).get("match", [])))
     return by_category
 

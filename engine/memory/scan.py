@@ -1,12 +1,22 @@
-"""Tool errors in a transcript, of any agent: the failed tool results
-(`ToolResult.is_error`, as the agent's reader tells it: engine/agents/
-transcripts) with the name and input of the call they answer, as the
-agent's hooks name them.  Reads the last `max_bytes` of the file, through
-the bounded backward reader; a line that is not JSON (a file cut
-mid-write) is skipped; a failure whose call is outside the tail read is
-left out (its tool is unknown)."""
+"""Tool errors in a transcript, of any agent: tool results the agent
+flagged as failed (its reader's `ToolResult.is_error`: Claude Code's
+`is_error`, Copilot's `success: false` or exit code ...) or whose text
+starts with one of the agent's error wrappers (`hooks.memory.error_wrappers`,
+`<tool_use_error>`), with the name and input of the call they answer, as
+the agent's hooks name them.  The wrapper anywhere else in a result is the
+result's text (a README that quotes it), not a failure.  Reads the last
+`max_bytes` of the file through the agent's reader (engine/agents/
+transcripts/), bounded; a line that is not JSON (a file cut mid-write) is
+skipped; a failure whose call is outside the tail read is left out (its
+tool is unknown)."""
 
 MAX_ERROR_CHARS = 20000  # an error's text kept for the record (record.py cuts it further)
+
+
+def failed_result(result, wrappers):
+    """True for a tool result the agent marked failed, or whose text starts
+    with one of the agent's error wrappers."""
+    return result.is_error or result.text[:4096].lstrip().startswith(tuple(wrappers))
 
 
 def _agent(path, agent):
@@ -15,20 +25,19 @@ def _agent(path, agent):
     return agent if agent is not None and not isinstance(agent, str) else for_transcript(path, agent)
 
 
-def transcript_failures(path, max_bytes, agent=None):
+def transcript_failures(path, max_bytes, wrappers=(), agent=None):
     """[{id, tool, input, error}] of the failed calls, oldest first.
-    `agent`: an Agent or its name (default: the one the file's lines show)."""
+    `agent`: an Agent (engine/agents/spec.py) or its name (default: the one
+    the file's lines show)."""
     from engine.agents.transcripts import backwards
     from engine.session.agent import hook_call
 
     agent = _agent(path, agent)
     recs = list(backwards(agent.data["transcript"]["reader"], path, max_bytes, kinds=("tool_call", "tool_result")))
     recs.reverse()  # oldest first
-    failed = {}
-    for rec in recs:
-        if rec.kind == "tool_result" and rec.id and rec.is_error:
-            failed[rec.id] = rec.text[:MAX_ERROR_CHARS] or "tool error"
-    calls = {rec.id: rec for rec in recs if rec.kind == "tool_call" and rec.id in failed}
+    failed = {r.id: r.text[:MAX_ERROR_CHARS] or "tool error" for r in recs
+              if r.kind == "tool_result" and r.id and failed_result(r, wrappers)}
+    calls = {r.id: r for r in recs if r.kind == "tool_call" and r.id in failed}
     out = []
     for tid, text in failed.items():
         call = calls.get(tid)

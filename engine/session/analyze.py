@@ -164,7 +164,8 @@ class Analyzer:
 
     def _result(self, chain, rec):
         name = chain.tool_names.get(rec.id, "?") if rec.id else "?"
-        error = rec.is_error or any(m in rec.text for m in self._markers)
+        # a marker counts only where the result starts with it: quoted inside a successful result, it is data
+        error = rec.is_error or rec.text.lstrip().startswith(self._markers)
         for tally in self._tallies(chain, name):
             tally["results"] += 1
             tally["images"] += int(rec.image or 0)

@@ -6,8 +6,9 @@
   sharing `message.id`, each repeating it) and `tool_use` blocks; the model
   `<synthetic>` marks records the agent wrote itself (API errors);
 - `user` lines hold the prompt (a string, or text and image blocks) or
-  `tool_result` blocks (`is_error`, or `<tool_use_error>` in the text;
-  content a string or a list of blocks), with the tool's own output shape
+  `tool_result` blocks (`is_error`; content a string or a list of blocks;
+  an error wrapper at the text's start is the consumers' to read, from
+  their YAML), with the tool's own output shape
   (what its hooks receive) in the line's `toolUseResult`; `isMeta` lines
   and the compaction's summary (`isCompactSummary`) are not prompts;
 - a `system` line of subtype `compact_boundary` opens a new epoch, one of
@@ -34,7 +35,6 @@ MARKS = {
     "api_error": (b"api_error",),
 }
 SYNTHETIC = "<synthetic>"
-ERROR_TAG = "<tool_use_error>"
 # Where versions before attachment lines put a hook's output.
 WRAPPERS = ("<user-prompt-submit-hook>", "<system-reminder>", "hook additional context")
 # Line types of this format (a file's first lines: summary, snapshot, queue, or a message).
@@ -150,7 +150,7 @@ def _blocks(content, obj, out):
 def _result(block, obj):
     text, size, images = result_text(block.get("content"))
     tid = block.get("tool_use_id")
-    error = block.get("is_error") is True or ERROR_TAG in text
+    error = block.get("is_error") is True
     output = obj.get("toolUseResult")
     return ToolResult(tid if isinstance(tid, str) else "", text, size=size, is_error=error, image=images,
                       output=output)
