@@ -84,11 +84,16 @@ def ask_hooks(agent, event_name, payload, profile_ref, log, hooks):
     event, its payload), as a list holding the answer with its `origins`
     (which handler gave which field), or empty.  The one call into the
     hooks: a hook would log an internal error and print nothing."""
+    import inspect
+
     from engine.hooks.dispatch import handle
 
+    # the dispatcher that reads every agent's payload takes its agent; the
+    # one before it read Claude Code's alone
+    given = {"agent": agent} if "agent" in inspect.signature(handle).parameters else {}
     trace = []
     try:
-        handle(payload, profile_ref, log, hooks, None, trace=trace)
+        handle(payload, profile_ref, log, hooks, None, trace=trace, **given)
     except Exception as exc:  # noqa: BLE001 - the hook would log it and print nothing
         log(f"internal error: {type(exc).__name__}: {exc}")
     return trace

@@ -18,9 +18,11 @@ second, resumed prompt (`--resume latest`) under a tiny
 
 Trimming keeps every line and every key: a string longer than TRIM_CHARS
 (the agents' own system prompts and tool lists) keeps its head and gets a
-mark of how much was cut; the machine's folders become /sample/...
+mark of how much was cut; the machine's folders become /sample/home and
+/sample/project.
 """
 
+import hashlib
 import json
 import shutil
 import sys
@@ -69,7 +71,7 @@ def make_codex(work):
     api = ResponsesAPI(SCRIPT, tokens=count, cached=cached)
     run = run_codex(PROMPT, home, cwd, None, hooks=hooks, api=api, config="model_auto_compact_token_limit = 3000")
     assert run.returncode == 0, str(run)
-    return run.extra["rollout"], {"home": home, "cwd": cwd}, CODEX_VERSION
+    return run.extra["rollout"], {"home": home, "project": cwd}, CODEX_VERSION
 
 
 def make_copilot(work):
@@ -92,7 +94,7 @@ def make_copilot(work):
     assert run.returncode == 0, str(run)
     events_of(run)  # the file exists and parses
     (path,) = sorted((home / ".copilot" / "session-state").glob("*/events.jsonl"))
-    return path, {"home": home, "cwd": cwd}, COPILOT_VERSION
+    return path, {"home": home, "project": cwd}, COPILOT_VERSION
 
 
 def make_gemini(work):
@@ -109,7 +111,7 @@ def make_gemini(work):
                        api=GeminiAPI([say("Once more: done.")], tokens=count, cached=cached))
     assert again.returncode == 0, str(again)
     files = session_files(home)
-    return files[-1], {"home": home, "cwd": cwd}, GEMINI_VERSION
+    return files[-1], {"home": home, "project": cwd}, GEMINI_VERSION
 
 
 def trimmed(value, places):
@@ -126,8 +128,15 @@ def trimmed(value, places):
     return value
 
 
+def _sha(text):
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 def write_trimmed(src, dst, folders):
+    """Every line kept, its folders named /sample/NAME (and a folder's
+    SHA-256, as Gemini CLI names a project, that of the new name)."""
     places = sorted(((str(p), f"/sample/{name}") for name, p in folders.items()), key=lambda x: -len(x[0]))
+    places += [(_sha(real), _sha(shown)) for real, shown in places]
     lines = []
     for raw in Path(src).read_text(encoding="utf-8").splitlines():
         if raw.strip():
