@@ -289,3 +289,39 @@ def test_current_is_the_newest_session_of_this_project_of_any_agent(tmp_path, mo
 
     with pytest.raises(UserError, match="no transcript in"):
         find(None, True, "/sample/elsewhere", "gemini")
+
+
+# ------------------------------------------------------------ one seam
+
+# What the agents write in their transcripts and folders: the readers'
+# (engine/agents/transcripts/) and the agents' YAML, never a report's.
+AGENT_WORDS = ("isSidechain", "compact_boundary", "toolUseResult", "isCompactSummary", "isMeta", "permissionMode",
+               "cache_read_input_tokens", "cache_creation_input_tokens", "input_tokens", "<synthetic>",
+               "token_usage_record", "response_item", "function_call_output",
+               "functionResponse", "toolCalls", "hook_context", "projectHash", "session.usage_record",
+               "tool.execution_complete", "toolRequests", "hook.end", "hook_event_name", "transcript_path",
+               "tool_response", ".claude", "projects", "CLAUDE.md", "Bash")
+
+
+def _code_strings(path):
+    """The string constants of a module's code, docstrings left out."""
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docs = {id(n.body[0].value) for n in ast.walk(tree)
+            if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef)) and n.body
+            and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+    return [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+            and id(n) not in docs]
+
+
+def test_no_report_module_names_what_an_agent_writes():
+    from pathlib import Path
+
+    engine = Path(__file__).resolve().parent.parent / "engine"
+    modules = [*(engine / "session").glob("*.py"), *(engine / "replay").glob("*.py"), engine / "memory" / "scan.py"]
+    import re
+
+    words = re.compile("|".join(rf"(?<![\w.]){re.escape(w)}(?!\w)" for w in AGENT_WORDS))
+    found = [(m.name, s) for m in modules for s in _code_strings(m) if words.search(s)]
+    assert found == []
