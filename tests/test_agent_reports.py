@@ -12,9 +12,11 @@ import shutil
 
 import pytest
 
+from engine.base.errors import UserError
 from engine.memory.scan import transcript_failures
 from engine.replay.events import events
 from engine.session import build_report, find, load_style
+from engine.session.locate import EVERY
 from testdata import agent_transcript
 
 AGENTS = ("codex", "gemini", "copilot")
@@ -272,7 +274,9 @@ def test_sessions_are_found_by_id_where_each_agent_keeps_them(tmp_path, monkeypa
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
     for agent, (sid, path) in placed.items():
         assert find(sid[:13], False, str(tmp_path), agent) == str(path)  # a prefix of the id
-        assert find(sid, False, str(tmp_path)) == str(path)  # any agent's, the whole id (Gemini: the name holds 8)
+        assert find(sid, False, str(tmp_path), EVERY) == str(path)  # any agent's, the whole id (Gemini: 8 in the name)
+        with pytest.raises(UserError, match="no session"):  # without an agent named: Claude Code's (purge, gc)
+            find(sid, False, str(tmp_path))
 
 
 def test_current_is_the_newest_session_of_this_project_of_any_agent(tmp_path, monkeypatch):
@@ -282,11 +286,9 @@ def test_current_is_the_newest_session_of_this_project_of_any_agent(tmp_path, mo
     placed = _install(tmp_path, monkeypatch)
     for n, agent in enumerate(("copilot", "codex", "gemini")):
         os.utime(placed[agent][1], (1_800_000_000 + n, 1_800_000_000 + n))
-    assert find(None, True, "/sample/project") == str(placed["gemini"][1])
+    assert find(None, True, "/sample/project", EVERY) == str(placed["gemini"][1])
     assert find(None, True, "/sample/project", "codex") == str(placed["codex"][1])
     assert find(None, True, "/sample/project", "copilot") == str(placed["copilot"][1])
-    from engine.base.errors import UserError
-
     with pytest.raises(UserError, match="no transcript in"):
         find(None, True, "/sample/elsewhere", "gemini")
 
@@ -325,3 +327,17 @@ def test_no_report_module_names_what_an_agent_writes():
     words = re.compile("|".join(rf"(?<![\w.]){re.escape(w)}(?!\w)" for w in AGENT_WORDS))
     found = [(m.name, s) for m in modules for s in _code_strings(m) if words.search(s)]
     assert found == []
+
+
+def test_since_lists_every_agents_sessions_with_their_whole_ids(tmp_path, monkeypatch):
+    """--since: each agent's sessions of the period, under the id its hooks
+    record them by (Gemini CLI's file name holds only 8 characters of it)."""
+    from engine.session.did import sessions_since
+
+    placed = _install(tmp_path, monkeypatch)
+    old = placed["copilot"][1]
+    os.utime(old, (1_000_000_000, 1_000_000_000))  # 2001: out of a week
+    rows = {(agent, sid): (project, path) for _, sid, project, path, agent in sessions_since(7 * 86400)}
+    assert set(rows) == {("codex", placed["codex"][0]), ("gemini", placed["gemini"][0])}
+    assert rows[("codex", placed["codex"][0])] == ("/sample/project", str(placed["codex"][1]))
+    assert rows[("gemini", placed["gemini"][0])][1] == str(placed["gemini"][1])

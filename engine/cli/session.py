@@ -79,7 +79,9 @@ def run(args):
         from engine.session.agent import named
 
         named(args.agent)  # an unknown name: one line listing the names, before any file is read
-    path = find(args.target, args.current, args.cwd, args.agent)
+    from engine.session.locate import EVERY
+
+    path = find(args.target, args.current, args.cwd, args.agent or EVERY)
     report = build_report(path, style, agent=args.agent)
     if args.json:
         sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")

@@ -14,10 +14,12 @@ agent's declaration (pipelines/agents/NAME.yaml, `home` and `transcript`):
   project's sessions are those whose records name the project (a reader's
   `project_key`).
 
-A target is:
+An agent is named by its name, or EVERY ("*") for all of them (the session
+report's default); without one, Claude Code (purge and gc read only its
+transcripts).  A target is:
 - a path to a file: that file;
 - `--current`: the newest transcript of the working folder's project, of
-  the agent named, else of every agent;
+  the agent named, or of every agent;
 - a session id, or a unique prefix of one: in the project's folder first,
   else anywhere the agent keeps them.  A prefix naming several sessions is
   an error listing them.
@@ -31,6 +33,7 @@ from engine.base.errors import UserError
 from engine.agents import DEFAULT_AGENT
 
 HEAD_RECORDS = 40  # a project is named in a session file's first records
+EVERY = "*"  # every agent
 
 
 def _agent(agent):
@@ -39,7 +42,11 @@ def _agent(agent):
     return named(agent or DEFAULT_AGENT) if agent is None or isinstance(agent, str) else agent
 
 
-def _every_agent():
+def _agents(agent):
+    """The agents a lookup goes through: the one named (default: Claude
+    Code), or every one, Claude Code first."""
+    if agent != EVERY:
+        return [_agent(agent)]
     from engine.agents import table
 
     names = table.names()
@@ -74,19 +81,22 @@ def sessions_root(agent=None):
     return os.path.join(agent.home(), _static(_spec(agent).get("sessions", "")))
 
 
-def transcript_roots(agent=None):
-    """Every folder the agent may have written transcripts into: the current
-    one, and the one under its default folder when its variable points
-    elsewhere (a user who set it later still has stubs naming blobs there).
-    gc keeps what any of them names: deleting is the one thing that cannot
-    be undone."""
+def homes(agent=None):
+    """The agent's folder, and its default folder when its variable points
+    elsewhere (a user who set it later still has sessions there)."""
     agent = _agent(agent)
-    roots = [sessions_root(agent)]
-    default = os.path.join(os.path.expanduser(agent.data["home"]["default"]),
-                           _static(_spec(agent).get("sessions", "")))
-    if os.path.abspath(default) != os.path.abspath(roots[0]):
-        roots.append(default)
-    return roots
+    out = [agent.home()]
+    default = os.path.expanduser(agent.data["home"]["default"])
+    if os.path.abspath(default) != os.path.abspath(out[0]):
+        out.append(default)
+    return out
+
+
+def transcript_roots(agent=None):
+    """Every folder the agent (or EVERY agent) may have written transcripts
+    into (under each of `homes`).  gc keeps what any of them names:
+    deleting is the one thing that cannot be undone."""
+    return [os.path.join(h, _static(_spec(a).get("sessions", ""))) for a in _agents(agent) for h in homes(a)]
 
 
 def projects_root():
@@ -104,22 +114,22 @@ def project_dir(cwd, agent=None):
     return os.path.join(agent.home(), os.path.dirname(folder))
 
 
-def _files(agent, key="sessions"):
+def _files(agent, key="sessions", home=None):
     pattern = _spec(agent).get(key) or _spec(agent).get("sessions")
     if not pattern:
         return []
-    found = glob.glob(os.path.join(glob.escape(agent.home()), pattern), recursive="**" in pattern)
+    found = glob.glob(os.path.join(glob.escape(home or agent.home()), pattern), recursive="**" in pattern)
     return [p for p in found if os.path.isfile(p)]
 
 
-def session_id(agent, path):
+def session_id(agent, path, home=None):
     """The session id a file's path gives (its first characters only, for
     an agent that names files so), or None."""
     spec = _spec(agent)
     pattern = spec.get("session_id")
     if not pattern:
         return os.path.splitext(os.path.basename(path))[0]
-    rel = os.path.relpath(path, agent.home()).replace(os.sep, "/")
+    rel = os.path.relpath(path, home or agent.home()).replace(os.sep, "/")
     m = re.search(pattern, rel[-4096:])
     return m.group(1) if m else None
 
@@ -157,8 +167,7 @@ def _project_files(agent, cwd):
 
 def find_session(target, cwd=None, agent=None):
     """The transcript of a session id or unique id prefix, or None."""
-    agents = [_agent(agent)] if agent else _every_agent()
-    for a in agents:
+    for a in _agents(agent):
         here = _project_files(a, cwd or os.getcwd())
         if here:
             path = _pick(a, target, _matches(a, here, target), project_dir(cwd or os.getcwd(), a))
@@ -206,6 +215,42 @@ def _names_project(agent, path, cwd):
     return False
 
 
+def head(agent, path):
+    """(session id, project) a session file's first records name, each None when they do not."""
+    from engine.agents.transcripts import reader
+    from engine.core.transcript import Problems, records
+
+    mod = reader(_spec(agent)["reader"])
+    sid = project = None
+    reading = {"max_line_bytes": 1 << 22, "chunk_bytes": 1 << 16}
+    try:
+        with open(path, "rb") as fh:
+            for n, (_lineno, obj) in enumerate(records(fh, reading, Problems())):
+                for r in mod.records_of(obj):
+                    if r.kind == "session":
+                        sid, project = sid or r.id, project or r.cwd or r.project
+                if (sid and project) or n >= HEAD_RECORDS:
+                    break
+    except OSError:
+        pass
+    return sid, project
+
+
+def sessions(agent):
+    """(path, session id, project) of every main session file of an agent:
+    the id and project from its folder and name where the agent keeps a
+    folder per project (Claude Code), else from its first records."""
+    agent = _agent(agent)
+    by_folder = bool(_spec(agent).get("project_sessions"))
+    for home in homes(agent):
+        for path in _files(agent, home=home):
+            if by_folder:
+                yield path, session_id(agent, path, home), os.path.basename(os.path.dirname(path))
+            else:
+                sid, project = head(agent, path)
+                yield path, sid or session_id(agent, path, home), project or ""
+
+
 def _current_of(agent, cwd):
     here = _project_files(agent, cwd)
     if here is not None:
@@ -214,9 +259,9 @@ def _current_of(agent, cwd):
 
 
 def current(cwd=None, agent=None):
-    """The newest transcript of the project `cwd` (of the agent named, else of every agent)."""
+    """The newest transcript of the project `cwd` (of the agent named, or of EVERY one)."""
     cwd = cwd or os.getcwd()
-    agents = [_agent(agent)] if agent else _every_agent()
+    agents = _agents(agent)
     found = [p for p in (_current_of(a, cwd) for a in agents) if p]
     path = _newest(found)
     if path is None:
@@ -239,7 +284,7 @@ def find(target, current_, cwd, agent=None):
         raise UserError("no such transcript file; give the path of a .jsonl file", target)
     path = find_session(target, cwd, agent)
     if path is None:
-        where = sessions_root(agent) if agent else "the agents' folders"
+        where = "the agents' folders" if agent == EVERY else sessions_root(agent)
         raise UserError(f"no session {target!r} under {where}; give its transcript file instead")
     return path
 
