@@ -341,3 +341,20 @@ def test_since_lists_every_agents_sessions_with_their_whole_ids(tmp_path, monkey
     assert set(rows) == {("codex", placed["codex"][0]), ("gemini", placed["gemini"][0])}
     assert rows[("codex", placed["codex"][0])] == ("/sample/project", str(placed["codex"][1]))
     assert rows[("gemini", placed["gemini"][0])][1] == str(placed["gemini"][1])
+
+
+def test_the_period_report_names_each_sessions_agent(tmp_path, monkeypatch):
+    """The --since rows, as JSON, in the terminal and on the page, say whose session each is."""
+    from engine.session import load_style, render_period
+    from engine.session.did import period_report
+
+    placed = _install(tmp_path, monkeypatch)
+    style = load_style()
+    period = period_report("7d", style)
+    assert {(s["agent"], s["session_id"]) for s in period["sessions"]} == {(a, sid) for a, (sid, _) in placed.items()}
+    lines = render_period(period, style).splitlines()
+    for agent, (sid, _) in placed.items():
+        (row,) = [ln for ln in lines if ln.startswith(sid)]
+        assert row.split()[1] == agent
+    page = render_period(period, style, html=True)
+    assert all(f"<td>{sid}</td><td>{agent}</td>" in page for agent, (sid, _) in placed.items())
