@@ -13,11 +13,11 @@ exposure); a kept-out output the same way, as a saving.  Without rates (a
 model with no price) every cost is None: said, never 0.
 """
 
-# The answer's fields (engine/hooks/dispatch.py's origins) by what they are.
-ANSWER_FIELDS = {"additionalContext": "context", "inView": "in_view", "systemMessage": "warning",
-                 "updatedToolOutput": "replaced", "stdout": "instructions", "decision": "decision"}
-# In a tool decision: the verdict, and the replaced input.
-DECISION, NEW_INPUT = "permissionDecision", "updatedInput"
+# The neutral answer's fields (engine/hooks/dispatch.py's origins) by what they are.
+ANSWER_FIELDS = {"context": "context", "in_view": "in_view", "user_message": "warning",
+                 "tool_output": "replaced", "stdout": "instructions", "decision": "decision"}
+# In a neutral tool decision: the verdict, and the replaced input.
+DECISION, NEW_INPUT = "decision", "input"
 IN_VIEW_METHOD = ("rule files a refresh held back because the model had them in view already "
                   "(engine/hooks/inview.py), each counted once per compaction epoch as the raw file's tokens")
 
@@ -92,7 +92,7 @@ class Session:
         if what == "replaced" and kind == "post_tool":
             from .stubs import original_text, stub_text
 
-            return self._kept(original_text(self.agent, self._payload), stub_text(self.agent, value), handler,
+            return self._kept(original_text(self.agent, self._payload), stub_text(value), handler,
                               field, writes, reads)
         if what == "instructions" and kind == "pre_compact":
             self.instructions["count"] += 1

@@ -36,6 +36,7 @@ class _Session:
     def __init__(self, cwd, session_id, transcript_path, path):
         self.given = {"cwd": cwd, "session": session_id, "transcript": transcript_path or str(path)}
         self.seen = {}
+        self.mode = None  # the latest permission mode
 
     def note(self, rec):
         if rec.id and "session" not in self.seen:
@@ -43,15 +44,13 @@ class _Session:
         if rec.cwd and "cwd" not in self.seen:
             self.seen["cwd"] = rec.cwd
         if rec.mode:
-            self.seen["permission_mode"] = rec.mode
+            self.mode = rec.mode
 
     def event(self, kind, **fields):
-        ev = {"kind": kind, "session": self.given["session"] or self.seen.get("session") or "replay",
-              "transcript": self.given["transcript"], "cwd": self.given["cwd"] or self.seen.get("cwd") or ""}
-        if self.seen.get("permission_mode"):
-            ev["permission_mode"] = self.seen["permission_mode"]
-        ev.update(fields)
-        return ev
+        mode = dict(permission_mode=self.mode) if self.mode else {}
+        return dict(kind=kind, session=self.given["session"] or self.seen.get("session") or "replay",
+                    transcript=self.given["transcript"], cwd=self.given["cwd"] or self.seen.get("cwd") or "",
+                    **mode, **fields)
 
 
 def events(path, cwd=None, session_id=None, transcript_path=None, skipped=None, agent=None):
@@ -121,7 +120,7 @@ def _of_record(rec, session, state, start, end):
         call = state["tools"].pop(rec.id, None)
         if call is None:
             return
-        fields = {"tool": call.tool, "tool_input": call.input, "tool_use_id": rec.id}
+        fields = dict(tool=call.tool, tool_input=call.input, tool_use_id=rec.id)
         if rec.is_error:
             yield session.event("tool_failure", error=rec.text, output_text=rec.text, tool_output=rec.output,
                                 **fields), start

@@ -1,5 +1,6 @@
 """A neutral event (events.py) written as the agent would have sent it to
-its hooks, from the agent's declaration (pipelines/agents/NAME.yaml):
+its hooks, from the agent's declaration (pipelines/agents/NAME.yaml),
+written by the seam's engine.agents.event.payload_for:
 - the event's name: the agent's name of the neutral kind (`events:`); an
   event the agent does not send is none (None); a failed tool call is a
   post_tool for an agent with no event of its own for failures;
@@ -31,29 +32,26 @@ def build(agent, event):
         return None
     if kind == "session_start" and not _source(agent, event.get("source")):
         return None  # a start the agent does not announce (Gemini, Copilot: none after a compaction)
-    name = names[0]
-    payload = {}
-    for field, value in _fields(agent, event).items():
-        spec = agent.data["payload"].get(field)
-        if spec is not None and value is not None:
-            _put(payload, spec, value)
-    key = agent.data.get("event_key")
-    if key:
-        payload[key] = name
+    from engine.agents.event import payload_for
+
+    name, payload = payload_for(agent, kind, _fields(agent, event))
     return name, _ordered(agent, payload)
 
 
 def _fields(agent, event):
-    out = {k: v for k, v in event.items() if k not in INTERNAL}
-    if "source" in out:
-        out["source"] = _source(agent, out["source"])
-    if "tool" in out:
-        from engine.session.agent import hook_call
-
-        out["tool"], out["tool_input"] = hook_call(agent, out["tool"], out.get("tool_input"))
+    out = _as_hooks_name_it(agent, **{k: v for k, v in event.items() if k not in INTERNAL})
     if event["kind"] == "post_tool" and out.get("tool_output") is None:
         out["tool_output"] = _output(agent, event.get("output_text") or "")
     return out
+
+
+def _as_hooks_name_it(agent, tool=None, tool_input=None, **fields):
+    """The neutral fields with a transcript's tool call as the hooks get it."""
+    if tool is not None:
+        from engine.session.agent import hook_call
+
+        tool, tool_input = hook_call(agent, tool, tool_input)
+    return dict(fields, tool=tool, tool_input=tool_input)
 
 
 def _source(agent, neutral):
@@ -77,17 +75,6 @@ def _nested(path, value):
     for key in reversed(path.split(".")):
         out = {key: out}
     return out
-
-
-def _put(payload, spec, value):
-    """The value at the field's path (a field the agent may send as a JSON
-    text goes as the object its current versions send)."""
-    path = spec if isinstance(spec, str) else spec["path"]
-    keys = path.split(".")
-    here = payload
-    for key in keys[:-1]:
-        here = here.setdefault(key, {})
-    here[keys[-1]] = value
 
 
 def _ordered(agent, payload):

@@ -82,18 +82,14 @@ def _settings(profile_ref, project):
 def ask_hooks(agent, event_name, payload, profile_ref, log, hooks):
     """The hooks' merged answer to one event of `agent` (its name for the
     event, its payload), as a list holding the answer with its `origins`
-    (which handler gave which field), or empty.  The one call into the
-    hooks: a hook would log an internal error and print nothing."""
-    import inspect
-
+    (which handler gave which neutral field), or empty.  The one call into
+    the hooks: a hook would log an internal error and print nothing."""
+    from engine.agents.event import Event
     from engine.hooks.dispatch import handle
 
-    # the dispatcher that reads every agent's payload takes its agent; the
-    # one before it read Claude Code's alone
-    given = {"agent": agent} if "agent" in inspect.signature(handle).parameters else {}
     trace = []
     try:
-        handle(payload, profile_ref, log, hooks, None, trace=trace, **given)
+        handle(Event(agent, payload, agent_event=event_name), profile_ref, log, hooks, None, trace=trace)
     except Exception as exc:  # noqa: BLE001 - the hook would log it and print nothing
         log(f"internal error: {type(exc).__name__}: {exc}")
     return trace

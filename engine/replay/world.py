@@ -66,15 +66,18 @@ class World:
     def __enter__(self):
         from engine.ccm import config
 
+        self.root = tempfile.mkdtemp(prefix="engine-replay-")
+        self._saved["ENGINE_CACHE_DIR"] = os.environ.get("ENGINE_CACHE_DIR")
+        # first: reading the agent table keeps a copy in the cache folder (the world's, not the user's)
+        os.environ["ENGINE_CACHE_DIR"] = os.path.join(self.root, FOLDERS["ENGINE_CACHE_DIR"])
         agents = _agents()
         self.real_home = os.path.expanduser("~")
         real_homes = {a.name: a.home() for a in agents}
         content_cache = config.chosen_path()
-        self.root = tempfile.mkdtemp(prefix="engine-replay-")
         folders = {**FOLDERS, **_agent_folders(agents)}
         dropped = (*DROPPED, *(a.data["project_env"] for a in agents if a.data.get("project_env")))
         for var in (*folders, *dropped, config.ENV):
-            self._saved[var] = os.environ.get(var)
+            self._saved.setdefault(var, os.environ.get(var))
         for var, sub in folders.items():
             path = os.path.join(self.root, sub)
             os.makedirs(path, mode=0o700, exist_ok=True)

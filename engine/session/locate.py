@@ -32,7 +32,6 @@ import re
 from engine.base.errors import UserError
 from engine.agents import DEFAULT_AGENT
 
-HEAD_RECORDS = 40  # a project is named in a session file's first records
 EVERY = "*"  # every agent
 
 
@@ -198,41 +197,27 @@ def _newest(paths):
 def _names_project(agent, path, cwd):
     """Whether the session file's first records name the project `cwd`."""
     from engine.agents.transcripts import reader
-    from engine.core.transcript import Problems, records
 
-    mod = reader(_spec(agent)["reader"])
-    key = mod.project_key(os.path.abspath(cwd))
-    reading = {"max_line_bytes": 1 << 22, "chunk_bytes": 1 << 16}
-    try:
-        with open(path, "rb") as fh:
-            for n, (_lineno, obj) in enumerate(records(fh, reading, Problems())):
-                if any(r.kind == "session" and r.project == key for r in mod.records_of(obj)):
-                    return True
-                if n >= HEAD_RECORDS:
-                    return False
-    except OSError:
-        return False
-    return False
+    key = reader(_spec(agent)["reader"]).project_key(os.path.abspath(cwd))
+    return any(r.project == key for r in _head_sessions(agent, path))
+
+
+def _head_sessions(agent, path):
+    """The Session records of a file's first bytes (as many as the agent's
+    version is looked for in, engine/agents/version.py)."""
+    from engine.agents.transcripts import head_records
+    from engine.core.settings import agent_facts
+
+    return head_records(_spec(agent)["reader"], path, agent_facts()["version"]["head_bytes"], ("session",))
 
 
 def head(agent, path):
     """(session id, project) a session file's first records name, each None when they do not."""
-    from engine.agents.transcripts import reader
-    from engine.core.transcript import Problems, records
-
-    mod = reader(_spec(agent)["reader"])
     sid = project = None
-    reading = {"max_line_bytes": 1 << 22, "chunk_bytes": 1 << 16}
-    try:
-        with open(path, "rb") as fh:
-            for n, (_lineno, obj) in enumerate(records(fh, reading, Problems())):
-                for r in mod.records_of(obj):
-                    if r.kind == "session":
-                        sid, project = sid or r.id, project or r.cwd or r.project
-                if (sid and project) or n >= HEAD_RECORDS:
-                    break
-    except OSError:
-        pass
+    for r in _head_sessions(agent, path):
+        sid, project = sid or r.id, project or r.cwd or r.project
+        if sid and project:
+            break
     return sid, project
 
 
