@@ -104,9 +104,10 @@ def _assistant(obj, out):
     content = msg.get("content")
     if isinstance(content, list):
         for block in content:
-            if (isinstance(block, dict) and block.get("type") == "tool_use" and isinstance(block.get("id"), str)
-                    and isinstance(block.get("name"), str)):
-                out.append(ToolCall(block["id"], block["name"], block.get("input")))
+            if isinstance(block, dict) and block.get("type") == "tool_use" and isinstance(block.get("name"), str):
+                # a call without an id still names its files (path-scoped rules); nothing answers it
+                tid = block.get("id")
+                out.append(ToolCall(tid if isinstance(tid, str) else "", block["name"], block.get("input")))
 
 
 def _user(obj, out):
