@@ -95,3 +95,26 @@ def test_a_small_shell_output_is_left_as_it_is(hk, agent):
     run.assert_ok()
     out = json.loads(run.stdout) if run.stdout.strip() else {}
     assert not {"decision", "modifiedResult"} & set(out) and "tailToolCallRequest" not in json.dumps(out), out
+
+
+@pytest.mark.parametrize("mode,rewritten", [("bypassPermissions", True), ("default", False), (None, False)])
+def test_codex_runs_a_large_command_through_the_wrapper_only_where_nothing_would_ask(hk, mode, rewritten):
+    """Codex cuts an output over ~10 KB before PostToolUse, so a command known
+    to be large is rewritten at PreToolUse to run through `engine cache run`,
+    and only in a session that asks for nothing: an `allow` anywhere else
+    would widen what the user approved."""
+    payload = {"hook_event_name": "PreToolUse", "session_id": "th1", "transcript_path": str(hk.transcript),
+               "cwd": str(hk.project), "model": "gpt-5.1-codex", "turn_id": "t1", "tool_name": "Bash",
+               "tool_input": {"command": "make build"}, "tool_use_id": "call_0001"}
+    if mode:
+        payload["permission_mode"] = mode
+    run = hk.engine("hook", "--agent", "codex", stdin=json.dumps(payload).encode())
+    run.assert_ok()
+    out = json.loads(run.stdout) if run.stdout.strip() else {}
+    specific = out.get("hookSpecificOutput", {})
+    if not rewritten:
+        assert "updatedInput" not in specific and "permissionDecision" not in specific, out
+        return
+    assert specific["permissionDecision"] == "allow", out
+    argv = shlex.split(specific["updatedInput"]["command"])
+    assert argv[argv.index("cache"):argv.index("cache") + 2] == ["cache", "run"] and argv[-2:] == ["--", "make build"]

@@ -63,6 +63,8 @@ def files(agent, cwd, environ=None):
     for entry in agent.data.get("instructions", ()):
         if "path" not in entry:
             continue
+        if entry.get("unless") and os.path.isfile(agent.expand(entry["unless"], cwd, environ)):
+            continue  # the agent reads the other file instead (Claude Code: CLAUDE.md over AGENTS.md)
         path = agent.expand(entry["path"], cwd, environ)
         names = _setting_names(agent, entry, cwd)
         folders = _nested_folders(cwd) if entry.get("nested") and "{project}" in entry["path"] else \

@@ -8,8 +8,9 @@ nothing.  Where the session's agent replaces a shell output after it ran
 (its `replace_output` answer at its version: engine/agents/capability.py,
 the ccm_output handler), the call passes through untouched here: the
 output is replaced after it ran, with no decision and no rewrite, never
-both.  Only for an agent that cannot (an older Claude Code) is a shell call
-rewritten (a new tool input) to run inside its shell tool through the
+both.  Only for an agent that cannot (an older Claude Code), or one that
+cuts a large output before its hooks see it (`cut_above_bytes` in its
+YAML: Codex), is a shell call rewritten (a new tool input) to run inside its shell tool through the
 wrapper (runner.py), which stores a large output and prints its stub: the
 command runs once, under the tool's own sandbox and timeout, in the event's
 folder.  A command that calls a function or alias of the agent's shell
@@ -76,8 +77,8 @@ def _shell(event, settings, post_replaces=True):
     background = agent.tools("shell").get("background")
     if not isinstance(command, str) or (background and event.tool_input.get(background)):
         return None
-    if "permissions" not in agent.data or agent.answer("decision") is None:
-        return None  # no way to prove the call would have run without asking
+    if agent.answer("decision") is None:
+        return None  # the agent takes no new tool input
     cwd = event.cwd
     if not wanted(command, cwd, settings):
         return None
@@ -85,17 +86,16 @@ def _shell(event, settings, post_replaces=True):
     policy = icpt["modes"].get(event.permission_mode or "default", "pass")
     if policy == "pass":
         return None
-    if post_replaces:
+    if post_replaces and not agent.tools("shell").get("output", {}).get("cut_above_bytes"):
         from engine.agents.capability import takes
 
         if takes(event, "replace_output", "shell", at="post_tool"):
             return None  # replaced after it ran: no rewrite, no decision
-    from engine.agents.permissions import runs_without_asking
     from .snapshot import calls_snapshot_name
 
     if calls_snapshot_name(command, settings, agent.home()):
         return None  # the wrapper's shell would not have the agent's function or alias
-    verdict = runs_without_asking(agent, command, policy)
+    verdict = _verdict(agent, command, policy)
     if verdict == "no":
         return None
     field = agent.tools("shell").get("command", "command")
@@ -109,6 +109,17 @@ def _shell(event, settings, post_replaces=True):
         return {"decision": "ask", "input": new_input,
                 "reason": "routed through engine cache run (large output is cached)"}
     return None
+
+
+def _verdict(agent, command, policy):
+    """Would the agent have run `command` without asking?  From its
+    permission rules where its YAML says where they are; else only in a mode
+    that runs everything (the profile's `modes`: rewrite)."""
+    if "permissions" not in agent.data:
+        return "yes" if policy == "rewrite" else "no"
+    from engine.agents.permissions import runs_without_asking
+
+    return runs_without_asking(agent, command, policy)
 
 
 def engine_command():

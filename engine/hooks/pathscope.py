@@ -433,7 +433,14 @@ def scope_for(rf, default_key):
 
         if str(field_of(rf.text, always) or "").strip().lower() == "true":
             return Scope()
-    return scope_of(rf.text, getattr(rf, "scope_key", None) or default_key)
+    scope = scope_of(rf.text, getattr(rf, "scope_key", None) or default_key)
+    if scope.globs and all(g.strip("/") in EVERYWHERE for g in scope.globs):
+        return Scope()  # `applyTo: "**"`: every file, so no scope (loaded at the start, as the agent does)
+    return scope
+
+
+# Globs that match every file of the project.
+EVERYWHERE = ("**", "**/*")
 
 
 def select(files, settings, touched, log):
