@@ -148,13 +148,10 @@ def test_backwards_reads_only_the_kinds_asked(tmp_path):
 # -- one seam: nothing outside engine/agents names what an agent sends --------
 
 ENGINE = Path(__file__).resolve().parent.parent / "engine"
-# Modules that read Claude Code's own files by design, each with its reason:
-# replay turns a Claude Code transcript back into the payloads Claude Code
-# sent (engine/replay/events.py) and counts them per event.
-AGENT_SPECIFIC = {"replay/events.py": "rebuilds Claude Code's payloads from its transcript",
-                  "replay/run.py": "replays a Claude Code transcript through those payloads",
-                  "ccm/purge.py": "rewrites Claude Code's transcript lines in place (purge reads that format only)",
-                  "session/analyze.py": "reads Claude Code's transcript lines for the session report"}
+# Modules that read Claude Code's own files by design, each with its reason
+# (engine session report and replay read every agent's transcript through
+# the readers: none of theirs is here).
+AGENT_SPECIFIC = {"ccm/purge.py": "rewrites Claude Code's transcript lines in place (purge reads that format only)"}
 # Words that are also the engine's own vocabulary (neutral fields and kinds).
 NEUTRAL_WORDS = {"cwd", "prompt", "source", "model", "command", "reason", "decision", "trigger", "name",
                  "args", "text", "event", "type", "hooks", "version", "timeout", "matcher", "session", "path",

@@ -179,9 +179,9 @@ def test_replay_reads_one_bounded_line_at_a_time_and_says_what_it_skipped(small,
     parts = hostile_session(path, LONG)
     seen = []
 
-    def handle(ev, _profile, _log, _hooks, _state, trace):
-        size = os.path.getsize(ev["transcript_path"])
-        seen.append((ev["hook_event_name"], size, _same_prefix(ev["transcript_path"], path, size)))
+    def handle(ev, _profile, _log, _hooks, _state, trace):  # ev: the neutral Event replay asks about
+        size = os.path.getsize(ev.transcript)
+        seen.append((ev.agent_event, size, _same_prefix(ev.transcript, path, size)))
 
     rates = pricing.load()  # read once: a YAML document and its schema are not what is measured
     monkeypatch.setattr(pricing, "load", lambda _path: rates)

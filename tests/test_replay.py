@@ -78,12 +78,14 @@ def test_pricing_model_by_hand(tmp_path):
     # 1,000 tokens written once and read once: 1000 * (6.25 + 0.5) / 1e6
     assert price(1000, 1, 1, rates, 1_000_000) == pytest.approx(0.00675)
     assert family(load(), "claude-sonnet-4-5")["input"] == 3.0
-    assert family(load(), "some-new-model")["name"] == "sonnet"  # the default
+    assert family(load(), "some-new-model") is None  # no price of its own and no default: not priced
+    assert family(dict(load(), default="sonnet"), "some-new-model")["name"] == "sonnet"  # a default names one
 
 
 def test_pricing_document_errors_say_where(tmp_path):
     bad = tmp_path / "p.yaml"
-    bad.write_text((REPO / "pipelines/reports/pricing.yaml").read_text().replace("default: sonnet", "default: gpt"))
+    text = (REPO / "pipelines/reports/pricing.yaml").read_text()
+    bad.write_text(text.replace("per_tokens: 1000000\n", "per_tokens: 1000000\ndefault: gpt\n"))
     from engine.base.errors import UserError
 
     with pytest.raises(UserError) as err:

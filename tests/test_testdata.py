@@ -53,6 +53,21 @@ def test_every_recorded_file_has_its_source_bytes_and_licence(folder, files, unp
             assert path.parent.name == r["repo"].replace("/", "+"), (rel, r["repo"])
 
 
+def test_every_agent_session_is_listed_with_its_bytes_and_version():
+    """The sessions recorded from other agents (tests/support/samples.py):
+    every file under transcripts/<agent>/ listed once, its bytes the ones
+    listed, the version its name says the version of its agent's harness."""
+    rows = testdata.agent_samples()
+    on_disk = sorted(str(p.relative_to(testdata.PACKED)) for p in testdata.PACKED.glob("*/*") if p.is_file())
+    assert sorted(r["file"] for r in rows.values()) == on_disk
+    for agent, r in rows.items():
+        data = testdata.agent_transcript(agent).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == r["sha256"] and len(data) == int(r["bytes"]), r["file"]
+        assert data.count(b"\n") == int(r["lines"]) and r["file"] == f"{agent}/session-{r['version']}.jsonl"
+        harness = (REPO / "tests" / "support" / f"{agent}.py").read_text(encoding="utf-8")
+        assert f'VERSION = "{r["version"]}"' in harness, (agent, r["version"])
+
+
 def test_every_licence_file_belongs_to_a_recorded_file():
     named = {rel for folder in ("corpus", "transcripts") for r in _rows(folder) for rel in r["license_files"].split()}
     present = {str(p.relative_to(testdata.DATA)) for p in (testdata.DATA / "licenses").rglob("*") if p.is_file()}

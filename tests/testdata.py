@@ -2,15 +2,17 @@
 
 tests/data/ holds real third-party files with their sources and licences
 (tests/data/README.md): rule files in corpus/rules/ and Claude Code
-transcripts in transcripts/, the latter compressed (*.jsonl.zst). A test
-reads them only through this module, never from a path outside the
-repository:
+transcripts in transcripts/, the latter compressed (*.jsonl.zst); and the
+sessions of the other agents this project recorded itself, run offline
+(transcripts/<agent>/, listed in transcripts/AGENTS.tsv). A test reads them
+only through this module, never from a path outside the repository:
 
-    from testdata import CORPUS, corpus_files, transcript, transcripts
+    from testdata import CORPUS, agent_transcript, corpus_files, transcript, transcripts
 
     corpus_files()                  # every corpus rule file, sorted
     transcript("23-erk-...jsonl")   # a transcript, unpacked: a Path to read (do not write it)
     transcripts()                   # every recorded transcript, unpacked, sorted by name
+    agent_transcript("codex")       # the recorded session of another agent (a Path; do not write it)
 
 Transcripts are unpacked once per test run into its own folder (the
 conftest names it in ENGINE_TESTS_DATA; elsewhere a temporary folder removed
@@ -59,6 +61,25 @@ def transcript(name):
 def transcripts():
     """Every recorded transcript, unpacked, sorted by name."""
     return [transcript(n) for n in transcript_names()]
+
+
+AGENTS = PACKED / "AGENTS.tsv"
+
+
+def agent_samples():
+    """{agent: row of AGENTS.tsv} of the recorded sessions of other agents."""
+    import csv
+
+    with open(AGENTS, encoding="utf-8", newline="") as fh:
+        return {r["agent"]: r for r in csv.DictReader(fh, delimiter="\t")}
+
+
+def agent_transcript(agent):
+    """The recorded session of `agent` (codex, gemini, copilot): its Path."""
+    row = agent_samples().get(agent)
+    if row is None:
+        raise FileNotFoundError(f"no recorded session of {agent} (looked in {AGENTS})")
+    return PACKED / row["file"]
 
 
 def _unpack(packed, target):

@@ -1,7 +1,7 @@
 """What an agent document must say beyond its schema: every answer kind and
-install template names only events the agent has, its hook group holds the
-engine's command, and its transcript reader exists (FILE:LINE:COL errors,
-as `engine validate` prints them)."""
+install template names only events the agent has, its transcript reader
+exists and its transcript patterns compile (FILE:LINE:COL errors, as
+`engine validate` prints them)."""
 
 
 def problems(doc):
@@ -26,6 +26,7 @@ def problems(doc):
     if reader not in READERS:
         out.append(doc.error(f"no transcript reader named {reader!r}; readers: {', '.join(sorted(READERS))}",
                              ("transcript", "reader")))
+    out.extend(_patterns(doc, data.get("transcript") or {}))
     if not data.get("event_key") and not (data.get("install") or {}).get("event_arg"):
         out.append(doc.error("the payload names no event (no event_key) and the hook command does not either: "
                              "set install.event_arg: true", ("install",)))
@@ -50,6 +51,25 @@ def _install_problems(doc, data):
         if name not in (data.get("events") or {}):
             out.append(doc.error(f"install.trust_check.labels names {name!r}, which is not one of this agent's "
                                  "events", ("install", "trust_check", "labels", name)))
+    return out
+
+
+def _patterns(doc, transcript):
+    """The transcript's patterns compile; the session id one has a group."""
+    import re
+
+    out = []
+    for path, pattern in ((("session_id",), transcript.get("session_id")),
+                          (("project_folder", "keep"), (transcript.get("project_folder") or {}).get("keep"))):
+        if pattern is None:
+            continue
+        try:
+            rx = re.compile(pattern)
+        except re.error as exc:
+            out.append(doc.error(f"not a valid regular expression: {exc}", ("transcript", *path)))
+            continue
+        if path == ("session_id",) and rx.groups < 1:
+            out.append(doc.error("the pattern has no group: put the session id in (...)", ("transcript", *path)))
     return out
 
 

@@ -2,31 +2,44 @@
 reader (transcripts/) yields, whatever the agent writes on disk.
 
 - Version: the agent's version, as its lines name it.
-- Prompt: a prompt the user gave.
+- Session: what a line says of the session: its id, its working folder or
+  the agent's key of its project (`project`, see a reader's
+  `project_key`), the permission mode.
+- Prompt: a prompt the user gave (`images`: how many images came with it).
 - Usage: one model response's token figures; `context` is the prompt's size
   (what the context held), `window` the model's window when the agent
   records it.
 - Window: the model and its context window, where the agent records them.
 - Compaction: the context was compacted here (a new epoch starts).
-- ToolCall / ToolResult: a tool call and its result, paired by `id`.
+- Summary: the compaction's summary, the first thing of the new context
+  (on the compaction's own line, or on a line of its own after it).
+- ToolCall / ToolResult: a tool call and its result, paired by `id`; a
+  result's `text` is what the model read, `size` its bytes, `image` how
+  many images it held, `output` the tool's output as the agent's hooks
+  receive it where the transcript keeps that shape (else None).
 - Delivered: instructions the agent put in view itself (`how`:
   "instructions" at a start or after a compaction, "scoped" when a file
-  matched a rule's scope) or a hook's added context ("hook", with its text).
+  matched a rule's scope) or a hook's added context ("hook", with its text;
+  `via` "record" when the agent recorded it as a hook's, "text" when it is
+  found inside a message's text).
+- ApiError: a model call that failed (the agent retries or gives up).
 
-Each record carries `sidechain` (a subagent's, not the main context) and
-`line` (its line number, forward reading) or `offset` (the byte where its
-line starts, from the end reading).
+Each record carries `sidechain` (a subagent's, not the main context),
+`time` (the line's timestamp as the agent wrote it, or None) and `line`
+(its line number, forward reading) or `offset` (the byte where its line
+starts, from the end reading).
 """
 
 
 class Record:
-    __slots__ = ("sidechain", "line", "offset")
+    __slots__ = ("sidechain", "line", "offset", "time")
     kind = "record"
 
     def __init__(self):
         self.sidechain = False
         self.line = 0
         self.offset = -1
+        self.time = None
 
 
 class Version(Record):
@@ -38,13 +51,23 @@ class Version(Record):
         self.value = value
 
 
+class Session(Record):
+    __slots__ = ("id", "cwd", "project", "mode")
+    kind = "session"
+
+    def __init__(self, id=None, cwd=None, project=None, mode=None):
+        super().__init__()
+        self.id, self.cwd, self.mode = id, cwd, mode
+        self.project = project if project is not None else cwd
+
+
 class Prompt(Record):
-    __slots__ = ("text",)
+    __slots__ = ("text", "images")
     kind = "prompt"
 
-    def __init__(self, text):
+    def __init__(self, text, images=0):
         super().__init__()
-        self.text = text
+        self.text, self.images = text, images
 
 
 class Usage(Record):
@@ -78,6 +101,15 @@ class Compaction(Record):
         self.id, self.pre_tokens, self.trigger = id, pre_tokens, trigger
 
 
+class Summary(Record):
+    __slots__ = ("text",)
+    kind = "summary"
+
+    def __init__(self, text=""):
+        super().__init__()
+        self.text = text
+
+
 class ToolCall(Record):
     __slots__ = ("id", "tool", "input")
     kind = "tool_call"
@@ -88,22 +120,46 @@ class ToolCall(Record):
 
 
 class ToolResult(Record):
-    __slots__ = ("id", "text", "size", "is_error", "image")
+    __slots__ = ("id", "text", "size", "is_error", "image", "output")
     kind = "tool_result"
 
-    def __init__(self, id, text, size=None, is_error=False, image=False):
+    def __init__(self, id, text, size=None, is_error=False, image=0, output=None):
         super().__init__()
-        self.id, self.text, self.is_error, self.image = id, text, bool(is_error), image
-        self.size = size if size is not None else len(text.encode("utf-8", "surrogatepass"))
+        self.id, self.text, self.is_error, self.image, self.output = id, text, bool(is_error), image, output
+        self.size = size if size is not None else len(text.encode("utf-8", "replace"))
 
 
 class Delivered(Record):
-    __slots__ = ("how", "paths", "texts")
+    __slots__ = ("how", "paths", "texts", "via")
     kind = "delivered"
 
-    def __init__(self, how, paths=(), texts=()):
+    def __init__(self, how, paths=(), texts=(), via="record"):
         super().__init__()
-        self.how, self.paths, self.texts = how, list(paths), list(texts)
+        self.how, self.paths, self.texts, self.via = how, list(paths), list(texts), via
+
+
+class ApiError(Record):
+    __slots__ = ("text",)
+    kind = "api_error"
+
+    def __init__(self, text=""):
+        super().__init__()
+        self.text = text
+
+
+def tokens(value):
+    """A usage's token figure: 0 when absent, the engine's bounded int
+    (transcripts.max_tokens; a 400-digit number is clamped), None when it
+    is no number (the usage is then left out, never read as 0)."""
+    from engine.core.transcript import clamp_tokens
+
+    return clamp_tokens(value or 0)
+
+
+def usage_figures(*values):
+    """The token figures of one usage, or None when one is no number."""
+    out = [tokens(v) for v in values]
+    return None if None in out else out
 
 
 def clamp(value, limit=None):

@@ -1,5 +1,5 @@
-"""`engine replay TRANSCRIPT... [--profile P] [--pricing FILE] [--project DIR]
-[--json|--html FILE]`: the CLI over engine.replay (one line per user
+"""`engine replay TRANSCRIPT... [--agent NAME] [--profile P] [--pricing FILE]
+[--project DIR] [--json|--html FILE]`: the CLI over engine.replay (one line per user
 mistake, never a traceback; a progress bar on stderr only on a terminal)."""
 
 import json
@@ -13,13 +13,16 @@ from .parser import PROFILE_HELP
 
 def add_parser(sub):
     p = sub.add_parser("replay", help="what a profile's hooks would have done to recorded sessions, priced",
-                       description="Replays recorded sessions (transcripts, .jsonl) through a profile's hooks, "
+                       description="Replays recorded sessions (transcripts, .jsonl, of any agent) through a profile's "
+                       "hooks, "
                        "offline: every event as the agent sent it, each seeing the transcript as it stood then, in a "
                        "throwaway HOME, state and cache (yours are never touched, nothing is executed). Reports every "
                        "answer, the injections by kind, what was already in view, the output kept out, the warnings, "
                        "and the net effect in tokens and priced with prompt caching.")
     p.add_argument("transcripts", nargs="+", metavar="TRANSCRIPT",
                    help="transcript files or globs (~/.claude/projects/SLUG/*.jsonl)")
+    p.add_argument("--agent", metavar="NAME", help="the agent whose transcripts they are: claude-code, codex, "
+                   "gemini, copilot (default: each file's own, by its lines, else claude-code)")
     p.add_argument("--profile", metavar="NAME|PATH", help="the profile to replay: " + PROFILE_HELP)
     p.add_argument("--pricing", metavar="FILE", help="rates (kind: pricing; default: the built-in "
                    "pipelines/reports/pricing.yaml)")
@@ -88,7 +91,8 @@ def run(args):
     style = load_style(args.style)
     bar = Bar(sys.stderr) if sys.stderr.isatty() else None
     try:
-        result = replay(files, profile=args.profile, progress=bar, pricing=args.pricing, project=args.project)
+        result = replay(files, profile=args.profile, progress=bar, pricing=args.pricing, project=args.project,
+                        agent=args.agent)
     finally:
         if bar is not None:
             bar.end()

@@ -1,4 +1,4 @@
-"""`engine session report [SESSION_ID|--current|TRANSCRIPT] [--json] [--html FILE]`:
+"""`engine session report [SESSION_ID|--current|TRANSCRIPT] [--agent NAME] [--json] [--html FILE]`:
 the CLI over engine.session (one line per user mistake, never a traceback)."""
 
 import json
@@ -8,7 +8,7 @@ from engine.base.errors import UserError, given
 
 
 def add_parser(sub):
-    p = sub.add_parser("session", help="reports on one session of the agent, read from its transcript")
+    p = sub.add_parser("session", help="reports on one session of an agent, read from its transcript")
     ssub = p.add_subparsers(dest="session_command", metavar="SUBCOMMAND")
     ssub.required = True
     s = ssub.add_parser("report", help="turns, context fill over time, refreshes, top tool consumers, errors",
@@ -16,9 +16,12 @@ def add_parser(sub):
                         "chart (refreshes and compactions marked), the refreshes and their sizes, the tools whose "
                         "results filled the context, and the errors.")
     s.add_argument("target", nargs="?", metavar="SESSION_ID|TRANSCRIPT",
-                   help="a session id (looked up under ~/.claude/projects) or a transcript file (.jsonl)")
+                   help="a session id (looked up where each agent keeps its sessions, e.g. ~/.claude/projects) "
+                   "or a transcript file (.jsonl) of any agent")
     s.add_argument("--current", action="store_true",
-                   help="the newest transcript of this project (~/.claude/projects/<project folder>/)")
+                   help="the newest transcript of this project (of the agent named by --agent, else of any agent)")
+    s.add_argument("--agent", metavar="NAME", help="the agent whose transcript it is: claude-code, codex, gemini, "
+                   "copilot (default: the one the file's lines show, else claude-code)")
     s.add_argument("--since", metavar="PERIOD",
                    help="every session of the period (7d, 24h, 90m, 2w): what the engine did, one row a session "
                    "plus totals, from the hooks' records")
@@ -72,8 +75,14 @@ def run(args):
     if args.html:
         given(args.html)
     style = load_style(args.style)
-    path = find(args.target, args.current, args.cwd)
-    report = build_report(path, style)
+    if args.agent:
+        from engine.session.agent import named
+
+        named(args.agent)  # an unknown name: one line listing the names, before any file is read
+    from engine.session.locate import EVERY
+
+    path = find(args.target, args.current, args.cwd, args.agent or EVERY)
+    report = build_report(path, style, agent=args.agent)
     if args.json:
         sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
     elif args.html:

@@ -25,23 +25,25 @@ def recent_sessions(agent, count):
 
 
 def session_id(agent, path, head_bytes=65536):
-    """The session id of a transcript file, as the agent's YAML says to find
-    it: a pattern of its path (group `session`), or a key of its first line."""
-    spec = (agent.data.get("transcript") or {}).get("session_id") or {}
-    if "pattern" in spec:
-        found = re.search(spec["pattern"], path.replace(os.sep, "/"))
-        return found.group("session") if found else None
-    if "first_line_key" in spec:
-        try:
-            with open(path, "rb") as fh:
-                first = fh.readline(head_bytes)
-            import json
+    """The whole session id of a transcript file, as the agent's YAML says
+    (transcript.session_id: a pattern of its path under the agent's folder,
+    first group); where the name holds only its first characters
+    (session_id_chars), the id its first records name."""
+    spec = agent.data.get("transcript") or {}
+    if spec.get("session_id_chars"):
+        from engine.agents.transcripts import head_records
 
-            value = json.loads(first.decode("utf-8", "replace")).get(spec["first_line_key"])
-            return value if isinstance(value, str) else None
-        except (OSError, ValueError, AttributeError):
+        try:
+            for rec in head_records(spec["reader"], path, head_bytes, ("session",)):
+                if rec.id:
+                    return rec.id
+        except (OSError, ValueError, KeyError):
             return None
-    return None
+    if not spec.get("session_id"):
+        return os.path.splitext(os.path.basename(path))[0]
+    rel = os.path.relpath(path, agent.home()).replace(os.sep, "/")
+    found = re.search(spec["session_id"], rel[-4096:])
+    return found.group(1) if found else None
 
 
 def _hook_context(agent, path, max_bytes):

@@ -10,10 +10,11 @@ last call of its epoch is never sent and costs nothing.
 
 The rates (a `kind: pricing` document, pipelines/reports/pricing.yaml by
 default) are per token kind and model family; the family is the one whose
-pattern the transcript's main model matches first.
+pattern the transcript's main model matches first, else the document's
+`default` when it names one; a model no family prices has no rates (the
+replay says so and gives no cost: never a silent 0).
 """
 
-import json
 import re
 
 from engine.base.errors import ValidationErrors
@@ -42,7 +43,7 @@ def problems(doc):
             out.append(doc.error(f"family {fam['name']!r} is listed twice; give each family one entry",
                                  ("families", i, "name")))
         names.add(fam["name"])
-    if doc.data["default"] not in names:
+    if "default" in doc.data and doc.data["default"] not in names:
         out.append(doc.error(f"default names no family; use one of {', '.join(sorted(names))}", ("default",)))
     return out
 
@@ -68,57 +69,60 @@ def load(path=None):
     return data
 
 
-def family(pricing, model):
-    """The rates entry for a model id."""
+# The rates of a session with no API call: nothing was sent, nothing costs.
+NO_CALLS = {"name": "none (no API call)", "pattern": "", "input": 0.0, "cache_write": 0.0, "cache_read": 0.0,
+            "output": 0.0}
+
+
+def family(pricing, model, none_ok=False):
+    """The rates entry for a model id: the first family whose pattern it
+    matches, else the default family, else None.  `none_ok`: no model at
+    all (a session with no API call) has the rates of nothing."""
+    if model is None and none_ok:
+        return NO_CALLS
     for fam in pricing["families"]:
         if model and re.search(fam["pattern"], model):
             return fam
-    return next(f for f in pricing["families"] if f["name"] == pricing["default"])
+    return next((f for f in pricing["families"] if f["name"] == pricing.get("default")), None)
 
 
 class Timeline:
     """The main chain's API calls of a transcript: where each one's first line
-    ends (byte offset) and its compaction epoch; the compact boundaries' start
-    offsets; the model seen most.  Read one bounded line at a time
-    (engine/core/transcript.py): a line too long to hold is no call."""
+    ends (byte offset) and its compaction epoch; the compactions' start
+    offsets; the model seen most.  Read by the agent's transcript reader
+    (`reader`), one bounded line at a time: a line too long to hold is no
+    call.  A call is a response's usage, once however often it is recorded;
+    one the agent wrote itself (an API error's) is none."""
 
-    def __init__(self, path):
-        from engine.core.transcript import lines
+    def __init__(self, path, reader="claude"):
+        from engine.agents.transcripts import spans
 
         self.calls = []        # [(end offset of the call's first line, epoch)]
-        self.boundaries = []   # start offsets of compact_boundary lines
+        self.boundaries = []   # start offsets of compaction lines
         self.models = {}
         self.seen = set()
+        self._model = None     # the latest model a Window record named
         with open(path, "rb") as fh:
-            for start, end, raw in lines(fh):
-                if raw is not None and (b'"compact_boundary"' in raw or b'"usage"' in raw):
-                    self._line(start, end, raw)  # most lines: no JSON parse
+            for start, end, recs in spans(reader, fh):
+                for rec in recs or ():
+                    if not rec.sidechain:
+                        self._record(rec, start, end)
         self.model = max(self.models, key=self.models.get) if self.models else None
 
-    def _line(self, start, end, raw):
-        try:
-            rec = json.loads(raw)
-        except (ValueError, RecursionError):
-            return
-        if not isinstance(rec, dict) or rec.get("isSidechain") is True:
-            return
-        if rec.get("type") == "system" and rec.get("subtype") == "compact_boundary":
+    def _record(self, rec, start, end):
+        if rec.kind == "compaction":
             self.boundaries.append(start)
-            return
-        msg = rec.get("message") if isinstance(rec.get("message"), dict) else {}
-        if rec.get("type") != "assistant" or not isinstance(msg.get("usage"), dict):
-            return
-        model = msg.get("model")
-        if model == "<synthetic>":
-            return  # written by the agent, not an API call
-        ident = next((i for i in (msg.get("id"), rec.get("requestId"), rec.get("uuid")) if i and isinstance(i, str)),
-                     start)  # an id of another shape is none (and no key)
-        if ident in self.seen:
-            return  # one response spread over several lines
-        self.seen.add(ident)
-        self.calls.append((end, len(self.boundaries)))
-        if isinstance(model, str):
-            self.models[model] = self.models.get(model, 0) + 1
+        elif rec.kind == "window" and rec.model:
+            self._model = rec.model
+        elif rec.kind == "usage" and not rec.synthetic:
+            ident = rec.response if isinstance(rec.response, str) else ("line", start)
+            if ident in self.seen:
+                return  # one response recorded several times
+            self.seen.add(ident)
+            self.calls.append((end, len(self.boundaries)))
+            model = rec.model or self._model
+            if model:
+                self.models[model] = self.models.get(model, 0) + 1
 
     def epoch_at(self, offset):
         """The compaction epoch of an event that saw `offset` bytes."""

@@ -47,8 +47,8 @@ def _env(style, autoescape):
     from jinja2.sandbox import SandboxedEnvironment
 
     env = SandboxedEnvironment(undefined=StrictUndefined, autoescape=autoescape, keep_trailing_newline=False)
-    places = style["cost_decimals"]
-    env.globals["money"] = lambda v, sign=False: format(v, f"{'+' if sign else ''},.{places}f")
+    places, unpriced = style["cost_decimals"], style.get("unpriced", "n/a")
+    env.globals["money"] = lambda v, sign=False: unpriced if v is None else format(v, f"{'+' if sign else ''},.{places}f")
     return env
 
 

@@ -5,7 +5,8 @@ and the net, for one session or every session of a period.
 The rule it keeps: the figures are the hooks' own records of what they
 answered (engine/core/records.py), never a simulation; a session whose
 hooks recorded nothing shows zeros and says so.  A period's sessions are the
-transcripts found as the agent finds them (locate.py), one row a session.
+transcripts of every agent found as each agent keeps them (locate.py), one
+row a session.
 """
 
 import os
@@ -38,34 +39,24 @@ def parse_since(text, units):
 
 
 def sessions_since(seconds, now=None):
-    """Main transcripts (projects/<project>/<session>.jsonl) changed within
-    the period, newest first, under every folder the agent writes them to."""
-    from .locate import transcript_roots
+    """(mtime, session id, project, path, agent) of every agent's main
+    sessions changed within the period, newest first, under every folder
+    each agent writes them to (locate.homes)."""
+    from engine.agents import table
+
+    from .locate import sessions
 
     cutoff = (now or time.time()) - seconds
     found, seen = [], set()
-    for root in transcript_roots():
-        try:
-            projects = sorted(os.listdir(root))
-        except OSError:
-            continue
-        for proj in projects:
-            folder = os.path.join(root, proj)
+    for name in table.names():
+        for path, sid, project in sessions(name):
             try:
-                names = os.listdir(folder)
+                mtime = os.stat(path).st_mtime
             except OSError:
                 continue
-            for n in names:
-                p = os.path.join(folder, n)
-                if not n.endswith(".jsonl") or n[:-6] in seen:
-                    continue
-                try:
-                    st = os.stat(p)
-                except OSError:
-                    continue
-                if st.st_mtime >= cutoff and os.path.isfile(p):
-                    seen.add(n[:-6])
-                    found.append((st.st_mtime, n[:-6], proj, p))
+            if mtime >= cutoff and sid not in seen:
+                seen.add(sid)
+                found.append((mtime, sid, project, path, name))
     found.sort(key=lambda x: (-x[0], x[1]))
     return found
 
@@ -77,9 +68,9 @@ def period_report(since, style, now=None):
     totals = {"sessions": 0, "recorded_sessions": 0, "added_tokens": 0, "added_chars": 0, "kept_out_tokens": 0,
               "kept_out_outputs": 0, "kept_out_bytes_before": 0, "kept_out_bytes_after": 0, "net_tokens": 0}
     by_handler = {}
-    for mtime, session, project, path in sessions_since(seconds, now):
+    for mtime, session, project, path, agent in sessions_since(seconds, now):
         d = for_session(session)
-        rows.append({"session_id": session, "project": project, "transcript": path,
+        rows.append({"session_id": session, "agent": agent, "project": project, "transcript": path,
                      "ended": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(mtime)),
                      "recorded_events": d["recorded_events"], "added_tokens": d["added_tokens"],
                      "added_chars": d["added_chars"], "kept_out_tokens": d["kept_out"]["tokens"],

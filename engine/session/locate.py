@@ -1,118 +1,265 @@
-"""Where the agent keeps its transcripts, and which transcript an argument
-names: one place for `engine session report`, `engine purge` and
-`engine cache gc` alike.
+"""Where each agent keeps its transcripts, and which transcript an argument
+names: one place for `engine session report`, `engine replay`, `engine
+purge` and `engine cache gc` alike.
 
-The rule it keeps: transcripts are found as the agent finds them.  The
-agent's folder is `$CLAUDE_CONFIG_DIR` when set, else `~/.claude`; its
-transcripts are under `projects/` there, one folder per project, named after
-the project's absolute path with every character other than an ASCII letter
-or digit replaced by `-` (/home/me/my.app -> -home-me-my-app).
+The rule it keeps: transcripts are found as the agent finds them, from the
+agent's declaration (pipelines/agents/NAME.yaml, `home` and `transcript`):
+- `sessions`: a glob of its session files under its folder ({agent_home});
+- `search`: where a session id is looked for (default: `sessions`);
+- `session_id`: a pattern of a file's path under {agent_home} whose first
+  group is the session id (or its first `session_id_chars` characters);
+- `project_sessions` and `project_folder`: the folder of one project's
+  sessions, named after the project's path (Claude Code: every character
+  other than an ASCII letter or digit replaced by `-`); without them a
+  project's sessions are those whose records name the project (a reader's
+  `project_key`).
 
-A target is:
+An agent is named by its name, or EVERY ("*") for all of them (the session
+report's default); without one, Claude Code (purge and gc read only its
+transcripts).  A target is:
 - a path to a file: that file;
-- `--current`: the newest transcript of the working folder's project folder;
-- a session id, or a unique prefix of one: `<id>*.jsonl` in the project
-  folder, else anywhere under projects/ (subagents' files included).  A
-  prefix naming several sessions is an error listing them.
+- `--current`: the newest transcript of the working folder's project, of
+  the agent named, or of every agent;
+- a session id, or a unique prefix of one: in the project's folder first,
+  else anywhere the agent keeps them.  A prefix naming several sessions is
+  an error listing them.
 """
 
+import glob
 import os
+import re
 
 from engine.base.errors import UserError
+from engine.agents import DEFAULT_AGENT
+
+EVERY = "*"  # every agent
 
 
-def claude_dir():
-    return os.environ.get("CLAUDE_CONFIG_DIR") or os.path.join(os.path.expanduser("~"), ".claude")
+def _agent(agent):
+    from .agent import named
+
+    return named(agent or DEFAULT_AGENT) if agent is None or isinstance(agent, str) else agent
+
+
+def _agents(agent):
+    """The agents a lookup goes through: the one named (default: Claude
+    Code), or every one, Claude Code first."""
+    if agent != EVERY:
+        return [_agent(agent)]
+    from engine.agents import table
+
+    names = table.names()
+    return [_agent(n) for n in [DEFAULT_AGENT] + [n for n in names if n != DEFAULT_AGENT]]
+
+
+def _spec(agent):
+    return agent.data["transcript"]
+
+
+def mangle(cwd, agent=None):
+    """The name of a project's folder of sessions (Claude Code's:
+    /home/me/my.app -> -home-me-my-app)."""
+    rule = _spec(_agent(agent)).get("project_folder") or {"keep": "[A-Za-z0-9]", "replace": "-"}
+    keep = re.compile(rule["keep"])
+    return "".join(c if c.isascii() and keep.fullmatch(c) else rule["replace"] for c in cwd)
+
+
+def _static(pattern):
+    """The part of a glob before its first component with a wildcard."""
+    parts = []
+    for part in pattern.split("/"):
+        if glob.has_magic(part) or "{" in part:
+            break
+        parts.append(part)
+    return os.path.join(*parts) if parts else ""
+
+
+def sessions_root(agent=None):
+    """The folder the agent writes its transcripts into now."""
+    agent = _agent(agent)
+    return os.path.join(agent.home(), _static(_spec(agent).get("sessions", "")))
+
+
+def homes(agent=None):
+    """The agent's folder, and its default folder when its variable points
+    elsewhere (a user who set it later still has sessions there)."""
+    agent = _agent(agent)
+    out = [agent.home()]
+    default = os.path.expanduser(agent.data["home"]["default"])
+    if os.path.abspath(default) != os.path.abspath(out[0]):
+        out.append(default)
+    return out
+
+
+def transcript_roots(agent=None):
+    """Every folder the agent (or EVERY agent) may have written transcripts
+    into (under each of `homes`).  gc keeps what any of them names:
+    deleting is the one thing that cannot be undone."""
+    return [os.path.join(h, _static(_spec(a).get("sessions", ""))) for a in _agents(agent) for h in homes(a)]
 
 
 def projects_root():
-    """The folder the agent writes its transcripts into now."""
-    return os.path.join(claude_dir(), "projects")
+    """Claude Code's folder of project folders (kept for its callers)."""
+    return sessions_root()
 
 
-def transcript_roots():
-    """Every folder the agent may have written transcripts into: the current
-    one, and ~/.claude/projects when $CLAUDE_CONFIG_DIR points elsewhere (a
-    user who set it later still has stubs naming blobs there).  gc keeps
-    what any of them names: deleting is the one thing that cannot be undone."""
-    roots = [projects_root()]
-    home = os.path.join(os.path.expanduser("~"), ".claude", "projects")
-    if os.path.abspath(home) != os.path.abspath(roots[0]):
-        roots.append(home)
-    return roots
-
-
-def mangle(cwd):
-    return "".join(c if c.isascii() and c.isalnum() else "-" for c in cwd)
-
-
-def project_dir(cwd):
-    return os.path.join(projects_root(), mangle(os.path.abspath(cwd)))
-
-
-def _newest(folder):
-    try:
-        names = [n for n in os.listdir(folder) if n.endswith(".jsonl")]
-    except OSError:
+def project_dir(cwd, agent=None):
+    """The folder of one project's sessions, or None when the agent keeps none."""
+    agent = _agent(agent)
+    pattern = _spec(agent).get("project_sessions")
+    if not pattern:
         return None
-    paths = [os.path.join(folder, n) for n in names]
-    paths = [p for p in paths if os.path.isfile(p)]
-    return max(paths, key=lambda p: (os.path.getmtime(p), p)) if paths else None
+    folder = pattern.replace("{project_folder}", mangle(os.path.abspath(cwd), agent))
+    return os.path.join(agent.home(), os.path.dirname(folder))
 
 
-def _matches(folder, prefix, deep):
-    """Transcripts (*.jsonl) under folder whose session id starts with prefix."""
+def _files(agent, key="sessions", home=None):
+    pattern = _spec(agent).get(key) or _spec(agent).get("sessions")
+    if not pattern:
+        return []
+    found = glob.glob(os.path.join(glob.escape(home or agent.home()), pattern), recursive="**" in pattern)
+    return [p for p in found if os.path.isfile(p)]
+
+
+def session_id(agent, path, home=None):
+    """The session id a file's path gives (its first characters only, for
+    an agent that names files so), or None."""
+    spec = _spec(agent)
+    pattern = spec.get("session_id")
+    if not pattern:
+        return os.path.splitext(os.path.basename(path))[0]
+    rel = os.path.relpath(path, home or agent.home()).replace(os.sep, "/")
+    m = re.search(pattern, rel[-4096:])
+    return m.group(1) if m else None
+
+
+def _matches(agent, files, target):
+    head = int(_spec(agent).get("session_id_chars") or 0)
     out = []
-    walker = os.walk(folder) if deep else [(folder, [], _listdir(folder))]
-    for here, _dirs, names in walker:
-        for n in names:
-            if n.endswith(".jsonl") and n.startswith(prefix) and os.path.isfile(os.path.join(here, n)):
-                out.append(os.path.join(here, n))
+    for p in files:
+        sid = session_id(agent, p)
+        if sid and (sid.startswith(target) or (head and len(target) > head and target[:head] == sid)):
+            out.append(p)
     return sorted(out)
 
 
-def _listdir(folder):
-    try:
-        return os.listdir(folder)
-    except OSError:
-        return []
-
-
-def _pick(target, found, where):
-    exact = [p for p in found if os.path.basename(p) == target + ".jsonl"]
+def _pick(agent, target, found, where):
+    exact = [p for p in found if session_id(agent, p) == target]
     if len(exact) == 1:
         return exact[0]
     if len(found) == 1:
         return found[0]
     if found:
-        ids = sorted({os.path.basename(p)[:-6] for p in found})
+        ids = sorted({session_id(agent, p) for p in found})
         shown = ", ".join(ids[:10]) + (f" and {len(ids) - 10} more" if len(ids) > 10 else "")
         raise UserError(f"session {target!r} is ambiguous under {where}: {shown}; give more of the id")
     return None
 
 
-def find_session(target, cwd=None):
+def _project_files(agent, cwd):
+    folder = project_dir(cwd, agent)
+    if folder is not None:
+        pattern = os.path.basename(_spec(agent)["project_sessions"])
+        return [p for p in glob.glob(os.path.join(glob.escape(folder), pattern)) if os.path.isfile(p)]
+    return None
+
+
+def find_session(target, cwd=None, agent=None):
     """The transcript of a session id or unique id prefix, or None."""
-    here = _pick(target, _matches(project_dir(cwd or os.getcwd()), target, False), project_dir(cwd or os.getcwd()))
-    if here:
-        return here
-    root = projects_root()
-    return _pick(target, _matches(root, target, True), root)
+    for a in _agents(agent):
+        here = _project_files(a, cwd or os.getcwd())
+        if here:
+            path = _pick(a, target, _matches(a, here, target), project_dir(cwd or os.getcwd(), a))
+            if path:
+                return path
+        path = _pick(a, target, _matches(a, _files(a, "search"), target), sessions_root(a))
+        if path:
+            return path
+    return None
 
 
-def current(cwd=None):
+def _by_time(paths):
+    """(modification time, path) of the files still there, newest first."""
+    stamped = []
+    for p in paths:
+        try:
+            stamped.append((os.path.getmtime(p), p))
+        except OSError:
+            continue
+    return sorted(stamped, reverse=True)
+
+
+def _newest(paths):
+    stamped = _by_time(paths)
+    return stamped[0][1] if stamped else None
+
+
+def _names_project(agent, path, cwd):
+    """Whether the session file's first records name the project `cwd`."""
+    from engine.agents.transcripts import reader
+
+    key = reader(_spec(agent)["reader"]).project_key(os.path.abspath(cwd))
+    return any(r.project == key for r in _head_sessions(agent, path))
+
+
+def _head_sessions(agent, path):
+    """The Session records of a file's first bytes (as many as the agent's
+    version is looked for in, engine/agents/version.py)."""
+    from engine.agents.transcripts import head_records
+    from engine.core.settings import agent_facts
+
+    return head_records(_spec(agent)["reader"], path, agent_facts()["version"]["head_bytes"], ("session",))
+
+
+def head(agent, path):
+    """(session id, project) a session file's first records name, each None when they do not."""
+    sid = project = None
+    for r in _head_sessions(agent, path):
+        sid, project = sid or r.id, project or r.cwd or r.project
+        if sid and project:
+            break
+    return sid, project
+
+
+def sessions(agent):
+    """(path, session id, project) of every main session file of an agent:
+    the id and project from its folder and name where the agent keeps a
+    folder per project (Claude Code), else from its first records."""
+    agent = _agent(agent)
+    by_folder = bool(_spec(agent).get("project_sessions"))
+    for home in homes(agent):
+        for path in _files(agent, home=home):
+            if by_folder:
+                yield path, session_id(agent, path, home), os.path.basename(os.path.dirname(path))
+            else:
+                sid, project = head(agent, path)
+                yield path, sid or session_id(agent, path, home), project or ""
+
+
+def _current_of(agent, cwd):
+    here = _project_files(agent, cwd)
+    if here is not None:
+        return _newest(here)
+    return next((p for _, p in _by_time(_files(agent)) if _names_project(agent, p, cwd)), None)
+
+
+def current(cwd=None, agent=None):
+    """The newest transcript of the project `cwd` (of the agent named, or of EVERY one)."""
     cwd = cwd or os.getcwd()
-    folder = project_dir(cwd)
-    path = _newest(folder)
+    agents = _agents(agent)
+    found = [p for p in (_current_of(a, cwd) for a in agents) if p]
+    path = _newest(found)
     if path is None:
-        raise UserError(f"no transcript in {folder} (the agent's folder for {cwd}); "
+        where = project_dir(cwd, agents[0]) or sessions_root(agents[0])
+        others = "" if len(agents) == 1 else " nor in the other agents' folders"
+        raise UserError(f"no transcript in {where} (the agent's folder for {cwd}){others}; "
                         "run from the project folder or give a transcript file", None)
     return path
 
 
-def find(target, current_, cwd):
+def find(target, current_, cwd, agent=None):
     if current_:
-        return current(cwd)
+        return current(cwd, agent)
     if not target:
         raise UserError("name a session: a SESSION_ID, --current, or a transcript file (.jsonl)")
     if os.path.isfile(target):
@@ -120,7 +267,18 @@ def find(target, current_, cwd):
     looks_like_path = os.sep in target or target.endswith(".jsonl")
     if looks_like_path:
         raise UserError("no such transcript file; give the path of a .jsonl file", target)
-    path = find_session(target, cwd)
+    path = find_session(target, cwd, agent)
     if path is None:
-        raise UserError(f"no session {target!r} under {projects_root()}; give its transcript file instead")
+        where = "the agents' folders" if agent == EVERY else sessions_root(agent)
+        raise UserError(f"no session {target!r} under {where}; give its transcript file instead")
     return path
+
+
+def subagent_files(agent, path):
+    """A session's subagent transcripts, where the agent keeps them apart."""
+    pattern = _spec(agent).get("subagents")
+    if not pattern:
+        return []
+    stem = os.path.splitext(os.path.basename(path))[0]
+    rel = pattern.replace("{session}", glob.escape(stem))
+    return sorted(p for p in glob.glob(os.path.join(glob.escape(os.path.dirname(path)), rel)) if os.path.isfile(p))

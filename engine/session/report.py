@@ -1,7 +1,8 @@
 """The session report as plain data (what `--json` prints).
 
-Shape (README, "Session report"): session_id, transcript, kind (main |
-subagent), models, versions, started, ended, turns, turn_starts (the x
+Shape (README, "Session report"): session_id, transcript, agent (the
+agent whose transcript it is), kind (main | subagent), models, versions,
+started, ended, turns, turn_starts (the x
 each prompt came before), api_calls,
 context_window, bytes_per_token, fill [{x, time, tokens, percent, segment,
 model}], peak and last (a fill point or null), compactions [{x, time, line,
@@ -25,7 +26,7 @@ import re
 from engine.base.errors import UserError
 from .analyze import Analyzer, rank
 from . import errors as error_sources
-from engine.core.transcript import Problems, records
+from engine.core.transcript import Problems
 
 
 def _redactor():
@@ -37,18 +38,25 @@ def _redactor():
     return redactor(replacement="[secret]")
 
 
-def _window(style, models, peak):
+def _window(style, models, peak, recorded=()):
+    """The context window: the largest the agent recorded, else the style's
+    for the session's models; a larger listed one when the peak passed it."""
     cw = style["context_windows"]
+    window = max(recorded) if recorded else _window_of_models(cw, models)
+    if peak and peak > window:  # the session had a larger window than its model id says
+        larger = sorted(m["tokens"] for m in cw["models"] if m["tokens"] >= peak)
+        if larger:
+            window = larger[0]
+    return window
+
+
+def _window_of_models(cw, models):
     window = cw["default"]
     for model in models:
         for m in cw["models"]:
             if re.search(m["pattern"], model):
                 window = max(window, m["tokens"])
                 break
-    if peak and peak > window:  # the session had a larger window than its model id says
-        larger = sorted(m["tokens"] for m in cw["models"] if m["tokens"] >= peak)
-        if larger:
-            window = larger[0]
     return window
 
 
@@ -65,45 +73,53 @@ def _open(path):
     return os.fdopen(fd, "rb")
 
 
-def analyze_file(path, style, redact):
+def analyze_file(path, style, redact, agent=None):
+    """(Analyzer, Problems) of one transcript, read by its agent's reader."""
+    from engine.agents.transcripts import forwards
+
+    from .agent import for_transcript
+
+    agent = agent if agent is not None and not isinstance(agent, str) else for_transcript(path, agent)
     problems = Problems()
     an = Analyzer(style, redact)
     with _open(path) as fh:
-        for lineno, rec in records(fh, style["reading"], problems):
-            an.feed(lineno, rec)
+        for rec in forwards(agent.data["transcript"]["reader"], fh, style["reading"], problems):
+            an.feed(rec)
     return an, problems
 
 
-def _subagents(path, style, redact):
-    """The 2.x subagent files of a session: <session>/subagents/agent-*.jsonl."""
-    folder = os.path.join(os.path.splitext(path)[0], "subagents")
+def _subagents(path, style, redact, agent):
+    """A session's subagent files, where the agent keeps them apart (Claude
+    Code 2.x: <session>/subagents/agent-*.jsonl)."""
+    from .locate import subagent_files
+
     out = []
-    try:
-        names = sorted(n for n in os.listdir(folder) if n.endswith(".jsonl"))
-    except OSError:
-        return out
-    for n in names:
+    for sub in subagent_files(agent, path):
         try:
-            an, _ = analyze_file(os.path.join(folder, n), style, redact)
+            an, _ = analyze_file(sub, style, redact, agent)
         except UserError:
             continue
         _, chain = an.chain()
-        out.append({"file": os.path.join(folder, n), "api_calls": len(chain.responses),
+        out.append({"file": sub, "api_calls": len(chain.responses),
                     "peak_tokens": max((p["tokens"] for p in chain.responses.values()), default=None),
                     "tool_result_bytes": sum(t["result_bytes"] for t in chain.tools.values())})
     return out
 
 
-def build_report(path, style, errors=None, redact=None):
+def build_report(path, style, errors=None, redact=None, agent=None):
     """The report of one transcript file (see the module doc for its shape).
-    `errors`: where the errors come from (errors.py; default: errors.default())."""
+    `errors`: where the errors come from (errors.py; default: errors.default());
+    `agent`: the agent's name (default: the one the file's lines show)."""
+    from .agent import for_transcript
+
     errors = errors or error_sources.default()
     redact = redact or _redactor()
-    an, problems = analyze_file(path, style, redact)
+    agent = for_transcript(path, agent)
+    an, problems = analyze_file(path, style, redact, agent)
     kind, chain = an.chain()
     points = list(chain.responses.values())
     peak_tokens = max((p["tokens"] for p in points), default=None)
-    window = _window(style, an.models, peak_tokens)
+    window = _window(style, an.models, peak_tokens, an.windows)
     for p in points:
         p["percent"] = round(100.0 * p["tokens"] / window, 1)
     peak = max(points, key=lambda p: p["tokens"]) if points else None
@@ -114,6 +130,7 @@ def build_report(path, style, errors=None, redact=None):
     report = {
         "session_id": an.session_id or os.path.splitext(os.path.basename(path))[0],
         "transcript": os.path.abspath(path),
+        "agent": agent.name,
         "kind": kind,
         "models": list(an.models),
         "versions": list(an.versions),
@@ -137,7 +154,7 @@ def build_report(path, style, errors=None, redact=None):
         "tool_result_bytes_in_context": sum(t["result_bytes"] for t in in_context),
         "api_errors": an.api_errors,
         "hook_contexts": an.hook_contexts,
-        "subagents": _subagents(path, style, redact) if kind == "main" else [],
+        "subagents": _subagents(path, style, redact, agent) if kind == "main" else [],
         "problems": problems.as_dict(),
     }
     from .did import for_session
@@ -158,7 +175,7 @@ def in_context(transcript, style=None, agent=None):
     from .style import load
 
     style = style or load()
-    an, _ = analyze_file(transcript, style, _redactor())
+    an, _ = analyze_file(transcript, style, _redactor(), agent)
     _, chain = an.chain()
     per_token = style["tools"]["bytes_per_token"]
     rows = rank(chain.epoch_tools, per_token)

@@ -26,6 +26,9 @@ def problems(doc):
         out.extend(_pattern(doc, m["pattern"], ("context_windows", "models", i, "pattern")))
     for i, b in enumerate(data["refreshes"]["banners"]):
         out.extend(_pattern(doc, b["pattern"], ("refreshes", "banners", i, "pattern")))
+    for key in ("skip_lines", "strip"):
+        for i, pattern in enumerate(data["errors"].get(key) or ()):
+            out.extend(_pattern(doc, pattern, ("errors", key, i)))
     for where in (("terminal", "template"), ("html", "template"), ("since", "terminal_template"),
                   ("since", "html_template")):
         out.extend(_template(doc, data[where[0]][where[1]], where))

@@ -79,7 +79,11 @@ class GeminiAPI(StandIn):
 
     def usage(self, req):
         tokens = self.input_tokens(req)
-        return {"promptTokenCount": tokens, "candidatesTokenCount": 10, "totalTokenCount": tokens + 10}
+        usage = {"promptTokenCount": tokens, "candidatesTokenCount": 10, "totalTokenCount": tokens + 10}
+        cached = self.cached_tokens(req)
+        if cached:  # part of promptTokenCount, as the API reports a context cache hit
+            usage["cachedContentTokenCount"] = cached
+        return usage
 
     def answer(self, req, turn, n):
         body = req.body if isinstance(req.body, dict) else {}

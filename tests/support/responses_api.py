@@ -82,7 +82,7 @@ class ResponsesAPI(StandIn):
         events += _item_events(item)
         tokens = self.input_tokens(req)
         usage = {"input_tokens": tokens, "output_tokens": 10, "total_tokens": tokens + 10,
-                 "input_tokens_details": {"cached_tokens": 0}, "output_tokens_details": {"reasoning_tokens": 0}}
+                 "input_tokens_details": {"cached_tokens": self.cached_tokens(req)}, "output_tokens_details": {"reasoning_tokens": 0}}
         done = dict(resp, status="completed", output=[item], usage=usage)
         events.append(sse({"type": "response.completed", "response": done}, "response.completed"))
         return 200, "text/event-stream", b"".join(events)

@@ -80,10 +80,11 @@ class StandIn:
     after = "done."
     summary_text = "SUMMARY_OF_THE_SESSION: the user asked; the shell ran; the answer was given."
 
-    def __init__(self, script=(), summary=None, tokens=1000):
+    def __init__(self, script=(), summary=None, tokens=1000, cached=0):
         self.script = list(script)
         self.summary = summary or self.summary_text
         self.tokens = tokens  # input tokens each answer reports: a number, or a function of the Request
+        self.cached = cached  # how many of those the answer reports as read from the prompt cache (idem)
         self.log = []
         self.served = 0  # main-loop requests answered: the script's only clock
         self._lock = threading.Lock()
@@ -139,6 +140,10 @@ class StandIn:
     def input_tokens(self, req):
         """The input tokens the answer to `req` reports (the agent's usage figures)."""
         return self.tokens(req) if callable(self.tokens) else self.tokens
+
+    def cached_tokens(self, req):
+        """The part of input_tokens the answer reports as a prompt cache hit."""
+        return self.cached(req) if callable(self.cached) else self.cached
 
     # ------------------------------------------------ the wire format's part
 

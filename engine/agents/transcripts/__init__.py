@@ -8,12 +8,20 @@ is engine/core/transcript.py's):
 - `backwards(reader, path, max_bytes)`: records of the file's end, newest
   first (hooks: the context size, what is in view, the last tool calls);
 - `forwards(reader, fh, reading, problems)`: every record in file order
-  (reports, replay, the tool memory's scan).
+  (reports, the tool memory's scan);
+- `spans(reader, fh)`: each line's byte span and records, in file order
+  (replay: what an event saw of the file).
+
+- `detect(path)`: the reader whose format the file's first lines are in.
 
 A reader module has `MARKS` (per record kind, the bytes of which a line must
 hold one to be worth parsing for that kind: a hook asking for the context
-size parses only the lines that can hold a usage record) and
-`records_of(obj)`: the records of one parsed line, in order.
+size parses only the lines that can hold a usage record),
+`records_of(obj, seen=None)`: the records of one parsed line, in order
+(`seen`, a dict kept over one forward reading, for a format whose record
+depends on earlier lines), `looks_like(obj)`: whether a parsed line is in
+its format (cheap: a key or two), and `project_key(cwd)`: how its session
+records name a project folder (`Session.project`).
 """
 
 READERS = {
@@ -100,7 +108,65 @@ def forwards(name, fh, reading, problems):
     from engine.core.transcript import records as lines
 
     mod = reader(name)
+    seen = {}
     for lineno, obj in lines(fh, reading, problems):
-        for rec in mod.records_of(obj):
+        for rec in mod.records_of(obj, seen):
             rec.line = lineno
             yield rec
+
+
+def spans(name, fh, skipped=None):
+    """(start, end, records) of each line of a transcript opened in binary,
+    in order, bounded as `forwards` is; `records` is None for a line too
+    long to hold (its (line number, bytes) is added to `skipped`) or one
+    that is not a JSON object.  Records carry their line number."""
+    from engine.core.transcript import lines
+
+    mod = reader(name)
+    seen = {}
+    for lineno, (start, end, raw) in enumerate(lines(fh), 1):
+        if raw is None:
+            if skipped is not None:
+                skipped.append((lineno, end - start))
+            yield start, end, None
+            continue
+        obj = _parsed(raw)
+        if not isinstance(obj, dict):
+            yield start, end, None
+            continue
+        recs = mod.records_of(obj, seen)
+        for rec in recs:
+            rec.line = lineno
+        yield start, end, recs
+
+
+# Most specific first: Claude Code's lines are the loosest to recognise.
+DETECT_ORDER = ("codex", "copilot", "gemini", "claude")
+DETECT_LINES = 8  # a Claude file may open with a few summary or snapshot lines: each one is in its format
+
+
+def detect(path, reading=None):
+    """The reader of the first of the file's first DETECT_LINES lines that a
+    reader recognises, or None (also for a file that cannot be read).  Read
+    one bounded line at a time: a huge first line is passed over."""
+    import os
+    import stat
+
+    from engine.core.transcript import Problems, records
+
+    reading = reading or {"max_line_bytes": 1 << 22, "chunk_bytes": 1 << 16}
+    try:  # O_NONBLOCK: a FIFO named as a transcript must not wait for a writer
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except (OSError, ValueError, TypeError):
+        return None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        for n, (_lineno, obj) in enumerate(records(fh, reading, Problems())):
+            for name in DETECT_ORDER:
+                if reader(name).looks_like(obj):
+                    return name
+            if n + 1 >= DETECT_LINES:
+                return None
+    return None

@@ -1,50 +1,92 @@
 """Claude Code's session JSONL (facts: DESIGN.md "Transcripts").
 
-- every line may carry `version`; `isSidechain` marks a subagent's line;
+- every line may carry `version`, `timestamp`, `sessionId`, `cwd` and
+  `permissionMode`; `isSidechain` marks a subagent's line;
 - `assistant` lines hold `message.usage` (one response spans several lines
   sharing `message.id`, each repeating it) and `tool_use` blocks; the model
   `<synthetic>` marks records the agent wrote itself (API errors);
-- `user` lines hold the prompt (a string, or text blocks) or `tool_result`
-  blocks (`is_error`, content a string or a list of blocks);
-- a `system` line of subtype `compact_boundary` opens a new epoch;
+- `user` lines hold the prompt (a string, or text and image blocks) or
+  `tool_result` blocks (`is_error`; content a string or a list of blocks;
+  an error wrapper at the text's start is the consumers' to read, from
+  their YAML), with the tool's own output shape
+  (what its hooks receive) in the line's `toolUseResult`; `isMeta` lines
+  and the compaction's summary (`isCompactSummary`) are not prompts;
+- a `system` line of subtype `compact_boundary` opens a new epoch, one of
+  subtype `api_error` is a failed model call;
 - 2.1.328 and later write `attachment` lines: `instructions` (files the agent
   loaded), `nested_memory` (a path-scoped rule), `hook_additional_context`
-  (what hooks added).
+  (what hooks added); older versions put a hook's output inside a user
+  line's text (an `isMeta` line, or one of WRAPPERS) or a system line's.
 """
 
-from ..records import Compaction, Delivered, Prompt, ToolCall, ToolResult, Usage, Version, clamp
+from ..records import (ApiError, Compaction, Delivered, Prompt, Session, Summary, ToolCall, ToolResult, Usage,
+                       Version, clamp, tokens, usage_figures)
 
 MARKS = {
     "version": (b'"version"',),
+    "session": (b'"sessionId"',),
     "usage": (b'"assistant"',),
     "tool_call": (b'"tool_use"',),
     "tool_result": (b'"tool_result"',),
     "prompt": (b'"user"',),
     "compaction": (b"compact_boundary",),
-    "delivered": (b'"attachment"',),
+    "summary": (b'"isCompactSummary"',),
+    "delivered": (b'"attachment"', b'"isMeta"', b"hook"),
+    "api_error": (b"api_error",),
 }
 SYNTHETIC = "<synthetic>"
+# Where versions before attachment lines put a hook's output.
+WRAPPERS = ("<user-prompt-submit-hook>", "<system-reminder>", "hook additional context")
+# Line types of this format (a file's first lines: summary, snapshot, queue, or a message).
+TYPES = ("user", "assistant", "system", "summary", "attachment", "progress", "file-history-snapshot",
+         "queue-operation")
 
 
-def records_of(obj):
+def looks_like(obj):
+    """A line of this format: one of its line types, and none of the other
+    formats' envelopes (Codex's payload, Copilot's data)."""
+    return obj.get("type") in TYPES and "payload" not in obj and "data" not in obj
+
+
+def project_key(cwd):
+    return cwd
+
+
+def records_of(obj, seen=None):
+    """The records of one line (`seen`: unused, the format needs no memory of earlier lines)."""
     out = []
     version = obj.get("version")
     if isinstance(version, str):
         out.append(Version(version))
+    session = _session(obj)
+    if session is not None:
+        out.append(session)
     kind = obj.get("type")
     if kind == "assistant":
         _assistant(obj, out)
     elif kind == "user":
         _user(obj, out)
-    elif kind == "system" and obj.get("subtype") == "compact_boundary":
-        meta = obj.get("compactMetadata") if isinstance(obj.get("compactMetadata"), dict) else {}
-        out.append(Compaction(str(obj.get("uuid") or "")[:8], clamp(meta.get("preTokens")) or None, meta.get("trigger")))
+    elif kind == "system":
+        _system(obj, out)
     elif kind == "attachment":
         _attachment(obj.get("attachment"), out)
     side = bool(obj.get("isSidechain"))
+    time = obj.get("timestamp") if isinstance(obj.get("timestamp"), str) else None
     for rec in out:
-        rec.sidechain = side
+        rec.sidechain, rec.time = side, time
     return out
+
+
+def _text_field(obj, key):
+    value = obj.get(key)
+    return value if isinstance(value, str) else None
+
+
+def _session(obj):
+    sid, cwd, mode = _text_field(obj, "sessionId"), _text_field(obj, "cwd"), _text_field(obj, "permissionMode")
+    if sid is None and cwd is None and mode is None and not isinstance(obj.get("timestamp"), str):
+        return None
+    return Session(sid, cwd, mode=mode)
 
 
 def _assistant(obj, out):
@@ -52,55 +94,99 @@ def _assistant(obj, out):
     if not isinstance(msg, dict):
         return
     usage = msg.get("usage")
-    if isinstance(usage, dict):
+    figures = usage_figures(usage.get("input_tokens"), usage.get("cache_read_input_tokens"),
+                            usage.get("cache_creation_input_tokens")) if isinstance(usage, dict) else None
+    if figures is not None:  # a figure that is no number: the usage is left out
         model = msg.get("model") if isinstance(msg.get("model"), str) else None
-        out.append(Usage(input=clamp(usage.get("input_tokens")), output=clamp(usage.get("output_tokens")),
-                         cache_read=clamp(usage.get("cache_read_input_tokens")),
-                         cache_write=clamp(usage.get("cache_creation_input_tokens")),
-                         model=model, response=msg.get("id"), synthetic=model == SYNTHETIC))
+        response = next((i for i in (msg.get("id"), obj.get("requestId")) if isinstance(i, str) and i), None)
+        out.append(Usage(input=figures[0], output=tokens(usage.get("output_tokens")) or 0, cache_read=figures[1],
+                         cache_write=figures[2], model=model, response=response, synthetic=model == SYNTHETIC))
     content = msg.get("content")
     if isinstance(content, list):
         for block in content:
             if isinstance(block, dict) and block.get("type") == "tool_use" and isinstance(block.get("name"), str):
-                out.append(ToolCall(str(block.get("id") or ""), block["name"], block.get("input")))
+                # a call without an id still names its files (path-scoped rules); nothing answers it
+                tid = block.get("id")
+                out.append(ToolCall(tid if isinstance(tid, str) else "", block["name"], block.get("input")))
 
 
 def _user(obj, out):
     msg = obj.get("message")
     content = msg.get("content") if isinstance(msg, dict) else None
+    texts, results, images = _blocks(content, obj, out)
+    meta = obj.get("isMeta") is True
+    for text in texts:
+        if meta or any(w in text for w in WRAPPERS):
+            out.append(Delivered("hook", texts=[text], via="text"))
+    if obj.get("isCompactSummary") is True:
+        out.append(Summary("\n".join(texts)))
+    if results or meta or obj.get("isCompactSummary") or "toolUseResult" in obj:
+        return
+    if texts or images:
+        out.append(Prompt("\n".join(texts), images=images))
+
+
+def _blocks(content, obj, out):
+    """(texts, tool results, images) of a user line's content; its tool
+    results appended to `out`."""
     if isinstance(content, str):
-        if not obj.get("isCompactSummary") and not obj.get("isMeta"):
-            out.append(Prompt(content))
-        return
+        return [content], 0, 0
     if not isinstance(content, list):
-        return
-    texts = []
+        return [], 0, 0
+    texts, results, images = [], 0, 0
     for block in content:
         if not isinstance(block, dict):
             continue
-        if block.get("type") == "tool_result":
-            text, image = result_text(block.get("content"))
-            out.append(ToolResult(str(block.get("tool_use_id") or ""), text, is_error=block.get("is_error") is True,
-                                  image=image))
-        elif block.get("type") == "text" and isinstance(block.get("text"), str):
+        kind = block.get("type")
+        if kind == "tool_result":
+            results += 1
+            out.append(_result(block, obj))
+        elif kind == "text" and isinstance(block.get("text"), str):
             texts.append(block["text"])
-    if texts and not obj.get("isCompactSummary") and not obj.get("isMeta"):
-        out.append(Prompt("\n".join(texts)))
+        elif kind == "image":
+            images += 1
+    return texts, results, images
+
+
+def _result(block, obj):
+    text, size, images = result_text(block.get("content"))
+    tid = block.get("tool_use_id")
+    error = block.get("is_error") is True
+    output = obj.get("toolUseResult")
+    return ToolResult(tid if isinstance(tid, str) else "", text, size=size, is_error=error, image=images,
+                      output=output)
 
 
 def result_text(content):
-    """(text, holds an image) of a tool_result's content."""
+    """(text, its bytes, how many images) of a tool_result's content: its
+    text blocks joined by newlines, their bytes summed (the joins are not
+    what the model read)."""
     if isinstance(content, str):
-        return content, False
-    parts, image = [], False
+        return content, len(content.encode("utf-8", "replace")), 0
+    parts, images = [], 0
     if isinstance(content, list):
         for block in content:
             if isinstance(block, dict):
-                if block.get("type") == "text" and isinstance(block.get("text"), str):
+                if isinstance(block.get("text"), str):
                     parts.append(block["text"])
                 elif block.get("type") == "image":
-                    image = True
-    return "\n".join(parts), image
+                    images += 1
+    return "\n".join(parts), sum(len(p.encode("utf-8", "replace")) for p in parts), images
+
+
+def _system(obj, out):
+    sub = obj.get("subtype")
+    if sub == "compact_boundary":
+        meta = obj.get("compactMetadata") if isinstance(obj.get("compactMetadata"), dict) else {}
+        pre = meta.get("preTokens")
+        trigger = meta.get("trigger") if isinstance(meta.get("trigger"), str) else None
+        out.append(Compaction(str(obj.get("uuid") or "")[:8],
+                              tokens(pre) if isinstance(pre, int) and not isinstance(pre, bool) else None, trigger))
+    elif sub == "api_error":
+        out.append(ApiError(_text_field(obj, "content") or ""))
+    content = obj.get("content")
+    if isinstance(content, str) and any(w in content for w in WRAPPERS):
+        out.append(Delivered("hook", texts=[content], via="text"))
 
 
 def _attachment(att, out):
@@ -116,5 +202,6 @@ def _attachment(att, out):
         # the raw text (2.1.328 on): a rule edited since is not in view as it is now
         out.append(Delivered("scoped", [att["path"]], texts=[raw] if isinstance(raw, str) else ()))
     elif kind == "hook_additional_context":
-        texts = [t for t in att.get("content") or () if isinstance(t, str)]
-        out.append(Delivered("hook", texts=texts))
+        content = att.get("content")
+        texts = content if isinstance(content, list) else [content]
+        out.append(Delivered("hook", texts=[t for t in texts if isinstance(t, str)]))

@@ -1,43 +1,63 @@
 """Copilot CLI's session events (~/.copilot/session-state/<id>/events.jsonl;
-measured with 1.0.102, tests/support/AGENTS-MEASURED.md).
+measured with 1.0.102, tests/support/AGENTS-MEASURED.md, and the sample in
+tests/data/transcripts/copilot/).
 
 Lines are `{type, data, id, timestamp, parentId}`:
-- `session.start`: `copilotVersion`, `selectedModel`;
+- `session.start`: `sessionId`, `copilotVersion`, `selectedModel`,
+  `context.cwd`;
 - `user.message`: the prompt (`content`);
-- `session.usage_record`: one model call's `usage` (`inputTokens`,
-  `outputTokens`, `cacheReadTokens`, `cacheWriteTokens`, `maxPromptTokens`,
-  `model`, `apiCallId`);
+- `session.usage_record`: one model call's `usage` (`inputTokens`, which
+  counts the cached ones too, `outputTokens`, `cacheReadTokens`,
+  `cacheWriteTokens`, `maxPromptTokens`, `model`, `apiCallId`);
 - `assistant.message`: `toolRequests` (`toolCallId`, `name`, `arguments`);
 - `tool.execution_complete`: `result.content` is what the model read
-  (`success` false for a failure);
+  (`success` false for a failure; a shell command that exits non-zero is
+  still `success`, with `shellExecution.exitCode`);
 - `hook.end`: a hook's `output` (its `additionalContext`);
-- `session.compaction_complete` (documented): a compaction.
+- `session.compaction_start` (`trigger`) and `session.compaction_complete`
+  (`success`, `preCompactionTokens`): a compaction;
+- `session.error`: a failed model call.
 """
 
-from ..records import Compaction, Delivered, Prompt, ToolCall, ToolResult, Usage, Version, Window, clamp
+from ..records import (ApiError, Compaction, Delivered, Prompt, Session, Summary, ToolCall, ToolResult, Usage,
+                       Version, Window, clamp, tokens, usage_figures)
 
 MARKS = {
     "version": (b'"session.start"',),
+    "session": (b'"session.start"',),
     "window": (b'"session.start"',),
     "usage": (b'"session.usage_record"',),
     "tool_call": (b'"toolRequests"',),
     "tool_result": (b'"tool.execution_complete"',),
     "prompt": (b'"user.message"',),
     "delivered": (b'"hook.end"',),
-    "compaction": (b"compaction",),
+    "compaction": (b"compaction_complete",),
+    "summary": (b"compaction_complete",),
+    "api_error": (b'"session.error"',),
 }
+FAMILIES = ("session.", "user.", "assistant.", "tool.", "hook.", "system.", "subagent.")
 
 
-def records_of(obj):
+def looks_like(obj):
+    kind = obj.get("type")
+    return isinstance(kind, str) and kind.startswith(FAMILIES) and isinstance(obj.get("data"), dict)
+
+
+def project_key(cwd):
+    return cwd
+
+
+def records_of(obj, seen=None):
+    """The records of one line (`seen`: unused, the format needs no memory of earlier lines)."""
     kind, data = obj.get("type"), obj.get("data")
     if not isinstance(data, dict) or not isinstance(kind, str):
         return []
     handler = _BY_TYPE.get(kind)
-    if handler is not None:
-        return handler(data)
-    if kind.startswith("session.compaction") and kind.endswith("complete"):
-        return [Compaction(str(obj.get("id") or ""))]
-    return []
+    out = handler(data) if handler is not None else []
+    time = obj.get("timestamp") if isinstance(obj.get("timestamp"), str) else None
+    for rec in out:
+        rec.time = time
+    return out
 
 
 def _start(data):
@@ -46,6 +66,11 @@ def _start(data):
         out.append(Version(data["copilotVersion"]))
     if isinstance(data.get("selectedModel"), str):
         out.append(Window(model=data["selectedModel"]))
+    context = data.get("context") if isinstance(data.get("context"), dict) else {}
+    cwd = context.get("cwd") if isinstance(context.get("cwd"), str) else None
+    sid = data.get("sessionId") if isinstance(data.get("sessionId"), str) else None
+    if sid or cwd:
+        out.append(Session(sid, cwd))
     return out
 
 
@@ -60,9 +85,13 @@ def _usage(data):
     model = usage.get("model") if isinstance(usage.get("model"), str) else None
     # inputTokens counts the cached ones too (the Responses API's
     # input_tokens, which Copilot passes on): the context is inputTokens.
-    total_in, cached = clamp(usage.get("inputTokens")), clamp(usage.get("cacheReadTokens"))
-    rec = Usage(input=max(0, total_in - cached), output=clamp(usage.get("outputTokens")), cache_read=cached,
-                cache_write=clamp(usage.get("cacheWriteTokens")), model=model, response=usage.get("apiCallId"),
+    figures = usage_figures(usage.get("inputTokens"), usage.get("cacheReadTokens"))
+    if figures is None:  # a figure that is no number: the usage is left out
+        return []
+    total_in, cached = figures
+    response = usage.get("apiCallId") if isinstance(usage.get("apiCallId"), str) else None
+    rec = Usage(input=max(0, total_in - cached), output=tokens(usage.get("outputTokens")) or 0, cache_read=cached,
+                cache_write=tokens(usage.get("cacheWriteTokens")) or 0, model=model, response=response,
                 window=clamp(usage.get("maxPromptTokens")) or None, context=total_in)
     return [rec]
 
@@ -80,13 +109,29 @@ def _result(data):
     text = result.get("content") if isinstance(result, dict) else None
     if not isinstance(text, str):
         text = ""
-    return [ToolResult(str(data.get("toolCallId") or ""), text, is_error=data.get("success") is False)]
+    shell = data.get("shellExecution") if isinstance(data.get("shellExecution"), dict) else {}
+    code = shell.get("exitCode")
+    exited = isinstance(code, int) and not isinstance(code, bool) and code != 0
+    return [ToolResult(str(data.get("toolCallId") or ""), text, is_error=data.get("success") is False or exited)]
 
 
 def _hook(data):
     output = data.get("output")
     text = output.get("additionalContext") if isinstance(output, dict) else None
     return [Delivered("hook", texts=[text])] if isinstance(text, str) and text else []
+
+
+def _compacted(data):
+    if data.get("success") is False:
+        return []
+    pre = clamp(data.get("preCompactionTokens")) or None
+    trigger = data.get("trigger") if isinstance(data.get("trigger"), str) else None
+    summary = data.get("summaryContent") if isinstance(data.get("summaryContent"), str) else ""
+    return [Compaction(str(data.get("compactionAttemptId") or "")[:8], pre, trigger), Summary(summary)]
+
+
+def _error(data):
+    return [ApiError(data["message"] if isinstance(data.get("message"), str) else "")]
 
 
 _BY_TYPE = {
@@ -96,4 +141,6 @@ _BY_TYPE = {
     "assistant.message": _calls,
     "tool.execution_complete": _result,
     "hook.end": _hook,
+    "session.compaction_complete": _compacted,
+    "session.error": _error,
 }
