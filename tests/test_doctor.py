@@ -72,8 +72,9 @@ def test_doctor_on_a_home_with_each_agent_installed(hk):
     assert cache["gemini"]["mechanism"] == "hookSpecificOutput.tailToolCallRequest.args.command"
     assert cache["claude-code"]["mechanism"] == "hookSpecificOutput.updatedToolOutput.stdout"
     assert cache["claude-code"]["note"] is None
-    decisions = next(f for f in codex["features"] if f["name"] == "tool decisions")
-    assert decisions["mechanism"] is None and "no such answer" in decisions["note"]
+    decisions = {n: next(f for f in a["features"] if f["name"] == "tool decisions") for n, a in found.items()}
+    assert decisions["codex"]["mechanism"] == "hookSpecificOutput.permissionDecision, hookSpecificOutput.permissionDecisionReason"
+    assert decisions["gemini"]["mechanism"] is None and "no such answer" in decisions["gemini"]["note"]
 
 
 def test_doctor_text_names_what_is_missing_and_escapes_what_an_agent_printed(hk):
@@ -186,7 +187,8 @@ def test_firing_is_read_from_the_engines_records_of_the_agents_sessions(hk, monk
     }
     gemini_id = "abcd1234-0000-4000-8000-000000000000"
     for name, path in files.items():
-        _write(path, json.dumps({"sessionId": gemini_id, "kind": "main"}) + "\n" if name == "gemini" else "{}\n")
+        _write(path, json.dumps({"sessionId": gemini_id, "projectHash": "ab12", "kind": "main"}) + "\n"
+               if name == "gemini" else "{}\n")
         sid = firing.session_id(get(name), str(path))
         assert sid == {"claude-code": ids[0], "codex": ids[1], "copilot": ids[2], "gemini": gemini_id}[name]
     old = files["codex"].with_name(f"rollout-2026-11-25T08-00-00-{uuid.uuid4()}.jsonl")
