@@ -123,7 +123,7 @@ def _check_file(path, word_pattern, profile):
         return _check_level(doc)
     if kind in CHECKS:  # a subsystem's own document kind: its own check (checks.py)
         return checker(kind)(doc)
-    if kind in ("golden", "meaning", "settings", "message_cases"):
+    if kind in ("golden", "meaning", "settings", "message_cases", "kind_cases"):
         return []
     return _compile_errors(str(path), None, word_pattern)
 
