@@ -140,7 +140,7 @@ def _pipeline(kind, spec, folder):
     """The default pipeline with this one step instead of its own."""
     from engine.messages.load import build
 
-    step = dict(spec, kind=kind, name=spec.get("name", kind))
+    step = dict(spec, kind=kind, name=spec.get("name", kind), description="the case's step")
     text = yaml.safe_dump({"kind": "messages", "name": "case", "description": "one step", "extends": "default",
                            "steps": [step]}, sort_keys=False)
     path = folder / f"step-{hashlib.sha256(text.encode()).hexdigest()[:16]}.yaml"
