@@ -21,7 +21,7 @@ import os
 from . import cache
 from engine.base.refs import is_path
 
-from .discovery import LOCAL, discover, level_ref as _level_ref, project_root  # noqa: F401 - part of this API
+from .discovery import LOCAL, discover, level_ref as _level_ref, project_root
 
 DEFAULT = "default"
 
