@@ -29,7 +29,7 @@ DEFAULT = "default"
 # cwd -> (profile path, why it is not used, the command that approves it or
 # None): what the last choice for that folder left out; the hook logs it
 # once per session (engine/hooks/trust.py note_unapproved).
-NOTES = {}
+NOTES: dict = {}
 
 
 def _choose(name, cwd):

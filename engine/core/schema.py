@@ -102,7 +102,7 @@ def check(doc, kind=None):
 
 
 # Files of this process found valid, as read (see yamlload._PARSED).
-_VALID = set()
+_VALID: set = set()
 
 
 def require_valid(doc, kind=None):
