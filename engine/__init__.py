@@ -5,24 +5,35 @@ template lives in the YAML folders (pipelines/, protect/, dictionaries/) and is
 checked against schemas/.  Public API: load_profile, compress, validate.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterable, Sequence
+
 from .base.version import __version__
+
+if TYPE_CHECKING:  # names for the hints only: importing them costs a hook its start
+    from os import PathLike
+
+    from .base.errors import UserError
+    from .text.model import Profile
+    from .text.pipeline import Result
 
 __all__ = ["__version__", "load_profile", "compress", "validate"]
 
 
-def load_profile(name=None, level=None, cwd=None):
+def load_profile(name: str | None = None, level: str | None = None, cwd: str | PathLike | None = None) -> Profile:
     from engine.core.profile import load_profile as _load
 
     return _load(name, level=level, cwd=cwd)
 
 
-def compress(profile, text, *, explain=False, tokenizers=()):
+def compress(profile: Profile, text: str, *, explain: bool = False, tokenizers: Iterable[str] = ()) -> Result:
     from engine.text.pipeline import compress as _compress
 
     return _compress(profile, text, explain=explain, tokenizers=tokenizers)
 
 
-def validate(paths=None):
+def validate(paths: Sequence[str | PathLike] | None = None) -> list[UserError]:
     from engine.core.validate import validate_paths
 
     return validate_paths(paths or [])
