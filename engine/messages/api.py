@@ -14,8 +14,6 @@ that was changed (a verbatim entry removed, a message inserted or moved).
 
 from __future__ import annotations
 
-from typing import Any
-
 from engine.base.errors import UserError
 from . import run as runner
 from .shapes import transcript_messages, view
@@ -41,8 +39,8 @@ def _count_tokens(texts, name, memo):
     return total
 
 
-def compress_messages(messages: list, pipeline: Any = "default", *, recency: int | None = None, budget: int | None = None,
-                      transcript: bool = False, count_tokens: bool = False, base_dir: Any = None) -> dict:
+def compress_messages(messages: list, pipeline: object = "default", *, recency: int | None = None, budget: int | None = None,
+                      transcript: bool = False, count_tokens: bool = False, base_dir: str | None = None) -> dict:
     """Compress a list of chat messages (or, with transcript=True, the parsed
     lines of a Claude Code transcript: only `user`/`assistant` lines are
     messages, the rest pass through).
