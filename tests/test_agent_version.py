@@ -16,10 +16,10 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from engine.agents import table
 from engine.agents import version as agentversion
-
-CLAUDE = table.get("claude-code")
 from engine.core.lineheads import line_heads
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
+
+CLAUDE = table.get("claude-code")
 
 CURRENT = "2.1.331"
 OLD = "2.0.71"

@@ -11,7 +11,6 @@ import sys
 
 import pytest
 
-from engine.ccm import config
 
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
 

@@ -91,7 +91,6 @@ def test_a_learned_command_keeps_no_password(hk):
 
 
 def test_the_hook_log_quotes_no_shape(hk):
-    from engine.core.log import Log
 
     import os
 
