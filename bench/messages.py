@@ -111,7 +111,8 @@ class Writer:
 def scenario_messages():
     w = Writer(9)
     S = {}
-    system = {"role": "system", "content": "You are a senior engineer helping the payments team. Be concrete, cite file paths, and never suggest disabling the fraud checks."}
+    system = {"role": "system", "content": "You are a senior engineer helping the payments team. Be concrete, cite file paths, "
+                                           "and never suggest disabling the fraud checks."}
     msgs = [system]
     for _ in range(6):
         msgs.append({"role": "user", "content": w.prose(3)})
@@ -136,10 +137,14 @@ def scenario_messages():
     S["technical explanation"] = [system, {"role": "user", "content": w.prose(2)}] + [
         {"role": "assistant", "content": w.markdown()} for _ in range(4)] + [{"role": "user", "content": w.prose(2)}]
     S["structured content"] = [system,
-        {"role": "user", "content": "Why is this slow?\n\nSELECT o.id, SUM(i.amount) FROM orders o JOIN items i ON i.order_id = o.id GROUP BY o.id ORDER BY 2 DESC LIMIT 50;"},
-        {"role": "tool", "tool_call_id": "c1", "content": json.dumps({"plan": [{"node": "Hash Join", "rows": 120000, "cost": 5321.4}, {"node": "Seq Scan", "relation": "items", "rows": 2400000}]})},
-        {"role": "user", "content": "service: payments\nreplicas: 4\nimage: registry.example.com/payments:2.4.1\nresources:\n  limits:\n    memory: 512Mi\n    cpu: 500m\nenv:\n  - name: POOL_SIZE\n    value: \"20\""},
-        {"role": "assistant", "content": "| table | rows | size |\n|---|---:|---:|\n| orders | 120,000 | 48 MB |\n| items | 2,400,000 | 610 MB |\n| refunds | 8,100 | 3 MB |"},
+        {"role": "user", "content": "Why is this slow?\n\nSELECT o.id, SUM(i.amount) FROM orders o JOIN items i ON i.order_id = o.id "
+                                    "GROUP BY o.id ORDER BY 2 DESC LIMIT 50;"},
+        {"role": "tool", "tool_call_id": "c1", "content": json.dumps({"plan": [{"node": "Hash Join", "rows": 120000, "cost": 5321.4},
+                                                                             {"node": "Seq Scan", "relation": "items", "rows": 2400000}]})},
+        {"role": "user", "content": "service: payments\nreplicas: 4\nimage: registry.example.com/payments:2.4.1\nresources:\n  limits:\n"
+                                    "    memory: 512Mi\n    cpu: 500m\nenv:\n  - name: POOL_SIZE\n    value: \"20\""},
+        {"role": "assistant", "content": "| table | rows | size |\n|---|---:|---:|\n| orders | 120,000 | 48 MB |\n"
+                                         "| items | 2,400,000 | 610 MB |\n| refunds | 8,100 | 3 MB |"},
         {"role": "assistant", "content": w.prose(4)},
         {"role": "user", "content": w.prose(3)},
         {"role": "assistant", "content": w.prose(2)}]
@@ -280,9 +285,11 @@ def main(argv=None):
     targets = [
         {"target": "messages: mean ratio (chars) at recency 4", "measured": f"{mean(r4, 'ratio_chars'):.2f}x (o200k {mean(r4, 'ratio_tokens'):.2f}x)",
          "goal": f"> {TARGET_RATIO_R4}x", "ok": mean(r4, "ratio_chars") > TARGET_RATIO_R4},
-        {"target": "messages: mean ratio (chars) with no recency window", "measured": f"{mean(r0, 'ratio_chars'):.2f}x (o200k {mean(r0, 'ratio_tokens'):.2f}x)",
+        {"target": "messages: mean ratio (chars) with no recency window",
+         "measured": f"{mean(r0, 'ratio_chars'):.2f}x (o200k {mean(r0, 'ratio_tokens'):.2f}x)",
          "goal": f"> {TARGET_RATIO_R0}x", "ok": mean(r0, "ratio_chars") > TARGET_RATIO_R0},
-        {"target": "messages: entities kept (mean over scenarios, recency 0)", "measured": f"{100 * mean(r0, 'retention'):.1f}% (min {100 * min(r['retention'] for r in r0):.1f}%)",
+        {"target": "messages: entities kept (mean over scenarios, recency 0)",
+         "measured": f"{100 * mean(r0, 'retention'):.1f}% (min {100 * min(r['retention'] for r in r0):.1f}%)",
          "goal": f">= {100 * TARGET_RETENTION:.0f}%", "ok": mean(r0, "retention") >= TARGET_RETENTION},
         {"target": "messages: every round trip exact", "measured": f"{sum(r['exact'] for r in r4 + r0)}/{len(r4 + r0)}",
          "goal": "all", "ok": all(r["exact"] for r in r4 + r0)},

@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's engine
-from common import transcript_files  # noqa: E402
+from common import transcript_files
 
 WINDOW = 200000
 OFF = {
@@ -94,7 +94,7 @@ def replay(path, prof, world):
     data = Path(path).read_bytes()
     tpath = os.path.join(world.fresh(), "s.jsonl")
     hooks = settings_for(prof, world.project)
-    log = lambda _line: None  # noqa: E731 - the hooks' log, unused
+    log = lambda _line: None
     log.event, log.max_bytes = {}, None
     reads = [0]
     real = fill.last_usage

@@ -157,7 +157,8 @@ def savings_table(sav, md):
             f"{r['chars_before']:,} → {r['chars_after']:,}", f"{r['chars_saved_pct']:.1f}%",
             f"{r['o200k_base_before']:,} → {r['o200k_base_after']:,}", f"{r['o200k_base_saved_pct']:.1f}%",
             f"{r['cl100k_base_before']:,} → {r['cl100k_base_after']:,}", f"{r['cl100k_base_saved_pct']:.1f}%",
-            f"{r['protected_lost']} of {r['protected_spans']:,}" + (f" ({r['replaced_by_design']} replaced by design)" if r["replaced_by_design"] else ""),
+            f"{r['protected_lost']} of {r['protected_spans']:,}"
+            + (f" ({r['replaced_by_design']} replaced by design)" if r["replaced_by_design"] else ""),
         ])
     return fmt_table(headers, rows, md)
 

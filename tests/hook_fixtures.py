@@ -23,7 +23,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path

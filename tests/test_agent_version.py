@@ -16,10 +16,10 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from engine.agents import table
 from engine.agents import version as agentversion
-
-CLAUDE = table.get("claude-code")
 from engine.core.lineheads import line_heads
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
+
+CLAUDE = table.get("claude-code")
 
 CURRENT = "2.1.331"
 OLD = "2.0.71"
@@ -159,17 +159,17 @@ def test_line_heads_match_a_plain_split(tmp_path_factory, sizes, final_break, he
 
 # -- both users of the fact, through the hook --------------------------------
 
-def _post(hk, stdout):  # noqa: F811
+def _post(hk, stdout):
     return hk.event("PostToolUse", tool_name="Bash", tool_input={"command": "cat big.log", "description": "d"},
                     tool_response={"stdout": stdout, "stderr": "", "interrupted": False, "isImage": False})
 
 
-def _pre(hk):  # noqa: F811
+def _pre(hk):
     return hk.event("PreToolUse", tool_name="Bash", tool_input={"command": "find . -name '*.rs'"},
                     permission_mode="bypassPermissions")
 
 
-def _env(hk, version=None):  # noqa: F811
+def _env(hk, version=None):
     """The agent's hook environment (the project and config folders the
     permission check reads), naming `version` in AI_AGENT when given."""
     env = {"CLAUDE_PROJECT_DIR": hk.project, "CLAUDE_CONFIG_DIR": hk.home / ".claude"}
@@ -178,12 +178,12 @@ def _env(hk, version=None):  # noqa: F811
     return env
 
 
-def _rewritten(hk, env):  # noqa: F811
+def _rewritten(hk, env):
     out = hk.hook(_pre(hk), env=env).assert_ok()
     return bool(out.stdout) and " cache run " in out.json["hookSpecificOutput"]["updatedInput"]["command"]
 
 
-def test_the_content_cache_replaces_for_a_current_agent_behind_a_long_line(hk):  # noqa: F811
+def test_the_content_cache_replaces_for_a_current_agent_behind_a_long_line(hk):
     """Old code: the tool result line of 700 KB hid the version: PreToolUse
     rewrote the call and PostToolUse left the output whole."""
     hk.transcript.parent.mkdir(parents=True, exist_ok=True)
@@ -195,7 +195,7 @@ def test_the_content_cache_replaces_for_a_current_agent_behind_a_long_line(hk): 
     assert out["updatedToolOutput"]["stdout"].startswith("[CCM_CACHED]")
 
 
-def test_the_content_cache_takes_the_version_from_the_environment(hk):  # noqa: F811
+def test_the_content_cache_takes_the_version_from_the_environment(hk):
     """Old code: only what is in view read AI_AGENT; with no transcript on disk
     yet the content cache took the agent for an old one."""
     assert _rewritten(hk, _env(hk, "2.1.170")), "an old agent named there still gets the rewrite"

@@ -27,7 +27,6 @@ from support import gemini_api, responses_api
 from support.codex import codex_command, codex_hooks, list_hooks, rollout_lines, run_codex, trust_hooks
 from support.copilot import copilot_command, copilot_hooks, events_of, run_copilot
 from support.gemini import gemini_command, gemini_hooks, run_gemini, session_files
-from support.gemini_api import GeminiAPI
 from support.hooks import LogHook, context_answer
 from support.nodns import NoDNS
 from support.responses_api import ResponsesAPI
@@ -154,10 +153,10 @@ def test_codex_runs_a_shell_call_offline_and_its_hooks_fire_and_reach_the_model(
     assert run.returncode == 0, str(run)
     assert hook.events() == events, str(run)
     common = ["session_id", "transcript_path", "cwd", "hook_event_name", "model"]
-    for call in hook.calls():
-        _fields(call["stdin"], common)
-        assert call["stdin"]["hook_event_name"] == call["event"]
-        assert call["stdin"]["cwd"] == str(cwd)
+    for seen in hook.calls():
+        _fields(seen["stdin"], common)
+        assert seen["stdin"]["hook_event_name"] == seen["event"]
+        assert seen["stdin"]["cwd"] == str(cwd)
     (start,), (prompt,), (pre,), (post,), (stop,) = (hook.payloads(e) for e in events)
     assert start["source"] == "startup" and prompt["prompt"] == "count for me"
     assert pre["tool_name"] == "Bash" and pre["tool_input"] == {"command": CMD % "codex"}
@@ -185,10 +184,10 @@ def test_gemini_runs_a_shell_call_offline_and_its_hooks_fire_and_reach_the_model
                      hooks=gemini_hooks(hook, events))
     assert run.returncode == 0 and run.extra["output"]["response"] == "It is 42.", str(run)
     assert hook.events() == events, str(run)
-    for call in hook.calls():
-        _fields(call["stdin"], ["session_id", "transcript_path", "cwd", "hook_event_name", "timestamp"])
-        assert call["stdin"]["hook_event_name"] == call["event"]
-        assert call["env"]["GEMINI_PROJECT_DIR"] == str(cwd)
+    for seen in hook.calls():
+        _fields(seen["stdin"], ["session_id", "transcript_path", "cwd", "hook_event_name", "timestamp"])
+        assert seen["stdin"]["hook_event_name"] == seen["event"]
+        assert seen["env"]["GEMINI_PROJECT_DIR"] == str(cwd)
     (start,), (prompt,), (before,), (after_tool,), (done,), (end,) = (hook.payloads(e) for e in events)
     assert start["source"] == "startup" and prompt["prompt"].endswith("count for me")
     assert before["tool_name"] == "run_shell_command" and before["tool_input"] == {"command": CMD % "gemini"}
@@ -211,9 +210,9 @@ def test_copilot_runs_a_shell_call_offline_and_its_hooks_fire_and_reach_the_mode
                       hooks=copilot_hooks(hook, events))
     assert run.returncode == 0, str(run)
     assert hook.events() == events, str(run)
-    for call in hook.calls():
-        _fields(call["stdin"], ["sessionId", "timestamp", "cwd"])
-        assert call["stdin"]["cwd"] == str(cwd)
+    for seen in hook.calls():
+        _fields(seen["stdin"], ["sessionId", "timestamp", "cwd"])
+        assert seen["stdin"]["cwd"] == str(cwd)
     (start,), (prompt,), (pre,), (post,), (stop,), (end,) = (hook.payloads(e) for e in events)
     assert start["source"] == "new" and prompt["prompt"] == "count for me"
     assert pre["toolName"] == "bash" and pre["toolArgs"]["command"] == CMD % "copilot"

@@ -121,11 +121,13 @@ def test_large_read_is_denied_with_a_way_to_read_it(world, settings):
     d = decide(neutral_event(dict({"tool_name": "Read", "tool_input": {"file_path": str(big)}}, hook_event_name="PreToolUse")), settings)
     assert d["decision"] == "deny"
     assert "offset" in d["reason"] and "not an error" in d["reason"]
-    assert decide(neutral_event(dict({"tool_name": "Read", "tool_input": {"file_path": str(big), "offset": 1, "limit": 400}}, hook_event_name="PreToolUse")), settings) is None
+    assert decide(neutral_event(dict({"tool_name": "Read", "tool_input": {"file_path": str(big), "offset": 1, "limit": 400}},
+                                     hook_event_name="PreToolUse")), settings) is None
     cfg = world.proj / "big.json"
     cfg.write_text("[" + "1," * 20000 + "1]")
     assert decide(neutral_event(dict({"tool_name": "Read", "tool_input": {"file_path": str(cfg)}}, hook_event_name="PreToolUse")), settings) is None
-    assert decide(neutral_event(dict({"tool_name": "Read", "tool_input": {"file_path": str(big)}, "agent_id": "a"}, hook_event_name="PreToolUse")), settings) is None
+    assert decide(neutral_event(dict({"tool_name": "Read", "tool_input": {"file_path": str(big)}, "agent_id": "a"},
+                                     hook_event_name="PreToolUse")), settings) is None
 
 
 def engine(world, *args, stdin=None, cwd=None, timeout=60):

@@ -11,7 +11,6 @@ import sys
 
 import pytest
 
-from engine.ccm import config
 
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
 
@@ -19,7 +18,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIG = "".join(f"line {i} \u00e9t\u00e9 \u2713\n" for i in range(400))  # non-ASCII, over 2000 bytes
 
 
-def transcript(hk, version):  # noqa: F811
+def transcript(hk, version):
     hk.write_transcript([
         {"type": "user", "version": version, "sessionId": hk.session, "message": {"role": "user", "content": "go"}},
         {"type": "assistant", "version": version, "sessionId": hk.session,
@@ -29,23 +28,23 @@ def transcript(hk, version):  # noqa: F811
     ])
 
 
-def post(hk, stdout=BIG, stderr="", command="python3 gen.py", **resp):  # noqa: F811
+def post(hk, stdout=BIG, stderr="", command="python3 gen.py", **resp):
     r = {"stdout": stdout, "stderr": stderr, "interrupted": False, "isImage": False, "noOutputExpected": False}
     r.update(resp)
     return hk.event("PostToolUse", tool_name="Bash", tool_input={"command": command, "description": "d"},
                     tool_response=r)
 
 
-def pre(hk, command="find . -name '*.py'"):  # noqa: F811
+def pre(hk, command="find . -name '*.py'"):
     return hk.event("PreToolUse", tool_name="Bash", tool_input={"command": command},
                     permission_mode="bypassPermissions")
 
 
-def env(hk):  # noqa: F811
+def env(hk):
     return {"CLAUDE_PROJECT_DIR": hk.project, "CLAUDE_CONFIG_DIR": hk.home / ".claude"}
 
 
-def test_large_output_is_replaced_by_the_stub_in_bash_shape(hk):  # noqa: F811
+def test_large_output_is_replaced_by_the_stub_in_bash_shape(hk):
     """Old code: PostToolUse never answered; a large output of an unlisted
     command reached the model whole."""
     transcript(hk, "2.1.330")
@@ -68,7 +67,7 @@ def test_large_output_is_replaced_by_the_stub_in_bash_shape(hk):  # noqa: F811
     assert raw == (BIG + "warning: slow\n").encode("utf-8")
 
 
-def test_interrupted_is_kept_as_given(hk):  # noqa: F811
+def test_interrupted_is_kept_as_given(hk):
     transcript(hk, "2.1.330")
     new = hk.hook(post(hk, interrupted=True), env=env(hk)).json["hookSpecificOutput"]["updatedToolOutput"]
     assert new["interrupted"] is True
@@ -82,18 +81,18 @@ def test_interrupted_is_kept_as_given(hk):  # noqa: F811
     ("a secret is never cached", dict(stdout=BIG + "aws_secret_access_key = " + "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n"
                                       + "ghp_" + "A1b2C3d4E5" * 4 + "\n")),
 ])
-def test_output_left_as_it_is(hk, why, kw):  # noqa: F811
+def test_output_left_as_it_is(hk, why, kw):
     transcript(hk, "2.1.330")
     hk.hook(post(hk, **kw), env=env(hk)).assert_silent()
 
 
-def test_subagent_output_is_left_as_it_is(hk):  # noqa: F811
+def test_subagent_output_is_left_as_it_is(hk):
     transcript(hk, "2.1.330")
     hk.hook(dict(post(hk), agent_id="a1"), env=env(hk)).assert_silent()
 
 
 @pytest.mark.parametrize("version", ["2.1.100", "2.1.163", "2.1.170", "2.1.177", None])
-def test_old_or_known_bad_version_uses_the_rewrite(hk, version):  # noqa: F811
+def test_old_or_known_bad_version_uses_the_rewrite(hk, version):
     """Nothing at PostToolUse; PreToolUse rewrites through the wrapper."""
     if version:
         transcript(hk, version)
@@ -103,7 +102,7 @@ def test_old_or_known_bad_version_uses_the_rewrite(hk, version):  # noqa: F811
 
 
 @pytest.mark.parametrize("version", ["2.1.121", "2.1.178", "2.1.330", "3.0.0"])
-def test_supported_version_gets_no_rewrite_at_pre_tool_use(hk, version):  # noqa: F811
+def test_supported_version_gets_no_rewrite_at_pre_tool_use(hk, version):
     """Old code: the listed `find` was rewritten whatever the version; the
     output is now replaced after it ran, so the call must pass untouched."""
     transcript(hk, version)
@@ -126,7 +125,7 @@ def test_version_from_the_last_line_that_has_one(tmp_path):
     assert from_transcript(str(tmp_path / "missing.jsonl")) is None
 
 
-def test_a_ccm_output_handler_outside_post_tool_use_is_a_validation_error(hk):  # noqa: F811
+def test_a_ccm_output_handler_outside_post_tool_use_is_a_validation_error(hk):
     prof = hk.root / "p.yaml"
     prof.write_text("kind: profile\nname: p\nextends: default\nhooks:\n  events:\n    PreToolUse:\n"
                     "      - name: wrong_place\n        kind: ccm_output\n")

@@ -91,7 +91,7 @@ def _as_the_agent_runs_it(world, command, settings):
     snapshot sourced, then the command, or the rewrite the hook answered."""
     d = decide(_event(command, world.proj), settings)
     run = d["input"]["command"] if d else command
-    script = f'source "$1" 2>/dev/null || true\neval "$2" < /dev/null'
+    script = 'source "$1" 2>/dev/null || true\neval "$2" < /dev/null'
     return d, subprocess.run(["bash", "-c", script, "agent-shell", str(world.snapshot), run], capture_output=True,
                              env=world.env, cwd=str(world.proj), timeout=60)
 

@@ -109,7 +109,7 @@ def world(tmp_path_factory, cache_dir):
 
 
 def _commands(w):
-    t, key = w["t"], w["key"]
+    t = w["t"]
     return {
         "session report": (["session", "report", t], 0),
         "session report --json": (["session", "report", t, "--json"], 0),

@@ -20,7 +20,7 @@ import time
 
 import pytest
 
-from hook_fixtures import HookEnv, shared_profile
+from hook_fixtures import HookEnv
 from test_hooks_conftest_fixtures import hk, hk_cold, redis_server  # noqa: F401 - fixtures
 
 # What any one test process may map: far above a hook's needs (~150 MB),

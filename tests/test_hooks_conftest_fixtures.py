@@ -57,7 +57,7 @@ def redis_server(tmp_path):
     if exe is None:
         pytest.fail("redis-server is not installed (apt-get install redis-server); the Redis state tests need a real server")
     try:
-        import redis  # noqa: F401
+        import redis
     except ImportError:
         pytest.fail("redis-py is not installed (pip install redis); the Redis state tests read the server with it")
     import redis

@@ -6,7 +6,6 @@ import json
 import os
 import shlex
 import subprocess
-import sys
 
 import pytest
 

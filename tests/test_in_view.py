@@ -11,7 +11,6 @@ transcripts in the agent's shapes.
   prompt cadence never does."""
 
 import json
-import shutil
 
 import pytest
 

@@ -12,7 +12,6 @@ import re
 from pathlib import Path
 
 import pytest
-import yaml
 
 from engine.core import schema
 from engine.text.pipeline import compress

@@ -154,7 +154,8 @@ def test_classifier_hybrid_and_full(tmp_path):
         {"role": "user", "content": "Nothing special to note today." + long},
         {"role": "user", "content": "SLOW answer expected here." + long},
         {"role": "user", "content": "CRASH the classifier please." + long},
-        {"role": "user", "content": "name: api\nreplicas: 3\nimage: registry/api:1.4\nports: [80]\nnote: this line is long enough to pass the short rule\nowner: the platform team"},
+        {"role": "user", "content": "name: api\nreplicas: 3\nimage: registry/api:1.4\nports: [80]\n"
+                                    "note: this line is long enough to pass the short rule\nowner: the platform team"},
     ]
     hybrid = compress_messages(msgs, _classifier_pipeline(tmp_path, "hybrid"), recency=0)
     assert hybrid["stats"]["decisions"] == ["preserve/classifier/classifier", "compress/compress", "compress/compress",

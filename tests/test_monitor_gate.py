@@ -27,20 +27,20 @@ def _usage(tokens):
             "cache_read_input_tokens": 2 * third, "output_tokens": 211}
 
 
-def _call(hk, message_id, tokens, tid):  # noqa: F811
+def _call(hk, message_id, tokens, tid):
     return {"type": "assistant", "isSidechain": False, "sessionId": hk.session, "uuid": f"a-{tid}",
             "message": {"id": message_id, "role": "assistant", "model": "claude-x", "type": "message",
                         "content": [{"type": "tool_use", "id": tid, "name": "Read",
                                      "input": {"file_path": f"/src/{tid}.txt"}}], "usage": _usage(tokens)}}
 
 
-def _result(hk, tid, size):  # noqa: F811
+def _result(hk, tid, size):
     return {"type": "user", "isSidechain": False, "sessionId": hk.session, "uuid": f"r-{tid}",
             "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tid,
                                                      "content": "q" * size}]}}
 
 
-def _post(hk, tid):  # noqa: F811
+def _post(hk, tid):
     return hk.event("PostToolUse", tool_name="Read", tool_input={"file_path": f"/src/{tid}.txt"},
                     tool_use_id=tid, tool_response={"type": "text"})
 
@@ -52,7 +52,7 @@ def _warnings(run):
 
 
 @pytest.mark.parametrize("shape", ["grouped", "interleaved"])
-def test_results_written_after_the_read_response_count_as_growth(hk, shape):  # noqa: F811
+def test_results_written_after_the_read_response_count_as_growth(hk, shape):
     """One response at 61% asks for four files at once; three come back
     large (46 KB each), the last small.  The fill is read at each of their
     PostToolUse (61%, nothing to say).  The next response sends them all:
@@ -79,7 +79,7 @@ def test_results_written_after_the_read_response_count_as_growth(hk, shape):  # 
     assert warned == ["70"], f"the crossing to 78% in one response was not read at once: {warned}"
 
 
-def test_nothing_written_since_the_last_read_reads_nothing(hk):  # noqa: F811
+def test_nothing_written_since_the_last_read_reads_nothing(hk):
     """The gate's other half: a PostToolUse with the transcript unchanged
     since the fill was read does not read it again, whatever the anchor."""
     tids = ["toolu_n_0", "toolu_n_1"]
@@ -95,7 +95,7 @@ def test_nothing_written_since_the_last_read_reads_nothing(hk):  # noqa: F811
     assert _warnings(hk.hook(_post(hk, tids[1])).assert_ok()) == []
 
 
-def test_the_growth_cadence_counts_results_written_after_the_response_it_read(hk):  # noqa: F811
+def test_the_growth_cadence_counts_results_written_after_the_response_it_read(hk):
     """A turn at 41,000 tokens reads a 64 KB file, and the user types the next
     prompt before the model answers (an interrupt).  The growth cadence
     (40,000) delivers the rule at that prompt, from the figure of the
@@ -174,7 +174,7 @@ def _replay(path, profile, world):
     data = path.read_bytes()
     tpath = os.path.join(world.fresh(), "s.jsonl")
     hooks = settings_for(str(profile), world.project)
-    log = lambda _line: None  # noqa: E731 - the hooks' log, unused
+    log = lambda _line: None
     log.event, log.max_bytes = {}, None
     heard, written = [], 0
     with open(tpath, "wb") as out:

@@ -134,7 +134,7 @@ def test_user_local_settings_never_prove_an_allow(root, settings, tmp_path):
     assert decide(event("find . -name x", root), settings) is None
 
 
-def test_hook_process_reads_the_project_root_from_its_environment(hk):  # noqa: F811
+def test_hook_process_reads_the_project_root_from_its_environment(hk):
     """End to end: a real hook process, the agent's env ($CLAUDE_PROJECT_DIR,
     $CLAUDE_CONFIG_DIR), the event's cwd in a subfolder: no allow, no rewrite."""
     src = hk.project / "src"

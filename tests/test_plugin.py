@@ -80,6 +80,11 @@ def test_ci_validates_the_plugin_with_the_agent():
     assert "plugin validate --strict ." in ci
 
 
+def test_ci_runs_the_linter_and_the_type_checker():
+    ci = [line.strip() for line in (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()]
+    assert "python3 -m ruff check ." in ci and "python3 -m mypy" in ci
+
+
 # ---------------------------------------------------------------- end to end
 
 

@@ -286,13 +286,14 @@ def test_missing_user_file(cli):
 
 
 def test_wrong_kind_of_document(cli):
-    write(cli.cwd, "notcat.yaml", MORE_FILLERS)
+    wrong = write(cli.cwd, "notcat.yaml", MORE_FILLERS)
     text = "kind: profile\nname: p\nextends: default\nprotect:\n  add: [./notcat.yaml]\n"
-    path = write(cli.cwd, "p.yaml", text)
+    write(cli.cwd, "p.yaml", text)
     r = cli("validate", "p.yaml")
     assert r.returncode == 1
     [p] = problems(r)
     assert "protect" in p.msg and "dictionary" in p.msg, r.err
+    assert p.is_in(wrong, cli.cwd), r.err  # said at the wrong document's own kind
 
 
 def test_entries_and_words_in_one_slot(cli):

@@ -25,7 +25,8 @@ REPO = Path(__file__).resolve().parent.parent
 # category -> (index of the pattern in protect/<category>.yaml, former spelling, alphabet for random texts)
 FORMER = {
     "table_values": [
-        (0, r"(?<=\|[ \t]{0,40}(?:\*\*|__)?)(?![ \t:-]*\|)[^\s|*]+(?:[ \t]+[^\s|*]+){0,2}(?=(?:\*\*|__)?[ \t]{0,40}\|)(?![^\n]{0,300}\n[ \t]{0,3}\|?[ \t]*:?-+:?[ \t]*\|)",
+        (0, r"(?<=\|[ \t]{0,40}(?:\*\*|__)?)(?![ \t:-]*\|)[^\s|*]+(?:[ \t]+[^\s|*]+){0,2}(?=(?:\*\*|__)?[ \t]{0,40}\|)"
+            r"(?![^\n]{0,300}\n[ \t]{0,3}\|?[ \t]*:?-+:?[ \t]*\|)",
          ["|", " ", "*", "_", ":", ";", "a", "b", "\n", "-", "\t", "**", "__", ": ", "; "]),
         (1, r"(?<=(?m:^)[^\n:;|]{1,60}: )[^\s;|*]+(?:[ \t]+[^\s;|*]+){0,2}(?=; [^\n:;|]{1,60}: )",
          ["|", " ", "*", "_", ":", ";", "a", "b", "\n", "-", "\t", "x: ", "; y: ", ": ", "; ", "\u00e9"]),
@@ -39,7 +40,9 @@ FORMER = {
     "numbers": [
         (0, r"(?<![\w.])v?\d+(?:\.\d+)+(?:-[\w.]+)?(?:\+[\w.]+)?(?![\w])",
          ["1", "-", "+", "~", ".", "a", "v", " ", "1.2", "_", "x", "v1"]),
-        (1, r"(?<![\w.])[-+~]?\d(?:[\d,_]*\d)?(?:\.\d+)?(?:[ \t]?(?:%|[KMGTP]i?B|[kKMGT]|bytes?|ms|µs|ns|sec|secs|seconds?|s|min|mins|minutes?|m|hours?|hrs?|h|days?|d|weeks?|w|px|em|rem|x|k|chars?|characters?|tokens?|lines?|turns?))?(?![\w])(?:[-–][\d.]+(?:%|[KMGTP]i?B|[kKMG]|ms|s|m|h|d)?(?![\w]))?",
+        (1, r"(?<![\w.])[-+~]?\d(?:[\d,_]*\d)?(?:\.\d+)?(?:[ \t]?(?:%|[KMGTP]i?B|[kKMGT]|bytes?|ms|µs|ns|sec|secs|seconds?|s|min|mins|"
+            r"minutes?|m|hours?|hrs?|h|days?|d|weeks?|w|px|em|rem|x|k|chars?|characters?|tokens?|lines?|turns?))?(?![\w])"
+            r"(?:[-–][\d.]+(?:%|[KMGTP]i?B|[kKMG]|ms|s|m|h|d)?(?![\w]))?",
          ["1", "-", "+", "~", ".", "a", "v", " ", "12,3", "ms", "k", ",", "_", "\u2013", "x", "\u00e9"]),
     ],
     "paths": [
@@ -47,7 +50,9 @@ FORMER = {
          ["a", "b", "md", "py", "-", ".", "/", " ", "_", "x1", "abcdefghij", "\u00e9", "\n", "..", "A"]),
     ],
     "cli_commands": [
-        (0, r"(?<![\w./-])(?:kubectl|helm|terraform|aws|gcloud|docker|docker-compose|git|gh|npm|npx|pnpm|yarn|bun|deno|pip|pipx|uv|uvx|poetry|cargo|rustup|go|scp|ssh|rsync|curl|wget|brew|apt|apt-get|systemctl|pytest|node|python|python3|ruby|bundle|rake|mvn|gradle|dotnet|rm|mv|cp|chmod|chown|sudo)(?:[ \t]+[a-z][\w:.-]*){1,2}(?:[ \t]+--?[A-Za-z][\w-]*(?:=[^\s`]+)?)*",
+        (0, r"(?<![\w./-])(?:kubectl|helm|terraform|aws|gcloud|docker|docker-compose|git|gh|npm|npx|pnpm|yarn|bun|deno|pip|pipx|uv|uvx|"
+            r"poetry|cargo|rustup|go|scp|ssh|rsync|curl|wget|brew|apt|apt-get|systemctl|pytest|node|python|python3|ruby|bundle|rake|"
+            r"mvn|gradle|dotnet|rm|mv|cp|chmod|chown|sudo)(?:[ \t]+[a-z][\w:.-]*){1,2}(?:[ \t]+--?[A-Za-z][\w-]*(?:=[^\s`]+)?)*",
          ["git", "apt", "-get", " ", "\t", "x", "-", "/", ".", "\u00e9", "a", "--f", "=", "go", "\n"]),
     ],
 }
@@ -55,7 +60,8 @@ FORMER = {
 # the opaque categories are one alternation, scanned together
 FORMER_OPAQUE = {
     "inline_code": r"(?<!`)(?P<t>`+)(?!`)(?:[^`\n]|\n(?![ \t]*\n)|(?<=[^`])`(?=[^`])){1,1000}?(?<!`)(?P=t)(?!`)",
-    "indented_code": r"(?m)(?:(?<=\A)|(?<=(?:\A|\n)(?![ \t]*(?:[-*+]|\d+[.)])[ \t])(?![ \t])[^\n]*\n[ \t]*\n))(?:(?: {4}|\t)[^\n]*(?:\n|\Z)|[ \t]*\n(?=(?: {4}|\t)))+",
+    "indented_code": r"(?m)(?:(?<=\A)|(?<=(?:\A|\n)(?![ \t]*(?:[-*+]|\d+[.)])[ \t])(?![ \t])[^\n]*\n[ \t]*\n))"
+                     r"(?:(?: {4}|\t)[^\n]*(?:\n|\Z)|[ \t]*\n(?=(?: {4}|\t)))+",
     "link_targets": r"(?<=\])\((?:<[^>\n]*>|[^()\s]*(?:\([^()\s]*\)[^()\s]*)*)(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'))?\)",
 }
 OPAQUE_ALPHABET = ["`", "``", "```", "\n", "\n\n", "    ", "\t", "a", " ", "- ", "1. ", "](", "(", "x)", "<", "<b>",

@@ -22,11 +22,11 @@ SHAPES = [s for s in TABLE["shapes"] if s["name"] in ISSUE]
 SECRETS = [x for s in SHAPES for x in s["secrets"]]
 
 
-def _written(hk):  # noqa: F811
+def _written(hk):
     return {p: p.read_bytes() for p in hk.engine_files()}
 
 
-def _assert_nowhere(hk, *texts):  # noqa: F811
+def _assert_nowhere(hk, *texts):
     for path, data in _written(hk).items():
         for s in SECRETS:
             assert s.encode() not in data, f"{s[:24]} written to {path}"
@@ -35,7 +35,7 @@ def _assert_nowhere(hk, *texts):  # noqa: F811
             assert s not in text, s[:24]
 
 
-def test_the_issues_shapes_never_reach_the_memory_nor_a_later_banner(hk):  # noqa: F811
+def test_the_issues_shapes_never_reach_the_memory_nor_a_later_banner(hk):
     assert len(SHAPES) == 9
     for i, shape in enumerate(SHAPES):
         command = shape["text"].splitlines()[0].lstrip("$ ")
@@ -59,7 +59,7 @@ def test_the_issues_shapes_never_reach_the_memory_nor_a_later_banner(hk):  # noq
     _assert_nowhere(hk, later.context, listed.stdout)
 
 
-def test_the_content_cache_keeps_none_of_the_issues_shapes(hk):  # noqa: F811
+def test_the_content_cache_keeps_none_of_the_issues_shapes(hk):
     from engine.ccm import config
     from engine.ccm.store import Store
 
@@ -73,7 +73,7 @@ def test_the_content_cache_keeps_none_of_the_issues_shapes(hk):  # noqa: F811
     _assert_nowhere(hk)
 
 
-def test_a_learned_command_keeps_no_password(hk):  # noqa: F811
+def test_a_learned_command_keeps_no_password(hk):
     """A command whose output was large is learned by its first words:
     `mysql -pPASSWORD` is not learned at all (its pattern would hold it)."""
     big = "".join(f"| {i} | row |\n" for i in range(600))
@@ -90,8 +90,7 @@ def test_a_learned_command_keeps_no_password(hk):  # noqa: F811
     _assert_nowhere(hk)
 
 
-def test_the_hook_log_quotes_no_shape(hk):  # noqa: F811
-    from engine.core.log import Log
+def test_the_hook_log_quotes_no_shape(hk):
 
     import os
 

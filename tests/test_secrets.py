@@ -125,7 +125,6 @@ def test_the_content_cache_keeps_no_output_with_a_secret_and_redacts_commands(is
 
 
 def test_the_hook_log_redacts_what_it_quotes(isolated):
-    from engine.core.log import Log
 
     _log("PostToolUse", "s")(f"cannot record: {DB_URL} {JWT}\n{PEM}")
     text = (isolated / "engine_state_dir" / "hook.log").read_text()

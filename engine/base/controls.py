@@ -23,8 +23,8 @@ import os
 _PATTERN = "[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
 _NONCE = os.urandom(8).hex()
 _OPEN, _CLOSE = "\ue000", "\ue001"
-_own = []
-_compiled = {}
+_own: list[str] = []
+_compiled: dict = {}
 
 
 def _rx(name):

@@ -9,7 +9,7 @@ the working folder when it is inside it, else as an absolute path.
 import os
 
 # absolute path -> the spelling the user gave it (see `given`)
-_GIVEN = {}
+_GIVEN: dict[str, str] = {}
 
 
 def given(path):

@@ -18,7 +18,7 @@ from engine.base.errors import UserError
 
 NAME = "content-cache.key"
 SIZE = 32
-_LOADED = {}
+_LOADED: dict = {}
 
 
 def path():

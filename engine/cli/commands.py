@@ -152,8 +152,8 @@ def cmd_compress(args):
     if failed:
         from .output import print_error
 
-        for _name, exc in failed:
-            print_error(exc)
+        for _name, error in failed:
+            print_error(error)
         total = len(inputs) + len(failed) - len([f for f in failed if f[0] in inputs])
         print(f"engine: {len(failed)} of {total} input(s) failed: {', '.join(display(n) for n, _ in failed)}",
               file=sys.stderr)

@@ -1,7 +1,7 @@
 """The `engine` command's arguments: every subcommand and option, and the
 help they print.  Completion scripts are generated from this parser."""
 
-LEVELS_HELP = "compression level: off, light, standard, aggressive, or a path to a level file"
+LEVELS_HELP = "compression level: off, light, standard, aggressive, vowels (opt-in), or a path to a level file"
 
 
 PROFILE_HELP = ("profile to use: a built-in name (default, lossy) or a path (default: $ENGINE_PROFILE, else the "

@@ -31,7 +31,7 @@ from engine.base.paths import cache_dir_str
 
 
 ABSENT = "absent"
-_DIGESTS = {}  # path -> (stat signature, digest): a file is hashed once per process while unchanged
+_DIGESTS: dict = {}  # path -> (stat signature, digest): a file is hashed once per process while unchanged
 _SETTLED_NS = 2_000_000_000  # a source younger than this when hashed is hashed at every check (above)
 
 
@@ -106,7 +106,7 @@ def _max_digest_bytes():
     return yaml_limits()["max_file_bytes"]
 
 
-_CODE = []
+_CODE: list[str] = []
 
 
 def code_fingerprint():

@@ -21,7 +21,7 @@ import os
 from . import cache
 from engine.base.refs import is_path
 
-from .discovery import LOCAL, discover, level_ref as _level_ref, project_root  # noqa: F401 - part of this API
+from .discovery import LOCAL, discover, level_ref as _level_ref, project_root
 
 DEFAULT = "default"
 
@@ -29,7 +29,7 @@ DEFAULT = "default"
 # cwd -> (profile path, why it is not used, the command that approves it or
 # None): what the last choice for that folder left out; the hook logs it
 # once per session (engine/hooks/trust.py note_unapproved).
-NOTES = {}
+NOTES: dict = {}
 
 
 def _choose(name, cwd):

@@ -21,7 +21,7 @@ its keywords.  bench/redact_speed.py measures it on 10 MB.
 import os
 
 DEFAULT_CATEGORY = "secrets"
-_MEMO = {}
+_MEMO: dict = {}
 
 
 class RedactError(Exception):

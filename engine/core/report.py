@@ -190,7 +190,8 @@ def stats(paths, levels, profile_name, tokenizer, as_json):
         sys.stdout.write("\n")
         return 0
     name_w = max(len("file"), *(len(r["file"]) for r in rows))
-    head = f"{'file':<{name_w}}  {'level':<10}  {'chars':>8} {'->':>2} {'after':>8} {'saved':>7}  {tok + ' tokens':>18} {'->':>2} {'after':>7} {'saved':>7}"
+    head = (f"{'file':<{name_w}}  {'level':<10}  {'chars':>8} {'->':>2} {'after':>8} {'saved':>7}  "
+            f"{tok + ' tokens':>18} {'->':>2} {'after':>7} {'saved':>7}")
     print(head)
     print("-" * len(head))
     for r in rows + totals:

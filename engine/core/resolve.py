@@ -10,12 +10,12 @@ from engine.base.errors import UserError, ValidationErrors, suggest
 # almost always an edit indented one level too little.
 SLOT_EDITS = ("use", "files", "add", "remove")
 
-SCALARS = ("level", "objective", "tokenizer", "word_pattern", "pattern_timeout_ms", "cache", "max_input_bytes",
+SCALARS: tuple[str, ...] = ("level", "objective", "tokenizer", "word_pattern", "pattern_timeout_ms", "cache", "max_input_bytes",
            "fit_factor")
 # hooks settings: scalars override, mappings merge key by key
-SCALAR_HOOK_KEYS = ("scope", "max_injection_chars", "install_timeout_seconds", "install_backups_kept",
+SCALAR_HOOK_KEYS: tuple[str, ...] = ("scope", "max_injection_chars", "install_timeout_seconds", "install_backups_kept",
                     "deadline_ms", "kill_after_ms", "max_files", "omitted_names_max")
-MAPPING_HOOK_KEYS = ("state", "templates", "transcript", "log", "trust")
+MAPPING_HOOK_KEYS: tuple[str, ...] = ("state", "templates", "transcript", "log", "trust")
 # The context-intelligence settings (engine/hooks/ctxcheck.py): scalars override, mappings merge.
 SCALAR_HOOK_KEYS += ("effort", "autocompact_pct")
 SCALAR_HOOK_KEYS += ("source_line",)  # where each injection comes from (engine/hooks/source.py)

@@ -7,7 +7,7 @@ from engine.base.errors import suggest
 from engine.base.paths import builtin_dir
 
 KINDS = ("profile", "level", "protect", "dictionary", "golden", "meaning", "settings", "report", "messages", "detector",
-         "message_cases", "content_cache", "pricing", "replay_report", "agent")
+         "message_cases", "content_cache", "pricing", "replay_report", "agent", "kind_cases")
 
 
 @lru_cache(maxsize=None)
@@ -102,7 +102,7 @@ def check(doc, kind=None):
 
 
 # Files of this process found valid, as read (see yamlload._PARSED).
-_VALID = set()
+_VALID: set = set()
 
 
 def require_valid(doc, kind=None):

@@ -15,7 +15,7 @@ from .cache import sha256
 from engine.base.paths import cache_dir_str
 
 KINDS = ("text", "tokens", "render", "redacted")
-_REDACTION = []  # this process's key of the redaction patterns (see redacted)
+_REDACTION: list = []  # this process's key of the redaction patterns (see redacted)
 
 
 def key(*parts):
@@ -44,7 +44,7 @@ def get(kind, k):
 # it wrote since: the folder is scanned again only when that passes the
 # bound, not at every write (a refresh of 500 new rule files writes 500
 # entries into a folder of thousands).
-_estimate = {}  # results folder -> bytes
+_estimate: dict[str, int] = {}  # results folder -> bytes
 
 
 def put(kind, k, text, limits=None):

@@ -123,7 +123,7 @@ def _check_file(path, word_pattern, profile):
         return _check_level(doc)
     if kind in CHECKS:  # a subsystem's own document kind: its own check (checks.py)
         return checker(kind)(doc)
-    if kind in ("golden", "meaning", "settings", "message_cases"):
+    if kind in ("golden", "meaning", "settings", "message_cases", "kind_cases"):
         return []
     return _compile_errors(str(path), None, word_pattern)
 
@@ -199,7 +199,8 @@ def _check_protect(doc, word_pattern):
         found = [sample[s:e] for s, e, _ in matcher.scan(sample)]
         if want not in found:
             got = ", ".join(repr(f) for f in found) or "nothing"
-            errors.append(doc.error(f"self-test: in {sample!r} the category should find {want!r} whole, but finds {got}", ("examples", "match_within", i)))
+            errors.append(doc.error(f"self-test: in {sample!r} the category should find {want!r} whole, but finds {got}",
+                                    ("examples", "match_within", i)))
     for i, sample in enumerate(ex.get("no_match", [])):
         spans = [(s, e) for s, e, _ in matcher.scan(sample)]
         if spans:
@@ -238,7 +239,8 @@ def _check_level(doc):
                 groups = regex.compile(regexutil.scoped(t["pattern"])).groupindex
                 unknown = [g for g in pieces[1::2] if g not in groups and not g.isdigit()]
                 if unknown:
-                    errors.append(doc.error(f"replace names group(s) {', '.join(unknown)} that the pattern does not define", ("transforms", i, "replace")))
+                    errors.append(doc.error(f"replace names group(s) {', '.join(unknown)} that the pattern does not define",
+                                            ("transforms", i, "replace")))
             except regexutil.PatternError as exc:
                 errors.append(doc.error(str(exc), ("transforms", i, "replace")))
     return errors

@@ -70,7 +70,11 @@ _Loader.add_implicit_resolver(
 )
 
 
-class _BuiltinLoader(getattr(yaml, "CSafeLoader", _Loader)):
+# libyaml's loader where PyYAML was built with it, else the pure-Python one
+_FastLoader: type = getattr(yaml, "CSafeLoader", _Loader)
+
+
+class _BuiltinLoader(_FastLoader):
     """The engine's own files, parsed by libyaml when PyYAML has it (twenty
     times faster than the pure-Python parser: protect/secrets.yaml holds a
     whole rule set).  They are trusted, so the bounds that guard a user's
@@ -92,7 +96,7 @@ class Document:
     marks: dict = field(default_factory=dict)  # path tuple -> (line, col) of the value
     key_marks: dict = field(default_factory=dict)  # path tuple ending in a key -> (line, col) of the key
     block_scalars: set = field(default_factory=set)  # paths of | and > scalars (their text starts a line below)
-    source: tuple = None  # (path, text) of the file it was read from, as read
+    source: tuple | None = None  # (path, text) of the file it was read from, as read
 
     def text_line(self, path, line_in_value):
         """File line of a line inside a scalar value (1-based within the value)."""
@@ -206,7 +210,7 @@ def load_text(text, file, limits=_DEFAULT, builtin=False):
 # parser (kept for its line numbers) is its main cost.  Reading a file again
 # is cheap; keying on its text (not its mtime, which can miss an edit in the
 # same clock tick) means a changed file is always parsed again.
-_PARSED = {}
+_PARSED: dict = {}
 
 
 def load_file(path):

@@ -22,7 +22,6 @@ an epoch (before its first usage record).
 
 import os
 
-from engine.base.fastjson import loads
 
 from . import delivery
 

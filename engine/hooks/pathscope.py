@@ -404,7 +404,7 @@ class Decision:
             other.path, other.status, other.reason)
 
 
-_compiled = {}  # many rules share their globs: compile each set once per process
+_compiled: dict = {}  # many rules share their globs: compile each set once per process
 
 
 def decide(globs, touched, limit):

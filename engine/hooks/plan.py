@@ -5,7 +5,7 @@ it) costs several milliseconds of an injecting hook's budget."""
 
 
 class _Record:
-    FIELDS = ()
+    FIELDS: tuple[str, ...] = ()
 
     def __repr__(self):
         return f"{type(self).__name__}({', '.join(f'{k}={getattr(self, k)!r}' for k in self.FIELDS)})"

@@ -97,7 +97,7 @@ def first_line(text, memory):
     return error_line(text, memory)[0]
 
 
-_SIGNATURE = {}
+_SIGNATURE: dict = {}
 
 
 def _signature_rules(memory):

@@ -12,6 +12,8 @@ position; restore recomputes them on what it rebuilt and refuses a pack
 that was changed (a verbatim entry removed, a message inserted or moved).
 """
 
+from __future__ import annotations
+
 from engine.base.errors import UserError
 from . import run as runner
 from .shapes import transcript_messages, view
@@ -37,8 +39,8 @@ def _count_tokens(texts, name, memo):
     return total
 
 
-def compress_messages(messages, pipeline="default", *, recency=None, budget=None, transcript=False,
-                      count_tokens=False, base_dir=None):
+def compress_messages(messages: list, pipeline: object = "default", *, recency: int | None = None, budget: int | None = None,
+                      transcript: bool = False, count_tokens: bool = False, base_dir: str | None = None) -> dict:
     """Compress a list of chat messages (or, with transcript=True, the parsed
     lines of a Claude Code transcript: only `user`/`assistant` lines are
     messages, the rest pass through).
@@ -64,7 +66,7 @@ def compress_messages(messages, pipeline="default", *, recency=None, budget=None
         step = pipe.step("recency")
         known = step.window if step is not None else 0
     decided = runner.decide(pipe, items, views, positions, known)
-    token_memo = {}
+    token_memo: dict[str, int] = {}
     tokens = lambda msgs: _count_tokens((t for m in msgs for _, t in view(m, 0).units), pipe.tokenizer, token_memo)
     budget_stats = None
     if budget is not None:
@@ -140,7 +142,8 @@ def _stats(decided, applied, items, new, window):
     }
 
 
-def restore_messages(messages, verbatim, transcript=False, check=None, require_check=False):
+def restore_messages(messages: list, verbatim: dict, transcript: bool = False, check: dict | None = None,
+                     require_check: bool = False) -> list:
     """The original list: every position named in verbatim gets its original
     back (for a transcript, the line's `message`).  With `check` (the pack's),
     the result is verified against it; `require_check`: a pack without one

@@ -141,7 +141,7 @@ def _class_chars(body):
     return out
 
 
-_WHITE_SPACE = []
+_WHITE_SPACE: list[frozenset] = []
 
 
 def _white_space():

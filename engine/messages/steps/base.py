@@ -18,16 +18,17 @@ class Decision:
 
 
 class Step:
+    kind: str
     deferred = False  # the recency step: applied after the others, per window size
 
-    def __init__(self, spec, ctx):
-        self.name = spec["name"]
+    def __init__(self, spec: dict, ctx) -> None:
+        self.name: str = spec["name"]
         self.kind = spec["kind"]
         self.skip_modes = frozenset(spec.get("skip_in_classifier_modes", ()))
 
-    def prepare(self, run):
+    def prepare(self, run) -> None:
         """Called once per run, before any message is decided."""
 
-    def decide(self, v, run):
+    def decide(self, v, run) -> Decision | None:
         """A Decision for the message view v, or None to let later steps decide."""
         return None

@@ -18,7 +18,8 @@ from .base import Transform
 
 # Mermaid's own grammar (node shapes, arrows), a fact of the input format;
 # which arrows are read and how they are written out is the level's YAML.
-_SHAPES = r"\[\[.*?\]\]|\[\(.*?\)\]|\(\(\(.*?\)\)\)|\(\(.*?\)\)|\(\[.*?\]\)|\[/.*?/\]|\[\\.*?\\\]|\[/.*?\\\]|\[\\.*?/\]|\[.*?\]|\(.*?\)|\{\{.*?\}\}|\{.*?\}|>.*?\]"
+_SHAPES = (r"\[\[.*?\]\]|\[\(.*?\)\]|\(\(\(.*?\)\)\)|\(\(.*?\)\)|\(\[.*?\]\)|\[/.*?/\]|\[\\.*?\\\]|\[/.*?\\\]|\[\\.*?/\]|"
+           r"\[.*?\]|\(.*?\)|\{\{.*?\}\}|\{.*?\}|>.*?\]")
 _NODE = regex.compile(r"[ \t]*(?P<id>[A-Za-z0-9_]\w*(?:[.-]\w+)*)(?P<shape>" + _SHAPES + r")?(?::::\w+)?[ \t]*")
 _AMP = regex.compile(r"[ \t]*&[ \t]*")
 _ARROW = regex.compile(

@@ -14,7 +14,6 @@ import regex
 from ..mask import Edit
 from .base import Transform, admissible
 
-_ROW = regex.compile(r"(?m)^[ \t]*\S.*$")
 _DELIM_CELL = regex.compile(r"^\s*:?-+:?\s*$")
 
 
