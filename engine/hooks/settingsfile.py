@@ -80,7 +80,8 @@ def _no_constant(name):
 def _finite_float(text):
     value = float(text)
     if value - value != 0:  # rewritten, it would become Infinity, which is not JSON
-        raise ValueError(f"the number {text[:40]} is out of range for JSON readers (it would become Infinity); write it as a string or a smaller number")
+        raise ValueError(f"the number {text[:40]} is out of range for JSON readers (it would become Infinity); "
+                         "write it as a string or a smaller number")
     return value
 
 

@@ -20,7 +20,7 @@
 """
 
 from ..records import (ApiError, Compaction, Delivered, Prompt, Session, Summary, ToolCall, ToolResult, Usage,
-                       Version, clamp, tokens, usage_figures)
+                       Version, tokens, usage_figures)
 
 MARKS = {
     "version": (b'"version"',),

@@ -25,10 +25,10 @@ class Handler:
     `due(ctx)` is cheap, `parts(ctx)` gives the Part objects (part.py) the
     dispatcher merges into the event's answer."""
 
-    events = NEUTRAL_EVENTS
-    settings = {}
-    variables = {}
-    samples = {}
+    events: tuple[str, ...] = NEUTRAL_EVENTS
+    settings: dict[str, tuple[str, ...]] = {}
+    variables: dict[str, set[str]] = {}
+    samples: dict[str, object] = {}
 
     def __init__(self, spec, settings, registry):
         self.spec = spec
