@@ -29,6 +29,11 @@ class BuildContext:
     def word_list(self, name):
         return list(self._slot(name, "words").words.values())
 
+    def lists(self, name):
+        """The named word lists of a dictionary slot (`\\L<name>` in its guards)."""
+        slot = self._r.slots.get(name)
+        return dict(slot.lists) if slot is not None else {}
+
     def word_set(self, name):
         return {w["word"] for w in self.word_list(name)}
 

@@ -1,22 +1,29 @@
 """kind: lists — list markup that carries no structure goes, structure stays.
 
+- A list keeps every marker where the markers carry meaning: it continues a
+  lead-in (the line before it ends with a colon, or the heading of its
+  section, and that lead-in holds a negation, condition, modal or scope
+  word: "Agents MUST NOT:" makes each item a prohibition), it is nested
+  (without markers Markdown joins the levels into one paragraph), or it is
+  a checklist ("- [ ] task").  A list continued after a blank line is one
+  list: it keeps one form.
 - A list block indented as a whole under a paragraph (" - a\\n - b") carries
   no nesting: its common indentation goes.
-- A bullet goes where the line break already says "next item": on an item
-  whose continuation lines (a wrapped item) are joined onto its line, whose
-  parent (if nested) lost its bullet too
-  (an unmarked line under a marked or numbered item would read as that
-  item's continuation), and whose text would not turn into other markdown.
+- Elsewhere a bullet goes where the line break already says "next item": on
+  an item whose continuation lines (a wrapped item) are joined onto its
+  line, and whose text would not turn into other markdown.
 - One list keeps one form: the bullets of one parent's items at one
   indentation all go, or all stay.
 - Numbers and checklist marks ("[ ]", "[x]") always stay.
 - The result is a fixed point: a second pass changes nothing (a block keeps
-  its indentation unless every mark in it goes).
+  its indentation unless every mark in it goes; no level removes a lead-in
+  word, so a second pass finds the lead-in the first found).
 Lines inside protected regions (code, frontmatter) are never touched.
 """
 
 import regex
 
+from ..listscope import ListScope
 from ..mask import Edit
 from ..regexutil import anchored, scoped
 from .base import Transform
@@ -40,6 +47,8 @@ class Lists(Transform):
         self.keep_before = regex.compile(anchored(scoped(spec["keep_bullet_before"])), regex.V0)
         self.dedent = spec.get("dedent", True)
         self.regions = frozenset(spec["skip_inside"])
+        # which lists keep every marker (a lead-in, a checklist, nesting); none without lead_in_words
+        self.scope = ListScope(spec, ctx) if "lead_in_words" in spec else None
 
     def _lines(self, text, mask):
         # one split (C) rather than a find and a slice per line; the blank
@@ -55,7 +64,7 @@ class Lists(Transform):
             if not stripped or stripped.isspace() or line.find("\t", 0, indent + 1) >= 0:
                 append(None)  # a blank line (or tab indentation: leave it alone)
             elif category_at(pos + indent) in regions:
-                append(None)  # code, frontmatter: not list text
+                append(False)  # code, frontmatter: not list text (nor a lead-in)
             else:
                 m = match(line)
                 if m is not None:
@@ -68,23 +77,66 @@ class Lists(Transform):
     def edits(self, text, mask, run):
         lines = self._lines(text, mask)
         out = []
-        i, n = 0, len(lines)
-        prev_para = None  # the last non-blank line before the current block
+        for group in self._groups(text, lines):
+            if self.scope is not None and self._keeps_markers(text, lines, group):
+                continue  # every marker stays, and so does the indentation
+            for (a, b), _, para in group["blocks"]:
+                out.extend(self._block(text, lines[a:b], lines[para] if para is not None else None, mask))
+        return out
+
+    def _groups(self, text, lines):
+        """The lists of the text, in order: {"blocks": [((first, end) line
+        indexes, the line before it or None, the last paragraph line before
+        it or None)], "heading": the line of its section's heading or None}.
+        A block is a run of non-blank lines that starts with an item; blocks
+        with only blank lines between them are one list (a loose list keeps
+        one form).  The line before a block is None after code: a lead-in
+        does not read through it."""
+        groups, i, n = [], 0, len(lines)
+        before = para = heading = None
+        after_block = False  # only blank lines since the last block
+        scope = self.scope
         while i < n:
             ln = lines[i]
-            if ln is None or not ln.item:
-                if ln is not None:
-                    prev_para = ln
+            if not ln or not ln.item:
+                if ln is False:
+                    before, after_block = None, False
+                elif ln is not None:
+                    before = para = i
+                    after_block = False
+                    if scope is not None and scope.is_heading(text, ln):
+                        heading = i
                 i += 1
                 continue
             j = i
-            while j < n and lines[j] is not None:
+            while j < n and lines[j]:
                 j += 1
-            block = lines[i:j]
-            out.extend(self._block(text, block, prev_para, mask))
-            prev_para = block[-1]
+            block = ((i, j), before, para)
+            if after_block:
+                groups[-1]["blocks"].append(block)
+            else:
+                groups.append({"blocks": [block], "heading": heading})
+            before = para = j - 1
+            after_block = True
             i = j
-        return out
+        return groups
+
+    def _keeps_markers(self, text, lines, group):
+        """A checklist, a nested list, or one that continues a lead-in (the
+        line before one of its blocks, or its section's heading) holding a
+        lead-in word keeps every marker."""
+        scope = self.scope
+        items = [lines[k] for (a, b), _, _ in group["blocks"] for k in range(a, b) if lines[k].item]
+        if any(scope.is_checklist(text, ln) for ln in items):
+            return True
+        if any(ln.indent != items[0].indent for ln in items):
+            return True  # nested: without markers Markdown joins the levels
+        for _, before, _ in group["blocks"]:
+            span = scope.lead_in(text, lines, before) if before is not None else None
+            if span is not None and scope.holds_word(text, *span):
+                return True
+        heading = group["heading"]
+        return heading is not None and scope.holds_word(text, lines[heading].start, lines[heading].end)
 
     def _block(self, text, block, before, mask):
         # 1. each item on its own: may its bullet go?
@@ -154,3 +206,4 @@ def _merge(edits):
         else:
             out.append(e)
     return out
+
