@@ -63,7 +63,7 @@ def compile_profile(resolved, files):
     known = {name for name, _ in resolved.protect}
     transforms, notes = [], {}
     for spec, doc, i in resolved.transforms:
-        for key in ("allow", "skip_inside"):
+        for key in ("allow", "skip_inside", "stands_alone_after"):
             unknown = sorted(set(spec.get(key, ())) - known)
             if unknown:
                 raise doc.error(f"{key}: unknown protect categor{'y' if len(unknown) == 1 else 'ies'} {', '.join(unknown)}", ("transforms", i, key))

@@ -25,12 +25,26 @@ class ListScope:
         self.heading = regex.compile(anchored(scoped(spec["heading"])), regex.V0)
         self.sentence_end = regex.compile(scoped(spec["sentence_end"]), regex.V0)
         self.checklist = regex.compile(anchored(scoped(spec["checklist"])), regex.V0)
+        self.alone = regex.compile(anchored(scoped(spec["stands_alone"])), regex.V0)
+        self.alone_names = frozenset(spec.get("stands_alone_after", ()))
 
     def is_heading(self, text, line):
         return self.heading.match(text, line.start, line.end) is not None
 
     def is_checklist(self, text, line):
         return line.item and self.checklist.match(text, line.start + line.content_at, line.end) is not None
+
+    def stands_alone(self, text, mask, line, wrapped=()):
+        """True when an item reads the same without its marker: it opens
+        with a name (a protected token of `stands_alone_after`: code, a
+        path, a quoted string) or is a key-value line or a label
+        (`stands_alone`).  Its wrapped lines are read joined, as the item
+        leaves this transform whether its marker stays or goes."""
+        at = line.start + line.content_at
+        if mask.category_at(at) in self.alone_names:
+            return True
+        joined = text[at:line.end] + "".join(" " + text[c.start + c.indent:c.end] for c in wrapped)
+        return self.alone.match(joined) is not None
 
     def holds_word(self, text, start, end):
         """True when a lead-in word is a word run of text[start:end]."""

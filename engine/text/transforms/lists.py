@@ -49,6 +49,7 @@ class Lists(Transform):
         self.regions = frozenset(spec["skip_inside"])
         # which lists keep every marker (a lead-in, a checklist, nesting); none without lead_in_words
         self.scope = ListScope(spec, ctx) if "lead_in_words" in spec else None
+        self.keep_nested = spec.get("keep_nested", True)
 
     def _lines(self, text, mask):
         # one split (C) rather than a find and a slice per line; the blank
@@ -78,8 +79,11 @@ class Lists(Transform):
         lines = self._lines(text, mask)
         out = []
         for group in self._groups(text, lines):
-            if self.scope is not None and self._keeps_markers(text, lines, group):
-                continue  # every marker stays, and so does the indentation
+            if self.scope is not None and self._keeps_markers(text, lines, group, mask):
+                # every marker stays, and so does the indentation; a wrapped
+                # item's lines are joined, as they are where markers go
+                out.extend(self._join_wrapped(text, lines, group, mask))
+                continue
             for (a, b), _, para in group["blocks"]:
                 out.extend(self._block(text, lines[a:b], lines[para] if para is not None else None, mask))
         return out
@@ -87,15 +91,18 @@ class Lists(Transform):
     def _groups(self, text, lines):
         """The lists of the text, in order: {"blocks": [((first, end) line
         indexes, the line before it or None, the last paragraph line before
-        it or None)], "heading": the line of its section's heading or None}.
-        A block is a run of non-blank lines that starts with an item; blocks
-        with only blank lines between them are one list (a loose list keeps
-        one form).  The line before a block is None after code: a lead-in
-        does not read through it."""
+        it or None)], "scopes": the lines that scope its section}.  A block
+        is a run of non-blank lines that starts with an item; blocks with
+        only blank lines between them are one list (a loose list keeps one
+        form).  The line before a block is None after code: a lead-in does
+        not read through it.  A section's scopes are its heading and the
+        label lines after it (a paragraph of one line ending with a colon:
+        what aggressive makes of a heading, so a second pass finds the scope
+        the first found)."""
         groups, i, n = [], 0, len(lines)
-        before = para = heading = None
+        before = para = None
+        scopes = ()
         after_block = False  # only blank lines since the last block
-        scope = self.scope
         while i < n:
             ln = lines[i]
             if not ln or not ln.item:
@@ -104,8 +111,7 @@ class Lists(Transform):
                 elif ln is not None:
                     before = para = i
                     after_block = False
-                    if scope is not None and scope.is_heading(text, ln):
-                        heading = i
+                    scopes = self._scopes(text, lines, i, scopes)
                 i += 1
                 continue
             j = i
@@ -115,28 +121,62 @@ class Lists(Transform):
             if after_block:
                 groups[-1]["blocks"].append(block)
             else:
-                groups.append({"blocks": [block], "heading": heading})
+                groups.append({"blocks": [block], "scopes": scopes})
             before = para = j - 1
             after_block = True
             i = j
         return groups
 
-    def _keeps_markers(self, text, lines, group):
-        """A checklist, a nested list, or one that continues a lead-in (the
-        line before one of its blocks, or its section's heading) holding a
-        lead-in word keeps every marker."""
+    def _scopes(self, text, lines, i, scopes):
+        """The scopes of the section after paragraph line i: a heading
+        starts them anew, a label line adds to them."""
         scope = self.scope
-        items = [lines[k] for (a, b), _, _ in group["blocks"] for k in range(a, b) if lines[k].item]
+        if scope is None:
+            return scopes
+        if scope.is_heading(text, lines[i]):
+            return (i,)
+        alone = (i == 0 or not lines[i - 1]) and (i + 1 == len(lines) or not lines[i + 1] or lines[i + 1].item)
+        if alone and scope.lead_in_end.search(text, lines[i].start, lines[i].end) is not None:
+            return scopes + (i,)
+        return scopes
+
+    def _keeps_markers(self, text, lines, group, mask):
+        """A checklist keeps every marker; so does a list that continues a
+        lead-in holding a lead-in word (the line before one of its blocks,
+        the item a nested list hangs from, its section's heading or a label
+        line after it) and,
+        with keep_nested, any nested list; unless every item stands alone
+        (a name, a key-value line, a label): then no item reads differently
+        without its marker."""
+        scope = self.scope
+        wrapped = dict(_items(lines, group))
+        idx = sorted(wrapped)
+        items = [lines[k] for k in idx]
         if any(scope.is_checklist(text, ln) for ln in items):
             return True
-        if any(ln.indent != items[0].indent for ln in items):
+        if all(scope.stands_alone(text, mask, lines[k], [lines[c] for c in wrapped[k]]) for k in idx):
+            return False
+        if self.keep_nested and any(ln.indent != items[0].indent for ln in items):
             return True  # nested: without markers Markdown joins the levels
-        for _, before, _ in group["blocks"]:
-            span = scope.lead_in(text, lines, before) if before is not None else None
+        leads = [before for _, before, _ in group["blocks"] if before is not None]
+        # the line a nested list hangs from: its parent item (or the parent's last line)
+        leads += [c - 1 for p, c in zip(idx, idx[1:]) if lines[c].indent > lines[p].indent and lines[c - 1]]
+        for k in leads:
+            span = scope.lead_in(text, lines, k)
             if span is not None and scope.holds_word(text, *span):
                 return True
-        heading = group["heading"]
-        return heading is not None and scope.holds_word(text, lines[heading].start, lines[heading].end)
+        return any(scope.holds_word(text, lines[k].start, lines[k].end) for k in group["scopes"])
+
+    def _join_wrapped(self, text, lines, group, mask):
+        """Edits joining each wrapped item's lines into one (a soft line
+        break is a blank to Markdown): the continuation lines of an item,
+        up to the next item or a shallower line, unless one opens with
+        markup (a quote, a table row, a heading)."""
+        edits = []
+        for k, cont in _items(lines, group):
+            if cont and all(self.keep_before.match(text, lines[c].start + lines[c].indent) is None for c in cont):
+                edits.extend(Edit(lines[c - 1].end, lines[c].start + lines[c].indent, " ") for c in cont)
+        return [e for e in edits if not mask.blocking(e.start, e.end, self.allow)]
 
     def _block(self, text, block, before, mask):
         # 1. each item on its own: may its bullet go?
@@ -195,6 +235,21 @@ class Lists(Transform):
         # the dedent ends where the indentation of the shallowest item ends
         edits.sort()
         return [e for e in _merge(edits) if not mask.blocking(e.start, e.end, self.allow)]
+
+
+def _items(lines, group):
+    """(line index, range of its continuation lines) of every item of a
+    group: an item's text goes on over the unmarked lines after it, up to
+    the next item or a shallower line."""
+    for (a, b), _, _ in group["blocks"]:
+        k = a
+        while k < b:
+            m = k + 1
+            while m < b and not lines[m].item and lines[m].indent >= lines[k].indent:
+                m += 1
+            if lines[k].item:
+                yield k, range(k + 1, m)
+            k = m
 
 
 def _merge(edits):
