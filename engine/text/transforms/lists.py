@@ -49,7 +49,7 @@ class Lists(Transform):
         self.regions = frozenset(spec["skip_inside"])
         # which lists keep every marker (a lead-in, a checklist, nesting); none without lead_in_words
         self.scope = ListScope(spec, ctx) if "lead_in_words" in spec else None
-        self.keep_nested = spec.get("keep_nested", True)
+        self.keep_nested = spec.get("keep_nested", False)
 
     def _lines(self, text, mask):
         # one split (C) rather than a find and a slice per line; the blank
