@@ -26,6 +26,8 @@ class ListScope:
         self.sentence_end = regex.compile(scoped(spec["sentence_end"]), regex.V0)
         self.checklist = regex.compile(anchored(scoped(spec["checklist"])), regex.V0)
         self.alone = regex.compile(anchored(scoped(spec["stands_alone"])), regex.V0)
+        skip = spec.get("stands_alone_skip")
+        self.alone_skip = regex.compile(anchored(scoped(skip)), regex.V0) if skip else None
         self.alone_names = frozenset(spec.get("stands_alone_after", ()))
 
     def is_heading(self, text, line):
@@ -41,6 +43,8 @@ class ListScope:
         (`stands_alone`).  Its wrapped lines are read joined, as the item
         leaves this transform whether its marker stays or goes."""
         at = line.start + line.content_at
+        if self.alone_skip is not None:  # words a level may remove ("the `x`" is "`x`" on the next pass)
+            at = self.alone_skip.match(text, at, line.end).end()
         if mask.category_at(at) in self.alone_names:
             return True
         joined = text[at:line.end] + "".join(" " + text[c.start + c.indent:c.end] for c in wrapped)

@@ -143,8 +143,9 @@ class Lists(Transform):
     def _keeps_markers(self, text, lines, group, mask):
         """A checklist keeps every marker; so does a list that continues a
         lead-in holding a lead-in word (the line before one of its blocks,
-        the item a nested list hangs from, its section's heading or a label
-        line after it) and,
+        an item ending with a colon that the items after it continue, such
+        as the parent of a nested list, its section's heading or a label line
+        after it) and,
         with keep_nested, any nested list; unless every item stands alone
         (a name, a key-value line, a label): then no item reads differently
         without its marker."""
@@ -159,8 +160,10 @@ class Lists(Transform):
         if self.keep_nested and any(ln.indent != items[0].indent for ln in items):
             return True  # nested: without markers Markdown joins the levels
         leads = [before for _, before, _ in group["blocks"] if before is not None]
-        # the line a nested list hangs from: its parent item (or the parent's last line)
-        leads += [c - 1 for p, c in zip(idx, idx[1:]) if lines[c].indent > lines[p].indent and lines[c - 1]]
+        # the line a nested list hangs from (its parent item or the parent's
+        # last line), and an item that leads into the items after it (it ends
+        # with a colon: without its marker it is a lead-in line)
+        leads += [c - 1 for p, c in zip(idx, idx[1:]) if lines[c - 1]]
         for k in leads:
             span = scope.lead_in(text, lines, k)
             if span is not None and scope.holds_word(text, *span):

@@ -135,6 +135,9 @@ class WordRules(Transform):
             if len(words) == 1 and ((g is not None and (g.before or g.after_words)) or r.capitalised_ok is not None))
         self.runs_fast = self.keys._runs
         self.reach = max((len(" ".join(words)) for _, words, _ in phrases), default=0) + 1
+        # how far back (in words) from an edit a listed word may sit whose guard
+        # reads the words after it: a guard that reads past adverbs needs more than one
+        self.settle_words_back = spec.get("settle_words_back", 1)
 
     def edits(self, text, mask, run):
         return self._scan(text, mask, self.timeout(text, run.timeout_ms_per_mb), [(0, len(text))])
@@ -172,8 +175,9 @@ class WordRules(Transform):
         """Where to look again after an edit wrote `new` over a..b, or None
         when the edit changed nothing a rule reads: it joined two words of a
         listed phrase, wrote a listed word, or gave a listed word whose guard
-        reads what follows it (up to two words back: "is usually a
-        missing" -> "is usually missing") a new neighbour."""
+        reads what follows it (up to `settle_words_back` words back: a
+        guard may read past adverbs, "is usually a missing" -> "is usually
+        missing") a new neighbour."""
         j, n = b, len(text)
         while j < n and text[j].isspace():
             j += 1
@@ -187,8 +191,13 @@ class WordRules(Transform):
             return None
         if before in self.reads_next or (before, words[0] if words else after) in self.pairs:
             return start
-        start, before = self._word_before(text, start)
-        return start if before in self.reads_next else None
+        for _ in range(self.settle_words_back - 1):
+            start, before = self._word_before(text, start)
+            if before is None:
+                return None
+            if before in self.reads_next:
+                return start
+        return None
 
     def _word_before(self, text, i):
         """(start, normalised word) of the word run that ends where the
