@@ -173,11 +173,14 @@ class Lists(Transform):
     def _join_wrapped(self, text, lines, group, mask):
         """Edits joining each wrapped item's lines into one (a soft line
         break is a blank to Markdown): the continuation lines of an item,
-        up to the next item or a shallower line, unless one opens with
-        markup (a quote, a table row, a heading)."""
+        up to the next item or a shallower line, when all are indented under
+        it (a line at the item's own indentation often closes the list: "4.
+        Push it.\\nKeep these steps in mind.") and none opens with markup
+        (a quote, a table row, a heading)."""
         edits = []
         for k, cont in _items(lines, group):
-            if cont and all(self.keep_before.match(text, lines[c].start + lines[c].indent) is None for c in cont):
+            if cont and all(lines[c].indent > lines[k].indent
+                            and self.keep_before.match(text, lines[c].start + lines[c].indent) is None for c in cont):
                 edits.extend(Edit(lines[c - 1].end, lines[c].start + lines[c].indent, " ") for c in cont)
         return [e for e in edits if not mask.blocking(e.start, e.end, self.allow)]
 
