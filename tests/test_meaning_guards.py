@@ -110,3 +110,14 @@ def test_a_copula_goes_only_before_a_complement_that_ends_its_phrase(level):
     for text, want in cases.items():
         out = compress(profile(level), text).text
         assert want in out, (text, out)
+
+
+def test_every_article_stays_after_the_same_verbs_that_are_also_nouns():
+    """YAML cannot join two lists, so "a" lists its labels and the verbs
+    again: the three articles must keep the same verbs."""
+    words = {w["word"]: w for w in dictionary("fillers")["words"] if isinstance(w, dict)}
+    verbs = set(words["the"]["unless_after_words"])
+    assert verbs == set(words["an"]["unless_after_words"])
+    assert verbs <= set(words["a"]["unless_after_words"]), verbs - set(words["a"]["unless_after_words"])
+    for verb in ("build", "test", "check", "run", "set"):
+        assert verb in verbs
