@@ -145,25 +145,29 @@ class Lists(Transform):
         lead-in holding a lead-in word (the line before one of its blocks,
         an item ending with a colon that the items after it continue, such
         as the parent of a nested list, its section's heading or a label line
-        after it) and,
-        with keep_nested, any nested list; unless every item stands alone
-        (a name, a key-value line, a label): then no item reads differently
-        without its marker."""
+        after it) and, with keep_nested, any nested list; unless every item
+        stands alone (a name, a key-value line, a label): then no item reads
+        differently without its marker."""
         scope = self.scope
         wrapped = dict(_items(lines, group))
         idx = sorted(wrapped)
         items = [lines[k] for k in idx]
         if any(scope.is_checklist(text, ln) for ln in items):
             return True
-        if all(scope.stands_alone(text, mask, lines[k], [lines[c] for c in wrapped[k]]) for k in idx):
+        nested = self.keep_nested and any(ln.indent != items[0].indent for ln in items)
+        if not nested and not self._led_in(text, lines, group, idx):
             return False
-        if self.keep_nested and any(ln.indent != items[0].indent for ln in items):
-            return True  # nested: without markers Markdown joins the levels
+        # asked last: most lists have no reason to keep their markers
+        return not all(scope.stands_alone(text, mask, lines[k], [lines[c] for c in wrapped[k]]) for k in idx)
+
+    def _led_in(self, text, lines, group, idx):
+        """True when a lead-in of the list holds a lead-in word: the line
+        before one of its blocks, the line before an item (the parent of a
+        nested list, an item ending with a colon: without its marker it is a
+        lead-in line), its section's heading or a label line after it."""
+        scope = self.scope
         leads = [before for _, before, _ in group["blocks"] if before is not None]
-        # the line a nested list hangs from (its parent item or the parent's
-        # last line), and an item that leads into the items after it (it ends
-        # with a colon: without its marker it is a lead-in line)
-        leads += [c - 1 for p, c in zip(idx, idx[1:]) if lines[c - 1]]
+        leads += [c - 1 for c in idx[1:] if lines[c - 1]]
         for k in leads:
             span = scope.lead_in(text, lines, k)
             if span is not None and scope.holds_word(text, *span):

@@ -12,6 +12,8 @@ Whole-word matching uses the profile's word runs (wordscan): a word inside an
 identifier, a path or a hyphenated term is never taken for a listed word.
 """
 
+import regex
+
 from ..mask import Edit
 from ..wordscan import GuardSet, KeyScan, Runs, WordTable, normalize
 from .base import Transform
@@ -133,11 +135,19 @@ class WordRules(Transform):
         self.reads_prev = frozenset(
             words[0] for r, words, g in phrases
             if len(words) == 1 and ((g is not None and (g.before or g.after_words)) or r.capitalised_ok is not None))
+        # listed words whose guard reads a context after them that may run
+        # past other words (only_followed_by: "is" reads past adverbs)
+        self.reads_far = frozenset(
+            words[0] for _, words, g in phrases if len(words) == 1 and g is not None and g.only_after is not None)
         self.runs_fast = self.keys._runs
         self.reach = max((len(" ".join(words)) for _, words, _ in phrases), default=0) + 1
-        # how far back (in words) from an edit a listed word may sit whose guard
-        # reads the words after it: a guard that reads past adverbs needs more than one
-        self.settle_words_back = spec.get("settle_words_back", 1)
+        # how far back (in characters) from an edit a listed word may sit whose
+        # guard reads past other words after it (reads_far, found by far_re)
+        self.settle_reach_back = spec.get("settle_reach_back", 0)
+        self.far_re = None
+        if self.reads_far and self.settle_reach_back:
+            alternation = "|".join(regex.escape(w) for w in sorted(self.reads_far))
+            self.far_re = regex.compile(f"(?r)(?<![\\w'’-])(?:{alternation})(?![\\w'’-])", regex.I | regex.V0)
 
     def edits(self, text, mask, run):
         return self._scan(text, mask, self.timeout(text, run.timeout_ms_per_mb), [(0, len(text))])
@@ -175,9 +185,10 @@ class WordRules(Transform):
         """Where to look again after an edit wrote `new` over a..b, or None
         when the edit changed nothing a rule reads: it joined two words of a
         listed phrase, wrote a listed word, or gave a listed word whose guard
-        reads what follows it (up to `settle_words_back` words back: a
-        guard may read past adverbs, "is usually a missing" -> "is usually
-        missing") a new neighbour."""
+        reads what follows it (the word right before, or up to
+        `settle_reach_back` characters back for a guard that reads past
+        adverbs: "is usually a missing" -> "is usually missing") a new
+        neighbour."""
         j, n = b, len(text)
         while j < n and text[j].isspace():
             j += 1
@@ -191,13 +202,13 @@ class WordRules(Transform):
             return None
         if before in self.reads_next or (before, words[0] if words else after) in self.pairs:
             return start
-        for _ in range(self.settle_words_back - 1):
-            start, before = self._word_before(text, start)
-            if before is None:
-                return None
-            if before in self.reads_next:
-                return start
-        return None
+        # further back, on this line, only a word whose guard reads past
+        # other words ("is" past adverbs): one search back, not a walk
+        if self.far_re is None:
+            return None
+        line = text.rfind("\n", 0, a) + 1
+        m = self.far_re.search(text, max(line, a - self.settle_reach_back), start)
+        return m.start() if m is not None else None
 
     def _word_before(self, text, i):
         """(start, normalised word) of the word run that ends where the
