@@ -90,6 +90,10 @@ KNOWN = [
     "The cast is usually a missing helper.\n",
     # standard (issue 25): an article kept for a clause whose verb ("is") the same pass removed
     "A fix that only affects the node running the new code is lower priority.\n",
+    # light (hypothesis): an item whose text is a lone list mark, joined with its wrapped line,
+    # opened a new item ("- -" + "the x" -> "- the x") whose mark the next pass took off
+    "* +\n  an entry of the queue\n",
+    "- -\n  the step wraps\n",
 ]
 
 

@@ -21,7 +21,8 @@ class ListScope:
     def __init__(self, spec, ctx):
         self.words = frozenset(normalize(w) for w in ctx.word_set(spec["lead_in_words"]))
         self.runs = fast_runs(regex.compile(ctx.word_pattern, regex.V0))
-        self.lead_in_end = regex.compile(scoped(spec["lead_in_end"]), regex.V0)
+        # matched backwards from a line's end (one try there, not a search of the line)
+        self.lead_in_end = regex.compile(anchored(scoped(spec["lead_in_end"])), regex.V0 | regex.REVERSE)
         self.heading = regex.compile(anchored(scoped(spec["heading"])), regex.V0)
         self.sentence_end = regex.compile(scoped(spec["sentence_end"]), regex.V0)
         self.checklist = regex.compile(anchored(scoped(spec["checklist"])), regex.V0)
@@ -29,6 +30,10 @@ class ListScope:
         skip = spec.get("stands_alone_skip")
         self.alone_skip = regex.compile(anchored(scoped(skip)), regex.V0) if skip else None
         self.alone_names = frozenset(spec.get("stands_alone_after", ()))
+
+    def ends_lead_in(self, text, line):
+        """True when the line ends as a lead-in does (a colon)."""
+        return self.lead_in_end.match(text, line.start, line.end) is not None
 
     def is_heading(self, text, line):
         return self.heading.match(text, line.start, line.end) is not None
@@ -62,7 +67,7 @@ class ListScope:
         line = lines[k]
         if self.is_heading(text, line):
             return line.start, line.end
-        if self.lead_in_end.search(text, line.start, line.end) is None:
+        if not self.ends_lead_in(text, line):
             return None
         first = k
         while first > 0 and not lines[first].item:

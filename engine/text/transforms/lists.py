@@ -78,6 +78,7 @@ class Lists(Transform):
     def edits(self, text, mask, run):
         lines = self._lines(text, mask)
         out = []
+        self._holds = {}  # line index -> holds a lead-in word (a heading scopes many lists)
         for group in self._groups(text, lines):
             if self.scope is not None and self._keeps_markers(text, lines, group, mask):
                 # every marker stays, and so does the indentation; a wrapped
@@ -136,7 +137,7 @@ class Lists(Transform):
         if scope.is_heading(text, lines[i]):
             return (i,)
         alone = (i == 0 or not lines[i - 1]) and (i + 1 == len(lines) or not lines[i + 1] or lines[i + 1].item)
-        if alone and scope.lead_in_end.search(text, lines[i].start, lines[i].end) is not None:
+        if alone and scope.ends_lead_in(text, lines[i]):
             return scopes + (i,)
         return scopes
 
@@ -149,8 +150,7 @@ class Lists(Transform):
         stands alone (a name, a key-value line, a label): then no item reads
         differently without its marker."""
         scope = self.scope
-        wrapped = dict(_items(lines, group))
-        idx = sorted(wrapped)
+        idx = [k for (a, b), _, _ in group["blocks"] for k in range(a, b) if lines[k].item]
         items = [lines[k] for k in idx]
         if any(scope.is_checklist(text, ln) for ln in items):
             return True
@@ -158,6 +158,7 @@ class Lists(Transform):
         if not nested and not self._led_in(text, lines, group, idx):
             return False
         # asked last: most lists have no reason to keep their markers
+        wrapped = dict(_items(lines, group))
         return not all(scope.stands_alone(text, mask, lines[k], [lines[c] for c in wrapped[k]]) for k in idx)
 
     def _led_in(self, text, lines, group, idx):
@@ -172,7 +173,14 @@ class Lists(Transform):
             span = scope.lead_in(text, lines, k)
             if span is not None and scope.holds_word(text, *span):
                 return True
-        return any(scope.holds_word(text, lines[k].start, lines[k].end) for k in group["scopes"])
+        return any(self._holds_word(text, lines, k) for k in group["scopes"])
+
+    def _holds_word(self, text, lines, k):
+        """Whether line k (a heading or a label) holds a lead-in word, asked once per line."""
+        held = self._holds.get(k)
+        if held is None:
+            held = self._holds[k] = self.scope.holds_word(text, lines[k].start, lines[k].end)
+        return held
 
     def _join_wrapped(self, text, lines, group, mask):
         """Edits joining each wrapped item's lines into one (a soft line

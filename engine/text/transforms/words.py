@@ -203,7 +203,7 @@ class WordRules(Transform):
         if before in self.reads_next or (before, words[0] if words else after) in self.pairs:
             return start
         # further back, on this line, only a word whose guard reads past
-        # other words ("is" past adverbs): one search back, not a walk
+        # other words ("is" past adverbs): the last such word before it
         if self.far_re is None:
             return None
         line = text.rfind("\n", 0, a) + 1
