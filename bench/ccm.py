@@ -4,7 +4,8 @@ time, and the cost of a PreToolUse call that passes through.
 
     python3 bench/ccm.py [--quick] [--runs N] [--sizes-mb 4,16,200]
 
-Purge runs on copies of ../shared/transcripts/*.jsonl and on generated
+Purge runs on copies of the recorded transcripts (bench/common.py: tests/data, or
+$ENGINE_BENCH_TRANSCRIPTS) and on generated
 multi-hour sessions (every tool's output held three times, as the agent
 writes it: the tool_result, toolUseResult and progress lines).  Writes its
 section of bench/results.json and bench/results.md.
@@ -22,9 +23,8 @@ import time
 import uuid
 from pathlib import Path
 
-from common import REPO, arguments, fmt_table, log, loadavg, machine, publish
+from common import REPO, arguments, fmt_table, log, loadavg, machine, publish, transcript_files
 
-TRANSCRIPTS = Path("/work/shared/transcripts")
 TARGET_RATIO = 40.0  # % of bytes removed by a default purge
 TARGET_4MB_S = 2.0
 TARGET_STORE_MS = 150.0
@@ -147,7 +147,7 @@ def main(argv=None):
     os.environ.update(ENGINE_CACHE_DIR=env["ENGINE_CACHE_DIR"])
     try:
         rows = []
-        for src in sorted(TRANSCRIPTS.glob("*.jsonl")):
+        for src in transcript_files():
             dst = work / src.name
             shutil.copy(src, dst)
             rows.append(purge_one(dst, env))

@@ -9,6 +9,7 @@ Standard library only (plus the engine for what is measured).
 """
 
 import argparse
+import fnmatch
 import gc
 import json
 import math
@@ -23,7 +24,6 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-DEFAULT_CORPUS = "/work/shared/corpus/rules"
 LEVELS = ("off", "light", "standard", "aggressive")
 ENCODINGS = ("o200k_base", "cl100k_base")
 HEAVY_MODULES = ("yaml", "jsonschema", "jinja2", "tiktoken")
@@ -31,6 +31,33 @@ HEAVY_MODULES = ("yaml", "jsonschema", "jinja2", "tiktoken")
 ORDER = ("savings", "speed", "process", "big", "hooks")
 
 sys.path.insert(0, str(REPO))  # measure this checkout's engine when run from it
+sys.path.append(str(REPO / "tests"))  # tests/testdata.py: where the recorded data lives
+import testdata  # noqa: E402
+
+# The data a bench reads: the repository's recorded sets (tests/data), or a
+# folder named here, such as the project's full shared sets.
+CORPUS_ENV = "ENGINE_BENCH_CORPUS"  # a folder of *.md rule files
+TRANSCRIPTS_ENV = "ENGINE_BENCH_TRANSCRIPTS"  # a folder of *.jsonl transcripts
+
+
+def corpus_dir():
+    """The rule files' folder: $ENGINE_BENCH_CORPUS, else the recorded corpus."""
+    return Path(os.environ.get(CORPUS_ENV) or testdata.CORPUS)
+
+
+def transcript_files(pattern="*.jsonl"):
+    """The transcripts whose names match `pattern`, sorted: those of
+    $ENGINE_BENCH_TRANSCRIPTS, else the recorded ones (unpacked)."""
+    folder = os.environ.get(TRANSCRIPTS_ENV)
+    if folder:
+        return sorted(Path(folder).glob(pattern))
+    return [p for p in testdata.transcripts() if fnmatch.fnmatch(p.name, pattern)]
+
+
+def transcript_file(name):
+    """One transcript by name, from the same place as transcript_files()."""
+    folder = os.environ.get(TRANSCRIPTS_ENV)
+    return Path(folder) / name if folder else testdata.transcript(name)
 
 
 def log(msg):
@@ -194,7 +221,8 @@ def make_venv(log):
 
 def arguments(description, runs=False):
     ap = argparse.ArgumentParser(description=description)
-    ap.add_argument("--corpus", default=DEFAULT_CORPUS, help=f"folder of *.md rule files (default: {DEFAULT_CORPUS})")
+    ap.add_argument("--corpus", default=str(corpus_dir()),
+                    help=f"folder of *.md rule files (default: ${CORPUS_ENV}, else the recorded corpus tests/data/corpus/rules)")
     ap.add_argument("--quick", action="store_true", help="fewer repeats")
     ap.add_argument("--out-dir", default=str(HERE), help="where results.json and results.md go (default: bench/)")
     if True:  # every family takes them, so bench/run.py can pass the same arguments to each (savings ignores them)

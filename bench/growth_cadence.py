@@ -1,10 +1,13 @@
 """How often a growth cadence of N tokens would re-deliver the rules in the
-shared real sessions: per session, per compaction epoch, the context at the
+recorded real sessions: per session, per compaction epoch, the context at the
 epoch's start and end (main-chain usage records), the prompts, and the
 deliveries a cadence of N tokens since the rules were last in view makes
 (they are in view from each epoch's start: the agent loads them then).
 
     python3 bench/growth_cadence.py [N ...] [--transcripts GLOB]
+
+The sessions: --transcripts, else 2*.jsonl of bench/common.py's transcripts
+(tests/data, or $ENGINE_BENCH_TRANSCRIPTS).
 
 Prints one row per session and candidate N, and the totals: the figures
 behind hooks.events.UserPromptSubmit.rules.every_tokens in
@@ -13,6 +16,8 @@ pipelines/default.yaml."""
 import argparse
 import glob
 import json
+
+from common import transcript_files
 
 
 def epochs(path):
@@ -57,9 +62,9 @@ def deliveries(eps, n):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("n", nargs="*", type=int, default=[20000, 40000, 60000, 80000])
-    ap.add_argument("--transcripts", default="/work/shared/transcripts/2*.jsonl")
+    ap.add_argument("--transcripts", default=None, help="a glob of transcripts")
     args = ap.parse_args()
-    files = sorted(glob.glob(args.transcripts))
+    files = sorted(glob.glob(args.transcripts)) if args.transcripts else [str(p) for p in transcript_files("2*.jsonl")]
     totals = {n: 0 for n in args.n}
     grown = []
     print(f"{'session':<48} {'prompts':>7} {'epochs (start-end K tokens)':<40} " + " ".join(f"N={n // 1000}K" for n in args.n))

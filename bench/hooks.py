@@ -24,14 +24,15 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import HEAVY_MODULES, arguments, fmt_table, log, loadavg, machine, make_venv, now, p90, publish
+from common import (HEAVY_MODULES, arguments, fmt_table, log, loadavg, machine, make_venv, now, p90, publish,
+                    transcript_file)
 
 TARGET_HOOK_MS = 50.0  # issue 3: a hook event that injects nothing
 TARGET_INJECT_X = 3.0  # issue 11: an injecting event, as a multiple of python -c pass
 TARGET_RECORD_X = 2.0  # issue 7: a PreToolUse/PostToolUse that only records, as a multiple of python -c pass
 
 
-TRANSCRIPT = Path("/work/shared/transcripts/23-erk-local-v2156-compact-ae4a1257.jsonl")
+TRANSCRIPT = "23-erk-local-v2156-compact-ae4a1257.jsonl"
 
 
 def run_hooks(corpus_dir, quick, runs, venv, log, baseline=None):
@@ -59,8 +60,8 @@ def run_hooks(corpus_dir, quick, runs, venv, log, baseline=None):
         counter = [0]
 
         transcript = tmp / "session.jsonl"
-        if TRANSCRIPT.is_file():  # a real 1.7 MB agentic session, for the context monitor at PostToolUse
-            transcript.write_bytes(TRANSCRIPT.read_bytes())
+        # a real 1.7 MB agentic session, for the context monitor at PostToolUse
+        transcript.write_bytes(transcript_file(TRANSCRIPT).read_bytes())
 
         def event(kind):
             counter[0] += 1

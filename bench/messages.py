@@ -1,5 +1,5 @@
 """Message compression on eight scenarios (the kinds the seed's library
-benchmarks), from real Claude Code transcripts (/work/shared/transcripts)
+benchmarks), from real Claude Code transcripts (tests/data, or $ENGINE_BENCH_TRANSCRIPTS)
 and from messages written here (prose built from sentence templates with a
 fixed seed, so every run measures the same input).
 
@@ -18,11 +18,9 @@ import random
 import re
 import sys
 import time
-from pathlib import Path
 
-from common import arguments, fmt_table, loadavg, log, machine, now, publish
+from common import arguments, fmt_table, loadavg, log, machine, now, publish, transcript_file
 
-TRANSCRIPTS = Path("/work/shared/transcripts")
 TARGET_RATIO_R4 = 1.5  # the seed's library: 1.5x mean at recency 4
 TARGET_RATIO_R0 = 2.0  # and 2.0x with no recency window
 TARGET_RETENTION = 0.98
@@ -149,7 +147,7 @@ def scenario_messages():
 
 
 def transcript_lines(name):
-    return [json.loads(x) for x in (TRANSCRIPTS / name).read_text(encoding="utf-8").splitlines() if x.strip()]
+    return [json.loads(x) for x in transcript_file(name).read_text(encoding="utf-8").splitlines() if x.strip()]
 
 
 def scenarios():
@@ -294,7 +292,7 @@ def main(argv=None):
         {"target": "messages: linear (CPU s per MB, largest / smallest)", "measured": f"{per_mb[-1] / per_mb[0]:.2f}",
          "goal": "< 1.5", "ok": per_mb[-1] / per_mb[0] < 1.5},
     ]
-    head = ("Eight scenarios: tool-heavy and agentic session are real Claude Code transcripts (../shared/transcripts: 02; "
+    head = ("Eight scenarios: tool-heavy and agentic session are real Claude Code transcripts (tests/data/transcripts: 02; "
             "09, 10, 12, 13), the rest are messages written by bench/messages.py (template prose, fixed seed). "
             "Ratios count the text the model reads (string content, text blocks, tool results); entities are counted "
             "by the bench's own regexes (URLs, paths, file names, identifiers, versions, numbers), not by the engine. "

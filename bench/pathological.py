@@ -23,8 +23,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from common import corpus_dir
+
 HERE = Path(__file__).resolve().parent
-CORPUS = "/work/shared/corpus/rules"
 MEMORY_LIMIT = 4 << 30
 
 WORDS = ("the service must always validate the configuration of the production database before a "
@@ -46,7 +47,7 @@ def sentences(n, seed=1):
 
 
 def corpus_prose(n):
-    files = sorted(glob.glob(os.path.join(CORPUS, "*.md")))
+    files = sorted(glob.glob(os.path.join(corpus_dir(), "*.md")))
     text = "\n\n".join(Path(f).read_text(encoding="utf-8") for f in files)
     return (text * (n // len(text) + 1))[:n]
 

@@ -1,31 +1,36 @@
-"""How long the engine's one redactor (engine/redact.py) takes on 10 MB:
+"""How long the engine's one redactor (engine/core/redact.py) takes on 10 MB:
 `found_in` (the content cache's check before it stores an output; str and
-bytes) and `redact`, on real transcripts cut to 10 MB and on a synthetic
-build log with a few secrets in it.  For reference, the same check with the
-redactor of 3bf441d (engine/ccm/secrets.py and protect/secrets.yaml of that
-commit, read from git).
+bytes) and `redact`, on real transcripts cut to 10 MB (bench/common.py's
+transcript_files: $ENGINE_BENCH_TRANSCRIPTS, else the recorded ones) and
+on a synthetic build log with a few secrets in it; beside it, the same with
+the redactor of another revision (--rev, default b085972:
+engine/core/redact.py and protect/secrets.yaml of that commit, read from git).
 
-    python3 bench/redact_speed.py
+    python3 bench/redact_speed.py [--rev REV]
 """
 
-import glob
+import argparse
 import os
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO)
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from common import transcript_files  # noqa: E402
+from redactor_at import redactor_at  # noqa: E402
+
 SIZE = 10 * 1024 * 1024
 
 
 def _transcripts():
     data = b""
-    for f in sorted(glob.glob("/work/shared/transcripts/*.jsonl")):
-        data += open(f, "rb").read()
+    for f in transcript_files():
+        with open(f, "rb") as fh:
+            data += fh.read()
         if len(data) >= SIZE:
             break
     return (data * (SIZE // max(1, len(data)) + 1))[:SIZE] if data else b""
@@ -43,19 +48,6 @@ def _build_log():
     return "".join(out)[:SIZE].encode()
 
 
-def _old_found_in():
-    """The 3bf441d check: its class and its patterns, from git."""
-    import yaml
-
-    code = subprocess.run(["git", "-C", REPO, "show", "3bf441d:engine/ccm/secrets.py"], capture_output=True,
-                          text=True, check=True).stdout
-    doc = yaml.safe_load(subprocess.run(["git", "-C", REPO, "show", "3bf441d:protect/secrets.yaml"],
-                                        capture_output=True, text=True, check=True).stdout)
-    ns = {}
-    exec(compile(code, "old_secrets", "exec"), ns)
-    return ns["Secrets"]({"secret_patterns": doc["patterns"]}).found_in
-
-
 def _ms(fn, arg, repeats=5):
     times = []
     for _ in range(repeats):
@@ -66,22 +58,21 @@ def _ms(fn, arg, repeats=5):
 
 
 def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rev", default="b085972", help="the revision to compare with (default b085972)")
+    args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["ENGINE_CACHE_DIR"] = tmp
-        from engine.core.redact import redactor
-
-        r = redactor()
-        old = _old_found_in()
-        print(f"patterns: {len(r._patterns)} (3bf441d: 10)")
+        new, old = redactor_at(None), redactor_at(args.rev)
         for name, data in (("transcripts", _transcripts()), ("synthetic build log", _build_log())):
             if not data:
                 continue
             text = data.decode("utf-8", "surrogateescape")
             print(f"{name}, {len(data) / 1048576:.1f} MB:")
-            print(f"  found_in(bytes) {_ms(r.found_in, data):7.0f} ms   (secret found: {r.found_in(data)})")
-            print(f"  found_in(str)   {_ms(r.found_in, text):7.0f} ms")
-            print(f"  redact(str)     {_ms(r.redact, text, 3):7.0f} ms")
-            print(f"  3bf441d found_in(bytes) {_ms(old, data):7.0f} ms")
+            for who, r in (("this checkout", new), (args.rev, old)):
+                print(f"  {who}: found_in(bytes) {_ms(r.found_in, data):6.0f} ms (secret found: {r.found_in(data)})"
+                      f"   found_in(str) {_ms(r.found_in, text):6.0f} ms"
+                      f"   redact(str) {_ms(r.redact, text, 3):6.0f} ms")
 
 
 if __name__ == "__main__":

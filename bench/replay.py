@@ -13,7 +13,6 @@ lines of another, written to a temporary file.
 """
 
 import argparse
-import glob
 import os
 import statistics
 import subprocess
@@ -22,10 +21,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import REPO, fmt_table, loadavg, machine, now, publish
+from common import REPO, corpus_dir, fmt_table, loadavg, machine, now, publish, transcript_files
 
-TRANSCRIPTS = "/work/shared/transcripts/2*.jsonl"
-CORPUS = Path("/work/shared/corpus/rules")
+TRANSCRIPTS = "2*.jsonl"  # the long real sessions
 PROJECT_FILES = {"CLAUDE.md": "001-claude-code-action-claude.md",
                  ".claude/rules/uv.md": "015-uv-agents.md", ".claude/rules/ghostty.md": "018-ghostty-agents.md"}
 GOAL_SECONDS = 10.0
@@ -36,7 +34,7 @@ def project(root):
     for dst, src in PROJECT_FILES.items():
         p = Path(root) / dst
         p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_bytes((CORPUS / src).read_bytes())
+        p.write_bytes((corpus_dir() / src).read_bytes())
     return str(root)
 
 
@@ -86,7 +84,7 @@ def main():
     ap.add_argument("--out-dir", default=str(Path(__file__).resolve().parent))
     args = ap.parse_args()
     before = loadavg()
-    files = sorted(glob.glob(TRANSCRIPTS))
+    files = [str(p) for p in transcript_files(TRANSCRIPTS)]
     with tempfile.TemporaryDirectory(prefix="bench-replay-") as tmp:
         proj = project(Path(tmp) / "project")
         os.environ["HOME"] = str(Path(tmp) / "home")  # the replay copies ~/.claude's rules: none here

@@ -23,10 +23,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from common import transcript_file, transcript_files
+
 REPO = Path(__file__).resolve().parent.parent
-SHARED = REPO.parent / "shared" / "transcripts"
-if not SHARED.is_dir():
-    SHARED = Path("/work/shared/transcripts")
 
 
 def timed(argv, env, stdin=b""):
@@ -55,13 +54,13 @@ def main():
     rows = []
     with tempfile.TemporaryDirectory(prefix="engine-bench-session-") as tmp:
         tmp = Path(tmp)
-        sample = SHARED / "10-agentcmd-v2026-image-result.jsonl"
+        sample = transcript_file("10-agentcmd-v2026-image-result.jsonl")
         big = tmp / "big.jsonl"
         data = sample.read_bytes()
         with open(big, "wb") as fh:
             for _ in range(max(1, (32 << 20) // len(data))):
                 fh.write(data)
-        targets = sorted(SHARED.glob("*.jsonl")) + [big]
+        targets = transcript_files() + [big]
         for t in targets:
             ms = sorted(timed(engine + ["session", "report", str(t), "--json"], env)[0] for _ in range(runs))
             rss = maxrss_of(engine + ["session", "report", str(t), "--json"], env)

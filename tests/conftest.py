@@ -20,7 +20,6 @@ if not os.environ.get("ENGINE_TEST_EXPLORE"):
     hypothesis_settings.load_profile("fixed")
 
 REPO = Path(__file__).resolve().parent.parent
-CORPUS = Path("/work/shared/corpus/rules")
 LEVELS = ("off", "light", "standard", "aggressive")
 
 ERROR_LINE = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<msg>\S.*)$")
@@ -53,12 +52,6 @@ class Problem:
         if not p.is_absolute():
             p = Path(cwd) / p
         return p.resolve() == Path(path).resolve()
-
-
-def corpus_files():
-    files = sorted(CORPUS.glob("*.md"))
-    assert files, f"no corpus files under {CORPUS}"
-    return files
 
 
 class Engine:
@@ -177,6 +170,8 @@ def pytest_configure(config):
     # Hypothesis keeps its example database and caches in the run's folder
     # too (by default .hypothesis/ in the checkout).
     os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = os.path.join(base, "hypothesis")
+    # The recorded transcripts, unpacked once for the whole run (tests/testdata.py).
+    os.environ["ENGINE_TESTS_DATA"] = os.path.join(base, "data")
 
 
 def pytest_sessionfinish(session, exitstatus):
@@ -184,6 +179,10 @@ def pytest_sessionfinish(session, exitstatus):
     before = getattr(config, "_real_home_before", None)
     if before is None:
         return
+    # the run's folder goes with the run (the workers are done by now)
+    import shutil
+
+    shutil.rmtree(config._isolated_base, ignore_errors=True)
     after = _snapshot(WATCHED)
     changed = sorted(p for p in set(before) | set(after) if before.get(p) != after.get(p))
     if changed:

@@ -1,5 +1,5 @@
 """Transcripts for the session report tests: the real samples of
-../shared/transcripts/, an independent reading of their context fill, and
+tests/data/transcripts (tests/testdata.py), an independent reading of their context fill, and
 small synthetic sessions in the same shapes (refresh banners as the agent
 records hook output, a compaction boundary)."""
 
@@ -7,10 +7,9 @@ import json
 import uuid
 from pathlib import Path
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "transcripts"
-if not SHARED.is_dir():
-    SHARED = Path("/work/shared/transcripts")
-REAL = sorted(SHARED.glob("*.jsonl"))
+from testdata import transcripts
+
+REAL = transcripts()
 
 
 def independent_fill(path):

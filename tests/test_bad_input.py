@@ -8,7 +8,8 @@ import json
 
 import pytest
 
-from conftest import corpus_files, write
+from conftest import write
+from testdata import corpus_files
 
 READERS = [
     ("compress",),

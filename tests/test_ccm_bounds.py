@@ -244,6 +244,7 @@ def test_prune_removes_old_temp_files_and_keeps_young_ones(store):
 def test_size_bound_applied_after_each_write_pins_respected(settings, tmp_path):
     """Old code: no bound; the cache grew until the user ran prune."""
     settings["store"]["max_size_mb"] = 30_000 / (1024 * 1024)  # about 30 KB
+    settings["gc"]["grace_seconds"] = 0  # the order is the subject here (the grace period: test_ccm_keep.py)
     store = Store(settings, str(tmp_path / "ccm"), log=lambda m: None)
     # incompressible blobs of 8 KB each
     hard = store.put(os.urandom(8192), pin={"level": "hard", "reason": "keep"})

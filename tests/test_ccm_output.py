@@ -113,15 +113,16 @@ def test_supported_version_gets_no_rewrite_at_pre_tool_use(hk, version):  # noqa
 
 def test_version_from_the_last_line_that_has_one(tmp_path):
     from engine.ccm import agentversion
+    from engine.core.agentversion import from_transcript
 
     p = tmp_path / "t.jsonl"
     p.write_text(json.dumps({"version": "2.1.100"}) + "\n" + json.dumps({"version": "2.1.330", "x": "y"}) + "\n"
                  + json.dumps({"type": "summary"}) + "\n")
-    assert agentversion.from_transcript(str(p), 4096) == "2.1.330"
+    assert from_transcript(str(p)) == "2.1.330"
     settings = config.load(config.builtin_path())["replace_output"]
     assert agentversion.supported("2.1.330", settings) and not agentversion.supported("2.1.170", settings)
     assert not agentversion.supported("garbage", settings) and not agentversion.supported(None, settings)
-    assert agentversion.from_transcript(str(tmp_path / "missing.jsonl"), 4096) is None
+    assert from_transcript(str(tmp_path / "missing.jsonl")) is None
 
 
 def test_a_ccm_output_handler_outside_post_tool_use_is_a_validation_error(hk):  # noqa: F811
@@ -160,10 +161,12 @@ def test_wrapper_large_stderr_gets_its_own_stub_on_stderr(tmp_path):
     r = cache_run(tmp_path, "echo small; seq 1 3000 >&2")
     assert r.stdout == b"small\n" and r.stderr.startswith(b"[CCM_CACHED]")
     key = r.stderr.decode().split("key: sha256:")[1].split()[0]
+    # from the project the command ran in, as the same user (the same per-user secret)
     shown = subprocess.run([sys.executable, "-m", "engine.cli", "cache", "show", key], capture_output=True,
                            env=dict(os.environ, PYTHONPATH=REPO, HOME=str(tmp_path / "home"),
-                                    ENGINE_CACHE_DIR=str(tmp_path / "cache"), XDG_CONFIG_HOME=str(tmp_path / "xdg")),
-                           timeout=60)
+                                    ENGINE_CACHE_DIR=str(tmp_path / "cache"), ENGINE_STATE_DIR=str(tmp_path / "state"),
+                                    XDG_CONFIG_HOME=str(tmp_path / "xdg")),
+                           cwd=str(tmp_path), timeout=60)
     assert shown.stdout == "".join(f"{i}\n" for i in range(1, 3001)).encode()
 
 

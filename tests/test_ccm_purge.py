@@ -2,7 +2,6 @@
 what it removes (engine/ccm/purge.py), on real transcripts and on made-up
 ones shaped like them."""
 
-import glob
 import json
 import os
 import shutil
@@ -14,9 +13,10 @@ import pytest
 from engine.ccm.purge import purge_file
 from engine.base.errors import UserError
 from support.ccm import settings, store  # noqa: F401 - fixtures
+from testdata import transcript, transcript_names
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-REAL = sorted(glob.glob("/work/shared/transcripts/*.jsonl"))
+REAL = transcript_names()
 SIG = "EqQBCkYIBxgCKkB" + "s1gnature/+=" * 40
 
 
@@ -184,9 +184,10 @@ def test_backups_never_overwrite_each_other(settings, store, tmp_path):
     assert b1 != b2 and os.path.exists(b1) and os.path.exists(b2)
 
 
-@pytest.mark.parametrize("src", REAL, ids=[os.path.basename(p)[:12] for p in REAL])
-def test_real_transcripts(settings, store, tmp_path, src):
-    path = tmp_path / os.path.basename(src)
+@pytest.mark.parametrize("name", REAL, ids=[n[:12] for n in REAL])
+def test_real_transcripts(settings, store, tmp_path, name):
+    src = transcript(name)
+    path = tmp_path / name
     shutil.copy(src, path)
     os.utime(path, (1, 1))
     orig_rows = [json.loads(x) for x in open(src, "rb")]

@@ -15,6 +15,7 @@ from engine.ccm.keys import parse
 from engine.ccm.prune import prune
 from engine.ccm.store import Store
 from engine.base.errors import UserError
+from support.ccm import forked_at_once
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SECRET = "sk-ant-" + "a1B2c3D4e5" * 3
@@ -168,36 +169,10 @@ def _write_one(i, root):
     s.put(data, {"tool": "Bash", "command": "cmd %d" % i}, session="s%d" % i)
 
 
-def _forked_at_once(n, work):
-    """Exit codes of n processes forked from this one that run work(i) all
-    at the same moment (each waits for the start pipe to close)."""
-    go_r, go_w = os.pipe()
-    pids = []
-    for i in range(n):
-        pid = os.fork()
-        if pid == 0:
-            code = 1
-            try:
-                os.close(go_w)
-                os.read(go_r, 1)
-                work(i)
-                code = 0
-            except BaseException:
-                import traceback
-
-                traceback.print_exc()
-            finally:
-                os._exit(code)
-        pids.append(pid)
-    os.close(go_r)
-    os.close(go_w)  # go
-    return [os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) for pid in pids]
-
-
 def test_fifty_parallel_writers(settings, tmp_path):
     """Fifty processes write into one store at once: half the same output."""
     root = str(tmp_path / "ccm")
-    assert _forked_at_once(50, lambda i: _write_one(i, root)) == [0] * 50
+    assert forked_at_once(50, lambda i: _write_one(i, root)) == [0] * 50
     store = Store(settings, root)
     keys = store.keys()
     assert len(keys) == 26  # one shared + 25 own

@@ -14,7 +14,8 @@ import stat
 import pytest
 import yaml
 
-from conftest import LEVELS, corpus_files, write
+from conftest import LEVELS, write
+from testdata import corpus_files
 
 SAMPLE = """# Deploy guide
 

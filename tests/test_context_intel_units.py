@@ -1,7 +1,7 @@
 """In-process tests of the context-intelligence pieces: the tool-memory store
 (merge, trim, clear, sessions), failure detection and redaction, the
 transcript scan and the context fill, on real transcripts
-(../shared/transcripts via tests/hook_fixtures)."""
+(tests/data/transcripts via tests/testdata.py)."""
 
 import json
 import os
@@ -13,9 +13,9 @@ import pytest
 
 from engine.hooks import fill
 from engine.memory import record, scan, store
+from testdata import transcript
 
 REPO = Path(__file__).resolve().parent.parent
-TRANSCRIPTS = Path("/work/shared/transcripts")
 MEMORY = None
 
 
@@ -133,7 +133,7 @@ def test_redaction_happens_before_the_input_is_cut():
 
 
 def _copy(name, tmp_path):
-    src = TRANSCRIPTS / name
+    src = transcript(name)
     dst = tmp_path / name
     shutil.copyfile(src, dst)
     return str(dst)
@@ -165,14 +165,16 @@ def _write(path, recs, tail=""):
 
 
 def test_fill_uses_the_latest_main_chain_record(tmp_path):
-    p = _write(tmp_path / "t.jsonl", [_assistant(1000), _assistant(150000, mid="m2"), _assistant(190000, sidechain=True)])
-    assert fill.last_usage(p, 10**6) == (150000, "claude-sonnet-4-5")
+    recs = [_assistant(1000), _assistant(150000, mid="m2"), _assistant(190000, sidechain=True)]
+    p = _write(tmp_path / "t.jsonl", recs)
+    since = len(json.dumps(recs[0])) + 1  # where the response that reported it starts
+    assert fill.last_usage(p, 10**6) == (150000, "claude-sonnet-4-5", since)
 
 
 def test_fill_skips_synthetic_records_of_a_real_transcript(tmp_path):
     """13-... holds API-error records with model <synthetic> and zero usage."""
     path = _copy("13-sessionshare-v2115-api-errors.jsonl", tmp_path)
-    tokens, model = fill.last_usage(path, 10**7)
+    tokens, model, _since = fill.last_usage(path, 10**7)
     assert tokens > 0 and model != fill.SYNTHETIC
 
 
@@ -180,7 +182,7 @@ def test_fill_is_zero_right_after_a_compaction(tmp_path):
     boundary = {"type": "system", "subtype": "compact_boundary", "parentUuid": None,
                 "compactMetadata": {"trigger": "auto", "preTokens": 160000}}
     p = _write(tmp_path / "t.jsonl", [_assistant(160000), boundary])
-    assert fill.last_usage(p, 10**6) == (0, None)
+    assert fill.last_usage(p, 10**6) == (0, None, len(json.dumps(_assistant(160000))) + 1)
 
 
 def test_fill_of_a_file_cut_mid_line_reads_the_last_whole_record(tmp_path):

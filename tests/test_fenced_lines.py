@@ -9,8 +9,9 @@ from pathlib import Path
 import regex
 import yaml
 
+from testdata import corpus_files
+
 REPO = Path(__file__).resolve().parent.parent
-CORPUS = Path("/work/shared/corpus/rules")
 FORMER = r"(?m)^[ \t]*(?P<f>`{3,}+|~{3,}+)[^\n`]*+(?:\n[\s\S]*?)?(?:\n[ \t]*(?P=f)(?:(?<=`)`*+|(?<=~)~*+)[ \t]*$|\Z)"
 
 
@@ -25,7 +26,7 @@ def test_content_is_not_a_lazy_any_character_loop():
 
 def test_same_regions_as_the_former_spelling():
     current, former = regex.compile(_current(), regex.V0), regex.compile(FORMER, regex.V0)
-    texts = [p.read_text(encoding="utf-8") for p in sorted(CORPUS.glob("*.md"))]
+    texts = [p.read_text(encoding="utf-8") for p in corpus_files()]
     texts += [p.read_text(encoding="utf-8") for p in sorted((REPO / "tests" / "golden").glob("*/*.md"))]
     rnd = random.Random(31)
     alphabet = ["```", "~~~", "````", "`", "\n", " ", "a", "py", "\n\n", "  ```", "~~~~", "\t", "```\n", "\n~~~"]

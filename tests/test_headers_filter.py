@@ -9,9 +9,9 @@ import regex
 import yaml
 
 from engine.text.transforms.regex_replace import group_edits, parse_template
+from testdata import corpus_files
 
 REPO = Path(__file__).resolve().parent.parent
-CORPUS = Path("/work/shared/corpus/rules")
 FORMER = r"(?m)^[ \t]{0,3}(?P<marks>#{1,6})[ \t]+(?P<title>[^\n]*?[^\s#])(?:[ \t]+#+)?[ \t]*$"
 
 
@@ -39,7 +39,7 @@ def test_same_edits_as_the_former_spelling():
     spec = _spec()
     pieces = parse_template(spec["replace"])
     current, former = regex.compile(spec["pattern"], regex.V0), regex.compile(FORMER, regex.V0)
-    texts = [p.read_text(encoding="utf-8") for p in sorted(CORPUS.glob("*.md"))]
+    texts = [p.read_text(encoding="utf-8") for p in corpus_files()]
     texts += [p.read_text(encoding="utf-8") for p in sorted((REPO / "tests" / "golden").glob("*/*.md"))]
     rnd = random.Random(18)
     alphabet = ["#", "##", "#######", " ", "\t", "a", "#a", "\n", "C#", " #", "x y", "  ", "\u00e9"]

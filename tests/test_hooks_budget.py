@@ -1,5 +1,5 @@
-"""What a refresh injects: order by priority then file name across the global
-and the project folder, skipped files, the budget and the omitted line, the
+"""What a refresh injects: the user's own rules first, then the project's,
+each by priority then file name, skipped files, the budget and the omitted line, the
 agent's 10,000-character limit, compression and frontmatter, and `scope`."""
 
 import re
@@ -38,7 +38,9 @@ def _big(marker, lines):
     return f"# {marker}\n" + "".join(f"{marker} item {i:04d}: zebra quartz lantern orbit.\n" for i in range(lines))
 
 
-def test_order_by_priority_then_name_across_global_and_project(hk):
+def test_order_users_own_first_then_priority_then_name(hk):
+    """Priority orders files within one origin: a project's priority 1 does
+    not put its rule before the user's own (tests/test_rules_origin.py)."""
     hk.rule("b-global.md", "Marker MB: beta.\n", where="global")  # default priority 5
     hk.rule("a-project.md", "Marker MA: alpha.\n")  # 5
     hk.rule("z-first.md", "---\npriority: 1\n---\nMarker MZ: zulu.\n")
@@ -46,7 +48,7 @@ def test_order_by_priority_then_name_across_global_and_project(hk):
     hk.rule("c-explicit5.md", "---\ndescription: x\npriority: 5\n---\nMarker MC: charlie.\n", where="global")
     hk.rule("d-four.md", "---\npriority: 4\n---\nMarker MD: delta.\n")
     ctx = _compact(hk)
-    assert _order(ctx, ["MA", "MB", "MC", "MD", "MM", "MZ"]) == ["MZ", "MD", "MA", "MB", "MC", "MM"]
+    assert _order(ctx, ["MA", "MB", "MC", "MD", "MM", "MZ"]) == ["MB", "MC", "MM", "MZ", "MD", "MA"]
 
 
 def test_readme_and_empty_files_are_skipped(hk):
@@ -76,7 +78,7 @@ def test_rule_over_budget_is_named_and_a_smaller_later_rule_still_fits(hk):
     assert "BIGONE item" not in ctx and "BIGTWO item" not in ctx
     assert not OMITTED.findall(ctx), "a rule that cannot fit even alone does not wait"
     lines = DIGEST.findall(ctx)
-    assert lines == [("BIGONE", ".claude/rules/big-one.md"), ("BIGTWO", "~/.claude/rules/big-two.md")], \
+    assert lines == [("BIGTWO", "~/.claude/rules/big-two.md"), ("BIGONE", ".claude/rules/big-one.md")], \
         f"digest lines wrong or missing:\n{ctx[-500:]}"
 
 

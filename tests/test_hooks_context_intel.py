@@ -6,14 +6,13 @@ does with a broken event, transcript or store."""
 import json
 import os
 import shutil
-from pathlib import Path
 
 import pytest
 
 from hook_fixtures import profile_text, shared_profile, transcript_records
 from test_hooks_conftest_fixtures import hk, redis_server  # noqa: F401 - fixtures
+from testdata import transcript
 
-TRANSCRIPTS = Path("/work/shared/transcripts")
 SECRET = "ghp_" + "Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0Fe9Dc8Ba7"
 SECRET2 = "sk-ant-" + "Q1w2E3r4T5y6U7i8O9p0A1s2D3f4"
 
@@ -73,7 +72,7 @@ def test_a_successful_call_records_nothing(hk):
 
 def test_stop_scans_the_transcript_for_unreported_errors_once(hk):
     hk.transcript.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(TRANSCRIPTS / "09-ccviewer-v10108-inline-sidechain.jsonl", hk.transcript)
+    shutil.copyfile(transcript("09-ccviewer-v10108-inline-sidechain.jsonl"), hk.transcript)
     hk.hook(hk.event("Stop")).assert_ok()
     tools = sorted(l["tool"] for l in store_lines(hk))
     assert tools == ["Bash", "Edit", "Task"]
@@ -85,7 +84,7 @@ def test_stop_scans_the_transcript_for_unreported_errors_once(hk):
 
 def test_an_error_reported_by_post_tool_use_is_not_recorded_again_at_stop(hk):
     hk.transcript.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(TRANSCRIPTS / "02-spotter-subagent-a2898e3.jsonl", hk.transcript)
+    shutil.copyfile(transcript("02-spotter-subagent-a2898e3.jsonl"), hk.transcript)
     found = [json.loads(l) for l in hk.transcript.read_text().splitlines()]
     errs = [b for r in found for b in (r.get("message") or {}).get("content") or []
             if isinstance(b, dict) and b.get("type") == "tool_result" and b.get("is_error")]

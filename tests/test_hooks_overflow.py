@@ -18,11 +18,19 @@ def _rule(marker, priority, title=None):
 
 
 def _six(hk):
-    """Six rule files, priorities 1..6 (the delivery order), two of them global."""
+    """Six rule files, priorities 1..6, two of them global; in the delivery
+    order: the user's own first (2 and 5), then the project's by priority."""
     markers = ["RUONE", "RUTWO", "RUTHREE", "RUFOUR", "RUFIVE", "RUSIX"]
     for n, m in enumerate(markers, 1):
-        hk.rule(f"{chr(ord('z') - n)}-{m.lower()}.md", _rule(m, n), where="global" if n in (2, 5) else "project")
-    return markers
+        hk.rule(_name(m), _rule(m, n), where="global" if n in (2, 5) else "project")
+    return [markers[1], markers[4], markers[0], markers[2], markers[3], markers[5]]
+
+
+PRIORITY = {m: n for n, m in enumerate(["RUONE", "RUTWO", "RUTHREE", "RUFOUR", "RUFIVE", "RUSIX"], 1)}
+
+
+def _name(marker):
+    return f"{chr(ord('z') - PRIORITY[marker])}-{marker.lower()}.md"
 
 
 def _whole(ctx, marker):
@@ -39,7 +47,7 @@ def test_over_budget_rules_arrive_whole_across_events_in_priority_order(hk):
     markers = _six(hk)
     first = _ctx(hk.hook(hk.event("SessionStart", source="compact")))
     inside = [m for m in markers if f"{m} item" in first]
-    assert inside == markers[:3], f"the first delivery holds the first three in priority order:\n{first[:300]}"
+    assert inside == markers[:3], f"the first delivery holds the first three in delivery order:\n{first[:300]}"
     assert all(_whole(first, m) for m in inside), "rules are delivered whole"
     assert "3 more rule(s) follow at the next event" in first, first[-300:]
     # The next event is a tool call (an agentic session): the rest comes there.
@@ -88,9 +96,7 @@ def test_digest_names_each_omitted_file_with_its_title_and_how_to_read_it(hk):
     omitted = markers[len(inside):]
     assert [t for t, _ in named] == [f"{m} rules" for m in omitted], ctx[-600:]
     for (_t, path), m in zip(named, omitted):
-        n = markers.index(m) + 1
-        want = (f"~/.claude/rules/{chr(ord('z') - n)}-{m.lower()}.md" if n in (2, 5)
-                else f".claude/rules/{chr(ord('z') - n)}-{m.lower()}.md")
+        want = f"~/.claude/rules/{_name(m)}" if PRIORITY[m] in (2, 5) else f".claude/rules/{_name(m)}"
         assert path == want
     # Within the budget: the rule texts and the digest lines together.
     body = ctx.split("\n", 1)[1]

@@ -1,6 +1,8 @@
 """`engine refresh preview`: what the refresh handlers would inject at turn N,
 with --cwd and --profile; --text shows the text the hook would inject."""
 
+import re
+
 from hook_fixtures import profile_text, shared_profile
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
 
@@ -28,9 +30,12 @@ def test_preview_at_a_due_turn_lists_order_and_omissions(hk):
              hk.project_rules / "huge.md"]
     for p in paths:
         assert str(p) in out, f"{p} missing from the preview:\n{out}"
+    # the user's own first, then the project's, each by priority
     assert sorted(paths, key=lambda p: out.index(str(p))) == [
-        hk.project_rules / "early.md", hk.global_rules / "middle.md", hk.global_rules / "late.md",
+        hk.global_rules / "middle.md", hk.global_rules / "late.md", hk.project_rules / "early.md",
         hk.project_rules / "huge.md"]
+    assert " yours " in next(l for l in out.splitlines() if l.rstrip().endswith("middle.md"))
+    assert " project " in next(l for l in out.splitlines() if l.rstrip().endswith("early.md"))
     huge_line = next(l for l in out.splitlines() if str(hk.project_rules / "huge.md") in l)
     assert "OMITTED" in huge_line.upper()
     for name in ("early.md", "middle.md", "late.md"):
@@ -71,6 +76,10 @@ def test_preview_text_is_what_the_hook_injects(hk):
     run = hk.hook(hk.prompt(2), profile=prof)
     ctx = run.context
     assert ctx, str(run)
+    # each delivery has an id of its own (engine/hooks/delivery.py)
+    ids = re.compile(r"(\[rules-engine delivery )[0-9a-f]{16}\]")
+    out, ctx = ids.sub(r"\1ID]", out), ids.sub(r"\1ID]", ctx)
+    assert "[rules-engine delivery ID]" in ctx
     lines = [l.strip() for l in out.splitlines()]
     pos = 0
     for line in (l.strip() for l in ctx.splitlines() if l.strip()):

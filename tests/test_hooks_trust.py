@@ -1,8 +1,9 @@
 """The trust model (README, "Security and limits"): a cloned repository cannot
 make the hook inject the user's files.  A profile found in the project reads
 only the project and the agent's own rule files; a link in the project's
-rule folder that leaves the project is skipped; the user's own rule folder
-may link anywhere; only the user's own profile may widen this."""
+rule folder is followed only inside that folder, never into version-control
+metadata; the user's own rule folder may link anywhere; only the user's own
+profile may widen this.  What is injected passes the redactor."""
 
 from hook_fixtures import profile_text, shared_profile
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
@@ -73,13 +74,13 @@ def test_links_in_the_project_rule_folder_that_leave_the_project_are_skipped(hk)
     hk.rule("good.md", "# Good\nMarker GOODRULE.\n")
     (hk.project_rules / "evil.md").symlink_to(secret)
     (hk.project_rules / "passwd.md").symlink_to("/etc/passwd")
-    inside = hk.project / "docs" / "shared.md"
+    inside = hk.project_rules / "team" / "shared.md"
     inside.parent.mkdir()
     inside.write_text("# Shared\nMarker INSIDELINK.\n")
     (hk.project_rules / "inside.md").symlink_to(inside)
     run = hk.hook(hk.event("SessionStart", source="compact"))
     ctx = run.assert_ok().context or ""
-    assert "GOODRULE" in ctx and "INSIDELINK" in ctx, f"files and links inside the project still count\n{run}"
+    assert "GOODRULE" in ctx and "INSIDELINK" in ctx, f"files and links inside the rule folder still count\n{run}"
     assert SECRET not in ctx
     assert "root:" not in ctx, "/etc/passwd was injected"
     log = "\n".join(hk.log_lines())
@@ -162,3 +163,74 @@ def test_folder_by_folder_realpath_is_realpath(tmp_path):
         for name in ("a.md", "b.md", "c.md", "broken.md", "missing.md"):
             p = str(tmp_path / folder / name)
             assert _realpath(p, folders) == os.path.realpath(p), p
+
+
+CLONE_TOKEN = "ghp_" + "Zq7" * 12  # the shape of a GitHub token, 39 characters
+
+
+def _clone_metadata(hk):
+    """A clone's metadata as git, Mercurial and Subversion leave it: a remote URL with a token in it."""
+    git = hk.project / ".git"
+    git.mkdir()
+    (git / "config").write_text(f'[remote "origin"]\n\turl = https://x-access-token:{CLONE_TOKEN}@example.test/r.git\n')
+    (git / "description").write_text("Marker GITDESC: unnamed repository.\n")
+    (hk.project / ".hg").mkdir()
+    (hk.project / ".hg" / "hgrc").write_text("[paths]\ndefault = https://alice:HGSECRET42@hg.example.test/r\n")
+    (hk.project / ".svn").mkdir()
+    (hk.project / ".svn" / "entries.md").write_text("Marker SVNENTRY: svn metadata.\n")
+
+
+def test_links_into_version_control_metadata_are_never_followed(hk):
+    """`.claude/rules/x.md -> ../../.git/config` used to inject the clone's
+    token; nor may a link reach .hg or .svn, or leave the rule folder for
+    another file of the project (docs/, .env)."""
+    _clone_metadata(hk)
+    (hk.project / ".env").write_text("Marker DOTENV: API_PASSWORD=hunter2hunter2\n")
+    docs = hk.project / "docs"
+    docs.mkdir()
+    (docs / "guide.md").write_text("# Guide\nMarker DOCSGUIDE: a project document.\n")
+    hk.rule("keep.md", "# Keep\nMarker KEEPRULE: an ordinary rule.\n")
+    links = {"remote.md": "../../.git/config", "about.md": "../../.git/description", "hg.md": "../../.hg/hgrc",
+             "svn.md": "../../.svn/entries.md", "env.md": "../../.env", "guide.md": "../../docs/guide.md"}
+    for name, target in links.items():
+        (hk.project_rules / name).symlink_to(target)
+    ctx = hk.hook(hk.event("SessionStart", source="compact")).assert_ok().context or ""
+    assert "KEEPRULE" in ctx
+    for leaked in (CLONE_TOKEN, "x-access-token", "GITDESC", "HGSECRET42", "SVNENTRY", "DOTENV", "DOCSGUIDE"):
+        assert leaked not in ctx, f"{leaked} reached the context through a link:\n{ctx}"
+    log = "\n".join(hk.log_lines())
+    for name in links:
+        assert name in log, f"{name} left out without a log line:\n{log}"
+    assert "version-control metadata (.git)" in log and "outside its rule folder" in log, log
+    preview = hk.engine("refresh", "preview", "--text")
+    assert CLONE_TOKEN not in preview.stdout and "SKIPPED" in preview.stdout
+
+
+def test_a_named_file_may_link_inside_the_project_but_not_into_its_metadata(hk):
+    """CLAUDE.md -> AGENTS.md (a common layout) still counts; CLAUDE.md ->
+    .git/config does not, whichever profile names it."""
+    _clone_metadata(hk)
+    (hk.project / "AGENTS.md").write_text("# Agents\nMarker AGENTSFILE: the shared instructions.\n")
+    (hk.project / "CLAUDE.md").symlink_to("AGENTS.md")
+    prof = shared_profile(profile_text(_every_prompt_files(["{project}/CLAUDE.md"]), name="own"))
+    ctx = hk.hook(hk.prompt(1), profile=prof).assert_ok().context or ""
+    assert "AGENTSFILE" in ctx
+    (hk.project / "CLAUDE.md").unlink()
+    (hk.project / "CLAUDE.md").symlink_to(".git/config")
+    ctx = hk.hook(hk.prompt(2), profile=prof).assert_ok().context or ""
+    assert CLONE_TOKEN not in ctx and "x-access-token" not in ctx, ctx
+    assert any("CLAUDE.md" in line and "version-control metadata" in line for line in hk.log_lines())
+
+
+def test_injected_rule_text_passes_the_redactor(hk):
+    """A rule file (the user's or a project's) holding a credential: the
+    injection carries [REDACTED] in its place, the rest of the rule as it was."""
+    aws = "AKIA" + "QX7R2M4N8P6L3K5J"
+    hk.rule("deploy-notes.md", f"# Deploy\nMarker DEPLOYNOTE: the key is {aws} for the staging bucket.\n"
+                               "Connect with postgres://svc:Tr0ub4dor-and-3@db.internal/app when asked.\n")
+    hk.rule("mine.md", f"# Mine\nMarker MYTOKEN: my token {CLONE_TOKEN} stays mine.\n", where="global")
+    ctx = hk.hook(hk.event("SessionStart", source="compact")).assert_ok().context or ""
+    assert "DEPLOYNOTE" in ctx and "MYTOKEN" in ctx and "staging bucket" in ctx
+    for secret in (aws, "Tr0ub4dor-and-3", CLONE_TOKEN):
+        assert secret not in ctx, f"{secret} was injected:\n{ctx}"
+    assert ctx.count("[REDACTED]") == 3, ctx

@@ -4,21 +4,19 @@ A user who runs `engine compress -i` twice, or whose rules are already
 compressed, must lose nothing more on the second pass: no heading level
 turned into labels pass after pass, no nested list losing its indentation,
 no table cell losing its protection once the table is flattened.  Checked
-on every rule file of the shared corpus and on generated markdown (headings,
+on every rule file of the recorded corpus and on generated markdown (headings,
 nested and wrapped lists, bold labels, code fences, tables).
 """
 
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from testdata import corpus_files
+
 LEVELS = ("off", "light", "standard", "aggressive", "vowels")
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "rules"
-if not CORPUS.is_dir():
-    CORPUS = Path("/work/shared/corpus/rules")
-FILES = sorted(CORPUS.glob("*")) if CORPUS.is_dir() else []
+FILES = corpus_files()
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +34,6 @@ def _second_pass_changes(profile, text):
     return None if once == twice else (once, twice)
 
 
-@pytest.mark.skipif(not FILES, reason="the shared corpus is not on this machine")
 @pytest.mark.parametrize("level", LEVELS)
 def test_every_corpus_file_is_a_fixed_point(profiles, level):
     bad = [f.name for f in FILES if _second_pass_changes(profiles[level], f.read_text(encoding="utf-8"))]

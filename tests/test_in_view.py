@@ -12,14 +12,13 @@ transcripts in the agent's shapes.
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 
 from engine.replay.events import events
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
+from testdata import transcript
 
-TRANSCRIPTS = Path("/work/shared/transcripts")
 PLAIN = "Marker IVPLAIN: run the whole suite before you push.\n"
 SCREENS = "---\npaths: \"**/screens/*.py\"\n---\nMarker IVSCREENS: screens stay thin.\n"
 LATER = "---\npaths: \"**/dispatch/*.py\"\n---\nMarker IVLATER: dispatch rule.\n"
@@ -29,9 +28,7 @@ def _session(hk, name):
     """The real transcript with its project folder moved to the test's, and
     the rules: one unscoped, one scoped to files the session touched before
     its compaction, one scoped to files it touched only after."""
-    source = TRANSCRIPTS / name
-    if not source.is_file():
-        pytest.skip(f"{source} is not here")
+    source = transcript(name)
     first = json.loads(source.open("rb").readline())
     cwd = next(json.loads(l).get("cwd") for l in source.open("rb") if json.loads(l).get("cwd"))
     data = source.read_text(encoding="utf-8").replace(cwd, str(hk.project)).encode("utf-8")
@@ -146,16 +143,14 @@ def test_before_the_transcript_is_on_disk_the_version_comes_from_the_agent_envir
     assert "IVPY" in (old.context or ""), "an older agent named there still gets the rule before the write"
 
 
-def test_the_agent_version_is_read_from_its_environment_as_the_profile_says():
-    from engine.hooks.inview import env_version
+def test_the_agent_version_is_read_from_its_environment_as_the_settings_say():
+    from engine.core.agentversion import from_env
 
-    spec = {"variable": "AI_AGENT", "prefix": "claude-code_", "separator": "-", "end": "_"}
-    assert env_version(spec, {"AI_AGENT": "claude-code_2-1-330_harness"}) == "2.1.330"
-    assert env_version(spec, {"AI_AGENT": "claude-code_2-1-330"}) == "2.1.330"
-    assert env_version(spec, {"AI_AGENT": "cursor_1-2"}) is None
-    assert env_version(spec, {"AI_AGENT": "claude-code_x-1_harness"}) is None
-    assert env_version(spec, {}) is None
-    assert env_version(None, {"AI_AGENT": "claude-code_2-1-330_harness"}) is None
+    assert from_env({"AI_AGENT": "claude-code_2-1-330_harness"}) == "2.1.330"
+    assert from_env({"AI_AGENT": "claude-code_2-1-330"}) == "2.1.330"
+    assert from_env({"AI_AGENT": "cursor_1-2"}) is None
+    assert from_env({"AI_AGENT": "claude-code_x-1_harness"}) is None
+    assert from_env({}) is None
 
 
 def test_after_compaction_the_unscoped_rules_come_back_with_the_switch(hk):

@@ -48,3 +48,30 @@ def test_after_compact_the_scoped_rule_once_and_the_unscoped_rule_once(tmp_path)
     assert "We wrote src/b.py." in seen, "the request is the one after the compaction"
     assert seen.count("IV_SCOPED_51ab") == 1, seen[-3000:]
     assert seen.count("IV_UNSCOPED_7c1e") == 1, seen[-3000:]
+
+
+def test_the_engines_delivery_is_known_by_its_id_in_what_the_agent_records(tmp_path):
+    """A rule only the engine delivers (a folder the agent does not load)
+    goes in at the first prompt; the agent records the hook's text, source
+    line first, with the delivery's id.  At the next prompt the engine finds
+    that id in the transcript and delivers no second copy: a delivery the
+    transcript does not show counts for nothing (tests/test_in_view_identity.py),
+    so this holds only because the real agent's record is recognised."""
+    from hook_fixtures import profile_text, shared_profile
+
+    find_claude()
+    warm_template()
+    w = HookEnv(tmp_path / "w")
+    docs = w.project / "docs" / "rules"
+    docs.mkdir(parents=True)
+    (docs / "naming.md").write_text("# Naming\nName every test after its behaviour (IV_DOCS_9d2f).\n")
+    prof = shared_profile(profile_text({"UserPromptSubmit": [
+        {"name": "rules", "every_turns": 1, "sources": [{"dir": "{project}/docs/rules", "glob": "*.md"}]}]}))
+    w.agent_env = {"ENGINE_STATE_DIR": w.state, "ENGINE_CACHE_DIR": w.cache}
+    install_hooks(w.home, w.project, w.agent_env, args=("--profile", str(prof)))
+    first = _run(w, "go", [text("ok")])
+    assert request_text(first.requests[0]).count("IV_DOCS_9d2f") == 1, "the engine delivered the rule"
+    nxt = _run(w, "again", [text("ok")], resume=first.session_id)
+    seen = request_text(nxt.requests[0])
+    assert seen.count("IV_DOCS_9d2f") == 1, seen[-3000:]
+    assert seen.count("[rules-engine delivery ") == 1

@@ -11,6 +11,7 @@ a ratio near 4, quadratic 16: the bound is 8, with a generous absolute bound
 for a shared machine.
 """
 
+import functools
 import glob
 import time
 from pathlib import Path
@@ -46,6 +47,13 @@ KNOWN = {
 }
 
 
+@functools.lru_cache(maxsize=None)
+def _yaml(path):
+    """A built-in YAML file, read once (libyaml: protect/secrets.yaml holds a whole rule set)."""
+    with open(path, encoding="utf-8") as fh:
+        return yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
 def _rep(unit, n):
     return (unit * (n // len(unit) + 1))[:n]
 
@@ -54,18 +62,18 @@ def _collect():
     """(id, pattern, known-group) for every regex of the built-in YAML run with finditer."""
     out = []
     for f in sorted(glob.glob(str(REPO / "protect" / "*.yaml"))):
-        d = yaml.safe_load(open(f, encoding="utf-8"))
+        d = _yaml(f)
         for i, p in enumerate(d.get("patterns", ())):
             out.append((f"protect/{d['name']}[{i}]", p, d["name"]))
     for f in sorted(glob.glob(str(REPO / "pipelines" / "levels" / "*.yaml"))):
-        d = yaml.safe_load(open(f, encoding="utf-8"))
+        d = _yaml(f)
         for t in d.get("transforms", ()):
             if "pattern" in t:
                 out.append((f"{d['name']}/{t['name']}", t["pattern"], t["name"]))
             if "word_pattern" in t:
                 out.append((f"{d['name']}/{t['name']}.word_pattern", t["word_pattern"], t["name"]))
     for f in sorted(glob.glob(str(REPO / "pipelines" / "*.yaml"))):
-        d = yaml.safe_load(open(f, encoding="utf-8"))
+        d = _yaml(f)
         if "word_pattern" in d:
             out.append((f"{d['name']}.word_pattern", d["word_pattern"], "word_pattern"))
         for i, rule in enumerate(((d.get("hooks") or {}).get("memory") or {}).get("signature") or ()):
@@ -84,7 +92,7 @@ def _guards():
     lists) and a word rule's."""
     out = []
     for f in sorted(glob.glob(str(REPO / "dictionaries" / "*.yaml"))):
-        d = yaml.safe_load(open(f, encoding="utf-8"))
+        d = _yaml(f)
         lists = d.get("lists")
         specs = [(w["word"], w) for w in d.get("words", ()) if isinstance(w, dict)]
         specs += [(k, e) for k, e in (d.get("entries") or {}).items() if isinstance(e, dict)]
@@ -94,7 +102,7 @@ def _guards():
                     preceded=spec.get("unless_preceded_by"), followed=spec.get("unless_followed_by"),
                     only_followed=spec.get("only_followed_by"), lists=lists)))
     for f in sorted(glob.glob(str(REPO / "pipelines" / "levels" / "*.yaml"))):
-        d = yaml.safe_load(open(f, encoding="utf-8"))
+        d = _yaml(f)
         for t in d.get("transforms", ()):
             for r in t.get("rules", ()):
                 if "unless_followed_by" in r or "unless_preceded_by" in r:
@@ -111,26 +119,28 @@ def _timed(fn, text):
     return time.process_time() - start
 
 
-def _assert_linear(fn, units, what):
-    """Time fn on every unit at SMALL and LARGE; the worst must look linear.
+def _assert_linear(fn, units, what, sizes=(SMALL, LARGE), max_seconds=MAX_SECONDS_PER_MB):
+    """Time fn on every unit at two sizes (SMALL and LARGE); the worst must
+    look linear and the larger take less than `max_seconds`.
     One measure each when it passes; a shared machine's hiccup gets two more
     tries (the fastest of each size counts), while a quadratic pattern fails
     every time."""
     worst = None
+    n_small, n_large = sizes
     for unit in units:
-        small_text, large_text = _rep(unit, SMALL), _rep(unit, LARGE)
+        small_text, large_text = _rep(unit, n_small), _rep(unit, n_large)
         small = large = float("inf")
         for attempt in range(3):
             small = min(small, _timed(fn, small_text))
             large = min(large, _timed(fn, large_text))
             ratio = large / max(small, 0.005)  # below 5 ms the small time is noise
-            if ratio < MAX_RATIO and large < MAX_SECONDS_PER_MB:
+            if ratio < MAX_RATIO and large < max_seconds:
                 break
         if worst is None or ratio * large > worst[0] * worst[1]:
             worst = (ratio, large, unit)
-        assert large < MAX_SECONDS_PER_MB, f"{what}: {large:.2f} s on {LARGE:,} characters of {unit[:20]!r}"
-        assert ratio < MAX_RATIO, (f"{what}: {LARGE:,} characters of {unit[:20]!r} take {ratio:.1f} times {SMALL:,} "
-                                   f"({small:.3f} s -> {large:.3f} s): not linear")
+        assert large < max_seconds, f"{what}: {large:.2f} s on {n_large:,} characters of {unit[:20]!r}"
+        assert ratio < MAX_RATIO, (f"{what}: {n_large:,} characters of {unit[:20]!r} take {ratio:.1f} times "
+                                   f"{n_small:,} ({small:.3f} s -> {large:.3f} s): not linear")
     return worst
 
 
@@ -161,13 +171,95 @@ def test_memory_signature_is_linear_with_re():
     imports no `regex`): all its rules in a row, on the engine they run on."""
     from engine.memory.record import signature
 
-    memory = yaml.safe_load(open(REPO / "pipelines" / "default.yaml", encoding="utf-8"))["hooks"]["memory"]
+    memory = _yaml(REPO / "pipelines" / "default.yaml")["hooks"]["memory"]
     units = ["'a/", "'a.", "\"a.a", "`a/", "a.a.", "a-", "1a", "a1", "0x", "~/", "1:", "12:34:5", "2026-01-01 "]
 
     def run(text):
         signature(text, memory)
 
     _assert_linear(run, dict.fromkeys(_screen(run, UNITS + units)), "hooks.memory.signature (re)")
+
+
+def _secret_rules():
+    """(id, pattern, units) of every rule of the built-in rule sets (protect
+    `rules`): the units a rule is slowest on are made of its own text, an
+    example cut before its end and its first start or keyword repeated."""
+    out = []
+    for f in sorted(glob.glob(str(REPO / "protect" / "*.yaml"))):
+        for r in _yaml(f).get("rules", ()):
+            lit = (r.get("starts") or r.get("keywords") or ["x"])[0]
+            units = [r["examples"][0]["text"][:-1] + "!", lit + "=", lit + " "]
+            out.append((r["id"], r["pattern"], units))
+    return out
+
+
+def _unbounded(pattern):
+    """The unbounded repetitions of a pattern (*, + and {n,} outside classes)."""
+    from engine.text.regexutil import _outside_classes
+
+    found, prev = [], ""
+    for i, c in _outside_classes(pattern):
+        if c == "*" or (c == "+" and prev not in "}?*+") or (c == "{" and regex.match(r"\{\d+,\}", pattern[i:])):
+            found.append(pattern[max(0, i - 12):i + 1])
+        prev = c
+    return found
+
+
+def test_every_secret_rule_and_allow_list_pattern_is_bounded():
+    """A rule (or allow-list) pattern with only bounded repetitions costs a
+    bounded amount at each place it is tried: linear in the text."""
+    found = []
+    for f in sorted(glob.glob(str(REPO / "protect" / "*.yaml"))):
+        d = _yaml(f)
+        lists = list(d.get("allow", ())) + [a for r in d.get("rules", ()) for a in r.get("allow", ())]
+        patterns = [r["pattern"] for r in d.get("rules", ())] + [p for a in lists for p in a.get("patterns", ())]
+        found += [(f, p[:60], u) for p in patterns for u in _unbounded(p)]
+    assert found == [], found
+    assert _unbounded("a+b*c{2,}") == ["a+", "a+b*", "a+b*c{"] and _unbounded("[+*]{1,9}+x?") == []
+
+
+def _shape(pattern):
+    """A rule's pattern with its literals, classes, bounds and groups of
+    literals each made one `L`: rules of one shape cost alike per place."""
+    s = regex.sub(r"[A-Za-z0-9_]+|\\.|\[[^\]]*\]", "L", pattern)
+    previous = None
+    while previous != s:
+        previous = s
+        s = regex.sub(r"\((?:\?[-:<>PL=!]*)?[L|?{},]*\)", "L", s)
+        s = regex.sub(r"L(?:\{L(?:,L)?\}|[?*+])\??", "L", s)
+        s = regex.sub(r"L+", "L", s)
+    return s
+
+
+def _reach(pattern):
+    """The sum of a pattern's repetition bounds: of one shape, the rule that may scan farthest."""
+    return sum(int(n) for n in regex.findall(r"\{(?:\d+,)?(\d+)\}", pattern))
+
+
+def test_secret_rules_run_in_linear_time():
+    """Of each shape of rule, the one that may scan farthest, on the unit it
+    is slowest on at 5,000 characters, timed at 5,000 and 20,000: above
+    every bound but the longest, so a pattern that scans far at each place
+    it is tried shows (the whole rule set runs on 10 MB in
+    bench/redact_speed.py)."""
+    from engine.text.regexutil import scoped
+
+    shapes = {}
+    for rule_id, pattern, units in _secret_rules():
+        shape = _shape(pattern)
+        if shape not in shapes or _reach(pattern) > _reach(shapes[shape][1]):
+            shapes[shape] = (rule_id, pattern, units)
+    assert len(shapes) > 20
+    for rule_id, pattern, units in shapes.values():
+        rx = regex.compile(scoped(pattern), regex.V0)
+
+        def run(text, rx=rx):
+            for _ in rx.finditer(text, timeout=60):
+                pass
+
+        _, unit = max((_timed(run, _rep(u, 5_000)), u) for u in units)
+        # 10 s per MB at most: a rule that scans thousands of characters at each one fails
+        _assert_linear(run, [unit], f"protect/secrets {rule_id}", sizes=(5_000, 20_000), max_seconds=0.2)
 
 
 GUARDS = _guards()
@@ -194,7 +286,7 @@ def _phrase_firsts():
     """First words of every multi-word entry (protect words, dictionaries)."""
     firsts = set()
     for f in glob.glob(str(REPO / "protect" / "*.yaml")) + glob.glob(str(REPO / "dictionaries" / "*.yaml")):
-        d = yaml.safe_load(open(f, encoding="utf-8"))
+        d = _yaml(f)
         words = list(d.get("words", ())) + list((d.get("entries") or {}).keys())
         for w in words:
             w = w["word"] if isinstance(w, dict) else w
@@ -208,10 +300,10 @@ def test_phrase_continuations_are_linear():
     `be` must not search the rest of the text for `able` (issue 10)."""
     table = WordTable()
     for f in glob.glob(str(REPO / "protect" / "*.yaml")) + glob.glob(str(REPO / "dictionaries" / "*.yaml")):
-        d = yaml.safe_load(open(f, encoding="utf-8"))
+        d = _yaml(f)
         for w in list(d.get("words", ())) + list((d.get("entries") or {}).keys()):
             table.add(w["word"] if isinstance(w, dict) else str(w), d["name"])
-    word_re = regex.compile(yaml.safe_load(open(REPO / "pipelines" / "default.yaml", encoding="utf-8"))["word_pattern"])
+    word_re = regex.compile(_yaml(REPO / "pipelines" / "default.yaml")["word_pattern"])
     firsts = _phrase_firsts()
     assert "be" in firsts or firsts, "no phrases found"
 

@@ -181,3 +181,66 @@ def test_compaction_keeps_the_count_and_the_latest_examples(tmp_path):
     (entry,) = store.entries(path, examples_kept=2)
     assert entry["count"] == 6 and entry["examples"] == ["/p/f4.py", "/p/f5.py"] and entry["input"] == "/p/f5.py"
     assert (entry["first"], entry["last"]) == (0, 5)
+
+
+# -- lessons only from failures (issue 23, finding 5) --------------------------
+
+# A README the agent read: it quotes the agent's error wrapper, mid-text.
+README = ("# Troubleshooting\n\nWhen the agent answers `<tool_use_error>Permission to use Deploy has been "
+          "denied</tool_use_error>`, ask the admin for the deploy role.\n")
+
+
+def _call(tid, tool, tool_input, content, is_error=None):
+    """A tool_use line and its tool_result line, as the agent writes them."""
+    result = {"type": "tool_result", "tool_use_id": tid, "content": content}
+    if is_error is not None:
+        result["is_error"] = is_error
+    return [{"type": "assistant", "isSidechain": False, "uuid": f"a-{tid}",
+             "message": {"role": "assistant", "content": [{"type": "tool_use", "id": tid, "name": tool,
+                                                            "input": tool_input}]}},
+            {"type": "user", "isSidechain": False, "uuid": f"u-{tid}",
+             "message": {"role": "user", "content": [result]}}]
+
+
+def test_a_lesson_comes_only_from_a_failure_never_from_text_a_success_read(hk):
+    numbered = "".join(f"{i:6}\u2192{line}\n" for i, line in enumerate(README.splitlines(), 1))
+    hk.write_transcript(
+        _call("toolu_r1", "Read", {"file_path": "/p/docs/TROUBLESHOOTING.md"}, numbered, is_error=False)
+        + _call("toolu_r2", "Grep", {"pattern": "tool_use_error"}, [{"type": "text", "text": README}])
+        + _call("toolu_b1", "Bash", {"command": "cat NOTES"}, "notes\n<tool_use_error>quoted</tool_use_error>\n")
+        # real failures: flagged, and wrapped from the start (an agent that wrote no flag)
+        + _call("toolu_f1", "Read", {"file_path": "/p/missing.md"},
+                "<tool_use_error>File does not exist.</tool_use_error>", is_error=True)
+        + _call("toolu_f2", "Edit", {"file_path": "/p/a.py"}, "  <tool_use_error>String to replace not found in file."
+                "</tool_use_error>"))
+    hk.hook(hk.event("Stop")).assert_ok()
+    entries = _listed(hk)
+    assert sorted((e["tool"], e["error"]) for e in entries) == [
+        ("Edit", "String to replace not found in file."), ("Read", "File does not exist.")], entries
+    for tool in ("Grep", "Bash"):  # nothing learnt from the successes is shown later
+        banner = hk.hook(hk.event("PreToolUse", session="a-later-session", tool_name=tool, tool_input={"pattern": "x"}))
+        assert "TOOL MEMORY" not in (banner.context or ""), banner.context
+
+
+def test_bash_failures_are_still_caught_by_exit_code_and_error_stream(hk):
+    runs = [({"stdout": "", "stderr": "make: *** [all] Error 2", "exit_code": 2}, "make all"),
+            ({"stdout": "", "stderr": "fatal: not a git repository (or any parent)"}, "git status"),
+            ({"stdout": "<tool_use_error>not an error</tool_use_error>", "stderr": ""}, "cat quoted.txt")]
+    for i, (response, command) in enumerate(runs):
+        hk.hook(hk.event("PostToolUse", tool_use_id=f"toolu_x{i}", tool_input={"command": command},
+                         tool_response=response)).assert_ok()
+    assert sorted(e["input"] for e in _listed(hk, "Bash")) == ["git status", "make all"]
+
+
+def test_the_session_report_counts_no_error_in_a_successful_result(tmp_path):
+    from engine.session import build_report, load_style
+    from session_fixtures import assistant, user, write
+
+    records = [user("go"),
+               assistant("m1", 1000, [{"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "/r"}},
+                                      {"type": "tool_use", "id": "t2", "name": "Read", "input": {"file_path": "/m"}}]),
+               user([{"type": "tool_result", "tool_use_id": "t1", "content": README},
+                     {"type": "tool_result", "tool_use_id": "t2",
+                      "content": "<tool_use_error>File does not exist.</tool_use_error>"}])]
+    report = build_report(str(write(tmp_path / "s.jsonl", records)), load_style())
+    assert report["error_count"] == 1 and [e["message"] for e in report["errors"]] == ["File does not exist."]

@@ -19,10 +19,10 @@ from engine.ccm.purge import purge_file
 from engine.ccm.store import Store
 from engine.base.errors import UserError
 from support.ccm import settings, store  # noqa: F401 - fixtures
+from testdata import transcript
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SHARED = "/work/shared/transcripts"
-EDITS = os.path.join(SHARED, "10-agentcmd-v2026-image-result.jsonl")
+EDITS = "10-agentcmd-v2026-image-result.jsonl"
 OPEN = "[CCM_CACHED]"
 SIG = "EqQBCkYIBxgCKkB" + "s1gnature/+=" * 40
 
@@ -88,7 +88,7 @@ def test_purge_then_gc_every_stub_reads_back_byte_exact_and_edit_results_stay_ob
     claude = tmp_path / "claude" / "projects" / "-p"
     claude.mkdir(parents=True)
     path = claude / "S.jsonl"
-    shutil.copy(EDITS, path)
+    shutil.copy(transcript(EDITS), path)
     os.utime(path, (1, 1))
     store = Store(settings, str(tmp_path / "cache" / "ccm"), log=lambda m: None)
     report, backup = purge_file(str(path), settings, store)
@@ -114,7 +114,8 @@ def test_purge_then_gc_every_stub_reads_back_byte_exact_and_edit_results_stay_ob
         assert store.get(key) == value.encode("utf-8", "surrogatepass")
     # the command the stub names prints the same bytes
     key, value = found[0]
-    r = engine(tmp_path, "cache", "show", key)
+    # the transcript's own project (its lines' cwd) is not here: --all; the secret is this process's
+    r = engine(tmp_path, "cache", "show", "--all", key, env=env_for(tmp_path, ENGINE_STATE_DIR=os.environ["ENGINE_STATE_DIR"]))
     assert r.returncode == 0 and r.stdout == value.encode("utf-8", "surrogatepass")
 
 
@@ -225,20 +226,21 @@ def test_parent_cycles_of_dropped_lines_terminate(settings, store, tmp_path, cyc
 
 def test_disk_full_names_the_file_and_leaves_no_torn_backup(settings, store, tmp_path, monkeypatch):
     import errno
-    import shutil as sh
+
+    from engine.core import transcript
 
     path = write_rows(tmp_path / "S.jsonl", _conversation())
     before = path.read_bytes()
-    real = sh.copyfileobj
+    real = transcript.copy_range
 
-    def full(src, dst, n=0):
+    def full(src, dst, start, end, chunk_bytes=None):  # the backup's copy (no line here is too long to parse)
         dst.write(src.read(100))
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(sh, "copyfileobj", full)
+    monkeypatch.setattr(transcript, "copy_range", full)
     with pytest.raises(UserError) as exc:
         purge_file(str(path), settings, store)
-    monkeypatch.setattr(sh, "copyfileobj", real)
+    monkeypatch.setattr(transcript, "copy_range", real)
     assert "No space left" in str(exc.value) and ".purge-S.jsonl.backup-" in str(exc.value)
     assert "standard output" not in str(exc.value)
     assert path.read_bytes() == before

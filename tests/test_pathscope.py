@@ -6,7 +6,6 @@ as unscoped (and logged) when its frontmatter cannot be read."""
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
@@ -14,12 +13,10 @@ from engine.hooks.pathscope import compile_globs, decide, relative, scope_of, se
 from engine.hooks.sources import RuleFile
 from hook_fixtures import profile_text, shared_profile
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
+from testdata import transcript
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "transcripts"
-if not SHARED.is_dir():
-    SHARED = Path("/work/shared/transcripts")
-T10 = SHARED / "10-agentcmd-v2026-image-result.jsonl"  # main-chain Read/Edit of apps/app/src/client/...tsx
-T09 = SHARED / "09-ccviewer-v10108-inline-sidechain.jsonl"  # inline side chain reads todo-app/package.json
+T10 = "10-agentcmd-v2026-image-result.jsonl"  # main-chain Read/Edit of apps/app/src/client/...tsx
+T09 = "09-ccviewer-v10108-inline-sidechain.jsonl"  # inline side chain reads todo-app/package.json
 CWD10 = "/Users/jnarowski/Dev/sourceborn/src/agent-workflows-monorepo-v2"
 SCOPE = {"key": "paths", "input_fields": ["file_path", "notebook_path", "path"], "glob_inputs": {"Glob": "pattern"},
          "max_transcript_bytes": 33554432, "max_brace_expansions": 1024}
@@ -80,11 +77,11 @@ def test_relative_to_the_project():
 
 
 def test_touched_files_of_a_real_transcript_main_chain_only():
-    got = touched_in_transcript(str(T10), CWD10, SCOPE)
+    got = touched_in_transcript(str(transcript(T10)), CWD10, SCOPE)
     assert "apps/app/src/client/components/CommandMenu.tsx" in got
     assert got.count("apps/app/src/client/components/CommandMenu.tsx") == 1  # read then edited twice: once
     # 09: the inline side chain (a subagent) read todo-app/package.json; the main chain edited CLAUDE.md
-    got09 = touched_in_transcript(str(T09), "/path/to/Demo", SCOPE)
+    got09 = touched_in_transcript(str(transcript(T09)), "/path/to/Demo", SCOPE)
     assert "CLAUDE.md" in got09
     assert "todo-app/package.json" not in got09
     assert ".claude/commands/**/*.md" in got09  # a Glob under ./.claude/commands, as written
@@ -121,7 +118,7 @@ def test_select_keeps_unscoped_and_matching_rules():
 
 def _world(hk):
     """Transcript 10 moved into the test's project folder; three rules."""
-    text = T10.read_text(encoding="utf-8").replace(CWD10, str(hk.project))
+    text = transcript(T10).read_text(encoding="utf-8").replace(CWD10, str(hk.project))
     hk.transcript.parent.mkdir(parents=True, exist_ok=True)
     hk.transcript.write_text(text, encoding="utf-8")
     hk.rule("plain.md", "Marker SCPLAIN: always here.\n")

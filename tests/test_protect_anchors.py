@@ -5,7 +5,7 @@ open with a character a hit must start with, which the engine skips to.
 The rewrite must not move a single protected span.  The former spellings
 are kept here as the reference: each current pattern must give the same
 spans as its former spelling (span_of: a look-behind group carries a span
-back) on the shared corpus, the golden inputs, their compressed forms (where
+back) on the recorded corpus, the golden inputs, their compressed forms (where
 flattened table rows appear) and random texts made of the characters each
 pattern cares about."""
 
@@ -18,9 +18,9 @@ import regex
 from engine.core.profile import load_profile
 from engine.text.protect import blank_out, span_of
 from engine.text.regexutil import after_look_behinds
+from testdata import corpus_files
 
 REPO = Path(__file__).resolve().parent.parent
-CORPUS = Path("/work/shared/corpus/rules")
 
 # category -> (index of the pattern in protect/<category>.yaml, former spelling, alphabet for random texts)
 FORMER = {
@@ -71,7 +71,7 @@ def standard():
 def texts(standard):
     from engine.text.pipeline import compress
 
-    inputs = [p.read_text(encoding="utf-8") for p in sorted(CORPUS.glob("*.md"))]
+    inputs = [p.read_text(encoding="utf-8") for p in corpus_files()]
     inputs += [p.read_text(encoding="utf-8") for p in sorted((REPO / "tests" / "golden").glob("*/input.md"))]
     assert inputs
     # compressed text holds the flattened table rows ("Header: cell; Header: cell")

@@ -9,15 +9,14 @@ context audit's figures are the session report's own."""
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
 from engine.replay.events import events
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
 from test_nothing_lost import stubs_against
+from testdata import transcript
 
-TRANSCRIPTS = Path("/work/shared/transcripts")
 THRESHOLDS = (70, 80, 90)
 WINDOW = 200000
 
@@ -64,7 +63,7 @@ def replay(hk, name):
     spoke (None at other events)."""
     hk.rule("testing.md", "# Testing\n\nRun the whole suite before you push.\n")
     hk.claude_md("# Project\n\nUse the Makefile targets.\n")
-    source = TRANSCRIPTS / name
+    source = transcript(name)
     data = source.read_bytes()
     hk.transcript.parent.mkdir(parents=True, exist_ok=True)
     hk.transcript.write_bytes(b"")
@@ -111,7 +110,7 @@ def test_monitor_warns_at_each_threshold_crossed_once_per_epoch(hk, name, monkey
         if report is not None:
             audits += 1
             audit_agrees(msg, report)
-    crossed = crossings(TRANSCRIPTS / name)
+    crossed = crossings(transcript(name))
     assert any(crossed.values()), "the session crosses a threshold: the test checks something"
     for e, reached in crossed.items():
         said = warned.get(e, [])
@@ -145,7 +144,7 @@ def replay_agrees(hk, name, runs, monkeypatch):
     msg_chars = sum(answer_sizes(ev, run)[1] for ev, run, _ in runs)
     assert ctx_chars > 0 and msg_chars > 0, "the session gets rules and warnings: the test checks something"
     monkeypatch.setenv("HOME", str(hk.home))
-    s = engine_replay([str(TRANSCRIPTS / name)], profile="default", project=str(hk.project))["sessions"][0]
+    s = engine_replay([str(transcript(name))], profile="default", project=str(hk.project))["sessions"][0]
     replay_ctx = replay_msg = 0
     for a in s["answers"]:
         texts = [p["chars"] for p in a["parts"] if p["field"] == "additionalContext"]
@@ -176,6 +175,6 @@ def purged_reads_back(hk):
         stubs_against(original[rec.get("uuid")], rec, found)
     assert found, "the session had large outputs: purge stubbed some"
     for key, value in found:
-        shown = hk.engine("cache", "show", key)
+        shown = hk.engine("cache", "show", "--all", key)  # the session's project (its lines' cwd) is another machine's
         assert shown.returncode == 0 and shown.stdout.encode("utf-8", "surrogatepass") == \
             value.encode("utf-8", "surrogatepass"), key

@@ -65,7 +65,7 @@ def test_pricing_model_by_hand(tmp_path):
     compaction is written by call 3 and read by call 4."""
     path = tiny(tmp_path)
     data = path.read_bytes()
-    t = Timeline(data)
+    t = Timeline(path)
     assert [e for _, e in t.calls] == [0, 0, 1, 1] and len(t.boundaries) == 1 and t.model == "claude-opus-4-6"
     by_name = {ev["hook_event_name"] + ev.get("source", ""): off for ev, off in events(path)}
     assert t.exposure(by_name["UserPromptSubmit"]) == (1, 1)

@@ -12,9 +12,9 @@ import regex
 
 from engine.core.profile import load_profile
 from engine.text.regexutil import required_prefix
+from testdata import corpus_files
 
 REPO = Path(__file__).resolve().parent.parent
-CORPUS = Path("/work/shared/corpus")
 
 
 @pytest.mark.parametrize("pattern,literal", [
@@ -42,7 +42,7 @@ def test_required_prefix_reads_only_what_every_match_starts_with(pattern, litera
 
 def _texts():
     rnd = random.Random(18)
-    out = [p.read_text(encoding="utf-8", errors="surrogateescape") for p in sorted(CORPUS.rglob("*.md"))[:400]]
+    out = [p.read_text(encoding="utf-8", errors="surrogateescape") for p in corpus_files()]
     out += [p.read_text(encoding="utf-8") for p in sorted((REPO / "tests" / "golden").glob("*/input.md"))]
     pieces = ["glpat-", "sk-", "AKIA", "-----BEGIN", "PRIVATE KEY-----", "\U0001F600", "é", "a", "0", "_KEY=", "x" * 40,
               " ", "\n", "://", "u:p@h", '"private_key": "', "eyJ", ".", "hooks.slack.com/services/", "PASSWORD: ", "|"]
@@ -71,7 +71,8 @@ def test_every_builtin_literal_starts_every_match():
 
     examples = []
     for f in sorted((REPO / "protect").glob("*.yaml")):
-        examples += yaml.safe_load(f.read_text(encoding="utf-8")).get("examples", {}).get("match", [])
+        doc = yaml.load(f.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        examples += doc.get("examples", {}).get("match", [])
     checked = 0
     for (_, pattern), literal in zip(protector._token, protector._prefixes):
         if not literal:

@@ -1,7 +1,7 @@
 """The word scan (engine/text/wordscan.py) is one mechanism with two ways of
 cutting runs: the profile's word pattern through `regex`, or, for a pattern
 of character lists, groups and quantifiers, the same runs through `re`.
-Both must give the same runs, on the shared corpus and on every character
+Both must give the same runs, on the recorded corpus and on every character
 the two modules could read differently (white space above all); and the
 message pipeline must find its words with the same scan, its own
 `word_pattern` saying what a word is."""
@@ -14,9 +14,9 @@ import regex
 import yaml
 
 from engine.text.wordscan import KeyScan, WordTable, fast_runs
+from testdata import corpus_files
 
 REPO = Path(__file__).resolve().parent.parent
-CORPUS = Path("/work/shared/corpus/rules")
 WORD_PATTERN = yaml.safe_load((REPO / "pipelines" / "default.yaml").read_text(encoding="utf-8"))["word_pattern"]
 
 
@@ -25,7 +25,7 @@ def _runs(rx, text):
 
 
 def _texts():
-    texts = [p.read_text(encoding="utf-8") for p in sorted(CORPUS.glob("*.md"))]
+    texts = [p.read_text(encoding="utf-8") for p in corpus_files()]
     # every character up to U+3100 (all of Unicode's white space, the
     # control characters `re` calls space and `regex` does not, curly
     # apostrophes, the letter apostrophe U+02BC), between word pieces

@@ -20,6 +20,13 @@ class _Context:
         return {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}[name]
 
 
+def scanner_context():
+    """The plain settings the C scanner (`_json.make_scanner`) takes."""
+    ctx = _Context()
+    ctx.memo = {}
+    return ctx
+
+
 def loads(text):
     """Like json.loads for a str; raises ValueError on malformed input."""
     try:
@@ -28,8 +35,7 @@ def loads(text):
         import json
 
         return json.loads(text)
-    ctx = _Context()
-    ctx.memo = {}
+    ctx = scanner_context()
     n = len(text)
     i = 0
     while i < n and text[i] in " \t\n\r":

@@ -95,7 +95,7 @@ def semantic_errors(doc):
             errors.append(doc.error(f"stub.{key}: must contain sha256:{{key}} (engine cache gc finds stubs by it)",
                                     ("stub", key)))
     for i, bad in enumerate(data.get("replace_output", {}).get("broken_versions", [])):
-        from .agentversion import parse
+        from engine.core.agentversion import parse
 
         if parse(bad["from"]) > parse(bad["to"]):
             errors.append(doc.error(f"replace_output.broken_versions: from {bad['from']} is after to {bad['to']}; "

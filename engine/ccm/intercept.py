@@ -11,7 +11,9 @@ with no decision and no rewrite, never both.  Only for older agents is a
 Bash call rewritten (`updatedInput`) to run inside the Bash tool through the
 wrapper (runner.py), which stores a large output and prints its stub: the
 command runs once, under the tool's own sandbox and timeout, in the event's
-folder.  That rewrite is made only where the agent's permission flow, read
+folder.  A command that calls a function or alias of the agent's shell
+snapshot (snapshot.py) is never rewritten: the wrapper's bash has none of
+them.  That rewrite is made only where the agent's permission flow, read
 as the agent reads it (permissions.py), would have run the original without
 asking; any doubt passes the call through, and `allow` is answered only
 when an allow rule proves it.  Subagent calls (`agent_id`) always pass
@@ -83,8 +85,11 @@ def _bash(event, tool_input, settings, post_replaces=True):
 
         if replaces_output(event, settings):
             return None  # replaced at PostToolUse after it ran: no rewrite, no decision
-    from .permissions import runs_without_asking
+    from .permissions import config_dir, runs_without_asking
+    from .snapshot import calls_snapshot_name
 
+    if calls_snapshot_name(command, settings, config_dir()):
+        return None  # the wrapper's bash would not have the agent's function or alias
     verdict = runs_without_asking(command, cwd, policy)
     if verdict == "no":
         return None

@@ -17,9 +17,11 @@ a tool_result whose tool_use is nowhere is removed.  A repair never invents
 content: a tool_use that never got a result is left as it is (the agent
 answers it itself when the session resumes).
 
-How: two streaming passes (ids first, then the rewrite), so memory follows
-the longest line, not the file.  A line not changed is written back as its
-original bytes.  The original is copied to a timestamped backup first; the
+How: two streaming passes (ids first, then the rewrite), one bounded line
+at a time (engine/core/transcript.py), so memory follows the longest line
+up to `transcripts.max_line_bytes`, not the file.  A line not changed is
+written back as its original bytes; a longer line is never parsed nor held:
+it is copied through unchanged, in pieces (reported as kept_long_line).  The original is copied to a timestamped backup first; the
 result is written to a temporary file and renamed over the transcript, and
 only if the transcript did not change meanwhile.  A transcript modified in
 the last `purge.busy_seconds` is refused unless forced: a live session is
@@ -78,6 +80,7 @@ class Purger:
         self._stubs = {}  # sha256 of an output -> its stub, this run (not the output: memory stays bounded)
         self.summarize = summarize and not repair_only
         self.recency = recency
+        self.first_cwd = None  # the transcript's first cwd: the folder of a line that names none
 
     # -- the stub -------------------------------------------------------------
     def _stub(self, text, kind, source):
@@ -89,9 +92,7 @@ class Purger:
             return None
         # The agent keeps each output up to four times (tool_result,
         # toolUseResult, progress): stored once per run, stubbed everywhere.
-        from .keys import key_of
-
-        digest = key_of(data)
+        digest = self.store.key_for(data, self.store.project_for(None, source), create=not self.dry_run)
         stub = self._stubs.get(digest)
         if stub is None:
             key = self.store.put(data, source, session=self.session, dry_run=self.dry_run, sync=False)
@@ -136,19 +137,24 @@ class Purger:
 
     # -- pass 1 ---------------------------------------------------------------
     def scan(self, path):
+        from engine.core.transcript import lines
+
         uuids, uses = set(), {}
         self.unparsable = 0
         with open(path, "rb") as fh:
-            for raw in fh:
-                d = _parse(raw)
+            for _start, _end, raw in lines(fh):
+                d = None if raw is None else _parse(raw)  # a line too long to hold is not parsed
                 if d is None:
                     self.unparsable += 1
                     continue
+                if self.first_cwd is None and isinstance(d.get("cwd"), str) and os.path.isabs(d["cwd"]):
+                    self.first_cwd = d["cwd"]
                 if isinstance(d.get("uuid"), str):
                     uuids.add(d["uuid"])
                 content = _content(d)
                 if d.get("type") == "assistant":
-                    ids = {b.get("id") for b in content if isinstance(b, dict) and b.get("type") == "tool_use"}
+                    ids = {b.get("id") for b in content if isinstance(b, dict) and b.get("type") == "tool_use"
+                           and isinstance(b.get("id"), str)}  # a list is no id (and no key)
                     for i in ids:
                         uses[i] = d.get("uuid")
         return uuids, uses
@@ -169,11 +175,17 @@ class Purger:
         # the uuid another line names: with one in the file, nothing is judged
         # missing (no parent relinked, no orphan removed, no result added).
         sure = not self.unparsable
+        from engine.core.transcript import lines
+
         w = _Writer(out, rep)
-        with open(path, "rb") as fh:
-            for raw in fh:
+        with open(path, "rb") as fh, open(path, "rb") as src:
+            for start, end, raw in lines(fh):
                 rep.lines_in += 1
-                rep.bytes_in += len(raw)
+                rep.bytes_in += end - start
+                if raw is None:  # too long to hold: copied through unchanged, in pieces
+                    rep.repair("kept_long_line")
+                    w.copy(src, start, end)
+                    continue
                 d = _parse(raw)
                 if d is None:
                     rep.repair("kept_unparsable_line")  # byte for byte, torn or not
@@ -230,7 +242,7 @@ class Purger:
                     rep.add("thinking", _utf8_len(json.dumps(b, ensure_ascii=False)), b.get("thinking", ""))
                     touched = True
                     continue
-                if sure and t == "tool_result" and b.get("tool_use_id") not in uses:
+                if sure and t == "tool_result" and isinstance(b.get("tool_use_id"), str) and b["tool_use_id"] not in uses:
                     rep.repair("removed_orphan_tool_result")
                     touched = True
                     continue
@@ -244,7 +256,7 @@ class Purger:
                 # a line whose every block went is dropped (never left as content: [])
                 drop = not new and kind in ("assistant", "user")
         if not self.repair_only and not drop:
-            src = {"tool": "toolUseResult", "session": d.get("sessionId")}
+            src = {"tool": "toolUseResult", "session": d.get("sessionId"), "cwd": self._cwd(d)}
             for field, what in (("toolUseResult", "toolUseResult"), ("data", "progress")):
                 if field in d and (field != "data" or kind == "progress"):
                     # One rule: each long string is stubbed where it sits, its
@@ -263,8 +275,14 @@ class Purger:
             return None
         return _dump(d) if changed else raw
 
+    def _cwd(self, d):
+        """The folder a line's output was made in (its project is the
+        entry's origin): the line's cwd, else the transcript's first."""
+        cwd = d.get("cwd")
+        return cwd if isinstance(cwd, str) and os.path.isabs(cwd) else self.first_cwd
+
     def _result_block(self, b, line):
-        src = {"tool": "tool_result", "tool_use_id": b.get("tool_use_id")}
+        src = {"tool": "tool_result", "tool_use_id": b.get("tool_use_id"), "cwd": self._cwd(line)}
         c = b.get("content")
         if isinstance(c, str):
             s = self._stub(c, "tool_result", src)
@@ -295,6 +313,20 @@ class _Writer:
 
     def raw(self, data):
         self._write(data)
+
+    def copy(self, src, start, end):
+        """Bytes start..end of `src`, copied in pieces (engine/core/transcript.py)."""
+        from engine.core.transcript import copy_range
+
+        if self.open:
+            self.out.write(b"\n")
+            self.report.bytes_out += 1
+        self.out.flush()  # the pieces go after what is buffered
+        copied = copy_range(src, self.out, start, end)
+        src.seek(end - 1)
+        self.open = src.read(1) != b"\n"
+        self.report.lines_out += 1
+        self.report.bytes_out += copied
 
     def line(self, data):
         self._write(data)

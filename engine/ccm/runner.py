@@ -23,10 +23,21 @@ would run it.
   what the files hold at that moment (a bound: what a background job writes
   later is not waited for, as with the agent's own Bash).
 - The exit status is the command's (128 + N when a signal N ended it).
+- The command runs in a process group of its own, and the signals in
+  `run.forward_signals` (SIGTERM, SIGINT, SIGHUP, ...) that reach the
+  wrapper are passed on to that whole group: the command and everything it
+  started (a pipeline, a background job) get them, and the wrapper ends as
+  the command does.  A signal that comes before the command has started is
+  passed on as soon as it has.  (The command is then not in a terminal's
+  foreground: the wrapper is made for the agent's Bash tool, whose commands
+  read no terminal.)
+- A command that calls a function or alias of the agent's shell snapshot is
+  never routed here (intercept.py, snapshot.py): this bash has none of them.
 """
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -51,6 +62,43 @@ def _copy(fh, size, out, chunk):
         left -= len(data)
 
 
+class Forwarding:
+    """While entered, the named signals (`TERM`, ...) that reach this process
+    go to the process group `to(pgid)` names; any that came before it was
+    named go as soon as it is.  The previous handlers come back on exit."""
+
+    def __init__(self, names):
+        self.signals = [getattr(signal, "SIG" + n) for n in names]
+        self.group, self.pending, self.saved = None, [], {}
+
+    def __enter__(self):
+        for sig in self.signals:
+            self.saved[sig] = signal.signal(sig, self._got)
+        return self
+
+    def _got(self, sig, _frame):
+        if self.group is None:
+            self.pending.append(sig)
+        else:
+            _kill_group(self.group, sig)
+
+    def to(self, group):
+        self.group = group
+        while self.pending:
+            _kill_group(group, self.pending.pop(0))
+
+    def __exit__(self, *exc):
+        for sig, handler in self.saved.items():
+            signal.signal(sig, handler)
+
+
+def _kill_group(group, sig):
+    try:
+        os.killpg(group, sig)
+    except ProcessLookupError:
+        pass  # the group has ended
+
+
 def run(command, cwd=None, session=None, tool_use_id=None, settings=None, out=None, err=None):
     """Run `command`; write what the agent reads to `out` (stdout) and `err`
     (stderr); return the exit status.  An output is never read whole into
@@ -62,8 +110,12 @@ def run(command, cwd=None, session=None, tool_use_id=None, settings=None, out=No
     out = out or sys.stdout.buffer
     err = err or sys.stderr.buffer
     with tempfile.TemporaryFile() as fo, tempfile.TemporaryFile() as fe:
-        proc = subprocess.Popen([shell(), "-c", command], cwd=cwd or None, stdout=fo, stderr=fe)
-        rc = proc.wait()
+        with Forwarding(settings["run"]["forward_signals"]) as forward:
+            # its own process group (setpgid): a forwarded signal reaches all it started, never the wrapper
+            proc = subprocess.Popen([shell(), "-c", command], cwd=cwd or None, stdout=fo, stderr=fe,
+                                    preexec_fn=os.setpgrp)
+            forward.to(proc.pid)
+            rc = proc.wait()
         status = 128 - rc if rc < 0 else rc
         # what the files hold now: a background job may write more later
         sizes = os.fstat(fo.fileno()).st_size, os.fstat(fe.fileno()).st_size

@@ -7,14 +7,24 @@ import re
 # raw bytes of a transcript line hold it verbatim wherever the stub sits
 # (a string, a list of blocks, toolUseResult, a progress line, a subagent).
 KEY_IN_TEXT = re.compile(rb"sha256:([0-9a-f]{64})")
+KEY_IN_STR = re.compile(r"sha256:([0-9a-f]{64})")
 
 
 def render(settings, template_name, key, store, meta, exit_code="", command=""):
+    """The stub of entry `key`.  It names only its own key: a key inside
+    the command it shows is cut short (gc would keep what it names)."""
     stub = settings["stub"]
     show = show_command(settings, key)
     return stub[template_name].format(
         key=key, path=store.blob_path(key), bytes=meta["bytes"], lines=meta["lines"], exit=exit_code,
-        command=store.secrets.redact(command or ""), pinned=meta["pin"]["level"], show=show)
+        command=only_own_key(store.secrets.redact(command or ""), key), pinned=meta["pin"]["level"], show=show)
+
+
+def only_own_key(text, key):
+    """`text` with every key but `key` shortened to its first 12 digits."""
+    if "sha256:" not in text:
+        return text
+    return KEY_IN_STR.sub(lambda m: m.group(0) if m.group(1) == key else f"sha256:{m.group(1)[:12]}...", text)
 
 
 def show_command(settings, key):

@@ -16,10 +16,12 @@ import json
 
 def count_messages(path):
     """User and assistant lines of the main chain, for the recency window."""
+    from engine.core.transcript import lines
+
     n = 0
     with open(path, "rb") as fh:
-        for raw in fh:
-            if b'"type"' not in raw:
+        for _start, _end, raw in lines(fh):
+            if raw is None or b'"type"' not in raw:  # a line too long to hold is no message
                 continue
             try:
                 d = json.loads(raw)
@@ -63,7 +65,8 @@ class ProseSummarizer:
         after = len(json.dumps(sized, ensure_ascii=False).encode("utf-8", "surrogatepass"))
         if after >= len(original):  # the summary and its reference would not be shorter
             return False
-        key = self.store.put(original, {"tool": "assistant_prose", "session": self.session},
+        cwd = d.get("cwd") if isinstance(d.get("cwd"), str) else None  # its project is the entry's origin
+        key = self.store.put(original, {"tool": "assistant_prose", "session": self.session, "cwd": cwd},
                              session=self.session, dry_run=self.dry_run, sync=False)
         if key is None:  # a secret: never cached, so the prose stays
             self.report.repair("kept_secret")

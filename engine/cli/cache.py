@@ -9,29 +9,36 @@ from engine.base.errors import UserError
 
 def add_parser(sub):
     p = sub.add_parser("cache", help="the content cache of large tool outputs (CCM)",
-                       description="Large tool outputs stored by key (sha256); settings in "
+                       description="Large tool outputs stored by key (a keyed sha256), each with its project: list, show, pin "
+                       "and unpin see the working folder's project only, unless --all; settings in "
                        "pipelines/settings/content_cache.yaml, $ENGINE_CONTENT_CACHE or ~/.config/rules-engine/content_cache.yaml.")
     s = p.add_subparsers(dest="cache_command", metavar="SUBCOMMAND")
     s.required = True
     x = s.add_parser("stats", help="entries, bytes stored and on disk, pins")
     x.add_argument("--json", action="store_true")
-    x = s.add_parser("list", help="entries, newest first")
+    x = s.add_parser("list", help="this project's entries, newest first")
     x.add_argument("--pinned", action="store_true", help="only pinned entries")
     x.add_argument("--json", action="store_true")
-    x = s.add_parser("show", help="print a cached output, byte-exact")
+    _all(x)
+    x = s.add_parser("show", help="print one of this project's cached outputs, byte-exact")
     x.add_argument("key", help="sha256:KEY or KEY")
     x.add_argument("--lines", metavar="A:B", help="only lines A to B (1-based, inclusive; A: or :B open)")
+    _all(x)
     x = s.add_parser("pin", help="pin an entry (prune keeps hard pins, and soft ones while it can)")
     x.add_argument("key")
     x.add_argument("--level", choices=("none", "soft", "hard"), required=True)
     x.add_argument("--reason", default="")
+    _all(x)
     x = s.add_parser("unpin", help="remove an entry's pin")
     x.add_argument("key")
-    x = s.add_parser("prune", help="delete by age and size: unpinned oldest first, then soft pins, never hard")
+    _all(x)
+    x = s.add_parser("prune", help="delete by age and size: unpinned oldest first, then soft pins, never hard; "
+                     "never what a transcript names or what was stored or read within gc.grace_seconds")
     x.add_argument("--max-age-days", type=float, metavar="N", help="default: the settings' prune.max_age_days")
     x.add_argument("--max-size-mb", type=float, metavar="N", help="default: the settings' prune.max_size_mb")
     x.add_argument("--dry-run", action="store_true", help="say what would go; delete nothing")
-    x = s.add_parser("gc", help="delete entries no transcript references (after the grace period; pins stay)")
+    x = s.add_parser("gc", help="delete entries no transcript references (stored or read before the grace period; "
+                     "pins stay)")
     x.add_argument("--dry-run", action="store_true")
     x.add_argument("--grace-seconds", type=float, metavar="N",
                    help="keep unreferenced entries younger than this (default: the settings' gc.grace_seconds)")
@@ -45,6 +52,11 @@ def add_parser(sub):
     x.add_argument("--session")
     x.add_argument("--tool-use-id")
     x.add_argument("shell_command", nargs="+", metavar="COMMAND", help="after --: the command, as one shell string")
+
+
+def _all(parser):
+    parser.add_argument("--all", action="store_true",
+                        help="every project's entries (default: the project of the working folder only)")
 
 
 def run(args):
@@ -65,15 +77,7 @@ def run(args):
     if cmd == "show":
         return _show(store, args)
     if cmd in ("pin", "unpin"):
-        from engine.ccm.keys import parse
-        from engine.ccm.pins import pin_key
-
-        key = parse(args.key)
-        level, reason = (args.level, args.reason) if cmd == "pin" else ("none", "")
-        if not pin_key(store, key, level, reason):
-            raise UserError(f"no entry sha256:{key} in the cache (see engine cache list)")
-        print(f"sha256:{key}: pin {level}" + (f" ({reason})" if reason else ""))
-        return 0
+        return _pin(store, args, cmd)
     if cmd == "prune":
         from engine.ccm.prune import prune
 
@@ -83,19 +87,11 @@ def run(args):
         verb = "would delete" if args.dry_run else "deleted"
         print(f"{verb} {len(res['deleted'])} entr{'y' if len(res['deleted']) == 1 else 'ies'}; "
               f"blobs on disk: {res['bytes_before']} -> {res['bytes_after']} bytes; "
-              f"{verb} {res['temp_files']} temporary file(s) ({res['temp_bytes']} bytes)")
+              f"{verb} {res['orphans']} orphan blob(s) and {res['temp_files']} temporary file(s) "
+              f"({res['temp_bytes']} bytes)")
         return 0
     if cmd == "gc":
-        from engine.ccm.gc import gc, roots
-
-        grace = settings["gc"]["grace_seconds"] if args.grace_seconds is None else args.grace_seconds
-        res = gc(store, args.transcripts or roots(settings["gc"]["transcripts"]), grace, args.dry_run)
-        verb = "would delete" if args.dry_run else "deleted"
-        freed = "would be freed" if args.dry_run else "freed"
-        print(f"{verb} {len(res['deleted'])} unreferenced entr{'y' if len(res['deleted']) == 1 else 'ies'} "
-              f"({res['referenced']} referenced) and {res['temp_files']} temporary file(s); "
-              f"{res['freed_bytes']} bytes {freed}")
-        return 0
+        return _gc(store, settings, args)
     if cmd == "learned":
         import os
 
@@ -114,14 +110,55 @@ def run(args):
     raise AssertionError(cmd)
 
 
-def _entries(store):
+def _pin(store, args, cmd):
+    from engine.ccm.keys import parse
+    from engine.ccm.pins import pin_key
+
+    key = parse(args.key)
+    level, reason = (args.level, args.reason) if cmd == "pin" else ("none", "")
+    if not _in_scope(store, key, args) or not pin_key(store, key, level, reason):
+        raise UserError(f"no entry sha256:{key} in {_scope_name(args)} (see engine cache list)")
+    print(f"sha256:{key}: pin {level}" + (f" ({reason})" if reason else ""))
+    return 0
+
+
+def _gc(store, settings, args):
+    from engine.ccm.gc import gc
+    from engine.ccm.refs import roots
+
+    grace = settings["gc"]["grace_seconds"] if args.grace_seconds is None else args.grace_seconds
+    res = gc(store, args.transcripts or roots(settings["gc"]["transcripts"]), grace, args.dry_run)
+    verb = "would delete" if args.dry_run else "deleted"
+    freed = "would be freed" if args.dry_run else "freed"
+    print(f"{verb} {len(res['deleted'])} unreferenced entr{'y' if len(res['deleted']) == 1 else 'ies'} "
+          f"({res['referenced']} referenced), {res['orphans']} orphan blob(s) and {res['temp_files']} "
+          f"temporary file(s); {res['freed_bytes']} bytes {freed}")
+    return 0
+
+
+def _entries(store, every=True):
+    """Sidecars, newest first: every entry, or (`every` off) only those of
+    the working folder's project (engine/ccm/origin.py)."""
+    from engine.ccm.origin import belongs, project_of
+
+    project = None if every else project_of()
     out = []
     for key in store.keys():
         meta = store.meta(key)
-        if meta is not None:
+        if meta is not None and (every or belongs(meta, project)):
             out.append(meta)
     out.sort(key=lambda m: m.get("created", 0), reverse=True)
     return out
+
+
+def _in_scope(store, key, args):
+    from engine.ccm.origin import belongs, project_of
+
+    return args.all or belongs(store.meta(key), project_of())
+
+
+def _scope_name(args):
+    return "the cache" if args.all else "this project's cache (--all: every project's)"
 
 
 def _stats(store, args):
@@ -144,14 +181,17 @@ def _stats(store, args):
 
 
 def _list(store, args):
-    metas = [m for m in _entries(store) if not args.pinned or m["pin"]["level"] != "none"]
+    from engine.ccm.origin import origin
+
+    metas = [m for m in _entries(store, args.all) if not args.pinned or m["pin"]["level"] != "none"]
     if args.json:
         print(json.dumps(metas))
         return 0
     for m in metas:
         src = (m.get("sources") or [{}])[0]
         what = src.get("command") or src.get("path") or src.get("tool") or ""
-        print(f"sha256:{m['key']}  {m['bytes']:>10}  {m['lines']:>7} lines  {m['pin']['level']:<4}  {what[:80]}")
+        where = f"  [{origin(m) or 'before origins'}]" if args.all else ""
+        print(f"sha256:{m['key']}  {m['bytes']:>10}  {m['lines']:>7} lines  {m['pin']['level']:<4}  {what[:80]}{where}")
     return 0
 
 
@@ -169,10 +209,14 @@ def _show(store, args):
             raise UserError(f"--lines {args.lines}: expected A:B, for example 1:200") from None
         if not sep or first < 1 or (last is not None and last < first):
             raise UserError(f"--lines {args.lines}: expected A:B with 1 <= A <= B, for example 1:200")
+    # Another project's entry is answered as an absent one: no project learns what another cached.
+    absent = f"no readable entry sha256:{key} in {_scope_name(args)}: absent, or its blob is damaged; see engine cache list"
+    if not _in_scope(store, key, args):
+        raise UserError(absent)
     sys.stdout.flush()
     # streamed in chunks after a check pass: memory stays bounded whatever the size
     if not store.write_to(key, sys.stdout.buffer, first, last):
-        raise UserError(f"no readable entry sha256:{key} in the cache (absent, or its blob is damaged); see engine cache list")
+        raise UserError(absent)
     sys.stdout.buffer.flush()
     store.touch(key)
     return 0

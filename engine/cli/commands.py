@@ -128,7 +128,9 @@ def cmd_compress(args):
             if target is not None and not (args.in_place and out == text):
                 _write_output(out, target)
             elif target is None and not args.json:
-                sys.stdout.write(out)
+                from .output import product
+
+                product(out)
         except UserError as exc:
             if not several:
                 raise  # one input: its one-line error is the whole story

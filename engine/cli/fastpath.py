@@ -4,7 +4,6 @@ and the profile are unchanged, so it imports neither `regex` nor `pickle`.
 Any other form of the command returns None and goes through the parser."""
 
 import gc
-import sys
 
 from engine.base.errors import given
 
@@ -83,5 +82,7 @@ def compress_simple(args):
     # read with the profile's cap: /dev/zero costs the cap, not all memory
     cap = comp.info("max_input_bytes")
     text = read_input(file, cap, f"max_input_bytes (profile {comp.info('name')!r})")
-    sys.stdout.write(as_command(comp.compress, text))
+    from .output import product
+
+    product(as_command(comp.compress, text))
     return 0

@@ -60,30 +60,36 @@ def _guarded(fn, *args):
     """Run a command; user errors and output failures become one line."""
     from engine.base.errors import UserError, display
 
-    from .output import print_error, silence_stdout
+    from .output import escaped_streams, print_error, silence_stdout
 
-    try:
-        rc = fn(*args)
-        sys.stdout.flush()  # here, not at exit: a full disk must be reported, not a traceback
-        return rc
-    except UserError as exc:
-        print_error(exc)
-        return 1
-    except KeyboardInterrupt:
-        return 130
-    except RecursionError:  # input nested deeper than the interpreter can follow: one line, no traceback
-        silence_stdout()
-        print("engine: the input is nested too deeply to process; nothing was changed", file=sys.stderr)
-        return 1
-    except BrokenPipeError:
-        silence_stdout()  # the reader went away (| head): say nothing
-        return 0
-    except OSError as exc:
-        # files are UserErrors by now; an OSError without a file name is stdout
-        what = display(exc.filename) if exc.filename else "standard output"
-        silence_stdout()
-        print(f"engine: cannot write to {what}: {exc.strerror or exc}", file=sys.stderr)
-        return 1
+    with escaped_streams():  # nothing a command prints puts a raw control character on the terminal
+        try:
+            rc = fn(*args)
+            sys.stdout.flush()  # here, not at exit: a full disk must be reported, not a traceback
+            return rc
+        except UserError as exc:
+            print_error(exc)
+            return 1
+        except KeyboardInterrupt:
+            return 130
+        except RecursionError:  # input nested deeper than the interpreter can follow: one line, no traceback
+            silence_stdout()
+            print("engine: the input is nested too deeply to process; nothing was changed", file=sys.stderr)
+            return 1
+        except MemoryError:  # every reader is bounded; should one be missed, still one line
+            silence_stdout()
+            print("engine: out of memory: the input is too large to process here; nothing was changed",
+                  file=sys.stderr)
+            return 1
+        except BrokenPipeError:
+            silence_stdout()  # the reader went away (| head): say nothing
+            return 0
+        except OSError as exc:
+            # files are UserErrors by now; an OSError without a file name is stdout
+            what = display(exc.filename) if exc.filename else "standard output"
+            silence_stdout()
+            print(f"engine: cannot write to {what}: {exc.strerror or exc}", file=sys.stderr)
+            return 1
 
 
 if __name__ == "__main__":

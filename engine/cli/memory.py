@@ -64,7 +64,6 @@ def _store_error(exc):
 
 def _list(args):
     import json
-    import time
 
     from engine.memory import entries, store_path
     from engine.memory.store import StoreError
@@ -81,7 +80,7 @@ def _list(args):
         print(f"no failures remembered{' for ' + args.tool if args.tool else ''} ({store_path(hooks)})")
         return 0
     for e in found:
-        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(e["last"]))
+        when = _when(e["last"])
         times = f" ({e['count']} times)" if e["count"] > 1 else ""
         print(f"[{when}] {e['tool']} -- {e['error']}{times}")
         examples = e.get("examples") or []
@@ -92,6 +91,16 @@ def _list(args):
         if e["project"]:
             print(f"    project: {e['project']}")
     return 0
+
+
+def _when(stamp):
+    """A record's time, or `?` for one no clock can show (a damaged store)."""
+    import time
+
+    try:
+        return time.strftime("%Y-%m-%d %H:%M", time.localtime(stamp))
+    except (OverflowError, ValueError, OSError):
+        return "?"
 
 
 def _clear(args):

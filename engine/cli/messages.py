@@ -40,9 +40,13 @@ def _parse_json(text, name):
 
 
 def _read(name):
+    """The whole input (the pipeline holds every message), read with the
+    engine's cap: a 2 GB file costs the cap, not all memory."""
     from engine.base.textio import read_input
+    from engine.core.settings import plain
 
-    return read_input(given(name))
+    cap = plain()["messages"]["max_input_bytes"]
+    return read_input(given(name), cap, "messages.max_input_bytes (pipelines/settings/engine.yaml)")
 
 
 def _parse_jsonl(text, name):

@@ -5,6 +5,7 @@ mistake, never a traceback; a progress bar on stderr only on a terminal)."""
 import json
 import sys
 
+from engine.base.controls import own
 from engine.base.errors import UserError, given
 
 from .parser import PROFILE_HELP
@@ -68,12 +69,12 @@ class Bar:
         self.last = now
         width = 30
         filled = int(width * done / total) if total else width
-        self.stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {100 * done // max(total, 1):3d}% "
+        self.stream.write(f"{own(chr(13))}[{'#' * filled}{'.' * (width - filled)}] {100 * done // max(total, 1):3d}% "
                           f"{os.path.basename(name)[:40]:40s}")
         self.stream.flush()
 
     def end(self):
-        self.stream.write("\r" + " " * 80 + "\r")
+        self.stream.write(own("\r") + " " * 80 + own("\r"))
         self.stream.flush()
 
 

@@ -21,6 +21,7 @@ CHECKS = {
     "pricing": ("engine.replay.pricing", "problems"),
     "replay_report": ("engine.replay.render", "problems"),
     "profile.hooks": ("engine.hooks.check", "check_hooks"),
+    "agent": ("engine.agents.check", "problems"),
 }
 
 

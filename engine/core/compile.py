@@ -48,6 +48,14 @@ def compile_profile(resolved, files):
                 regexutil.check(p)
         except regexutil.PatternError as exc:
             raise doc.error(str(exc), ("patterns", j)) from None
+        if doc.data.get("rules") and getattr(doc, "origin", None) != "builtin":
+            # a rule compiles when a text first needs it: a broken one must fail here, not in a hook
+            # (the built-in rule set is checked by `engine validate` and the test suite)
+            from .rulecheck import pattern_errors
+
+            problems = pattern_errors(doc)
+            if problems:
+                raise problems[0]
         cats.append(category_source(doc.data, f"c{i}_"))
     try:
         regexutil.check(s["word_pattern"])

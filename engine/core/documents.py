@@ -20,6 +20,7 @@ FOLDERS = {
     "dictionary": "dictionaries",
     "messages": "pipelines/messages",
     "detector": "pipelines/messages/detectors",
+    "agent": "pipelines/agents",
 }
 
 

@@ -74,9 +74,10 @@ def _check_expect(expect, level, produced):
     return failures
 
 
-def run_golden(root=None, update=False, out=sys.stdout):
+def run_golden(root=None, update=False, out=None):
     from .report import unified_diff
 
+    out = out or sys.stdout  # at call time: the command's writer (it escapes control characters)
     root = Path(root) if root else Path("tests/golden")
     cases = find_cases(root)
     changed = failed = 0

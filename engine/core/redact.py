@@ -1,22 +1,21 @@
 """The one redactor: what the engine writes never holds a secret.
 
-Built from protect categories (by default `secrets`, protect/secrets.yaml),
-it answers two questions for every writer of the engine: does this text hold
-a secret (`found_in`: the content cache then keeps nothing), and what is it
-with each secret replaced (`redact`: tool memory, cache metadata, hook log,
-session report).  A match is replaced whole, or only its group named
-`secret` when the pattern has one, so `DB_PASSWORD=[REDACTED]` and
-`postgres://app:[REDACTED]@db` stay readable.
+Built from protect categories (by default `secrets`, protect/secrets.yaml:
+gitleaks' rule set and the engine's own rules, engine/text/secretrules.py),
+it answers two questions for every writer of the engine: does this text
+hold a secret (`found_in`: the content cache then keeps nothing), and what
+is it with each secret replaced (`redact`: tool memory, cache metadata, hook
+log, session report).  A finding's secret is replaced (the group named
+`secret` when its rule has one), so `DB_PASSWORD=[REDACTED]` and
+`postgres://app:[REDACTED]@db` stay readable.  A category's plain
+`patterns` count as rules without keywords.
 
 The categories are read from the built-in protect folder only: a project
-cannot weaken what is redacted.  Their pattern sources are kept as plain
-JSON in the engine's cache (checked against the YAML files' digests), so a
-hook that records a failure reads no YAML.  Patterns run with the `regex`
-module, the engine the protect mask uses: it finds a pattern's literal
-(`AKIA`, `ghp_`) fast even behind an opening look-behind, so each pattern is
-one pass and no pattern is rewritten for speed.  One alternation of all
-patterns would lose that literal search (ten times slower).  10 MB take
-about 0.35 s on a quiet 2-core machine (`bench/redact_speed.py`).
+cannot weaken what is redacted.  What the rules need of them (no
+description, no example) is kept as plain JSON in the engine's cache
+(checked against the YAML files' digests), so a hook that records a failure
+reads no YAML; a rule's pattern is compiled only when a text holds one of
+its keywords.  bench/redact_speed.py measures it on 10 MB.
 """
 
 import os
@@ -39,11 +38,11 @@ def _protect_file(category):
 
 
 def sources(categories):
-    """[[pattern, ignorecase], ...] and the replacement named by the first
-    category that names one, for these built-in protect categories."""
+    """{rules, allow, replacement} of these built-in protect categories; the
+    replacement is the first one a category names."""
     from . import cache
 
-    key = ("redact", *categories)
+    key = ("redact-rules", *categories)
     value = cache.load_plain(key)
     if value is None:
         value, files = _load(categories)
@@ -55,48 +54,43 @@ def _load(categories):
     """The built-in files as they are (`engine validate` and the test suite
     check them against the schema; a log line should not import jsonschema)."""
     from engine.base.textio import read_text
+    from engine.text.protect import rule_spec
     from .yamlload import load_text
 
-    patterns, replacement, files = [], None, []
+    rules, allow, replacement, files = [], [], None, []
     for category in categories:
         path = _protect_file(category)
         files.append(path)
-        doc = load_text(read_text(path), path)
-        ignorecase = not doc.data.get("case_sensitive", False)
-        patterns.extend([p, ignorecase] for p in doc.data.get("patterns") or ())
-        if replacement is None and isinstance(doc.data.get("redaction"), str):
-            replacement = doc.data["redaction"]
-    return {"patterns": patterns, "replacement": replacement}, files
+        data = load_text(read_text(path), path, builtin=True).data
+        ignorecase = not data.get("case_sensitive", False)
+        rules.extend({"id": f"{category}[{i}]", "pattern": p, "ignorecase": ignorecase}
+                     for i, p in enumerate(data.get("patterns") or ()))
+        rules.extend(rule_spec(r) for r in data.get("rules") or ())
+        allow.extend(data.get("allow") or ())
+        if replacement is None and isinstance(data.get("redaction"), str):
+            replacement = data["redaction"]
+    return {"rules": rules, "allow": allow, "replacement": replacement}, files
 
 
 class Redactor:
-    def __init__(self, patterns, replacement):
-        """`patterns`: [[source, ignorecase], ...]."""
-        import regex
+    def __init__(self, rules, replacement, allow=()):
+        """`rules`: rule specs (engine/text/secretrules.py); `allow`: the allow-lists of them all."""
+        from engine.text.secretrules import RuleSet
 
-        if not patterns:
+        if not rules:
             raise RedactError("no secret pattern to redact with; nothing is written")
         self.replacement = replacement
-        self._patterns = []
-        for source, ignorecase in patterns:
-            compiled = regex.compile(source, regex.V0 | (regex.IGNORECASE if ignorecase else 0))
-            self._patterns.append((compiled, "secret" in compiled.groupindex))
+        self._rules = RuleSet(rules, allow)
 
     def found_in(self, text):
         """True when text (str, or bytes read as UTF-8) holds a secret."""
         if isinstance(text, (bytes, bytearray)):
             text = bytes(text).decode("utf-8", "surrogateescape")
-        return any(p.search(text) for p, _ in self._patterns)
+        return next(self._rules.findings(text), None) is not None
 
     def spans(self, text):
-        """The spans to replace, sorted, overlapping ones merged."""
-        found = []
-        for p, grouped in self._patterns:
-            for m in p.finditer(text):
-                s, e = m.span("secret") if grouped and m.start("secret") >= 0 else m.span()
-                if e > s:
-                    found.append((s, e))
-        found.sort()
+        """The secrets' spans, sorted, overlapping ones merged."""
+        found = sorted((s, e) for _, _, s, e, _ in self._rules.findings(text))
         merged = []
         for s, e in found:
             if merged and s <= merged[-1][1]:
@@ -135,7 +129,7 @@ def redactor(categories=(DEFAULT_CATEGORY,), replacement=None):
             replacement = value["replacement"]
         if replacement is None:
             raise RedactError(f"protect categories {', '.join(categories)} name no `redaction`; nothing is written")
-        r = _MEMO[key] = Redactor(value["patterns"], replacement)
+        r = _MEMO[key] = Redactor(value["rules"], replacement, value["allow"])
     return r
 
 

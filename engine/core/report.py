@@ -5,6 +5,8 @@ import os
 import sys
 import time
 
+from engine.base.controls import own, paint
+
 
 def unified_diff(before, after, name_a, name_b, color=False):
     lines = difflib.unified_diff(
@@ -14,15 +16,20 @@ def unified_diff(before, after, name_a, name_b, color=False):
     for line in lines:
         if not line.endswith("\n"):
             line += "\n\\ No newline at end of file\n"
-        if color:
-            if line.startswith("+") and not line.startswith("+++"):
-                line = f"\x1b[32m{line.rstrip(chr(10))}\x1b[0m\n"
-            elif line.startswith("-") and not line.startswith("---"):
-                line = f"\x1b[31m{line.rstrip(chr(10))}\x1b[0m\n"
-            elif line.startswith("@@"):
-                line = f"\x1b[36m{line.rstrip(chr(10))}\x1b[0m\n"
+        if color:  # the engine's own colours: marks the CLI's writer turns into SGR (engine/base/controls.py)
+            code = _diff_color(line)
+            if code:
+                line = paint(code, line.rstrip("\n")) + "\n"
         out.append(line)
     return "".join(out)
+
+
+def _diff_color(line):
+    if line.startswith("+") and not line.startswith("+++"):
+        return 32
+    if line.startswith("-") and not line.startswith("---"):
+        return 31
+    return 36 if line.startswith("@@") else None
 
 
 def _pct(before, after):
@@ -139,13 +146,13 @@ class Progress:
             return
         width = 30
         filled = int(width * done / self.total)
-        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{self.total}")
+        sys.stderr.write(f"{own(chr(13))}[{'#' * filled}{'.' * (width - filled)}] {done}/{self.total}")
         sys.stderr.flush()
         self.shown = True
 
     def close(self):
         if self.shown:
-            sys.stderr.write("\r" + " " * 50 + "\r")
+            sys.stderr.write(own("\r") + " " * 50 + own("\r"))
             sys.stderr.flush()
 
 

@@ -19,6 +19,7 @@ MAPPING_HOOK_KEYS = ("state", "templates", "transcript", "log", "trust")
 # The context-intelligence settings (engine/hooks/ctxcheck.py): scalars override, mappings merge.
 SCALAR_HOOK_KEYS += ("effort", "autocompact_pct")
 SCALAR_HOOK_KEYS += ("source_line",)  # where each injection comes from (engine/hooks/source.py)
+SCALAR_HOOK_KEYS += ("max_compress_chars", "compress_share_of_deadline", "compress_slowest_chars_per_s")  # a refresh's work
 MAPPING_HOOK_KEYS += ("memory", "context")
 # What is in view (engine/hooks/inview.py): a mapping, merged key by key.
 MAPPING_HOOK_KEYS += ("in_view",)

@@ -7,7 +7,7 @@ from engine.base.errors import suggest
 from engine.base.paths import builtin_dir
 
 KINDS = ("profile", "level", "protect", "dictionary", "golden", "meaning", "settings", "report", "messages", "detector",
-         "message_cases", "content_cache", "pricing", "replay_report")
+         "message_cases", "content_cache", "pricing", "replay_report", "agent")
 
 
 @lru_cache(maxsize=None)

@@ -93,3 +93,11 @@ def glob_limits():
 
 def redis_limits():
     return plain()["redis"]
+
+
+def transcript_bounds():
+    return plain()["transcripts"]
+
+
+def agent_facts():
+    return plain()["agent"]

@@ -1,6 +1,7 @@
 """Results kept between processes, so repeated work costs a file read:
 compressed text per (compiled profile, level, content), token counts per
-(encoding, content) and rendered refresh banners.
+(encoding, content), rendered refresh banners, and texts with their secrets
+redacted per (redaction patterns, content).
 
 Every entry is one file named by a SHA-256 key, written atomically (0600, in
 0700 folders).  The folder is bounded: after a write that takes it over the
@@ -13,7 +14,8 @@ import os
 from .cache import sha256
 from engine.base.paths import cache_dir_str
 
-KINDS = ("text", "tokens", "render")
+KINDS = ("text", "tokens", "render", "redacted")
+_REDACTION = []  # this process's key of the redaction patterns (see redacted)
 
 
 def key(*parts):
@@ -105,6 +107,26 @@ def count_tokens(text, encoding, limits=None):
     return n
 
 
+def redacted(text, limits=None):
+    """`text` with every secret replaced (engine/core/redact.py), from the
+    cache when this text was redacted before with the same patterns: an
+    unchanged rule costs a file read, not the patterns' compile."""
+    from . import redact
+
+    if not _REDACTION:
+        import json
+
+        patterns = redact.sources((redact.DEFAULT_CATEGORY,))  # plain JSON from the cache: no regex compiled
+        _REDACTION.append(sha256(json.dumps(patterns, sort_keys=True).encode()).hexdigest())
+    k = key("redacted", _REDACTION[0], text)
+    hit = get("redacted", k)
+    if hit is not None:
+        return hit
+    out = redact.redact(text)
+    put("redacted", k, out, limits)
+    return out
+
+
 class Compressor:
     """Compress texts with one profile at one level through the text cache.
     The compiled profile is loaded only when a text is not in the cache."""
@@ -137,6 +159,13 @@ class Compressor:
     @property
     def limits(self):
         return self.info("cache")
+
+    def cached(self, text):
+        """The compressed text when the results cache has it, else None
+        (nothing is compressed or loaded)."""
+        if self.meta is None:
+            return None
+        return get("text", key("text", self.meta["id"], text))
 
     def compress(self, text):
         if self.meta is not None:

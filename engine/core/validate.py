@@ -182,6 +182,10 @@ def _check_protect(doc, word_pattern):
     errors = []
     for i, pat in enumerate(data.get("patterns", ())):
         errors.extend(pattern_problems(doc, pat, ("patterns", i), samples))
+    if data.get("rules") or data.get("allow"):
+        from .rulecheck import rule_problems
+
+        errors.extend(rule_problems(doc))
     if errors:
         return errors
     matcher = category_matcher(category_source(data, "c_"), word_pattern)

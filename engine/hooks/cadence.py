@@ -15,7 +15,16 @@ import os
 
 from .handlers.part import as_int as _int
 
+# The next due position, the context's tokens at the last check, and the
+# transcript's size where the response that reported them begins (hooks/fill.py).
 DUE, SEEN, SIZE = "iv_due:", "iv_seen:", "iv_size:"
+
+
+def _since(ctx):
+    """Where the response whose tokens were read begins in the transcript:
+    what was written from there on may be context the figure does not hold."""
+    usage = ctx.usage()
+    return None if usage is None else usage[2]
 
 
 def _size(ctx):
@@ -65,7 +74,7 @@ def growth_due(ctx, name, every):
         return False
     if now < seen:  # the context shrank (a compaction): count from here
         if ctx.state is not None:
-            ctx.state.update({DUE + name: now + every, SEEN + name: now, SIZE + name: size})
+            ctx.state.update({DUE + name: now + every, SEEN + name: now, SIZE + name: _since(ctx)})
         return False
     return now >= due
 
@@ -74,7 +83,7 @@ def growth_marks(ctx, name):
     """State for the next growth check, after a refresh looked at what is in view."""
     due = getattr(ctx, "in_view_next_due", None)
     now = ctx.context_tokens()
-    size = _size(ctx)
-    if due is None or now is None or size is None:
+    since = _since(ctx)
+    if due is None or now is None or since is None:
         return {}
-    return {DUE + name: int(due), SEEN + name: int(now), SIZE + name: int(size)}
+    return {DUE + name: int(due), SEEN + name: int(now), SIZE + name: int(since)}

@@ -22,7 +22,7 @@ SETTINGS = {
     "effort_guidance": ("effort",), "subagent_effort": ("effort",),
 }
 MEMORY_KEYS = ("path", "max_kept", "compact_bytes", "sessions_kept", "max_field_chars", "redact", "input_fields", "pattern_tools",
-               "error_patterns", "strip_patterns", "skip_lines", "signature", "examples_kept")
+               "error_patterns", "error_wrappers", "strip_patterns", "skip_lines", "signature", "examples_kept")
 CONTEXT_KEYS = ("window_tokens", "long_window_tokens", "long_window_models", "growth_bytes_per_token")
 ENTRY = {"tool": "Bash", "error": "kubectl: command not found", "input": "kubectl get pods", "count": 2,
          "first": "2026-01-01 10:00", "last": "2026-01-02 11:00", "project": "/project", "sessions": ["s"], "k": "x",

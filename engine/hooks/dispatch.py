@@ -120,7 +120,9 @@ def handle(event, profile_ref, log, hooks=None, deadline=None, counted=None, tra
             state, turn = counted
             if state is None:  # counted in files before the profile was known
                 state = open_state(session, hooks["state"], log)
-                turn = state.current_turn()
+                # Folds that count into Redis (when configured); the turn stays
+                # the one this prompt counted: the count now is a later prompt's.
+                state.current_turn()
         elif session:
             state = open_state(session, hooks["state"], log)
             if name == "SessionStart":

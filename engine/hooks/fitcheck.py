@@ -39,11 +39,12 @@ def warnings(profile_ref, cwd=None):
 
 
 def _message(h, plan, event, cap, profile_ref, cwd):
+    from .origin import order_key
     from .overflow import shown_path
 
     unit = next(k for k in plan.budget if k != "used")
     limit = plan.budget[unit]
-    rows = sorted(plan.items + plan.omitted, key=lambda i: (i.priority, i.name))
+    rows = sorted(plan.items + plan.omitted, key=order_key)
     total = sum(it.cost if it.cost else it.chars for it in rows)
     never = getattr(plan, "never", ())
     sizes = ", ".join(f"{shown_path(it.path, cwd)} {it.chars:,} characters" + (" (cannot fit alone)" if it in never else "")

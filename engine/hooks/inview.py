@@ -11,9 +11,11 @@ what hooks injected).  Older agents write none: then the documented
 behaviour stands in (hooks.in_view in the profile, by the transcript's
 `version`): the root CLAUDE.md and the unscoped rules at the start of every
 epoch, a scoped rule when a matching file is read.  What the engine itself
-delivered is in the session's state (`iv:<epoch>:<path>`, written with the
-injection) and, where the agent records hook output, in its
-`hook_additional_context` lines under the engine's banners.
+delivered is known by the id it made for each delivery (delivery.py): the
+session's state records what the delivery held, by real path and content
+digest, and where the agent records hook output its
+`hook_additional_context` lines witness where it went in.  Nothing is in
+view by its base name or by a text inside a rule.
 
 The transcript is read backwards, bounded (engine.core.transcript), and only
 as far as the start of the epoch before the current one.  Positions are
@@ -25,13 +27,14 @@ import os
 
 from engine.base.fastjson import loads
 
-ENGINE_MARK = "iv:"  # state key prefix: iv:<epoch>:<real path> -> position
+from . import delivery
 
 
 class Epoch:
     """One compaction epoch as seen in the transcript."""
 
-    __slots__ = ("id", "ids", "base", "tokens", "agent", "engine_names", "touched", "complete", "instructions")
+    __slots__ = ("id", "ids", "base", "tokens", "agent", "agent_digest", "delivered", "touched", "complete",
+                 "instructions")
 
     def __init__(self, epoch_id, after=None):
         self.id = epoch_id
@@ -42,7 +45,8 @@ class Epoch:
         self.base = None  # tokens of the epoch's first usage record
         self.tokens = None  # tokens of its last one
         self.agent = {}  # real path -> position: delivered by the agent (its attachments)
-        self.engine_names = {}  # rule name -> position: under an engine banner in hook_additional_context
+        self.agent_digest = {}  # real path -> content digest, where the agent's record holds the raw file
+        self.delivered = {}  # delivery id -> position: the engine's marker in a hook_additional_context
         self.touched = []  # (project-relative path, tool name, position), in order
         self.complete = False  # its start was read (not cut by the read bound)
         self.instructions = False  # an `instructions` attachment was seen in it
@@ -99,24 +103,17 @@ def read(path, cwd, settings, compacting=False):
     `compacting` (SessionStart `compact`): when the last epoch read already
     holds model turns, the agent has not written this compaction's boundary
     yet, and the current epoch is a new, empty one after it."""
-    from engine.core.transcript import reversed_lines
+    from engine.core.transcript import reversed_lines, usage_tokens
     from .pathscope import input_paths, tool_inputs
 
     iv = InView()
     conf = settings["in_view"]
     fields = conf["input_fields"]
-    banners = tuple(conf["engine_banners"])
-    heading = conf["engine_heading"]
+    marker = conf["delivery_marker"]
     lines = []  # (kind, payload) in reverse order
     boundaries = 0
     for raw in reversed_lines(path, conf["max_tail_bytes"]):
         if not (b'"attachment"' in raw or b"compact_boundary" in raw or b'"assistant"' in raw):
-            if iv.version is None and b'"version"' in raw:
-                try:
-                    rec = loads(raw.decode("utf-8", "replace"))
-                    iv.version = rec.get("version") if isinstance(rec, dict) else None
-                except (ValueError, RecursionError):
-                    pass
             continue
         try:
             rec = loads(raw.decode("utf-8", "replace"))
@@ -124,8 +121,6 @@ def read(path, cwd, settings, compacting=False):
             continue
         if not isinstance(rec, dict) or rec.get("isSidechain"):
             continue
-        if iv.version is None and isinstance(rec.get("version"), str):
-            iv.version = rec["version"]
         lines.append(rec)
         if rec.get("type") == "system" and rec.get("subtype") == "compact_boundary":
             boundaries += 1
@@ -161,12 +156,11 @@ def read(path, cwd, settings, compacting=False):
                 real = _real(att.get("path"))
                 if real:
                     ep.agent[real] = position
+                    _agent_digest(ep, real, att.get("content"))
             elif t == "hook_additional_context":
                 for text in att.get("content") or ():
-                    if isinstance(text, str) and text.startswith(banners):
-                        for line in text.split("\n"):
-                            if line.startswith(heading):
-                                ep.engine_names[line[len(heading):].strip()] = position
+                    for did in delivery.found_in(text, marker):
+                        ep.delivered[did] = position
             continue
         if kind != "assistant":
             continue
@@ -175,12 +169,9 @@ def read(path, cwd, settings, compacting=False):
             continue
         usage = msg.get("usage")
         if isinstance(usage, dict) and msg.get("model") != "<synthetic>":
-            try:
-                position = int(usage.get("input_tokens") or 0) + int(usage.get("cache_creation_input_tokens") or 0) \
-                    + int(usage.get("cache_read_input_tokens") or 0)
-            except (TypeError, ValueError, OverflowError):
-                pass
-            else:
+            found = usage_tokens(usage)  # clamped: the one reader of a usage figure
+            if found is not None:
+                position = found
                 if ep.base is None:
                     ep.base = position
                 ep.tokens = position
@@ -194,9 +185,25 @@ def read(path, cwd, settings, compacting=False):
     iv.current = epochs[-1]
     iv.previous = epochs[-2] if len(epochs) > 1 else None
     # No version: not an agent's transcript; nothing is assumed in view.
+    from engine.core.agentversion import from_transcript
+
+    iv.version = from_transcript(path)
     if iv.version:
         _documented(iv)
     return iv
+
+
+def _agent_digest(ep, real, content):
+    """The digest of the file as the agent delivered it, when its record holds
+    the raw text (`nested_memory` since 2.1.328: content.rawContent): a rule
+    edited since is not in view as it is now."""
+    raw = content.get("rawContent") if isinstance(content, dict) else None
+    if isinstance(raw, str):
+        import hashlib
+
+        ep.agent_digest[real] = hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    else:
+        ep.agent_digest.pop(real, None)
 
 
 def _documented(iv):
@@ -221,27 +228,14 @@ def loads_scoped_on(iv, conf):
     return tools
 
 
-def engine_marks(snapshot, ids):
-    """{real path: position} the engine recorded delivering in the epoch known by `ids`."""
-    out = {}
-    for epoch_id in ids:
-        prefix = f"{ENGINE_MARK}{epoch_id}:"
-        for k, v in snapshot.items():
-            if isinstance(k, str) and k.startswith(prefix):
-                try:
-                    value = int(v or 0)
-                except (TypeError, ValueError, OverflowError):
-                    value = 0
-                out[k[len(prefix):]] = max(value, out.get(k[len(prefix):], 0))
-    return out
-
-
 class Seen:
     """When a rule file was last in view in one epoch, from every source."""
 
     def __init__(self, iv, epoch, snapshot, conf, scope_key, limit):
         self.iv, self.epoch, self.conf = iv, epoch, conf
-        self.engine = engine_marks(snapshot, epoch.ids) if epoch is not None else {}
+        others = [e for e in (iv.previous, iv.current) if e is not None and e is not epoch]
+        witnessing = at_least(iv.version, conf["attachments_since"])
+        self.engine = delivery.positions(snapshot, epoch, others, witnessing) if epoch is not None else {}
         self.scope_key, self.limit = scope_key, limit
         self.tools = set(loads_scoped_on(iv, conf))
 
@@ -250,14 +244,15 @@ class Seen:
         ep = self.epoch
         if ep is None:
             return None
-        real = _real(rf.path)
+        real = getattr(rf, "real", None) or _real(rf.path)
         found = []
-        if real in ep.agent:
+        # the agent's record of another content: what it delivered then is not this file now
+        stale = ep.agent[real] if real in ep.agent and ep.agent_digest.get(real, rf.digest) != rf.digest else None
+        if real in ep.agent and stale is None:
             found.append(ep.agent[real])
-        if real in self.engine:
-            found.append(self.engine[real])
-        if rf.name in ep.engine_names:
-            found.append(ep.engine_names[rf.name])
+        ident = delivery.identity(rf)
+        if ident in self.engine:
+            found.append(self.engine[ident])
         if globs is None and UNSCOPED in ep.agent and _agent_loads(rf, self.conf):
             found.append(ep.agent[UNSCOPED])
         # A scoped rule is in view from the touch of a matching file by a
@@ -266,7 +261,7 @@ class Seen:
         if globs is not None and self.iv.version:
             from .pathscope import decide
 
-            loaded = [t for t in ep.touched if t[1] in self.tools]
+            loaded = [t for t in ep.touched if t[1] in self.tools and (stale is None or t[2] > stale)]
             for rel, _tool, pos in reversed(loaded):
                 if decide(globs, [rel], self.limit)[0] == "in":
                     found.append(pos)
@@ -332,7 +327,7 @@ def narrow(ctx, spec, files):
             if globs is None:
                 # The agent reloads these itself after a compaction; the
                 # switch brings them back all the same (once per epoch).
-                if conf["after_compact_unscoped"] and _real(rf.path) not in engine_now:
+                if conf["after_compact_unscoped"] and delivery.identity(rf) not in engine_now:
                     out.append(rf)
             elif pos is None and _before(iv, rf, globs, snap, conf, key, limit):
                 out.append(rf)
@@ -382,53 +377,29 @@ def ctx_inview(ctx):
     return iv
 
 
-def delivered_marks(ctx, items):
-    """State marks recording that the engine put these items in view now."""
+def delivered_marks(ctx, items, delivery_id):
+    """The state record of delivery `delivery_id`: these items went in view
+    now, in this epoch (delivery.py)."""
     conf = ctx.settings.get("in_view")
-    if not conf or not items or not ctx.event.get("transcript_path"):
+    if not conf or not items or not delivery_id or not ctx.event.get("transcript_path"):
         return {}
     iv = ctx_inview(ctx)
     compact = ctx.name == "SessionStart" and ctx.event.get("source") == "compact"
     position = 0 if compact else (iv.current.tokens or 0)
-    out = {}
-    for it in items:
-        real = _real(it.path)
-        if real:
-            out[f"{ENGINE_MARK}{iv.current.id}:{real}"] = position
+    read = [e for e in (iv.previous, iv.current) if e is not None]
+    out = delivery.forgotten(ctx.snapshot(), read) if iv.version else {}
+    out[delivery.KEY + delivery_id] = delivery.record(iv.current.id, position, items)
     return out
 
 
 def agent_version(ctx):
-    """The agent's version per the transcript's last line naming one (cheap:
-    the tail), else per the variable the agent sets in its hooks'
-    environment (hooks.in_view.version_env): at a session's first tool call
+    """The agent's version (engine/core/agentversion.py): the transcript's
+    (already read with the event's InView, if it was), else the variable the
+    agent sets in its hooks' environment: at a session's first tool call
     the transcript may not be on disk yet."""
     iv = getattr(ctx, "_inview", None)
-    version = iv.version if iv is not None else _transcript_version(ctx)
-    return version or env_version(ctx.settings["in_view"].get("version_env"))
+    if iv is not None and iv.version:
+        return iv.version
+    from engine.core.agentversion import of_session
 
-
-def env_version(spec, environ=None):
-    """"2.1.330" from AI_AGENT=claude-code_2-1-330_harness, as `spec` says
-    ({variable, prefix, separator, end}); None when absent or not a version."""
-    if not spec:
-        return None
-    import os
-
-    value = (environ if environ is not None else os.environ).get(spec["variable"], "")
-    if not value.startswith(spec["prefix"]):
-        return None
-    parts = value[len(spec["prefix"]):].split(spec["end"], 1)[0].split(spec["separator"])
-    return ".".join(parts) if parts and all(p.isdigit() for p in parts) else None
-
-
-def _transcript_version(ctx):
-    from engine.core.transcript import reversed_lines
-
-    for raw in reversed_lines(ctx.event.get("transcript_path"), ctx.settings["in_view"]["max_tail_bytes"]):
-        at = raw.find(b'"version":"')
-        if at >= 0:
-            end = raw.find(b'"', at + 11)
-            if end > at:
-                return raw[at + 11:end].decode("utf-8", "replace")
-    return None
+    return of_session(ctx.event.get("transcript_path"))

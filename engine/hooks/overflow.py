@@ -10,14 +10,19 @@ its reason are in pipelines/default.yaml):
   order, until every file of the round was delivered whole once.  A
   SessionStart (start, resume, clear, compaction) opens a new round: the
   context that held the earlier part is gone.  A file that cannot fit the
-  budget even alone is never pending (it would wait forever): it is named
-  in a digest line instead.
+  budget (or one event) even alone is never pending (it would wait
+  forever): it is named in a digest line once, and is done for the round.
+  The round keeps files by identity (content digest and real path), so a
+  file edited since comes again.  A round with nothing left to deliver
+  ends: nothing fires.
 - `digest`: each omitted file is named on a line of its own (its title,
   the first heading or else the file name, and how to read it: `Read
   .claude/rules/x.md`), and those lines count against the budget: rules
   leave the delivery, last in order first, until the digest fits too.
 
-Plain string work only (no `re`): this runs in every injecting hook.
+Plain string work only (no `re`): this runs in every injecting hook.  A
+title passes the redactor through the results cache (a regex only when the
+title was never seen).
 """
 
 import os
@@ -33,9 +38,16 @@ def round_key(name):
     return f"round:{name}"
 
 
+def ident(x):
+    """One line naming a rule file or Item in a round: content digest and
+    real path (a line break in the path is escaped)."""
+    real = x.real.replace("\\", "\\\\").replace("\n", "\\n")
+    return f"{x.digest}\t{real}"
+
+
 def delivered_before(ctx, name, spec):
-    """Paths already delivered in the round this event continues, or an
-    empty set when this event opens a new round."""
+    """Identities (ident) already delivered or named in the round this
+    event continues, or an empty set when this event opens a new round."""
     if mode(spec) != PENDING or ctx.state is None or ctx.name == "SessionStart":
         return set()
     snap = ctx.snapshot()
@@ -81,8 +93,10 @@ def digest_lines(ctx, spec, items, texts, render):
     strip = spec.get("strip_frontmatter", False)
     cut = spec.get("digest_title_chars", 120)
     lines = []
+    from engine.core.textcache import redacted
+
     for it in items[:limit]:
-        t = title(texts.get(it.path, ""), it.name, strip)
+        t = redacted(title(texts.get(it.path, ""), it.name, strip))
         t = t if len(t) <= cut else t[: cut - 1] + "\u2026"
         lines.append(render(spec["digest_template"], name=it.name, title=t,
                             path=shown_path(it.path, ctx.cwd), priority=it.priority, chars=it.chars_before))
@@ -106,11 +120,12 @@ def never_fits(items, limit):
 
 
 def marks(name, spec, plan, done):
-    """State after a delivery: the round so far, and whether files are left."""
+    """State after a delivery: the round so far (what was delivered, and
+    what was named as never fitting: named once), and whether files are left."""
     if mode(spec) != PENDING:
         return {}
     waiting = [it for it in plan.omitted if it not in plan.never]
     if not waiting:
         return {f"pending:{name}": 0, round_key(name): ""}
-    paths = sorted(done | {it.path for it in plan.items})
-    return {f"pending:{name}": 1, round_key(name): "\n".join(paths)}
+    lines = sorted(done | {ident(it) for it in plan.items} | {ident(it) for it in plan.never})
+    return {f"pending:{name}": 1, round_key(name): "\n".join(lines)}

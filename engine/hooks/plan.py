@@ -15,9 +15,10 @@ class _Record:
 
 
 class Item(_Record):
-    FIELDS = ("name", "path", "priority", "chars_before", "chars", "text", "cost")
+    FIELDS = ("name", "path", "priority", "chars_before", "chars", "text", "cost", "origin", "real", "digest")
 
-    def __init__(self, name, path, priority, chars_before, chars, text, cost=0):
+    def __init__(self, name, path, priority, chars_before, chars, text, cost=0, origin="project", real=None,
+                 digest=""):
         self.name = name
         self.path = path
         self.priority = priority
@@ -25,6 +26,18 @@ class Item(_Record):
         self.chars = chars
         self.text = text
         self.cost = cost  # what the budget counts: characters or tokens of the compressed text
+        # whose file it is (origin.py) and its identity: real path and content digest (sources.RuleFile)
+        self.origin = origin
+        self.real = real or path
+        self.digest = digest
+        from .origin import order_key
+
+        self.order = order_key(self)  # sorted many times while a delivery is fitted
+
+    @classmethod
+    def of(cls, rf, chars_before, chars, text, cost=0):
+        """The Item of a sources.RuleFile."""
+        return cls(rf.name, rf.path, rf.priority, chars_before, chars, text, cost, rf.origin, rf.real, rf.digest)
 
 
 class Plan(_Record):

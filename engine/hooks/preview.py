@@ -71,7 +71,9 @@ def preview(profile_ref, turn, cwd, show_text, out=None, touched=None, transcrip
             print("   no files found: nothing would be injected", file=out)
         rows = [(it, "in") for it in plan.items] + [(it, "OMITTED") for it in plan.omitted]
         for n, (it, status) in enumerate(rows, 1):
-            print(f"   {n:>2}. {status:<7} priority {it.priority:<3} {it.chars_before:>6} -> {it.chars:>6} chars  {it.path}", file=out)
+            whose = "yours" if it.origin == "user" else "project"
+            print(f"   {n:>2}. {status:<7} {whose:<7} priority {it.priority:<3} {it.chars_before:>6} -> {it.chars:>6} chars  "
+                  f"{it.path}", file=out)
         for d in plan.scoped:
             print(f"   SCOPED  {d.status:<3} {d.path}: {d.reason}", file=out)
             shown.add(f"rule file {d.path}: {d.reason}")

@@ -7,11 +7,20 @@ import os
 
 
 class RuleFile:
-    def __init__(self, path, name, priority, text=""):
+    """One rule file as read: where (`path` as found, `real` path), whose
+    (`origin`: origin.USER or origin.PROJECT, with the project's real path),
+    and which content (`digest`: sha256 of its bytes, 16 hex digits).  Its
+    identity is (real, digest), never its base name."""
+
+    def __init__(self, path, name, priority, text="", real=None, origin="project", project="", digest=""):
         self.path = path
         self.name = name
         self.priority = priority
         self.text = text
+        self.real = real or path
+        self.origin = origin
+        self.project = project
+        self.digest = digest
 
 
 def expand(template, cwd):
@@ -122,14 +131,10 @@ def _realpath(path, folders):
     return os.path.realpath(candidate) if os.path.islink(candidate) else candidate
 
 
-def collect(spec, cwd, log, trust=None, skipped=None):
-    """RuleFiles for a handler: its `sources` (dir + glob), sorted by
-    (priority, file name), or its `files` in the order given; unreadable,
-    non-UTF-8, empty, oversized (hooks.max_rule_file_bytes of
-    pipelines/settings/engine.yaml, checked before reading) and skipped files are left out, and so is a file the
-    trust model (trust.py) does not let this profile read: logged and
-    listed in `skipped` as (path, reason)."""
-    paths = []
+def _listed(spec, cwd, log):
+    """(path, rule folder) of every candidate file, in the spec's order:
+    each source's matches sorted by name, then the named files."""
+    out = []
     for src in spec.get("sources", ()):
         folder = expand(src["dir"], cwd)
         if os.path.isdir(folder):
@@ -137,31 +142,67 @@ def collect(spec, cwd, log, trust=None, skipped=None):
             if "/" in pattern or "**" in pattern:  # a glob across folders: pathlib's rules
                 from pathlib import Path
 
-                paths.extend(str(p) for p in sorted(Path(folder).glob(pattern)))
+                out.extend((str(p), folder) for p in sorted(Path(folder).glob(pattern)))
             else:
                 names = sorted(n for n in os.listdir(folder) if _matches(n, pattern))
-                paths.extend(os.path.join(folder, n) for n in names)
+                out.extend((os.path.join(folder, n), folder) for n in names)
         elif os.path.lexists(folder):
             log(f"rules folder {folder} is not a folder (or a broken link); left out")
         # a folder that does not exist is normal (most people have only one of them)
     for f in spec.get("files", ()):
         p = expand(f, cwd)
         if os.path.isfile(p):
-            paths.append(p)
+            out.append((p, os.path.dirname(os.path.abspath(p))))
         elif os.path.islink(p):
             log(f"{p} is a broken link; left out")
+    return out
+
+
+def _read(p, real, cap, log):
+    """The bytes of a rule file, read through its checked real path, or None
+    (logged) when it is too large, grows while read or cannot be read."""
+    try:
+        with open(real, "rb") as fh:  # the path just checked, not the link (which could change)
+            # The size is checked before anything is read: a 1 GB file of
+            # spaces (a few MB gzipped in a repository) costs a stat.
+            if os.fstat(fh.fileno()).st_size > cap:
+                log(f"rule file {p} is larger than {cap:,} bytes; left out unread "
+                    "(hooks.max_rule_file_bytes in pipelines/settings/engine.yaml)")
+                return None
+            data = fh.read(cap + 1)
+    except OSError as exc:
+        log(f"rule file {p} cannot be read ({exc.strerror}); left out")
+        return None
+    if len(data) > cap:
+        log(f"rule file {p} grew past {cap:,} bytes while read; left out")
+        return None
+    return data
+
+
+def collect(spec, cwd, log, trust=None, skipped=None):
+    """RuleFiles for a handler: its `sources` (dir + glob) or its `files`,
+    the user's own first (origin.py), then by priority and file name for
+    sources, in the order given for files; unreadable, non-UTF-8, empty,
+    oversized (hooks.max_rule_file_bytes of pipelines/settings/engine.yaml,
+    checked before reading) and skipped files are left out, and so is a
+    file the trust model (trust.py) does not let this profile read: logged
+    and listed in `skipped` as (path, reason)."""
+    import hashlib
+
+    from engine.core.settings import hook_bounds
+    from .origin import Origins, order_key, rank
+
     skip = set(spec.get("skip", ()))
     pri = spec.get("priority", {"key": "priority", "default": 5})
-    from engine.core.settings import hook_bounds
-
     cap = hook_bounds()["max_rule_file_bytes"]
+    origins = Origins(cwd)
     seen, out, folders = set(), [], {}
-    for p in paths:
+    for p, folder in _listed(spec, cwd, log):
         real = _realpath(p, folders)
         name = os.path.basename(p)
         if real in seen or name in skip:
             continue
-        reason = trust.why_not(str(p), real) if trust is not None else None
+        reason = trust.why_not(str(p), real, folder) if trust is not None else None
         if reason:
             log(f"rule file {p} left out: {reason}")
             if skipped is not None:
@@ -171,31 +212,23 @@ def collect(spec, cwd, log, trust=None, skipped=None):
             log(f"rule file {p} is not a readable file (a broken link?); left out")
             continue
         seen.add(real)
+        data = _read(p, real, cap, log)
+        if data is None:
+            continue
         try:
-            with open(real, "rb") as fh:  # the path just checked, not the link (which could change)
-                # The size is checked before anything is read: a 1 GB file of
-                # spaces (a few MB gzipped in a repository) costs a stat.
-                if os.fstat(fh.fileno()).st_size > cap:
-                    log(f"rule file {p} is larger than {cap:,} bytes; left out unread "
-                        "(hooks.max_rule_file_bytes in pipelines/settings/engine.yaml)")
-                    continue
-                data = fh.read(cap + 1)
-            if len(data) > cap:
-                log(f"rule file {p} grew past {cap:,} bytes while read; left out")
-                continue
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             log(f"rule file {p} is not UTF-8; left out (convert it with iconv -t UTF-8)")
-            continue
-        except OSError as exc:
-            log(f"rule file {p} cannot be read ({exc.strerror}); left out")
             continue
         if not text.strip():
             continue
         priority, problem = priority_of(text, pri["key"], pri["default"])
         if problem:
             log(f"rule file {p}: {problem}")
-        out.append(RuleFile(p, name, priority, text))
-    if not spec.get("files"):
-        out.sort(key=lambda r: (r.priority, r.name, r.path))  # rule files: most important first
-    return out  # a list of files keeps the order it was given in
+        origin, project = origins.of(p, real)
+        out.append(RuleFile(p, name, priority, text, real, origin, project, hashlib.sha256(data).hexdigest()[:16]))
+    if spec.get("files"):
+        out.sort(key=lambda r: rank(r.origin))  # a list of files keeps its order within an origin
+    else:
+        out.sort(key=order_key)  # rule files: the user's first, then most important first
+    return out

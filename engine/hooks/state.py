@@ -99,14 +99,15 @@ class FileState:
             return result
 
     def bump_turn(self):
+        """Count a prompt; its turn in the session, from this same transaction."""
         def change(d):
-            d["turn"] = int(d.get("turn", 0)) + 1
-            return d["turn"]
+            d["turn"] = _int0(d.get("turn")) + 1
+            return session_turn(d)
 
         return self._transact(change)
 
     def current_turn(self):
-        return _int0(self.get().get("turn", 0))
+        return session_turn(self.get())
 
     def get(self):
         with self._locked():
@@ -217,6 +218,18 @@ end
 redis.call('EXPIRE', KEYS[1], ARGV[1])
 return 1
 """
+
+
+def session_turn(d):
+    """The session's count as a file holds it: its own turns, plus the last
+    count Redis gave (`redis_turn`) while those turns wait to be folded into
+    Redis.  Every Redis count of a session goes through the file's lock
+    (FallbackState._counted), so that sum is the turn Redis reaches when the
+    file's turns are folded: a prompt counted in files before the profile
+    was loaded (a cold cache) knows its turn at once.  Once the session left
+    Redis (`on_files`) the file's own count already holds Redis's."""
+    own = _int0(d.get("turn"))
+    return own if d.get("on_files") else own + _int0(d.get("redis_turn"))
 
 
 def _int0(v):

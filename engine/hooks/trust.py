@@ -8,7 +8,10 @@ may hold links.  So:
 - a profile found in the project may read only files inside the project and
   the rule files the agent itself reads (~/.claude/rules, ~/.claude/CLAUDE.md);
 - a file reached through the project (its rule folder, its CLAUDE.md) whose
-  real path leaves the project is left out, whatever the profile;
+  real path leaves the project is left out, whatever the profile; so is one
+  whose real path leaves the rule folder it was found in (a link is followed
+  only inside it) or lies in version-control metadata (`.git/config` holds
+  a clone's token: hooks.trust.vcs_metadata);
 - the user's own rule folder (~/.claude/rules) may link where the user likes;
 - anything wider needs `hooks.trust.allow_read` in the user's own profile
   (named in the hook command, $ENGINE_PROFILE, the config folder's
@@ -24,7 +27,7 @@ def _inside(path, root):
 
 
 class Trust:
-    def __init__(self, cwd, from_project, allow_read):
+    def __init__(self, cwd, from_project, allow_read, vcs_metadata=()):
         home = os.path.expanduser("~")
         self.project_lex = os.path.abspath(cwd or os.getcwd())
         self.project = os.path.realpath(self.project_lex)
@@ -32,10 +35,13 @@ class Trust:
         # The agent's own rule files, named as the agent names them.
         self.agent_rules = [os.path.join(home, ".claude", "rules"), os.path.join(home, ".claude", "CLAUDE.md")]
         self.allowed = [os.path.realpath(os.path.expanduser(a)) for a in allow_read]
+        self.vcs = [(name, os.sep + name + os.sep) for name in vcs_metadata]
+        self._folders = {}
 
-    def why_not(self, path, real=None):
+    def why_not(self, path, real=None, folder=None):
         """None when `path` may be read, else the reason it may not; `real`:
-        its real path, when the caller has it already."""
+        its real path, when the caller has it already; `folder`: the rule
+        folder it was found in (a source's folder, a named file's folder)."""
         lex = os.path.abspath(path)
         real = os.path.realpath(path) if real is None else real
         if any(_inside(real, a) for a in self.allowed):
@@ -44,14 +50,38 @@ class Trust:
             return None  # the user's own rule folder may link anywhere
         in_project = _inside(lex, self.project_lex) or _inside(lex, self.project)
         if in_project:
-            if _inside(real, self.project):
-                return None
-            return (f"its real path {real} is outside the project {self.project}; "
-                    "allow it with hooks.trust.allow_read in your own profile")
+            return self._in_project(real, folder)
         if not self.from_project:
             return None  # the user's own profile named it
         return ("a profile found in the project may read only the project and ~/.claude/rules, ~/.claude/CLAUDE.md; "
                 "allow it with hooks.trust.allow_read in your own profile")
+
+    def _in_project(self, real, folder):
+        """Why a file reached through the project may not be read, or None."""
+        allow = "allow it with hooks.trust.allow_read in your own profile"
+        if not _inside(real, self.project):
+            return f"its real path {real} is outside the project {self.project}; {allow}"
+        meta = self._vcs_part(real)
+        if meta:
+            return f"its real path {real} is inside version-control metadata ({meta}); {allow}"
+        root = self._real_folder(folder)
+        if root is not None and not _inside(real, root):
+            return f"it links to {real}, outside its rule folder {root}; {allow}"
+        return None
+
+    def _vcs_part(self, real):
+        """The version-control folder name in `real` below the project, or ""."""
+        rest = real[len(self.project):] + os.sep
+        return next((name for name, needle in self.vcs if needle in rest), "")
+
+    def _real_folder(self, folder):
+        """The real path of a rule folder, resolved once per event."""
+        if not folder:
+            return None
+        real = self._folders.get(folder)
+        if real is None:
+            real = self._folders[folder] = os.path.realpath(folder)
+        return real
 
 
 def for_event(profile_ref, cwd, settings, log):
@@ -62,7 +92,8 @@ def for_event(profile_ref, cwd, settings, log):
     from engine.core.profile import choose_origin
 
     from_project = choose_origin(profile_ref, cwd) == "project"
-    return Trust(cwd, from_project, settings.get("trust", {}).get("allow_read", []))
+    trust = settings.get("trust", {})
+    return Trust(cwd, from_project, trust.get("allow_read", []), trust.get("vcs_metadata", ()))
 
 
 def note_unapproved(event, profile_ref, hooks, log):

@@ -1,5 +1,6 @@
-"""From a failed tool call to a store record: the error's first meaningful
-line, a short form of the input, both redacted, and the key that makes
+"""From a failed tool call to a store record: the error's signature and its
+first meaningful line (a bounded excerpt), a short form of the input, all
+redacted (never the raw text), and the key that makes
 failures of one tool whose errors differ only in paths, numbers, ids,
 positions or times one entry (the error signature, `signature`).
 
@@ -187,12 +188,13 @@ def build(event, error_text, memory, redact, project):
         says_something = not any(re.fullmatch(p, error) for p in memory["generic_errors"])
     short = short_input(_user_input(event), memory, redact)
     project = redact(project or "")
-    parts = (tool, signature(error, memory), "" if says_something else signature(short, memory), project)
+    sig = signature(error, memory)
+    parts = (tool, sig, "" if says_something else signature(short, memory), project)
     key = sha256("\x00".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:24]
     from .store import now
 
-    return {"k": key, "t": now(), "tool": tool, "error": error, "input": short,
-            "project": project, "session": str(event.get("session_id") or "")}
+    return {"k": key, "t": now(), "tool": tool, "sig": sig[: memory["max_field_chars"]], "error": error,
+            "input": short, "project": project, "session": str(event.get("session_id") or "")}
 
 
 def path_of(memory):
@@ -212,12 +214,6 @@ def project_of(event):
     cwd = event.get("cwd") if isinstance(event, dict) else None
     if not isinstance(cwd, str) or not os.path.isabs(cwd):
         cwd = os.getcwd()
-    cwd = os.path.realpath(cwd)
-    folder = cwd
-    while True:
-        if os.path.exists(os.path.join(folder, ".git")):
-            return folder
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return cwd
-        folder = parent
+    from engine.base.project import root_of
+
+    return root_of(cwd)

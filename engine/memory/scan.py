@@ -1,15 +1,18 @@
 """Tool errors in a transcript: tool_result blocks flagged `is_error: true`
-or wrapped in `<tool_use_error>`, with the name and input of the tool_use
-they answer.  Reads the last `max_bytes` of the file; only lines that can
-hold an error result are parsed, and tool_use lines only when they name a
-failed call.  A line that is not JSON (a file cut mid-write) is skipped."""
+or that start with the agent's error wrapper (`hooks.memory.error_wrappers`,
+`<tool_use_error>`), with the name and input of the tool_use they answer.
+The wrapper anywhere else in a result is the result's text (a README that
+quotes it), not a failure.  Reads the last `max_bytes` of the file; only
+lines that can hold an error result are parsed, and tool_use lines only
+when they name a failed call.  A line that is not JSON (a file cut
+mid-write) is skipped."""
 
 import json
 
 from engine.core.transcript import reversed_lines
 
-# How the agent marks a failed result (its interface).
-ERROR_MARKS = (b'"is_error":true', b'"is_error": true', b"<tool_use_error>")
+# How the agent flags a failed result (its interface: the tool_result block's field).
+ERROR_FLAGS = (b'"is_error":true', b'"is_error": true')
 
 
 def _blocks(rec):
@@ -31,20 +34,30 @@ def _result_text(block):
     return _text(block.get("content")) or "tool error"
 
 
-def transcript_failures(path, max_bytes):
+def failed_result(block, wrappers):
+    """True for a tool_result the agent marked failed: `is_error`, or its
+    text starting with one of the agent's error wrappers."""
+    if block.get("is_error") is True:
+        return True
+    from .record import _text
+
+    return _text(block.get("content"), 4096).lstrip().startswith(tuple(wrappers))
+
+
+def transcript_failures(path, max_bytes, wrappers=()):
     """[{id, tool, input, error}] of the failed calls, oldest first."""
     lines = list(reversed_lines(path, max_bytes))
     lines.reverse()
+    marks = ERROR_FLAGS + tuple(w.encode() for w in wrappers)
     failed = {}
     for raw in lines:
-        if b"tool_result" not in raw or not any(m in raw for m in ERROR_MARKS):
+        if b"tool_result" not in raw or not any(m in raw for m in marks):
             continue
         for b in _blocks(_load(raw)):
             if b.get("type") != "tool_result" or not isinstance(b.get("tool_use_id"), str):
                 continue
-            text = _result_text(b)
-            if b.get("is_error") is True or "<tool_use_error>" in text:
-                failed[b["tool_use_id"]] = text
+            if failed_result(b, wrappers):
+                failed[b["tool_use_id"]] = _result_text(b)
     if not failed:
         return []
     uses = {}

@@ -53,7 +53,7 @@ class _Lock:
 
 
 def append(path, records, max_kept, compact_bytes, sessions_kept=None, examples_kept=None):
-    """Add records (dicts with k, t, tool, error, input, project, session);
+    """Add records (dicts with k, t, tool, sig, error, input, project, session);
     compact when the file has grown past `compact_bytes`."""
     if not records:
         return
@@ -75,9 +75,9 @@ def append(path, records, max_kept, compact_bytes, sessions_kept=None, examples_
 
 
 def _line(r):
-    return {"k": r["k"], "t": r["t"], "n": r.get("n", 1), "tool": r["tool"], "error": r["error"],
-            "input": r["input"], "project": r.get("project", ""), "sessions": r.get("sessions") or
-            ([r["session"]] if r.get("session") else [])}
+    return {"k": r["k"], "t": r["t"], "n": r.get("n", 1), "tool": r["tool"], "sig": r.get("sig", ""),
+            "error": r["error"], "input": r["input"], "project": r.get("project", ""),
+            "sessions": r.get("sessions") or ([r["session"]] if r.get("session") else [])}
 
 
 def _read_raw(path):
@@ -126,7 +126,8 @@ def merged(lines, sessions_kept=None, examples_kept=None):
         examples = [x for x in r.get("examples") or () if isinstance(x, str)] or ([inp] if inp else [])
         e = by.get(r["k"])
         if e is None:
-            by[r["k"]] = e = {"k": r["k"], "tool": r["tool"], "error": str(r.get("error", "")), "input": inp,
+            by[r["k"]] = e = {"k": r["k"], "tool": r["tool"], "sig": str(r.get("sig", "")),
+                              "error": str(r.get("error", "")), "input": inp,
                               "project": str(r.get("project", "")), "count": 0, "first": t, "last": t,
                               "examples": [], "sessions": []}
         e["count"] += n
@@ -134,6 +135,7 @@ def merged(lines, sessions_kept=None, examples_kept=None):
         if t >= e["last"]:
             e["last"] = t
             e["error"], e["input"] = str(r.get("error", "")) or e["error"], inp or e["input"]
+            e["sig"] = str(r.get("sig", "")) or e["sig"]
             e["project"] = str(r.get("project", "")) or e["project"]
         _latest(e["examples"], examples, examples_kept)
         _latest(e["sessions"], sessions, sessions_kept)
@@ -186,8 +188,9 @@ def entries_for_tool(path, tool, examples_kept=None):
 def _rewrite(path, kept):
     """Replace the store by `kept` (merged entries): under the exclusive lock."""
     lines = [_dumps({"k": e["k"], "t": e["last"], "first": e["first"], "n": e["count"], "tool": e["tool"],
-                     "error": e["error"], "input": e["input"], "project": e["project"], "examples": e["examples"],
-                     "sessions": e["sessions"]}) + "\n" for e in reversed(kept)]  # oldest first, like appends
+                     "sig": e["sig"], "error": e["error"], "input": e["input"], "project": e["project"],
+                     "examples": e["examples"], "sessions": e["sessions"]}) + "\n"
+             for e in reversed(kept)]  # oldest first, like appends
     try:
         replace_atomic(path, "".join(lines).encode("utf-8", "backslashreplace"))
     except OSError as exc:

@@ -8,13 +8,14 @@ FILE:LINE:COL.  The compiled pipeline is cached, keyed by its source files.
 """
 
 import string
+from dataclasses import replace
 from pathlib import Path
 
 from engine.core import cache
 from engine.text import regexutil
 from engine.core.documents import Library
 from engine.base.errors import UserError, suggest
-from engine.text.protect import CategorySource, Protector, category_source, pass_timeout
+from engine.text.protect import Protector, category_source, pass_timeout
 from engine.text.wordscan import WordTable
 from .detectors import KINDS as DETECTOR_KINDS
 from .steps import KINDS as STEP_KINDS
@@ -61,7 +62,7 @@ class Union:
         import regex
 
         self._timer = timer
-        no_words = [CategorySource(c.name, c.stage, c.patterns, [], c.case_sensitive) for c in sources]
+        no_words = [replace(c, words=[]) for c in sources]
         self.protector = Protector(no_words, word_pattern, timer.ms_per_mb)
         self._word_re = regex.compile(message_words or word_pattern, regex.V0)
         self.word_tables = []

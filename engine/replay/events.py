@@ -48,9 +48,14 @@ def _typed_prompt(rec):
     return _text(content)
 
 
-def events(path, cwd=None, session_id=None, transcript_path=None):
+def events(path, cwd=None, session_id=None, transcript_path=None, skipped=None):
     """(event, offset) pairs; `cwd`, `session_id` and `transcript_path`
-    replace the recorded ones (a replay runs in a folder of this machine)."""
+    replace the recorded ones (a replay runs in a folder of this machine).
+    The transcript is read one bounded line at a time (engine/core/
+    transcript.py); (line number, bytes) of each line too long to hold is
+    added to the list `skipped`: it sends no event."""
+    from engine.core.transcript import lines
+
     tools = {}  # tool_use id -> (name, input)
     base = {}
     offset = 0
@@ -66,8 +71,11 @@ def events(path, cwd=None, session_id=None, transcript_path=None):
         return ev
 
     with open(path, "rb") as fh:
-        for raw in fh:
-            start, offset = offset, offset + len(raw)
+        for lineno, (start, offset, raw) in enumerate(lines(fh), 1):
+            if raw is None:
+                if skipped is not None:
+                    skipped.append((lineno, offset - start))
+                continue
             try:
                 rec = json.loads(raw)
             except (ValueError, RecursionError):
@@ -114,7 +122,8 @@ def events(path, cwd=None, session_id=None, transcript_path=None):
                 for block in content:
                     if not (isinstance(block, dict) and block.get("type") == "tool_result"):
                         continue
-                    known = tools.pop(block.get("tool_use_id"), None)
+                    tid = block.get("tool_use_id")
+                    known = tools.pop(tid, None) if isinstance(tid, str) else None  # a list is no id
                     if known is None:
                         continue
                     name, tool_input = known

@@ -79,41 +79,46 @@ def family(pricing, model):
 class Timeline:
     """The main chain's API calls of a transcript: where each one's first line
     ends (byte offset) and its compaction epoch; the compact boundaries' start
-    offsets; the model seen most."""
+    offsets; the model seen most.  Read one bounded line at a time
+    (engine/core/transcript.py): a line too long to hold is no call."""
 
-    def __init__(self, data):
+    def __init__(self, path):
+        from engine.core.transcript import lines
+
         self.calls = []        # [(end offset of the call's first line, epoch)]
         self.boundaries = []   # start offsets of compact_boundary lines
-        models = {}
-        seen = set()
-        offset = 0
-        for raw in data.splitlines(keepends=True):
-            start, offset = offset, offset + len(raw)
-            if b'"compact_boundary"' not in raw and b'"usage"' not in raw:
-                continue  # most lines: no JSON parse
-            try:
-                rec = json.loads(raw)
-            except (ValueError, RecursionError):
-                continue
-            if not isinstance(rec, dict) or rec.get("isSidechain") is True:
-                continue
-            if rec.get("type") == "system" and rec.get("subtype") == "compact_boundary":
-                self.boundaries.append(start)
-                continue
-            msg = rec.get("message") if isinstance(rec.get("message"), dict) else {}
-            if rec.get("type") != "assistant" or not isinstance(msg.get("usage"), dict):
-                continue
-            model = msg.get("model")
-            if model == "<synthetic>":
-                continue  # written by the agent, not an API call
-            ident = msg.get("id") or rec.get("requestId") or rec.get("uuid") or start
-            if ident in seen:
-                continue  # one response spread over several lines
-            seen.add(ident)
-            self.calls.append((offset, len(self.boundaries)))
-            if isinstance(model, str):
-                models[model] = models.get(model, 0) + 1
-        self.model = max(models, key=models.get) if models else None
+        self.models = {}
+        self.seen = set()
+        with open(path, "rb") as fh:
+            for start, end, raw in lines(fh):
+                if raw is not None and (b'"compact_boundary"' in raw or b'"usage"' in raw):
+                    self._line(start, end, raw)  # most lines: no JSON parse
+        self.model = max(self.models, key=self.models.get) if self.models else None
+
+    def _line(self, start, end, raw):
+        try:
+            rec = json.loads(raw)
+        except (ValueError, RecursionError):
+            return
+        if not isinstance(rec, dict) or rec.get("isSidechain") is True:
+            return
+        if rec.get("type") == "system" and rec.get("subtype") == "compact_boundary":
+            self.boundaries.append(start)
+            return
+        msg = rec.get("message") if isinstance(rec.get("message"), dict) else {}
+        if rec.get("type") != "assistant" or not isinstance(msg.get("usage"), dict):
+            return
+        model = msg.get("model")
+        if model == "<synthetic>":
+            return  # written by the agent, not an API call
+        ident = next((i for i in (msg.get("id"), rec.get("requestId"), rec.get("uuid")) if i and isinstance(i, str)),
+                     start)  # an id of another shape is none (and no key)
+        if ident in self.seen:
+            return  # one response spread over several lines
+        self.seen.add(ident)
+        self.calls.append((end, len(self.boundaries)))
+        if isinstance(model, str):
+            self.models[model] = self.models.get(model, 0) + 1
 
     def epoch_at(self, offset):
         """The compaction epoch of an event that saw `offset` bytes."""

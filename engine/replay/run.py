@@ -87,7 +87,8 @@ def _wrapper_stubs(ev, settings):
     from engine.ccm.stub import render
 
     resp = ev.get("tool_response") if isinstance(ev.get("tool_response"), dict) else {}
-    command = (ev.get("tool_input") or {}).get("command") or ""
+    tool_input = ev.get("tool_input") if isinstance(ev.get("tool_input"), dict) else {}
+    command = tool_input.get("command") if isinstance(tool_input.get("command"), str) else ""
     status = resp.get("returnCodeInterpretation") or "0"
     store = None
     out = []
@@ -109,17 +110,18 @@ def replay_one(path, world, profile_ref, pricing, count, progress=None, project=
     from engine.hooks.dispatch import CONTEXT_EVENTS, handle
     from engine.hooks.handlers.ccm_output import stored_bytes
 
+    from engine.core.transcript import copy_range
+
     from .events import events
     from .pricing import Timeline, family, price
 
-    with open(path, "rb") as fh:
-        data = fh.read()
-    timeline = Timeline(data)
+    size = os.path.getsize(path)
+    timeline = Timeline(path)  # one bounded line at a time: the file is never held whole
     rates = family(pricing, timeline.model)
     per = pricing["per_tokens"]
     folder = world.fresh()
     project = project or world.project
-    session = f"replay-{abs(hash((str(path), len(data)))) % 10**12:012d}"
+    session = f"replay-{abs(hash((str(path), size))) % 10**12:012d}"
     tpath = os.path.join(folder, f"{session}.jsonl")
     hooks = _settings(profile_ref, project)
     kinds = {s["name"]: s["kind"] for specs in hooks.get("events", {}).values() for s in specs}
@@ -135,10 +137,11 @@ def replay_one(path, world, profile_ref, pricing, count, progress=None, project=
     held_seen = set()
     n_events = 0
     written = 0
-    with open(tpath, "wb") as out:
-        for ev, offset in events(path, cwd=project, session_id=session, transcript_path=tpath):
+    skipped = []  # lines too long to hold: copied through, no event
+    with open(tpath, "wb") as out, open(path, "rb") as src:
+        for ev, offset in events(path, cwd=project, session_id=session, transcript_path=tpath, skipped=skipped):
             if offset > written:
-                out.write(data[written:offset])
+                copy_range(src, out, written, offset)  # the prefix the event saw, in pieces
                 out.flush()
             elif offset < written:  # events.py never goes back; kept right if it did
                 out.truncate(offset)
@@ -243,13 +246,22 @@ def replay_one(path, world, profile_ref, pricing, count, progress=None, project=
            "cache_write_tokens": injected["cache_writes"] - kept["cache_writes"],
            "cache_read_tokens": injected["cache_read_tokens"] - kept["cache_read_tokens"],
            "cost": injected["cost"] - kept["cost"]}
-    return {"transcript": str(path), "bytes": len(data), "events": n_events, "api_calls": len(timeline.calls),
+    return {"transcript": str(path), "bytes": size, "events": n_events, "api_calls": len(timeline.calls),
             "compactions": len(timeline.boundaries), "model": timeline.model,
             "rates": {k: rates[k] for k in ("name", "input", "cache_write", "cache_read", "output")},
             "answers": answers, "injected": injected, "by_handler": by_handler, "already_in_view": in_view,
             "kept_out": kept, "warnings": warnings, "compaction_instructions": instructions, "net": net,
             "tool_decisions": decisions,
-            "problems": [l for l in log.lines if "failed" in l or "internal error" in l]}
+            "problems": _long_lines(skipped) + [l for l in log.lines if "failed" in l or "internal error" in l]}
+
+
+def _long_lines(skipped):
+    """The lines replay could not hold, each said once."""
+    from engine.core.settings import transcript_bounds
+
+    limit = transcript_bounds()["max_line_bytes"]
+    return [f"line {n}: {size:,} bytes, over transcripts.max_line_bytes ({limit:,}): not replayed (no event)"
+            for n, size in skipped]
 
 
 TOTAL_KEYS = {"injected": ("count", "chars", "tokens", "cache_writes", "cache_read_tokens", "cost"),
@@ -271,7 +283,6 @@ def replay(transcripts, profile=None, progress=None, pricing=None, project=None)
     from . import pricing as pricing_module
     from .world import World
 
-    rates = pricing_module.load(pricing)
     profile_ref = str(locate(profile))  # chosen here, before the world replaces HOME
     project = os.path.abspath(project) if project else None
     total = sum(os.path.getsize(p) for p in transcripts)
@@ -279,6 +290,7 @@ def replay(transcripts, profile=None, progress=None, pricing=None, project=None)
     count = _Counter()
     sessions = []
     with World() as world:
+        rates = pricing_module.load(pricing)  # in the world: reading YAML writes no copy of the settings into yours
         for path in transcripts:
             tick = None if progress is None else _ticker(progress, done, total, str(path))
             sessions.append(replay_one(path, world, profile_ref, rates, count, tick, project))

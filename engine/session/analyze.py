@@ -19,6 +19,8 @@ the file: no record is kept once it is read.
 
 import re
 
+from engine.core.transcript import clamp_tokens, usage_tokens
+
 
 class Chain:
     """What one chain (main or side) of the transcript holds."""
@@ -111,12 +113,8 @@ class Analyzer:
         usage = msg.get("usage")
         if not isinstance(usage, dict):
             return
-        try:
-            tokens = sum(int(usage.get(k) or 0) for k in
-                         ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"))
-        except (TypeError, ValueError, OverflowError):
-            return
-        if tokens <= 0:  # the agent's synthetic messages (API errors, interrupts) carry zeros
+        tokens = usage_tokens(usage)  # each figure clamped: a 400-digit one cannot overflow the fill
+        if tokens is None or tokens <= 0:  # the agent's synthetic messages (API errors, interrupts) carry zeros
             return
         model = msg.get("model") if isinstance(msg.get("model"), str) else ""
         if model:
@@ -166,7 +164,7 @@ class Analyzer:
             pre = meta.get("preTokens")
             chain.compactions.append({"x": chain.x(), "time": ts, "line": lineno,
                                       "trigger": meta.get("trigger") if isinstance(meta.get("trigger"), str) else None,
-                                      "pre_tokens": pre if isinstance(pre, int) else None})
+                                      "pre_tokens": clamp_tokens(pre) if isinstance(pre, int) else None})
             chain.segment += 1
             chain.epoch_tools = {}
         elif sub == "api_error":
@@ -206,7 +204,8 @@ class Analyzer:
         return out
 
     def _result(self, chain, block, ts, lineno):
-        name = chain.tool_names.get(block.get("tool_use_id"), "?")
+        tid = block.get("tool_use_id")
+        name = chain.tool_names.get(tid, "?") if isinstance(tid, str) else "?"  # a list is no id
         content = block.get("content")
         images = 0
         if isinstance(content, str):
@@ -218,7 +217,8 @@ class Analyzer:
             texts = []
         size = sum(len(t.encode("utf-8", errors="replace")) for t in texts)
         text = "\n".join(texts)
-        error = block.get("is_error") is True or any(m in text for m in self._markers)
+        # a marker counts only where the result starts with it: quoted inside a successful result, it is data
+        error = block.get("is_error") is True or text.lstrip().startswith(self._markers)
         for tally in self._tallies(chain, name):
             tally["results"] += 1
             tally["images"] += images

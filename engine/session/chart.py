@@ -10,6 +10,8 @@ from the report style (`chart:` and `html:`).
 
 from html import escape
 
+from engine.base.controls import paint as colored
+
 
 def _col(x, n, width):
     return 0 if n <= 1 else round(x * (width - 1) / (n - 1))
@@ -61,8 +63,7 @@ def terminal(report, style, color=False):
     def paint_text(ch, kind):
         if not color or ch == " ":
             return ch
-        code = c["colors"][kind]
-        return f"\x1b[{code}m{ch}\x1b[0m"
+        return colored(c["colors"][kind], ch)  # the engine's own colour: a mark (engine/base/controls.py)
 
     lines = []
     label_rows = {0: f"{top:.0f}%", (height - 1) // 2: f"{top / 2:.0f}%", height - 1: "0%"}

@@ -13,6 +13,8 @@ import time
 
 from engine.base.errors import UserError
 
+MAX_DIGITS = 12  # a period of 10**12 units reaches before the epoch whatever the unit
+
 
 def for_session(session_id):
     from engine.core.records import read, summarize
@@ -25,10 +27,14 @@ def parse_since(text, units):
     """Seconds of a period such as 7d, 24h, 90m or 2w (`units` of the style)."""
     s = (text or "").strip()
     num, unit = s[:-1], s[-1:]
-    if unit not in units or not num.isdigit() or int(num) <= 0:
+    if unit not in units or not (num.isascii() and num.isdigit()) or not num.strip("0"):
         raise UserError(f"--since {text!r} is not a period; give a number and a unit "
                         f"({', '.join(f'N{u}' for u in units)}), e.g. 7d")
-    return int(num) * units[unit]
+    # Past the epoch means every session: a 400-digit number is clamped, not
+    # parsed (int() refuses 4,300 digits; time - 10**400 overflows a float).
+    digits = num.lstrip("0")
+    n = int(digits) if len(digits) <= MAX_DIGITS else 10 ** MAX_DIGITS
+    return min(n * units[unit], int(time.time()))
 
 
 def sessions_since(seconds, now=None):

@@ -5,6 +5,8 @@
   backticks inside it, as in markdown.
 - Word lists of all token categories share one word-run pass (wordscan).
 - Each token pattern category is one more regex pass.
+- A category with `rules` (secrets) is a rule set (secretrules.RuleSet):
+  each rule runs only where its keywords say it can match.
 - Token passes never look inside an opaque region: it is protected whole
   already, and code is where adversarial runs of dots, slashes and stars live.
 The mask is the union of all spans found.  Every pass, built-in or not, runs
@@ -18,6 +20,7 @@ import regex
 
 from . import regexutil
 from .mask import Mask
+from .secretrules import RuleSet
 from .wordscan import WordTable
 
 
@@ -30,6 +33,8 @@ class CategorySource:
     patterns: list  # regex sources, scoped and prefixed
     words: list = field(default_factory=list)
     case_sensitive: bool = False
+    rules: list = field(default_factory=list)  # secret rules (secretrules.Rule specs)
+    allow: list = field(default_factory=list)  # allow-lists of all its rules
 
 
 def category_source(data, prefix):
@@ -37,7 +42,16 @@ def category_source(data, prefix):
     return CategorySource(
         name=data["name"], stage=data.get("stage", "token"), patterns=pats,
         words=list(data.get("words", ())), case_sensitive=data.get("case_sensitive", False),
+        rules=[rule_spec(r) for r in data.get("rules", ())], allow=list(data.get("allow", ())),
     )
+
+
+# What a rule set needs of a rule (its description and examples stay in the YAML).
+RULE_KEYS = ("id", "pattern", "keywords", "starts", "entropy", "allow")
+
+
+def rule_spec(rule):
+    return {k: rule[k] for k in RULE_KEYS if k in rule}
 
 
 def span_of(m):
@@ -119,16 +133,12 @@ class Protector:
         # text without it is passed over by a byte search (see scan).
         self._prefixes = [regexutil.required_prefix(p.pattern) for _, p in self._token]
         self._literals = {lit: lit.encode("utf-8", "surrogatepass") for lit in self._prefixes if lit}
+        self._rule_sets = [(c.name, RuleSet(c.rules, c.allow)) for c in categories if c.stage != "opaque" and c.rules]
         self._word_re = regex.compile(word_pattern, regex.V0)
         self._words = WordTable()
         for c in categories:
             for w in c.words:
                 self._words.add(w, c.name, c.case_sensitive)
-
-    def patterns(self, category):
-        """The compiled patterns of one token category (the tool memory
-        redacts with `secrets`)."""
-        return [p for name, p in self._token if name == category]
 
     def timeout_for(self, text):
         return pass_timeout(self._timeout_ms_per_mb, text)
@@ -178,6 +188,9 @@ class Protector:
                 start, end = span_of(m)
                 if end > start:
                     found.append((start, end, name))
+        for name, rules in self._rule_sets:
+            for start, end, _, _, _ in rules.findings(tokens_text, timeout=timeout):
+                found.append((start, end, name))
         found.extend(self._words.matches(tokens_text, self._word_re, timeout=timeout))
         return found
 

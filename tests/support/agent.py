@@ -289,7 +289,7 @@ def agent_env(home, env=None):
         PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
         ANTHROPIC_API_KEY="test",
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
-        DISABLE_AUTOUPDATER="1",
+        DISABLE_AUTOUPDATER="1", DISABLE_TELEMETRY="1", DISABLE_ERROR_REPORTING="1",
     )
     for k, v in (env or {}).items():
         if v is None:

@@ -1,5 +1,7 @@
 """ccm_learn (PostToolUse on Bash): a command whose output was over the Bash
-threshold is learned for this project, so its next run is intercepted."""
+threshold is learned for this project, so its next run is intercepted.  A
+command whose learned words hold a secret (`mysql -pPASSWORD`) is not
+learned: the learned file would keep it."""
 
 
 class CcmLearn:
@@ -24,9 +26,15 @@ class CcmLearn:
         if _starts_with(command, settings["intercept"]["bash"]["pass_through"]):
             return []
         pattern = pattern_of(command, settings["learned"]["words"])
-        if pattern:
+        if pattern and not _holds_secret(pattern, settings):
             learn(config.folder(settings), ctx.cwd, pattern, size, settings["learned"]["expiry_days"])
         return []
+
+
+def _holds_secret(pattern, settings):
+    from engine.ccm.secrets import Secrets
+
+    return Secrets(settings).found_in(pattern)
 
 
 def response_bytes(resp):

@@ -13,8 +13,7 @@ class Context:
         self.profile_ref = profile_ref
         self.settings = settings  # the profile's hooks settings
         self.log = log
-        self._tokens = None
-        self._tokens_read = False
+        self._usage = False  # not read yet
         self._snapshot = None
         self.touched_override = None  # engine refresh preview: the files given, without a transcript
         self.touched_extra = ()  # engine refresh preview --touched beside --transcript
@@ -33,15 +32,22 @@ class Context:
             self._snapshot = self.state.get() if self.state is not None else {}
         return self._snapshot
 
-    def context_tokens(self):
-        if not self._tokens_read:
+    def usage(self):
+        """(tokens, model, since) of the latest main-chain response, or None
+        (hooks/fill.py: `since` is where that response starts in the
+        transcript); read once per event."""
+        if self._usage is False:
+            self._usage = None
             path = self.event.get("transcript_path")
             if path and isinstance(path, str):  # no transcript, no reader to import
-                from engine.core.transcript import context_tokens
+                from ..fill import last_usage
 
-                self._tokens = context_tokens(path, self.settings["transcript"]["max_tail_bytes"])
-            self._tokens_read = True
-        return self._tokens
+                self._usage = last_usage(path, self.settings["transcript"]["max_tail_bytes"])
+        return self._usage
+
+    def context_tokens(self):
+        usage = self.usage()
+        return None if usage is None else usage[0]
 
     def touched(self, scope):
         """Project-relative files the session's tool calls named (path-scoped
@@ -55,9 +61,9 @@ class Context:
 
     def fill(self):
         """(percent, tokens, window) of the context per the transcript, or
-        None; read once per event (hooks/fill.py)."""
+        None (hooks/fill.py)."""
         if self._fill is False:
-            from ..fill import context_fill
+            from ..fill import fill_of
 
-            self._fill = context_fill(self.event, self.settings)
+            self._fill = fill_of(self.usage(), self.settings["context"])
         return self._fill

@@ -10,9 +10,11 @@ calls and several auto-compactions between two Stops, at PostToolUse too.
 There the fill is read only when it could have crossed something: the
 transcript's size is one stat, and the context cannot have grown by more
 tokens than the transcript grew in bytes divided by
-`hooks.context.growth_bytes_per_token` since the fill was last read.  Once a
-threshold has been passed, any growth is read (a compaction may have brought
-the fill back down).
+`hooks.context.growth_bytes_per_token` since the response whose usage was
+read began (fill.py: what was written after that is not in its figure, such
+as the tool results of that response).  Nothing written since the last read
+means nothing new.  Once a threshold has been passed, any growth is read (a
+compaction may have brought the fill back down).
 
 The top consumers it names are the tool results the model read since the
 last compaction, ranked by the session report's own function
@@ -22,7 +24,9 @@ import os
 
 from .part import Part
 
-SEEN_SIZE, SEEN_TOKENS = "fill_seen_bytes:", "fill_seen_tokens:"
+# The transcript's size where the response whose fill was read begins, that
+# fill's tokens, and the transcript's size when it was read.
+SEEN_SIZE, SEEN_TOKENS, READ_SIZE = "fill_seen_bytes:", "fill_seen_tokens:", "fill_read_bytes:"
 
 
 class ContextMonitor:
@@ -50,9 +54,10 @@ class ContextMonitor:
         if size is None:
             return False
         seen_size, seen_tokens = snap.get(SEEN_SIZE + self.warnings), snap.get(SEEN_TOKENS + self.warnings)
-        if not isinstance(seen_size, int) or not isinstance(seen_tokens, int):
+        read_size = snap.get(READ_SIZE + self.warnings)
+        if not all(isinstance(v, int) for v in (seen_size, seen_tokens, read_size)):
             return True
-        if size == seen_size:
+        if size == read_size:
             return False
         if any(snap.get(self._mark(t)) for t in thresholds):
             return True  # past one already: a compaction may have brought it back
@@ -77,7 +82,8 @@ class ContextMonitor:
         if size is not None and tokens > 0:
             # Right after a compaction the fill reads 0 while the system prompt
             # is still to come: no base then, the next event reads again.
-            marks = {SEEN_SIZE + self.warnings: size, SEEN_TOKENS + self.warnings: tokens}
+            marks = {SEEN_SIZE + self.warnings: ctx.usage()[2], SEEN_TOKENS + self.warnings: tokens,
+                     READ_SIZE + self.warnings: size}
         if self.spec["rearm"]:
             marks.update({self._mark(t): 0 for t in thresholds if pct < t and snap.get(self._mark(t))})
         new = [t for t in thresholds if pct >= t and not snap.get(self._mark(t))]

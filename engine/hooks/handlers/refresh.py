@@ -1,10 +1,21 @@
 """rule_refresh / file_refresh: re-inject rule files (dir + glob sources, or a
-list of files) compressed at a level, in (priority, name) order, within a
-budget, on a cadence of turns and/or context tokens.  `due()` is cheap and
-imports nothing heavy; `plan()` may load the tokenizer and Jinja2, since it
-only runs when something will be injected."""
+list of files) compressed at a level, the user's own first and then by
+(priority, name) (engine/hooks/origin.py), within a budget, on a cadence of
+turns and/or context tokens; the injected text passes the redactor, and a
+delivery carries the id that later tells it apart (engine/hooks/delivery.py).
+`due()` is cheap and imports nothing heavy; `plan()` may load the tokenizer
+and Jinja2, since it only runs when something will be injected."""
 
 from .part import Part
+
+
+def _elapsed():
+    """Seconds since the hook process started (its deadline counts from there)."""
+    import time
+
+    from ..deadline import STARTED
+
+    return time.monotonic() - STARTED
 
 
 class Refresh:
@@ -35,83 +46,190 @@ class Refresh:
         # results cache when the rule files are unchanged: the compiled
         # profile, the tokenizer and Jinja2 are loaded only on a miss.
         from engine.core.textcache import Compressor
-        from ..plan import Item, Plan
-        from ..sources import body, collect
-        from ..trust import for_event
+        from ..plan import Plan
 
         spec, settings = self.spec, ctx.settings
         comp = Compressor(ctx.profile_ref, spec["level"], cwd=ctx.cwd or None)
-        scope_all = settings.get("scope") == "all"
-        budget = spec["budget"]
-        unit = "tokens" if "tokens" in budget else "chars"
-        limit = budget[unit]
+        unit = "tokens" if "tokens" in spec["budget"] else "chars"
+        limit = spec["budget"][unit]
         measure = len if unit == "chars" else comp.count
-        items, problems, skipped, omitted_early = [], [], [], []
+        problems, skipped, scoped = [], [], []
 
         def log(message):
             problems.append(message)
             ctx.log(message)
 
-        trust = for_event(ctx.profile_ref, ctx.cwd or None, settings, log)
-        files = collect(spec, ctx.cwd, log, trust, skipped)
-        scoped = []
-        if spec.get("path_scope"):  # path-scoped rules only when a matching file was touched
+        files = self._files(ctx, log, skipped, scoped)
+        files, done = self._continue_round(ctx, files)
+        delivery_id, marker = self._marker(ctx)
+        cap = self._cap(ctx, marker)
+        texts = {rf.path: rf.text for rf in files}
+        never, files = self._cannot_fit(comp, files, cap if unit == "tokens" else min(limit, cap), log)
+        items, unread = self._compress(comp, files, measure, settings, log)
+        chosen, over, used = self._fill(items, limit)
+        omitted = never + unread + over
+        never = never + self._never(over, limit)
+        chosen, omitted, used = self._fit_digest(ctx, chosen, omitted, used, limit, measure, texts)
+        plan = Plan(self.name, comp.info("level"), chosen, omitted, budget={unit: limit, "used": used}, problems=problems,
+                    skipped=skipped, scoped=scoped)
+        plan.never, plan.texts, plan.done, plan.delivery = never, texts, done, None
+        self._fit_event(ctx, plan, cap, comp)
+        if plan.items and marker:
+            plan.delivery = delivery_id
+            plan.text = plan.text + "\n" + marker  # last: the banner stays the first thing the model reads
+        return plan
+
+    def _files(self, ctx, log, skipped, scoped):
+        """The rule files this event may deliver: read as the trust model
+        allows, narrowed to the path-scoped ones touched and to what is not
+        in view already."""
+        from ..sources import collect
+        from ..trust import for_event
+
+        trust = for_event(ctx.profile_ref, ctx.cwd or None, ctx.settings, log)
+        files = collect(self.spec, ctx.cwd, log, trust, skipped)
+        if self.spec.get("path_scope"):  # path-scoped rules only when a matching file was touched
             from ..pathscope import select
 
-            files, scoped = select(files, spec["path_scope"], ctx.touched(spec["path_scope"]), log)
-        files = self._in_view(ctx, files)
-        files, done = self._continue_round(ctx, files)
-        unread = files[settings["max_files"]:]
-        if unread:
-            log(f"{self.name}: {len(files)} rule files; the {len(unread)} past hooks.max_files "
-                f"({settings['max_files']}) count as omitted without being compressed")
-        # A file that cannot fit once compressed is not compressed at all:
-        # sizes are checked against the room first (engine.text.sizes.could_fit).
-        from engine.text.sizes import Limits, could_fit
+            files, found = select(files, self.spec["path_scope"], ctx.touched(self.spec["path_scope"]), log)
+            scoped.extend(found)
+        return self._in_view(ctx, files)
 
-        limits = Limits(comp.info("max_input_bytes"), comp.info("fit_factor"))
+    def _marker(self, ctx):
+        """(id, marker line) of this delivery: how the engine later tells its
+        own delivery apart in the transcript (engine/hooks/delivery.py)."""
+        conf = ctx.settings.get("in_view")
+        if not conf or not conf.get("delivery_marker"):
+            return None, ""
+        from ..delivery import marker_line, new_id
+
+        delivery_id = new_id()
+        return delivery_id, marker_line(conf["delivery_marker"], delivery_id)
+
+    def _cap(self, ctx, marker):
+        """The characters this handler's text may take in one event: the
+        event's cap less the source line dispatch.merge puts before it and
+        the delivery's marker line."""
         from ..source import line
 
-        # the line that says where the refresh comes from is put before it (dispatch.merge): it takes room
-        cap = settings["max_injection_chars"] - len(line(settings, ctx.name, self.name))
-        room = cap if unit == "tokens" else min(limit, cap)
-        for rf in files[: settings["max_files"]]:
-            raw = (body(rf.text) if spec.get("strip_frontmatter") else rf.text).replace("\r\n", "\n")
-            if not could_fit(limits, len(raw), room):
-                log(f"rule file {rf.path}: {len(raw):,} characters cannot fit in {room:,} once compressed; "
-                    "omitted without being compressed")
-                omitted_early.append(Item(rf.name, rf.path, rf.priority, len(raw), len(raw), "", cost=0))
+        cap = ctx.settings["max_injection_chars"] - len(line(ctx.settings, ctx.name, self.name))
+        return cap - (len(marker) + 1 if marker else 0)
+
+    def _raw(self, rf):
+        from ..sources import body
+
+        return (body(rf.text) if self.spec.get("strip_frontmatter") else rf.text).replace("\r\n", "\n")
+
+    def _cannot_fit(self, comp, files, room, log):
+        """(Items that cannot fit once compressed, the other files): sizes are
+        checked against the room first (engine.text.sizes.could_fit), so such
+        a file is never compressed and takes none of hooks.max_files."""
+        from engine.text.sizes import Limits, could_fit
+        from ..plan import Item
+
+        limits = Limits(comp.info("max_input_bytes"), comp.info("fit_factor"))
+        never, rest = [], []
+        for rf in files:
+            size = len(self._raw(rf))
+            if could_fit(limits, size, room):
+                rest.append(rf)
                 continue
-            text = comp.compress(raw).strip("\n")
-            items.append(Item(rf.name, rf.path, rf.priority, len(raw), len(text),
-                              raw.strip("\n") if scope_all else text, measure(text)))
-        chosen, omitted, used = [], list(omitted_early), 0
-        for rf in unread:
-            omitted.append(Item(rf.name, rf.path, rf.priority, len(rf.text), len(rf.text), "", cost=0))
+            log(f"rule file {rf.path}: {size:,} characters cannot fit in {room:,} once compressed; "
+                "omitted without being compressed")
+            never.append(Item.of(rf, size, size, "", cost=0))
+        return never, rest
+
+    def _compress(self, comp, files, measure, settings, log):
+        """(compressed Items of the first files, Items of the rest): at most
+        hooks.max_files files, and at most hooks.max_compress_chars of text
+        not yet in the results cache, compressed in the first
+        compress_share_of_deadline of the hook's deadline; the rest are
+        omitted without being compressed and wait for the next part."""
+        from engine.core.textcache import redacted
+        from ..plan import Item
+
+        max_files = settings["max_files"]
+        scope_all = settings.get("scope") == "all"
+        items, work = [], 0
+        for rf in files[:max_files]:
+            raw = self._raw(rf)
+            text = comp.cached(raw)
+            if text is None:
+                if work and not self._may_compress(work, len(raw), settings):
+                    log(f"{self.name}: compressed {work:,} characters of rule text in this event, {_elapsed():.1f} s "
+                        f"into it (hooks.max_compress_chars, hooks.compress_share_of_deadline); the "
+                        f"{len(files) - len(items)} files after wait for the next event")
+                    break
+                work += len(raw)
+                text = comp.compress(raw)
+            text = redacted(text.strip("\n"), comp.limits)  # what goes in view never holds a secret
+            shown = redacted(raw.strip("\n"), comp.limits) if scope_all else text
+            items.append(Item.of(rf, len(raw), len(text), shown, measure(text)))
+        if len(files) > max_files:
+            log(f"{self.name}: {len(files)} rule files that could fit; the {len(files) - max_files} past "
+                f"hooks.max_files ({max_files}) count as omitted without being compressed")
+        return items, [Item.of(rf, len(rf.text), len(rf.text), "", cost=0) for rf in files[len(items):]]
+
+    @staticmethod
+    def _may_compress(work, size, settings):
+        """True when this event may compress `size` more characters: under
+        the bound, and done, at the slowest rate, within its share of the
+        deadline."""
+        share = settings["compress_share_of_deadline"] * settings["deadline_ms"] / 1000.0
+        done_by = _elapsed() + size / settings["compress_slowest_chars_per_s"]
+        return work < settings["max_compress_chars"] and done_by < share
+
+    @staticmethod
+    def _fill(items, limit):
+        """(chosen, over, used): items in order while they fit the budget,
+        skipping those that do not (a smaller rule later may still fit)."""
+        chosen, over, used = [], [], 0
         for it in items:
             if used + it.cost <= limit:
                 chosen.append(it)
                 used += it.cost
             else:
-                omitted.append(it)  # a smaller rule later in the order may still fit
-        texts = {rf.path: rf.text for rf in files}
-        never = omitted_early + self._never(omitted, limit)
-        chosen, omitted, used = self._fit_digest(ctx, chosen, omitted, used, limit, measure, texts)
-        plan = Plan(self.name, comp.info("level"), chosen, omitted, budget={unit: limit, "used": used}, problems=problems,
-                    skipped=skipped, scoped=scoped)
-        plan.never, plan.texts, plan.done = never, texts, done
+                over.append(it)
+        return chosen, over, used
+
+    def _fit_event(self, ctx, plan, cap, comp):
+        """Render the text within one event's cap (the rule texts and titles
+        in it are redacted already): the last rule in leaves until it fits;
+        a rule that does not fit even alone can never fit, and is named, not
+        kept waiting."""
         while True:
             plan.text = self._render(ctx, plan)
-            if scope_all:
+            if ctx.settings.get("scope") == "all":
                 from engine.text.pipeline import compress
 
                 plan.text = compress(comp.profile, plan.text).text  # changes every turn: not cached
             if len(plan.text) <= cap or not plan.items:
                 break
-            plan.omitted.insert(0, plan.items.pop())  # over the agent's limit: drop the last one in
+            self._leave(ctx, plan, len(plan.text) - cap, cap)
         if len(plan.text) > cap:
             plan.text = plan.text[: cap - 1] + "…"
-        return plan
+
+    def _leave(self, ctx, plan, excess, cap):
+        """Take rules out of the delivery, last in first, until those taken
+        out held `excess` characters (a rule's share of the rendering is
+        taken as its text, its name and a few characters more: never more
+        rules than needed, and the render runs a few times, not once per
+        rule).  One that cannot fit the event even alone is never pending."""
+        taken = 0
+        while plan.items and taken < excess:
+            it = plan.items.pop()
+            plan.omitted.insert(0, it)
+            taken += len(it.text) + len(it.name) + 8
+            if (not plan.items or len(it.text) + len(it.name) >= cap // 2) and self._alone_too_long(ctx, plan, it, cap):
+                plan.never.append(it)
+
+    def _alone_too_long(self, ctx, plan, it, cap):
+        """True when `it` rendered alone, with no omitted line, is over the cap."""
+        from ..plan import Plan
+
+        alone = Plan(plan.handler, plan.level, [it], [])
+        alone.never, alone.texts = [], {}
+        return len(self._render(ctx, alone)) > cap
 
     def _in_view(self, ctx, files):
         """Only what the model does not already have (engine/hooks/inview.py)."""
@@ -127,7 +245,7 @@ class Refresh:
         limits = ctx.settings["templates"]
         values = dict(turn=ctx.turn, event=ctx.name, handler=self.name, level=plan.level, cwd=ctx.cwd,
                       session_id=ctx.event.get("session_id", ""), source=ctx.event.get("source", ""))
-        names = [it.name for it in sorted(plan.omitted, key=lambda i: (i.priority, i.name))]
+        names = [it.name for it in self._ordered(plan.omitted)]
         # Name a few: 10,000 names would fill the injection and leave no room for a rule.
         shown = names[: ctx.settings["omitted_names_max"]]
         counts = dict(omitted=shown, omitted_count=len(names), omitted_more=len(names) - len(shown))
@@ -137,11 +255,12 @@ class Refresh:
     # -- what did not fit (engine/hooks/overflow.py): nothing dropped in silence --
 
     def _continue_round(self, ctx, files):
-        """(files still to deliver, paths delivered earlier in this round)."""
+        """(files still to deliver, the identities delivered or named earlier
+        in this round)."""
         from .. import overflow
 
         done = overflow.delivered_before(ctx, self.name, self.spec)
-        return ([f for f in files if f.path not in done] if done else files), done
+        return ([f for f in files if overflow.ident(f) not in done] if done else files), done
 
     def _never(self, omitted, limit):
         from .. import overflow
@@ -163,7 +282,9 @@ class Refresh:
 
     @staticmethod
     def _ordered(items):
-        return sorted(items, key=lambda i: (i.priority, i.name))
+        from operator import attrgetter
+
+        return sorted(items, key=attrgetter("order"))  # origin.order_key, computed once per Item
 
     def _line_renderer(self, ctx):
         from ..banner import render_cached as render
@@ -206,7 +327,7 @@ class Refresh:
 
     def run(self, ctx):
         plan = self.plan(ctx)
-        self._delivered = plan.items
+        self._delivered = plan
         if not plan.items and not plan.omitted and not plan.problems and not plan.scoped \
                 and not getattr(ctx, "in_view_skipped", 0):  # say why, once
             from ..sources import expand
@@ -228,10 +349,11 @@ class Refresh:
     def parts(self, ctx):
         ctx.in_view_held = []
         text, marks = self.run(ctx)
-        if text and ctx.settings.get("in_view"):
+        plan = getattr(self, "_delivered", None)
+        if text and plan is not None and ctx.settings.get("in_view"):
             from ..inview import delivered_marks
 
-            marks = {**marks, **delivered_marks(ctx, getattr(self, "_delivered", ()))}
+            marks = {**marks, **delivered_marks(ctx, plan.items, plan.delivery)}
         held = [rf.text for rf in ctx.in_view_held]
         return [Part(self.name, text, marks, held=held or None)]
 

@@ -42,13 +42,15 @@ class ScopedOnWrite:
         ctx.scoped_for = rel
         ctx.touched_extra = tuple(ctx.touched_extra) + (rel,)
         ctx.touched_override = None
+        from ..delivery import KEY
+
         out = []
         try:
             for h in (self.registry[n] for n in self.spec["handlers"]):
                 try:
                     for part in h.parts(ctx):
                         # a scoped delivery is not the target's cadence: keep only what says it is in view
-                        marks = {k: v for k, v in (part.marks or {}).items() if k.startswith("iv:")}
+                        marks = {k: v for k, v in (part.marks or {}).items() if k.startswith(KEY)}
                         part.marks = marks
                         part.name = self.name
                         out.append(part)

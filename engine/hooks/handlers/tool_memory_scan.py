@@ -1,7 +1,7 @@
 """tool_memory_scan: at Stop and SessionEnd, record the tool errors of the
 session's transcript that no PostToolUse reported (MCP tools, results with
-`is_error: true` or `<tool_use_error>`), once each: every recorded call is
-marked by its tool_use_id in the session's state."""
+`is_error: true` or that start with the agent's error wrapper), once each:
+every recorded call is marked by its tool_use_id in the session's state."""
 
 from .part import Part
 
@@ -17,7 +17,8 @@ class ToolMemoryScan:
     def parts(self, ctx):
         from engine.memory.scan import transcript_failures
 
-        found = transcript_failures(ctx.event.get("transcript_path"), self.spec["max_tail_bytes"])
+        found = transcript_failures(ctx.event.get("transcript_path"), self.spec["max_tail_bytes"],
+                                    ctx.settings["memory"].get("error_wrappers", ()))
         snap = ctx.snapshot()
         new = [f for f in found if not snap.get(f"mem:{f['id']}")]
         if not new:

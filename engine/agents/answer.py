@@ -1,0 +1,86 @@
+"""A neutral answer rendered in the agent's own shape.
+
+Each answer kind an agent takes (`answers:` in its YAML) is a JSON template:
+string values "{text}", "{event}", "{decision}", "{reason}", "{input}" and
+"{command}" are filled in (a value that is only a placeholder takes the
+value whole, so "{input}" can stand for a mapping), and the kinds given for
+one event are merged into one object.  An answer kind the agent lacks for
+an event is dropped, so a handler never writes a field the agent would
+misread (Codex discards a whole answer that holds a field it does not know).
+"""
+
+
+def fill(template, values):
+    """The template with its placeholders filled in."""
+    if isinstance(template, dict):
+        return {k: fill(v, values) for k, v in template.items()}
+    if isinstance(template, list):
+        return [fill(v, values) for v in template]
+    if isinstance(template, str):
+        if template.startswith("{") and template.endswith("}") and template[1:-1] in values:
+            return values[template[1:-1]]
+        out = template
+        for key, value in values.items():
+            if isinstance(value, str):
+                out = out.replace("{" + key + "}", value)
+        return out
+    return template
+
+
+def merge_into(target, extra):
+    """Deep merge of two rendered templates (later keys win at the leaves)."""
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(target.get(key), dict):
+            merge_into(target[key], value)
+        else:
+            target[key] = value
+    return target
+
+
+class Rendered:
+    """What one event prints: an object (JSON), a plain text, or nothing."""
+
+    def __init__(self, obj=None, text=None, dropped=()):
+        self.obj = obj
+        self.text = text
+        self.dropped = list(dropped)  # answer kinds the agent does not take at this event
+
+
+def render(agent, event, context=None, user_message=None, decision=None, rewrite=None, tool_output=None,
+           plain=None):
+    """The agent's answer to `event` (event.Event) from neutral parts:
+    context (text for the model), user_message, decision ({decision, reason}),
+    rewrite (a new tool input), tool_output (the text the model reads instead
+    of the tool's output), plain (text printed as it is, e.g. compaction
+    instructions)."""
+    kind, values = event.kind, {"event": event.agent_event}
+    out, dropped = {}, []
+
+    def add(what, extra):
+        spec = agent.answer(what)
+        events = spec.get("events") if spec else None
+        if spec is None or (events is not None and kind not in events) or "template" not in spec:
+            dropped.append(what)
+            return
+        merge_into(out, fill(spec["template"], dict(values, **extra)))
+
+    if plain:
+        spec = agent.answer("compaction_instructions")
+        if spec and kind in spec.get("events", ()):
+            return Rendered(text=plain)
+        dropped.append("compaction_instructions")
+    if context:
+        add("context", {"text": context})
+    if decision:
+        add("decision", {"decision": decision.get("decision", ""), "reason": decision.get("reason", "")})
+    if rewrite is not None:
+        spec = agent.answer("decision")
+        if spec and kind in spec.get("events", ()) and "rewrite" in spec:
+            merge_into(out, fill(spec["rewrite"], dict(values, input=rewrite)))
+        else:
+            dropped.append("rewrite")
+    if tool_output is not None:
+        add("replace_output", {"text": tool_output.get("text", ""), "command": tool_output.get("command", "")})
+    if user_message:
+        add("user_message", {"text": user_message})
+    return Rendered(obj=out or None, dropped=dropped)

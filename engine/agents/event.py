@@ -1,0 +1,178 @@
+"""One hook event in the engine's own words.
+
+The agent's payload is read through its declaration (spec.Agent): the
+neutral event kind, and each neutral field at the path the agent keeps it
+(`payload:` in its YAML; a field the agent encodes as a JSON string is
+decoded).  Handlers read only these attributes, never the payload.
+"""
+
+from engine.base.fastjson import loads
+
+
+def _at(data, path):
+    """The value at a dotted path of nested mappings, or None."""
+    for key in path.split("."):
+        if not isinstance(data, dict):
+            return None
+        data = data.get(key)
+    return data
+
+
+class Event:
+    """A neutral event: `kind` (session_start, prompt, pre_tool ...) and the
+    fields handlers read, each None when the agent did not send it."""
+
+    def __init__(self, agent, payload, agent_event=None, environ=None):
+        self.agent = agent
+        self.payload = payload
+        if agent_event is None:
+            key = agent.data.get("event_key")
+            agent_event = payload.get(key) if key else None
+        self.agent_event = agent_event if isinstance(agent_event, str) else ""
+        self.kind = agent.neutral(self.agent_event) or ""
+        self._cache = {}
+        self._environ = environ
+
+    def field(self, name):
+        """A neutral payload field, decoded as the agent's YAML says."""
+        if name in self._cache:
+            return self._cache[name]
+        spec = self.agent.data["payload"].get(name)
+        value = None
+        if isinstance(spec, str):
+            value = _at(self.payload, spec)
+        elif isinstance(spec, dict):
+            value = _at(self.payload, spec["path"])
+            if spec.get("json") and isinstance(value, str):
+                try:
+                    value = loads(value)
+                except (ValueError, RecursionError):
+                    pass  # kept as the text it is
+        self._cache[name] = value
+        return value
+
+    def _text(self, name):
+        value = self.field(name)
+        return value if isinstance(value, str) else ""
+
+    # ---------------------------------------------------------- the session
+
+    @property
+    def session(self):
+        return self._text("session")
+
+    @property
+    def transcript(self):
+        return self._text("transcript")
+
+    @property
+    def cwd(self):
+        return self._text("cwd")
+
+    @cwd.setter
+    def cwd(self, value):
+        self._cache["cwd"] = value
+
+    @property
+    def model(self):
+        return self._text("model")
+
+    @property
+    def subagent(self):
+        """True inside a subagent (its events carry the subagent's id)."""
+        return bool(self.field("subagent"))
+
+    @property
+    def permission_mode(self):
+        return self._text("permission_mode")
+
+    # ------------------------------------------------------- event specific
+
+    @property
+    def prompt(self):
+        return self._text("prompt")
+
+    @property
+    def source(self):
+        """session_start's source in the engine's words (startup, resume, clear, compact)."""
+        raw = self._text("source")
+        return self.agent.data.get("session_sources", {}).get(raw, raw)
+
+    @property
+    def trigger(self):
+        return self._text("trigger")
+
+    @property
+    def custom_instructions(self):
+        return self._text("custom_instructions")
+
+    @property
+    def stop_active(self):
+        return bool(self.field("stop_active"))
+
+    # ---------------------------------------------------------------- tools
+
+    @property
+    def tool(self):
+        """The agent's name of the tool called."""
+        return self._text("tool")
+
+    @property
+    def tool_kind(self):
+        """What the tool does: shell, read, write, search, task; None for others."""
+        return self.agent.tool_kind(self.tool) if self.tool else None
+
+    @property
+    def tool_input(self):
+        value = self.field("tool_input")
+        return value if isinstance(value, dict) else {}
+
+    @property
+    def tool_use_id(self):
+        return self._text("tool_use_id")
+
+    @property
+    def error(self):
+        return self._text("error")
+
+    @property
+    def command(self):
+        """The shell command of a shell tool call, else None."""
+        if self.tool_kind != "shell":
+            return None
+        value = _at(self.tool_input, self.agent.tools("shell").get("command", "command"))
+        return value if isinstance(value, str) else None
+
+    def file_paths(self, kinds=("read", "write", "search")):
+        """The file or folder paths a file tool call names, as given."""
+        kind = self.tool_kind
+        if kind not in kinds:
+            return []
+        out = []
+        for field in self.agent.tools(kind).get("path", ()):
+            value = _at(self.tool_input, field)
+            if isinstance(value, str) and value:
+                out.append(value)
+        return out
+
+    @property
+    def tool_output(self):
+        """The tool's output as the agent sent it (its own shape)."""
+        return self.field("tool_output")
+
+    def output_streams(self):
+        """(stdout, stderr) of a shell call's output, or (text, "") for an
+        agent whose output is one text; None when there is none."""
+        raw = self.tool_output
+        shape = self.agent.tools("shell").get("output") or {}
+        if isinstance(raw, dict):
+            if "stdout" in shape:
+                out, err = _at(raw, shape["stdout"]), _at(raw, shape.get("stderr", ""))
+                return (out if isinstance(out, str) else "", err if isinstance(err, str) else "")
+            if "text" in shape:
+                text = _at(raw, shape["text"])
+                return (text, "") if isinstance(text, str) else None
+            return None
+        if isinstance(raw, str):
+            return raw, ""
+        return None

@@ -1,0 +1,90 @@
+"""One agent's declaration (pipelines/agents/NAME.yaml) as the hooks read it:
+plain data from the compiled profile, with the lookups every layer needs.
+
+Nothing here imports YAML: a hook reads the declaration from the compiled
+profile's cached hooks settings (`hooks.agents`)."""
+
+import os
+
+NEUTRAL_EVENTS = ("session_start", "prompt", "pre_tool", "post_tool", "tool_failure", "stop", "subagent_stop",
+                  "pre_compact", "post_compact", "session_end", "notification", "subagent_start",
+                  "permission_request", "before_model", "after_model")
+
+
+class Agent:
+    """An agent declaration with lookups by neutral name."""
+
+    __slots__ = ("data", "name", "_by_event", "_tool_kinds")
+
+    def __init__(self, data):
+        self.data = data
+        self.name = data["name"]
+        self._by_event = None
+        self._tool_kinds = None
+
+    # ---------------------------------------------------------------- events
+
+    def neutral(self, agent_event):
+        """The engine's name of one of the agent's events, or None."""
+        return self.data["events"].get(agent_event)
+
+    def agent_events(self, neutral):
+        """The agent's names of one neutral event (usually one, or none)."""
+        if self._by_event is None:
+            by = {}
+            for theirs, ours in self.data["events"].items():
+                by.setdefault(ours, []).append(theirs)
+            self._by_event = by
+        return self._by_event.get(neutral, [])
+
+    # ----------------------------------------------------------------- tools
+
+    def tool_kind(self, tool):
+        """shell, read, write, search, task ... for one of the agent's tool names; None for others."""
+        if self._tool_kinds is None:
+            kinds = {}
+            for kind, spec in self.data.get("tools", {}).items():
+                for name in spec.get("names", ()):
+                    kinds.setdefault(name, kind)
+            self._tool_kinds = kinds
+        return self._tool_kinds.get(tool)
+
+    def tools(self, kind):
+        """The declaration of one tool kind ({} when the agent has none)."""
+        return self.data.get("tools", {}).get(kind) or {}
+
+    def tool_names(self, *kinds):
+        return [n for k in kinds for n in self.tools(k).get("names", ())]
+
+    # -------------------------------------------------------------- answers
+
+    def answer(self, what):
+        """The declaration of one answer kind, or None when the agent has no such answer."""
+        return self.data.get("answers", {}).get(what)
+
+    def answers_at(self, what, neutral_event):
+        spec = self.answer(what)
+        return spec is not None and neutral_event in spec.get("events", ())
+
+    # ---------------------------------------------------------------- places
+
+    def home(self, environ=None):
+        """The agent's own folder ({agent_home}): its variable, else the default."""
+        env = environ if environ is not None else os.environ
+        spec = self.data["home"]
+        value = env.get(spec["env"]) if spec.get("env") else None
+        return os.path.expanduser(value or spec["default"])
+
+    def expand(self, template, project="", environ=None):
+        """A declared path with {agent_home} and {project} filled in and ~ expanded."""
+        text = template.replace("{agent_home}", self.home(environ)).replace("{project}", project or "")
+        return os.path.expanduser(text)
+
+
+def agent_of(hooks, name):
+    """The Agent a hook serves: named by its command, from the compiled profile."""
+    table = hooks.get("agents") or {}
+    data = table.get(name)
+    if data is None:
+        raise KeyError(name)
+    return Agent(data)

@@ -1,0 +1,108 @@
+"""The built-in agent documents (pipelines/agents/*.yaml) as plain data,
+read once per process.
+
+Agent facts are the engine's, not a profile's: what an agent sends and
+reads does not change with the user's taste, and a project can never
+change them.  A hook needs them before it has a profile (to know that an
+event is a prompt, on a cold cache), so they are read from a JSON copy in
+the cache folder, stamped with each file's size and time and the engine's
+version, as the engine settings are (engine/core/settings.py): a warm hook
+imports no YAML.  `engine validate` and the tests check the YAML files
+against schemas/agent.schema.json.
+"""
+
+import os
+
+from engine.base.paths import builtin_root_str, cache_dir_str
+
+_FOLDER = ("pipelines", "agents")
+_COPY = "engine-agents.json"
+_table = None
+
+
+def folder():
+    return os.path.join(builtin_root_str(), *_FOLDER)
+
+
+def files():
+    here = folder()
+    try:
+        names = sorted(n for n in os.listdir(here) if n.endswith(".yaml"))
+    except OSError:
+        return []
+    return [os.path.join(here, n) for n in names]
+
+
+def _stamp(paths):
+    from engine.base.version import __version__
+
+    out = [__version__]
+    for p in paths:
+        st = os.stat(p)
+        out.append([os.path.basename(p), st.st_size, st.st_mtime_ns])
+    return out
+
+
+def _from_copy(copy, stamp):
+    from engine.base.fastjson import loads
+
+    try:
+        with open(copy, encoding="utf-8") as fh:
+            entry = loads(fh.read())
+    except (OSError, ValueError):
+        return None
+    if isinstance(entry, dict) and entry.get("stamp") == stamp and isinstance(entry.get("value"), dict):
+        return entry["value"]
+    return None
+
+
+def _from_yaml(paths):
+    import yaml
+
+    table = {}
+    for p in paths:
+        with open(p, encoding="utf-8") as fh:
+            doc = yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        table[doc["name"]] = doc
+    return table
+
+
+def _save(copy, stamp, table):
+    import json
+
+    from engine.base.files import folder_is_private, replace_atomic
+
+    if folder_is_private(os.path.dirname(copy), create=True):
+        try:
+            replace_atomic(copy, json.dumps({"stamp": stamp, "value": table}).encode("utf-8"))
+        except OSError:
+            pass  # the next hook reads the YAML again
+
+
+def agents():
+    """{name: agent document} of every built-in agent."""
+    global _table
+    if _table is not None:
+        return _table
+    from engine.base.files import folder_is_private
+
+    paths = files()
+    stamp = _stamp(paths)
+    copy = os.path.join(cache_dir_str(), _COPY)
+    table = _from_copy(copy, stamp) if folder_is_private(os.path.dirname(copy)) else None
+    if table is None:
+        table = _from_yaml(paths)
+        _save(copy, stamp, table)
+    _table = table
+    return table
+
+
+def names():
+    return sorted(agents())
+
+
+def get(name):
+    """The Agent (spec.Agent) of a built-in agent; KeyError for an unknown name."""
+    from .spec import Agent
+
+    return Agent(agents()[name])

@@ -1,0 +1,73 @@
+"""Transcript readers: one module per agent's transcript format, each turning
+that agent's lines into the neutral records of engine/agents/records.py.
+
+This file only maps a reader name (an agent's `transcript.reader`) to its
+module, and drives any reader both ways, always bounded (the reading itself
+is engine/core/transcript.py's):
+
+- `backwards(reader, path, max_bytes)`: records of the file's end, newest
+  first (hooks: the context size, what is in view, the last tool calls);
+- `forwards(reader, fh, reading, problems)`: every record in file order
+  (reports, replay, the tool memory's scan).
+
+A reader module has `MARKS` (per record kind, the bytes of which a line must
+hold one to be worth parsing for that kind: a hook asking for the context
+size parses only the lines that can hold a usage record) and
+`records_of(obj)`: the records of one parsed line, in order.
+"""
+
+READERS = {
+    "claude": "claude",
+    "codex": "codex",
+    "gemini": "gemini",
+    "copilot": "copilot",
+}
+
+
+def reader(name):
+    module = READERS[name]
+    return __import__(f"{__name__}.{module}", fromlist=["records_of"])
+
+
+def _parsed(raw):
+    from engine.base.fastjson import loads
+
+    try:
+        return loads(raw.decode("utf-8", "replace"))
+    except (ValueError, RecursionError):
+        return None
+
+
+def marks_for(mod, kinds):
+    if kinds is None:
+        return tuple(m for ms in mod.MARKS.values() for m in ms)
+    return tuple(m for k in kinds for m in mod.MARKS.get(k, ()))
+
+
+def backwards(name, path, max_bytes, kinds=None):
+    """Records of the last `max_bytes` of the transcript, newest first; only
+    those of `kinds` (record kind names) when given."""
+    from engine.core.transcript import reversed_lines
+
+    mod = reader(name)
+    marks = marks_for(mod, kinds)
+    for raw in reversed_lines(path, max_bytes):
+        if not any(m in raw for m in marks):
+            continue
+        obj = _parsed(raw)
+        if not isinstance(obj, dict):
+            continue
+        for rec in reversed(mod.records_of(obj)):
+            if kinds is None or rec.kind in kinds:
+                yield rec
+
+
+def forwards(name, fh, reading, problems):
+    """Every record of a transcript opened in binary, in order, each with its line number."""
+    from engine.core.transcript import records as lines
+
+    mod = reader(name)
+    for lineno, obj in lines(fh, reading, problems):
+        for rec in mod.records_of(obj):
+            rec.line = lineno
+            yield rec

@@ -1,0 +1,63 @@
+"""Whose a rule file is, and the order that follows from it.
+
+A rule file is the user's own (their rule folder ~/.claude/rules, their
+~/.claude/CLAUDE.md, or a file outside the project that their own profile
+named) or a project's (any file reached through the working folder, named
+by the project's real path).  The rule it keeps: a project's rule files
+never displace the user's own.  The user's come first in every order a
+refresh applies (the delivery, the budget, hooks.max_files, the round of a
+pending delivery, the digest lines); `priority:` orders files within one
+origin only, so a repository cannot write its way ahead of the user.
+
+os.path only: this runs in every injecting hook process.
+"""
+
+import os
+
+USER, PROJECT = "user", "project"
+_RANK = {USER: 0, PROJECT: 1}
+
+
+def _inside(path, root):
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+class Origins:
+    """The origin of each file a refresh reads for one working folder."""
+
+    def __init__(self, cwd):
+        # The user's own folder, as the agent names it (~/.claude/rules,
+        # ~/.claude/CLAUDE.md): a project opened at the home folder does not
+        # make those files the project's.
+        self.own = os.path.join(os.path.expanduser("~"), ".claude")
+        self.project_lex = os.path.abspath(cwd or os.getcwd())
+        self.project = os.path.realpath(self.project_lex)
+        self._folders = {}  # folder -> USER, PROJECT or None (decided by the real path)
+
+    def of(self, path, real):
+        """(origin, project real path or "") of the file at `path` (real path `real`)."""
+        folder = os.path.dirname(os.path.abspath(path))
+        where = self._folders.get(folder, False)
+        if where is False:
+            where = self._folders[folder] = self._by_folder(folder)
+        if where is None:
+            where = PROJECT if _inside(real, self.project) else USER
+        return (where, self.project) if where == PROJECT else (USER, "")
+
+    def _by_folder(self, folder):
+        if _inside(folder, self.own):
+            return USER
+        if _inside(folder, self.project_lex) or _inside(folder, self.project):
+            return PROJECT
+        return None
+
+
+def rank(origin):
+    """0 for the user's own, 1 for a project's (an unknown origin counts as a project's)."""
+    return _RANK.get(origin, 1)
+
+
+def order_key(item):
+    """The order of rule files and of what a delivery names: the user's first,
+    then by priority (lower first), file name and path."""
+    return _RANK.get(item.origin, 1), item.priority, item.name, item.path

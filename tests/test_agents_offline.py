@@ -1,0 +1,792 @@
+"""The other coding agents, real and offline: Codex CLI, Gemini CLI and
+Copilot CLI each run one scripted shell call against a local stand-in of its
+model API, inside a loopback-only network namespace (tests/support/offline.py),
+with a logging hook (tests/support/loghook.py) installed the agent's own way.
+Each smoke test checks the hook fired for the events the engine needs, with
+the payload fields it will read, and that the hook's added context reached
+the model (in the request bodies the stand-in recorded).
+
+The first tests here check the stand-ins and the name server themselves, with
+no agent. The `test_fact_*` tests, run only with ENGINE_TEST_AGENT_FACTS=1,
+each check one fact written down in tests/support/AGENTS-MEASURED.md.
+
+Each agent test starts its own stand-in, namespace and HOME, so they run in
+parallel under xdist; a smoke test takes 1.5-4 s on a quiet machine.
+"""
+
+import json
+import os
+import socket
+import subprocess
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from support import gemini_api, responses_api
+from support.codex import codex_command, codex_hooks, list_hooks, rollout_lines, run_codex, trust_hooks
+from support.copilot import copilot_command, copilot_hooks, events_of, run_copilot
+from support.gemini import gemini_command, gemini_hooks, run_gemini, session_files
+from support.gemini_api import GeminiAPI
+from support.hooks import LogHook, context_answer
+from support.nodns import NoDNS
+from support.responses_api import ResponsesAPI
+from support.standin import call, say, shell
+
+# ---------------------------------------------------------------- the stand-ins alone
+
+
+def _post(api, path, body):
+    req = urllib.request.Request(api.url + path, data=json.dumps(body).encode(), method="POST",
+                                 headers={"content-type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as resp:
+        return resp.read().decode()
+
+
+def _sse_data(text):
+    return [json.loads(line[6:]) for line in text.splitlines() if line.startswith("data: ")]
+
+
+CODEX_TOOLS = [{"type": "function", "name": "exec_command", "parameters": {}}]
+
+
+def _user(text):
+    return {"role": "user", "content": [{"type": "input_text", "text": text}]}
+
+
+def test_the_responses_stand_in_counts_requests_served_not_tool_calls_and_answers_a_summary_aside():
+    script = [shell("ls -la"), shell("wc -l notes.txt"), say("Two looks.")]
+    with responses_api.ResponsesAPI(script) as api:
+        first = _sse_data(_post(api, "/v1/responses", {"input": [], "tools": CODEX_TOOLS}))
+        # a compaction request (Codex's summary prompt) between turns does not consume the script
+        summary = _sse_data(_post(api, "/v1/responses", {"tools": CODEX_TOOLS, "input": [_user(
+            "You are performing a CONTEXT CHECKPOINT COMPACTION. Create a handoff summary")]}))
+        # after a compaction the request holds no earlier tool call, only the summary quoted (as
+        # Copilot quotes it): a main turn, and still the second
+        second = _sse_data(_post(api, "/v1/responses", {"tools": CODEX_TOOLS, "input": [_user(
+            "Here is a summary of the prior context:\n<summary>\nwe listed\n</summary>")]}))
+        third = _sse_data(_post(api, "/v1/responses", {"input": [], "tools": CODEX_TOOLS}))
+        after = _sse_data(_post(api, "/v1/responses", {"input": [], "tools": CODEX_TOOLS}))
+    done = [events[-1] for events in (first, summary, second, third, after)]
+    assert all(d["type"] == "response.completed" and d["response"]["output"] for d in done)
+    calls = [d["response"]["output"][0] for d in done]
+    assert json.loads(calls[0]["arguments"]) == {"cmd": "ls -la"} and calls[0]["name"] == "exec_command"
+    assert calls[1]["content"][0]["text"] == api.summary
+    assert json.loads(calls[2]["arguments"]) == {"cmd": "wc -l notes.txt"}
+    assert calls[3]["content"][0]["text"] == "Two looks."
+    assert calls[4]["content"][0]["text"] == api.after
+    assert [r.kind for r in api.log] == ["main", "summary", "main", "main", "main"]
+    assert len(api.requests) == 4 and len(api.summaries) == 1
+
+
+def test_the_responses_stand_in_writes_copilots_shell_call_for_copilots_tool_list():
+    with responses_api.ResponsesAPI([shell("printf x")]) as api:
+        events = _sse_data(_post(api, "/v1/responses", {"input": [], "tools": [
+            {"type": "function", "name": "view"}, {"type": "function", "name": "bash"}]}))
+    item = events[-1]["response"]["output"][0]
+    assert item["name"] == "bash" and json.loads(item["arguments"])["command"] == "printf x"
+
+
+def test_the_gemini_stand_in_streams_turns_and_answers_side_questions_from_their_schema():
+    tools = [{"functionDeclarations": [{"name": "run_shell_command"}]}]
+    schema = {"type": "object", "properties": {"reasoning": {"type": "string"},
+                                               "next_speaker": {"type": "string", "enum": ["model", "user"]}}}
+    with gemini_api.GeminiAPI([shell("date -u"), say("It is late.")]) as api:
+        base = "/v1beta/models/gemini-x"
+        one = _sse_data(_post(api, base + ":streamGenerateContent?alt=sse", {"contents": [], "tools": tools}))
+        side = json.loads(_post(api, base + ":generateContent", {
+            "contents": [], "generationConfig": {"responseMimeType": "application/json", "responseJsonSchema": schema}}))
+        squeeze = json.loads(_post(api, base + ":generateContent", {
+            "contents": [], "systemInstruction": {"parts": [{"text": "Write a <state_snapshot> of it all."}]}}))
+        two = json.loads(_post(api, base + ":generateContent", {"contents": [], "tools": tools}))
+    part = lambda answer: answer["candidates"][0]["content"]["parts"][0]
+    assert part(one[0]) == {"functionCall": {"name": "run_shell_command", "args": {"command": "date -u"}}}
+    assert json.loads(part(side)["text"]) == {"reasoning": "ok", "next_speaker": "user"}
+    assert part(squeeze)["text"] == api.summary
+    assert part(two)["text"] == "It is late."
+    assert [r.kind for r in api.log] == ["main", "side", "summary", "main"]
+
+
+def test_the_name_server_answers_every_question_nxdomain_and_records_it():
+    dns = NoDNS(port=0)
+    dns.bind()
+    dns.start()
+    try:
+        query = b"\x12\x34\x01\x00\x00\x01\x00\x00\x00\x00\x00\x00" + b"\x03api\x07example\x03org\x00" + b"\x00\x01\x00\x01"
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.settimeout(5)
+            s.sendto(query, ("127.0.0.1", dns.port))
+            answer, _ = s.recvfrom(512)
+    finally:
+        dns.close()
+    assert answer[:2] == b"\x12\x34" and answer[3] & 0x0F == 3 and answer[2] & 0x80  # same id, a response, NXDOMAIN
+    assert answer[12:] == query[12:]  # the question echoed
+    assert dns.names == ["api.example.org"]
+
+
+# ---------------------------------------------------------------- the agents
+
+
+# A command whose output is not in its text: the output in a request proves it ran.
+# (No $(...): Gemini CLI refuses a command that holds a substitution.)
+CMD = "printf '%%s-%%d\\n' %s 42"
+
+
+def _world(tmp_path):
+    home, cwd = tmp_path / "home", tmp_path / "project"
+    home.mkdir(parents=True)
+    cwd.mkdir()
+    return home, cwd
+
+
+def _fields(payload, names):
+    missing = [n for n in names if n not in payload]
+    assert not missing, f"payload without {missing}: {payload}"
+
+
+@pytest.mark.slow
+def test_codex_runs_a_shell_call_offline_and_its_hooks_fire_and_reach_the_model(tmp_path):
+    home, cwd = _world(tmp_path)
+    hook = LogHook(tmp_path, {"*": context_answer()})
+    events = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"]
+    run = run_codex("count for me", home, cwd, [shell(CMD % "codex"), say("It is 42.")],
+                    hooks=codex_hooks(hook, events))
+    assert run.returncode == 0, str(run)
+    assert hook.events() == events, str(run)
+    common = ["session_id", "transcript_path", "cwd", "hook_event_name", "model"]
+    for call in hook.calls():
+        _fields(call["stdin"], common)
+        assert call["stdin"]["hook_event_name"] == call["event"]
+        assert call["stdin"]["cwd"] == str(cwd)
+    (start,), (prompt,), (pre,), (post,), (stop,) = (hook.payloads(e) for e in events)
+    assert start["source"] == "startup" and prompt["prompt"] == "count for me"
+    assert pre["tool_name"] == "Bash" and pre["tool_input"] == {"command": CMD % "codex"}
+    assert post["tool_response"].strip() == "codex-42" and post["tool_use_id"] == pre["tool_use_id"]
+    assert stop["last_assistant_message"] == "It is 42."
+    # the transcript is the rollout the payload names
+    assert run.extra["rollout"] and str(run.extra["rollout"]) == start["transcript_path"]
+    assert rollout_lines(run.extra["rollout"])[0]["type"] == "session_meta"
+    # every answer's additionalContext is a developer message the model reads
+    first, after = run.requests
+    developer = [t for role, t in responses_api.input_texts(after) if role == "developer"]
+    for event in events[:-1]:
+        assert f"CTX_{event}_MARK" in developer, developer
+    assert "CTX_SessionStart_MARK" in responses_api.request_text(first)
+    assert "codex-42" in responses_api.tool_outputs(after)[0]
+    assert all(r.path == "/v1/responses" for r in run.api.log), [r.path for r in run.api.log]
+
+
+@pytest.mark.slow
+def test_gemini_runs_a_shell_call_offline_and_its_hooks_fire_and_reach_the_model(tmp_path):
+    home, cwd = _world(tmp_path)
+    hook = LogHook(tmp_path, {"*": context_answer()})
+    events = ["SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent", "SessionEnd"]
+    run = run_gemini("count for me", home, cwd, [shell(CMD % "gemini"), say("It is 42.")],
+                     hooks=gemini_hooks(hook, events))
+    assert run.returncode == 0 and run.extra["output"]["response"] == "It is 42.", str(run)
+    assert hook.events() == events, str(run)
+    for call in hook.calls():
+        _fields(call["stdin"], ["session_id", "transcript_path", "cwd", "hook_event_name", "timestamp"])
+        assert call["stdin"]["hook_event_name"] == call["event"]
+        assert call["env"]["GEMINI_PROJECT_DIR"] == str(cwd)
+    (start,), (prompt,), (before,), (after_tool,), (done,), (end,) = (hook.payloads(e) for e in events)
+    assert start["source"] == "startup" and prompt["prompt"].endswith("count for me")
+    assert before["tool_name"] == "run_shell_command" and before["tool_input"] == {"command": CMD % "gemini"}
+    assert "gemini-42" in after_tool["tool_response"]["llmContent"]
+    assert done["prompt_response"] == "It is 42." and end["reason"] == "exit"
+    first, after = run.requests
+    # context arrives wrapped in <hook_context>: SessionStart's before the prompt, AfterTool's in the function response
+    assert "<hook_context>CTX_SessionStart_MARK</hook_context>" in gemini_api.request_text(first)
+    assert "<hook_context>CTX_BeforeAgent_MARK</hook_context>" in gemini_api.request_text(first)
+    (output,) = gemini_api.tool_outputs(after)
+    assert "gemini-42" in output and "<hook_context>CTX_AfterTool_MARK</hook_context>" in output
+
+
+@pytest.mark.slow
+def test_copilot_runs_a_shell_call_offline_and_its_hooks_fire_and_reach_the_model(tmp_path):
+    home, cwd = _world(tmp_path)
+    hook = LogHook(tmp_path, {"*": {"additionalContext": "CTX_{event}_MARK"}})
+    events = ["sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "agentStop", "sessionEnd"]
+    run = run_copilot("count for me", home, cwd, [shell(CMD % "copilot"), say("It is 42.")],
+                      hooks=copilot_hooks(hook, events))
+    assert run.returncode == 0, str(run)
+    assert hook.events() == events, str(run)
+    for call in hook.calls():
+        _fields(call["stdin"], ["sessionId", "timestamp", "cwd"])
+        assert call["stdin"]["cwd"] == str(cwd)
+    (start,), (prompt,), (pre,), (post,), (stop,), (end,) = (hook.payloads(e) for e in events)
+    assert start["source"] == "new" and prompt["prompt"] == "count for me"
+    assert pre["toolName"] == "bash" and pre["toolArgs"]["command"] == CMD % "copilot"
+    assert post["toolResult"]["resultType"] == "success" and "copilot-42" in post["toolResult"]["textResultForLlm"]
+    assert stop["transcriptPath"].endswith("events.jsonl") and end["reason"] == "complete"
+    first, after = run.requests
+    assert "CTX_sessionStart_MARK" in responses_api.request_text(first)
+    assert "CTX_userPromptSubmitted_MARK" in responses_api.request_text(first)
+    (output,) = responses_api.tool_outputs(after)
+    assert "copilot-42" in output and "CTX_postToolUse_MARK" in output  # appended to the tool's output
+    assert "CTX_preToolUse_MARK" in responses_api.request_text(after)
+    # the transcript records each hook and what the model saw of the tool
+    records = events_of(run)
+    assert [r["data"]["hookType"] for r in records if r["type"] == "hook.end"] == events
+    (complete,) = [r for r in records if r["type"] == "tool.execution_complete"]
+    assert complete["data"]["result"]["content"] == output
+
+
+# ---------------------------------------------------------------- measured facts
+#
+# Each test below runs the agent the way tests/support/AGENTS-MEASURED.md says a
+# fact was measured, and asserts the fact: rerun them on a new agent version
+# (ENGINE_TEST_AGENT_FACTS=1 python -m pytest tests/test_agents_offline.py -n 2).
+# They take 2-10 s each and are left out of the ordinary suite.
+
+facts = pytest.mark.skipif(not os.environ.get("ENGINE_TEST_AGENT_FACTS"),
+                           reason="a measured fact about an agent: set ENGINE_TEST_AGENT_FACTS=1 to check it")
+SEQ_349K = "seq 1 60000"  # 348,894 bytes of output
+
+
+def _files(root, table):
+    """Write `table` {path relative to root: marker}: each file asks the model to say its marker."""
+    for rel, mark in table.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"# Rules\nAlways say {mark}.\n", encoding="utf-8")
+
+
+def _git(folder):
+    subprocess.run(["git", "init", "-q", str(folder)], check=True)
+
+
+def _seen(text, marks):
+    """The markers of _files whose sentence is in `text` (a marker may begin another's name)."""
+    return sorted(m for m in marks if f"say {m}." in text)
+
+
+# -------- Codex CLI 0.169.0
+
+CODEX_FILES = {".codex-home/AGENTS.md": "M_USER", "AGENTS.md": "M_ROOT", "CLAUDE.md": "M_CLAUDE",
+               "GEMINI.md": "M_GEMINI", "sub/AGENTS.md": "M_SUB", "sub/AGENTS.override.md": "M_SUB_OVERRIDE",
+               "sub/deep/AGENTS.md": "M_DEEP", "other/AGENTS.md": "M_OTHER"}
+
+
+def _codex_world(tmp_path, git=True):
+    home, cwd = _world(tmp_path)
+    _files(cwd, {k: v for k, v in CODEX_FILES.items() if not k.startswith(".codex-home")})
+    _files(home / ".codex", {"AGENTS.md": "M_USER"})
+    (cwd / "other" / "code.py").write_text("print(2)\n", encoding="utf-8")
+    if git:
+        _git(cwd)
+    return home, cwd
+
+
+@facts
+@pytest.mark.slow
+def test_fact_codex_loads_agents_md_from_the_git_root_down_to_the_working_folder_and_never_lazily(tmp_path):
+    home, cwd = _codex_world(tmp_path)
+    marks = set(CODEX_FILES.values())
+    run = run_codex("look", home, cwd / "sub", [shell("cat ../other/code.py; cd deep && pwd"), say("ok")])
+    first, after = run.requests
+    # ~/.codex/AGENTS.md, then each folder from the git root down to the working folder, where
+    # AGENTS.override.md replaces AGENTS.md; one user message "# AGENTS.md instructions for CWD"
+    assert _seen(responses_api.request_text(first), marks) == ["M_ROOT", "M_SUB_OVERRIDE", "M_USER"]
+    (holder,) = [t for role, t in responses_api.input_texts(first) if "M_ROOT" in t]
+    assert holder.startswith(f"# AGENTS.md instructions for {cwd / 'sub'}") and "--- project-doc ---" in holder
+    # a folder below or beside the working folder: not after the shell reads or enters it
+    assert _seen(responses_api.request_text(after), marks) == ["M_ROOT", "M_SUB_OVERRIDE", "M_USER"]
+    # outside a git repository only the working folder's own file
+    home2, cwd2 = _codex_world(tmp_path / "nogit", git=False)
+    run = run_codex("look", home2, cwd2 / "sub", [say("ok")])
+    assert _seen(responses_api.request_text(run.requests[0]), marks) == ["M_SUB_OVERRIDE", "M_USER"]
+
+
+@facts
+@pytest.mark.slow
+def test_fact_codex_compaction_brings_back_agents_md_and_sessionstart_context_only(tmp_path):
+    home, cwd = _codex_world(tmp_path)
+    hook = LogHook(tmp_path, {"*": context_answer()})
+    events = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PreCompact", "PostCompact", "Stop"]
+    served = []
+
+    def tokens(req):  # the context the model reports: over the limit from the second answer on
+        served.append(req)
+        return 1000 if len(served) < 2 else 1600
+    api = ResponsesAPI([shell("echo one"), shell("echo two"), say("done")], tokens=tokens)
+    run = run_codex("go", home, cwd / "sub", None, hooks=codex_hooks(hook, events), api=api,
+                    config="model_auto_compact_token_limit = 1500")
+    assert run.returncode == 0, str(run)
+    assert hook.events()[:9] == ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PreToolUse",
+                                 "PostToolUse", "PreCompact", "PostCompact", "SessionStart"]
+    assert [p["trigger"] for p in hook.payloads("PreCompact")][0] == "auto"
+    assert [p["source"] for p in hook.payloads("SessionStart")][:2] == ["startup", "compact"]
+    kinds = [r.kind for r in run.api.log]
+    assert kinds[:4] == ["main", "main", "summary", "main"], kinds
+    summary, after = run.api.log[2].body, run.api.log[3].body
+    assert responses_api.last_user_text(summary).startswith("You are performing a CONTEXT CHECKPOINT COMPACTION")
+    text = responses_api.request_text(after)
+    assert _seen(text, set(CODEX_FILES.values())) == ["M_ROOT", "M_SUB_OVERRIDE", "M_USER"]  # reloaded by the agent
+    assert "CTX_SessionStart_MARK" in text  # SessionStart(compact) answered again
+    assert "CTX_UserPromptSubmit_MARK" not in text and "CTX_PostToolUse_MARK" not in text  # gone with the turn
+    assert api.summary in text and "go" in [t for _, t in responses_api.input_texts(after)]  # summary, user prompt kept
+    lines = rollout_lines(run.extra["rollout"])
+    compacted = [line for line in lines if line["type"] == "compacted"]
+    assert compacted and api.summary in compacted[0]["payload"]["message"]
+    assert "replacement_history" in compacted[0]["payload"]
+    counts = [line["payload"]["info"] for line in lines if line["payload"].get("type") == "token_count"]
+    assert counts[0]["model_context_window"] == 258400  # the fallback window of a model it has no metadata for
+    assert counts[0]["last_token_usage"]["input_tokens"] == 1000 and counts[1]["last_token_usage"]["input_tokens"] == 1600
+    assert lines[0]["type"] == "session_meta" and lines[0]["payload"]["cli_version"] == "0.169.0"
+
+
+@facts
+@pytest.mark.slow
+def test_fact_codex_answer_shapes_block_reason_replaces_updated_output_is_discarded_updated_input_rewrites(tmp_path):
+    cmd = "printf 'orig-%d\\n' 7"
+
+    def run_with(name, answers):
+        home, cwd = _world(tmp_path / name)
+        hook = LogHook(tmp_path / name, answers)
+        run = run_codex("go", home, cwd, [shell(cmd), say("ok")], hooks=codex_hooks(hook, list(answers)))
+        assert run.returncode == 0, str(run)
+        after = run.requests[1]
+        return responses_api.tool_outputs(after)[0], [t for r, t in responses_api.input_texts(after) if r == "developer"]
+    out, dev = run_with("block", {"PostToolUse": {"decision": "block", "reason": "REPLACED_7f", "hookSpecificOutput": {
+        "hookEventName": "PostToolUse", "additionalContext": "CTX_POST"}}})
+    assert out == "REPLACED_7f" and "CTX_POST" in dev
+    out, dev = run_with("updated", {"PostToolUse": {"hookSpecificOutput": {
+        "hookEventName": "PostToolUse", "additionalContext": "CTX_POST", "updatedToolOutput": "UPDATED"}}})
+    assert out.endswith("Output:\norig-7\n") and "CTX_POST" not in dev  # the whole answer ignored
+    out, dev = run_with("rewrite", {"PreToolUse": {"hookSpecificOutput": {
+        "hookEventName": "PreToolUse", "permissionDecision": "allow", "additionalContext": "CTX_PRE",
+        "updatedInput": {"command": "printf 'rewritten-%d' 9"}}}})
+    assert out.endswith("Output:\nrewritten-9") and "CTX_PRE" in dev
+
+
+@facts
+@pytest.mark.slow
+def test_fact_codex_cuts_a_349_kb_shell_output_to_its_head_and_tail_and_keeps_no_copy(tmp_path):
+    home, cwd = _world(tmp_path)
+    run = run_codex("go", home, cwd, [shell(SEQ_349K), say("ok")])
+    (out,) = responses_api.tool_outputs(run.requests[1])
+    assert 9000 < len(out) < 12000, len(out)
+    assert "Original token count: 87224" in out and "Total output lines: 60000" in out
+    assert "\n1\n2\n3\n" in out and "59999\n60000" in out and "\n30000\n" not in out
+    assert "…338894 chars truncated…" in out
+    stored = [line["payload"]["output"] for line in rollout_lines(run.extra["rollout"])
+              if line["payload"].get("type") == "function_call_output"]
+    assert stored == [out]  # the rollout keeps what the model read, not the output
+
+
+@facts
+@pytest.mark.slow
+def test_fact_codex_hook_trust_is_a_hash_per_hook_in_config_toml(tmp_path):
+    home, cwd = _world(tmp_path)
+    hook = LogHook(tmp_path, {"*": context_answer()})
+    hooks = codex_hooks(hook, ["SessionStart", "PostToolUse"])
+    run = run_codex("go", home, cwd, [shell("echo x"), say("ok")], hooks=hooks, bypass_hook_trust=False)
+    assert run.returncode == 0 and hook.events() == []  # untrusted: skipped, nothing said
+    assert "hook" not in run.stdout.lower()
+    listed = trust_hooks(home, cwd)
+    assert sorted(h["key"] for h in listed) == [f"{home}/.codex/hooks.json:post_tool_use:0:0",
+                                                 f"{home}/.codex/hooks.json:session_start:0:0"]
+    assert all(h["trustStatus"] == "untrusted" and h["currentHash"].startswith("sha256:") for h in listed)
+    run = run_codex("go", home, cwd, [shell("echo x"), say("ok")], hooks=hooks, bypass_hook_trust=False)
+    assert hook.events() == ["SessionStart", "PostToolUse"], str(run)
+    assert {h["trustStatus"] for h in list_hooks(home, cwd)} == {"trusted"}
+    # a changed command is a new hash: untrusted again
+    hooks["hooks"]["SessionStart"][0]["hooks"][0]["command"] += " "
+    (home / ".codex" / "hooks.json").write_text(json.dumps(hooks), encoding="utf-8")
+    assert {h["key"].rsplit(":", 3)[1]: h["trustStatus"] for h in list_hooks(home, cwd)} == {
+        "session_start": "modified", "post_tool_use": "trusted"}
+
+
+@facts
+@pytest.mark.slow
+def test_fact_codex_installs_a_claude_code_plugin_marketplace_and_runs_its_hooks(tmp_path):
+    home, cwd = _world(tmp_path)
+    market = tmp_path / "market"
+    hook = LogHook(tmp_path / "h", {"*": context_answer("PLUGIN_{event}")})
+    (market / ".claude-plugin").mkdir(parents=True)
+    (market / ".claude-plugin" / "marketplace.json").write_text(json.dumps(
+        {"name": "m", "owner": {"name": "t"}, "plugins": [{"name": "p", "source": "./plugin", "description": "t"}]}))
+    plugin = market / "plugin"
+    (plugin / ".claude-plugin").mkdir(parents=True)
+    (plugin / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "p", "version": "0.0.1"}))
+    (plugin / "hooks").mkdir()
+    log = hook.command("X").rsplit(" ", 1)[0]
+    (plugin / "log.sh").write_text(f'#!/bin/sh\necho "$PLUGIN_ROOT|$CLAUDE_PLUGIN_ROOT|$PLUGIN_DATA" > {tmp_path}/env\n'
+                                   f'exec {log} "$1"\n')
+    (plugin / "log.sh").chmod(0o755)
+    (plugin / "hooks" / "hooks.json").write_text(json.dumps({"hooks": {ev: [{"hooks": [
+        {"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/log.sh " + ev}]}] for ev in ("SessionStart", "PostToolUse")}}))
+    assert codex_command(["plugin", "marketplace", "add", str(market)], home, cwd).returncode == 0
+    added = codex_command(["plugin", "add", "p@m"], home, cwd)
+    assert added.returncode == 0, str(added)
+    root = home / ".codex" / "plugins" / "cache" / "m" / "p" / "0.0.1"
+    assert (root / "hooks" / "hooks.json").is_file()
+    listed = list_hooks(home, cwd)
+    assert {h["key"] for h in listed} == {"p@m:hooks/hooks.json:session_start:0:0", "p@m:hooks/hooks.json:post_tool_use:0:0"}
+    assert {h["source"] for h in listed} == {"plugin"} and all(h["currentHash"].count("sha256:") == 2 for h in listed)
+    run = run_codex("go", home, cwd, [shell("echo x"), say("ok")])
+    assert hook.events() == ["SessionStart", "PostToolUse"], str(run)
+    assert "PLUGIN_PostToolUse" in responses_api.request_text(run.requests[1])
+    data = home / ".codex" / "plugins" / "data" / "p-m"
+    assert (tmp_path / "env").read_text().strip() == f"{root}|{root}|{data}"
+
+
+@facts
+def test_fact_codex_version_command(tmp_path):
+    assert codex_command(["--version"], tmp_path, tmp_path).stdout.strip() == "codex-cli 0.169.0"
+
+
+# -------- Gemini CLI 0.61.0
+
+GEMINI_FILES = {"GEMINI.md": "M_ROOT", "AGENTS.md": "M_AGENTS", "CLAUDE.md": "M_CLAUDE", "sub/GEMINI.md": "M_SUB",
+                "sub/deep/GEMINI.md": "M_DEEP", "other/GEMINI.md": "M_OTHER"}
+
+
+def _gemini_world(tmp_path):
+    home, cwd = _world(tmp_path)
+    _files(cwd, GEMINI_FILES)
+    _files(home / ".gemini", {"GEMINI.md": "M_USER"})
+    (cwd / "other" / "code.py").write_text("print(2)\n", encoding="utf-8")
+    (cwd / "sub" / "deep" / "code.py").write_text("print(1)\n", encoding="utf-8")
+    _git(cwd)
+    return home, cwd
+
+
+@facts
+@pytest.mark.slow
+def test_fact_gemini_loads_gemini_md_up_to_the_git_root_and_a_subfolders_when_read_file_reads_there(tmp_path):
+    home, cwd = _gemini_world(tmp_path)
+    marks = set(GEMINI_FILES.values()) | {"M_USER"}
+    script = [call("read_file", file_path=str(cwd / "other" / "code.py")), shell("cat sub/deep/code.py"), say("ok")]
+    run = run_gemini("look", home, cwd, script)
+    first, after_read, after_shell = run.requests
+    # the user's file in the system instruction, the project's in the first user message
+    assert _seen(gemini_api.system_text(first), marks) == ["M_USER"]
+    assert _seen(gemini_api.request_text(first), marks) == ["M_ROOT", "M_USER"]
+    # read_file in other/ appends other/GEMINI.md to the function response; a shell `cat` loads nothing
+    (read,) = gemini_api.tool_outputs(after_read)
+    assert "--- Newly Discovered Project Context ---" in read and _seen(read, marks) == ["M_OTHER"]
+    assert _seen(gemini_api.request_text(after_shell), marks) == ["M_OTHER", "M_ROOT", "M_USER"]
+    # from a subfolder: every GEMINI.md from the git root down to it; AGENTS.md only when named in context.fileName
+    home2, cwd2 = _gemini_world(tmp_path / "two")
+    run = run_gemini("look", home2, cwd2 / "sub", [say("ok")],
+                     settings={"context": {"fileName": ["AGENTS.md", "GEMINI.md"]}})
+    assert _seen(gemini_api.request_text(run.requests[0]), marks) == ["M_AGENTS", "M_ROOT", "M_SUB", "M_USER"]
+
+
+@facts
+@pytest.mark.slow
+def test_fact_gemini_compresses_only_at_a_later_prompt_and_reloads_its_gemini_md_files(tmp_path):
+    home, cwd = _gemini_world(tmp_path)
+    hook = LogHook(tmp_path, {"*": context_answer()})
+    hooks = gemini_hooks(hook, ["SessionStart", "PreCompress"])
+    settings = {"model": {"compressionThreshold": 0.0002}}  # of 1,048,576 tokens: about 210
+    first = run_gemini("go", home, cwd, [call("read_file", file_path=str(cwd / "other" / "code.py")), say("one")],
+                       hooks=hooks, settings=settings)
+    # within one prompt: PreCompress before every model call, and no compression (no split point but the first message)
+    assert [r.kind for r in first.api.log] == ["main", "main"]
+    assert hook.events() == ["SessionStart", "PreCompress", "PreCompress"]
+    assert {p["trigger"] for p in hook.payloads("PreCompress")} == {"auto"}
+    run = run_gemini("next", home, cwd, [say("two")], hooks=hooks, settings=settings, args=("--resume", "latest"))
+    kinds = [r.kind for r in run.api.log]
+    assert kinds == ["summary", "summary", "main"], kinds  # a <state_snapshot>, then its verification
+    snapshot, verify, after = (r.body for r in run.api.log)
+    assert "<state_snapshot>" in gemini_api.system_text(snapshot)
+    assert gemini_api.contents_texts(verify)[-1][1].startswith("Critically evaluate the <state_snapshot>")
+    text = gemini_api.request_text(after)
+    assert run.api.summary in text
+    assert _seen(text, set(GEMINI_FILES.values()) | {"M_USER"}) == ["M_ROOT", "M_USER"]  # other/GEMINI.md is gone
+    assert [p["source"] for p in hook.payloads("SessionStart")] == ["startup", "resume"]
+    assert "CTX_SessionStart_MARK" in text  # this run's SessionStart context, in its prompt
+    # a chat file is named by its start minute and the session id's first 8 characters (a resume in
+    # another minute writes a second file). The compression is no record of its own: a {"$set":
+    # {"messages": [...]}} line rewrites the history as the session context, the summary as a user
+    # message and the model's "Got it. Thanks for the additional context!"
+    chats = session_files(home)
+    assert chats and all(c.name.endswith(first.extra["output"]["session_id"][:8] + ".jsonl") for c in chats)
+    patches = [json.loads(line)["$set"]["messages"] for c in chats for line in c.read_text().splitlines()
+               if '"$set"' in line and run.api.summary in line]
+    assert patches and [m["type"] for m in patches[0][:3]] == ["user", "user", "gemini"]
+    assert patches[0][1]["content"][0]["text"] == run.api.summary
+    assert patches[0][2]["content"][0]["text"] == "Got it. Thanks for the additional context!"
+
+
+@facts
+@pytest.mark.slow
+def test_fact_gemini_after_tool_tail_call_replaces_the_output_and_deny_makes_it_an_error(tmp_path):
+    cmd = "printf 'orig-%d\\n' 7"
+
+    def run_with(name, answer):
+        home, cwd = _world(tmp_path / name)
+        hook = LogHook(tmp_path / name, {"AfterTool": answer})
+        run = run_gemini("go", home, cwd, [shell(cmd), say("ok")], hooks=gemini_hooks(hook, ["AfterTool"]))
+        assert run.returncode == 0, str(run)
+        return json.loads(gemini_api.tool_outputs(run.requests[1])[0]), hook
+    tail = {"hookEventName": "AfterTool", "additionalContext": "CTX_AFTER",
+            "tailToolCallRequest": {"name": "run_shell_command", "args": {"command": "printf 'tail-%d' 5"}}}
+    out, hook = run_with("tail", {"if_stdin_has": "orig-", "answer": {"hookSpecificOutput": tail}})
+    assert "Output: tail-5" in out["output"] and "orig-7" not in out["output"]
+    assert "CTX_AFTER" not in out["output"]  # the first answer's context is dropped with its output
+    assert [p["tool_input"]["command"] for p in hook.payloads("AfterTool")] == [cmd, "printf 'tail-%d' 5"]
+    out, _ = run_with("deny", {"decision": "deny", "reason": "DENIED_7f",
+                               "hookSpecificOutput": {"hookEventName": "AfterTool", "additionalContext": "CTX_AFTER"}})
+    assert out == {"error": "DENIED_7f"}
+
+
+@facts
+@pytest.mark.slow
+def test_fact_gemini_shows_the_first_8000_and_last_32000_characters_of_a_349_kb_output(tmp_path):
+    home, cwd = _world(tmp_path)
+    run = run_gemini("go", home, cwd, [shell(SEQ_349K), say("ok")])
+    out = json.loads(gemini_api.tool_outputs(run.requests[1])[0])["output"]
+    head, saved = out.split("\n", 1)[0], out.split("For full output see: ")[1].split("\n")[0]
+    assert head.startswith("Output too large. Showing first 8,000 and last 32,000 characters.")
+    assert "Output: 1\n2\n3\n" in out and "59999\n60000" in out and "\n30000\n" not in out and 40000 < len(out) < 41000
+    whole = Path(saved).read_text()
+    assert "\n30000\n" in whole and "\n60000\n" in whole and str(home / ".gemini" / "tmp") in saved
+    # the chat record keeps what the model read as the result, the whole output as resultDisplay
+    calls = [c for line in session_files(home)[0].read_text().splitlines() for c in json.loads(line).get("toolCalls", [])]
+    assert calls[-1]["result"][0]["functionResponse"]["response"]["output"] == out
+    assert len(calls[-1]["resultDisplay"]) >= 348000
+
+
+@facts
+@pytest.mark.slow
+def test_fact_gemini_headless_needs_a_trusted_folder_and_then_runs_user_and_project_hooks(tmp_path):
+    def run_with(name, env, trusted_file=False):
+        home, cwd = _world(tmp_path / name)
+        user, project = LogHook(tmp_path / name / "u", {}), LogHook(tmp_path / name / "p", {})
+        (cwd / ".gemini").mkdir()
+        (cwd / ".gemini" / "settings.json").write_text(json.dumps({"hooks": gemini_hooks(project, ["SessionStart"])}))
+        if trusted_file:
+            (home / ".gemini").mkdir()
+            (home / ".gemini" / "trustedFolders.json").write_text(json.dumps({str(cwd): "TRUST_FOLDER"}))
+        run = run_gemini("go", home, cwd, [say("ok")], hooks=gemini_hooks(user, ["SessionStart"]), env=env)
+        return run, user.events(), project.events(), home, cwd
+    run, user, project, _, _ = run_with("untrusted", {"GEMINI_CLI_TRUST_WORKSPACE": None})
+    assert run.returncode == 55 and user == project == [] and not run.requests
+    assert "GEMINI_CLI_TRUST_WORKSPACE=true" in run.stderr
+    run, user, project, home, cwd = run_with("file", {"GEMINI_CLI_TRUST_WORKSPACE": None}, trusted_file=True)
+    assert run.returncode == 0 and user == project == ["SessionStart"]
+    assert "The following project-level hooks have been detected" in run.stderr
+    remembered = json.loads((home / ".gemini" / "trusted_hooks.json").read_text())
+    assert list(remembered) == [str(cwd)] and remembered[str(cwd)][0].startswith("log-SessionStart:")
+
+
+@facts
+@pytest.mark.slow
+def test_fact_gemini_extension_carries_hooks_linked_offline(tmp_path):
+    home, cwd = _world(tmp_path)
+    ext = tmp_path / "ext"
+    hook = LogHook(tmp_path / "h", {"*": context_answer("EXT_{event}")})
+    (ext / "hooks").mkdir(parents=True)
+    (ext / "gemini-extension.json").write_text(json.dumps({"name": "engine-test", "version": "0.0.1"}))
+    (ext / "log.sh").write_text(f'#!/bin/sh\necho "$GEMINI_PROJECT_DIR" > {tmp_path}/env\n'
+                                f'exec {hook.command("X").rsplit(" ", 1)[0]} "$1"\n')
+    (ext / "log.sh").chmod(0o755)
+    (ext / "hooks" / "hooks.json").write_text(json.dumps({"hooks": {ev: [{"hooks": [
+        {"type": "command", "name": f"ext-{ev}", "command": "${extensionPath}${/}log.sh " + ev}]}]
+        for ev in ("SessionStart", "AfterTool")}}))
+    linked = gemini_command(["extensions", "link", str(ext), "--consent"], home, cwd)
+    assert linked.returncode == 0 and 'Extension "engine-test" linked successfully and enabled.' in linked.stderr
+    run = run_gemini("go", home, cwd, [shell("echo hi"), say("ok")])
+    assert hook.events() == ["SessionStart", "AfterTool"], str(run)
+    assert "EXT_AfterTool" in gemini_api.request_text(run.requests[1])
+    assert (tmp_path / "env").read_text().strip() == str(cwd)
+
+
+@facts
+@pytest.mark.slow
+def test_fact_gemini_payload_fields_of_every_event_and_the_hooks_environment(tmp_path):
+    home, cwd = _world(tmp_path)
+    hook = LogHook(tmp_path, {})
+    events = ["SessionStart", "BeforeAgent", "BeforeModel", "AfterModel", "BeforeToolSelection", "BeforeTool",
+              "AfterTool", "AfterAgent", "PreCompress", "SessionEnd"]
+    run_gemini("go", home, cwd, [shell("echo hi"), say("ok")], hooks=gemini_hooks(hook, events))
+    base = {"session_id", "transcript_path", "cwd", "hook_event_name", "timestamp"}
+    extra = {"SessionStart": {"source"}, "BeforeAgent": {"prompt"}, "BeforeModel": {"llm_request"},
+             "BeforeToolSelection": {"llm_request"}, "AfterModel": {"llm_request", "llm_response"},
+             "BeforeTool": {"tool_name", "tool_input"}, "AfterTool": {"tool_name", "tool_input", "tool_response"},
+             "AfterAgent": {"prompt", "prompt_response", "stop_hook_active"}, "PreCompress": {"trigger"},
+             "SessionEnd": {"reason"}}
+    for event in events:
+        payload = hook.payloads(event)[0]
+        assert set(payload) == base | extra[event], (event, sorted(payload))
+    assert set(hook.payloads("AfterModel")[0]["llm_response"]) == {"candidates", "text", "usageMetadata"}
+    assert set(hook.payloads("BeforeModel")[0]["llm_request"]) == {"model", "messages", "config"}
+    env = hook.calls()[0]["env"]
+    assert env["GEMINI_PROJECT_DIR"] == env["GEMINI_CWD"] == env["CLAUDE_PROJECT_DIR"] == str(cwd)
+
+
+@facts
+def test_fact_gemini_version_command(tmp_path):
+    assert gemini_command(["--version"], tmp_path, tmp_path).stdout.strip() == "0.61.0"
+
+
+# -------- Copilot CLI 1.0.102
+
+COPILOT_FILES = {".github/copilot-instructions.md": "M_REPO", "AGENTS.md": "M_AGENTS", "CLAUDE.md": "M_CLAUDE",
+                 "GEMINI.md": "M_GEMINI", "sub/AGENTS.md": "M_SUB_AGENTS", "sub/CLAUDE.md": "M_SUB_CLAUDE",
+                 ".claude/rules/r.md": "M_CLAUDE_RULE"}
+SCOPED = {"py": ('applyTo: "**/*.py"', "M_APPLY_PY"), "docs": ('applyTo: "docs/**"', "M_APPLY_DOCS"),
+          "all": ('applyTo: "**"', "M_APPLY_ALL"), "none": (None, "M_APPLY_NONE")}
+
+
+def _copilot_world(tmp_path):
+    home, cwd = _world(tmp_path)
+    _files(cwd, COPILOT_FILES)
+    _files(home / ".copilot", {"copilot-instructions.md": "M_USER"})
+    for name, (front, mark) in SCOPED.items():
+        path = cwd / ".github" / "instructions" / f"{name}.instructions.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        head = f"---\n{front}\n---\n" if front else ""
+        path.write_text(f"{head}Always say {mark}.\n", encoding="utf-8")
+    (cwd / "sub" / "deep").mkdir(parents=True)
+    (cwd / "sub" / "deep" / "code.py").write_text("print(1)\n", encoding="utf-8")
+    (cwd / "docs").mkdir()
+    _git(cwd)
+    return home, cwd
+
+
+COPILOT_MARKS = set(COPILOT_FILES.values()) | {m for _, m in SCOPED.values()} | {"M_USER"}
+COPILOT_AT_START = ["M_AGENTS", "M_APPLY_ALL", "M_APPLY_NONE", "M_CLAUDE", "M_CLAUDE_RULE", "M_GEMINI", "M_REPO", "M_USER"]
+
+
+@facts
+@pytest.mark.slow
+def test_fact_copilot_loads_its_files_at_start_and_path_scoped_ones_after_view_reads_a_match(tmp_path):
+    home, cwd = _copilot_world(tmp_path)
+    script = [call("view", path=str(cwd / "sub" / "deep" / "code.py")), shell("cat sub/deep/code.py"),
+              call("create", path=str(cwd / "docs" / "new.md"), file_text="hello\n"), say("ok")]
+    run = run_copilot("look", home, cwd, script)
+    first, after_view, after_shell, after_create = run.requests
+    # at start, all in the request's `instructions`: the user's and the repository's files, AGENTS.md,
+    # CLAUDE.md, GEMINI.md, .claude/rules, *.instructions.md without applyTo or with "**"
+    assert _seen(first["instructions"], COPILOT_MARKS) == COPILOT_AT_START
+    assert _seen(responses_api.request_text(first), COPILOT_MARKS) == COPILOT_AT_START
+    # the scoped ones are listed by pattern, for the model to `view`
+    assert "| **/*.py | '.github/instructions/py.instructions.md' |  |" in first["instructions"]
+    assert "| docs/** | '.github/instructions/docs.instructions.md' |  |" in first["instructions"]
+    # `view` of sub/deep/code.py: a user message after the tool output with the matching scoped file and the
+    # nested AGENTS.md and CLAUDE.md, each "<system_reminder>\nCustom instructions from PATH. ..."
+    reminder = responses_api.input_texts(after_view)[-1]
+    assert reminder[0] == "user" and _seen(reminder[1], COPILOT_MARKS) == ["M_APPLY_PY", "M_SUB_AGENTS", "M_SUB_CLAUDE"]
+    assert "Custom instructions from .github/instructions/py.instructions.md." in reminder[1]
+    # a shell `cat` and the creation of a matching file load nothing more
+    for body in (after_shell, after_create):
+        assert _seen(responses_api.request_text(body), COPILOT_MARKS) == sorted(
+            COPILOT_AT_START + ["M_APPLY_PY", "M_SUB_AGENTS", "M_SUB_CLAUDE"])
+    assert (cwd / "docs" / "new.md").read_text() == "hello\n"
+
+
+@facts
+@pytest.mark.slow
+def test_fact_copilot_compacts_offline_under_a_small_prompt_limit_and_keeps_only_its_start_files(tmp_path):
+    home, cwd = _copilot_world(tmp_path)
+    hook = LogHook(tmp_path, {"*": {"additionalContext": "CTX_{event}_MARK"}})
+    served = []
+
+    def tokens(req):  # near the limit from the second answer on
+        served.append(req)
+        return 1000 if len(served) < 2 else 19000
+    api = ResponsesAPI([call("view", path=str(cwd / "sub" / "deep" / "code.py")), shell("echo two"),
+                        shell("echo three"), say("done")], tokens=tokens)
+    run = run_copilot("go", home, cwd, None, api=api, env={"COPILOT_PROVIDER_MAX_PROMPT_TOKENS": "20000"},
+                      hooks=copilot_hooks(hook, ["sessionStart", "userPromptSubmitted", "preCompact"]))
+    assert run.returncode == 0, str(run)
+    kinds = [r.kind for r in run.api.log]
+    assert "summary" in kinds, kinds
+    at = kinds.index("summary")
+    summary, after = run.api.log[at].body, run.api.log[at + 1].body
+    assert responses_api.last_user_text(summary).startswith("Please create a detailed summary of the conversation")
+    assert "preCompact" in hook.events() and hook.events().count("sessionStart") == 1
+    text = responses_api.request_text(after)
+    assert _seen(text, COPILOT_MARKS) == COPILOT_AT_START  # the view-loaded files are gone
+    assert "CTX_sessionStart_MARK" not in text and "CTX_userPromptSubmitted_MARK" not in text
+    assert f"<summary>\n{api.summary}\n</summary>" in text and "<user_message>\ngo\n</user_message>" in text
+    records = events_of(run)
+    start = [r["data"] for r in records if r["type"] == "session.compaction_start"][0]
+    done = [r["data"] for r in records if r["type"] == "session.compaction_complete"][0]
+    assert start["tokenLimit"] == 20000 and start["trigger"] == "threshold" and start["currentTokens"] >= 19000
+    assert done["success"] and done["summaryContent"] == api.summary and done["messagesRemoved"] > 0
+    usage = [r["data"]["usage"] for r in records if r["type"] == "session.usage_record"]
+    assert usage[0]["inputTokens"] == 1000 and {"outputTokens", "cacheReadTokens", "cacheWriteTokens"} <= set(usage[0])
+
+
+@facts
+@pytest.mark.slow
+def test_fact_copilot_modified_result_replaces_the_output_and_claude_shaped_answers_are_ignored(tmp_path):
+    cmd = "printf 'orig-%d\\n' 7"
+
+    def run_with(name, answer):
+        home, cwd = _world(tmp_path / name)
+        hook = LogHook(tmp_path / name, {"postToolUse": answer})
+        run = run_copilot("go", home, cwd, [shell(cmd), say("ok")], hooks=copilot_hooks(hook, ["postToolUse"]))
+        assert run.returncode == 0, str(run)
+        (done,) = [r["data"]["result"] for r in events_of(run) if r["type"] == "tool.execution_complete"]
+        return responses_api.tool_outputs(run.requests[1])[0], done
+    out, done = run_with("modified", {"modifiedResult": {"textResultForLlm": "MODIFIED_7f", "resultType": "success"},
+                                      "additionalContext": "CTX_POST"})
+    assert out == 'MODIFIED_7f\n\nTool "bash" succeeded. Additional guidance from postToolUse hooks:\nCTX_POST'
+    assert done["content"] == out and done["detailedContent"].startswith("orig-7")  # the original, kept aside
+    out, done = run_with("claude", {"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "CTX_POST",
+                                                           "updatedToolOutput": {"stdout": "UPD"}}})
+    assert out == "orig-7\n<shellId: 0 completed with exit code 0>" and "detailedContent" not in done
+
+
+@facts
+@pytest.mark.slow
+def test_fact_copilot_saves_a_349_kb_output_to_a_temporary_file_for_the_session_and_shows_500_characters(tmp_path):
+    home, cwd = _world(tmp_path)
+    run = run_copilot("go", home, cwd, [shell(SEQ_349K), say("ok")])
+    (out,) = responses_api.tool_outputs(run.requests[1])
+    assert out.startswith("Output too large to read at once (340.7 KB). Saved to: ") and len(out) < 1000
+    saved = Path(out.split("Saved to: ")[1].split("\n")[0])
+    assert saved.parent == home / "tmp" and saved.name.endswith(".txt") and "-copilot-tool-output-" in saved.name
+    assert "Preview (first 500 chars):\n1\n2\n" in out
+    assert not saved.exists()  # the whole output lives only while the session runs
+    (done,) = [r["data"]["result"] for r in events_of(run) if r["type"] == "tool.execution_complete"]
+    assert done["content"] == out
+
+
+@facts
+@pytest.mark.slow
+def test_fact_copilot_runs_repository_hooks_only_in_a_trusted_folder_and_personal_hooks_always(tmp_path):
+    def run_with(name, env=None, args=(), config=None):
+        home, cwd = _world(tmp_path / name)
+        user, repo = LogHook(tmp_path / name / "u", {}), LogHook(tmp_path / name / "r", {})
+        (home / ".copilot" / "hooks").mkdir(parents=True)
+        (home / ".copilot" / "hooks" / "mine.json").write_text(json.dumps(copilot_hooks(user, ["sessionStart"])))
+        if config is not None:
+            (home / ".copilot" / "config.json").write_text(json.dumps(config(cwd)))
+        run = run_copilot("go", home, cwd, [say("ok")], hooks=copilot_hooks(repo, ["sessionStart"]),
+                          env={"COPILOT_ALLOW_ALL": "1", **(env or {})}, args=args)  # "1": tools, not trust
+        assert run.returncode == 0, str(run)
+        return user.events(), repo.events(), run
+    assert run_with("untrusted")[:2] == (["sessionStart"], [])
+    assert run_with("allow-all", env={"COPILOT_ALLOW_ALL": "true"})[:2] == (["sessionStart"], ["sessionStart"])
+    assert run_with("flag", args=("--trust-folder",))[:2] == (["sessionStart"], ["sessionStart"])
+    user, repo, run = run_with("config", config=lambda cwd: {"trusted_folders": [str(cwd)]})
+    assert (user, repo) == (["sessionStart"], ["sessionStart"])
+    kept = (run.home / ".copilot" / "config.json").read_text()
+    assert '"trustedFolders"' in kept and str(run.cwd) in kept  # the agent rewrites the key in camelCase
+
+
+@facts
+@pytest.mark.slow
+def test_fact_copilot_hook_environment_names_the_project_for_claude_code_too(tmp_path):
+    home, cwd = _world(tmp_path)
+    hook = LogHook(tmp_path, {})
+    run_copilot("go", home, cwd, [shell("false"), say("ok")], hooks=copilot_hooks(hook, ["sessionStart", "postToolUse"]))
+    # a failing command is a "success" result, its exit code in the text
+    (post,) = hook.payloads("postToolUse")
+    assert post["toolResult"] == {"resultType": "success", "textResultForLlm": "\n<shellId: 0 completed with exit code 1>"}
+    env = hook.calls()[0]["env"]
+    assert env["COPILOT_PROJECT_DIR"] == str(cwd) and env["CLAUDE_PROJECT_DIR"] == str(cwd)
+    assert env["COPILOT_HOOK_DIR"] == str(cwd / ".github" / "hooks") and env["COPILOT_CLI"] == "1"
+
+
+@facts
+def test_fact_copilot_version_command_and_transcript_field(tmp_path):
+    assert copilot_command(["--version"], tmp_path, tmp_path).stdout.startswith("GitHub Copilot CLI 1.0.102.")

@@ -1,0 +1,215 @@
+"""What is in view is known by identity, never by a name (issue 23, item 2):
+a rule file is its real path and content digest, and only the id the
+engine made for a delivery (engine/hooks/delivery.py) says the engine
+delivered it.  A project rule sharing the user's rule's base name, or
+holding its name as a heading, does not make the user's rule count as in
+view; the engine's real output, as the agent records it (the source line
+first), is recognised by its id; a delivery the agent never recorded did
+not reach the model.  Transcripts in the shapes Claude Code 2.1.330 writes
+(see tests/test_in_view_agent.py for the real agent)."""
+
+import json
+import re
+
+import pytest
+
+from hook_fixtures import profile_text, shared_profile
+from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
+
+VERSION = "2.1.330"
+USER_RULE = "# Release\nMarker USERRELEASE: tag only from the main branch.\n"
+ID = re.compile(r"\[rules-engine delivery ([0-9a-f]{16})\]")
+
+
+def _profile(**top):
+    """Rules at every prompt (the growth cadence still holds back what is in
+    view); the same profile as tests/test_rules_origin.py's, so it compiles once."""
+    return shared_profile(profile_text({"UserPromptSubmit": [{"name": "rules", "every_turns": 1,
+                                                              "budget": {"chars": 30000}}]},
+                                       max_files=4, max_compress_chars=1000, **top))
+
+
+def _line(kind, **fields):
+    return {"type": kind, "isSidechain": False, "version": VERSION, "uuid": f"u{abs(hash(str(fields))) % 10**9}",
+            **fields}
+
+
+def _usage(hk, n, tokens):
+    hk.append_transcript([_line("assistant", message={
+        "id": f"msg_{n}", "role": "assistant", "model": "claude-x", "content": [{"type": "text", "text": "ok"}],
+        "usage": {"input_tokens": tokens, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}})])
+
+
+def _recorded(hk, text, event="PostToolUse"):
+    """The agent's record of a hook's additionalContext (as 2.1.330 writes it)."""
+    hk.append_transcript([_line("attachment", attachment={
+        "type": "hook_additional_context", "content": [text], "hookName": event, "toolUseID": "toolu_9",
+        "hookEvent": event})])
+
+
+def _start(hk, files):
+    """An epoch whose first prompt the agent answered after loading `files` itself."""
+    hk.write_transcript([
+        _line("user", cwd=str(hk.project), message={"role": "user", "content": "go"}),
+        _line("attachment", attachment={"type": "instructions", "files": [
+            {"path": str(p), "type": "Project", "content": p.read_text()} for p in files]})])
+
+
+def _deliver_project_rule(hk, name, text, prof):
+    """The engine's real delivery of one project rule, 45,000 tokens into the
+    epoch (the growth cadence), recorded by the agent; then the context grows
+    to 70,000: under every_tokens (40,000) since that delivery, past it
+    since the epoch's start."""
+    path = hk.rule(name, text)
+    _start(hk, [path])
+    _usage(hk, 1, 45000)
+    run = hk.hook(hk.event("PostToolUse"), profile=prof).assert_ok()
+    assert run.context and "Marker PROJ" in run.context.replace("LINTRULE", "PROJ"), f"not delivered:\n{run}"
+    _recorded(hk, run.context)
+    _usage(hk, 2, 70000)
+    return path, run.context
+
+
+@pytest.mark.parametrize("shape", ["same base name", "heading in a rule body"])
+def test_a_project_rule_cannot_make_the_users_rule_count_as_in_view(hk, shape):
+    """The user's release.md went in view at the epoch's start, 70,000 tokens
+    back: it is due.  The project's rule delivered 25,000 tokens ago shares
+    its base name, or holds `## release.md` in its body; the old reader took
+    either for the user's rule (with no source line before the banner)."""
+    prof = _profile(source_line="")
+    if shape == "same base name":
+        name, text = "release.md", "# Release\nMarker PROJRELEASE: bump the version file.\n"
+    else:
+        name, text = "ops.md", "# Ops\nMarker PROJOPS: rotate logs weekly.\n\n## release.md\nship on fridays.\n"
+    project_rule, _ctx = _deliver_project_rule(hk, name, text, prof)
+    mine = hk.rule("release.md", USER_RULE, where="global")
+    later = [json.loads(line) for line in hk.transcript.read_text().splitlines()][2:]
+    _start(hk, [mine, project_rule])  # the agent loaded both at the start; the rest as it was
+    hk.append_transcript(later)
+    ctx = hk.hook(hk.prompt(1), profile=prof).assert_ok().context or ""
+    assert "USERRELEASE" in ctx, f"the user's rule was held back as in view:\n{ctx}"
+    assert "PROJRELEASE" not in ctx and "PROJOPS" not in ctx, "the project's rule is in view: delivered 25,000 back"
+
+
+def _world_with_one_delivery(hk):
+    prof = _profile()
+    _path, ctx = _deliver_project_rule(hk, "lint.md", "# Lint\nMarker LINTRULE: run the linter first.\n", prof)
+    return prof, ctx
+
+
+def test_the_engines_real_output_with_its_source_line_is_recognised_by_its_id(hk):
+    """The recorded text starts with the source line, as the agent records
+    it: the delivery is known by its id and nothing is delivered twice."""
+    prof, ctx = _world_with_one_delivery(hk)
+    assert ctx.startswith("[from rules-engine profile"), ctx[:120]
+    assert ID.search(ctx), "the delivery carries its id"
+    again = hk.hook(hk.prompt(1), profile=prof).assert_ok().context or ""
+    assert "LINTRULE" not in again, f"delivered twice within every_tokens:\n{again}"
+
+
+def test_a_delivery_the_agent_never_recorded_did_not_reach_the_model(hk):
+    """The state says the engine delivered lint.md at 45,000; the agent's
+    transcript, which records every hook output before the next response,
+    does not show it (the answer was lost): it is delivered again."""
+    prof = _profile()
+    path = hk.rule("lint.md", "# Lint\nMarker LINTRULE: run the linter first.\n")
+    _start(hk, [path])
+    _usage(hk, 1, 45000)
+    first = hk.hook(hk.event("PostToolUse"), profile=prof).assert_ok().context or ""
+    assert "LINTRULE" in first
+    _usage(hk, 2, 70000)  # a response came, with no record of the delivery before it
+    again = hk.hook(hk.prompt(1), profile=prof).assert_ok().context or ""
+    assert "LINTRULE" in again, "a delivery no transcript shows was taken as in view"
+
+
+def test_a_copied_marker_line_is_not_a_delivery(hk):
+    """A hook text holding a marker line the engine never made for this
+    session (copied from another session, or written into a rule body)
+    says nothing: the user's rule due by growth is delivered."""
+    prof = _profile()
+    mine = hk.rule("release.md", USER_RULE, where="global")
+    _start(hk, [mine])
+    _usage(hk, 1, 50000)
+    _recorded(hk, "[Rules refresh, turn 3: 1 file(s), level standard]\n\n## release.md\n"
+                  "tag only from the main branch.\n[rules-engine delivery 0123456789abcdef]")
+    _usage(hk, 2, 52000)
+    ctx = hk.hook(hk.prompt(1), profile=prof).assert_ok().context or ""
+    assert "USERRELEASE" in ctx, ctx
+
+
+def test_an_edited_rule_is_not_in_view_as_it_was(hk):
+    """Identity is the content too: lint.md edited after its delivery is
+    delivered again, though its path was delivered 25,000 tokens ago."""
+    prof, _ctx = _world_with_one_delivery(hk)
+    hk.rule("lint.md", "# Lint\nMarker LINTEDITED: run the linter and the type checker first.\n")
+    again = hk.hook(hk.prompt(1), profile=prof).assert_ok().context or ""
+    assert "LINTEDITED" in again, again
+
+
+def test_a_scoped_rule_the_agent_delivered_before_an_edit_is_delivered_as_it_is_now(hk):
+    """The agent's own record of a scoped rule (nested_memory) holds the raw
+    file: once the file changed, the model holds an older text, and the
+    refresh delivers the rule as it is now."""
+    prof = _profile()
+    old = "---\npaths: src/**/*.rs\n---\n# Rust\nMarker RUSTOLD: clippy clean.\n"
+    rule = hk.rule("rust.md", old)
+    target = hk.project / "src" / "lib.rs"
+    hk.write_transcript([
+        _line("user", cwd=str(hk.project), message={"role": "user", "content": "go"}),
+        _line("assistant", message={"id": "m1", "role": "assistant", "model": "claude-x", "content": [
+            {"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": str(target)}}],
+            "usage": {"input_tokens": 3000, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}),
+        _line("attachment", attachment={"type": "nested_memory", "path": str(rule), "content": {
+            "path": str(rule), "type": "Project", "content": "# Rust\nMarker RUSTOLD: clippy clean.\n",
+            "globs": ["src/**/*.rs"], "rawContent": old, "isRule": True}}),
+    ])
+    _usage(hk, 2, 5000)
+    held = hk.hook(hk.prompt(1), profile=prof).assert_ok().context or ""
+    assert "RUSTOLD" not in held, "the agent's own copy is in view"
+    hk.rule("rust.md", old.replace("RUSTOLD: clippy clean", "RUSTNEW: clippy clean, no unsafe"))
+    ctx = hk.hook(hk.prompt(2), profile=prof).assert_ok().context or ""
+    assert "RUSTNEW" in ctx, ctx
+
+
+def test_a_resumed_session_still_knows_what_the_engine_delivered(hk):
+    """SessionEnd forgets the session's counters, not its deliveries: the
+    agent resumes the session with its transcript (deliveries included), and
+    the next prompt does not deliver lint.md a second time."""
+    prof, _ctx = _world_with_one_delivery(hk)
+    hk.hook(hk.event("SessionEnd", reason="prompt_input_exit"), profile=prof).assert_ok()
+    assert all('"turn"' not in p.read_text() for p in hk.session_files()), "the counters are forgotten"
+    again = hk.hook(hk.prompt(1), profile=prof).assert_ok().context or ""
+    assert "LINTRULE" not in again, f"delivered a second time after a resume:\n{again}"
+
+
+def test_delivery_records_read_back_and_only_well_formed_ids_count():
+    """The state record of a delivery reads back its files by identity; a
+    marker line counts only with 16 hex digits and the format's closing."""
+    from engine.hooks import delivery
+    from engine.hooks.plan import Item
+
+    items = [Item("a.md", "/p/.claude/rules/a.md", 5, 10, 10, "x", 3, "project", "/p/.claude/rules/a.md", "0" * 16),
+             Item("b.md", "/h/b.md", 5, 10, 10, "y", 3, "user", "/h/real b.md", "f" * 16),
+             Item("c.md", "/p/c\nd.md", 5, 10, 10, "z", 3, "project", "/p/c\nd.md", "1" * 16)]
+    epoch_id, position, files = delivery.parse(delivery.record("next:start", 4200, items))
+    assert (epoch_id, position) == ("next:start", 4200)
+    assert files == {("/p/.claude/rules/a.md", "0" * 16), ("/h/real b.md", "f" * 16)}, "a path with a line break is left out"
+    fmt = "[rules-engine delivery {id}]"
+    text = ("[rules-engine delivery 0123456789abcdef] [rules-engine delivery 0123456789ABCDEF] "
+            "[rules-engine delivery 0123456789abcde] [rules-engine delivery 0123456789abcdef0] "
+            "[rules-engine delivery [rules-engine delivery fedcba9876543210]")
+    assert delivery.found_in(text, fmt) == ["0123456789abcdef", "fedcba9876543210"]
+    assert delivery.found_in(text, "") == [] and delivery.parse("garbage") is None
+
+
+def test_records_of_epochs_no_longer_read_are_forgotten():
+    from engine.hooks import delivery
+    from engine.hooks.inview import Epoch
+
+    previous, current = Epoch("c1a2b3c4", after="start"), Epoch("d5e6f7a8", after="c1a2b3c4")
+    current.delivered["cccccccccccccccc"] = 900
+    snap = {"ivd:aaaaaaaaaaaaaaaa": "start\t100\n0000000000000000\t/r/a.md",  # two epochs back
+            "ivd:bbbbbbbbbbbbbbbb": "next:start\t0\n0000000000000000\t/r/a.md",  # the previous epoch, by its other name
+            "ivd:cccccccccccccccc": "start\t50\n0000000000000000\t/r/c.md",  # recorded earlier, witnessed now
+            "ivd:dddddddddddddddd": "", "turn": 4}
+    assert delivery.forgotten(snap, [previous, current]) == {"ivd:aaaaaaaaaaaaaaaa": ""}
