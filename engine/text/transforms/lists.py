@@ -97,7 +97,7 @@ class Lists(Transform):
         only blank lines between them are one list (a loose list keeps one
         form).  The line before a block is None after code: a lead-in does
         not read through it.  A section's scopes are its heading and the
-        label lines after it (a paragraph of one line ending with a colon:
+        last label line after it (a paragraph of one line ending with a colon:
         what aggressive makes of a heading, so a second pass finds the scope
         the first found)."""
         groups, i, n = [], 0, len(lines)
@@ -130,7 +130,7 @@ class Lists(Transform):
 
     def _scopes(self, text, lines, i, scopes):
         """The scopes of the section after paragraph line i: a heading
-        starts them anew, a label line adds to them."""
+        starts them anew, a label line replaces the label before it."""
         scope = self.scope
         if scope is None:
             return scopes
@@ -138,7 +138,10 @@ class Lists(Transform):
             return (i,)
         alone = (i == 0 or not lines[i - 1]) and (i + 1 == len(lines) or not lines[i + 1] or lines[i + 1].item)
         if alone and scope.ends_lead_in(text, lines[i]):
-            return scopes + (i,)
+            # a label scopes what follows it up to the next label ("When
+            # creating issues:" does not scope the list after "When posting
+            # comments:"); the heading above both still does
+            return scopes[:1] + (i,) if scopes and scope.is_heading(text, lines[scopes[0]]) else (i,)
         return scopes
 
     def _keeps_markers(self, text, lines, group, mask):
@@ -176,10 +179,11 @@ class Lists(Transform):
         return any(self._holds_word(text, lines, k) for k in group["scopes"])
 
     def _holds_word(self, text, lines, k):
-        """Whether line k (a heading or a label) holds a lead-in word, asked once per line."""
+        """Whether line k (a heading, or a label: its last sentence, as for
+        any lead-in) holds a lead-in word, asked once per line."""
         held = self._holds.get(k)
         if held is None:
-            held = self._holds[k] = self.scope.holds_word(text, lines[k].start, lines[k].end)
+            held = self._holds[k] = self.scope.holds_word(text, *self.scope.lead_in(text, lines, k))
         return held
 
     def _join_wrapped(self, text, lines, group, mask):
