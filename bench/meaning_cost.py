@@ -38,7 +38,10 @@ VARIANTS = [
     ("articles: none kept after a verb that is also a noun",
      [("dictionaries/fillers.yaml", r"\(\?i:\\L<verb_nouns>\)", "(?!)")]),
     ("articles: none kept around a reduced relative clause or after a copula",
-     [("dictionaries/fillers.yaml", r"unless_followed_by: &article_context '", "unless_followed_by: &article_context '(?!)")]),
+     # the guard keeps only its first branch (after a verb that is also a noun)
+     [("dictionaries/fillers.yaml",
+       r"(unless_followed_by: &article_context '\(\?<=\(\?<!\[\\w''’-\]\)\(\?i:\\L<verb_nouns>\)\[ \\t\]\+\(\?i:a\|an\|the\)\))\|[^\n]*'",
+       r"\1'")]),
     ("'<verb> that': rewritten before any word",
      [("dictionaries/phrases.yaml", r"only_followed_by: &clause '", "only_followed_by: &clause '|")]),
     ("headings: their text rewritten like any line",
