@@ -14,7 +14,10 @@ import tracemalloc
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from engine.core import agentversion
+from engine.agents import table
+from engine.agents import version as agentversion
+
+CLAUDE = table.get("claude-code")
 from engine.core.lineheads import line_heads
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
 
@@ -67,7 +70,7 @@ def test_a_current_agent_with_a_long_last_line_is_still_current(tmp_path, size):
     the content cache (the rewrite, no replacement)."""
     path = _write(tmp_path / "t.jsonl", [_assistant_new(), _user_result_new(_filler(size))])
     assert agentversion.from_transcript(path) == CURRENT
-    assert agentversion.of_session(path, environ={}) == CURRENT
+    assert agentversion.of_session(CLAUDE, path, environ={}) == CURRENT
 
 
 def test_an_older_agent_long_line_gives_its_version_from_its_head(tmp_path):
@@ -92,11 +95,11 @@ def test_no_version_anywhere_falls_back_to_the_environment(tmp_path):
     path = _write(tmp_path / "t.jsonl", [{"type": "summary", "summary": "s", "leafUuid": "l"}])
     env = {"AI_AGENT": "claude-code_2-1-332_harness"}
     assert agentversion.from_transcript(path) is None
-    assert agentversion.of_session(path, environ=env) == "2.1.332"
-    assert agentversion.of_session(str(tmp_path / "missing.jsonl"), environ=env) == "2.1.332"
-    assert agentversion.of_session(str(tmp_path / "missing.jsonl"), environ={}) is None
+    assert agentversion.of_session(CLAUDE, path, environ=env) == "2.1.332"
+    assert agentversion.of_session(CLAUDE, str(tmp_path / "missing.jsonl"), environ=env) == "2.1.332"
+    assert agentversion.of_session(CLAUDE, str(tmp_path / "missing.jsonl"), environ={}) is None
     os.mkfifo(tmp_path / "fifo.jsonl")  # never blocks on a FIFO named as the transcript
-    assert agentversion.of_session(str(tmp_path / "fifo.jsonl"), environ=env) == "2.1.332"
+    assert agentversion.of_session(CLAUDE, str(tmp_path / "fifo.jsonl"), environ=env) == "2.1.332"
 
 
 def test_only_the_last_lines_are_looked_at(tmp_path):

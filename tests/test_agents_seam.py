@@ -143,3 +143,77 @@ def test_backwards_reads_only_the_kinds_asked(tmp_path):
     path.write_text("".join(json.dumps(o) + "\n" for o in LINES["claude"]), encoding="utf-8")
     found = list(backwards("claude", str(path), 1 << 20, kinds=("usage",)))
     assert [r.kind for r in found] == ["usage"] and found[0].model == "claude-opus-4-6"
+
+
+# -- one seam: nothing outside engine/agents names what an agent sends --------
+
+ENGINE = Path(__file__).resolve().parent.parent / "engine"
+# Modules that read Claude Code's own files by design, each with its reason:
+# replay turns a Claude Code transcript back into the payloads Claude Code
+# sent (engine/replay/events.py) and counts them per event.
+AGENT_SPECIFIC = {"replay/events.py": "rebuilds Claude Code's payloads from its transcript",
+                  "replay/run.py": "replays a Claude Code transcript through those payloads",
+                  "ccm/purge.py": "rewrites Claude Code's transcript lines in place (purge reads that format only)",
+                  "session/analyze.py": "reads Claude Code's transcript lines for the session report"}
+# Words that are also the engine's own vocabulary (neutral fields and kinds).
+NEUTRAL_WORDS = {"cwd", "prompt", "source", "model", "command", "reason", "decision", "trigger", "name",
+                 "args", "text", "event", "type", "hooks", "version", "timeout", "matcher", "session", "path",
+                 "transcript", "tool", "input", "output", "stdout", "stderr", "interrupted", "file_path",
+                 "error", "tool_use_id", "session_id", "custom_instructions"}  # the engine's records
+# and template variables use these too
+
+
+def _agent_words():
+    """Event names, payload keys and answer keys of every agent document."""
+    words = set()
+
+    def keys(node):
+        if isinstance(node, dict):
+            for k, v in node.items():
+                words.add(k)
+                keys(v)
+        elif isinstance(node, list):
+            for v in node:
+                keys(v)
+
+    for name in table.names():
+        data = table.get(name).data
+        words.update(data["events"])
+        for spec in data["payload"].values():
+            path = spec if isinstance(spec, str) else spec.get("path", "")
+            words.update(path.split("."))
+        for spec in data["answers"].values():
+            keys(spec.get("template"))
+            keys(spec.get("rewrite"))
+    from engine.agents.spec import NEUTRAL_EVENTS
+
+    return words - NEUTRAL_WORDS - set(NEUTRAL_EVENTS) - {""}
+
+
+def _code_strings(path):
+    """String constants of a module's code (docstrings left out)."""
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docs = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                docs.add(id(first.value))
+    return [(n.lineno, n.value) for n in ast.walk(tree)
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs]
+
+
+def test_no_module_outside_the_seam_names_an_agents_events_or_fields():
+    words = _agent_words()
+    assert {"UserPromptSubmit", "hookSpecificOutput", "tool_response", "tailToolCallRequest",
+            "modifiedResult", "postToolUse"} <= words, "the check knows what agents send"
+    found = []
+    for path in sorted(ENGINE.rglob("*.py")):
+        rel = path.relative_to(ENGINE).as_posix()
+        if rel.startswith("agents/") or rel in AGENT_SPECIFIC:
+            continue
+        found += [f"engine/{rel}:{line}: {value!r}" for line, value in _code_strings(path) if value in words]
+    assert found == [], "read these through engine/agents (event.Event, answer.render, the agent's YAML):\n" + \
+        "\n".join(found)

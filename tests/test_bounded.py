@@ -241,14 +241,13 @@ def test_session_report_clamps_usage_figures_of_any_size(tmp_path, cli):
 
 
 def test_the_context_monitor_clamps_a_huge_usage(small, tmp_path):
-    from engine.core.profile import load_profile
+    from engine.agents import DEFAULT_AGENT, table
     from engine.hooks.fill import fill_of, last_usage
 
     path = tmp_path / "t.jsonl"
     path.write_text(f'{{"type": "assistant", "message": {{"model": "claude-test", "usage": '
                     f'{{"input_tokens": {HUGE_INT}, "cache_read_input_tokens": 3}}}}}}\n')
-    hooks = load_profile("default").hooks
-    fill = fill_of(last_usage(str(path), 1 << 20), hooks["context"])
+    fill = fill_of(table.get(DEFAULT_AGENT), last_usage(str(path), 1 << 20))
     top = engine_settings.get()["transcripts"]["max_tokens"]
     assert fill is not None and fill[1] == top + 3 and fill[0] > 100
 

@@ -295,12 +295,17 @@ def test_every_stub_writer_names_the_engine_by_absolute_path(builtin, tmp_path, 
     from engine.ccm.purge import Purger
     from engine.hooks.handlers.ccm_output import replacement
 
-    monkeypatch.setattr("engine.ccm.agentversion.replaces_output", lambda event, settings: True)
+    from engine.agents import table
+    from engine.agents.event import make
+
+    monkeypatch.setattr("engine.agents.capability.takes", lambda *a, **k: True)
     s = copy.deepcopy(builtin)
     s["folder"] = str(tmp_path / "ccm")
     store = Store(s)
-    out = replacement({"tool_name": "Bash", "tool_input": {"command": "seq 1 3000"}, "session_id": "s",
-                       "tool_response": {"stdout": "".join(f"{i}\n" for i in range(3000)), "stderr": ""}}, s)
-    assert f"`{engine_shell()} cache show " in out["stdout"]
+    event = make(table.get("claude-code"), "post_tool", tool="Bash", tool_input={"command": "seq 1 3000"},
+                 session="s", cwd=str(tmp_path), tool_output={"stdout": "".join(f"{i}\n" for i in range(3000)),
+                                                             "stderr": ""})
+    out = replacement(event, s)
+    assert f"`{engine_shell()} cache show " in out["text"]
     stub = Purger(s, store)._stub("y" * 5000, "tool_result", {"tool": "Read"})
     assert f"`{engine_shell()} cache show " in stub

@@ -11,6 +11,7 @@ import pytest
 
 from engine.ccm import config
 from engine.ccm.intercept import decide
+from engine.hooks.dispatch import neutral_event
 from engine.ccm.store import Store
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -36,6 +37,11 @@ def world(tmp_path, monkeypatch):
 
 
 def event(cmd, mode="bypassPermissions", cwd="/p", **kw):
+    """The neutral event of a Claude Code PreToolUse payload."""
+    return neutral_event(payload(cmd, mode, cwd, **kw))
+
+
+def payload(cmd, mode="bypassPermissions", cwd="/p", **kw):
     e = {"session_id": "s1", "transcript_path": "", "cwd": cwd, "hook_event_name": "PreToolUse", "tool_name": "Bash",
          "tool_input": {"command": cmd, "description": "d", "timeout": 60000}, "tool_use_id": "toolu_1",
          "permission_mode": mode}
@@ -49,8 +55,8 @@ def rules(world, **perms):
 
 def test_bypass_mode_rewrites_keeping_every_other_field(world, settings):
     d = decide(event("find .", cwd=str(world.proj)), settings)
-    assert set(d) == {"updatedInput"}, "no permission decision: the mode decides, as for the original"
-    new = d["updatedInput"]
+    assert set(d) == {"input"}, "no permission decision: the mode decides, as for the original"
+    new = d["input"]
     assert new["description"] == "d" and new["timeout"] == 60000, "the Bash tool's own timeout still applies"
     assert "dangerouslyDisableSandbox" not in new
     assert new["command"].endswith("-- 'find .'") and " cache run --cwd " in new["command"]
@@ -68,9 +74,9 @@ def test_commands_not_intercepted(world, settings, cmd, why):
 
 def test_subagent_background_and_plan_pass_through(world, settings):
     assert decide(event("find .", agent_id="a1"), settings) is None
-    e = event("find .")
+    e = payload("find .")
     e["tool_input"]["run_in_background"] = True
-    assert decide(e, settings) is None
+    assert decide(neutral_event(e), settings) is None
     assert decide(event("find .", mode="plan"), settings) is None
     assert decide(event("find .", mode="someFutureMode"), settings) is None
 
@@ -87,7 +93,7 @@ def test_a_command_the_user_is_asked_about_is_still_asked_about(world, settings)
 def test_allowed_command_is_rewritten_with_allow(world, settings):
     rules(world, allow=["Bash(find:*)"])
     d = decide(event("find . -name x", mode="default", cwd=str(world.proj)), settings)
-    assert d["permissionDecision"] == "allow" and "updatedInput" in d
+    assert d["decision"] == "allow" and "input" in d
 
 
 @pytest.mark.parametrize("perms", [
@@ -112,14 +118,14 @@ def test_unreadable_settings_pass_through(world, settings):
 def test_large_read_is_denied_with_a_way_to_read_it(world, settings):
     big = world.proj / "big.py"
     big.write_text("x = 1\n" * 10000)
-    d = decide({"tool_name": "Read", "tool_input": {"file_path": str(big)}}, settings)
-    assert d["permissionDecision"] == "deny"
-    assert "offset" in d["permissionDecisionReason"] and "not an error" in d["permissionDecisionReason"]
-    assert decide({"tool_name": "Read", "tool_input": {"file_path": str(big), "offset": 1, "limit": 400}}, settings) is None
+    d = decide(neutral_event(dict({"tool_name": "Read", "tool_input": {"file_path": str(big)}}, hook_event_name="PreToolUse")), settings)
+    assert d["decision"] == "deny"
+    assert "offset" in d["reason"] and "not an error" in d["reason"]
+    assert decide(neutral_event(dict({"tool_name": "Read", "tool_input": {"file_path": str(big), "offset": 1, "limit": 400}}, hook_event_name="PreToolUse")), settings) is None
     cfg = world.proj / "big.json"
     cfg.write_text("[" + "1," * 20000 + "1]")
-    assert decide({"tool_name": "Read", "tool_input": {"file_path": str(cfg)}}, settings) is None
-    assert decide({"tool_name": "Read", "tool_input": {"file_path": str(big)}, "agent_id": "a"}, settings) is None
+    assert decide(neutral_event(dict({"tool_name": "Read", "tool_input": {"file_path": str(cfg)}}, hook_event_name="PreToolUse")), settings) is None
+    assert decide(neutral_event(dict({"tool_name": "Read", "tool_input": {"file_path": str(big)}, "agent_id": "a"}, hook_event_name="PreToolUse")), settings) is None
 
 
 def engine(world, *args, stdin=None, cwd=None, timeout=60):
@@ -167,7 +173,7 @@ def test_wrapper_never_caches_a_secret(world):
 
 
 def test_hook_never_runs_the_command_and_returns_at_once(world):
-    e = event(f"find . -newer x; touch {world.proj}/MARK; sleep 30", cwd=str(world.proj))
+    e = payload(f"find . -newer x; touch {world.proj}/MARK; sleep 30", cwd=str(world.proj))
     t = time.monotonic()
     r = engine(world, "hook", stdin=json.dumps(e).encode(), timeout=20)
     assert r.returncode == 0
@@ -197,7 +203,7 @@ sys.__stdout__.write(json.dumps({"out": out.getvalue(), "mods": sorted(m for m i
 
 
 def test_pass_through_pre_tool_use_imports_nothing_heavy(world):
-    e = json.dumps(event("git status", cwd=str(world.proj))).encode()
+    e = json.dumps(payload("git status", cwd=str(world.proj))).encode()
     engine(world, "hook", stdin=e)  # warm the caches
     r = subprocess.run([sys.executable, "-c", HOT], input=e, capture_output=True, env=world.env, cwd=str(world.proj))
     res = json.loads(r.stdout)
@@ -207,7 +213,7 @@ def test_pass_through_pre_tool_use_imports_nothing_heavy(world):
 
 def test_learned_command_is_intercepted_next_time(world):
     cmd = "python3 make_report.py --all"
-    e = event(cmd, cwd=str(world.proj))
+    e = payload(cmd, cwd=str(world.proj))
     assert json.loads(engine(world, "hook", stdin=json.dumps(e).encode()).stdout or "null") is None
     post = dict(e, hook_event_name="PostToolUse", tool_response={"stdout": "row\n" * 1000, "stderr": ""})
     engine(world, "hook", stdin=json.dumps(post).encode())

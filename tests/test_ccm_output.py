@@ -112,16 +112,17 @@ def test_supported_version_gets_no_rewrite_at_pre_tool_use(hk, version):  # noqa
 
 
 def test_version_from_the_last_line_that_has_one(tmp_path):
-    from engine.ccm import agentversion
-    from engine.core.agentversion import from_transcript
+    from engine.agents import table
+    from engine.agents.capability import supported
+    from engine.agents.version import from_transcript
 
     p = tmp_path / "t.jsonl"
     p.write_text(json.dumps({"version": "2.1.100"}) + "\n" + json.dumps({"version": "2.1.330", "x": "y"}) + "\n"
                  + json.dumps({"type": "summary"}) + "\n")
     assert from_transcript(str(p)) == "2.1.330"
-    settings = config.load(config.builtin_path())["replace_output"]
-    assert agentversion.supported("2.1.330", settings) and not agentversion.supported("2.1.170", settings)
-    assert not agentversion.supported("garbage", settings) and not agentversion.supported(None, settings)
+    spec = table.get("claude-code").answer("replace_output")
+    assert supported(spec, "2.1.330") and not supported(spec, "2.1.170") and not supported(spec, "2.1.100")
+    assert not supported(spec, "garbage") and not supported(spec, None)
     assert from_transcript(str(tmp_path / "missing.jsonl")) is None
 
 
@@ -130,7 +131,7 @@ def test_a_ccm_output_handler_outside_post_tool_use_is_a_validation_error(hk):  
     prof.write_text("kind: profile\nname: p\nextends: default\nhooks:\n  events:\n    PreToolUse:\n"
                     "      - name: wrong_place\n        kind: ccm_output\n")
     r = hk.engine("validate", prof)
-    assert r.returncode != 0 and "wrong_place" in (r.stdout + r.stderr) and "PostToolUse" in (r.stdout + r.stderr)
+    assert r.returncode != 0 and "wrong_place" in (r.stdout + r.stderr) and "post_tool" in (r.stdout + r.stderr)
     assert "Traceback" not in r.stderr
 
 

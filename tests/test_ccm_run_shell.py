@@ -90,7 +90,7 @@ def _as_the_agent_runs_it(world, command, settings):
     """What the agent's Bash tool runs for `command` after PreToolUse: its
     snapshot sourced, then the command, or the rewrite the hook answered."""
     d = decide(_event(command, world.proj), settings)
-    run = d["updatedInput"]["command"] if d else command
+    run = d["input"]["command"] if d else command
     script = f'source "$1" 2>/dev/null || true\neval "$2" < /dev/null'
     return d, subprocess.run(["bash", "-c", script, "agent-shell", str(world.snapshot), run], capture_output=True,
                              env=world.env, cwd=str(world.proj), timeout=60)
@@ -115,9 +115,9 @@ def test_commands_whose_simple_commands_start_with_a_snapshot_name_are_left_alon
 
 def test_other_commands_are_still_rewritten(world, settings):
     d = decide(_event("find . -name '*.log'", world.proj), settings)
-    assert " cache run " in d["updatedInput"]["command"]
+    assert " cache run " in d["input"]["command"]
     os.unlink(world.snapshot)  # no snapshot: nothing to keep
-    assert " cache run " in decide(_event("make -j4 all", world.proj), settings)["updatedInput"]["command"]
+    assert " cache run " in decide(_event("make -j4 all", world.proj), settings)["input"]["command"]
 
 
 @pytest.mark.parametrize("script", [SNAPSHOT_2_1_330, SNAPSHOT_BASE64], ids=["eval-q", "base64"])

@@ -175,7 +175,7 @@ def test_fill_skips_synthetic_records_of_a_real_transcript(tmp_path):
     """13-... holds API-error records with model <synthetic> and zero usage."""
     path = _copy("13-sessionshare-v2115-api-errors.jsonl", tmp_path)
     tokens, model, _since = fill.last_usage(path, 10**7)
-    assert tokens > 0 and model != fill.SYNTHETIC
+    assert tokens > 0 and model != "<synthetic>"
 
 
 def test_fill_is_zero_right_after_a_compaction(tmp_path):
@@ -196,10 +196,15 @@ def test_fill_of_a_missing_transcript_is_none(tmp_path):
 
 
 def test_window_is_long_for_long_context_models_or_past_the_regular_window():
-    ctx = memory_settings()["context"]
-    assert fill.window("claude-sonnet-4-5", 150000, ctx) == 200000
-    assert fill.window("claude-sonnet-4-5", 250000, ctx) == 1000000
-    assert fill.window("claude-sonnet-4-5[1m]", 10, ctx) == 1000000
+    from engine.agents import table
+
+    claude, codex = table.get("claude-code"), table.get("codex")
+    assert fill.window(claude, fill.Usage(150000, "claude-sonnet-4-5", 0)) == 200000
+    assert fill.window(claude, fill.Usage(250000, "claude-sonnet-4-5", 0)) == 1000000
+    assert fill.window(claude, fill.Usage(10, "claude-sonnet-4-5[1m]", 0)) == 1000000
+    # the window an agent records wins; else its YAML's
+    assert fill.window(codex, fill.Usage(10, "gpt-5.1-codex", 0, window=400000)) == 400000
+    assert fill.window(codex, fill.Usage(10, "gpt-5.1-codex", 0)) == 258400
 
 
 def test_compaction_keeps_the_latest_sessions_of_an_entry(tmp_path):

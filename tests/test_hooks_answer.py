@@ -28,9 +28,10 @@ def test_a_part_that_does_not_fit_waits_and_the_user_message_still_goes():
 
 
 def test_first_tool_decision_wins_and_only_on_pre_tool_use():
-    deny = {"permissionDecision": "deny", "permissionDecisionReason": "cached"}
-    answer, log = _merge([Part("a", tool_decision=deny), Part("b", tool_decision={"permissionDecision": "allow"})])
-    assert answer.output("PreToolUse") == {"hookSpecificOutput": {"hookEventName": "PreToolUse", **deny}}
+    deny = {"decision": "deny", "reason": "cached"}
+    answer, log = _merge([Part("a", tool_decision=deny), Part("b", tool_decision={"decision": "allow"})])
+    assert answer.output("PreToolUse") == {"hookSpecificOutput": {
+        "hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "cached"}}
     assert "already made" in log[0]
     assert answer.output("PostToolUse") is None
 

@@ -155,7 +155,7 @@ def test_scope_all_compresses_the_banner_too(hk, scope):
     ctx = run.context
     assert ctx is not None, str(run)
     source, _, ctx = ctx.partition("\n")
-    assert "handler UserPromptSubmit/rules" in source, ctx  # where it comes from, never compressed
+    assert "handler prompt/rules" in source, ctx  # where it comes from, never compressed
     banner, _, body = ctx.partition("\n")
     assert "Rules refresh" in banner and "rules fresh" in banner
     # the rule text is compressed in both scopes

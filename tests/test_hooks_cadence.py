@@ -74,7 +74,7 @@ def test_every_turns_zero_disables_a_handler(hk):
     hk.rule("a.md", "# A\nMarker ALPHA.\n")
     hk.claude_md(CLAUDE_P)
     prof = shared_profile(profile_text({"UserPromptSubmit": [{"name": "rules", "every_turns": 0},
-                                                             {"name": "claude_md", "every_turns": 2}]}))
+                                                             {"name": "instructions", "every_turns": 2}]}))
     seen = []
     for n in range(1, 5):
         run = hk.hook(hk.prompt(n), profile=prof)
@@ -105,7 +105,7 @@ def test_session_start_other_sources_inject_nothing(hk, source):
     run = hk.hook(hk.event("SessionStart", source=source))
     run.assert_ok()
     source, policy = run.context.split("\n", 1)
-    assert "profile default" in source and "SessionStart/effort_guidance" in source, str(run)  # where it comes from
+    assert "profile default" in source and "session_start/effort_guidance" in source, str(run)  # where it comes from
     assert policy.startswith("[Effort policy: medium]") and "PROJECTRULE" not in run.context, str(run)
     hk.hook(hk.event("SessionStart", source=source), profile=shared_profile(profile_text(effort="high"))).assert_silent()
     assert hk.log_lines() == []
@@ -133,7 +133,7 @@ def test_session_end_forgets_the_session(hk):
 # -- every_tokens -------------------------------------------------------------
 
 TOKENS_PROFILE = profile_text({"UserPromptSubmit": [{"name": "rules", "every_turns": 0, "every_tokens": 30000},
-                                                    {"name": "claude_md", "every_turns": 0}]})
+                                                    {"name": "instructions", "every_turns": 0}]})
 
 
 def _token_step(hk, prof, total, sidechain=None, raw_records=None):
@@ -206,7 +206,7 @@ def test_second_injection_that_does_not_fit_comes_on_the_next_prompt(hk):
     hk.rule("big.md", "# Big\n" + "".join(f"BIGRULE line {i:04d}: zebra quartz lantern orbit.\n" for i in range(150)))
     hk.claude_md("# Notes\n" + "".join(f"CLAUDELINE {i:04d}: zebra quartz lantern orbit.\n" for i in range(70)))
     prof = shared_profile(profile_text({"UserPromptSubmit": [{"name": "rules", "every_turns": 2},
-                                                             {"name": "claude_md", "every_turns": 2}]}))
+                                                             {"name": "instructions", "every_turns": 2}]}))
     seen = []
     for n in range(1, 4):
         run = hk.hook(hk.prompt(n), profile=prof)

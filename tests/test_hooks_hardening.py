@@ -168,8 +168,8 @@ def test_a_reinject_of_two_refreshes_stays_under_the_cap(hk):
     hk.claude_md(_big("CLAUDEMDX", 90))
     prof = shared_profile(profile_text({
         "UserPromptSubmit": [{"name": "rules", "budget": {"tokens": 2500}},
-                             {"name": "claude_md", "budget": {"tokens": 2500}}],
-        "SessionStart": [{"name": "after_compaction", "handlers": ["rules", "claude_md"]}]}))
+                             {"name": "instructions", "budget": {"tokens": 2500}}],
+        "SessionStart": [{"name": "after_compaction", "handlers": ["rules", "instructions"]}]}))
     run = hk.hook(hk.event("SessionStart", source="compact"), profile=prof)
     ctx = run.assert_ok().context or ""
     assert "RULE0X" in ctx
@@ -181,8 +181,9 @@ def test_a_reinject_of_two_refreshes_stays_under_the_cap(hk):
 
 def test_validate_refuses_a_reinject_that_cannot_fit_in_one_event(hk):
     prof = hk.project / "p.yaml"
-    prof.write_text(profile_text({"SessionStart": [{"name": "after_compaction", "handlers": ["rules", "claude_md"]}]},
-                                 name="p"))
+    # a second target that names what waits in a digest, not in parts: it would wait with no round
+    prof.write_text(profile_text({"SessionStart": [{"name": "after_compaction", "handlers": ["rules", "instructions"]}],
+                                  "UserPromptSubmit": [{"name": "instructions", "overflow": "digest"}]}, name="p"))
     run = hk.engine("validate", str(prof))
     assert run.returncode == 1, str(run)
     assert "max_injection_chars" in run.stderr and "after_compaction" in run.stderr or "reinject" in run.stderr, str(run)
@@ -247,7 +248,7 @@ def test_an_odd_transcript_record_does_not_abort_the_event(hk, record):
             fh.write(json.dumps(record) + "\n")
     prof = shared_profile(profile_text({"UserPromptSubmit": [
         {"name": "rules", "every_turns": 1},
-        {"name": "claude_md", "every_turns": 0, "every_tokens": 1000}]}))
+        {"name": "instructions", "every_turns": 0, "every_tokens": 1000}]}))
     run = hk.hook(hk.prompt(1), profile=prof)
     assert "ALPHA" in (run.assert_ok().context or ""), f"{run}\n{hk.log_lines()}"
 

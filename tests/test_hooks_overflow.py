@@ -134,7 +134,7 @@ def _check_warning(run, hk):
     for p in sorted(hk.global_rules.glob("*.md")):
         assert f" ~/.claude/rules/{p.name} " in line, f"{p} not named"
     assert re.search(r"\.md [\d,]+ characters", line), "sizes are given"
-    assert "hooks.events.UserPromptSubmit[name: rules].budget.chars (now 8,000)" in line, line
+    assert "hooks.events.prompt[name: rules].budget.chars (now 8,000)" in line, line
     assert "warning" not in run.stdout
 
 

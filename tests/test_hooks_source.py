@@ -26,7 +26,7 @@ def test_the_effort_guidance_says_where_it_comes_from_and_names_no_model(hk):
     first, policy = run.context.split("\n", 1)
     m = SOURCE.match(first)
     assert m, run.context
-    assert (m["profile"], m["event"], m["handler"]) == ("default", "SessionStart", "effort_guidance")
+    assert (m["profile"], m["event"], m["handler"]) == ("default", "session_start", "effort_guidance")
     assert (m["event"], m["handler"]) in _handlers(), "the handler named is one `engine profile show` lists"
     assert policy.startswith("[Effort policy: medium]")
     for model in ("Sonnet", "Opus", "Haiku", "sonnet", "opus"):
@@ -51,7 +51,7 @@ def test_a_rules_refresh_says_where_it_comes_from(hk):
     run.assert_ok()
     first, rest = run.context.split("\n", 1)
     m = SOURCE.match(first)
-    assert m and (m["profile"], m["event"], m["handler"]) == ("every", "UserPromptSubmit", "rules"), run.context
+    assert m and (m["profile"], m["event"], m["handler"]) == ("every", "prompt", "rules"), run.context
     assert rest.startswith("[Rules refresh, turn 1") and "ALPHA" in rest
 
 

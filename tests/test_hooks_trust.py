@@ -35,7 +35,7 @@ def _project_profile(hk, events, **top):
 
 
 def _every_prompt_files(files):
-    return {"UserPromptSubmit": [{"name": "claude_md", "every_turns": 1, "files": files},
+    return {"UserPromptSubmit": [{"name": "instructions", "every_turns": 1, "files": files},
                                  {"name": "rules", "every_turns": 0}]}
 
 
@@ -62,7 +62,7 @@ def test_a_project_profile_cannot_reach_outside_through_a_source_folder(hk):
     _project_profile(hk, {"UserPromptSubmit": [
         {"name": "rules", "every_turns": 1, "sources": [{"dir": "~", "glob": "*.txt"}, {"dir": "{project}/.claude/rules"},
                                                        {"dir": "~/.claude/rules", "glob": "../../secret.txt"}]},
-        {"name": "claude_md", "every_turns": 0}]})
+        {"name": "instructions", "every_turns": 0}]})
     ctx = hk.hook(hk.prompt(1)).assert_ok().context or ""
     assert "PROJRULE" in ctx
     assert SECRET not in ctx

@@ -26,7 +26,7 @@ def _world(h):
     # Only the rules handler, on a turn cadence of its own.
     return shared_profile(profile_text({"UserPromptSubmit": [
         {"name": "rules", "every_turns": EVERY, "every_tokens": 0},
-        {"name": "claude_md", "enabled": False}]}, name="turns"))
+        {"name": "instructions", "enabled": False}]}, name="turns"))
 
 
 def _check(h, runs):

@@ -144,13 +144,16 @@ def test_before_the_transcript_is_on_disk_the_version_comes_from_the_agent_envir
 
 
 def test_the_agent_version_is_read_from_its_environment_as_the_settings_say():
-    from engine.core.agentversion import from_env
+    from engine.agents import table
+    from engine.agents.version import from_env
 
-    assert from_env({"AI_AGENT": "claude-code_2-1-330_harness"}) == "2.1.330"
-    assert from_env({"AI_AGENT": "claude-code_2-1-330"}) == "2.1.330"
-    assert from_env({"AI_AGENT": "cursor_1-2"}) is None
-    assert from_env({"AI_AGENT": "claude-code_x-1_harness"}) is None
-    assert from_env({}) is None
+    spec = table.get("claude-code").data["version"]["env"]
+    assert from_env(spec, {"AI_AGENT": "claude-code_2-1-330_harness"}) == "2.1.330"
+    assert from_env(spec, {"AI_AGENT": "claude-code_2-1-330"}) == "2.1.330"
+    assert from_env(spec, {"AI_AGENT": "cursor_1-2"}) is None
+    assert from_env(spec, {"AI_AGENT": "claude-code_x-1_harness"}) is None
+    assert from_env(spec, {}) is None
+    assert from_env(None, {"AI_AGENT": "claude-code_2-1-330_harness"}) is None  # an agent that sets none
 
 
 def test_after_compaction_the_unscoped_rules_come_back_with_the_switch(hk):

@@ -186,7 +186,7 @@ def _replay(path, profile, world):
                 continue
             trace = []
             handle(ev, str(profile), log, hooks, None, trace=trace)
-            said = [v for _h, f, v in trace[0].origins if f == "systemMessage"] if trace else []
+            said = [v for _h, f, v in trace[0].origins if f == "user_message"] if trace else []
             heard.append((offset, [int(t) for s in said for t in re.findall(r"past (\d+)%", s)]))
     return heard
 
@@ -195,7 +195,7 @@ def _monitor_profile(folder, threshold):
     """The built-in profile with only its two fill monitors, on one threshold
     (once one is passed the monitor reads at every event: a second one would
     hide the gate)."""
-    off = {"UserPromptSubmit": ("rules", "claude_md", "content_pins"),
+    off = {"UserPromptSubmit": ("rules", "instructions", "content_pins"),
            "SessionStart": ("after_compaction", "effort_guidance"),
            "PreToolUse": ("scoped_rules", "tool_memory", "subagent_effort", "content_cache"),
            "PostToolUse": ("rules_pending", "rules_on_growth", "large_bash_output", "remember_failures",

@@ -375,7 +375,7 @@ def test_every_folder_is_0700_and_every_file_0600_under_umask_000(tmp_path):
             "from engine.core.log import Log\n"
             "s = config.load(config.builtin_path()); st = Store(s)\n"
             "k = st.put(b'x' * 3000, {'tool': 't'}, session='S1')\n"
-            "Log({'hook_event_name': 'X'})('a line')\n")
+            "Log()('a line')\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, env=env, cwd=str(project))
     assert r.returncode == 0, r.stderr
     learned = tmp_path / "new" / "cache" / "ccm" / "learned"

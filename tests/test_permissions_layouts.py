@@ -1,7 +1,8 @@
 """Finding 7 of issue 14: the PreToolUse rewrite read permission rules from
 the event's `cwd` and `~/.claude` only, and answered `allow` from them.
-Rules are now read as the agent reads them (engine/ccm/permissions.py):
-managed, `$CLAUDE_CONFIG_DIR`, the project root `$CLAUDE_PROJECT_DIR`.  In
+Rules are now read as the agent reads them (engine/agents/permissions.py,
+the files of the agent's YAML): managed, `$CLAUDE_CONFIG_DIR`, the project
+root `$CLAUDE_PROJECT_DIR`.  In
 each layout of the finding the rewrite gives no `allow` (and no rewrite)."""
 
 import json
@@ -9,8 +10,13 @@ import os
 
 import pytest
 
-from engine.ccm import config, permissions
+import copy
+
+from engine.agents import permissions, table
+from engine.agents.spec import Agent
+from engine.ccm import config
 from engine.ccm.intercept import decide
+from engine.hooks.dispatch import neutral_event
 
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
 
@@ -30,8 +36,11 @@ def root(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(proj))
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
-    monkeypatch.setattr(permissions, "MANAGED", (str(tmp_path / "managed.json"),))
-    monkeypatch.setattr(permissions, "MANAGED_DROPINS", (str(tmp_path / "managed.d"),), raising=False)
+    # the agent's managed settings, here in the test's folder
+    data = copy.deepcopy(table.agents()["claude-code"])
+    files = [f for f in data["permissions"]["files"] if not f.get("path", f.get("dir", "")).startswith("/")]
+    data["permissions"]["files"] = [{"path": str(tmp_path / "managed.json")}, {"dir": str(tmp_path / "managed.d")}] + files
+    monkeypatch.setitem(table.agents(), "claude-code", data)
     return proj
 
 
@@ -40,13 +49,21 @@ def write(path, **perms):
     path.write_text(json.dumps({"permissions": perms}))
 
 
-def event(cmd, cwd, mode="default"):
+def payload(cmd, cwd, mode="default"):
     return {"session_id": "s1", "transcript_path": "", "cwd": str(cwd), "hook_event_name": "PreToolUse",
             "tool_name": "Bash", "tool_input": {"command": cmd}, "tool_use_id": "toolu_1", "permission_mode": mode}
 
 
+def event(cmd, cwd, mode="default"):
+    return neutral_event(payload(cmd, cwd, mode))
+
+
+def agent():
+    return Agent(table.agents()["claude-code"])
+
+
 def no_allow(d):
-    return d is None or d.get("permissionDecision") != "allow"
+    return d is None or d.get("decision") != "allow"
 
 
 def test_a_after_cd_src_the_roots_ask_rule_still_counts(root, settings, tmp_path):
@@ -79,7 +96,7 @@ def test_an_allow_rule_at_the_project_root_still_proves_from_a_subfolder(root, s
     """The rewrite still happens where it is proved (cwd moved by `cd src`)."""
     write(root / ".claude" / "settings.local.json", allow=["Bash(find:*)"])
     d = decide(event("find . -name x", root / "src"), settings)
-    assert d["permissionDecision"] == "allow" and " cache run " in d["updatedInput"]["command"]
+    assert d["decision"] == "allow" and " cache run " in d["input"]["command"]
 
 
 @pytest.mark.parametrize("layout", ["no_project_dir", "relative_project_dir", "unknown_bash_rule",
@@ -107,7 +124,7 @@ def test_any_doubt_gives_no_decision_and_no_rewrite(root, settings, tmp_path, mo
         assert decide(event(cmd, root, mode), settings) is None, (layout, mode)
     # the same question asked of the permission reader itself (a wrapped
     # command is neither listed nor learned, so decide() alone would not say)
-    assert permissions.runs_without_asking(cmd, str(root), "rules") != "yes", layout
+    assert permissions.runs_without_asking(agent(), cmd, "rules") != "yes", layout
 
 
 def test_user_local_settings_never_prove_an_allow(root, settings, tmp_path):
@@ -126,7 +143,7 @@ def test_hook_process_reads_the_project_root_from_its_environment(hk):  # noqa: 
     write(cfg / "settings.json", allow=["Bash(find:*)"])
     write(hk.project / ".claude" / "settings.json", ask=["Bash(find:*)"])
     env = {"CLAUDE_PROJECT_DIR": hk.project, "CLAUDE_CONFIG_DIR": cfg}
-    ev = event("find . -delete", src)
+    ev = payload("find . -delete", src)
     ev["transcript_path"] = str(hk.transcript)
     hk.hook(ev, env=env).assert_silent()
     # the same rules without the ask rule: proved, so rewritten with allow

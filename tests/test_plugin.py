@@ -27,7 +27,7 @@ import pytest
 from support.agent import REPO, FakeAPI, agent_env, find_claude, request_text, run_agent, text, tool, tool_results
 from support.plugin import HOOK, START, plugin_env, run_hook, wait_for, wait_gone
 # what engine install's hooks inject at a session's start (tests/test_real_agent.py), source line first
-EFFORT = ("SessionStart hook additional context: [from rules-engine profile default, handler SessionStart/effort_guidance: "
+EFFORT = ("SessionStart hook additional context: [from rules-engine profile default, handler session_start/effort_guidance: "
           "see `engine profile show`]\n[Effort policy: medium]")
 
 
@@ -36,10 +36,11 @@ EFFORT = ("SessionStart hook additional context: [from rules-engine profile defa
 
 def test_plugin_hooks_are_the_ones_engine_install_writes():
     from engine.core.profile import load_profile
-    from engine.hooks.install import TOOL_EVENTS
+    from engine.hooks.install import agent_events, tool_events
 
     hooks = load_profile("default").hooks
-    events = [e for e, hs in hooks["events"].items() if any(h.get("enabled", True) is not False for h in hs)]
+    events = agent_events(hooks)
+    TOOL_EVENTS = tool_events()
     plugin = json.loads((REPO / "hooks" / "hooks.json").read_text(encoding="utf-8"))
     assert list(plugin["hooks"]) == events
     for event, groups in plugin["hooks"].items():

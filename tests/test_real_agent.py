@@ -55,7 +55,7 @@ pytestmark = pytest.mark.slow  # end to end: started first, on their own workers
 
 USER_RULE = "# Mine\nAlways name the file you changed in your reply (RULE_MARKER_4d1c).\n"
 # the effort guidance, after the line that says where it comes from
-EFFORT = ("SessionStart hook additional context: [from rules-engine profile default, handler SessionStart/effort_guidance: "
+EFFORT = ("SessionStart hook additional context: [from rules-engine profile default, handler session_start/effort_guidance: "
           "see `engine profile show`]\n[Effort policy: medium]")
 
 

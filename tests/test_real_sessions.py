@@ -147,14 +147,14 @@ def replay_agrees(hk, name, runs, monkeypatch):
     s = engine_replay([str(transcript(name))], profile="default", project=str(hk.project))["sessions"][0]
     replay_ctx = replay_msg = 0
     for a in s["answers"]:
-        texts = [p["chars"] for p in a["parts"] if p["field"] == "additionalContext"]
-        msgs = [p["chars"] for p in a["parts"] if p["field"] == "systemMessage"]
+        texts = [p["chars"] for p in a["parts"] if p["field"] == "context"]
+        msgs = [p["chars"] for p in a["parts"] if p["field"] == "user_message"]
         replay_ctx += sum(texts) + 2 * max(0, len(texts) - 1)  # the hook joins parts with a blank line
         replay_msg += sum(msgs) + 2 * max(0, len(msgs) - 1)
     assert (replay_ctx, replay_msg) == (ctx_chars, msg_chars)
     assert s["warnings"]["chars"] <= replay_msg and s["injected"]["chars"] <= replay_ctx
     if s["compactions"]:  # the unscoped rule and CLAUDE.md held back at a compaction (the agent reloads them)
-        held = [p for a in s["answers"] for p in a["parts"] if p["field"] == "inView"]
+        held = [p for a in s["answers"] for p in a["parts"] if p["field"] == "in_view"]
         assert held and 2 <= s["already_in_view"]["count"] <= sum(p["files"] for p in held)
         assert s["already_in_view"]["count"] <= 2 * (1 + s["compactions"]), "each rule once per compaction epoch"
         assert s["already_in_view"]["tokens"] > 0

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import yaml
 
+from engine.core.log import Log
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
 
 REPO = Path(__file__).resolve().parent.parent
@@ -97,7 +98,7 @@ def test_the_hook_log_quotes_no_shape(hk):  # noqa: F811
     os.environ["ENGINE_STATE_DIR"], old = str(hk.state), os.environ.get("ENGINE_STATE_DIR")
     try:
         for shape in SHAPES:
-            Log({"hook_event_name": "PostToolUse", "session_id": "s"})(f"cannot record: {shape['text']}")
+            _log("PostToolUse", "s")(f"cannot record: {shape['text']}")
     finally:
         if old is None:
             os.environ.pop("ENGINE_STATE_DIR")
@@ -106,3 +107,9 @@ def test_the_hook_log_quotes_no_shape(hk):  # noqa: F811
     text = (hk.state / "hook.log").read_text()
     assert text.count("[REDACTED]") >= 9
     _assert_nowhere(hk, text)
+
+
+def _log(event_name, session):
+    log = Log()
+    log.about(event_name, session)
+    return log

@@ -6,6 +6,7 @@ log, the session report.  A later session's banner never shows them."""
 
 import pytest
 
+from engine.core.log import Log
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
 
 # Finding 11's payloads: what a failing tool call may print.
@@ -126,7 +127,7 @@ def test_the_content_cache_keeps_no_output_with_a_secret_and_redacts_commands(is
 def test_the_hook_log_redacts_what_it_quotes(isolated):
     from engine.core.log import Log
 
-    Log({"hook_event_name": "PostToolUse", "session_id": "s"})(f"cannot record: {DB_URL} {JWT}\n{PEM}")
+    _log("PostToolUse", "s")(f"cannot record: {DB_URL} {JWT}\n{PEM}")
     text = (isolated / "engine_state_dir" / "hook.log").read_text()
     assert "[REDACTED]" in text
     for s in PAYLOAD_SECRETS:
@@ -169,3 +170,9 @@ def test_finding_11_payloads_never_reach_memory_files_or_a_later_banner(hk):
         assert s not in later.context, s
         for p in _engine_files(hk):
             assert s.encode() not in p.read_bytes(), f"{s[:20]} written to {p}"
+
+
+def _log(event_name, session):
+    log = Log()
+    log.about(event_name, session)
+    return log

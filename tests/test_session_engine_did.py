@@ -78,7 +78,7 @@ def test_the_report_shows_what_the_hooks_recorded(hk):
     assert len(files) == 1, files
     assert stat.S_IMODE(os.stat(records).st_mode) == 0o700 and stat.S_IMODE(os.stat(files[0]).st_mode) == 0o600
     lines = [json.loads(l) for l in files[0].read_text().splitlines()]
-    assert [l["event"] for l in lines] == ["SessionStart", "PostToolUse"], "only events that answered are recorded"
+    assert [l["event"] for l in lines] == ["session_start", "post_tool"], "only events that answered are recorded"
     assert "STYLE" not in files[0].read_text() and "make all" not in files[0].read_text(), "numbers, not texts"
     # The figures: characters as the agent read them, tokens at 4.2 chars and 4 bytes a token.
     assert [(a["handler"], a["chars"]) for a in lines[0]["added"]] == [("rules", injected)]

@@ -76,7 +76,7 @@ def test_an_unapproved_project_profile_changes_nothing_and_is_logged_once_per_se
               hk.event("PreCompact", trigger="manual")]
     without = [_out(hk, dict(ev, session_id="plain")) for ev in events]
     project_profile(hk, {"UserPromptSubmit": [{"name": "rules", "every_turns": 1},
-                                              {"name": "claude_md", "every_turns": 1}],
+                                              {"name": "instructions", "every_turns": 1}],
                          "PreCompact": [{"name": "compact_instructions", "template": "PROJECT SAYS"}]},
                     scope="all")
     with_profile = [_out(hk, dict(ev, session_id="visited")) for ev in events]
@@ -285,7 +285,7 @@ def test_machine_keys_come_from_the_users_own_profile_text_keys_from_the_project
     assert shown["name"] == "repo" and shown["level"] == "light"
     assert shown["hooks"]["deadline_ms"] == 5000 and shown["hooks"]["memory"]["path"] == "{state}/my-memory.ndjson"
     assert shown["hooks"]["effort"] == "low"
-    rules = next(h for h in shown["hooks"]["events"]["UserPromptSubmit"] if h["name"] == "rules")
+    rules = next(h for h in shown["hooks"]["events"]["prompt"] if h["name"] == "rules")
     assert rules["every_turns"] == 3
     assert "hooks.deadline_ms" in run.stdout.split("\n# ", 3)[2] or "hooks.deadline_ms" in run.stdout
 
@@ -346,7 +346,7 @@ def test_a_project_handler_level_outside_the_project_is_the_users(hk):
     project_profile(hk, {"UserPromptSubmit": [{"name": "rules", "every_turns": 1, "level": str(outside)}]})
     trust(hk)
     run = hk.engine("profile", "show")
-    rules = next(h for h in yaml.safe_load(run.stdout)["hooks"]["events"]["UserPromptSubmit"] if h["name"] == "rules")
+    rules = next(h for h in yaml.safe_load(run.stdout)["hooks"]["events"]["prompt"] if h["name"] == "rules")
     assert rules["level"] == "standard" and "hooks.events.rules.level" in run.stdout, run.stdout
 
 

@@ -1,10 +1,12 @@
 """A neutral answer rendered in the agent's own shape.
 
 Each answer kind an agent takes (`answers:` in its YAML) is a JSON template:
-string values "{text}", "{event}", "{decision}", "{reason}", "{input}" and
-"{command}" are filled in (a value that is only a placeholder takes the
-value whole, so "{input}" can stand for a mapping), and the kinds given for
-one event are merged into one object.  An answer kind the agent lacks for
+string values "{text}", "{event}", "{decision}", "{reason}", "{input}",
+"{command}" and "{original.KEY}" (a field of the tool output the agent
+sent) are filled in (a value that is only a placeholder takes the value
+whole, so "{input}" can stand for a mapping; the answer's `defaults` give
+one the event lacks), and the kinds given for one event are merged into one
+object.  An answer kind the agent lacks for
 an event is dropped, so a handler never writes a field the agent would
 misread (Codex discards a whole answer that holds a field it does not know).
 """
@@ -56,13 +58,17 @@ def render(agent, event, context=None, user_message=None, decision=None, rewrite
     kind, values = event.kind, {"event": event.agent_event}
     out, dropped = {}, []
 
+    original = event.tool_output if isinstance(event.tool_output, dict) else {}
+    values.update({f"original.{k}": v for k, v in original.items() if isinstance(v, (str, int, float, bool))})
+
     def add(what, extra):
         spec = agent.answer(what)
         events = spec.get("events") if spec else None
         if spec is None or (events is not None and kind not in events) or "template" not in spec:
             dropped.append(what)
             return
-        merge_into(out, fill(spec["template"], dict(values, **extra)))
+        given = dict(spec.get("defaults") or {}, **values, **extra)
+        merge_into(out, fill(spec["template"], given))
 
     if plain:
         spec = agent.answer("compaction_instructions")

@@ -176,3 +176,51 @@ class Event:
         if isinstance(raw, str):
             return raw, ""
         return None
+
+
+def payload_for(agent, kind, fields, environ=None):
+    """(the agent's event name, a payload as the agent would send it) for a
+    neutral event `kind` with neutral `fields` (session, cwd, prompt, tool,
+    tool_input, tool_output, transcript, source ...): what replay, previews
+    and checks feed the hooks.  A source is written in the agent's words."""
+    names = agent.agent_events(kind)
+    if not names:
+        raise KeyError(f"{agent.name} sends no {kind} event")
+    payload = {}
+    key = agent.data.get("event_key")
+    if key:
+        payload[key] = names[0]
+    for name, value in fields.items():
+        spec = agent.data["payload"].get(name)
+        if spec is None or value is None:
+            continue
+        path = spec if isinstance(spec, str) else spec["path"]
+        if name == "source":
+            theirs = [k for k, v in agent.data.get("session_sources", {}).items() if v == value]
+            value = theirs[0] if theirs else value
+        _put(payload, path, value)
+    return names[0], payload
+
+
+def _put(data, path, value):
+    keys = path.split(".")
+    for key in keys[:-1]:
+        data = data.setdefault(key, {})
+    data[keys[-1]] = value
+
+
+def make(agent, kind, **fields):
+    """A neutral Event of `agent` built from neutral fields (see payload_for)."""
+    name, payload = payload_for(agent, kind, fields)
+    return Event(agent, payload, agent_event=name)
+
+
+def as_event(value, agent=None):
+    """`value` as a neutral Event: an Event as it is, a payload (a dict) as
+    the default agent's (or `agent`'s, by name) payload, so callers written
+    for Claude Code's payloads keep working."""
+    if isinstance(value, Event):
+        return value
+    from . import DEFAULT_AGENT, table
+
+    return Event(table.get(agent or DEFAULT_AGENT), value if isinstance(value, dict) else {})

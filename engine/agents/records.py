@@ -106,8 +106,16 @@ class Delivered(Record):
         self.how, self.paths, self.texts = how, list(paths), list(texts)
 
 
-def clamp(value, limit=10 ** 12):
-    """A token or byte figure from a transcript as a bounded int (garbage: 0)."""
+def clamp(value, limit=None):
+    """A token or byte figure from a transcript as an int in 0..`limit`
+    (default: the engine's transcripts.max_tokens; garbage: 0), so a
+    400-digit figure cannot overflow a sum or a fill."""
+    if limit is None:
+        from engine.core.settings import transcript_bounds
+
+        limit = transcript_bounds()["max_tokens"]
+    if isinstance(value, str) and len(value.strip()) > len(str(limit)) and value.strip().isdigit():
+        return limit  # int() of a huge digit string is refused by Python, not a 0
     try:
         n = int(value or 0)
     except (TypeError, ValueError, OverflowError):

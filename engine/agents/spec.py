@@ -79,12 +79,3 @@ class Agent:
         """A declared path with {agent_home} and {project} filled in and ~ expanded."""
         text = template.replace("{agent_home}", self.home(environ)).replace("{project}", project or "")
         return os.path.expanduser(text)
-
-
-def agent_of(hooks, name):
-    """The Agent a hook serves: named by its command, from the compiled profile."""
-    table = hooks.get("agents") or {}
-    data = table.get(name)
-    if data is None:
-        raise KeyError(name)
-    return Agent(data)

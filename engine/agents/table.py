@@ -82,18 +82,18 @@ def _save(copy, stamp, table):
 def agents():
     """{name: agent document} of every built-in agent."""
     global _table
-    if _table is not None:
-        return _table
+    copy = os.path.join(cache_dir_str(), _COPY)
+    if _table is not None and _table[0] == copy:  # keyed by the copy: a forked process may have another cache
+        return _table[1]
     from engine.base.files import folder_is_private
 
     paths = files()
     stamp = _stamp(paths)
-    copy = os.path.join(cache_dir_str(), _COPY)
     table = _from_copy(copy, stamp) if folder_is_private(os.path.dirname(copy)) else None
     if table is None:
         table = _from_yaml(paths)
         _save(copy, stamp, table)
-    _table = table
+    _table = (copy, table)
     return table
 
 
@@ -106,3 +106,19 @@ def get(name):
     from .spec import Agent
 
     return Agent(agents()[name])
+
+
+def neutral_name(name):
+    """The engine's name of a profile's event key: a neutral name as it is,
+    or an agent's own event name (profiles written for Claude Code name its
+    events: UserPromptSubmit, PostToolUse ...) in the engine's words; None
+    for a name no agent has."""
+    from .spec import NEUTRAL_EVENTS
+
+    if name in NEUTRAL_EVENTS:
+        return name
+    for data in agents().values():
+        found = data["events"].get(name)
+        if found:
+            return found
+    return None

@@ -94,12 +94,6 @@ def semantic_errors(doc):
             # gc finds references by this text: a stub without it would let gc delete what it names
             errors.append(doc.error(f"stub.{key}: must contain sha256:{{key}} (engine cache gc finds stubs by it)",
                                     ("stub", key)))
-    for i, bad in enumerate(data.get("replace_output", {}).get("broken_versions", [])):
-        from engine.core.agentversion import parse
-
-        if parse(bad["from"]) > parse(bad["to"]):
-            errors.append(doc.error(f"replace_output.broken_versions: from {bad['from']} is after to {bad['to']}; "
-                                    "swap them", ("replace_output", "broken_versions", i)))
     for i, category in enumerate(data.get("secret_categories", [])):
         if not os.path.isfile(os.path.join(builtin_root_str(), "protect", f"{category}.yaml")):
             errors.append(doc.error(f"secret_categories: no protect category {category!r}; see protect/", ("secret_categories", i)))

@@ -4,19 +4,22 @@ Read that is too large with a note on how to read it in parts.
 
 The mechanism, and why (README "Content cache"): a hook that runs the
 command itself and lets the call through runs it twice, so the hook runs
-nothing.  Where the session's agent replaces a Bash output by a PostToolUse
-`updatedToolOutput` answer (agentversion.py, the ccm_output handler), the
-call passes through untouched here: the output is replaced after it ran,
-with no decision and no rewrite, never both.  Only for older agents is a
-Bash call rewritten (`updatedInput`) to run inside the Bash tool through the
+nothing.  Where the session's agent replaces a shell output after it ran
+(its `replace_output` answer at its version: engine/agents/capability.py,
+the ccm_output handler), the call passes through untouched here: the
+output is replaced after it ran, with no decision and no rewrite, never
+both.  Only for an agent that cannot (an older Claude Code), or one that
+cuts a large output before its hooks see it (`cut_above_bytes` in its
+YAML: Codex), is a shell call rewritten (a new tool input) to run inside its shell tool through the
 wrapper (runner.py), which stores a large output and prints its stub: the
 command runs once, under the tool's own sandbox and timeout, in the event's
 folder.  A command that calls a function or alias of the agent's shell
 snapshot (snapshot.py) is never rewritten: the wrapper's bash has none of
 them.  That rewrite is made only where the agent's permission flow, read
 as the agent reads it (permissions.py), would have run the original without
-asking; any doubt passes the call through, and `allow` is answered only
-when an allow rule proves it.  Subagent calls (`agent_id`) always pass
+asking (engine/agents/permissions.py; an agent with no `permissions` in its
+YAML is never rewritten); any doubt passes the call through, and `allow` is
+answered only when an allow rule proves it.  Subagent calls always pass
 through: a subagent reads in full.
 
 This is the PreToolUse hot path: a call that passes through imports no
@@ -29,18 +32,18 @@ WRAPPER_MARK = " cache run "
 
 
 def decide(event, settings, post_replaces=True):
-    """The tool_decision dict for this PreToolUse event, or None to pass.
-    `post_replaces`: the profile runs a ccm_output handler at PostToolUse."""
-    if event.get("agent_id"):
+    """The neutral tool decision ({decision, reason, input}) for this
+    pre_tool event (engine/agents/event.py), or None to pass.
+    `post_replaces`: the profile runs a ccm_output handler after tool calls."""
+    from engine.agents.event import as_event
+
+    event = as_event(event)
+    if event.subagent:
         return None
-    tool = event.get("tool_name")
-    tool_input = event.get("tool_input")
-    if not isinstance(tool_input, dict):
-        return None
-    if tool == "Bash":
-        return _bash(event, tool_input, settings, post_replaces)
-    if tool == "Read":
-        return _read(tool_input, settings)
+    if event.tool_kind == "shell":
+        return _shell(event, settings, post_replaces)
+    if event.tool_kind == "read":
+        return _read(event, settings)
     return None
 
 
@@ -69,40 +72,54 @@ def wanted(command, cwd, settings):
     return False
 
 
-def _bash(event, tool_input, settings, post_replaces=True):
-    command = tool_input.get("command")
-    if not isinstance(command, str) or tool_input.get("run_in_background"):
+def _shell(event, settings, post_replaces=True):
+    command, agent = event.command, event.agent
+    background = agent.tools("shell").get("background")
+    if not isinstance(command, str) or (background and event.tool_input.get(background)):
         return None
-    cwd = event.get("cwd") or ""
+    if agent.answer("decision") is None:
+        return None  # the agent takes no new tool input
+    cwd = event.cwd
     if not wanted(command, cwd, settings):
         return None
     icpt = settings["intercept"]
-    policy = icpt["modes"].get(str(event.get("permission_mode") or "default"), "pass")
+    policy = icpt["modes"].get(event.permission_mode or "default", "pass")
     if policy == "pass":
         return None
-    if post_replaces:
-        from .agentversion import replaces_output
+    if post_replaces and not agent.tools("shell").get("output", {}).get("cut_above_bytes"):
+        from engine.agents.capability import takes
 
-        if replaces_output(event, settings):
-            return None  # replaced at PostToolUse after it ran: no rewrite, no decision
-    from .permissions import config_dir, runs_without_asking
+        if takes(event, "replace_output", "shell", at="post_tool"):
+            return None  # replaced after it ran: no rewrite, no decision
     from .snapshot import calls_snapshot_name
 
-    if calls_snapshot_name(command, settings, config_dir()):
-        return None  # the wrapper's bash would not have the agent's function or alias
-    verdict = runs_without_asking(command, cwd, policy)
+    if calls_snapshot_name(command, settings, agent.home()):
+        return None  # the wrapper's shell would not have the agent's function or alias
+    verdict = _verdict(agent, command, policy)
     if verdict == "no":
         return None
-    new_input = dict(tool_input, command=wrapped(command, cwd, event.get("session_id"), event.get("tool_use_id")))
+    field = agent.tools("shell").get("command", "command")
+    new_input = dict(event.tool_input, **{field: wrapped(command, cwd, event.session, event.tool_use_id)})
     if verdict == "yes" and policy == "rewrite":
-        return {"updatedInput": new_input}
+        return {"input": new_input}
     if verdict == "yes":
-        return {"permissionDecision": "allow", "updatedInput": new_input,
-                "permissionDecisionReason": "allowed by your rules; output over the threshold is cached"}
+        return {"decision": "allow", "input": new_input,
+                "reason": "allowed by your rules; output over the threshold is cached"}
     if icpt["unsure"] == "ask":
-        return {"permissionDecision": "ask", "updatedInput": new_input,
-                "permissionDecisionReason": "routed through engine cache run (large output is cached)"}
+        return {"decision": "ask", "input": new_input,
+                "reason": "routed through engine cache run (large output is cached)"}
     return None
+
+
+def _verdict(agent, command, policy):
+    """Would the agent have run `command` without asking?  From its
+    permission rules where its YAML says where they are; else only in a mode
+    that runs everything (the profile's `modes`: rewrite)."""
+    if "permissions" not in agent.data:
+        return "yes" if policy == "rewrite" else "no"
+    from engine.agents.permissions import runs_without_asking
+
+    return runs_without_asking(agent, command, policy)
 
 
 def engine_command():
@@ -124,9 +141,15 @@ def wrapped(command, cwd, session, tool_use_id):
     return " ".join(quote(p) for p in parts + ["--", command])
 
 
-def _read(tool_input, settings):
-    path = tool_input.get("file_path")
-    if not isinstance(path, str) or tool_input.get("offset") is not None or tool_input.get("limit") is not None:
+def _read(event, settings):
+    """Deny a whole-file read that is too large, where the agent's read tool
+    can read a part (`range` in its YAML) and the agent takes a decision."""
+    ranges = event.agent.tools("read").get("range")
+    paths = event.file_paths(("read",))
+    if not ranges or not paths or event.agent.answer("decision") is None:
+        return None
+    path = paths[0]
+    if any(event.tool_input.get(f) is not None for f in ranges):
         return None
     read = settings["intercept"]["read"]
     try:
@@ -144,4 +167,4 @@ def _read(tool_input, settings):
         return None
     reason = settings["stub"]["read_template"].format(path=path, bytes=st.st_size, threshold=read["threshold_bytes"],
                                                        limit=read["suggest_limit"])
-    return {"permissionDecision": "deny", "permissionDecisionReason": reason}
+    return {"decision": "deny", "reason": reason}

@@ -166,7 +166,7 @@ def cached_text(fh, size, command, cwd, session, tool_use_id, status, settings=N
 
         pins = SessionPins(store, session)
         pin = pins.take()
-    source = {"tool": "Bash", "command": command, "cwd": cwd, "exit": status, "tool_use_id": tool_use_id}
+    source = {"tool": "shell", "command": command, "cwd": cwd, "exit": status, "tool_use_id": tool_use_id}
     if stream != "stdout":
         source["stream"] = stream
     fh.seek(0)

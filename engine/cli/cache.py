@@ -24,6 +24,11 @@ def add_parser(sub):
     x.add_argument("key", help="sha256:KEY or KEY")
     x.add_argument("--lines", metavar="A:B", help="only lines A to B (1-based, inclusive; A: or :B open)")
     _all(x)
+    x = s.add_parser("stub", help="print the stub that replaced one of this project's cached outputs "
+                     "(what an agent runs to put the stub in the output's place: Gemini CLI's tail call)")
+    x.add_argument("key", help="sha256:KEY or KEY")
+    x.add_argument("--source", type=int, metavar="N",
+                   help="the entry's source (command and exit status) the stub names: its index; default the newest")
     x = s.add_parser("pin", help="pin an entry (prune keeps hard pins, and soft ones while it can)")
     x.add_argument("key")
     x.add_argument("--level", choices=("none", "soft", "hard"), required=True)
@@ -76,6 +81,8 @@ def run(args):
         return _list(store, args)
     if cmd == "show":
         return _show(store, args)
+    if cmd == "stub":
+        return _stub(store, settings, args)
     if cmd in ("pin", "unpin"):
         return _pin(store, args, cmd)
     if cmd == "prune":
@@ -192,6 +199,26 @@ def _list(store, args):
         what = src.get("command") or src.get("path") or src.get("tool") or ""
         where = f"  [{origin(m) or 'before origins'}]" if args.all else ""
         print(f"sha256:{m['key']}  {m['bytes']:>10}  {m['lines']:>7} lines  {m['pin']['level']:<4}  {what[:80]}{where}")
+    return 0
+
+
+def _stub(store, settings, args):
+    from engine.ccm.keys import parse
+    from engine.ccm.stub import render
+
+    from .output import product
+
+    key = parse(args.key)
+    args.all = False  # a stub is read back in its own project only
+    meta = store.meta(key) if _in_scope(store, key, args) else None
+    sources = (meta or {}).get("sources") or []
+    if not sources:
+        raise UserError(f"no entry sha256:{key} in this project's cache; see engine cache list")
+    index = len(sources) - 1 if args.source is None else args.source
+    if not 0 <= index < len(sources):
+        raise UserError(f"--source {args.source}: entry sha256:{key} has sources 0 to {len(sources) - 1}")
+    src = sources[index]
+    product(render(settings, "template", key, store, meta, src.get("exit", ""), src.get("command") or ""))
     return 0
 
 

@@ -277,7 +277,7 @@ def cmd_profile(args):
 def cmd_hook(args):
     from engine.hooks.dispatch import main
 
-    return main(args.profile)
+    return main(args.profile, agent=getattr(args, "agent", None), event_name=getattr(args, "event", None))
 
 
 def _scope(args):
@@ -292,7 +292,9 @@ def cmd_install(args):
     # may decide them, never a project profile found from the working folder.
     profile = load_profile(args.profile or (user_profile_ref() if _scope(args) == "user" else None))
     hooks = profile.hooks
-    events = [e for e, hs in hooks.get("events", {}).items() if any(h.get("enabled", True) is not False for h in hs)]
+    from engine.hooks.install import agent_events
+
+    events = agent_events(hooks)
     done = install(_scope(args), events, args.profile, hooks["install_timeout_seconds"],
                    keep=hooks["install_backups_kept"], autocompact_pct=hooks.get("autocompact_pct", 0))
     if done.changed:

@@ -21,12 +21,8 @@ def main(argv=None):
         # The hot path: no parser for every subcommand, no other imports.
         from engine.hooks.dispatch import main as hook_main
 
-        profile = None
-        if len(argv) >= 3 and argv[1] == "--profile":
-            profile = argv[2]
-        elif len(argv) >= 2 and argv[1].startswith("--profile="):
-            profile = argv[1].split("=", 1)[1]
-        rc = hook_main(profile)
+        opts = hook_options(argv[1:])
+        rc = hook_main(opts.get("profile"), agent=opts.get("agent"), event_name=opts.get("event"))
         try:
             sys.stdout.flush()
         except (OSError, ValueError):  # a hook never fails: not even at the interpreter's last flush
@@ -35,6 +31,27 @@ def main(argv=None):
             silence_stdout()
         return rc
     return _guarded(_run, argv)
+
+
+HOOK_OPTIONS = ("profile", "agent", "event")
+
+
+def hook_options(args):
+    """--profile, --agent and --event of `engine hook` (as `--x V` or
+    `--x=V`), read without argparse: the hook's hot path.  Anything else is
+    ignored, as the hook has always ignored it: a hook never fails."""
+    opts, i = {}, 0
+    while i < len(args):
+        arg = args[i]
+        name, eq, value = arg[2:].partition("=") if arg.startswith("--") else ("", "", "")
+        if name in HOOK_OPTIONS:
+            if not eq:
+                i += 1
+                value = args[i] if i < len(args) else None
+            if value is not None:
+                opts[name] = value
+        i += 1
+    return opts
 
 
 def _run(argv):

@@ -9,6 +9,7 @@ context-intelligence handlers would answer to an event.
   state is an empty one in memory).
 """
 
+import os
 import sys
 
 from .parser import PROFILE_HELP
@@ -29,11 +30,11 @@ def add_parser(sub):
     s.add_argument("--tool", help="only this tool's")
     s.add_argument("--profile", metavar="NAME|PATH", help=PROFILE_HELP)
     s = msub.add_parser("preview", help="what the hooks would answer to an event (nothing is written)")
-    from engine.hooks.dispatch import KNOWN_EVENTS
-
-    s.add_argument("event", choices=sorted(KNOWN_EVENTS))
-    s.add_argument("--tool", default="Bash", help="tool_name of a tool event (default: Bash)")
-    s.add_argument("--input", default="{}", metavar="JSON", help="tool_input of a tool event, as JSON")
+    s.add_argument("event", help="the event: in the engine's words (session_start, prompt, pre_tool, post_tool, "
+                   "tool_failure, stop, pre_compact, session_end) or as the agent names it (PreToolUse ...)")
+    s.add_argument("--agent", help="the agent whose event it is (default: claude-code)")
+    s.add_argument("--tool", help="the agent's name of the tool called, for a tool event (default: its shell tool)")
+    s.add_argument("--input", default="{}", metavar="JSON", help="the tool's input, as JSON")
     s.add_argument("--transcript", help="transcript JSONL for the context fill (Stop)")
     s.add_argument("--source", default="startup", help="SessionStart source (default: startup)")
     s.add_argument("--effort", choices=("low", "medium", "high"), help="instead of the profile's effort")
@@ -142,6 +143,32 @@ class _MemoryState:
         self.data.clear()
 
 
+def _preview_event(args, cwd, tool_input):
+    """The neutral event a preview feeds the handlers, as the agent would send it."""
+    from engine.agents import DEFAULT_AGENT, table
+    from engine.agents.event import make
+    from engine.agents.table import neutral_name
+    from engine.base.errors import UserError
+
+    try:
+        agent = table.get(args.agent or DEFAULT_AGENT)
+    except KeyError:
+        raise UserError(f"no agent named {args.agent!r}; agents: {', '.join(table.names())}") from None
+    kind = neutral_name(args.event)
+    if kind is None or not agent.agent_events(kind):
+        raise UserError(f"{agent.name} sends no event {args.event!r}; its events: {', '.join(agent.data['events'])}")
+    fields = {"session": "preview", "cwd": cwd,
+              "transcript": os.path.abspath(args.transcript) if args.transcript else None}
+    if kind in ("pre_tool", "post_tool", "tool_failure"):
+        fields.update(tool=args.tool or (agent.tool_names("shell") or [""])[0], tool_input=tool_input,
+                      tool_use_id="preview")
+    if kind == "session_start":
+        fields["source"] = args.source
+    if kind == "pre_compact":
+        fields["trigger"] = "manual"
+    return make(agent, kind, **fields)
+
+
 def _preview(args):
     import json
     import os
@@ -158,14 +185,7 @@ def _preview(args):
         tool_input = json.loads(args.input)
     except ValueError as exc:
         raise UserError(f"--input is not JSON ({exc}); give the tool input as a JSON object") from None
-    event = {"session_id": "preview", "cwd": cwd, "hook_event_name": args.event,
-             "transcript_path": os.path.abspath(args.transcript) if args.transcript else ""}
-    if args.event in ("PreToolUse", "PostToolUse", "PostToolUseFailure"):
-        event.update(tool_name=args.tool, tool_input=tool_input, tool_use_id="preview")
-    if args.event == "SessionStart":
-        event["source"] = args.source
-    if args.event == "PreCompact":
-        event["trigger"] = "manual"
+    event = _preview_event(args, cwd, tool_input)
     lines = []
 
     def log(message):
@@ -175,7 +195,7 @@ def _preview(args):
     ctx = Context(event, _MemoryState(), 0, args.profile, hooks, log)
     parts = []
     kinds = {spec["name"]: spec["kind"] for specs in hooks.get("events", {}).values() for spec in specs}
-    for h in by_event.get(args.event, []):
+    for h in by_event.get(event.kind, []):
         if kinds.get(h.name) in RECORDING:
             print(f"# {h.name}: records only (skipped in a preview)")
             continue
@@ -190,7 +210,7 @@ def _preview(args):
         print(f"# log: {line}")
     from engine.hooks.source import labeller
 
-    out = merge(parts, hooks["max_injection_chars"], log, labeller(hooks, args.event)).output(args.event)
+    out = merge(parts, hooks["max_injection_chars"], log, labeller(hooks, event.kind)).output(event)
     if out is None:
         print("(nothing printed)")
     elif isinstance(out, str):

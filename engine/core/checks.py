@@ -25,6 +25,21 @@ CHECKS = {
 }
 
 
+# What a subsystem calls things the core merges: a profile's event names (a
+# profile may name an event in the engine's words or as an agent does; the
+# agents layer knows each agent's names).  Merging by the one name makes
+# `UserPromptSubmit: [{name: rules, ...}]` change the default's `prompt` handler.
+NAMES = {
+    "event": ("engine.agents.table", "neutral_name"),
+}
+
+
+def namer(kind):
+    """The naming function registered for `kind` (name -> canonical name or None)."""
+    module, name = NAMES[kind]
+    return getattr(__import__(module, fromlist=[name]), name)
+
+
 def checker(kind):
     """The check function registered for `kind`."""
     module, name = CHECKS[kind]

@@ -53,16 +53,21 @@ def _redacted(value):
 
 
 class Log:
-    def __init__(self, event=None):
-        self.event = event or {}
+    def __init__(self):
+        self.event_name = "?"  # the event and session each line names, once they are known
+        self.session = "?"
         self.max_bytes = None  # known once the profile's hooks settings are read
 
+    def about(self, event_name, session):
+        """Name the event (as the agent calls it) and session in every later line."""
+        self.event_name = event_name if isinstance(event_name, str) and event_name else "?"
+        self.session = session if isinstance(session, str) and session else "?"
+
     def __call__(self, message):
-        ev = self.event if isinstance(self.event, dict) else {}
         line = "{} {} session={} {}\n".format(
             time.strftime("%Y-%m-%dT%H:%M:%S"),
-            clean(_redacted(ev.get("hook_event_name", "?")), 80),
-            clean(_redacted(ev.get("session_id", "?")), 64),
+            clean(_redacted(self.event_name), 80),
+            clean(_redacted(self.session), 64),
             clean(_redacted(message)),
         )
         try:

@@ -75,7 +75,7 @@ def append(session_id, event_name, added=(), kept=(), conf=None):
         conf = conf or settings()
         where = folder(conf)
         private_dir(where)
-        if event_name == "SessionStart":
+        if event_name == "session_start":
             _prune(where, conf["keep_days"] * 86400)
         from engine.base.fastjson import dumps
 

@@ -270,10 +270,14 @@ def _merge_hooks(doc, spec, hooks, origins):
         if key in spec:
             hooks.setdefault(key, {}).update(spec[key])
     events = hooks.setdefault("events", {})
-    for event, handlers in spec.get("events", {}).items():
+    from .checks import namer
+
+    canonical = namer("event")
+    for written, handlers in spec.get("events", {}).items():
+        event = canonical(written) or written
         current = events.setdefault(event, [])
         for i, h in enumerate(handlers):
-            where = (doc, ("hooks", "events", event, i))
+            where = (doc, ("hooks", "events", written, i))
             for other_event, lst in events.items():
                 if other_event != event and any(x["name"] == h["name"] for x in lst):
                     raise doc.error(f"handler name {h['name']!r} is already used under {other_event}; names are unique", where[1] + ("name",))

@@ -28,7 +28,7 @@ def _since(ctx):
 
 
 def _size(ctx):
-    path = ctx.event.get("transcript_path")
+    path = ctx.transcript()
     try:
         return os.stat(path).st_size if isinstance(path, str) and path else None
     except (OSError, ValueError):
@@ -67,7 +67,7 @@ def growth_due(ctx, name, every):
     per = ctx.settings.get("context", {}).get("growth_bytes_per_token", 1)
     # The fast path between prompts (PostToolUse, hundreds a session): the
     # transcript only grows, by at least `per` bytes a token of context.
-    if ctx.name != "UserPromptSubmit" and 0 <= size - size_then < (due - seen) * per:
+    if ctx.name != "prompt" and 0 <= size - size_then < (due - seen) * per:
         return False
     now = ctx.context_tokens()
     if now is None:

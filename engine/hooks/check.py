@@ -18,7 +18,10 @@ TEMPLATE_KEYS = (("template", "refresh"), ("omitted_template", "omitted"), ("pen
                  ("digest_template", "digest"))
 # Kinds whose answer the agent reads at one event only (its interface):
 # updatedToolOutput is a PostToolUse field.
-ONLY_AT = {"ccm_output": ("PostToolUse",)}
+ONLY_AT = {"ccm_output": ("post_tool",)}
+# Handlers of the built-in profile renamed since (a profile written for the
+# old name changes nothing of the new one): old name -> new name.
+RENAMED = {"claude_md": "instructions"}
 
 
 def check_hooks(resolved):
@@ -70,7 +73,9 @@ def _check_limits(resolved, hooks, names):
                 # (a pending reinject carries only what waits, deferring the rest)
                 targets = [names.get(t) for t in h.get("handlers", ())]
                 budgets = [(t or {}).get("budget", {}).get("chars") for t in targets]
-                if len(budgets) > 1 and all(budgets) and sum(budgets) + 2 * (len(budgets) - 1) > cap:
+                # targets that deliver in parts lose nothing: what waits comes at the next event
+                waits = all((t or {}).get("overflow", "pending") == "pending" for t in targets[1:])
+                if len(budgets) > 1 and all(budgets) and not waits and sum(budgets) + 2 * (len(budgets) - 1) > cap:
                     errors.append(_err(resolved, h["name"], f"reinject runs {', '.join(h['handlers'])} at once: their budgets "
                                        f"({' + '.join(map(str, budgets))} characters) exceed max_injection_chars ({cap}), "
                                        "so the later ones would wait for the next event; lower the budgets", "handlers"))
@@ -97,8 +102,9 @@ def _check_handler(resolved, h, names):
     problems = list(jsonschema.Draft202012Validator(schema).iter_errors(h))
     if problems:
         kind = h.get("kind", "?")
+        hint = f" (the built-in {name!r} is now named {RENAMED[name]!r}: use that name)" if name in RENAMED else ""
         return [_err(resolved, name, f"handler {name!r} (kind {kind}) is incomplete after merging the profiles: "
-                                     f"{_missing(h)}; add them or extend a profile that has them")]
+                                     f"{_missing(h)}; add them or extend a profile that has them{hint}")]
     errors = []
     from .ctxcheck import VARIABLES as _CTX, SETTINGS as _CTX_SETTINGS, check_handler as _ctx_check
 
@@ -143,7 +149,7 @@ def _trial_render(resolved, h):
         return []  # a hook renders under the same limits and its own deadline anyway
     item = Item("sample.md", "/project/.claude/rules/sample.md", 5, 40, 30, "Sample rule text.", 30)
     counts = dict(omitted=["late.md"], omitted_count=3, omitted_more=2)
-    values = dict(turn=20, event="UserPromptSubmit", handler=h["name"], level=h["level"], cwd="/project",
+    values = dict(turn=20, event="prompt", handler=h["name"], level=h["level"], cwd="/project",
                   session_id="sample", source="", items=[item], omitted_line="[omitted]", **counts)
     problems = []
 

@@ -23,16 +23,16 @@ SETTINGS = {
 }
 MEMORY_KEYS = ("path", "max_kept", "compact_bytes", "sessions_kept", "max_field_chars", "redact", "input_fields", "pattern_tools",
                "error_patterns", "error_wrappers", "strip_patterns", "skip_lines", "signature", "examples_kept")
-CONTEXT_KEYS = ("window_tokens", "long_window_tokens", "long_window_models", "growth_bytes_per_token")
-ENTRY = {"tool": "Bash", "error": "kubectl: command not found", "input": "kubectl get pods", "count": 2,
+CONTEXT_KEYS = ("growth_bytes_per_token",)
+ENTRY = {"tool": "shell", "error": "kubectl: command not found", "input": "kubectl get pods", "count": 2,
          "first": "2026-01-01 10:00", "last": "2026-01-02 11:00", "project": "/project", "sessions": ["s"], "k": "x",
          "examples": ["kubectl get svc", "kubectl get pods"], "error_quoted": '"kubectl: command not found"',
          "input_quoted": '"kubectl get pods"', "examples_quoted": ['"kubectl get pods"', '"kubectl get svc"'],
          "project_quoted": '"/project"'}
-SAMPLES = {"tool": "Bash", "entries": [ENTRY], "total": 3, "more": 2, "cwd": "/project",
+SAMPLES = {"tool": "shell", "entries": [ENTRY], "total": 3, "more": 2, "cwd": "/project",
            "project": "/project", "others": [dict(ENTRY, project="/other", project_quoted='"/other"')], "others_total": 1, "fill_pct": 78,
            "tokens": 156000, "window": 200000, "threshold": 70, "thresholds": [70, 80, 90],
-           "top": [{"tool": "Bash", "tokens": 5000, "bytes": 20000, "calls": 3, "share": 61.0}],
+           "top": [{"tool": "shell", "tokens": 5000, "bytes": 20000, "calls": 3, "share": 61.0}],
            "total_tokens": 8200, "effort": "medium", "model": "opus", "trigger": "auto",
            "custom_instructions": "keep the test names", "source": "startup"}
 

@@ -30,28 +30,51 @@ from .deadline import Deadline, Expired
 from .handlers.part import as_int as _int
 from engine.core.log import Log
 
-# Events whose hookSpecificOutput may carry additionalContext (the agent's contract).
-CONTEXT_EVENTS = {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop"}
-# Every event the agent sends (its interface, not a setting).
-KNOWN_EVENTS = CONTEXT_EVENTS | {"SubagentStop", "PreCompact", "SessionEnd", "Notification", "SubagentStart", "PermissionRequest"}
 
-
-def read_event(raw, log):
+def read_payload(raw, log):
+    """The agent's payload (a JSON object), or None with the reason logged."""
     if not raw.strip():
         log("empty stdin; nothing to do")
         return None
     from engine.base.fastjson import loads
 
     try:
-        event = loads(raw)
+        payload = loads(raw)
     except ValueError as exc:
         log(f"stdin is not JSON ({exc}); nothing to do")
         return None
     except RecursionError:
         log("stdin is JSON nested too deeply to read; nothing to do")
         return None
-    if not isinstance(event, dict) or not isinstance(event.get("hook_event_name"), str):
-        log("event has no hook_event_name; nothing to do")
+    if not isinstance(payload, dict):
+        log("stdin is not a JSON object; nothing to do")
+        return None
+    return payload
+
+
+def neutral_event(payload, agent=None, event_name=None):
+    """The neutral Event (engine/agents/event.py) of one payload of `agent`
+    (a built-in agent's name; the default agent when None)."""
+    from engine.agents import DEFAULT_AGENT, table
+    from engine.agents.event import Event
+
+    return Event(table.get(agent or DEFAULT_AGENT), payload, agent_event=event_name)
+
+
+def read_event(raw, log, agent=None, event_name=None):
+    """The neutral Event of stdin, or None (logged) when it is none the agent sends."""
+    payload = read_payload(raw, log)
+    if payload is None:
+        return None
+    try:
+        event = neutral_event(payload, agent, event_name)
+    except KeyError:
+        log(f"no built-in agent named {agent!r}; nothing to do")
+        return None
+    if not event.agent_event:
+        key = event.agent.data.get("event_key")
+        said = f"no {key} in the payload" if key else "the hook command names none (--event)"
+        log(f"event has no name ({said}); nothing to do")
         return None
     return event
 
@@ -63,13 +86,13 @@ def settings_for(profile_ref, cwd, wait_until=None):
 
 
 def count_turn(event, hooks, bounds, log):
-    """(state, turn) after counting a UserPromptSubmit, first thing once the
-    event is read: with the cached hooks settings when there are some, else
-    in the session's file state (expiry hooks.cold_ttl_hours of the engine's
+    """(state, turn) after counting a prompt, first thing once the event is
+    read: with the cached hooks settings when there are some, else in the
+    session's file state (expiry hooks.cold_ttl_hours of the engine's
     settings).  (None, 0) without a session or when no state can be kept."""
     from .state import FileState, StateError, open_state
 
-    session = str(event.get("session_id") or "")
+    session = event.session
     if not session:
         return None, 0
     try:
@@ -83,59 +106,39 @@ def count_turn(event, hooks, bounds, log):
         return None, 0
 
 
-def handle(event, profile_ref, log, hooks=None, deadline=None, counted=None, trace=None):
-    """The JSON object to print for one event, or None to print nothing.
-    `counted`: (state, turn) when main() already counted this prompt.
-    `trace`: a list that receives the event's merged Answer, whose `origins`
-    say which handler gave which part (engine replay reports them)."""
-    from .handlers import Context, build
+def _open_state(event, hooks, counted, counting, log):
+    """(state, turn) of the event's session: the turn this prompt counted
+    (`counted`), else counted now (`counting`), else the current one."""
     from .state import StateError, open_state
 
-    if hooks is None:
-        hooks = settings_for(profile_ref, event.get("cwd"))
-    log.max_bytes = hooks["log"]["max_bytes"]
-    if deadline is not None:
-        deadline.lower(hooks["deadline_ms"], hooks["kill_after_ms"])
-    name = event["hook_event_name"]
-    from engine.core.profile import NOTES
-
-    if NOTES and not profile_ref:  # a project profile was left out: say why, once per session
-        from .trust import note_unapproved
-
-        note_unapproved(event, profile_ref, hooks, log)
-    registry, by_event = build(hooks, name)
-    handlers = by_event.get(name, [])
-    counting = name == "UserPromptSubmit" and bool(by_event.get("UserPromptSubmit"))
-    if name not in KNOWN_EVENTS:
-        log(f"unknown event {name!r}; nothing to do")
-        return None
-    if not handlers and not counting:
-        return None
-    session = str(event.get("session_id") or "")
+    session = event.session
     if not session:
-        log("event has no session_id; state is not kept")
-    state, turn = None, 0
+        field = event.agent.data["payload"].get("session")
+        log(f"event has no session id ({field if isinstance(field, str) else 'session'}); state is not kept")
+        return None, 0
     try:
-        if session and counted is not None:
+        if counted is not None:
             state, turn = counted
             if state is None:  # counted in files before the profile was known
                 state = open_state(session, hooks["state"], log)
                 # Folds that count into Redis (when configured); the turn stays
                 # the one this prompt counted: the count now is a later prompt's.
                 state.current_turn()
-        elif session:
-            state = open_state(session, hooks["state"], log)
-            if name == "SessionStart":
-                from .state import FileState
+            return state, turn
+        state = open_state(session, hooks["state"], log)
+        if event.kind == "session_start":
+            from .state import FileState
 
-                FileState(session, int(hooks["state"]["ttl_hours"] * 3600)).prune()
-            turn = state.bump_turn() if counting else _int(state.get().get("turn", 0))
+            FileState(session, int(hooks["state"]["ttl_hours"] * 3600)).prune()
+        return state, (state.bump_turn() if counting else _int(state.get().get("turn", 0)))
     except StateError as exc:
         # No counting this time, but an event that needs no count (after a
         # compaction) still re-injects.
         log(f"state unavailable ({exc}); this event runs without it")
-        state = None
-    ctx = Context(event, state, turn, profile_ref, hooks, log)
+        return None, 0
+
+
+def _run_handlers(handlers, ctx, log):
     parts = []
     for h in handlers:
         try:
@@ -143,23 +146,61 @@ def handle(event, profile_ref, log, hooks=None, deadline=None, counted=None, tra
                 parts.extend(h.parts(ctx))
         except Exception as exc:  # one broken handler must not silence the others
             log(f"handler {h.name} failed: {type(exc).__name__}: {exc}")
+    return parts
+
+
+def handle(event, profile_ref, log, hooks=None, deadline=None, counted=None, trace=None, agent=None):
+    """What to print for one event (a dict for JSON, a str as it is, None for
+    nothing).  `event`: a neutral Event, or the agent's payload (a dict) of
+    `agent`.  `counted`: (state, turn) when main() already counted this
+    prompt.  `trace`: a list that receives the event's merged Answer, whose
+    `origins` say which handler gave which part (engine replay reports them)."""
+    from .handlers import Context, build
+
+    if isinstance(event, dict):
+        event = neutral_event(event, agent)
+    if hooks is None:
+        hooks = settings_for(profile_ref, event.cwd)
+    log.max_bytes = hooks["log"]["max_bytes"]
+    if deadline is not None:
+        deadline.lower(hooks["deadline_ms"], hooks["kill_after_ms"])
+    name = event.kind
+    if not name:
+        log(f"unknown event {event.agent_event!r}; nothing to do")
+        return None
+    from engine.core.profile import NOTES
+
+    if NOTES and not profile_ref:  # a project profile was left out: say why, once per session
+        from .trust import note_unapproved
+
+        note_unapproved(event, profile_ref, hooks, log)
+    _registry, by_event = build(hooks, name)
+    handlers = by_event.get(name, [])
+    counting = name == "prompt" and bool(handlers)
+    if not handlers and not counting:
+        return None
+    state, turn = _open_state(event, hooks, counted, counting, log)
+    ctx = Context(event, state, turn, profile_ref, hooks, log)
+    parts = _run_handlers(handlers, ctx, log)
+    ctx.say_nothing_found()
+    source = None  # nothing to label: the quiet path does not import source.py
     if parts:
         from .source import labeller
 
         source = labeller(hooks, name)
-    else:
-        source = None  # nothing to label (the quiet path does not import source.py)
     answer = merge(parts, hooks["max_injection_chars"], log, source)
     if trace is not None:
         trace.append(answer)
-    if session and (answer.added or answer.tool_output):  # only an event that answered something is recorded
-        record(session, name, answer, event)
-    if answer.marks and state is not None and name != "SessionEnd":
+    if event.session and (answer.added or answer.tool_output):  # only an event that answered something is recorded
+        record(event, answer)
+    if answer.marks and state is not None and name != "session_end":
+        from .state import StateError
+
         try:
             state.update(answer.marks)
         except StateError as exc:
             log(f"state not saved ({exc})")
-    return answer.output(name)
+    return answer.output(event, log)
 
 
 class Answer:
@@ -174,29 +215,30 @@ class Answer:
     @property
     def added(self):
         """(handler, characters) of each text that went into the context."""
-        return [(h, len(v)) for h, f, v in self.origins if f == "additionalContext"]
+        return [(h, len(v)) for h, f, v in self.origins if f == "context"]
 
     @property
     def tool_output_by(self):
-        return next((h for h, f, _ in self.origins if f == "updatedToolOutput"), None)
+        return next((h for h, f, _ in self.origins if f == "tool_output"), None)
 
-    def output(self, name):
-        """A dict to print as JSON, a str to print as it is, or None."""
-        if self.stdout and name == "PreCompact":
-            return "\n\n".join(self.stdout)
-        out = {}
-        specific = {}
-        if self.texts and name in CONTEXT_EVENTS:
-            specific["additionalContext"] = "\n\n".join(self.texts)
-        if self.decision and name == "PreToolUse":
-            specific.update(self.decision)
-        if self.tool_output and name == "PostToolUse":
-            specific["updatedToolOutput"] = self.tool_output
-        if specific:
-            out["hookSpecificOutput"] = {"hookEventName": name, **specific}
-        if self.user_messages:
-            out["systemMessage"] = "\n\n".join(self.user_messages)
-        return out or None
+    def output(self, event, log=None):
+        """A dict to print as JSON, a str to print as it is, or None: the
+        parts in the agent's own answer shape (engine/agents/answer.py).  A
+        part the agent does not take at this event is left out (logged)."""
+        from engine.agents.answer import render
+
+        if isinstance(event, str):  # the default agent's event of that name
+            event = neutral_event({}, None, event)
+        decision = rewrite = None
+        if self.decision:
+            rewrite = self.decision.get("input")
+            decision = self.decision if self.decision.get("decision") else None
+        out = render(event.agent, event, context="\n\n".join(self.texts) or None,
+                     user_message="\n\n".join(self.user_messages) or None, decision=decision, rewrite=rewrite,
+                     tool_output=self.tool_output, plain="\n\n".join(self.stdout) or None)
+        if out.dropped and log is not None:
+            log(f"{event.agent.name} takes no {', '.join(out.dropped)} at {event.agent_event}; left out")
+        return out.text if out.text is not None else out.obj
 
 
 def merge(parts, cap, log, source=None):
@@ -216,9 +258,9 @@ def merge(parts, cap, log, source=None):
             text = label + text
         if part.user_message:
             answer.user_messages.append((label + part.user_message)[:cap])
-            answer.origins.append((name, "systemMessage", answer.user_messages[-1]))
+            answer.origins.append((name, "user_message", answer.user_messages[-1]))
         if part.held:  # not sent: what the model already had in view (engine replay counts it)
-            answer.origins.append((name, "inView", part.held))
+            answer.origins.append((name, "in_view", part.held))
         if part.stdout:  # PreCompact's instructions to the compaction, not an injection: as written
             answer.stdout.append(part.stdout)
             answer.origins.append((name, "stdout", part.stdout))
@@ -230,7 +272,7 @@ def merge(parts, cap, log, source=None):
                 log(f"handler {name}: a tool decision was already made this event; ignored")
         if part.tool_output and answer.tool_output is None:
             answer.tool_output = part.tool_output
-            answer.origins.append((name, "updatedToolOutput", part.tool_output))
+            answer.origins.append((name, "tool_output", part.tool_output))
         if text:
             sep = 2 if texts else 0
             if used + sep + len(text) > cap:
@@ -241,37 +283,30 @@ def merge(parts, cap, log, source=None):
                 log(f"handler {name} gave {len(text)} characters; cut to {cap}")
                 text = text[: cap - 1] + "\u2026"
             texts.append(text)
-            answer.origins.append((name, "additionalContext", text))
+            answer.origins.append((name, "context", text))
             used += sep + len(text)
         if m:
             marks.update(m)
     return answer
 
 
-def record(session, name, answer, event):
+def record(event, answer):
     """One line in the session's records (engine/core/records.py): what this
     answer added to the model's context, by handler, and the tool output it
-    kept out (the tool's stdout and stderr before, the replacement after).
-    The additionalContext the agent reads only at CONTEXT_EVENTS counts
-    only there."""
+    kept out (the tool's output before, the replacement after).  Text counts
+    as added only at events where the agent takes added context."""
     from engine.core import records
 
     conf = records.settings()
-    added = [records.injection(h, n, conf) for h, n in answer.added] if name in CONTEXT_EVENTS else []
+    takes = event.agent.answers_at("context", event.kind)
+    added = [records.injection(h, n, conf) for h, n in answer.added] if takes else []
     kept = []
-    if answer.tool_output and name == "PostToolUse":
-        before = _output_bytes(event.get("tool_response"))
-        after = _output_bytes(answer.tool_output)
+    if answer.tool_output and event.agent.answers_at("replace_output", event.kind):
+        streams = event.output_streams() or ("", "")
+        before = sum(len(v.encode("utf-8", "surrogatepass")) for v in streams)
+        after = len(answer.tool_output.get("text", "").encode("utf-8", "surrogatepass"))
         kept.append(records.kept_out(answer.tool_output_by, before, after, conf))
-    records.append(session, name, added, kept, conf)
-
-
-def _output_bytes(resp):
-    """UTF-8 bytes of a Bash-shaped output: stdout and stderr."""
-    if not isinstance(resp, dict):
-        return 0
-    return sum(len(v.encode("utf-8", "surrogatepass")) for v in (resp.get("stdout"), resp.get("stderr"))
-               if isinstance(v, str))
+    records.append(event.session, event.kind, added, kept, conf)
 
 
 def _read_all(stdin):
@@ -279,9 +314,11 @@ def _read_all(stdin):
     return raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else raw
 
 
-def main(profile_ref=None, stdin=None, stdout=None, exit=None):
-    """Run one event.  `exit` is for running inside another program (tests):
-    called when the deadline passes, instead of ending the process."""
+def main(profile_ref=None, stdin=None, stdout=None, exit=None, agent=None, event_name=None):
+    """Run one event of `agent` (a built-in agent's name; the default agent
+    when None), named `event_name` where the payload names none.  `exit` is
+    for running inside another program (tests): called when the deadline
+    passes, instead of ending the process."""
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
     from . import deadline as deadline_module
@@ -305,8 +342,8 @@ def main(profile_ref=None, stdin=None, stdout=None, exit=None):
                 return
             box["counted"] = True
             raw = box["raw"] if box["raw"] is not None else _read_all(stdin)
-            ev = read_event(raw, lambda _line: None)
-            if ev is not None and ev["hook_event_name"] == "UserPromptSubmit":
+            ev = read_event(raw, lambda _line: None, agent, event_name)
+            if ev is not None and ev.kind == "prompt":
                 count_turn(ev, None, bounds, log)
 
         deadline.on_expire = count_at_deadline
@@ -321,7 +358,7 @@ def main(profile_ref=None, stdin=None, stdout=None, exit=None):
             deadline.lower(here["deadline_ms"], here["kill_after_ms"])
         raw = box["raw"] = _read_all(stdin)
         said = []
-        event = read_event(raw, said.append)
+        event = read_event(raw, said.append, agent, event_name)
         if event is None:
             if here is None:  # the log's bound is the profile's: load it (under the deadline) to say why
                 try:
@@ -332,13 +369,11 @@ def main(profile_ref=None, stdin=None, stdout=None, exit=None):
             for line in said:
                 log(line)
             return 0
-        log.event = event
-        prompt = event["hook_event_name"] == "UserPromptSubmit"
+        log.about(event.agent_event, event.session)
+        prompt = event.kind == "prompt"
         if not prompt:
             deadline.on_expire = None
-        cwd = event.get("cwd")
-        if not isinstance(cwd, str):
-            event["cwd"] = cwd = ""
+        cwd = event.cwd
         same = (cwd or os.getcwd()) == os.getcwd()
         hooks = here if same else cached_hooks(profile_ref, cwd or None)
         if hooks is not None:

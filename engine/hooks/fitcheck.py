@@ -24,13 +24,17 @@ def warnings(profile_ref, cwd=None):
     if not hooks:
         return []
     registry, _ = build(hooks)
-    where = {h["name"]: event for event, hs in hooks.get("events", {}).items() for h in hs}
+    from engine.agents import DEFAULT_AGENT, table
+    from engine.agents.event import make
+    from .handlers import events_of
+
+    where = {h["name"]: event for event, hs in events_of(hooks).items() for h in hs}
     out = []
     for h in registry.values():
         if not isinstance(h, Refresh):
             continue
-        ctx = Context({"hook_event_name": "UserPromptSubmit", "cwd": cwd, "session_id": "fit-check"}, None, 0,
-                      profile_ref, hooks, lambda _line: None)
+        event = make(table.get(DEFAULT_AGENT), "prompt", cwd=cwd, session="fit-check")
+        ctx = Context(event, None, 0, profile_ref, hooks, lambda _line: None)
         ctx.touched_override = []
         plan = h.plan(ctx)
         if plan.omitted:

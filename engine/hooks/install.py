@@ -21,7 +21,30 @@ from engine.base.errors import UserError
 from engine.base.files import private_dir, replace_atomic
 from engine.base.refs import is_path
 
-TOOL_EVENTS = {"PreToolUse", "PostToolUse", "PostToolUseFailure"}
+def _agent(name=None):
+    from engine.agents import DEFAULT_AGENT, table
+
+    return table.get(name or DEFAULT_AGENT)
+
+
+def agent_events(hooks, agent=None):
+    """The agent's names of the events the profile runs handlers at, in the
+    profile's order (an event the agent does not send is left out)."""
+    from .handlers import events_of
+
+    spec = _agent(agent)
+    out = []
+    for event, hs in events_of(hooks).items():
+        if any(h.get("enabled", True) is not False for h in hs):
+            out.extend(n for n in spec.agent_events(event) if n not in out)
+    return out
+
+
+def tool_events(agent=None):
+    """The agent's event names that take a tool matcher."""
+    spec = _agent(agent)
+    matcher = (spec.data.get("install") or {}).get("matcher") or {}
+    return {n for e in matcher.get("events", ()) for n in spec.agent_events(e)}
 
 
 def settings_path(scope, cwd=None):
@@ -395,7 +418,7 @@ def install(scope, events, profile_ref=None, timeout=10, cwd=None, keep=3, autoc
     hooks = new.setdefault("hooks", {})
     for event in events:
         entry = {"hooks": [{"type": "command", "command": cmd, "timeout": timeout}]}
-        if event in TOOL_EVENTS:
+        if event in tool_events():
             entry = {"matcher": "*", **entry}
         hooks.setdefault(event, []).append(entry)
     # content cache: the /pin-* slash commands next to the settings file

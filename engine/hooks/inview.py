@@ -3,24 +3,21 @@ model's context, per compaction epoch, and how far back (in tokens of
 context) each one went in.
 
 The rule it keeps: the engine injects only what the model does not already
-have, or has only far back.  The transcript says what the agent delivered:
-2.1.x agents write `attachment` lines (`instructions`: the unscoped rules
-and CLAUDE.md files; `nested_memory`: a path-scoped rule after a Read, and
-since 2.1.328 after a Write, of a matching file; `hook_additional_context`:
-what hooks injected).  Older agents write none: then the documented
-behaviour stands in (hooks.in_view in the profile, by the transcript's
-`version`): the root CLAUDE.md and the unscoped rules at the start of every
-epoch, a scoped rule when a matching file is read.  What the engine itself
-delivered is known by the id it made for each delivery (delivery.py): the
-session's state records what the delivery held, by real path and content
-digest, and where the agent records hook output its
-`hook_additional_context` lines witness where it went in.  Nothing is in
-view by its base name or by a text inside a rule.
+have, or has only far back.  The agent's transcript, read through its
+reader (engine/agents/transcripts/), says what the agent delivered where it
+records it (Claude Code from 2.1.328: `instructions` and `nested_memory`
+attachments; Codex: its AGENTS.md message, again after a compaction) and
+what hooks added (each delivery carries the engine's own marker:
+delivery.py).  Where the transcript says nothing, the agent's YAML stands
+in (`instructions`, engine/agents/instructions.py): the files it loads
+itself are in view from the start of every epoch it loads them in, a
+scoped one once a tool of a kind that loads it touched a matching file.
+What the engine delivered is also in the session's state (delivery.py).
 
-The transcript is read backwards, bounded (engine.core.transcript), and only
-as far as the start of the epoch before the current one.  Positions are
-tokens of context per the latest main-chain usage record before a line; 0
-stands for the start of an epoch (before its first usage record).
+The transcript is read backwards, bounded, and only as far as the start of
+the epoch before the current one.  Positions are tokens of context per the
+latest main-chain usage record before a record; 0 stands for the start of
+an epoch (before its first usage record).
 """
 
 import os
@@ -65,10 +62,12 @@ class Epoch:
 
 
 class InView:
-    __slots__ = ("version", "attachments", "current", "previous")
+    __slots__ = ("agent", "cwd", "version", "known", "attachments", "current", "previous")
 
-    def __init__(self):
+    def __init__(self, agent=None, cwd=""):
+        self.agent, self.cwd = agent, cwd
         self.version = None
+        self.known = False  # the transcript is the agent's (it said something): what it does not say is assumed
         self.attachments = False
         self.current = Epoch("start")
         self.previous = None
@@ -98,106 +97,110 @@ def _real(path):
         return None
 
 
-def read(path, cwd, settings, compacting=False):
-    """The InView of a transcript: its current epoch and the one before.
-    `compacting` (SessionStart `compact`): when the last epoch read already
-    holds model turns, the agent has not written this compaction's boundary
-    yet, and the current epoch is a new, empty one after it."""
-    from engine.core.transcript import reversed_lines, usage_tokens
-    from .pathscope import input_paths, tool_inputs
+KINDS = ("usage", "compaction", "delivered", "tool_call", "prompt")
 
-    iv = InView()
+
+def _tail(agent, path, settings):
+    """The main-chain records of the current epoch and the one before, in
+    order, and whether the read reached the start of the one before."""
+    from engine.agents.transcripts import backwards
+
     conf = settings["in_view"]
-    fields = conf["input_fields"]
-    marker = conf["delivery_marker"]
-    lines = []  # (kind, payload) in reverse order
-    boundaries = 0
-    for raw in reversed_lines(path, conf["max_tail_bytes"]):
-        if not (b'"attachment"' in raw or b"compact_boundary" in raw or b'"assistant"' in raw):
+    recs, boundaries = [], 0
+    for rec in backwards(agent.data["transcript"]["reader"], path, conf["max_tail_bytes"], KINDS,
+                         head_bytes=settings["transcript"]["max_tail_bytes"]):
+        if rec.sidechain:
             continue
-        try:
-            rec = loads(raw.decode("utf-8", "replace"))
-        except (ValueError, RecursionError):
-            continue
-        if not isinstance(rec, dict) or rec.get("isSidechain"):
-            continue
-        lines.append(rec)
-        if rec.get("type") == "system" and rec.get("subtype") == "compact_boundary":
+        recs.append(rec)
+        if rec.kind == "compaction":
             boundaries += 1
             if boundaries == 2:
                 break
-    lines.reverse()
+    recs.reverse()
+    return recs, boundaries < 2
+
+
+def read(agent, path, cwd, settings, compacting=False):
+    """The InView of a transcript of `agent`: its current epoch and the one
+    before.  `compacting` (a session start after a compaction): when the
+    last epoch read already holds model turns, the agent has not written
+    this compaction's record yet, and the current epoch is a new, empty one
+    after it."""
+    from engine.agents.version import of_session
+
+    iv = InView(agent, cwd)
+    recs, complete = _tail(agent, path, settings)
     epochs = [Epoch("start")]
-    epochs[0].complete = boundaries < 2
+    epochs[0].complete = complete
     position = 0
-    for rec in lines:
-        kind = rec.get("type")
-        ep = epochs[-1]
-        if kind == "system" and rec.get("subtype") == "compact_boundary":
-            uid = str(rec.get("uuid") or "")[:8] or f"c{len(epochs)}"
-            new = Epoch(uid, after=ep.id)
+    marker = settings["in_view"]["delivery_marker"]
+    for rec in recs:
+        if rec.kind == "compaction":
+            new = Epoch(str(rec.id or "")[:8] or f"c{len(epochs)}", after=epochs[-1].id)
             new.complete = True
             epochs.append(new)
             position = 0
-            continue
-        if kind == "attachment":
-            att = rec.get("attachment")
-            if not isinstance(att, dict):
-                continue
-            t = att.get("type")
-            if t == "instructions":
-                iv.attachments = ep.instructions = True
-                for f in att.get("files") or ():
-                    real = _real(f.get("path")) if isinstance(f, dict) else None
-                    if real:
-                        ep.agent[real] = position
-            elif t == "nested_memory":
-                iv.attachments = True
-                real = _real(att.get("path"))
-                if real:
-                    ep.agent[real] = position
-                    _agent_digest(ep, real, att.get("content"))
-            elif t == "hook_additional_context":
-                for text in att.get("content") or ():
-                    for did in delivery.found_in(text, marker):
-                        ep.delivered[did] = position
-            continue
-        if kind != "assistant":
-            continue
-        msg = rec.get("message")
-        if not isinstance(msg, dict):
-            continue
-        usage = msg.get("usage")
-        if isinstance(usage, dict) and msg.get("model") != "<synthetic>":
-            found = usage_tokens(usage)  # clamped: the one reader of a usage figure
-            if found is not None:
-                position = found
-                if ep.base is None:
-                    ep.base = position
-                ep.tokens = position
-        for name, inp in tool_inputs(msg.get("content")):
-            for rel in input_paths(inp, fields, cwd):
-                ep.touched.append((rel, name, position))
+        elif rec.kind == "usage" and not rec.synthetic:
+            position = rec.context
+            ep = epochs[-1]
+            ep.base = position if ep.base is None else ep.base
+            ep.tokens = position
+        else:
+            _note(iv, epochs[-1], rec, position, marker)
     if compacting and (epochs[-1].tokens is not None or epochs[-1].touched):
         fresh = Epoch("next:" + epochs[-1].id)
         fresh.complete = True
         epochs.append(fresh)
     iv.current = epochs[-1]
     iv.previous = epochs[-2] if len(epochs) > 1 else None
-    # No version: not an agent's transcript; nothing is assumed in view.
-    from engine.core.agentversion import from_transcript
-
-    iv.version = from_transcript(path)
-    if iv.version:
+    iv.version = of_session(agent, path, environ={})
+    # Not the agent's transcript (or not on disk yet): nothing is assumed in
+    # view.  An agent that names its version there is known by it; one that
+    # does not (Gemini CLI), by its records.
+    spec = agent.data.get("version") or {}
+    names_it = bool(spec.get("transcript_key") or spec.get("in_transcript"))
+    iv.known = bool(iv.version) if names_it else bool(recs)
+    if iv.known:
         _documented(iv)
     return iv
 
 
-def _agent_digest(ep, real, content):
+def _note(iv, ep, rec, position, marker):
+    """What a delivery or a tool call says of what is in view."""
+    if rec.kind == "tool_call":
+        from .pathscope import relative
+
+        kind = iv.agent.tool_kind(rec.tool)
+        if kind in ("read", "write", "search"):
+            for field in iv.agent.tools(kind).get("path", ()):
+                rel = relative(rec.input.get(field), iv.cwd)
+                if rel:
+                    ep.touched.append((rel, kind, position))
+        return
+    if rec.kind != "delivered":
+        return
+    if rec.how == "hook":
+        for text in rec.texts:
+            for did in delivery.found_in(text, marker):
+                ep.delivered[did] = position
+        return
+    iv.attachments = True
+    if rec.how == "instructions":
+        ep.instructions = True
+        if not rec.paths:  # the agent's own start files, named by no path (Codex's one message)
+            ep.agent[UNSCOPED] = position
+    for p in rec.paths:
+        real = _real(p)
+        if real:
+            ep.agent[real] = position
+            if rec.how == "scoped":
+                _agent_digest(ep, real, rec.texts[0] if rec.texts else None)
+
+
+def _agent_digest(ep, real, raw):
     """The digest of the file as the agent delivered it, when its record holds
-    the raw text (`nested_memory` since 2.1.328: content.rawContent): a rule
-    edited since is not in view as it is now."""
-    raw = content.get("rawContent") if isinstance(content, dict) else None
+    the raw text (Claude Code's nested_memory since 2.1.328): a rule edited
+    since is not in view as it is now."""
     if isinstance(raw, str):
         import hashlib
 
@@ -208,24 +211,25 @@ def _agent_digest(ep, real, content):
 
 def _documented(iv):
     """The documented behaviour where the transcript does not (yet) say:
-    the unscoped rules and root CLAUDE.md are in view from each epoch's
-    start (`UNSCOPED` at position 0).  An agent that writes attachments
-    writes its `instructions` only after the epoch's first prompt, so an
-    epoch without one is taken the same way."""
+    the files the agent loads itself (its YAML's instructions) are in view
+    from each epoch's start (`UNSCOPED` at position 0).  An agent that
+    records its instructions does so only after the epoch's first prompt,
+    so an epoch without that record is taken the same way."""
     for ep in (iv.previous, iv.current):
         if ep is not None and not ep.instructions:
             ep.agent[UNSCOPED] = 0
 
 
-UNSCOPED = "<unscoped rules and root CLAUDE.md>"
+UNSCOPED = "<the agent's own unscoped instruction files>"
 
 
-def loads_scoped_on(iv, conf):
-    """The tools after which this agent delivers a matching scoped rule itself."""
-    tools = list(conf["scoped_load_tools"])
-    if at_least(iv.version, conf["scoped_on_write_since"]):
-        tools += conf["write_tools"]
-    return tools
+def witnesses(iv):
+    """Does this agent's transcript record every hook delivery, at its
+    version (`transcript.witness_since` of its YAML; "0" for always)?"""
+    since = iv.agent.data["transcript"].get("witness_since")
+    if not since:
+        return False
+    return since == "0" or at_least(iv.version, since)
 
 
 class Seen:
@@ -234,10 +238,8 @@ class Seen:
     def __init__(self, iv, epoch, snapshot, conf, scope_key, limit):
         self.iv, self.epoch, self.conf = iv, epoch, conf
         others = [e for e in (iv.previous, iv.current) if e is not None and e is not epoch]
-        witnessing = at_least(iv.version, conf["attachments_since"])
-        self.engine = delivery.positions(snapshot, epoch, others, witnessing) if epoch is not None else {}
+        self.engine = delivery.positions(snapshot, epoch, others, witnesses(iv)) if epoch is not None else {}
         self.scope_key, self.limit = scope_key, limit
-        self.tools = set(loads_scoped_on(iv, conf))
 
     def position(self, rf, globs):
         """The latest position `rf` was in view in the epoch, or None."""
@@ -253,38 +255,47 @@ class Seen:
         ident = delivery.identity(rf)
         if ident in self.engine:
             found.append(self.engine[ident])
-        if globs is None and UNSCOPED in ep.agent and _agent_loads(rf, self.conf):
+        entry = _entry(self.iv, real)
+        if globs is None and UNSCOPED in ep.agent and _agent_loads(self.iv, ep, entry):
             found.append(ep.agent[UNSCOPED])
         # A scoped rule is in view from the touch of a matching file by a
-        # tool that loads it: the agent's own record of it (nested_memory)
-        # comes only after the tool's PostToolUse, and older agents write none.
-        if globs is not None and self.iv.version:
-            from .pathscope import decide
-
-            loaded = [t for t in ep.touched if t[1] in self.tools and (stale is None or t[2] > stale)]
-            for rel, _tool, pos in reversed(loaded):
-                if decide(globs, [rel], self.limit)[0] == "in":
-                    found.append(pos)
-                    break
+        # tool of a kind that loads it: the agent's own record of it comes
+        # only after the tool's post_tool, and older agents write none.
+        if globs is not None and self.iv.known and entry is not None:
+            found.extend(self._touched(ep, entry, globs, stale))
         return max(found) if found else None
 
+    def _touched(self, ep, entry, globs, stale):
+        from engine.agents.instructions import scoped_load_kinds
+        from .pathscope import decide
 
-def _agent_loads(rf, conf):
-    """True when the agent loads this unscoped file itself at an epoch's start
-    (a rule under one of its rule folders, or a CLAUDE.md)."""
-    name = os.path.basename(rf.path)
-    if name in conf["agent_files"]:
-        return True
-    parent = os.path.basename(os.path.dirname(rf.path))
-    grand = os.path.basename(os.path.dirname(os.path.dirname(rf.path)))
-    return parent == "rules" and grand == ".claude"
+        kinds = set(scoped_load_kinds(entry, self.iv.version))
+        loaded = [t for t in ep.touched if t[1] in kinds and (stale is None or t[2] > stale)]
+        for rel, _kind, pos in reversed(loaded):
+            if decide(globs, [rel], self.limit)[0] == "in":
+                return [pos]
+        return []
+
+
+def _entry(iv, real):
+    """The agent's instruction entry for the file at `real`, or None (not its own)."""
+    from engine.agents.instructions import entry_of
+
+    return entry_of(iv.agent, real, iv.cwd) if iv.agent is not None and real else None
+
+
+def _agent_loads(iv, ep, entry):
+    """True when the agent loads this unscoped file itself at the epoch's start
+    (the session's start, or after a compaction)."""
+    from engine.agents.instructions import loads_itself
+
+    return loads_itself(iv.agent, entry, iv.version, iv.cwd, "start" if ep.id == "start" else "compact")
 
 
 def globs_of(rf, key):
-    from .pathscope import scope_of
+    from .pathscope import scope_for
 
-    scope = scope_of(rf.text, key)
-    return scope.globs
+    return scope_for(rf, key).globs
 
 
 def narrow(ctx, spec, files):
@@ -301,13 +312,19 @@ def narrow(ctx, spec, files):
     In every mode, nothing already in view in this epoch (within
     every_tokens when that is set) is delivered again."""
     conf = ctx.settings.get("in_view")
-    if not conf or not files or not ctx.event.get("transcript_path"):
+    starting = ctx.name == "session_start" and not _compacting(ctx)
+    if not conf or not files or not (ctx.transcript() or starting):
         return files
     iv = ctx_inview(ctx)
     far = spec.get("every_tokens", 0) or 0
-    compact = ctx.name == "SessionStart" and ctx.event.get("source") == "compact"
+    compact = _compacting(ctx)
     scoped_for = getattr(ctx, "scoped_for", None)
-    if not iv.version:
+    if not iv.known and starting:
+        # A session starting (its transcript not on disk yet): the agent is
+        # loading its own files now; only what it lacks goes in.
+        iv.known = True
+        _documented(iv)
+    if not iv.known:
         # No agent's transcript to read (missing, empty, or not the agent's):
         # nothing is known to be in view, so nothing is held back, and the
         # growth counts from this delivery.
@@ -324,12 +341,7 @@ def narrow(ctx, spec, files):
         globs = globs_of(rf, key)
         pos = now.position(rf, globs)
         if compact:
-            if globs is None:
-                # The agent reloads these itself after a compaction; the
-                # switch brings them back all the same (once per epoch).
-                if conf["after_compact_unscoped"] and delivery.identity(rf) not in engine_now:
-                    out.append(rf)
-            elif pos is None and _before(iv, rf, globs, snap, conf, key, limit):
+            if _back_after_compaction(iv, rf, globs, pos, snap, conf, key, limit, engine_now):
                 out.append(rf)
             continue
         if scoped_for is not None:
@@ -353,6 +365,26 @@ def narrow(ctx, spec, files):
     return out
 
 
+def _back_after_compaction(iv, rf, globs, pos, snap, conf, key, limit, engine_now):
+    """Does `rf` come back right after a compaction?  A scoped rule that was
+    in view before it and is not now; an unscoped one the agent does not
+    reload itself that was in view before it (the engine's delivery is gone
+    with the compacted context); one it reloads only with
+    in_view.after_compact_unscoped (once per epoch)."""
+    if globs is not None:
+        return pos is None and _before(iv, rf, globs, snap, conf, key, limit)
+    if _agent_loads(iv, iv.current, _entry(iv, rf.real)):
+        return bool(conf["after_compact_unscoped"]) and delivery.identity(rf) not in engine_now
+    if pos is not None:
+        return False
+    prev = iv.previous
+    return prev is not None and Seen(iv, prev, snap, conf, key, limit).position(rf, None) is not None
+
+
+def _compacting(ctx):
+    return ctx.name == "session_start" and ctx.event.source == "compact"
+
+
 def _before(iv, rf, globs, snap, conf, key, limit):
     """True when a scoped rule was in view in the epoch before this one
     (delivered by anyone, or matched by a file touched there); when that
@@ -371,8 +403,7 @@ def ctx_inview(ctx):
     """The event's InView, read once per event."""
     iv = getattr(ctx, "_inview", None)
     if iv is None:
-        compacting = ctx.name == "SessionStart" and ctx.event.get("source") == "compact"
-        iv = read(ctx.event.get("transcript_path"), ctx.cwd, ctx.settings, compacting)
+        iv = read(ctx.agent, ctx.transcript(), ctx.cwd, ctx.settings, _compacting(ctx))
         ctx._inview = iv
     return iv
 
@@ -381,25 +412,34 @@ def delivered_marks(ctx, items, delivery_id):
     """The state record of delivery `delivery_id`: these items went in view
     now, in this epoch (delivery.py)."""
     conf = ctx.settings.get("in_view")
-    if not conf or not items or not delivery_id or not ctx.event.get("transcript_path"):
+    if not conf or not items or not delivery_id or not ctx.transcript():
         return {}
     iv = ctx_inview(ctx)
-    compact = ctx.name == "SessionStart" and ctx.event.get("source") == "compact"
-    position = 0 if compact else (iv.current.tokens or 0)
+    position = 0 if _compacting(ctx) else (iv.current.tokens or 0)
     read = [e for e in (iv.previous, iv.current) if e is not None]
-    out = delivery.forgotten(ctx.snapshot(), read) if iv.version else {}
+    out = delivery.forgotten(ctx.snapshot(), read) if iv.known else {}
     out[delivery.KEY + delivery_id] = delivery.record(iv.current.id, position, items)
     return out
 
 
 def agent_version(ctx):
-    """The agent's version (engine/core/agentversion.py): the transcript's
+    """The agent's version (engine/agents/version.py): the transcript's
     (already read with the event's InView, if it was), else the variable the
     agent sets in its hooks' environment: at a session's first tool call
     the transcript may not be on disk yet."""
     iv = getattr(ctx, "_inview", None)
     if iv is not None and iv.version:
         return iv.version
-    from engine.core.agentversion import of_session
+    from engine.agents.version import of_session
 
-    return of_session(ctx.event.get("transcript_path"))
+    return of_session(ctx.agent, ctx.transcript())
+
+
+def loads_scoped_on_write(ctx):
+    """Does the agent load, on a write, the scoped rules of its own folders?
+    (Every rule folder of its YAML that is scoped says when it starts to.)"""
+    from engine.agents.instructions import scoped_load_kinds
+
+    version = agent_version(ctx)
+    scoped = [e for e in ctx.agent.data.get("instructions", ()) if e.get("scope_key")]
+    return bool(scoped) and all("write" in scoped_load_kinds(e, version) for e in scoped)

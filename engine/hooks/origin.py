@@ -26,10 +26,12 @@ class Origins:
     """The origin of each file a refresh reads for one working folder."""
 
     def __init__(self, cwd):
-        # The user's own folder, as the agent names it (~/.claude/rules,
-        # ~/.claude/CLAUDE.md): a project opened at the home folder does not
-        # make those files the project's.
-        self.own = os.path.join(os.path.expanduser("~"), ".claude")
+        # The user's own folders, the agents' homes as each agent names it
+        # (~/.claude/rules, ~/.codex/AGENTS.md ...): a project opened at the
+        # home folder does not make those files the project's.
+        from engine.agents import table
+
+        self.own = [table.get(name).home() for name in table.names()]
         self.project_lex = os.path.abspath(cwd or os.getcwd())
         self.project = os.path.realpath(self.project_lex)
         self._folders = {}  # folder -> USER, PROJECT or None (decided by the real path)
@@ -45,7 +47,7 @@ class Origins:
         return (where, self.project) if where == PROJECT else (USER, "")
 
     def _by_folder(self, folder):
-        if _inside(folder, self.own):
+        if any(_inside(folder, own) for own in self.own):
             return USER
         if _inside(folder, self.project_lex) or _inside(folder, self.project):
             return PROJECT

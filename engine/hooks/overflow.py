@@ -48,7 +48,7 @@ def ident(x):
 def delivered_before(ctx, name, spec):
     """Identities (ident) already delivered or named in the round this
     event continues, or an empty set when this event opens a new round."""
-    if mode(spec) != PENDING or ctx.state is None or ctx.name == "SessionStart":
+    if mode(spec) != PENDING or ctx.state is None or ctx.name == "session_start":
         return set()
     snap = ctx.snapshot()
     if not snap.get(f"pending:{name}"):

@@ -339,67 +339,45 @@ def relative(path, cwd):
     return p.replace(os.sep, "/")
 
 
-def touched_in_transcript(path, cwd, settings):
-    """Project-relative paths named by the tool calls of a transcript's main
-    chain (the last `max_transcript_bytes` of it), in order, without repeats.
+def touched_in_transcript(path, cwd, settings, agent=None):
+    """Project-relative paths named by the file tool calls of a transcript's
+    main chain (the last `max_transcript_bytes` of it, read by the agent's
+    reader), in order, without repeats: the path fields of its read, write
+    and search tools (its YAML), and a glob tool's pattern under its folder.
     A missing, unreadable or half-written transcript gives what it can."""
-    from engine.base.fastjson import loads  # json.decoder would import re
+    from engine.agents import DEFAULT_AGENT, table
+    from engine.agents.transcripts import backwards
+    from engine.core.settings import hook_bounds
 
+    if not path:
+        return []
+    agent = agent or table.get(DEFAULT_AGENT)
+    limit = min(settings["max_transcript_bytes"], hook_bounds()["max_transcript_bytes"])
+    calls = [r for r in backwards(agent.data["transcript"]["reader"], path, limit, ("tool_call",), head_bytes=limit)
+             if not r.sidechain]
     found = {}
-    fields = settings["input_fields"]
-    glob_inputs = settings.get("glob_inputs", {})
-    if not path or not isinstance(path, str):
-        return []
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except (OSError, ValueError):
-        return []
-    import stat
-
-    with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-            return []
-        size = fh.seek(0, os.SEEK_END)
-        from engine.core.settings import hook_bounds
-
-        start = max(0, size - min(settings["max_transcript_bytes"], hook_bounds()["max_transcript_bytes"]))
-        fh.seek(start)
-        # One read of at most max_transcript_bytes: iterating the file by
-        # lines would read a 1 GB line without a newline whole.
-        lines = fh.read(size - start).split(b"\n")
-        if start:
-            lines = lines[1:]  # a partial line
-        for raw in lines:
-            if b'"tool_use"' not in raw:
-                continue
-            try:
-                rec = loads(raw.decode("utf-8", "replace"))
-            except (ValueError, RecursionError):
-                continue
-            if not isinstance(rec, dict) or rec.get("type") != "assistant" or rec.get("isSidechain"):
-                continue
-            msg = rec.get("message")
-            for name, inp in tool_inputs(msg.get("content") if isinstance(msg, dict) else None):
-                for rel in input_paths(inp, fields, cwd):
-                    found.setdefault(rel, None)
-                field = glob_inputs.get(name)
-                if field and isinstance(inp.get(field), str):
-                    # A Glob call's pattern, under its folder, as written: a rule
-                    # glob that matches the pattern text covers what it lists.
-                    base = inp.get("path") if isinstance(inp.get("path"), str) else cwd
-                    rel = relative(os.path.join(base or "", inp[field]), cwd)
-                    if rel:
-                        found.setdefault(rel, None)
+    for call in reversed(calls):
+        for rel in call_paths(agent, call.tool, call.input, cwd):
+            found.setdefault(rel, None)
     return list(found)
 
 
-def tool_inputs(content):
-    """(tool name, input) of each tool_use block of a message's content."""
-    if not isinstance(content, list):
-        return
-    for block in content:
-        if isinstance(block, dict) and block.get("type") == "tool_use" and isinstance(block.get("input"), dict):
-            yield block.get("name"), block["input"]
+def call_paths(agent, tool, inp, cwd):
+    """The project-relative paths one file tool call names."""
+    kind = agent.tool_kind(tool)
+    if kind not in ("read", "write", "search"):
+        return []
+    spec = agent.tools(kind)
+    out = list(input_paths(inp, spec.get("path", ()), cwd))
+    field = (spec.get("glob") or {}).get(tool)
+    if field and isinstance(inp.get(field), str):
+        # A glob call's pattern, under its folder, as written: a rule glob
+        # that matches the pattern text covers what it lists.
+        folder = next((inp[f] for f in spec.get("path", ()) if isinstance(inp.get(f), str)), cwd)
+        rel = relative(os.path.join(folder or "", inp[field]), cwd)
+        if rel:
+            out.append(rel)
+    return out
 
 
 def input_paths(inp, fields, cwd):
@@ -445,12 +423,32 @@ def decide(globs, touched, limit):
     return "out", f"none of the {len(touched)} touched file(s) matches {shown}"
 
 
+def scope_for(rf, default_key):
+    """The Scope of a rule file, by its source's scope key (Copilot's
+    applyTo, Cursor's globs) or the handler's (`paths`); a file whose
+    source's always key is true in its frontmatter applies everywhere."""
+    always = getattr(rf, "always_key", None)
+    if always:
+        from .sources import field_of
+
+        if str(field_of(rf.text, always) or "").strip().lower() == "true":
+            return Scope()
+    scope = scope_of(rf.text, getattr(rf, "scope_key", None) or default_key)
+    if scope.globs and all(g.strip("/") in EVERYWHERE for g in scope.globs):
+        return Scope()  # `applyTo: "**"`: every file, so no scope (loaded at the start, as the agent does)
+    return scope
+
+
+# Globs that match every file of the project.
+EVERYWHERE = ("**", "**/*")
+
+
 def select(files, settings, touched, log):
-    """(kept files, decisions): rule files without `paths:` are kept as they
+    """(kept files, decisions): rule files without a scope are kept as they
     are; a path-scoped one is kept only when a touched file matches."""
     kept, decisions = [], []
     for rf in files:
-        scope = scope_of(rf.text, settings["key"])
+        scope = scope_for(rf, settings["key"])
         if scope.problem:
             log(f"rule file {rf.path}: {scope.problem}")
             decisions.append(Decision(rf.path, "in", scope.problem))

@@ -13,7 +13,7 @@ from .handlers.refresh import Refresh
 from .handlers.reinject import Reinject
 
 
-def preview(profile_ref, turn, cwd, show_text, out=None, touched=None, transcript=None):
+def preview(profile_ref, turn, cwd, show_text, out=None, touched=None, transcript=None, agent=None):
     from engine.core.profile import load_profile
 
     out = out or sys.stdout
@@ -26,13 +26,18 @@ def preview(profile_ref, turn, cwd, show_text, out=None, touched=None, transcrip
     for line in approval_notes(profile_ref, cwd):
         print(f"note: {line}", file=out)
     registry, by_event = build(profile.hooks)
-    event = {"hook_event_name": "UserPromptSubmit", "cwd": cwd, "session_id": "preview"}
+    fields = {"cwd": cwd, "session": "preview"}
     if transcript:
         if not os.path.isfile(os.path.expanduser(transcript)):
             from engine.base.errors import UserError
 
-            raise UserError("no transcript file here; give the .jsonl of a session (~/.claude/projects/...)", transcript)
-        event["transcript_path"] = os.path.abspath(os.path.expanduser(transcript))
+            raise UserError("no transcript file here; give a session's transcript (engine session list shows them)",
+                            transcript)
+        fields["transcript"] = os.path.abspath(os.path.expanduser(transcript))
+    from engine.agents import DEFAULT_AGENT, table
+    from engine.agents.event import make
+
+    event = make(table.get(agent or DEFAULT_AGENT), "prompt", **fields)
     messages, shown = [], set()
     ctx = Context(event, None, turn or 0, profile_ref, profile.hooks, messages.append)
     # Given files count as touched (relative to the project, like tool

@@ -12,8 +12,11 @@ class RuleFile:
     and which content (`digest`: sha256 of its bytes, 16 hex digits).  Its
     identity is (real, digest), never its base name."""
 
-    def __init__(self, path, name, priority, text="", real=None, origin="project", project="", digest=""):
+    def __init__(self, path, name, priority, text="", real=None, origin="project", project="", digest="",
+                 scope_key=None, always_key=None):
         self.path = path
+        self.scope_key = scope_key  # the frontmatter key of its source's scope (None: the handler's)
+        self.always_key = always_key  # the frontmatter key that makes it apply everywhere
         self.name = name
         self.priority = priority
         self.text = text
@@ -95,6 +98,12 @@ def _field(inner, key):
     return None
 
 
+def field_of(text, key):
+    """The raw value of `key:` in a rule file's frontmatter, or None."""
+    fm = frontmatter(text)
+    return _field(fm[0], key) if fm else None
+
+
 def priority_of(text, key, default):
     """(priority, problem): the frontmatter's whole-number priority, else the
     default with a note saying why when the key is there but not a number."""
@@ -131,28 +140,57 @@ def _realpath(path, folders):
     return os.path.realpath(candidate) if os.path.islink(candidate) else candidate
 
 
-def _listed(spec, cwd, log):
-    """(path, rule folder) of every candidate file, in the spec's order:
-    each source's matches sorted by name, then the named files."""
+def source_folders(spec, cwd, agent=None):
+    """[(folder, glob, source)] of a handler's `sources`: each `{dir, glob}`
+    as written, and `{agent: rules}` as the rule folders the agent reads
+    (engine/agents/instructions.py), with their scope keys."""
     out = []
     for src in spec.get("sources", ()):
-        folder = expand(src["dir"], cwd)
+        if src.get("agent") == "rules":
+            if agent is not None:
+                from engine.agents.instructions import folders
+
+                out.extend((f, g, e) for f, g, e in folders(agent, cwd))
+            continue
+        out.append((expand(src["dir"], cwd), src.get("glob", "*.md"), src))
+    return out
+
+
+def source_files(spec, cwd, agent=None):
+    """[(path, source)] of a handler's `files`: each path as written, and
+    `{agent: files}` as the single files the agent reads for `cwd` (its
+    AGENTS.md chain, its CLAUDE.md or GEMINI.md ...)."""
+    out = []
+    for f in spec.get("files", ()):
+        if isinstance(f, dict):
+            if f.get("agent") == "files" and agent is not None:
+                from engine.agents.instructions import files
+
+                out.extend((p, e) for p, e in files(agent, cwd))
+            continue
+        out.append((expand(f, cwd), {}))
+    return out
+
+
+def _listed(spec, cwd, log, agent=None):
+    """(path, rule folder, source) of every candidate file, in the spec's
+    order: each source's matches sorted by name, then the named files."""
+    out = []
+    for folder, pattern, src in source_folders(spec, cwd, agent):
         if os.path.isdir(folder):
-            pattern = src.get("glob", "*.md")
             if "/" in pattern or "**" in pattern:  # a glob across folders: pathlib's rules
                 from pathlib import Path
 
-                out.extend((str(p), folder) for p in sorted(Path(folder).glob(pattern)))
+                out.extend((str(p), folder, src) for p in sorted(Path(folder).glob(pattern)))
             else:
                 names = sorted(n for n in os.listdir(folder) if _matches(n, pattern))
-                out.extend((os.path.join(folder, n), folder) for n in names)
+                out.extend((os.path.join(folder, n), folder, src) for n in names)
         elif os.path.lexists(folder):
             log(f"rules folder {folder} is not a folder (or a broken link); left out")
         # a folder that does not exist is normal (most people have only one of them)
-    for f in spec.get("files", ()):
-        p = expand(f, cwd)
+    for p, src in source_files(spec, cwd, agent):
         if os.path.isfile(p):
-            out.append((p, os.path.dirname(os.path.abspath(p))))
+            out.append((p, os.path.dirname(os.path.abspath(p)), src))
         elif os.path.islink(p):
             log(f"{p} is a broken link; left out")
     return out
@@ -179,7 +217,7 @@ def _read(p, real, cap, log):
     return data
 
 
-def collect(spec, cwd, log, trust=None, skipped=None):
+def collect(spec, cwd, log, trust=None, skipped=None, agent=None):
     """RuleFiles for a handler: its `sources` (dir + glob) or its `files`,
     the user's own first (origin.py), then by priority and file name for
     sources, in the order given for files; unreadable, non-UTF-8, empty,
@@ -197,7 +235,7 @@ def collect(spec, cwd, log, trust=None, skipped=None):
     cap = hook_bounds()["max_rule_file_bytes"]
     origins = Origins(cwd)
     seen, out, folders = set(), [], {}
-    for p, folder in _listed(spec, cwd, log):
+    for p, folder, src in _listed(spec, cwd, log, agent):
         real = _realpath(p, folders)
         name = os.path.basename(p)
         if real in seen or name in skip:
@@ -226,7 +264,8 @@ def collect(spec, cwd, log, trust=None, skipped=None):
         if problem:
             log(f"rule file {p}: {problem}")
         origin, project = origins.of(p, real)
-        out.append(RuleFile(p, name, priority, text, real, origin, project, hashlib.sha256(data).hexdigest()[:16]))
+        out.append(RuleFile(p, name, priority, text, real, origin, project, hashlib.sha256(data).hexdigest()[:16],
+                            src.get("scope_key"), src.get("always_key")))
     if spec.get("files"):
         out.sort(key=lambda r: rank(r.origin))  # a list of files keeps its order within an origin
     else:

@@ -104,9 +104,9 @@ def note_unapproved(event, profile_ref, hooks, log):
 
     if profile_ref or not NOTES:
         return
-    cwd = event.get("cwd") or os.getcwd()
+    cwd = event.cwd or os.getcwd()
     note = NOTES.get(os.path.abspath(cwd))
-    session = str(event.get("session_id") or "")
+    session = event.session
     if not note or not session:
         return
     path, reason, command = note

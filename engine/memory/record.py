@@ -4,10 +4,11 @@ redacted (never the raw text), and the key that makes
 failures of one tool whose errors differ only in paths, numbers, ids,
 positions or times one entry (the error signature, `signature`).
 
-Whether a call failed (`failure`) is decided from the event alone and costs
-nothing heavy: PostToolUseFailure, `is_error`, a non-zero exit code in the
-response, or a line of the Bash error stream matching one of the profile's
-`hooks.memory.error_patterns`.  Everything after that (`build`) runs only
+Whether a call failed (`failure`) is decided from the neutral event alone
+and costs nothing heavy: a tool_failure event, the agent's failure flag or
+a non-zero exit status in the output (`failure` of its YAML), or a line of a
+shell call's error stream (its one output text where it has no separate
+stream) matching one of the profile's `hooks.memory.error_patterns`.  Everything after that (`build`) runs only
 for a failure: the engine's one redactor (engine/core/redact.py, the built-in
 `secrets` category) replaces every secret before anything is written
 anywhere.  An entry carries the session's project (`project_of`) and, for a
@@ -15,12 +16,6 @@ Bash call the content cache wrapped, the user's command, never the wrapper.
 """
 
 import os
-
-# Fields of a tool response that carry an exit status (the agent's shapes
-# over its versions) and those that hold the error stream.
-EXIT_FIELDS = ("exit_code", "exitCode", "returncode", "return_code")
-ERROR_STREAMS = ("stderr",)
-
 
 def _text(value, limit=20000):
     """The text of a tool result: a string, a list of text blocks, or a dict
@@ -37,29 +32,48 @@ def _text(value, limit=20000):
 
 
 def failure(event, memory):
-    """The error text of a failed call, or None for a call that succeeded."""
-    if event.get("hook_event_name") == "PostToolUseFailure":
-        err = event.get("error")
-        return _text(err) or _text(event.get("tool_response")) or "failed"
-    resp = event.get("tool_response")
-    if isinstance(resp, dict):
-        if resp.get("is_error") is True:
-            return _text(resp) or "failed"
-        for f in EXIT_FIELDS:
-            code = resp.get(f)
-            if isinstance(code, int) and not isinstance(code, bool) and code != 0:
-                return _text(resp.get("stderr")) or _text(resp.get("stdout")) or f"exit code {code}"
-        patterns = memory.get("error_patterns")
-        if patterns and event.get("tool_name") in memory["pattern_tools"]:
-            for stream in ERROR_STREAMS:
-                text = resp.get(stream)
-                if isinstance(text, str) and text:
-                    import re  # only for an error stream to read: re costs a quiet hook a fifth of its time
+    """The error text of a failed call (a neutral event), or None for a call that succeeded."""
+    from engine.agents.event import as_event
 
-                    for line in text[:20000].splitlines():
-                        if any(re.search(p, line) for p in patterns):
-                            return text
+    event = as_event(event)
+    if event.kind == "tool_failure":
+        return _text(event.error) or _text(event.tool_output) or "failed"
+    spec = event.agent.data.get("failure") or {}
+    raw = event.tool_output
+    if isinstance(raw, dict):
+        if spec.get("flag") and raw.get(spec["flag"]) is True:
+            return _text(raw) or "failed"
+        for f in spec.get("exit_fields", ()):
+            code = raw.get(f)
+            if isinstance(code, int) and not isinstance(code, bool) and code != 0:
+                return _text(raw.get("stderr")) or _text(raw.get("stdout")) or f"exit code {code}"
+    streams = event.output_streams() if event.tool_kind == "shell" else None
+    if streams is None:
+        return None
+    if spec.get("exit_pattern") and _exit_status(spec["exit_pattern"], streams[0]):
+        return streams[0]
+    tools = memory["pattern_tools"]  # tool kinds (shell), or an agent's tool names
+    if memory.get("error_patterns") and (event.tool_kind in tools or event.tool in tools):
+        has_stderr = "stderr" in (event.agent.tools("shell").get("output") or {})
+        text = streams[1] if has_stderr else streams[0]
+        if text and _matches_a_line(text, memory["error_patterns"]):
+            return text
     return None
+
+
+def _exit_status(pattern, text):
+    """The non-zero exit status the agent's text reports (its exit_pattern), or None."""
+    import re
+
+    found = re.search(pattern, text[-4096:])
+    code = found.group(1) if found else None
+    return int(code) if code and code.isdigit() and int(code) != 0 else None
+
+
+def _matches_a_line(text, patterns):
+    import re  # only for an error stream to read: re costs a quiet hook a fifth of its time
+
+    return any(re.search(p, line) for line in text[:20000].splitlines() for p in patterns)
 
 
 def error_line(text, memory):
@@ -161,9 +175,10 @@ def user_command(command):
 
 
 def _user_input(event):
-    tool_input = event.get("tool_input")
-    if event.get("tool_name") == "Bash" and isinstance(tool_input, dict) and "command" in tool_input:
-        tool_input = dict(tool_input, command=user_command(tool_input["command"]))
+    tool_input = event.tool_input
+    if event.tool_kind == "shell" and isinstance(event.command, str):
+        field = event.agent.tools("shell").get("command", "command")
+        tool_input = dict(tool_input, **{field: user_command(event.command)})
     return tool_input
 
 
@@ -175,10 +190,12 @@ def build(event, error_text, memory, redact, project):
     of the profile's `generic_errors` (a traceback's first line).  So one
     error on many files or commands is one entry, and the record keeps the
     concrete error and input as its example."""
+    from engine.agents.event import as_event
     from engine.core.cache import sha256
 
-    tool = event.get("tool_name")
-    if not isinstance(tool, str) or not tool:
+    event = as_event(event)
+    tool = event.tool
+    if not tool:
         return None
     line, says_something = error_line(redact(error_text), memory)
     error = redact(line)
@@ -194,7 +211,7 @@ def build(event, error_text, memory, redact, project):
     from .store import now
 
     return {"k": key, "t": now(), "tool": tool, "sig": sig[: memory["max_field_chars"]], "error": error,
-            "input": short, "project": project, "session": str(event.get("session_id") or "")}
+            "input": short, "project": project, "session": event.session}
 
 
 def path_of(memory):
@@ -204,15 +221,20 @@ def path_of(memory):
 
 
 def project_of(event):
-    """The session's project: $CLAUDE_PROJECT_DIR (the folder the agent
-    started in) when set, else the repository root above the event's cwd
-    (the nearest folder holding .git), else that cwd.  Never the cwd of a
-    `cd` into a subfolder: entries are kept and shown per project."""
-    env = os.environ.get("CLAUDE_PROJECT_DIR")
+    """The session's project: the folder the agent started in, where it
+    names it in its hooks' environment (`project_env` of its YAML), else
+    the repository root above the event's cwd (the nearest folder holding
+    .git), else that cwd.  Never the cwd of a `cd` into a subfolder:
+    entries are kept and shown per project."""
+    from engine.agents.event import as_event
+
+    event = as_event(event)
+    name = event.agent.data.get("project_env")
+    env = os.environ.get(name) if name else None
     if env and os.path.isabs(env):
         return os.path.realpath(env)
-    cwd = event.get("cwd") if isinstance(event, dict) else None
-    if not isinstance(cwd, str) or not os.path.isabs(cwd):
+    cwd = event.cwd
+    if not os.path.isabs(cwd):
         cwd = os.getcwd()
     from engine.base.project import root_of
 

@@ -107,7 +107,8 @@ def _wrapper_stubs(ev, settings):
 
 
 def replay_one(path, world, profile_ref, pricing, count, progress=None, project=None):
-    from engine.hooks.dispatch import CONTEXT_EVENTS, handle
+    from engine.agents import DEFAULT_AGENT, table
+    from engine.hooks.dispatch import handle, neutral_event
     from engine.hooks.handlers.ccm_output import stored_bytes
 
     from engine.core.transcript import copy_range
@@ -117,6 +118,8 @@ def replay_one(path, world, profile_ref, pricing, count, progress=None, project=
 
     size = os.path.getsize(path)
     timeline = Timeline(path)  # one bounded line at a time: the file is never held whole
+    agent = table.get(DEFAULT_AGENT)  # the transcripts replayed are Claude Code's
+    context_events = set(agent.answer("context")["events"])
     rates = family(pricing, timeline.model)
     per = pricing["per_tokens"]
     folder = world.fresh()
@@ -182,14 +185,14 @@ def replay_one(path, world, profile_ref, pricing, count, progress=None, project=
             if trace and trace[0].decision and name == "PreToolUse":
                 handler = next((h for h, f, _ in trace[0].origins if f == "decision"), "?")
                 d = trace[0].decision
-                what = d.get("permissionDecision") or "rewrite"
+                what = d.get("decision") or "rewrite"
                 decisions[what] = decisions.get(what, 0) + 1
-                command = (d.get("updatedInput") or {}).get("command")
+                command = (d.get("input") or {}).get("command")
                 if isinstance(command, str) and ev.get("tool_name") == "Bash":
                     rewritten.add(ev.get("tool_use_id"))
                 parts.append({"handler": handler, "field": "decision", "decision": what})
             for handler, field, value in trace[0].origins:
-                if field == "additionalContext" and name in CONTEXT_EVENTS:
+                if field == "context" and agent.neutral(name) in context_events:
                     tokens = count(value)
                     b = by_handler.setdefault(handler, {"kind": kinds.get(handler, "?"), **_bucket()})
                     b["count"] += 1
@@ -199,7 +202,7 @@ def replay_one(path, world, profile_ref, pricing, count, progress=None, project=
                     b["cache_read_tokens"] += reads * tokens
                     b["cost"] += price(tokens, writes, reads, rates, per)
                     parts.append({"handler": handler, "field": field, "chars": len(value), "tokens": tokens})
-                elif field == "inView":  # rules a refresh held back: the model had them in view already
+                elif field == "in_view":  # rules a refresh held back: the model had them in view already
                     epoch = timeline.epoch_at(offset)
                     for text in value:
                         if (epoch, text) in held_seen:
@@ -211,13 +214,13 @@ def replay_one(path, world, profile_ref, pricing, count, progress=None, project=
                         in_view["tokens"] += t
                         in_view["cost"] += price(t, writes, reads, rates, per)
                     parts.append({"handler": handler, "field": field, "files": len(value)})
-                elif field == "systemMessage":
+                elif field == "user_message":
                     warnings["count"] += 1
                     warnings["chars"] += len(value)
                     parts.append({"handler": handler, "field": field, "chars": len(value)})
-                elif field == "updatedToolOutput" and name == "PostToolUse":
-                    original = stored_bytes(ev.get("tool_response") or {})
-                    stub = value.get("stdout", "") if isinstance(value, dict) else ""
+                elif field == "tool_output" and name == "PostToolUse":
+                    original = stored_bytes(neutral_event(ev, DEFAULT_AGENT).output_streams() or ("", ""))
+                    stub = value.get("text", "") if isinstance(value, dict) else ""
                     text = original.decode("utf-8", "replace")
                     saved = count(text) - count(stub)
                     kept["count"] += 1

@@ -149,7 +149,7 @@ def build_report(path, style, errors=None, redact=None):
     return report
 
 
-def in_context(transcript, style=None):
+def in_context(transcript, style=None, agent=None):
     """(rows, total result bytes, bytes per token) of the tool results in the
     context now: the main chain since its last compaction, ranked as the
     report ranks them (its `tools_in_context`).  What counts is the

@@ -44,22 +44,55 @@ def marks_for(mod, kinds):
     return tuple(m for k in kinds for m in mod.MARKS.get(k, ()))
 
 
-def backwards(name, path, max_bytes, kinds=None):
-    """Records of the last `max_bytes` of the transcript, newest first; only
-    those of `kinds` (record kind names) when given."""
-    from engine.core.transcript import reversed_lines
+def backwards(name, path, max_bytes, kinds=None, head_bytes=None):
+    """Records of the lines that start in the last `max_bytes` of the
+    transcript, newest first, each with `offset` (where its line starts);
+    only those of `kinds` (record kind names) when given.  A line longer
+    than `head_bytes` (default: the engine's agent.version.head_bytes) is
+    skipped, never held whole (engine/core/lineheads.py)."""
+    from engine.core.lineheads import line_heads
 
     mod = reader(name)
     marks = marks_for(mod, kinds)
-    for raw in reversed_lines(path, max_bytes):
-        if not any(m in raw for m in marks):
-            continue
+    if head_bytes is None:
+        from engine.core.settings import agent_facts
+
+        head_bytes = agent_facts()["version"]["head_bytes"]
+    lines = line_heads(path, max_bytes, head_bytes)
+    try:
+        for start, length, raw in lines:
+            if length != len(raw) or not any(m in raw for m in marks):
+                continue
+            obj = _parsed(raw)
+            if not isinstance(obj, dict):
+                continue
+            for rec in reversed(mod.records_of(obj)):
+                if kinds is None or rec.kind in kinds:
+                    rec.offset = start
+                    yield rec
+    finally:
+        lines.close()
+
+
+def head_records(name, path, max_bytes, kinds=None):
+    """Records of the transcript's first lines (within its first `max_bytes`), in order."""
+    from engine.core.lineheads import open_regular
+
+    fd = open_regular(path)
+    if fd is None:
+        return
+    with open(fd, "rb", closefd=True) as fh:
+        data = fh.read(max_bytes)
+    mod = reader(name)
+    offset = 0
+    for raw in data.split(b"\n")[:-1] if b"\n" in data else []:
         obj = _parsed(raw)
-        if not isinstance(obj, dict):
-            continue
-        for rec in reversed(mod.records_of(obj)):
-            if kinds is None or rec.kind in kinds:
-                yield rec
+        if isinstance(obj, dict):
+            for rec in mod.records_of(obj):
+                if kinds is None or rec.kind in kinds:
+                    rec.offset = offset
+                    yield rec
+        offset += len(raw) + 1
 
 
 def forwards(name, fh, reading, problems):

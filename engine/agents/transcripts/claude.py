@@ -111,7 +111,10 @@ def _attachment(att, out):
         paths = [f.get("path") for f in att.get("files") or () if isinstance(f, dict) and isinstance(f.get("path"), str)]
         out.append(Delivered("instructions", paths))
     elif kind == "nested_memory" and isinstance(att.get("path"), str):
-        out.append(Delivered("scoped", [att["path"]]))
+        content = att.get("content")
+        raw = content.get("rawContent") if isinstance(content, dict) else None
+        # the raw text (2.1.328 on): a rule edited since is not in view as it is now
+        out.append(Delivered("scoped", [att["path"]], texts=[raw] if isinstance(raw, str) else ()))
     elif kind == "hook_additional_context":
         texts = [t for t in att.get("content") or () if isinstance(t, str)]
         out.append(Delivered("hook", texts=texts))

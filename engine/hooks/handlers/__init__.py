@@ -39,6 +39,21 @@ def kind_class(kind):
     return getattr(__import__(f"{__name__}.{module}", fromlist=[cls]), cls)
 
 
+def events_of(hooks):
+    """The profile's handler lists by neutral event name, in the profile's
+    order: a profile may name an event in the engine's words (prompt,
+    post_tool ...) or as Claude Code names it (UserPromptSubmit,
+    PostToolUse ...); both lists of one event are joined, in order."""
+    from engine.agents.table import neutral_name
+
+    out = {}
+    for key, specs in hooks.get("events", {}).items():
+        name = neutral_name(key)
+        if name is not None:
+            out.setdefault(name, []).extend(specs)
+    return out
+
+
 class _Registry(dict):
     """Handlers by name, each built the first time it is asked for: an
     event builds its own handlers (and the ones a reinject names), not the
@@ -48,7 +63,7 @@ class _Registry(dict):
         super().__init__()
         self.hooks = hooks
         self.specs = {}
-        for specs in hooks.get("events", {}).values():
+        for specs in events_of(hooks).values():
             for spec in specs:
                 if spec.get("enabled", True) is not False:
                     self.specs[spec["name"]] = spec
@@ -70,7 +85,7 @@ class _ByEvent(dict):
     def __init__(self, hooks, registry):
         super().__init__()
         self.events = {event: [s["name"] for s in specs if s.get("enabled", True) is not False]
-                       for event, specs in hooks.get("events", {}).items()}
+                       for event, specs in events_of(hooks).items()}
         self.registry = registry
 
     def __missing__(self, event):
@@ -95,4 +110,4 @@ def build(hooks, event=None):
     return registry, by_event
 
 
-__all__ = ["Context", "Part", "KINDS", "build", "kind_class"]
+__all__ = ["Context", "Part", "KINDS", "build", "events_of", "kind_class"]

@@ -1,6 +1,6 @@
-"""ccm_intercept (PreToolUse): large Bash output through the content cache
-for agents that cannot replace it at PostToolUse (ccm_output does there),
-too-large whole-file Reads denied with a note (engine/ccm/intercept.py says
+"""ccm_intercept (pre_tool): large shell output through the content cache
+for agents that cannot replace it after the call (ccm_output does there),
+too-large whole-file reads denied with a note (engine/ccm/intercept.py says
 the mechanism and why).  Settings: pipelines/settings/content_cache.yaml."""
 
 from .part import Part
@@ -8,11 +8,13 @@ from .part import Part
 
 class CcmIntercept:
     def __init__(self, spec, settings, registry):
+        from . import events_of
+
         self.name = spec["name"]
-        # With a ccm_output handler at PostToolUse, a Bash output is replaced
-        # after it ran wherever the agent takes that answer: no rewrite then.
+        # With a ccm_output handler after tool calls, a shell output is
+        # replaced after it ran wherever the agent takes that answer: no rewrite then.
         self.post_replaces = any(h.get("kind") == "ccm_output" and h.get("enabled", True) is not False
-                                 for h in settings.get("events", {}).get("PostToolUse", ()))
+                                 for h in events_of(settings).get("post_tool", ()))
         import sys
 
         if "yaml" in sys.modules:
@@ -26,7 +28,7 @@ class CcmIntercept:
                 pass
 
     def due(self, ctx):
-        return ctx.event.get("tool_name") in ("Bash", "Read") and not ctx.event.get("agent_id")
+        return ctx.event.tool_kind in ("shell", "read") and not ctx.event.subagent
 
     def parts(self, ctx):
         from engine.ccm import config

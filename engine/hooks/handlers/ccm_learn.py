@@ -9,18 +9,18 @@ class CcmLearn:
         self.name = spec["name"]
 
     def due(self, ctx):
-        return ctx.event.get("tool_name") == "Bash" and not ctx.event.get("agent_id") and bool(ctx.cwd)
+        return ctx.event.tool_kind == "shell" and not ctx.event.subagent and bool(ctx.cwd)
 
     def parts(self, ctx):
         from engine.ccm import config
         from engine.ccm.intercept import WRAPPER_MARK, _starts_with
         from engine.ccm.learned import learn, pattern_of
 
-        command = (ctx.event.get("tool_input") or {}).get("command")
+        command = ctx.event.command
         if not isinstance(command, str) or WRAPPER_MARK in command:
             return []
         settings = config.load()
-        size = response_bytes(ctx.event.get("tool_response"))
+        size = output_bytes(ctx.event.output_streams())
         if size <= settings["intercept"]["bash"]["threshold_bytes"]:
             return []
         if _starts_with(command, settings["intercept"]["bash"]["pass_through"]):
@@ -37,10 +37,6 @@ def _holds_secret(pattern, settings):
     return Secrets(settings).found_in(pattern)
 
 
-def response_bytes(resp):
-    """Bytes of a Bash tool_response: stdout and stderr (a dict), or the text."""
-    if isinstance(resp, str):
-        return len(resp.encode("utf-8", "replace"))
-    if isinstance(resp, dict):
-        return sum(len(v.encode("utf-8", "replace")) for k, v in resp.items() if k in ("stdout", "stderr", "output") and isinstance(v, str))
-    return 0
+def output_bytes(streams):
+    """Bytes of a shell output's streams (stdout, stderr); 0 without one."""
+    return sum(len(v.encode("utf-8", "replace")) for v in streams) if streams else 0

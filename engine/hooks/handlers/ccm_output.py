@@ -1,22 +1,23 @@
-"""ccm_output (PostToolUse on Bash): a Bash output over the threshold is
-stored in the content cache and replaced, for the model, by its stub through
-`updatedToolOutput` in Bash's own output shape ({stdout, stderr,
-interrupted, isImage}).  The command already ran once, untouched, in the
-agent's own Bash tool: no permission decision, no rewrite.
+"""ccm_output (post_tool on the shell tool): a shell output over the
+threshold is stored in the content cache and replaced, for the model, by
+its stub, through the agent's own mechanism (its `replace_output` answer:
+Claude Code's updatedToolOutput, Codex's block with a reason, Copilot's
+modifiedResult, Gemini's tail call).  The command already ran once,
+untouched, in the agent's own shell tool: no permission decision, no
+rewrite.
 
 The rule kept: the output is replaced only when it can be, and only when
-nothing is lost.  Only where the session's agent version takes the answer
-(engine/ccm/agentversion.py: at least `replace_output.min_version`, not in
-a known-bad range); never for a subagent's call (a subagent reads in full),
-nor a call the PreToolUse wrapper already handled, nor an output the agent
-keeps out itself (`persistedOutputPath`: its `<persisted-output>` answer
-stays) or that is not plain text (`replace_output.leave_alone` keys,
-`isImage`); never for output holding a secret (Store.put refuses it).  Any
-output over `intercept.bash.threshold_bytes` qualifies, listed or not.
+nothing is lost.  Only where the session's agent takes the answer at its
+version (engine/agents/capability.py); never for a subagent's call (a
+subagent reads in full), nor a call the pre_tool wrapper already handled,
+nor an output the agent keeps out itself or that is not plain text (the
+shell output's `leave_alone` keys in the agent's YAML); never for output
+holding a secret (Store.put refuses it).  Any output over
+`intercept.bash.threshold_bytes` qualifies, listed or not.
 
-What is stored: stdout, then stderr (a newline between them when stdout
-does not end with one), as the model would have read them; `engine cache
-show KEY` prints exactly that back.
+What is stored: what the model would have read (stdout, then stderr with a
+newline between them when stdout does not end with one; or the agent's one
+output text); `engine cache show KEY` prints exactly that back.
 """
 
 from .part import Part
@@ -28,8 +29,7 @@ class CcmOutput:
 
     def due(self, ctx):
         e = ctx.event
-        return (e.get("hook_event_name") == "PostToolUse" and e.get("tool_name") == "Bash"
-                and not e.get("agent_id") and isinstance(e.get("tool_response"), dict))
+        return e.kind == "post_tool" and e.tool_kind == "shell" and not e.subagent and e.output_streams() is not None
 
     def parts(self, ctx):
         from engine.ccm import config
@@ -39,39 +39,47 @@ class CcmOutput:
         return [Part(self.name, tool_output=out)] if out else []
 
 
-def _text(value):
-    return value if isinstance(value, str) else ""
-
-
-def stored_bytes(resp):
-    """The bytes kept for a Bash tool_response: stdout, then stderr."""
-    stdout, stderr = _text(resp.get("stdout")), _text(resp.get("stderr"))
+def stored_bytes(streams):
+    """The bytes kept for a shell output (stdout, stderr): stdout, then stderr."""
+    stdout, stderr = streams
     sep = "\n" if stdout and stderr and not stdout.endswith("\n") else ""
     return (stdout + sep + stderr).encode("utf-8", "surrogatepass")
 
 
+def _left_alone(event):
+    raw, shape = event.tool_output, event.agent.tools("shell").get("output") or {}
+    return isinstance(raw, dict) and any(raw.get(k) for k in shape.get("leave_alone", ()))
+
+
+def _status(event):
+    """The exit status the output came with: its interpretation where the agent gives one, else 0."""
+    raw, field = event.tool_output, (event.agent.tools("shell").get("output") or {}).get("status")
+    value = raw.get(field) if isinstance(raw, dict) and field else None
+    return value if isinstance(value, str) and value else "0"
+
+
 def replacement(event, settings, log=None):
-    """The updatedToolOutput for this PostToolUse event, or None."""
+    """The neutral tool output ({text, command}) for this post_tool event, or None."""
     from engine.ccm.intercept import WRAPPER_MARK
 
-    resp = event.get("tool_response")
-    command = (event.get("tool_input") or {}).get("command")
-    if not isinstance(resp, dict) or not isinstance(command, str) or WRAPPER_MARK in command:
+    command, streams = event.command, event.output_streams()
+    if streams is None or not isinstance(command, str) or WRAPPER_MARK in command or _left_alone(event):
         return None
-    replace = settings["replace_output"]
-    if resp.get("isImage") or any(resp.get(k) for k in replace["leave_alone"]):
+    data = stored_bytes(streams)
+    if len(data) <= settings["intercept"]["bash"]["threshold_bytes"] or not settings["replace_output"]["enabled"]:
         return None
-    data = stored_bytes(resp)
-    if len(data) <= settings["intercept"]["bash"]["threshold_bytes"]:
-        return None
-    from engine.ccm.agentversion import replaces_output
+    from engine.agents.capability import takes
 
-    if not replaces_output(event, settings):
+    if not takes(event, "replace_output", "shell"):
         return None
+    return _stored(event, settings, data, command, log)
+
+
+def _stored(event, settings, data, command, log):
     from engine.ccm.store import Store
     from engine.ccm.stub import render
 
-    session = str(event.get("session_id") or "") or None
+    session = event.session or None
     store = Store(settings, log=log)
     pins = pin = None
     if session:
@@ -79,14 +87,28 @@ def replacement(event, settings, log=None):
 
         pins = SessionPins(store, session)
         pin = pins.take()
-    # PostToolUse fires for a call that succeeded; an exit code the agent
-    # interprets as no error (diff's 1) comes with its interpretation.
-    status = _text(resp.get("returnCodeInterpretation")) or "0"
-    key = store.put(data, {"tool": "Bash", "command": command, "cwd": event.get("cwd") or "", "exit": status,
-                           "tool_use_id": event.get("tool_use_id")}, session=session, pin=pin)
+    status = _status(event)
+    key = store.put(data, {"tool": event.tool, "command": command, "cwd": event.cwd, "exit": status,
+                           "tool_use_id": event.tool_use_id or None, "agent": event.agent.name},
+                    session=session, pin=pin)
     if key is None:
         return None  # a secret: never cached, the output stays as it is
     if pins is not None:
         pins.stored(key)
-    stub = render(settings, "template", key, store, store.meta(key), status, command)
-    return {"stdout": stub, "stderr": "", "interrupted": bool(resp.get("interrupted")), "isImage": False}
+    meta = store.meta(key)
+    stub = render(settings, "template", key, store, meta, status, command)
+    return {"text": stub, "command": _stub_command(key, meta, command, status)}
+
+
+def _stub_command(key, meta, command, status):
+    """What prints the stub again, exactly (`engine cache stub`): an agent
+    that replaces an output by running a command (Gemini's tail call) runs
+    it.  It names the entry's source this call stored (its index)."""
+    from shlex import quote
+
+    from engine.ccm.selfcmd import engine_argv
+
+    index = next((i for i, src in enumerate(meta.get("sources") or ())
+                  if src.get("command") == command and str(src.get("exit")) == str(status)), None)
+    argv = ["cache", "stub", key] + (["--source", str(index)] if index is not None else [])
+    return " ".join(quote(p) for p in engine_argv() + argv)

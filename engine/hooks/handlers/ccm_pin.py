@@ -11,7 +11,7 @@ class CcmPin:
 
     def due(self, ctx):
         # no settings read for a prompt without a directive: the quiet path stays as it was
-        return self.directive in str(ctx.event.get("prompt") or "")
+        return self.directive in ctx.event.prompt
 
     def parts(self, ctx):
         from engine.ccm import config
@@ -19,8 +19,8 @@ class CcmPin:
         from engine.ccm.store import Store
 
         settings = config.load()
-        directives = parse(str(ctx.event.get("prompt") or ""), self.directive)
-        session = str(ctx.event.get("session_id") or "")
+        directives = parse(ctx.event.prompt, self.directive)
+        session = ctx.event.session
         if not directives or not session:
             return []
         done = SessionPins(Store(settings, log=ctx.log), session).apply(directives, settings["pins"]["default_level"])

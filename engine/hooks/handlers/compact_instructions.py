@@ -42,8 +42,6 @@ class CompactInstructions:
         if text is None:
             from ..banner import render_cached
 
-            custom = ctx.event.get("custom_instructions")
-            text = render_cached(self.spec["template"], ctx.settings["templates"],
-                                 trigger=str(ctx.event.get("trigger") or ""),
-                                 custom_instructions=custom if isinstance(custom, str) else "").strip("\n")
+            text = render_cached(self.spec["template"], ctx.settings["templates"], trigger=ctx.event.trigger,
+                                 custom_instructions=ctx.event.custom_instructions).strip("\n")
         return [Part(self.name, stdout=text)] if text else []

@@ -18,14 +18,28 @@ class Context:
         self.touched_override = None  # engine refresh preview: the files given, without a transcript
         self.touched_extra = ()  # engine refresh preview --touched beside --transcript
         self._fill = False
+        self.nothing_found = []  # (handler, places): said in one log line (say_nothing_found)
+        self.found_something = False  # a refresh handler had files (or said why it left them out)
+
+    def say_nothing_found(self):
+        """One log line for the handlers that found no file to inject, so a
+        user wondering where a refresh went finds out without a line each."""
+        if self.nothing_found and not self.found_something:
+            said = "; ".join(f"{name} (no files in {', '.join(where) or 'no place'})" for name, where in self.nothing_found)
+            self.log(f"nothing to inject: {said}")
 
     @property
     def name(self):
-        return self.event.get("hook_event_name", "")
+        """The event in the engine's words (prompt, post_tool ...)."""
+        return self.event.kind
 
     @property
     def cwd(self):
-        return self.event.get("cwd") or ""
+        return self.event.cwd
+
+    @property
+    def agent(self):
+        return self.event.agent
 
     def snapshot(self):
         if self._snapshot is None:
@@ -38,12 +52,22 @@ class Context:
         transcript); read once per event."""
         if self._usage is False:
             self._usage = None
-            path = self.event.get("transcript_path")
-            if path and isinstance(path, str):  # no transcript, no reader to import
+            path = self.transcript()
+            if path:  # no transcript, no reader to import
                 from ..fill import last_usage
 
-                self._usage = last_usage(path, self.settings["transcript"]["max_tail_bytes"])
+                self._usage = last_usage(path, self.settings["transcript"]["max_tail_bytes"], self.agent)
         return self._usage
+
+    def transcript(self):
+        """The session's transcript: as the event names it, else where the
+        agent keeps a session's (`transcript.session_path` of its YAML)."""
+        path = self.event.transcript
+        if not path and self.event.session:
+            where = self.agent.data["transcript"].get("session_path")
+            if where and "/" not in self.event.session and self.event.session not in (".", ".."):
+                path = self.agent.expand(where.replace("{session}", self.event.session))
+        return path
 
     def context_tokens(self):
         usage = self.usage()
@@ -55,7 +79,7 @@ class Context:
         if self.touched_override is None:
             from ..pathscope import touched_in_transcript
 
-            found = touched_in_transcript(self.event.get("transcript_path"), self.cwd, scope)
+            found = touched_in_transcript(self.transcript(), self.cwd, scope, self.agent)
             self.touched_override = list(dict.fromkeys(found + list(self.touched_extra)))
         return self.touched_override
 
@@ -65,5 +89,5 @@ class Context:
         if self._fill is False:
             from ..fill import fill_of
 
-            self._fill = fill_of(self.usage(), self.settings["context"])
+            self._fill = fill_of(self.agent, self.usage())
         return self._fill

@@ -27,6 +27,7 @@ from .part import Part
 # The transcript's size where the response whose fill was read begins, that
 # fill's tokens, and the transcript's size when it was read.
 SEEN_SIZE, SEEN_TOKENS, READ_SIZE = "fill_seen_bytes:", "fill_seen_tokens:", "fill_read_bytes:"
+SEEN_WINDOW = "fill_seen_window:"
 
 
 class ContextMonitor:
@@ -39,10 +40,10 @@ class ContextMonitor:
         return f"warned:{self.warnings}:{t}"
 
     def due(self, ctx):
-        return not ctx.event.get("stop_hook_active")
+        return not ctx.event.stop_active
 
     def _size(self, ctx):
-        path = ctx.event.get("transcript_path")
+        path = ctx.transcript()
         try:
             return os.stat(path).st_size if isinstance(path, str) and path else None
         except (OSError, ValueError):
@@ -61,16 +62,19 @@ class ContextMonitor:
             return False
         if any(snap.get(self._mark(t)) for t in thresholds):
             return True  # past one already: a compaction may have brought it back
-        context = ctx.settings["context"]
-        lowest = min(thresholds) * context["window_tokens"] / 100.0
-        grown = max(0, size - seen_size) / context["growth_bytes_per_token"]
+        # the smallest window this session may have: the one read last, else the agent's regular one
+        window = snap.get(SEEN_WINDOW + self.warnings) or (ctx.agent.data.get("context") or {}).get("window_tokens")
+        if not isinstance(window, int) or window <= 0:
+            return True
+        lowest = min(thresholds) * window / 100.0
+        grown = max(0, size - seen_size) / ctx.settings["context"]["growth_bytes_per_token"]
         return seen_tokens + grown >= lowest
 
     def parts(self, ctx):
         thresholds = sorted(self.spec["thresholds"])
         snap = ctx.snapshot()
         size = None
-        if ctx.name != "Stop":
+        if ctx.name != "stop":
             size = self._size(ctx)
             if not self._worth_reading(ctx, size, thresholds, snap):
                 return []
@@ -83,7 +87,7 @@ class ContextMonitor:
             # Right after a compaction the fill reads 0 while the system prompt
             # is still to come: no base then, the next event reads again.
             marks = {SEEN_SIZE + self.warnings: ctx.usage()[2], SEEN_TOKENS + self.warnings: tokens,
-                     READ_SIZE + self.warnings: size}
+                     READ_SIZE + self.warnings: size, SEEN_WINDOW + self.warnings: window}
         if self.spec["rearm"]:
             marks.update({self._mark(t): 0 for t in thresholds if pct < t and snap.get(self._mark(t))})
         new = [t for t in thresholds if pct >= t and not snap.get(self._mark(t))]
@@ -103,14 +107,14 @@ class ContextMonitor:
     def _consumers(self, ctx):
         """([{tool, tokens, bytes, calls, share}], total tokens) of the tool
         results in the context now; nothing when the transcript cannot be read."""
-        path = ctx.event.get("transcript_path")
-        if not isinstance(path, str) or not path:
+        path = ctx.transcript()
+        if not path:
             return [], 0
         from engine.base.errors import UserError
         from engine.session.report import in_context
 
         try:
-            rows, total_bytes, per_token = in_context(path)
+            rows, total_bytes, per_token = in_context(path, agent=ctx.agent.name)
         except (UserError, OSError) as exc:
             ctx.log(f"handler {self.name}: tool consumers not read ({exc})")
             return [], 0

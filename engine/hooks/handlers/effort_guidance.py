@@ -14,7 +14,7 @@ class EffortGuidance:
 
     def due(self, ctx):
         sources = self.spec.get("when", {}).get("source")
-        return (not sources or ctx.event.get("source") in sources) and bool(self.template(ctx))
+        return (not sources or ctx.event.source in sources) and bool(self.template(ctx))
 
     def template(self, ctx):
         return self.spec["templates"].get(ctx.settings["effort"], "")
@@ -22,7 +22,7 @@ class EffortGuidance:
     def parts(self, ctx):
         from ..banner import render_cached
 
-        values = dict(effort=ctx.settings["effort"], source=str(ctx.event.get("source") or ""))
+        values = dict(effort=ctx.settings["effort"], source=ctx.event.source)
         text = render_cached(self.template(ctx), ctx.settings["templates"], **values).strip("\n")
         advice = self.spec.get("model_advice", {}).get(ctx.settings["effort"], "")
         if text and advice:

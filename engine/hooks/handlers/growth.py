@@ -21,7 +21,7 @@ class GrowthRefresh:
 
         spec = self.registry.specs[name]
         every = spec.get("every_tokens", 0)
-        return bool(every) and _has_files(spec, ctx.cwd) and grown(ctx, name, every)
+        return bool(every) and _has_files(spec, ctx.cwd, ctx.agent) and grown(ctx, name, every)
 
     def due(self, ctx):
         return any(self._live(n, ctx) for n in self.spec["handlers"])
@@ -37,20 +37,18 @@ class GrowthRefresh:
         return out
 
 
-def _has_files(spec, cwd):
+def _has_files(spec, cwd, agent):
     """True when a target has any rule file to deliver (a listing, no read):
     without one, the quiet path never loads the refresh's machinery."""
     import os
 
-    from ..sources import _matches, expand
+    from ..sources import _matches, source_files, source_folders
 
-    for src in spec.get("sources", ()):
-        folder = expand(src["dir"], cwd)
-        pattern = src.get("glob", "*.md")
+    for folder, pattern, _src in source_folders(spec, cwd, agent):
         try:
             names = os.listdir(folder)
         except OSError:
             continue
         if "/" in pattern or "**" in pattern or any(_matches(n, pattern) for n in names):
             return True
-    return any(os.path.isfile(expand(f, cwd)) for f in spec.get("files", ()))
+    return any(os.path.isfile(p) for p, _src in source_files(spec, cwd, agent))

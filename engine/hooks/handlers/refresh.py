@@ -29,9 +29,9 @@ class Refresh:
         snap = ctx.snapshot()
         if snap.get(f"pending:{self.name}"):
             return True
-        if ctx.name == "UserPromptSubmit" and self.every_turns and ctx.turn and ctx.turn % self.every_turns == 0:
+        if ctx.name == "prompt" and self.every_turns and ctx.turn and ctx.turn % self.every_turns == 0:
             return True
-        if ctx.name == "UserPromptSubmit" and self.every_tokens:
+        if ctx.name == "prompt" and self.every_tokens:
             return self.grown(ctx)
         return False
 
@@ -87,7 +87,7 @@ class Refresh:
         from ..trust import for_event
 
         trust = for_event(ctx.profile_ref, ctx.cwd or None, ctx.settings, log)
-        files = collect(self.spec, ctx.cwd, log, trust, skipped)
+        files = collect(self.spec, ctx.cwd, log, trust, skipped, ctx.agent)
         if self.spec.get("path_scope"):  # path-scoped rules only when a matching file was touched
             from ..pathscope import select
 
@@ -197,6 +197,9 @@ class Refresh:
         in it are redacted already): the last rule in leaves until it fits;
         a rule that does not fit even alone can never fit, and is named, not
         kept waiting."""
+        if not plan.items and not plan.omitted:
+            plan.text = ""  # nothing to say: no template is rendered (the quiet path loads no Jinja2)
+            return
         while True:
             plan.text = self._render(ctx, plan)
             if ctx.settings.get("scope") == "all":
@@ -244,7 +247,7 @@ class Refresh:
 
         limits = ctx.settings["templates"]
         values = dict(turn=ctx.turn, event=ctx.name, handler=self.name, level=plan.level, cwd=ctx.cwd,
-                      session_id=ctx.event.get("session_id", ""), source=ctx.event.get("source", ""))
+                      session_id=ctx.event.session, source=ctx.event.source)
         names = [it.name for it in self._ordered(plan.omitted)]
         # Name a few: 10,000 names would fill the injection and leave no room for a rule.
         shown = names[: ctx.settings["omitted_names_max"]]
@@ -328,13 +331,14 @@ class Refresh:
     def run(self, ctx):
         plan = self.plan(ctx)
         self._delivered = plan
-        if not plan.items and not plan.omitted and not plan.problems and not plan.scoped \
-                and not getattr(ctx, "in_view_skipped", 0):  # say why, once
-            from ..sources import expand
+        if plan.items or plan.omitted or plan.problems or plan.scoped or getattr(ctx, "in_view_skipped", 0):
+            ctx.found_something = True
+        elif not _a_quiet_start(ctx):  # say why, once for the event (Context.say_nothing_found)
+            from ..sources import source_files, source_folders
 
-            where = [expand(s["dir"], ctx.cwd) for s in self.spec.get("sources", ())] + [
-                expand(f, ctx.cwd) for f in self.spec.get("files", ())]
-            ctx.log(f"{self.name}: nothing to inject, no files found in {', '.join(where)}")
+            where = [f for f, _g, _s in source_folders(self.spec, ctx.cwd, ctx.agent)] + [
+                p for p, _s in source_files(self.spec, ctx.cwd, ctx.agent)]
+            ctx.nothing_found.append((self.name, where))
         marks = self.marks(ctx)
         marks.update(self._round_marks(plan))
         if not plan.items and not plan.omitted:
@@ -369,3 +373,9 @@ class Refresh:
             if now is not None:
                 out[f"tokens_at:{self.name}"] = now
         return out
+
+
+def _a_quiet_start(ctx):
+    """A session starting with nothing the agent lacks is the common case, not
+    news; nothing to bring back after a compaction is (the user may wonder)."""
+    return ctx.name == "session_start" and ctx.event.source != "compact"

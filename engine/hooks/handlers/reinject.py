@@ -13,14 +13,14 @@ class Reinject:
     def due(self, ctx):
         when = self.spec.get("when", {})
         sources = when.get("source")
-        if sources and ctx.event.get("source") not in sources:
+        if sources and ctx.event.source not in sources:
             return False
         return not when.get("pending") or bool(self._pending(ctx))
 
     def _pending(self, ctx):
         """Targets with rules left to deliver; never inside a subagent, whose
         context is not the one the earlier part went to."""
-        if ctx.event.get("agent_id"):
+        if ctx.event.subagent:
             return []
         snap = ctx.snapshot()
         return [n for n in self.spec["handlers"] if snap.get(f"pending:{n}")]

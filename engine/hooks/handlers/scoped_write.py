@@ -1,12 +1,13 @@
-"""scoped_on_write: before a Write or Edit of a file a path-scoped rule
-covers, deliver that rule (PreToolUse additionalContext), once per epoch,
-to agents that do not load it themselves on a write.
+"""scoped_on_write: before a write of a file a path-scoped rule covers,
+deliver that rule (pre_tool added context), once per epoch, to agents that
+do not load it themselves on a write.
 
-Agents before hooks.in_view.scoped_on_write_since load a scoped rule only
-when a matching file is read (claude-code#23478, #63142): a session that
-creates src/new.py never sees the rule for src/**/*.py.  The version is the
-transcript's; a rule already in view in this epoch (delivered by the agent
-or the engine) is not delivered again (engine/hooks/inview.py)."""
+An agent loads a scoped rule on a read of a matching file, and on a write
+only where its YAML says so (`scoped_on_write_since` of the instruction
+source: Claude Code from 2.1.328; claude-code#23478, #63142 before): a
+session that creates src/new.py never sees the rule for src/**/*.py.  The
+version is the one reader's; a rule already in view in this epoch (delivered
+by the agent or the engine) is not delivered again (engine/hooks/inview.py)."""
 
 
 class ScopedOnWrite:
@@ -16,26 +17,22 @@ class ScopedOnWrite:
         self.registry = registry
 
     def _path(self, ctx):
-        if ctx.name != "PreToolUse" or ctx.event.get("tool_name") not in self.spec["tools"]:
-            return None
-        inp = ctx.event.get("tool_input")
-        if not isinstance(inp, dict):
+        if ctx.name != "pre_tool" or ctx.event.tool_kind not in self.spec["tools"]:
             return None
         from ..pathscope import relative
 
-        for field in self.spec["input_fields"]:
-            rel = relative(inp.get(field), ctx.cwd)
+        for path in ctx.event.file_paths(tuple(self.spec["tools"])):
+            rel = relative(path, ctx.cwd)
             if rel:
                 return rel
         return None
 
     def due(self, ctx):
-        conf = ctx.settings.get("in_view")
-        if not conf or self._path(ctx) is None:
+        if not ctx.settings.get("in_view") or self._path(ctx) is None:
             return False
-        from ..inview import agent_version, at_least
+        from ..inview import loads_scoped_on_write
 
-        return not at_least(agent_version(ctx), conf["scoped_on_write_since"])
+        return not loads_scoped_on_write(ctx)
 
     def parts(self, ctx):
         rel = self._path(ctx)

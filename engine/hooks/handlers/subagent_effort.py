@@ -1,8 +1,9 @@
-"""subagent_effort: PreToolUse on the subagent tool (`tools`: Task, Agent)
-asking for an expensive model (`expensive_models`, matched in the input's
-`model`) while the profile's effort is one of `efforts`: a warning in the
-model's context, or with `action: ask` the agent asks the user first
-(permissionDecision ask, the warning as the reason)."""
+"""subagent_effort: pre_tool on a subagent tool (`tools`: tool kinds, task;
+the agent's YAML names its subagent tools and the input field naming their
+model) asking for an expensive model (`expensive_models`) while the
+profile's effort is one of `efforts`: a warning in the model's context, or
+with `action: ask` the agent asks the user first (an ask decision, the
+warning as the reason)."""
 
 from .part import Part
 
@@ -13,12 +14,12 @@ class SubagentEffort:
         self.name = spec["name"]
 
     def model(self, ctx):
-        tool_input = ctx.event.get("tool_input")
-        model = tool_input.get("model") if isinstance(tool_input, dict) else None
+        field = ctx.event.agent.tools("task").get("model")
+        model = ctx.event.tool_input.get(field) if field else None
         return model if isinstance(model, str) else ""
 
     def due(self, ctx):
-        if ctx.event.get("tool_name") not in self.spec["tools"] or ctx.settings["effort"] not in self.spec["efforts"]:
+        if ctx.event.tool_kind not in self.spec["tools"] or ctx.settings["effort"] not in self.spec["efforts"]:
             return False
         model = self.model(ctx).lower()
         return any(m.lower() in model for m in self.spec["expensive_models"])
@@ -27,9 +28,9 @@ class SubagentEffort:
         from ..banner import render_cached
 
         text = render_cached(self.spec["template"], ctx.settings["templates"], effort=ctx.settings["effort"],
-                             model=self.model(ctx), tool=ctx.event.get("tool_name")).strip("\n")
+                             model=self.model(ctx), tool=ctx.event.tool).strip("\n")
         if not text:
             return []
         if self.spec["action"] == "ask":
-            return [Part(self.name, tool_decision={"permissionDecision": "ask", "permissionDecisionReason": text})]
+            return [Part(self.name, tool_decision={"decision": "ask", "reason": text})]
         return [Part(self.name, text)]

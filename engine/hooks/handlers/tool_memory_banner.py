@@ -1,4 +1,4 @@
-"""tool_memory_banner: before a tool is used (PreToolUse), inject the last
+"""tool_memory_banner: before a tool is used (pre_tool), inject the last
 errors remembered for it in other sessions, at most once per tool per
 session.  A tool with nothing remembered costs one read of the store file,
 of which only the lines naming that tool are parsed.
@@ -39,8 +39,8 @@ class ToolMemoryBanner:
         return f"memory_shown:{tool}"
 
     def due(self, ctx):
-        tool = ctx.event.get("tool_name")
-        return isinstance(tool, str) and bool(tool) and not ctx.snapshot().get(self._mark(tool))
+        tool = ctx.event.tool
+        return bool(tool) and not ctx.snapshot().get(self._mark(tool))
 
     def entries(self, ctx, tool):
         """(this project's entries, other projects' entries or [] unless the
@@ -50,7 +50,7 @@ class ToolMemoryBanner:
 
         memory = ctx.settings["memory"]
         found = entries_for_tool(store_path(memory), tool, memory.get("examples_kept"))
-        session = str(ctx.event.get("session_id") or "")
+        session = ctx.event.session
         # An entry naming no session (written before sessions were kept) is not this one's.
         found = [e for e in found if not e["sessions"] or any(s != session for s in e["sessions"])]
         if not found:
@@ -69,7 +69,7 @@ class ToolMemoryBanner:
                      project_quoted=quoted(e["project"])) for e in found[: self.spec["show"]]]
 
     def parts(self, ctx):
-        tool = ctx.event["tool_name"]
+        tool = ctx.event.tool
         own, others = self.entries(ctx, tool)
         if not own and not others:
             return []

@@ -1,5 +1,5 @@
-"""tool_memory_record: remember a failed tool call (PostToolUse,
-PostToolUseFailure).  A call that succeeded costs one look at the event and
+"""tool_memory_record: remember a failed tool call (post_tool,
+tool_failure).  A call that succeeded costs one look at the event and
 nothing else; a failure is redacted (engine/core/redact.py) before it is
 appended to the store with the session's project, and marked in the session's state by its
 tool_use_id so the Stop scan does not record it twice."""
@@ -12,7 +12,7 @@ class ToolMemoryRecord:
         self.name = spec["name"]
 
     def due(self, ctx):
-        return isinstance(ctx.event.get("tool_name"), str)
+        return bool(ctx.event.tool)
 
     def parts(self, ctx):
         from engine.memory.record import failure
@@ -21,8 +21,8 @@ class ToolMemoryRecord:
         error = failure(ctx.event, memory)
         if error is None:
             return []
-        tid = ctx.event.get("tool_use_id")
-        mark = f"mem:{tid}" if isinstance(tid, str) and tid else None
+        tid = ctx.event.tool_use_id
+        mark = f"mem:{tid}" if tid else None
         if mark and ctx.snapshot().get(mark):
             return []
         from engine.memory import remember

@@ -1,7 +1,7 @@
-"""tool_memory_scan: at Stop and SessionEnd, record the tool errors of the
-session's transcript that no PostToolUse reported (MCP tools, results with
-`is_error: true` or that start with the agent's error wrapper), once each:
-every recorded call is marked by its tool_use_id in the session's state."""
+"""tool_memory_scan: at stop and session_end, record the tool errors of the
+session's transcript that no post_tool event reported (MCP tools, results
+the agent flagged failed or that start with its error wrapper), once each:
+every recorded call is marked by its call id in the session's state."""
 
 from .part import Part
 
@@ -12,17 +12,18 @@ class ToolMemoryScan:
         self.name = spec["name"]
 
     def due(self, ctx):
-        return bool(ctx.event.get("transcript_path"))
+        return bool(ctx.transcript())
 
     def parts(self, ctx):
         from engine.memory.scan import transcript_failures
 
-        found = transcript_failures(ctx.event.get("transcript_path"), self.spec["max_tail_bytes"],
-                                    ctx.settings["memory"].get("error_wrappers", ()))
+        found = transcript_failures(ctx.transcript(), self.spec["max_tail_bytes"],
+                                    ctx.settings["memory"].get("error_wrappers", ()), ctx.agent)
         snap = ctx.snapshot()
         new = [f for f in found if not snap.get(f"mem:{f['id']}")]
         if not new:
             return []
+        from engine.agents.event import make
         from engine.memory import remember
         from engine.memory.record import build, project_of, redactor
 
@@ -31,7 +32,8 @@ class ToolMemoryScan:
         project = project_of(ctx.event)
         records = []
         for f in new:
-            event = dict(ctx.event, tool_name=f["tool"], tool_input=f["input"], tool_use_id=f["id"])
+            event = make(ctx.agent, "post_tool", session=ctx.event.session, cwd=ctx.cwd, tool=f["tool"],
+                         tool_input=f["input"], tool_use_id=f["id"])
             rec = build(event, f["error"], memory, redact, project)
             if rec is not None:
                 records.append(rec)

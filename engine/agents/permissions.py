@@ -1,32 +1,28 @@
-"""Would the agent's own permission flow have run this Bash command without
+"""Would the agent's own permission flow have run this shell command without
 asking?  Read from the permission rules of the settings files the agent
-reads, in its order, as the agent finds them:
-
-- managed settings (`/etc/claude-code/managed-settings.json`, its
-  `managed-settings.d/*.json` drop-ins, the macOS path);
-- the user's `settings.json` in `$CLAUDE_CONFIG_DIR` (default `~/.claude`);
-- the project root's `.claude/settings.json` and `.claude/settings.local.json`,
-  the project root being `$CLAUDE_PROJECT_DIR` (the folder the session
-  started in, set by the agent for its hooks), never the event's `cwd` (it
-  moves with `cd`) nor a subfolder's `.claude` (a cloned repository's
-  `vendor/x/.claude` is not read by the agent, so it proves nothing).
+reads, in its order (`permissions.files` of its YAML; Claude Code's:
+managed settings and their drop-ins, the user's settings.json, the project
+root's .claude/settings.json and settings.local.json), the project root
+being the folder the agent names in its hooks' environment
+(`permissions.project_env`), never the event's `cwd` (it moves with `cd`)
+nor a subfolder's settings (a cloned repository's `vendor/x/.claude` is not
+read by the agent, so it proves nothing).  The rule syntax read is Claude
+Code's (`Tool(body)`, `prefix:*`, `*` wildcards): the one agent whose
+rules the engine reads.
 
 The rule kept: only a yes that can be proved counts.  Any doubt is "no":
-no `$CLAUDE_PROJECT_DIR`, a file that exists but cannot be read, a
-permissions block or rule of a form not understood, a compound command,
-a deny or ask rule that could match (matched generously: its first word
-anywhere in the command), managed settings that restrict which rules count.
-An allow rule proves a yes only when it matches strictly (exact, `prefix:*`,
-or `*` wildcards over the whole command).  A file the agent may or may not
-read (the user's `settings.local.json`) is read for deny and ask rules only:
-it can only make the answer more careful.
+no project root, a file that exists but cannot be read, a permissions block
+or rule of a form not understood, a compound command, a deny or ask rule
+that could match (matched generously: its first word anywhere in the
+command), managed settings that restrict which rules count.  An allow rule
+proves a yes only when it matches strictly (exact, `prefix:*`, or `*`
+wildcards over the whole command).  A file the agent may or may not read
+(the user's `settings.local.json`) is read for deny and ask rules only: it
+can only make the answer more careful.
 """
 
 import os
 
-# Where the agent reads permission rules (its interface, not a setting).
-MANAGED = ("/etc/claude-code/managed-settings.json", "/Library/Application Support/ClaudeCode/managed-settings.json")
-MANAGED_DROPINS = ("/etc/claude-code/managed-settings.d", "/Library/Application Support/ClaudeCode/managed-settings.d")
 # Characters that make a command more than one simple command (the agent
 # checks each part of a compound command on its own; we do not try to).
 COMPOUND = set(";&|<>`$()\n{}")
@@ -40,45 +36,42 @@ class Doubt(Exception):
     """The rules cannot be read with certainty."""
 
 
-def config_dir():
-    env = os.environ.get("CLAUDE_CONFIG_DIR")
-    return os.path.expanduser(env) if env else os.path.join(os.path.expanduser("~"), ".claude")
-
-
-def settings_sources(environ=None):
+def settings_sources(agent, environ=None):
     """[(path, kinds read from it)] in the agent's order; raises Doubt with
     no project root.  A path that does not exist is skipped by the reader."""
     environ = os.environ if environ is None else environ
-    project = environ.get("CLAUDE_PROJECT_DIR")
+    spec = agent.data["permissions"]
+    project = environ.get(spec["project_env"])
     if not project or not os.path.isabs(project):
-        raise Doubt("no $CLAUDE_PROJECT_DIR: the project's settings cannot be found")
-    files = [(p, KINDS) for p in MANAGED]
-    for folder in MANAGED_DROPINS:
-        try:
-            names = sorted(n for n in os.listdir(folder) if n.endswith(".json"))
-        except FileNotFoundError:
-            continue
-        except OSError as exc:
-            raise Doubt(f"{folder}: {exc}") from None
-        files += [(os.path.join(folder, n), KINDS) for n in names]
-    user = config_dir()
-    files.append((os.path.join(user, "settings.json"), KINDS))
-    files.append((os.path.join(user, "settings.local.json"), ("deny", "ask")))
-    files.append((os.path.join(project, ".claude", "settings.json"), KINDS))
-    files.append((os.path.join(project, ".claude", "settings.local.json"), KINDS))
+        raise Doubt(f"no ${spec['project_env']}: the project's settings cannot be found")
+    files = []
+    for entry in spec["files"]:
+        kinds = tuple(entry.get("kinds", KINDS))
+        if "dir" in entry:
+            folder = agent.expand(entry["dir"], project, environ)
+            try:
+                names = sorted(n for n in os.listdir(folder) if n.endswith(".json"))
+            except FileNotFoundError:
+                continue
+            except OSError as exc:
+                raise Doubt(f"{folder}: {exc}") from None
+            files += [(os.path.join(folder, n), kinds) for n in names]
+        else:
+            files.append((agent.expand(entry["path"], project, environ), kinds))
     return files
 
 
-def bash_rules(environ=None):
-    """{'allow': [...], 'deny': [...], 'ask': [...]}: the Bash rule bodies
-    (None for a rule covering every command); None on any doubt."""
+def shell_rules(agent, environ=None):
+    """{'allow': [...], 'deny': [...], 'ask': [...]}: the shell tool's rule
+    bodies (None for a rule covering every command); None on any doubt."""
     try:
-        return _bash_rules(settings_sources(environ))
+        spec = agent.data["permissions"]
+        return _shell_rules(settings_sources(agent, environ), spec["tool"], spec.get("only_managed_key"))
     except Doubt:
         return None
 
 
-def _bash_rules(sources):
+def _shell_rules(sources, tool, only_managed_key):
     from engine.base.fastjson import loads
 
     rules = {k: [] for k in KINDS}
@@ -92,7 +85,7 @@ def _bash_rules(sources):
             raise Doubt(f"{path}: unreadable") from None  # it may hold a deny rule
         if not isinstance(data, dict):
             raise Doubt(f"{path}: not an object")
-        if data.get("allowManagedPermissionRulesOnly"):
+        if only_managed_key and data.get(only_managed_key):
             raise Doubt(f"{path}: only managed rules count")  # the user's allow rules would prove nothing
         perms = data.get("permissions")
         if perms is None:
@@ -108,7 +101,7 @@ def _bash_rules(sources):
             for rule in listed:
                 if not isinstance(rule, str):
                     raise Doubt(f"{path}: a rule that is not a string")
-                body = _bash_body(rule.strip())
+                body = _body(rule.strip(), tool)
                 if body is False:
                     continue  # another tool's rule
                 if kind in kinds:
@@ -116,14 +109,14 @@ def _bash_rules(sources):
     return rules
 
 
-def _bash_body(rule):
-    """None for every Bash command, the body of `Bash(body)`, False for
-    another tool's rule; raises Doubt for a Bash rule of unknown form."""
-    if rule in ("Bash", "Bash(*)", "Bash()"):
+def _body(rule, tool):
+    """None for every command of `tool`, the body of `Tool(body)`, False for
+    another tool's rule; raises Doubt for a rule of `tool` of unknown form."""
+    if rule in (tool, f"{tool}(*)", f"{tool}()"):
         return None
-    if rule.startswith("Bash(") and rule.endswith(")"):
-        return rule[5:-1]
-    if rule.startswith("Bash"):
+    if rule.startswith(tool + "(") and rule.endswith(")"):
+        return rule[len(tool) + 1:-1]
+    if rule.startswith(tool):
         raise Doubt(f"rule {rule!r}: form not understood")
     return False
 
@@ -183,12 +176,12 @@ def could_match(body, command):
     return first in command.split() or any(w.endswith("/" + first) for w in command.split())
 
 
-def runs_without_asking(command, cwd, mode_policy, environ=None):
+def runs_without_asking(agent, command, mode_policy, environ=None):
     """'yes' (provably auto-run), 'no' (a deny or ask rule may apply, or any
     doubt: leave it alone) or 'unsure'.  `mode_policy`: rewrite (the mode
-    runs everything) or rules.  `cwd` is not used to find settings (the
-    agent does not either); it is kept for the callers' signature."""
-    rules = bash_rules(environ)
+    runs everything) or rules.  The event's folder is not used to find
+    settings: the agent does not either."""
+    rules = shell_rules(agent, environ)
     if rules is None:
         return "no"
     simple = is_simple(command)

@@ -1,10 +1,13 @@
 """Which version of the agent runs a session: the one reader of that fact
-(what is in view, engine/hooks/inview.py, and whether a Bash output can be
-replaced, engine/ccm/agentversion.py, both ask it).
+(what is in view, engine/hooks/inview.py, and which answers the agent takes,
+capability.py, both ask it).
 
-The transcript says it first: every record the agent writes carries a
-top-level `version`, and its last lines are written by the agent running
-now (a resumed session may hold older versions above them).  The lines are
+The transcript says it first, where the agent's YAML says (`version`):
+- `transcript_key` at the top of its records (Claude Code: every record
+  carries `version`, and its last lines are written by the agent running
+  now; a resumed session may hold older versions above them);
+- or in its first records (`in_transcript: head`: Codex's session_meta,
+  Copilot's session.start), found by the agent's transcript reader.  The lines are
 read backwards by their heads (engine/core/lineheads.py): a short line is
 parsed whole; of a long one only the start, where 2.0.x and 2.1.5x write
 `version` (about the 200th byte) and 2.1.330 writes it in its api-request
@@ -12,8 +15,9 @@ records; 2.1.330 writes it after `message` and `toolUseResult` in its user
 and assistant records, so a long one of those sends the search to the line
 before.  When no line names a version (the transcript is not on disk yet,
 or it is not the agent's), the variable the agent sets in its hooks'
-environment does.  How far back (bytes and lines), how much of a line, which
-variable: `agent` in pipelines/settings/engine.yaml.
+environment does (`version.env` of the agent's YAML).  How far back (bytes
+and lines) and how much of a line: `agent.version` in
+pipelines/settings/engine.yaml.
 """
 
 import os
@@ -31,29 +35,47 @@ def parse(text):
     return tuple(int(p) for p in parts)
 
 
-def _facts():
-    from .settings import agent_facts
+def _bounds():
+    from engine.core.settings import agent_facts
 
     return agent_facts()["version"]
 
 
-def of_session(transcript_path, environ=None):
-    """The version of the agent running this session: the transcript's,
-    else its hooks' environment's; None when neither names one."""
-    return from_transcript(transcript_path) or from_env(environ)
+def of_session(agent, transcript_path, environ=None):
+    """The version of `agent` (spec.Agent) running this session: the
+    transcript's, else its hooks' environment's; None when neither names one."""
+    spec = agent.data.get("version") or {}
+    if spec.get("in_transcript") == "head":
+        found = from_head(agent, transcript_path)
+    elif spec.get("transcript_key"):
+        found = from_transcript(transcript_path, spec["transcript_key"])
+    else:
+        found = None
+    return found or from_env(spec.get("env"), environ)
 
 
-def from_transcript(path):
-    """The `version` of the transcript's last record that names a valid one, or None."""
-    from .lineheads import line_heads
+def from_head(agent, path):
+    """The version the transcript's first records name (its reader's Version record), or None."""
+    from .transcripts import head_records
 
-    facts = _facts()
-    lines = line_heads(path, facts["scan_bytes"], facts["head_bytes"])
+    for rec in head_records(agent.data["transcript"]["reader"], path, _bounds()["head_bytes"], ("version",)):
+        if parse(rec.value):
+            return rec.value
+    return None
+
+
+def from_transcript(path, key="version"):
+    """The top-level `key` of the transcript's last record that names a valid version, or None."""
+    from engine.core.lineheads import line_heads
+
+    bounds = _bounds()
+    mark = f'"{key}"'.encode()
+    lines = line_heads(path, bounds["scan_bytes"], bounds["head_bytes"])
     try:
-        for _n, (_start, length, head) in zip(range(facts["max_lines"]), lines):
-            if b'"version"' not in head:
+        for _n, (_start, length, head) in zip(range(bounds["max_lines"]), lines):
+            if mark not in head:
                 continue
-            version = _whole(head) if len(head) == length else _at_start(head)
+            version = _whole(head, key) if len(head) == length else _at_start(head, key)
             if parse(version):
                 return version
         return None
@@ -61,18 +83,18 @@ def from_transcript(path):
         lines.close()  # the file now, not when the collector gets to it
 
 
-def _whole(line):
+def _whole(line, key):
     from engine.base.fastjson import loads
 
     try:
         record = loads(line.decode("utf-8", "replace"))
     except (ValueError, RecursionError):
         return None
-    return record.get("version") if isinstance(record, dict) else None
+    return record.get(key) if isinstance(record, dict) else None
 
 
-def _at_start(head):
-    """The top-level `version` string among the scalar keys that open a
+def _at_start(head, want):
+    """The top-level `want` string among the scalar keys that open a
     record cut short, or None.  The walk stops at the first nested value
     (what follows it is past the record's head) and at the first value the
     cut ends."""
@@ -103,7 +125,7 @@ def _at_start(head):
             value, i = scan(text, i)
         except (StopIteration, ValueError):
             return None
-        if key == "version":
+        if key == want:
             return value if isinstance(value, str) else None
         i = _blank(text, i)
         if text[i:i + 1] != ",":
@@ -118,10 +140,12 @@ def _blank(text, i):
     return i
 
 
-def from_env(environ=None):
-    """"2.1.330" from AI_AGENT=claude-code_2-1-330_harness, as `agent.version.env`
-    says ({variable, prefix, separator, end}); None when absent or not a version."""
-    spec = _facts()["env"]
+def from_env(spec, environ=None):
+    """"2.1.330" from AI_AGENT=claude-code_2-1-330_harness, as the agent's
+    `version.env` says ({variable, prefix, separator, end}); None when the
+    agent has none, or it is absent or not a version."""
+    if not spec:
+        return None
     value = (environ if environ is not None else os.environ).get(spec["variable"], "")
     if not value.startswith(spec["prefix"]):
         return None

@@ -1,0 +1,127 @@
+"""The instruction files an agent loads itself, as its YAML declares them
+(`instructions`): where they are for one working folder, and whether the
+agent loads a given file at an epoch's start (the session's start and after
+a compaction) or only when a matching file is touched (a scoped file).
+
+- `path`: one file; `nested: true` also the same name in every folder from
+  the project's root down to the working folder (Codex's AGENTS.md chain,
+  Gemini's GEMINI.md); `override`: a file that replaces it in its folder
+  (AGENTS.override.md); `unless`: not loaded when that file exists (Claude
+  Code reads AGENTS.md only without a CLAUDE.md); `since`: from that version
+  of the agent on; `setting`: the agent's own setting that renames the file
+  (Gemini's context.fileName), read from its settings files.
+- `dir` + `glob`: a folder of rule files; with `scope_key`, a file whose
+  frontmatter holds globs there is scoped (`always_key`: true makes it apply
+  everywhere); `scoped_loads`: which tool kinds load a scoped file (read;
+  write from `scoped_on_write_since`).
+- `loads`: [start, compact]: when the agent puts the unscoped files in view.
+os.path only: this runs in injecting hook processes."""
+
+import os
+
+
+def _nested_folders(cwd):
+    """The folders from the project's root (the nearest .git above) down to `cwd`."""
+    from engine.base.project import root_of
+
+    here = os.path.realpath(cwd)
+    root = root_of(here)
+    chain = [here]
+    while here != root and os.path.dirname(here) != here:
+        here = os.path.dirname(here)
+        chain.append(here)
+    return list(reversed(chain))
+
+
+def _setting_names(agent, entry, cwd):
+    """The file names the agent's `setting` gives (a list or one name), from
+    its user settings file; the entry's own name when unset or unreadable."""
+    default = [os.path.basename(entry["path"])]
+    setting = entry.get("setting")
+    user = (agent.data.get("install") or {}).get("user")
+    if not setting or not user:
+        return default
+    from engine.base.fastjson import loads
+
+    try:
+        with open(agent.expand(user, cwd), "rb") as fh:
+            data = loads(fh.read(1_000_000).decode("utf-8", "replace"))
+    except (OSError, ValueError, RecursionError):
+        return default
+    for key in setting.split("."):
+        data = data.get(key) if isinstance(data, dict) else None
+    names = [data] if isinstance(data, str) else data
+    if isinstance(names, list) and names and all(isinstance(n, str) and n and "/" not in n for n in names):
+        return names
+    return default
+
+
+def files(agent, cwd, environ=None):
+    """[(path, entry)] of the single files the agent reads for `cwd` (that
+    exist or not), in its order."""
+    out = []
+    for entry in agent.data.get("instructions", ()):
+        if "path" not in entry:
+            continue
+        if entry.get("unless") and os.path.isfile(agent.expand(entry["unless"], cwd, environ)):
+            continue  # the agent reads the other file instead (Claude Code: CLAUDE.md over AGENTS.md)
+        path = agent.expand(entry["path"], cwd, environ)
+        names = _setting_names(agent, entry, cwd)
+        folders = _nested_folders(cwd) if entry.get("nested") and "{project}" in entry["path"] else \
+            [os.path.dirname(path)]
+        for folder in folders:
+            for name in names:
+                chosen = os.path.join(folder, name)
+                override = entry.get("override")
+                if override and os.path.isfile(os.path.join(folder, override)):
+                    chosen = os.path.join(folder, override)
+                out.append((chosen, entry))
+    return out
+
+
+def folders(agent, cwd, environ=None):
+    """[(folder, glob, entry)] of the rule folders the agent reads for `cwd`."""
+    return [(agent.expand(e["dir"], cwd, environ), e.get("glob", "*.md"), e)
+            for e in agent.data.get("instructions", ()) if "dir" in e]
+
+
+def entry_of(agent, real, cwd, environ=None):
+    """The instruction entry under which the agent reads the file at real
+    path `real`, or None: a file it does not read itself."""
+    from fnmatch import fnmatchcase
+
+    for path, entry in files(agent, cwd, environ):
+        if os.path.realpath(path) == real:
+            return entry
+    for folder, glob, entry in folders(agent, cwd, environ):
+        if os.path.dirname(real) == os.path.realpath(folder) and fnmatchcase(os.path.basename(real), glob):
+            return entry
+    return None
+
+
+def loads_itself(agent, entry, version, cwd, when="start"):
+    """Does the agent load an unscoped file of `entry` at `when` (start or
+    compact), at this version, in this folder?"""
+    from .version import parse
+
+    if entry is None or when not in entry.get("loads", ()):
+        return False
+    if entry.get("since"):
+        v = parse(version)
+        if v is None or v < parse(entry["since"]):
+            return False
+    unless = entry.get("unless")
+    return not (unless and os.path.isfile(agent.expand(unless, cwd)))
+
+
+def scoped_load_kinds(entry, version):
+    """The tool kinds after which the agent loads a scoped file of `entry`."""
+    from .version import parse
+
+    kinds = list(entry.get("scoped_loads", ()) if entry else ())
+    since = entry.get("scoped_on_write_since") if entry else None
+    if since and "write" not in kinds:
+        v = parse(version)
+        if v is not None and v >= parse(since):
+            kinds.append("write")
+    return kinds

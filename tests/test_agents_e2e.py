@@ -1,0 +1,101 @@
+"""The engine's hook command inside each real agent, offline: Codex CLI,
+Gemini CLI and Copilot CLI run `engine hook --agent NAME` for their events
+(as `engine install --agent NAME` writes them), the scripted model asks for
+a shell command with a 349 KB output, and the request the model receives
+next holds the engine's stub in place of the output (the agent's own cut
+would have lost its middle), while `engine cache show KEY` gives every line
+back.  The stand-in of each model API, the network namespace and the agents
+are those of tests/test_agents_offline.py (tests/support/)."""
+
+import json
+import re
+import shlex
+import subprocess
+import sys
+
+import pytest
+
+from hook_fixtures import HookEnv, warm_template
+from support import gemini_api, responses_api
+from support.codex import codex_hooks, run_codex
+from support.copilot import copilot_hooks, run_copilot
+from support.gemini import gemini_hooks, run_gemini
+from support.offline import base_env
+from support.standin import say, shell
+
+SEQ = "seq 1 60000"  # 348,894 bytes: every agent cuts it itself
+EVENTS = {"codex": ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"],
+          "gemini": ["SessionStart", "BeforeAgent", "AfterTool", "AfterAgent"],
+          "copilot": ["sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "agentStop"]}
+KEY = re.compile(r"sha256:([0-9a-f]{64})")
+
+
+class EngineHook:
+    """The engine's hook command for one agent, as an agent's hooks file names it."""
+
+    def __init__(self, agent):
+        self.agent = agent
+
+    def command(self, event):
+        argv = [sys.executable, "-m", "engine.cli", "hook", "--agent", self.agent]
+        if self.agent == "copilot":  # its payload does not name the event
+            argv += ["--event", event]
+        return " ".join(shlex.quote(a) for a in argv)
+
+
+def _world(tmp_path):
+    """HOME, a git project and the engine's folders (a warm compiled-profile cache)."""
+    warm_template()
+    w = HookEnv(tmp_path / "world")
+    subprocess.run(["git", "init", "-q", str(w.project)], check=True)
+    return w.home, w.project, {"ENGINE_STATE_DIR": str(w.state), "ENGINE_CACHE_DIR": str(w.cache)}
+
+
+def _run(agent, home, project, env, script):
+    """The run and the tool output of the last shell call as the model read it."""
+    hook = EngineHook(agent)
+    last = len(script) - 1
+    if agent == "codex":
+        run = run_codex("go", home, project, script, hooks=codex_hooks(hook, EVENTS[agent], matcher="*"), env=env)
+        return run, responses_api.tool_outputs(run.requests[last])[-1]
+    if agent == "gemini":
+        run = run_gemini("go", home, project, script, hooks=gemini_hooks(hook, EVENTS[agent], matcher="*"), env=env)
+        return run, json.loads(gemini_api.tool_outputs(run.requests[last])[-1])["output"]
+    run = run_copilot("go", home, project, script, hooks=copilot_hooks(hook, EVENTS[agent]), env=env)
+    return run, responses_api.tool_outputs(run.requests[last])[-1]
+
+
+def _engine(home, project, env, *args):
+    proc = subprocess.run([sys.executable, "-m", "engine.cli", *args], cwd=str(project),
+                          env=base_env(home, env), capture_output=True, timeout=120)
+    return proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace")
+
+
+# Codex cuts a large output before PostToolUse: the first call of a command
+# is cut (and learned as large), the next one runs through the engine's
+# wrapper (PreToolUse rewrite, in a session that asks nothing) and is kept
+# whole.  Gemini hands the whole output to AfterTool.  Copilot cuts a 349 KB
+# output before postToolUse (its own temporary file): below its cut, a 28 KB
+# output is the engine's to keep.
+SCRIPTS = {"codex": ([shell(SEQ), shell(SEQ), say("ok")], 60000),
+           "gemini": ([shell(SEQ), say("ok")], 60000),
+           "copilot": ([shell("seq 1 2000"), say("ok")], 2000)}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("agent", sorted(SCRIPTS))
+def test_the_model_reads_the_stub_and_the_whole_output_is_one_command_away(tmp_path, agent):
+    home, project, env = _world(tmp_path)
+    script, lines = SCRIPTS[agent]
+    run, seen = _run(agent, home, project, env, script)
+    assert run.returncode == 0, str(run)
+    assert "[CCM_CACHED]" in seen and len(seen) < 2000, seen[:3000]
+    assert f"\n{lines // 2}\n" not in seen, "the model reads the stub, not the output"
+    key = KEY.search(seen).group(1)
+    rc, out, err = _engine(home, project, env, "cache", "show", key)
+    assert rc == 0, err
+    numbers = re.findall(r"^(?:Output: )?(\d+)$", out, re.M)  # Gemini's output starts "Output: "
+    assert numbers == [str(i) for i in range(1, lines + 1)], "every line of the output reads back, the middle too"
+    log = tmp_path / "world" / "state" / "hook.log"
+    text = log.read_text() if log.exists() else ""
+    assert "internal error" not in text and "deadline" not in text, text

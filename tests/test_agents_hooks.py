@@ -1,0 +1,120 @@
+"""The installed hook command (`engine hook --agent NAME`) on each agent's own
+payloads: a large shell output is kept out by that agent's mechanism (Codex:
+`decision: block` with the stub as the reason; Copilot: `modifiedResult`;
+Gemini: a tail call that prints the stub), the stub reads back exactly what
+it replaced, and another project cannot read it.  Payload shapes as each
+agent sends them (tests/support/AGENTS-MEASURED.md, tests/agents/*.yaml)."""
+
+import json
+import shlex
+
+import pytest
+
+from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
+
+LINES = 60000  # ~400 KB: over every agent's threshold, as a build log would be
+BIG = "".join(f"line {i:05d} of the build log\n" for i in range(LINES))
+KEY_AT = "sha256:"
+
+
+def _payload(agent, project, transcript):
+    """(payload, event argument, the text the agent would have shown) of one
+    finished shell call with a large output."""
+    if agent == "codex":
+        return ({"hook_event_name": "PostToolUse", "session_id": "th1", "transcript_path": str(transcript),
+                 "cwd": str(project), "model": "gpt-5.1-codex", "turn_id": "t1", "tool_name": "Bash",
+                 "tool_input": {"command": "make build"}, "tool_use_id": "call_0001", "tool_response": BIG},
+                None, BIG)
+    if agent == "gemini":
+        text = f"Output: {BIG}"
+        return ({"hook_event_name": "AfterTool", "session_id": "g1", "transcript_path": str(transcript),
+                 "cwd": str(project), "timestamp": "2026-11-26T06:11:31Z", "tool_name": "run_shell_command",
+                 "tool_input": {"command": "make build"}, "tool_response": {"llmContent": text, "returnDisplay": ""}},
+                None, text)
+    text = BIG + "<shellId: 0 completed with exit code 0>"
+    return ({"sessionId": "c1", "timestamp": 1795674298969, "cwd": str(project), "toolName": "bash",
+             "toolArgs": {"command": "make build", "description": "build", "mode": "sync"},
+             "toolResult": {"textResultForLlm": text, "resultType": "success"}}, "postToolUse", text)
+
+
+def _run_hook(hk, agent, payload, event_arg):
+    args = ["hook", "--agent", agent] + (["--event", event_arg] if event_arg else [])
+    run = hk.engine(*args, stdin=json.dumps(payload).encode())
+    run.assert_ok()
+    return json.loads(run.stdout)
+
+
+def _stub_of(agent, answer):
+    """The stub the model reads instead of the output, as the agent takes it."""
+    if agent == "codex":
+        assert answer["decision"] == "block", answer
+        return answer["reason"]
+    if agent == "copilot":
+        assert answer["modifiedResult"]["resultType"] == "success", answer
+        return answer["modifiedResult"]["textResultForLlm"]
+    return None  # Gemini: the output of the tail call
+
+
+def _key(stub):
+    at = stub.index(KEY_AT) + len(KEY_AT)
+    return stub[at:at + 64]
+
+
+@pytest.mark.parametrize("agent", ["codex", "gemini", "copilot"])
+def test_a_large_shell_output_is_kept_out_by_the_agents_own_mechanism_and_reads_back(hk, agent):
+    payload, event_arg, shown = _payload(agent, hk.project, hk.transcript)
+    answer = _run_hook(hk, agent, payload, event_arg)
+    stub = _stub_of(agent, answer)
+    if agent == "gemini":
+        call = answer["hookSpecificOutput"]["tailToolCallRequest"]
+        assert call["name"] == "run_shell_command", answer
+        argv = shlex.split(call["args"]["command"])
+        at = argv.index("cache")
+        printed = hk.engine(*argv[at:])  # what the agent's shell runs: the engine names itself by path
+        assert printed.returncode == 0 and printed.stderr == "", str(printed)
+        stub = printed.stdout
+    assert len(stub) < 2000 and "[CCM_CACHED]" in stub and "make build" in stub, stub
+    key = _key(stub)
+    back = hk.engine("cache", "show", key)
+    assert back.returncode == 0, str(back)[:2000]
+    assert back.stdout == shown, "the stub reads back exactly what the model would have read"
+    elsewhere = hk.root / "another-project"
+    elsewhere.mkdir()
+    (elsewhere / ".git").mkdir()
+    for args in (("cache", "show", key), ("cache", "stub", key)):
+        refused = hk.engine(*args, cwd=elsewhere)
+        assert refused.returncode == 1 and "make build" not in refused.stdout + refused.stderr, str(refused)
+
+
+@pytest.mark.parametrize("agent", ["codex", "gemini", "copilot"])
+def test_a_small_shell_output_is_left_as_it_is(hk, agent):
+    payload, event_arg, _shown = _payload(agent, hk.project, hk.transcript)
+    small = json.loads(json.dumps(payload).replace(BIG.replace("\n", "\\n"), "ok\\n"))
+    args = ["hook", "--agent", agent] + (["--event", event_arg] if event_arg else [])
+    run = hk.engine(*args, stdin=json.dumps(small).encode())
+    run.assert_ok()
+    out = json.loads(run.stdout) if run.stdout.strip() else {}
+    assert not {"decision", "modifiedResult"} & set(out) and "tailToolCallRequest" not in json.dumps(out), out
+
+
+@pytest.mark.parametrize("mode,rewritten", [("bypassPermissions", True), ("default", False), (None, False)])
+def test_codex_runs_a_large_command_through_the_wrapper_only_where_nothing_would_ask(hk, mode, rewritten):
+    """Codex cuts an output over ~10 KB before PostToolUse, so a command known
+    to be large is rewritten at PreToolUse to run through `engine cache run`,
+    and only in a session that asks for nothing: an `allow` anywhere else
+    would widen what the user approved."""
+    payload = {"hook_event_name": "PreToolUse", "session_id": "th1", "transcript_path": str(hk.transcript),
+               "cwd": str(hk.project), "model": "gpt-5.1-codex", "turn_id": "t1", "tool_name": "Bash",
+               "tool_input": {"command": "make build"}, "tool_use_id": "call_0001"}
+    if mode:
+        payload["permission_mode"] = mode
+    run = hk.engine("hook", "--agent", "codex", stdin=json.dumps(payload).encode())
+    run.assert_ok()
+    out = json.loads(run.stdout) if run.stdout.strip() else {}
+    specific = out.get("hookSpecificOutput", {})
+    if not rewritten:
+        assert "updatedInput" not in specific and "permissionDecision" not in specific, out
+        return
+    assert specific["permissionDecision"] == "allow", out
+    argv = shlex.split(specific["updatedInput"]["command"])
+    assert argv[argv.index("cache"):argv.index("cache") + 2] == ["cache", "run"] and argv[-2:] == ["--", "make build"]

@@ -1,0 +1,127 @@
+"""Rule and instruction sources per agent, through the installed hook command
+(`engine hook --agent NAME`): each agent's files as its YAML declares them
+(pipelines/agents/*.yaml, `instructions`), what the agent loads itself left
+to it, and Cursor's rules as a source the user opts into.  Payload shapes as
+each agent sends them (tests/agents/*.yaml)."""
+
+import json
+
+import pytest
+
+from hook_fixtures import profile_text, shared_profile
+from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
+
+# The instruction files every prompt (the built-in cadence is 40 prompts).
+EVERY_PROMPT = profile_text({"prompt": [{"name": "instructions", "every_turns": 1},
+                                        {"name": "rules", "every_turns": 1}]}, name="everyprompt")
+
+
+def _payload(agent, hk, event, **fields):
+    """(payload, --event argument) of one `event` (prompt, session_start) of `agent`."""
+    base = {"cwd": str(hk.project), "transcript_path": str(hk.transcript)}
+    if agent == "copilot":
+        names = {"prompt": "userPromptSubmitted", "session_start": "sessionStart"}
+        data = {"sessionId": hk.session, "cwd": str(hk.project), "prompt": "go on", "source": "new", **fields}
+        return data, names[event]
+    names = {"claude-code": {"prompt": "UserPromptSubmit", "session_start": "SessionStart"},
+             "codex": {"prompt": "UserPromptSubmit", "session_start": "SessionStart"},
+             "gemini": {"prompt": "BeforeAgent", "session_start": "SessionStart"}}[agent]
+    data = dict(base, session_id=hk.session, hook_event_name=names[event], **fields)
+    if event == "prompt":
+        data.setdefault("prompt", "go on")
+    else:
+        data.setdefault("source", "startup")
+    return data, None
+
+
+def _context(agent, hk, event, profile=None, **fields):
+    payload, event_arg = _payload(agent, hk, event, **fields)
+    args = ["hook", "--agent", agent] + (["--event", event_arg] if event_arg else [])
+    args += ["--profile", str(profile)] if profile else []
+    run = hk.engine(*args, stdin=json.dumps(payload).encode())
+    run.assert_ok()
+    if not run.stdout.strip():
+        return ""
+    out = json.loads(run.stdout)
+    return (out.get("hookSpecificOutput") or out).get("additionalContext") or ""
+
+
+def _claude_transcript(hk, version):
+    hk.write_transcript([{"type": "user", "version": version, "sessionId": hk.session, "isSidechain": False,
+                          "uuid": "u1", "message": {"role": "user", "content": "hello"}}])
+
+
+@pytest.mark.parametrize("version,delivered", [("2.1.300", True), ("2.1.332", False)])
+def test_claude_code_gets_an_agents_md_only_project_from_the_engine_where_it_does_not_read_it(hk, version, delivered):
+    """Claude Code reads AGENTS.md itself from 2.1.332, when the project has
+    no CLAUDE.md (measured): before that, the engine gives it at the start."""
+    (hk.project / "AGENTS.md").write_text("# Team\nRun the linter before each commit (AGM_41c2).\n")
+    _claude_transcript(hk, version)
+    text = _context("claude-code", hk, "session_start")
+    assert ("AGM_41c2" in text) is delivered, text
+    if delivered:
+        assert "[Instructions refresh" in text
+
+
+def test_claude_code_with_a_claude_md_never_gets_agents_md_as_its_instructions(hk):
+    (hk.project / "AGENTS.md").write_text("# Team\nAGENTS_ONLY_93ab.\n")
+    (hk.project / "CLAUDE.md").write_text("# Notes\nCLAUDE_ONLY_51fe.\n")
+    text = _context("claude-code", hk, "prompt", profile=shared_profile(EVERY_PROMPT))
+    assert "CLAUDE_ONLY_51fe" in text and "AGENTS_ONLY_93ab" not in text, text
+
+
+def test_codex_reads_an_override_over_agents_md_and_the_nested_files_down_to_the_folder(hk):
+    (hk.project / ".git").mkdir()  # the project's root: where the chain starts
+    (hk.project / "AGENTS.md").write_text("ROOT_PLAIN_11aa.\n")
+    (hk.project / "AGENTS.override.md").write_text("ROOT_OVERRIDE_22bb.\n")
+    sub = hk.project / "svc"
+    sub.mkdir()
+    (sub / "AGENTS.md").write_text("NESTED_33cc.\n")
+    (hk.home / ".codex").mkdir()
+    (hk.home / ".codex" / "AGENTS.md").write_text("USER_CODEX_44dd.\n")
+    payload_cwd = str(sub)
+    text = _context("codex", hk, "prompt", profile=shared_profile(EVERY_PROMPT), cwd=payload_cwd)
+    assert "ROOT_OVERRIDE_22bb" in text and "ROOT_PLAIN_11aa" not in text, text
+    assert "NESTED_33cc" in text and "USER_CODEX_44dd" in text, text
+    assert text.index("USER_CODEX_44dd") < text.index("ROOT_OVERRIDE_22bb") < text.index("NESTED_33cc"), \
+        "the user's file, then the project's from the root down"
+
+
+def test_gemini_reads_gemini_md_or_the_files_its_context_file_name_setting_names(hk):
+    (hk.project / "GEMINI.md").write_text("GEMINI_FILE_55ee.\n")
+    (hk.project / "AGENTS.md").write_text("AGENTS_FILE_66ff.\n")
+    prof = shared_profile(EVERY_PROMPT)
+    text = _context("gemini", hk, "prompt", profile=prof)
+    assert "GEMINI_FILE_55ee" in text and "AGENTS_FILE_66ff" not in text, text
+    (hk.home / ".gemini").mkdir()
+    (hk.home / ".gemini" / "settings.json").write_text(json.dumps({"context": {"fileName": ["AGENTS.md"]}}))
+    text = _context("gemini", hk, "prompt", profile=prof)
+    assert "AGENTS_FILE_66ff" in text and "GEMINI_FILE_55ee" not in text, text
+
+
+def test_copilot_instructions_and_its_scoped_files_wait_for_a_matching_file(hk):
+    gh = hk.project / ".github"
+    (gh / "instructions").mkdir(parents=True)
+    (gh / "copilot-instructions.md").write_text("REPO_WIDE_77aa.\n")
+    (gh / "instructions" / "py.instructions.md").write_text(
+        "---\napplyTo: \"src/**/*.py\"\n---\nType hints everywhere (SCOPED_88bb).\n")
+    (gh / "instructions" / "all.instructions.md").write_text("---\napplyTo: \"**\"\n---\nALWAYS_99cc.\n")
+    text = _context("copilot", hk, "prompt", profile=shared_profile(EVERY_PROMPT))
+    assert "REPO_WIDE_77aa" in text and "ALWAYS_99cc" in text, text
+    assert "SCOPED_88bb" not in text, "applyTo src/**/*.py: only once a matching file is worked on"
+
+
+CURSOR = {"dir": "{project}/.cursor/rules", "glob": "*.mdc", "scope_key": "globs", "always_key": "alwaysApply"}
+
+
+def test_cursor_rules_are_a_source_the_user_opts_into(hk):
+    rules = hk.project / ".cursor" / "rules"
+    rules.mkdir(parents=True)
+    (rules / "always.mdc").write_text("---\nalwaysApply: true\n---\nCURSOR_ALWAYS_12ab.\n")
+    (rules / "ts.mdc").write_text("---\nglobs: \"web/**/*.ts\"\nalwaysApply: false\n---\nCURSOR_TS_34cd.\n")
+    plain = _context("codex", hk, "prompt", profile=shared_profile(EVERY_PROMPT))
+    assert "CURSOR_" not in plain, "not a source unless the user's profile names it"
+    opted = shared_profile(profile_text({"prompt": [
+        {"name": "rules", "every_turns": 1, "sources": [{"agent": "rules"}, CURSOR]}]}, name="cursor"))
+    text = _context("codex", hk, "prompt", profile=opted)
+    assert "CURSOR_ALWAYS_12ab" in text and "CURSOR_TS_34cd" not in text, text
