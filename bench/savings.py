@@ -187,7 +187,9 @@ def targets(sav):
 
 
 def meaning_suite():
-    """(cases, kept at every level): tests/meaning/*.yaml through the built-in profile."""
+    """(cases, kept at every level): tests/meaning/*.yaml through the built-in
+    profile, as tests/test_meaning.py checks them: every `keep` word whole and
+    in order, no `absent` text."""
     import re
 
     from engine.text.pipeline import compress
@@ -209,6 +211,7 @@ def meaning_suite():
                         ok = False
                         break
                     pos = m.end()
+                ok = ok and not any(bad in out for bad in case.get("absent", ()))
             kept += ok
     return total, kept
 

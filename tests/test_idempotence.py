@@ -75,6 +75,22 @@ KNOWN = [
     "# - keep\n",
     # standard (found by hypothesis): a removal joined a phrase over a line break ("prior\nto")
     "Do it prior\nan to the release.\n",
+    # light (issue 25): bold or italic over a wrapped item's line break was kept by the first
+    # pass, which joined the lines, and removed by the second
+    "- **Keep the\n  changelog** current\n- tag the build\n",
+    "- Write *every\n  line* twice\n- ship\n",
+    # aggressive (issue 25): a label made of a protected heading was compressed only by the second
+    # pass ("### The dependencies" -> "The dependencies:" -> "dependencies:")
+    "# Guide\n\n## Part\n\n### The dependencies of the repository\n\nInstall them.\n",
+    # standard (issue 25): a copula kept before an article, then standing before an adjective
+    # once the article went ("is usually a missing helper")
+    "The cast is usually a missing helper.\n",
+    # standard (issue 25): an article kept for a clause whose verb ("is") the same pass removed
+    "A fix that only affects the node running the new code is lower priority.\n",
+    # light (hypothesis): an item whose text is a lone list mark, joined with its wrapped line,
+    # opened a new item ("- -" + "the x" -> "- the x") whose mark the next pass took off
+    "* +\n  an entry of the queue\n",
+    "- -\n  the step wraps\n",
 ]
 
 
@@ -88,6 +104,8 @@ WORDS = st.sampled_from([
     "the", "a", "an", "is", "are", "be", "been", "being", "was", "you", "your", "very", "please", "not", "never",
     "must", "run", "tests", "build", "package", "configuration", "repository", "information", "in", "to", "on",
     "that", "which", "it", "make", "sure", "order", "Deploy", "Application", "`npm test`", "src/app.py", "3",
+    # issue 25: complements, clause openers, auxiliaries, lead-in words and list marks
+    "broken", "stale", "usually", "check", "we", "can", "when", "only", "never:", "-",
 ])
 phrase = st.lists(WORDS, min_size=1, max_size=8).map(" ".join)
 emph = st.tuples(st.sampled_from(["", "**", "*", "_", "__"]), phrase).map(lambda t: f"{t[0]}{t[1]}{t[0]}")

@@ -153,6 +153,15 @@ CASES = {
         "kind: dictionary\nname: guarded\ndescription: x\nwords:\n  - word: foo\n    unless_followed_by: '(?:a|aa)+$'\n",
         [("'(?:a|aa)+$'", 0, ["runs away"])],
     ),
+    "runaway_entry_guard.yaml": (
+        "kind: dictionary\nname: rewrites\ndescription: x\nentries:\n  foo bar: {to: baz, unless_followed_by: '(?:a|aa)+$'}\n",
+        [("'(?:a|aa)+$'", 0, ["runs away"])],
+    ),
+    "undefined_named_list.yaml": (
+        "kind: dictionary\nname: listed\ndescription: x\nlists:\n  colours: [red, blue]\nwords:\n"
+        "  - word: qux\n    only_followed_by: '[ \\t]+\\L<shades>'\n",
+        [("'[ \\t]+\\L<shades>'", 0, ["named list", "lists:"])],
+    ),
     "runaway_transform.yaml": (
         "kind: level\nname: slow\nextends: light\ndescription: x\ntransforms:\n"
         "  - name: foo\n    kind: regex\n    pattern: '(?:a|aa)+$'\n    replace: 'z'\n",

@@ -29,6 +29,11 @@ class BuildContext:
     def word_list(self, name):
         return list(self._slot(name, "words").words.values())
 
+    def lists(self, name):
+        """The named word lists of a dictionary slot (`\\L<name>` in its guards)."""
+        slot = self._r.slots.get(name)
+        return dict(slot.lists) if slot is not None else {}
+
     def word_set(self, name):
         return {w["word"] for w in self.word_list(name)}
 
@@ -66,7 +71,7 @@ def compile_profile(resolved, files):
     known = {name for name, _ in resolved.protect}
     transforms, notes = [], {}
     for spec, doc, i in resolved.transforms:
-        for key in ("allow", "skip_inside"):
+        for key in ("allow", "skip_inside", "stands_alone_after"):
             unknown = sorted(set(spec.get(key, ())) - known)
             if unknown:
                 raise doc.error(f"{key}: unknown protect categor{'y' if len(unknown) == 1 else 'ies'} {', '.join(unknown)}", ("transforms", i, key))

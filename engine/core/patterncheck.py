@@ -16,19 +16,21 @@ def _probe_bounds():
     return limits["probe_ms"] / 1000, limits["probe_chars"]
 
 
-def pattern_problems(doc, pattern, path, probes=(), anchored=None):
+def pattern_problems(doc, pattern, path, probes=(), anchored=None, lists=None):
     """Compile errors and runaway behaviour of one user pattern.
 
     anchored: None for a pattern scanned over a whole text; "after" for a
     guard tried where a word ends; "before" for a guard tried backwards from
-    where a word starts.  Each is probed the way it runs.
+    where a word starts.  Each is probed the way it runs.  lists: the named
+    word lists a guard's \\L<name> uses (its dictionary's `lists:`).
     """
     try:
-        regexutil.check(pattern)
+        regexutil.check(pattern, lists)
     except regexutil.PatternError as exc:
         return [doc.error(str(exc), path)]
     body = regexutil.scoped(pattern)
-    compiled = regex.compile(f"(?<=(?:{body}))" if anchored == "before" else body, regex.V0)
+    compiled = regex.compile(f"(?<=(?:{body}))" if anchored == "before" else body, regex.V0,
+                             ignore_unused=True, **(lists or {}))
     seconds, chars = _probe_bounds()
     for probe in _probes(probes, chars):
         try:

@@ -33,6 +33,7 @@ class Slot:
     entries: dict = field(default_factory=dict)
     words: dict = field(default_factory=dict)  # word -> {word, guards...}, insertion-ordered
     files: list = field(default_factory=list)
+    lists: dict = field(default_factory=dict)  # name -> [word]: the guards' \L<name>, a later file's list wins
 
     def merge_doc(self, doc):
         data = doc.data
@@ -44,6 +45,7 @@ class Slot:
             for w in data["words"]:
                 entry = {"word": w} if isinstance(w, str) else {k: v for k, v in w.items() if k != "note"}
                 self.words[entry["word"].lower()] = entry
+        self.lists.update(data.get("lists", {}))
         self.files.append(doc.file)
 
     def _type_check(self, kind, doc, path):
@@ -52,7 +54,7 @@ class Slot:
         self.type = kind
 
     def copy(self):
-        return Slot(self.type, dict(self.entries), dict(self.words), list(self.files))
+        return Slot(self.type, dict(self.entries), dict(self.words), list(self.files), dict(self.lists))
 
 
 @dataclass
@@ -80,7 +82,8 @@ class Resolved:
             "protect": [name for name, _ in self.protect],
             "hooks": self.hooks,
             "dictionaries": {
-                k: {"files": s.files, **({"entries": s.entries} if s.type == "entries" else {"words": list(s.words.values())})}
+                k: {"files": s.files, **({"entries": s.entries} if s.type == "entries" else {"words": list(s.words.values())}),
+                    **({"lists": s.lists} if s.lists else {})}
                 for k, s in self.slots.items()
             },
         }

@@ -209,13 +209,20 @@ def _check_protect(doc, word_pattern):
     return errors
 
 
+_GUARD_PATTERNS = (("unless_preceded_by", "before"), ("unless_followed_by", "after"), ("only_followed_by", "after"))
+
+
 def _check_dictionary(doc):
+    """The guard patterns of every word and entry compile (with the
+    dictionary's own named lists) and do not run away."""
     errors = []
-    for i, w in enumerate(doc.data.get("words", ())):
-        if isinstance(w, dict):
-            for key, anchored in (("unless_preceded_by", "before"), ("unless_followed_by", "after")):
-                if key in w:
-                    errors.extend(pattern_problems(doc, w[key], ("words", i, key), anchored=anchored))
+    lists = doc.data.get("lists")
+    guarded = [(("words", i), w) for i, w in enumerate(doc.data.get("words", ())) if isinstance(w, dict)]
+    guarded += [(("entries", k), e) for k, e in (doc.data.get("entries") or {}).items() if isinstance(e, dict)]
+    for path, spec in guarded:
+        for key, anchored in _GUARD_PATTERNS:
+            if key in spec:
+                errors.extend(pattern_problems(doc, spec[key], path + (key,), anchored=anchored, lists=lists))
     return errors
 
 

@@ -27,14 +27,16 @@ def scoped(pattern):
     return pattern
 
 
-def check(pattern):
-    """Compile one pattern on its own; raise PatternError with a readable reason."""
+def check(pattern, lists=None):
+    """Compile one pattern on its own (with the named word lists its
+    `\\L<name>` may use); raise PatternError with a readable reason."""
     if _NUMBERED_BACKREF.search(pattern):
         raise PatternError("numbered back-references (\\1) are not allowed; name the group: (?P<name>...) and (?P=name)")
     try:
-        regex.compile(scoped(pattern), regex.V0)
+        regex.compile(scoped(pattern), regex.V0, ignore_unused=True, **(lists or {}))
     except regex.error as exc:
-        raise PatternError(f"invalid regular expression: {exc}") from None
+        hint = "; add the list under the dictionary's `lists:`" if "named list" in str(exc) else ""
+        raise PatternError(f"invalid regular expression: {exc}{hint}") from None
     if _GLOBAL_FLAGS.search(_LEADING_FLAGS.sub("", pattern)):
         raise PatternError("inline flags like (?i) are allowed only at the start; use a scoped group (?i:...) elsewhere")
 

@@ -301,6 +301,16 @@ def _apostrophe_free(word):
     return out.replace("'", "['\u2019\u02bc]")
 
 
+def guard_pattern(pattern, lists=None, behind=False):
+    """A guard's regular expression, compiled to be tried at one position:
+    after a word (or, behind=True, ending where it starts).  `\\L<name>` in
+    it stands for the named word list `lists[name]` (a dictionary's
+    `lists:`), so a guard can name a class of words ("a determiner") that
+    the YAML lists word by word, with the reason beside each."""
+    body = f"(?<=(?:{scoped(pattern)}))" if behind else scoped(pattern)
+    return regex.compile(anchored(body), regex.V0, ignore_unused=True, **(lists or {}))
+
+
 class GuardSet:
     """Context that keeps a word.
 
@@ -309,21 +319,32 @@ class GuardSet:
     - preceded / followed: a regular expression matching the text that ends
       right before the word / starts right after it;
     - only_before: the opposite of before_words, the word goes only when the
-      word right after it is one of these ("you" only as a modal's subject).
+      word right after it is one of these ("you" only as a modal's subject);
+    - only_followed: the opposite of followed, the word goes only where this
+      regular expression matches the text right after it ("is" only before
+      a complement: "the build is broken", never "the factory is the path").
     Word lists cost a set lookup; regexes are for what lists cannot say.
     """
 
-    __slots__ = ("before", "after", "after_words", "before_words", "only_before")
+    __slots__ = ("before", "after", "after_words", "before_words", "only_before", "only_after")
 
-    def __init__(self, preceded=None, followed=None, after_words=(), before_words=(), only_before=None):
-        self.before = regex.compile(anchored(f"(?<=(?:{scoped(preceded)}))"), regex.V0) if preceded else None
-        self.after = regex.compile(anchored(scoped(followed)), regex.V0) if followed else None
+    def __init__(self, preceded=None, followed=None, after_words=(), before_words=(), only_before=None,
+                 only_followed=None, lists=None):
+        self.before = guard_pattern(preceded, lists, behind=True) if preceded else None
+        self.after = guard_pattern(followed, lists) if followed else None
+        self.only_after = guard_pattern(only_followed, lists) if only_followed else None
         self.after_words = frozenset(normalize(w) for w in after_words)
         self.before_words = frozenset(normalize(w) for w in before_words)
         self.only_before = frozenset(normalize(w) for w in only_before) if only_before is not None else None
 
     def __bool__(self):
-        return bool(self.before or self.after or self.after_words or self.before_words or self.only_before is not None)
+        return bool(self.before or self.after or self.only_after or self.after_words or self.before_words
+                    or self.only_before is not None)
+
+    def reads_next(self):
+        """True when what follows the word decides (settle looks again
+        where an edit changed what follows a listed word)."""
+        return bool(self.after or self.only_after or self.before_words or self.only_before is not None)
 
     def _next_word(self, text, end, runs):
         j, n = end, len(text)
@@ -338,6 +359,8 @@ class GuardSet:
         if self.before is not None and self.before.match(text, start) is not None:
             return True
         if self.after is not None and self.after.match(text, end) is not None:
+            return True
+        if self.only_after is not None and self.only_after.match(text, end) is None:
             return True
         if self.after_words:
             i = start

@@ -3,7 +3,8 @@ each cell written with the level's `pair` template ("{header}: {cell}").
 
 Cells are copied unchanged (code, escaped pipes and protected words inside
 them survive); only pipes, padding, the header row and the alignment row are
-rewritten.  A table whose header row holds protected text is left as it is,
+rewritten.  A table none of whose rows may open with markup
+(`unless_row_opens_with`: "- x: y" would read as a list item) stays.  A table whose header row holds protected text is left as it is,
 since flattening would remove that row.
 """
 
@@ -12,6 +13,7 @@ from itertools import accumulate
 import regex
 
 from ..mask import Edit
+from ..regexutil import anchored, scoped
 from .base import Transform, admissible
 
 _DELIM_CELL = regex.compile(r"^\s*:?-+:?\s*$")
@@ -69,6 +71,9 @@ class FlattenTables(Transform):
         self.separator = spec["separator"]
         self.only_if_shorter = spec.get("only_if_shorter", False)
         self.min_pairs = spec.get("min_pairs", 1)
+        # a flattened row must not open with markup ("- x: ..." would read as a list item)
+        unless = spec.get("unless_row_opens_with")
+        self.unless_opens = regex.compile(anchored(scoped(unless)), regex.V0) if unless else None
 
     def edits(self, text, mask, run):
         lines = _line_spans(text)
@@ -120,6 +125,8 @@ class FlattenTables(Transform):
                 if a == b:  # empty cell: say nothing about it
                     continue
                 prefix = self.pair.split("{cell}")[0].replace("{header}", name) if name else ""
+                if first and self.unless_opens is not None and self.unless_opens.match(prefix + text[a:b]):
+                    return None, j
                 joiner = "" if first else self.separator
                 edits.append(Edit(cursor, a, joiner + prefix))
                 cursor, first = b, False

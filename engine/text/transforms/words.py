@@ -12,6 +12,8 @@ Whole-word matching uses the profile's word runs (wordscan): a word inside an
 identifier, a path or a hyphenated term is never taken for a listed word.
 """
 
+import regex
+
 from ..mask import Edit
 from ..wordscan import GuardSet, KeyScan, Runs, WordTable, normalize
 from .base import Transform
@@ -42,12 +44,13 @@ def _trailing_blanks(text, pos):
     return pos
 
 
-def _guard(spec):
-    """The context guards of one dictionary word or entry, or None."""
+def _guard(spec, lists):
+    """The context guards of one dictionary word or entry, or None; `lists`:
+    the named word lists of its dictionary (`\\L<name>` in a guard)."""
     guard = GuardSet(
         spec.get("unless_preceded_by"), spec.get("unless_followed_by"),
         spec.get("unless_after_words", ()), spec.get("unless_before_words", ()),
-        spec.get("only_before_words"),
+        spec.get("only_before_words"), spec.get("only_followed_by"), lists,
     )
     return guard or None
 
@@ -60,16 +63,18 @@ class _Rule:
         self.table = WordTable()
         self.skipped = []
         self.phrases = []  # every listed word or phrase, for WordRules.settle
+        lists = ctx.lists(spec["dictionary"])
         if self.remove:
             for w in ctx.word_list(spec["dictionary"]):
-                self.table.add(w["word"], (None, _guard(w)), w.get("case_sensitive", cs))
-                self.phrases.append((w["word"], _guard(w)))
+                guard = _guard(w, lists)
+                self.table.add(w["word"], (None, guard), w.get("case_sensitive", cs))
+                self.phrases.append((w["word"], guard))
         else:
             entries = ctx.entries(spec["dictionary"])
             for full, entry in entries.items():
                 # an entry is its replacement, or {to: replacement, guards...}:
                 # the context where the rewrite would not say the same thing
-                short, guard = (entry, None) if isinstance(entry, str) else (entry["to"], _guard(entry))
+                short, guard = (entry, None) if isinstance(entry, str) else (entry["to"], _guard(entry, lists))
                 variants = {
                     "lower": (full.lower(), short),
                     "title": (full[:1].upper() + full[1:].lower(), cased(short, "title")),
@@ -126,12 +131,23 @@ class WordRules(Transform):
         # (a capitalised word is rewritten only at a sentence start)
         self.reads_next = frozenset(
             words[0] for _, words, g in phrases
-            if len(words) == 1 and g is not None and (g.after or g.before_words or g.only_before is not None))
+            if len(words) == 1 and g is not None and g.reads_next())
         self.reads_prev = frozenset(
             words[0] for r, words, g in phrases
             if len(words) == 1 and ((g is not None and (g.before or g.after_words)) or r.capitalised_ok is not None))
+        # listed words whose guard reads a context after them that may run
+        # past other words (only_followed_by: "is" reads past adverbs)
+        self.reads_far = frozenset(
+            words[0] for _, words, g in phrases if len(words) == 1 and g is not None and g.only_after is not None)
         self.runs_fast = self.keys._runs
         self.reach = max((len(" ".join(words)) for _, words, _ in phrases), default=0) + 1
+        # how far back (in characters) from an edit a listed word may sit whose
+        # guard reads past other words after it (reads_far, found by far_re)
+        self.settle_reach_back = spec.get("settle_reach_back", 0)
+        self.far_re = None
+        if self.reads_far and self.settle_reach_back:
+            alternation = "|".join(regex.escape(w) for w in sorted(self.reads_far))
+            self.far_re = regex.compile(f"(?r)(?<![\\w'’-])(?:{alternation})(?![\\w'’-])", regex.I | regex.V0)
 
     def edits(self, text, mask, run):
         return self._scan(text, mask, self.timeout(text, run.timeout_ms_per_mb), [(0, len(text))])
@@ -139,55 +155,75 @@ class WordRules(Transform):
     def settle(self, text, mask, run, applied):
         """Look again only around the edits just made, and only where they
         joined two words of a listed phrase ("make the sure" -> "make sure",
-        over a line break too), put a listed word whose guard reads its
-        neighbour beside a new one, or wrote a listed word: a second pass
+        over a line break too), put a listed word whose guard reads what
+        follows it beside a new one, or wrote a listed word: a second pass
         would see exactly these.  Costs a few set lookups per edit."""
         windows = []
         n = len(text)
         delta = 0
-        match = self.runs_fast.match
-        finditer = self.runs_fast.finditer
-        pairs, reads_next, reads_prev, table = self.pairs, self.reads_next, self.reads_prev, self.table
         for e in applied:
             a = e.start + delta
-            new = e.text
-            b = a + len(new)
-            delta += len(new) - (e.end - e.start)
-            j = b
-            while j < n and text[j].isspace():
-                j += 1
-            m = match(text, j) if j < n else None
-            after = normalize(m.group()) if m is not None else None
-            words = normalize(new).split() if new else ()
-            joined = after in reads_prev or any(w in table for w in words) or (words and (words[-1], after) in pairs)
-            if not joined:
-                i = a
-                while i > 0 and text[i - 1].isspace():
-                    i -= 1
-                # the last blank before the word: searched back to its line's
-                # start only (a search back to the text's start for a rare tab
-                # cost the whole text before each edit); the same position
-                line = text.rfind("\n", 0, i)
-                k = max(line, text.rfind(" ", line + 1, i), text.rfind("\t", line + 1, i)) + 1
-                before = None
-                for m in finditer(text, k, i):
-                    before = m.group() if m.end() == i else None
-                if before is not None:
-                    before = normalize(before)
-                    joined = before in reads_next or (before, words[0] if words else after) in pairs
-            if joined:
-                lo, hi = max(0, a - self.reach), min(n, b + self.reach)
-                while lo > 0 and not text[lo - 1].isspace():
-                    lo -= 1
-                while hi < n and not text[hi].isspace():
-                    hi += 1
-                if windows and lo <= windows[-1][1]:
-                    windows[-1] = (windows[-1][0], hi)
-                else:
-                    windows.append((lo, hi))
+            b = a + len(e.text)
+            delta += len(e.text) - (e.end - e.start)
+            lo = self._rejoined(text, a, b, e.text)
+            if lo is None:
+                continue
+            lo, hi = max(0, min(lo, a - self.reach)), min(n, b + self.reach)
+            while lo > 0 and not text[lo - 1].isspace():
+                lo -= 1
+            while hi < n and not text[hi].isspace():
+                hi += 1
+            if windows and lo <= windows[-1][1]:
+                windows[-1] = (windows[-1][0], hi)
+            else:
+                windows.append((lo, hi))
         if not windows:
             return []
         return self._scan(text, mask, self.timeout(text, run.timeout_ms_per_mb), windows)
+
+    def _rejoined(self, text, a, b, new):
+        """Where to look again after an edit wrote `new` over a..b, or None
+        when the edit changed nothing a rule reads: it joined two words of a
+        listed phrase, wrote a listed word, or gave a listed word whose guard
+        reads what follows it (the word right before, or up to
+        `settle_reach_back` characters back for a guard that reads past
+        adverbs: "is usually a missing" -> "is usually missing") a new
+        neighbour."""
+        j, n = b, len(text)
+        while j < n and text[j].isspace():
+            j += 1
+        m = self.runs_fast.match(text, j) if j < n else None
+        after = normalize(m.group()) if m is not None else None
+        words = normalize(new).split() if new else ()
+        if after in self.reads_prev or any(w in self.table for w in words) or (words and (words[-1], after) in self.pairs):
+            return a
+        start, before = self._word_before(text, a)
+        if before is None:
+            return None
+        if before in self.reads_next or (before, words[0] if words else after) in self.pairs:
+            return start
+        # further back, on this line, only a word whose guard reads past
+        # other words ("is" past adverbs): the last such word before it
+        if self.far_re is None:
+            return None
+        line = text.rfind("\n", 0, a) + 1
+        m = self.far_re.search(text, max(line, a - self.settle_reach_back), start)
+        return m.start() if m is not None else None
+
+    def _word_before(self, text, i):
+        """(start, normalised word) of the word run that ends where the
+        blanks before i start, or (i, None)."""
+        while i > 0 and text[i - 1].isspace():
+            i -= 1
+        # the last blank before the word: searched back to its line's start
+        # only (a search back to the text's start for a rare tab cost the
+        # whole text before each edit); the same position
+        line = text.rfind("\n", 0, i)
+        k = max(line, text.rfind(" ", line + 1, i), text.rfind("\t", line + 1, i)) + 1
+        found = None
+        for m in self.runs_fast.finditer(text, k, i):
+            found = m if m.end() == i else None
+        return (found.start(), normalize(found.group())) if found is not None else (i, None)
 
     def _scan(self, text, mask, timeout, windows):
         """The edits of the word runs inside the windows ((start, end) at white space, in order)."""
