@@ -2,7 +2,7 @@
 Bash command through the `engine cache run` wrapper, or deny a whole-file
 Read that is too large with a note on how to read it in parts.
 
-The mechanism, and why (README "Content cache"): a hook that runs the
+The mechanism, and why (docs/content-cache.md): a hook that runs the
 command itself and lets the call through runs it twice, so the hook runs
 nothing.  Where the session's agent replaces a shell output after it ran
 (its `replace_output` answer at its version: engine/agents/capability.py,

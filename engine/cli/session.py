@@ -27,7 +27,7 @@ def add_parser(sub):
                    "plus totals, from the hooks' records")
     s.add_argument("--cwd", help="the project folder for --current and session ids (default: the working folder)")
     out = s.add_mutually_exclusive_group()
-    out.add_argument("--json", action="store_true", help="print the report as one JSON object (shape in the README)")
+    out.add_argument("--json", action="store_true", help="print the report as one JSON object (shape in docs/sessions.md)")
     out.add_argument("--html", metavar="FILE", help="write one self-contained HTML page (inline CSS and SVG chart)")
     s.add_argument("--style", metavar="FILE", help="a report style (kind: report) instead of the built-in "
                    "pipelines/reports/session.yaml")

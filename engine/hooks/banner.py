@@ -30,7 +30,7 @@ def _memo(fn):
     return wrapper
 
 
-# What a template may use; the README documents each one.
+# What a template may use; docs/hooks.md documents each one.
 VARIABLES = {
     "refresh": {"turn", "event", "handler", "level", "items", "omitted", "omitted_count", "omitted_more",
                 "omitted_line", "cwd", "session_id", "source"},

@@ -1,6 +1,6 @@
 """The session report as plain data (what `--json` prints).
 
-Shape (README, "Session report"): session_id, transcript, agent (the
+Shape (docs/sessions.md, "Session report"): session_id, transcript, agent (the
 agent whose transcript it is), kind (main | subagent), models, versions,
 started, ended, turns, turn_starts (the x
 each prompt came before), api_calls,
