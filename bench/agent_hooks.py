@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""The hook's whole-process time on quiet events, per agent: `engine hook
+--agent NAME` fed that agent's own payload (a prompt that is not due, a
+finished shell call with a small output), beside `python -c pass` of the
+same interpreter, in the same rounds (interleaved, so every agent sees the
+same machine load).  A warm compiled-profile cache, as after the first
+event of a session.
+
+    python3 bench/agent_hooks.py [--runs N]
+
+Prints a table and writes bench/results-agents.md.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def payloads(project, transcript):
+    """{agent: [(label, payload, event argument)]}: the quiet events, as each agent sends them."""
+    cwd = str(project)
+    out = "a\nb\n"
+    return {
+        "claude-code": [
+            ("prompt", {"session_id": "b1", "transcript_path": transcript, "cwd": cwd,
+                        "hook_event_name": "UserPromptSubmit", "prompt": "go on"}, None),
+            ("post_tool", {"session_id": "b1", "transcript_path": transcript, "cwd": cwd,
+                           "hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"},
+                           "tool_use_id": "t1", "tool_response": {"stdout": out, "stderr": ""}}, None)],
+        "codex": [
+            ("prompt", {"session_id": "b2", "transcript_path": transcript, "cwd": cwd, "turn_id": "t",
+                        "hook_event_name": "UserPromptSubmit", "prompt": "go on", "model": "gpt-5.1-codex"}, None),
+            ("post_tool", {"session_id": "b2", "transcript_path": transcript, "cwd": cwd, "turn_id": "t",
+                           "hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"},
+                           "tool_use_id": "c1", "tool_response": out, "model": "gpt-5.1-codex"}, None)],
+        "gemini": [
+            ("prompt", {"session_id": "b3", "transcript_path": transcript, "cwd": cwd,
+                        "hook_event_name": "BeforeAgent", "prompt": "go on"}, None),
+            ("post_tool", {"session_id": "b3", "transcript_path": transcript, "cwd": cwd,
+                           "hook_event_name": "AfterTool", "tool_name": "run_shell_command",
+                           "tool_input": {"command": "ls"},
+                           "tool_response": {"llmContent": "Output: " + out, "returnDisplay": out}}, None)],
+        "copilot": [
+            ("prompt", {"sessionId": "b4", "cwd": cwd, "prompt": "go on", "timestamp": 1}, "userPromptSubmitted"),
+            ("post_tool", {"sessionId": "b4", "cwd": cwd, "toolName": "bash", "timestamp": 1,
+                           "toolArgs": {"command": "ls"},
+                           "toolResult": {"textResultForLlm": out + "<shellId: 0 completed with exit code 0>",
+                                          "resultType": "success"}}, "postToolUse")],
+    }
+
+
+def hook_argv():
+    """The hook command as `engine install` writes it: the `engine-hook`
+    script beside this interpreter, else `python -m engine.cli hook`."""
+    script = Path(sys.executable).with_name("engine-hook")
+    if script.is_file() and os.access(script, os.X_OK):
+        return [str(script)]
+    return [sys.executable, "-m", "engine.cli", "hook"]
+
+
+def timed(argv, data, env, cwd):
+    start = time.perf_counter()
+    proc = subprocess.run(argv, input=data, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    took = (time.perf_counter() - start) * 1000
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(argv)} failed: {proc.stderr.decode()[-500:]}")
+    return took, proc.stdout
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--runs", type=int, default=30)
+    args = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="agent-hooks-") as tmp:
+        root = Path(tmp)
+        project, home = root / "project", root / "home"
+        project.mkdir()
+        home.mkdir()
+        (project / ".git").mkdir()
+        env = dict(os.environ, HOME=str(home), ENGINE_STATE_DIR=str(root / "state"),
+                   ENGINE_CACHE_DIR=str(root / "cache"))
+        cases = []
+        for agent, events in payloads(project, str(root / "none.jsonl")).items():
+            for label, payload, event in events:
+                cmd = hook_argv() + ["--agent", agent]
+                cmd += ["--event", event] if event else []
+                cases.append((agent, label, cmd, json.dumps(payload).encode()))
+        for _agent, _label, cmd, data in cases:  # warm the caches; a quiet event says nothing
+            _ms, out = timed(cmd, data, env, project)
+            _ms, out = timed(cmd, data, env, project)
+            if out.strip():
+                raise SystemExit(f"not a quiet event: {' '.join(cmd)} answered {out[:200]!r}")
+        base, times = [], {(a, l): [] for a, l, _c, _d in cases}
+        for _ in range(args.runs):  # interleaved rounds
+            base.append(timed([sys.executable, "-c", "pass"], b"", env, project)[0])
+            for agent, label, cmd, data in cases:
+                times[(agent, label)].append(timed(cmd, data, env, project)[0])
+    pass_ms = statistics.median(base)
+    rows = [f"| {a} | {l} | {statistics.median(t):.1f} | {statistics.median(t) / pass_ms:.2f}x |"
+            for (a, l), t in times.items()]
+    load = os.getloadavg()[0]
+    text = "\n".join([
+        "#### Quiet hook events per agent (median of %d interleaved rounds)" % args.runs, "",
+        f"Command: `{' '.join(hook_argv())} --agent NAME`.", "",
+        f"`python -c pass`: {pass_ms:.1f} ms ({sys.executable}, load average {load:.2f}, {os.cpu_count()} CPUs).", "",
+        "| agent | event | ms | x python -c pass |", "|---|---|---:|---:|", *rows, ""])
+    print(text)
+    (HERE / "results-agents.md").write_text(text, encoding="utf-8")
+    print(f"wrote {HERE / 'results-agents.md'}")
+
+
+if __name__ == "__main__":
+    main()
