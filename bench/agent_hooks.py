@@ -87,6 +87,8 @@ def main(argv=None):
         (project / ".git").mkdir()
         env = dict(os.environ, HOME=str(home), ENGINE_STATE_DIR=str(root / "state"),
                    ENGINE_CACHE_DIR=str(root / "cache"))
+        for k in ("ENGINE_PROFILE", "ENGINE_REDIS_URL", "PYTHONPROFILEIMPORTTIME", "PYTHONDONTWRITEBYTECODE"):
+            env.pop(k, None)  # bytecode written and read, as on a user's machine
         cases = []
         for agent, events in payloads(project, str(root / "none.jsonl")).items():
             for label, payload, event in events:
