@@ -15,12 +15,13 @@ import sys
 
 import pytest
 
-from hook_fixtures import HookEnv, warm_template
+from hook_fixtures import HookEnv, profile_text, shared_profile, warm_template
 from support import gemini_api, responses_api
 from support.codex import codex_hooks, run_codex
 from support.copilot import copilot_hooks, run_copilot
 from support.gemini import gemini_hooks, run_gemini
 from support.offline import base_env
+from support.responses_api import ResponsesAPI
 from support.standin import say, shell
 
 SEQ = "seq 1 60000"  # 348,894 bytes: every agent cuts it itself
@@ -33,11 +34,13 @@ KEY = re.compile(r"sha256:([0-9a-f]{64})")
 class EngineHook:
     """The engine's hook command for one agent, as an agent's hooks file names it."""
 
-    def __init__(self, agent):
+    def __init__(self, agent, profile=None):
         self.agent = agent
+        self.profile = profile
 
     def command(self, event):
         argv = [sys.executable, "-m", "engine.cli", "hook", "--agent", self.agent]
+        argv += ["--profile", str(self.profile)] if self.profile else []
         if self.agent == "copilot":  # its payload does not name the event
             argv += ["--event", event]
         return " ".join(shlex.quote(a) for a in argv)
@@ -99,3 +102,35 @@ def test_the_model_reads_the_stub_and_the_whole_output_is_one_command_away(tmp_p
     log = tmp_path / "world" / "state" / "hook.log"
     text = log.read_text() if log.exists() else ""
     assert "internal error" not in text and "deadline" not in text, text
+
+
+@pytest.mark.slow
+def test_codex_gets_a_rule_it_lost_in_its_compaction_back_once(tmp_path):
+    """A rule only the engine delivers (a folder of the user's own, not one
+    Codex reads) goes in at the session's start; Codex compacts mid-turn
+    (model_auto_compact_token_limit, answers reporting more), after which the
+    hooks' earlier context is gone: SessionStart(compact) brings the rule
+    back (without the engine's after_compaction handler it is not there at
+    all), and the request after the compaction holds it exactly once."""
+    home, project, env = _world(tmp_path)
+    rules = project / "docs" / "rules"
+    rules.mkdir(parents=True)
+    (rules / "naming.md").write_text("# Naming\nName each migration after the table it changes (LOST_7f3d).\n")
+    prof = shared_profile(profile_text({"prompt": [
+        {"name": "rules", "sources": [{"dir": "{project}/docs/rules", "glob": "*.md"}]}]}, name="lost"))
+    served = []
+
+    def tokens(req):  # over the limit from the second answer on
+        served.append(req)
+        return 1000 if len(served) < 2 else 1600
+    api = ResponsesAPI([shell("echo one"), shell("echo two"), say("done")], tokens=tokens)
+    events = EVENTS["codex"] + ["PreCompact", "PostCompact"]
+    run = run_codex("go", home, project, None, hooks=codex_hooks(EngineHook("codex", prof), events, matcher="*"),
+                    api=api, env=env, config="model_auto_compact_token_limit = 1500")
+    assert run.returncode == 0, str(run)
+    kinds = [r.kind for r in run.api.log]
+    assert "summary" in kinds, kinds
+    first = responses_api.request_text(run.api.log[0].body)
+    assert first.count("LOST_7f3d") == 1, "delivered at the start"
+    after = responses_api.request_text(run.api.log[kinds.index("summary") + 1].body)
+    assert after.count("LOST_7f3d") == 1, after[-3000:]
