@@ -164,3 +164,22 @@ def test_a_tool_failure_in_one_session_is_a_lesson_in_the_projects_next_session(
     assert "TOOL MEMORY" not in first, "nothing remembered before the failure"
     later = responses_api.request_text(two.api.log[-1].body)
     assert "TOOL MEMORY" in later and "settings-4c1d.conf" in later, later[-3000:]
+
+
+@pytest.mark.slow
+def test_the_context_monitor_warns_from_codex_own_usage_figures(tmp_path):
+    """The stand-in reports a prompt of 200,000 tokens, past 70% of the
+    window Codex's token_count records (258,400); with the monitor's warning
+    to the model too (to_model), a later request holds it.  (Copilot is not
+    here: the monitor reads its usage only once the transcript has grown as
+    much as the figure suggests, and a stand-in's figures are far above what
+    a short transcript holds.)"""
+    home, project, env = _world(tmp_path)
+    prof = shared_profile(profile_text({"post_tool": [{"name": "context_monitor_tools", "to_model": True}]},
+                                       name="monitor-codex"))
+    api = ResponsesAPI([shell("echo one"), shell("echo two"), say("done")], tokens=lambda req: 200000)
+    run = run_codex("go", home, project, None, hooks=codex_hooks(EngineHook("codex", prof), EVENTS["codex"], matcher="*"),
+                    api=api, env=env)
+    assert run.returncode == 0, str(run)
+    seen = "".join(responses_api.request_text(r.body) for r in run.api.log[1:] if isinstance(r.body, dict))
+    assert "past 70%" in seen and "of 258400 tokens" in seen, seen[-3000:]
