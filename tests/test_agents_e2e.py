@@ -140,13 +140,14 @@ FAILING = "cat settings-4c1d.conf"  # a file of the project that is not there (e
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("agent", ["codex", "copilot"])
+@pytest.mark.parametrize("agent", ["codex", "copilot", "gemini"])
 def test_a_tool_failure_in_one_session_is_a_lesson_in_the_projects_next_session(tmp_path, agent):
     """A shell command fails in one session (the agent's exit status in its
     output); in the project's next session the model reads the remembered
-    error before its first shell call (PreToolUse context: Codex as a
-    developer item, Copilot after the call's output).  Gemini shows no
-    BeforeTool context (measured), so it is not among them."""
+    error at its first shell call (PreToolUse context: Codex as a developer
+    item, Copilot after the call's output; Gemini shows no BeforeTool
+    context (measured), so the banner waits for that call's AfterTool, inside
+    its function response: answers.context.carry_from)."""
     home, project, env = _world(tmp_path)
     hook = EngineHook(agent)
     if agent == "codex":
@@ -154,15 +155,21 @@ def test_a_tool_failure_in_one_session_is_a_lesson_in_the_projects_next_session(
                         hooks=codex_hooks(hook, EVENTS[agent], matcher="*"), env=env)
         two = run_codex("again", home, project, [shell("echo fine"), say("ok")],
                         hooks=codex_hooks(hook, EVENTS[agent], matcher="*"), env=env)
+    elif agent == "gemini":
+        one = run_gemini("go", home, project, [shell(FAILING), say("ok")],
+                         hooks=gemini_hooks(hook, EVENTS[agent], matcher="*"), env=env)
+        two = run_gemini("again", home, project, [shell("echo fine"), say("ok")],
+                         hooks=gemini_hooks(hook, EVENTS[agent] + ["BeforeTool"], matcher="*"), env=env)
     else:
         one = run_copilot("go", home, project, [shell(FAILING), say("ok")], hooks=copilot_hooks(hook, EVENTS[agent]),
                           env=env)
         two = run_copilot("again", home, project, [shell("echo fine"), say("ok")],
                           hooks=copilot_hooks(hook, EVENTS[agent]), env=env)
     assert one.returncode == 0 and two.returncode == 0, str(one) + str(two)
-    first = "".join(responses_api.request_text(r.body) for r in one.api.log)
+    text = gemini_api.request_text if agent == "gemini" else responses_api.request_text
+    first = "".join(text(r.body) for r in one.api.log if isinstance(r.body, dict))
     assert "TOOL MEMORY" not in first, "nothing remembered before the failure"
-    later = responses_api.request_text(two.api.log[-1].body)
+    later = text(two.api.log[-1].body)
     assert "TOOL MEMORY" in later and "settings-4c1d.conf" in later, later[-3000:]
 
 

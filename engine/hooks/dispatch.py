@@ -189,6 +189,8 @@ def handle(event, profile_ref, log, hooks=None, deadline=None, counted=None, tra
 
         source = labeller(hooks, name)
     answer = merge(parts, hooks["max_injection_chars"], log, source)
+    if state is not None:
+        _carry(event, answer, ctx)
     if trace is not None:
         trace.append(answer)
     if event.session and (answer.added or answer.tool_output):  # only an event that answered something is recorded
@@ -201,6 +203,29 @@ def handle(event, profile_ref, log, hooks=None, deadline=None, counted=None, tra
         except StateError as exc:
             log(f"state not saved ({exc})")
     return answer.output(event, log)
+
+
+CARRIED = "carried:context"  # the state's field of context waiting for an event that shows it
+
+
+def _carry(event, answer, ctx):
+    """Context said at an event whose added context the agent does not show
+    (its YAML's answers.context.carry_from: Gemini's BeforeTool) waits in
+    the session's state; the next event that shows context brings it first."""
+    spec = event.agent.answer("context") or {}
+    carry_from = spec.get("carry_from")
+    if not carry_from:
+        return
+    if event.kind in carry_from and answer.texts:
+        answer.marks[CARRIED] = "\n\n".join(t for t in [ctx.snapshot().get(CARRIED) or ""] + answer.texts if t)
+        answer.texts = []
+        answer.origins = [o for o in answer.origins if o[1] != "context"]
+    elif event.kind in spec.get("events", ()):
+        waiting = ctx.snapshot().get(CARRIED)
+        if isinstance(waiting, str) and waiting:
+            answer.texts.insert(0, waiting)
+            answer.origins.insert(0, ("carried", "context", waiting))
+            answer.marks[CARRIED] = ""
 
 
 class Answer:
