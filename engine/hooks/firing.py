@@ -7,7 +7,6 @@ end only."""
 
 import glob
 import os
-import re
 
 
 def recent_sessions(agent, count):
@@ -24,26 +23,15 @@ def recent_sessions(agent, count):
     return [p for _, p in sorted(found, reverse=True)[:count]]
 
 
-def session_id(agent, path, head_bytes=65536):
-    """The whole session id of a transcript file, as the agent's YAML says
-    (transcript.session_id: a pattern of its path under the agent's folder,
-    first group); where the name holds only its first characters
-    (session_id_chars), the id its first records name."""
-    spec = agent.data.get("transcript") or {}
-    if spec.get("session_id_chars"):
-        from engine.agents.transcripts import head_records
+def session_id(agent, path):
+    """The whole session id of a transcript file, as engine/session/locate.py
+    finds it: from the file's path, or from its first records where the
+    name holds only the id's first characters (session_id_chars)."""
+    from engine.session.locate import head, session_id as from_path
 
-        try:
-            for rec in head_records(spec["reader"], path, head_bytes, ("session",)):
-                if rec.id:
-                    return rec.id
-        except (OSError, ValueError, KeyError):
-            return None
-    if not spec.get("session_id"):
-        return os.path.splitext(os.path.basename(path))[0]
-    rel = os.path.relpath(path, agent.home()).replace(os.sep, "/")
-    found = re.search(spec["session_id"], rel[-4096:])
-    return found.group(1) if found else None
+    if (agent.data.get("transcript") or {}).get("session_id_chars"):
+        return head(agent, path)[0]
+    return from_path(agent, path)
 
 
 def _hook_context(agent, path, max_bytes):
