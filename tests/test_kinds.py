@@ -26,7 +26,8 @@ import pytest
 import yaml
 
 from engine.core import schema
-from engine.core.compile import BuildContext
+from engine.core import specs
+from engine.core.compile import TRANSFORM, BuildContext
 from engine.core.resolve import Slot
 from engine.core.yamlload import load_file
 from engine.hooks.handlers import KINDS as HANDLER_KINDS
@@ -136,7 +137,7 @@ def _profile(kind, case, base):
     assert not _spec_errors(kind, spec), _spec_errors(kind, spec)
     settings = dict(base.settings, objective=case.get("objective", base.settings["objective"]))
     resolved = replace(base, settings=settings, slots=_slots(base.slots, case.get("dictionaries", {})))
-    transform = TRANSFORM_KINDS[kind](spec, BuildContext(resolved))
+    transform = TRANSFORM_KINDS[kind](specs.build("level", TRANSFORM, spec), BuildContext(resolved))
     s = resolved.settings
     return Profile(name="kinds", level="kinds", objective=s["objective"], tokenizer=s["tokenizer"],
                    timeout_ms_per_mb=s["pattern_timeout_ms"], max_input_bytes=s["max_input_bytes"],

@@ -143,10 +143,10 @@ def nested(child: dict, path: str, root: dict, sections: list) -> list:
 
 
 def kind_of(node: dict) -> str:
-    spec = node.get("properties", {}).get("kind", {})
-    if "const" in spec:
-        return str(spec["const"])
-    return ", ".join(map(str, spec.get("enum", ())))
+    kind = node.get("properties", {}).get("kind", {})  # the schema node of `kind`
+    if "const" in kind:
+        return str(kind["const"])
+    return ", ".join(map(str, kind.get("enum", ())))
 
 
 def condition(node: dict) -> str:

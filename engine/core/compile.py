@@ -1,9 +1,12 @@
 """Compile a resolved profile into an immutable, picklable Profile."""
 
 from engine.text import regexutil
+from . import specs
 from engine.text.protect import Protector, category_source
 from engine.text.model import Profile, TokenJudge
 from engine.text.transforms import KINDS
+
+TRANSFORM = "/properties/transforms/items"  # where a level's transforms are in its schema
 
 
 class BuildContext:
@@ -70,22 +73,23 @@ def compile_profile(resolved, files):
         raise resolved_error(resolved, f"the protect categories do not compile together: {exc}") from None
     known = {name for name, _ in resolved.protect}
     transforms, notes = [], {}
-    for spec, doc, i in resolved.transforms:
+    for raw, doc, i in resolved.transforms:
+        spec = specs.build("level", TRANSFORM, raw)  # typed, frozen, the schema's defaults filled in
         for key in ("allow", "skip_inside", "stands_alone_after"):
-            unknown = sorted(set(spec.get(key, ())) - known)
+            unknown = sorted(set(getattr(spec, key, None) or ()) - known)  # None: a key this kind does not have
             if unknown:
                 raise doc.error(f"{key}: unknown protect categor{'y' if len(unknown) == 1 else 'ies'} {', '.join(unknown)}", ("transforms", i, key))
         ctx = BuildContext(resolved)
         try:
-            t = KINDS[spec["kind"]](spec, ctx)
+            t = KINDS[spec.kind](spec, ctx)
         except regexutil.PatternError as exc:
             raise doc.error(str(exc), ("transforms", i)) from None
         except KeyError as exc:
             raise doc.error(exc.args[0], ("transforms", i, "dictionary")) from None
         except Exception as exc:  # regex.error and friends: a pattern that does not compile
-            raise doc.error(f"{spec['kind']} transform does not compile: {exc}", ("transforms", i)) from None
+            raise doc.error(f"{spec.kind} transform does not compile: {exc}", ("transforms", i)) from None
         if getattr(t, "skipped", None):
-            notes[spec["name"]] = t.skipped
+            notes[spec.name] = t.skipped
         transforms.append(t)
     from .checks import checker
 

@@ -76,7 +76,7 @@ def check_pipeline(doc):
 
             problems.extend(pattern_problems(doc, p["pattern"], ("steps", i, "patterns", j, "pattern")))
     for name, params in doc.data.get("step_params", {}).items():
-        for j, p in enumerate(params.get("patterns", ()) if isinstance(params.get("patterns"), list) else ()):
+        for j, p in enumerate(params["patterns"] if isinstance(params.get("patterns"), list) else ()):
             if isinstance(p, dict) and isinstance(p.get("pattern"), str):
                 from engine.core.patterncheck import pattern_problems
 

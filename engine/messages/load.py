@@ -11,7 +11,7 @@ import string
 from dataclasses import replace
 from pathlib import Path
 
-from engine.core import cache
+from engine.core import cache, specs
 from engine.text import regexutil
 from engine.core.documents import Library
 from engine.base.errors import UserError, suggest
@@ -20,6 +20,8 @@ from engine.text.wordscan import WordTable
 from .detectors import KINDS as DETECTOR_KINDS
 from .steps import KINDS as STEP_KINDS
 from .summary import Summarizer
+
+STEP = "/properties/steps/items"  # where a pipeline's steps are in its schema
 
 MARKER_FIELDS = {
     "summary": {"summary", "entities"},
@@ -148,6 +150,7 @@ class Context:
         self._sources = {}
         self.union = Union()
         self._detectors = {}
+        self.step = ()  # where the step being compiled is in its document: ("steps", i) or ("step_params", name)
 
     def error(self, message, path):
         return self.doc.error(message, path)
@@ -193,7 +196,8 @@ def compile_detector(doc, ctx):
     try:
         cls = DETECTOR_KINDS[data["detector"]]
         try:
-            return cls(data["name"], data["params"], ctx)
+            spec = specs.build("detector", "", data)  # typed, frozen, the schema's defaults filled in
+            return cls(spec.name, spec.params, ctx)
         except regexutil.PatternError as exc:
             raise doc.error(str(exc), ("params",)) from None
         except UserError:
@@ -275,10 +279,10 @@ def build(ref="default", base_dir=None):
         if spec["name"] in names:
             raise doc.error(f"two steps are named {spec['name']!r}; give each its own name", where + ("name",))
         names.add(spec["name"])
-        spec = dict(spec, _index=where[1] if where[0] == "steps" else i)
+        ctx.step = ("steps", where[1] if where[0] == "steps" else i)
         _check_step_params(doc, where, spec)
         try:
-            steps.append(STEP_KINDS[spec["kind"]](spec, ctx))
+            steps.append(STEP_KINDS[spec["kind"]](specs.build("messages", STEP, spec), ctx))
         except UserError:
             raise
         except regexutil.PatternError as exc:
@@ -316,8 +320,7 @@ def _check_step_params(doc, where, spec):
 
     variants = _validator("messages").schema["properties"]["steps"]["items"]["oneOf"]
     variant = next(v for v in variants if v["properties"]["kind"].get("const") == spec["kind"])
-    plain = {k: v for k, v in spec.items() if k != "_index"}
-    for err in jsonschema.Draft202012Validator(variant).iter_errors(plain):
+    for err in jsonschema.Draft202012Validator(variant).iter_errors(spec):
         at = "/".join(str(p) for p in err.absolute_path)
         raise doc.error(f"step {spec['name']!r} ({spec['kind']}){' ' + at if at else ''}: {err.message}", where)
 

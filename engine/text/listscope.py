@@ -19,17 +19,17 @@ class ListScope:
     heading, sentence_end, checklist)."""
 
     def __init__(self, spec, ctx):
-        self.words = frozenset(normalize(w) for w in ctx.word_set(spec["lead_in_words"]))
+        self.words = frozenset(normalize(w) for w in ctx.word_set(spec.lead_in_words))
         self.runs = fast_runs(regex.compile(ctx.word_pattern, regex.V0))
         # matched backwards from a line's end (one try there, not a search of the line)
-        self.lead_in_end = regex.compile(anchored(scoped(spec["lead_in_end"])), regex.V0 | regex.REVERSE)
-        self.heading = regex.compile(anchored(scoped(spec["heading"])), regex.V0)
-        self.sentence_end = regex.compile(scoped(spec["sentence_end"]), regex.V0)
-        self.checklist = regex.compile(anchored(scoped(spec["checklist"])), regex.V0)
-        self.alone = regex.compile(anchored(scoped(spec["stands_alone"])), regex.V0)
-        skip = spec.get("stands_alone_skip")
+        self.lead_in_end = regex.compile(anchored(scoped(spec.lead_in_end)), regex.V0 | regex.REVERSE)
+        self.heading = regex.compile(anchored(scoped(spec.heading)), regex.V0)
+        self.sentence_end = regex.compile(scoped(spec.sentence_end), regex.V0)
+        self.checklist = regex.compile(anchored(scoped(spec.checklist)), regex.V0)
+        self.alone = regex.compile(anchored(scoped(spec.stands_alone)), regex.V0)
+        skip = spec.stands_alone_skip
         self.alone_skip = regex.compile(anchored(scoped(skip)), regex.V0) if skip else None
-        self.alone_names = frozenset(spec.get("stands_alone_after", ()))
+        self.alone_names = frozenset(spec.stands_alone_after)
 
     def ends_lead_in(self, text, line):
         """True when the line ends as a lead-in does (a colon)."""

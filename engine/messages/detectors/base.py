@@ -9,7 +9,9 @@ from engine.text import regexutil
 
 
 class Detector:
-    def __init__(self, name: str, params: dict, ctx) -> None:
+    def __init__(self, name: str, params, ctx) -> None:
+        """params: the frozen spec of the detector's `params` (engine/core/specs.py),
+        its schema's defaults filled in."""
         self.name = name
         self.params = params
         self._timeout = ctx.timeout_for

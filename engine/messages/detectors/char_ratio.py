@@ -7,12 +7,12 @@ from .base import Detector, compile_pattern
 class CharRatioDetector(Detector):
     def __init__(self, name, params, ctx):
         super().__init__(name, params, ctx)
-        self._chars = frozenset(params["chars"])
-        self._ratio = params["min_ratio"]
-        self._min_chars = params["min_chars"]
-        cats = params.get("ignore_categories", [])
+        self._chars = frozenset(params.chars)
+        self._ratio = params.min_ratio
+        self._min_chars = params.min_chars
+        cats = params.ignore_categories
         self._scanner = ctx.scanner(cats) if cats else None
-        self._ignore = [compile_pattern(p) for p in params.get("ignore_patterns", [])]
+        self._ignore = [compile_pattern(p) for p in params.ignore_patterns]
 
     def fires(self, text, memo):
         if len(text) < self._min_chars:

@@ -15,13 +15,13 @@ def _words_pattern(words, case_sensitive):
 class KeywordsDetector(Detector):
     def __init__(self, name, params, ctx):
         super().__init__(name, params, ctx)
-        cs = params.get("case_sensitive", False)
+        cs = params.case_sensitive
         self._cs = cs
-        self._strong = _words_pattern(params.get("strong", []), cs)
-        self._keywords = _words_pattern(params["keywords"], cs)
-        self._weak = {self._norm(w) for w in params.get("weak", [])}
-        self._min = params["min_keywords"]
-        self._statements = [compile_pattern(p) for p in params.get("statement_patterns", [])]
+        self._strong = _words_pattern(params.strong, cs)
+        self._keywords = _words_pattern(params.keywords, cs)
+        self._weak = {self._norm(w) for w in params.weak}
+        self._min = params.min_keywords
+        self._statements = [compile_pattern(p) for p in params.statement_patterns]
 
     def _norm(self, word):
         word = " ".join(word.split())

@@ -11,10 +11,10 @@ from .base import Detector, compile_pattern
 class LineVarianceDetector(Detector):
     def __init__(self, name, params, ctx):
         super().__init__(name, params, ctx)
-        self._min = params["min_lines"]
-        self._cv = params["min_cv"]
-        self._prose = compile_pattern(params["prose_line"]) if params.get("prose_line") else None
-        self._share = params.get("max_prose_share", 1.0)
+        self._min = params.min_lines
+        self._cv = params.min_cv
+        self._prose = compile_pattern(params.prose_line) if params.prose_line else None
+        self._share = params.max_prose_share
 
     def fires(self, text, memo):
         lines = [ln for ln in text.split("\n") if ln.strip()]

@@ -8,10 +8,10 @@ from .base import Detector, compile_pattern
 class LinesDetector(Detector):
     def __init__(self, name, params, ctx):
         super().__init__(name, params, ctx)
-        self._line = compile_pattern(params["line_pattern"])
-        self._min = params["min_lines"]
-        self._share = params["min_share"]
-        self._consecutive = params.get("consecutive", False)
+        self._line = compile_pattern(params.line_pattern)
+        self._min = params.min_lines
+        self._share = params.min_share
+        self._consecutive = params.consecutive
 
     def fires(self, text, memo):
         lines = [ln for ln in text.split("\n") if ln.strip()]

@@ -15,9 +15,9 @@ def entropy(s):
 class PatternDetector(Detector):
     def __init__(self, name, params, ctx):
         super().__init__(name, params, ctx)
-        self._patterns = [compile_pattern(p) for p in params["patterns"]]
-        self._min = params.get("min_matches", 1)
-        self._entropy = params.get("min_entropy")
+        self._patterns = [compile_pattern(p) for p in params.patterns]
+        self._min = params.min_matches
+        self._entropy = params.min_entropy
 
     def fires(self, text, memo):
         found = 0

@@ -21,10 +21,11 @@ class Step:
     kind: str
     deferred = False  # the recency step: applied after the others, per window size
 
-    def __init__(self, spec: dict, ctx) -> None:
-        self.name: str = spec["name"]
-        self.kind = spec["kind"]
-        self.skip_modes = frozenset(spec.get("skip_in_classifier_modes", ()))
+    def __init__(self, spec, ctx) -> None:
+        """spec: the step's frozen spec (engine/core/specs.py), its defaults filled in."""
+        self.name: str = spec.name
+        self.kind = spec.kind
+        self.skip_modes = frozenset(spec.skip_in_classifier_modes)
 
     def prepare(self, run) -> None:
         """Called once per run, before any message is decided."""

@@ -16,9 +16,9 @@ from .base import PRESERVE, Decision, Step
 class ClassifierStep(Step):
     def __init__(self, spec, ctx):
         super().__init__(spec, ctx)
-        self.command = list(spec["command"])
-        self.mode = spec["mode"]
-        self.timeout = spec["timeout_ms"] / 1000.0
+        self.command = list(spec.command)
+        self.mode = spec.mode
+        self.timeout = spec.timeout_ms / 1000.0
 
     @property
     def active(self):

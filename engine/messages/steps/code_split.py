@@ -8,8 +8,8 @@ from .base import CODE_SPLIT, PRESERVE, Decision, Step
 class CodeSplitStep(Step):
     def __init__(self, spec, ctx):
         super().__init__(spec, ctx)
-        self.scanner = ctx.scanner([spec["category"]], ("steps", spec["_index"], "category"))
-        self.min_prose = spec["min_prose_chars"]
+        self.scanner = ctx.scanner([spec.category], ctx.step + ("category",))
+        self.min_prose = spec.min_prose_chars
 
     def fences(self, text, memo):
         return self.scanner.spans(text, memo)

@@ -7,8 +7,8 @@ from .base import PRESERVE, Decision, Step
 class DetectStep(Step):
     def __init__(self, spec, ctx):
         super().__init__(spec, ctx)
-        self.detectors = [ctx.detector(name, ("steps", spec["_index"], "detectors", i))
-                          for i, name in enumerate(spec["detectors"])]
+        self.detectors = [ctx.detector(name, ctx.step + ("detectors", i))
+                          for i, name in enumerate(spec.detectors)]
 
     def decide(self, v, run):
         text, memo = run.text(v), run.memo(v)

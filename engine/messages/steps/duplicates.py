@@ -16,12 +16,12 @@ from .base import DUPLICATE, Decision, Step
 class DuplicatesStep(Step):
     def __init__(self, spec, ctx):
         super().__init__(spec, ctx)
-        self.threshold = spec["fuzzy_threshold"]
-        self.min_chars = spec["fuzzy_min_chars"]
-        self.k = spec["shingle_words"]
-        self.sketch = spec["sketch_size"]
-        self.max_candidates = spec["max_candidates"]
-        self.min_shared = spec["min_sketch_shared"]
+        self.threshold = spec.fuzzy_threshold
+        self.min_chars = spec.fuzzy_min_chars
+        self.k = spec.shingle_words
+        self.sketch = spec.sketch_size
+        self.max_candidates = spec.max_candidates
+        self.min_shared = spec.min_sketch_shared
 
     def _shingles(self, text, ids):
         """Hashes of the word k-grams.  A word's id is its crc32; a k-gram's

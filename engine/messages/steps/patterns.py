@@ -10,10 +10,10 @@ class PatternsStep(Step):
         super().__init__(spec, ctx)
         from ..detectors.base import compile_pattern
 
-        self.timeout = spec["timeout_ms"] / 1000.0
+        self.timeout = spec.timeout_ms / 1000.0
         self.patterns = []
-        for i, p in enumerate(spec["patterns"]):
-            self.patterns.append((p["label"], ctx.compiled(compile_pattern, p["pattern"], ("steps", spec["_index"], "patterns", i, "pattern"))))
+        for i, p in enumerate(spec.patterns):
+            self.patterns.append((p.label, ctx.compiled(compile_pattern, p.pattern, ctx.step + ("patterns", i, "pattern"))))
 
     def decide(self, v, run):
         text = run.text(v)

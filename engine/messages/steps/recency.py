@@ -11,7 +11,7 @@ class RecencyStep(Step):
 
     def __init__(self, spec, ctx):
         super().__init__(spec, ctx)
-        self.window = spec["window"]
+        self.window = spec.window
 
     def decision(self):
         return Decision(PRESERVE, self.name)

@@ -6,7 +6,7 @@ from .base import PRESERVE, Decision, Step
 class RolesStep(Step):
     def __init__(self, spec, ctx):
         super().__init__(spec, ctx)
-        self.roles = frozenset(spec["roles"])
+        self.roles = frozenset(spec.roles)
 
     def decide(self, v, run):
         if v.role in self.roles:

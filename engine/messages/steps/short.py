@@ -6,7 +6,7 @@ from .base import PRESERVE, Decision, Step
 class ShortStep(Step):
     def __init__(self, spec, ctx):
         super().__init__(spec, ctx)
-        self.max_chars = spec["max_chars"]
+        self.max_chars = spec.max_chars
 
     def decide(self, v, run):
         if len(run.text(v)) < self.max_chars:

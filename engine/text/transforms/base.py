@@ -1,13 +1,18 @@
 """What every transform shares: a name, the categories it may rewrite, and the
-rule that a set of edits is applied all together or not at all."""
+rule that a set of edits is applied all together or not at all.
+
+A transform is built from its spec: a frozen dataclass made from the
+level schema's branch of its kind, the schema's defaults filled in
+(engine/core/specs.py), built when the profile compiles.  A kind reads its
+fields (`spec.min_depth`) and names no default of its own."""
 
 
 class Transform:
     kind = ""
 
     def __init__(self, spec, ctx):
-        self.name = spec["name"]
-        self.allow = frozenset(spec.get("allow", ()))
+        self.name = spec.name
+        self.allow = frozenset(spec.allow)
 
     def timeout(self, text, ctx_timeout_ms_per_mb):
         """Seconds a pass over text may take; built-in patterns get the same

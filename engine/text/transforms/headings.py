@@ -33,14 +33,14 @@ class HeadingLabels(Transform):
 
     def __init__(self, spec, ctx):
         super().__init__(spec, ctx)
-        self.pattern = regex.compile(scoped(spec["pattern"]), regex.V0)
-        self.label = spec["label"]
-        self.min_depth = spec.get("min_depth", 1)
-        unless = spec.get("unless_present")
+        self.pattern = regex.compile(scoped(spec.pattern), regex.V0)
+        self.label = spec.label
+        self.min_depth = spec.min_depth
+        unless = spec.unless_present
         self.unless = regex.compile(scoped(unless), regex.V0) if unless else None
-        section_end = spec.get("section_end")
+        section_end = spec.section_end
         self.section_end = regex.compile(scoped(section_end), regex.V0) if section_end else None
-        block_break = spec.get("block_break")
+        block_break = spec.block_break
         self.block_break = regex.compile(scoped(block_break), regex.V0) if block_break else None
 
     def _label_present(self, text, mask, timeout):

@@ -42,14 +42,14 @@ class Lists(Transform):
 
     def __init__(self, spec, ctx):
         super().__init__(spec, ctx)
-        self.item = regex.compile(scoped(spec["item_pattern"]), regex.V0)
-        self.bullets = frozenset(spec["bullets"])
-        self.keep_before = regex.compile(anchored(scoped(spec["keep_bullet_before"])), regex.V0)
-        self.dedent = spec.get("dedent", True)
-        self.regions = frozenset(spec["skip_inside"])
+        self.item = regex.compile(scoped(spec.item_pattern), regex.V0)
+        self.bullets = frozenset(spec.bullets)
+        self.keep_before = regex.compile(anchored(scoped(spec.keep_bullet_before)), regex.V0)
+        self.dedent = spec.dedent
+        self.regions = frozenset(spec.skip_inside)
         # which lists keep every marker (a lead-in, a checklist, nesting); none without lead_in_words
-        self.scope = ListScope(spec, ctx) if "lead_in_words" in spec else None
-        self.keep_nested = spec.get("keep_nested", False)
+        self.scope = ListScope(spec, ctx) if spec.lead_in_words is not None else None
+        self.keep_nested = spec.keep_nested
 
     def _lines(self, text, mask):
         # one split (C) rather than a find and a slice per line; the blank

@@ -42,15 +42,15 @@ class MermaidEdges(Transform):
 
     def __init__(self, spec, ctx):
         super().__init__(spec, ctx)
-        self.fence = regex.compile(scoped(spec["pattern"]), regex.V0)
-        self.header = regex.compile(scoped(spec["diagram_header"]), regex.V0)
-        self.skip = regex.compile(scoped(spec["skip_statement"]), regex.V0)
-        self.arrows = dict(spec["arrows"])
-        self.edge = spec["edge"]
-        self.labelled = spec["labelled_edge"]
-        self.group_sep = spec["target_separator"]
-        self.sep = spec["separator"]
-        self.template = spec["template"]
+        self.fence = regex.compile(scoped(spec.pattern), regex.V0)
+        self.header = regex.compile(scoped(spec.diagram_header), regex.V0)
+        self.skip = regex.compile(scoped(spec.skip_statement), regex.V0)
+        self.arrows = dict(spec.arrows)
+        self.edge = spec.edge
+        self.labelled = spec.labelled_edge
+        self.group_sep = spec.target_separator
+        self.sep = spec.separator
+        self.template = spec.template
 
     def edits(self, text, mask, run):
         out = []

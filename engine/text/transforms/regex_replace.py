@@ -76,12 +76,12 @@ class RegexReplace(Transform):
 
     def __init__(self, spec, ctx):
         super().__init__(spec, ctx)
-        self.pattern = regex.compile(regexutil.scoped(spec["pattern"]), regex.V0)
-        self.pieces = parse_template(spec["replace"])
+        self.pattern = regex.compile(regexutil.scoped(spec.pattern), regex.V0)
+        self.pieces = parse_template(spec.replace)
         unknown = [g for g in self.pieces[1::2] if g not in self.pattern.groupindex and not g.isdigit()]
         if unknown:
             raise regexutil.PatternError(f"replacement names group(s) {', '.join(unknown)} that the pattern does not define")
-        self.only_if_shorter = spec.get("only_if_shorter", False)
+        self.only_if_shorter = spec.only_if_shorter
         self.keys = [int(g) if g.isdigit() else self.pattern.groupindex[g] for g in self.pieces[1::2]]
         # the groups not copied: one captured in a look-behind moves the start back
         copied = set(self.keys)

@@ -67,12 +67,12 @@ class FlattenTables(Transform):
 
     def __init__(self, spec, ctx):
         super().__init__(spec, ctx)
-        self.pair = spec["pair"]
-        self.separator = spec["separator"]
-        self.only_if_shorter = spec.get("only_if_shorter", False)
-        self.min_pairs = spec.get("min_pairs", 1)
+        self.pair = spec.pair
+        self.separator = spec.separator
+        self.only_if_shorter = spec.only_if_shorter
+        self.min_pairs = spec.min_pairs
         # a flattened row must not open with markup ("- x: ..." would read as a list item)
-        unless = spec.get("unless_row_opens_with")
+        unless = spec.unless_row_opens_with
         self.unless_opens = regex.compile(anchored(scoped(unless)), regex.V0) if unless else None
 
     def edits(self, text, mask, run):

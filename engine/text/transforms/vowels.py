@@ -33,12 +33,12 @@ class RemoveVowels(Transform):
 
     def __init__(self, spec, ctx):
         super().__init__(spec, ctx)
-        self.min_length = spec["min_length"]
-        vowels = frozenset(spec["vowels"].lower() + spec["vowels"].upper())
-        self.word = regex.compile(scoped(spec["word_pattern"]), regex.V0)
-        exclude = {w.lower() for w in ctx.word_set(spec["exclude"])} if spec.get("exclude") else set()
+        self.min_length = spec.min_length
+        vowels = frozenset(spec.vowels.lower() + spec.vowels.upper())
+        self.word = regex.compile(scoped(spec.word_pattern), regex.V0)
+        exclude = {w.lower() for w in ctx.word_set(spec.exclude)} if spec.exclude else set()
         self.decided, self.skipped = {}, []
-        for word in sorted({w.lower() for w in ctx.word_set(spec["only"])}):
+        for word in sorted({w.lower() for w in ctx.word_set(spec.only)}):
             if len(word) < self.min_length or word in exclude:
                 continue
             new = strip_vowels(word, vowels)

@@ -44,33 +44,34 @@ def _trailing_blanks(text, pos):
     return pos
 
 
-def _guard(spec, lists):
-    """The context guards of one dictionary word or entry, or None; `lists`:
-    the named word lists of its dictionary (`\\L<name>` in a guard)."""
+def _guard(entry, lists):
+    """The context guards of one dictionary word or entry (a mapping of the
+    dictionary, not a spec), or None; `lists`: the named word lists of its
+    dictionary (`\\L<name>` in a guard)."""
     guard = GuardSet(
-        spec.get("unless_preceded_by"), spec.get("unless_followed_by"),
-        spec.get("unless_after_words", ()), spec.get("unless_before_words", ()),
-        spec.get("only_before_words"), spec.get("only_followed_by"), lists,
+        entry.get("unless_preceded_by"), entry.get("unless_followed_by"),
+        entry.get("unless_after_words") or (), entry.get("unless_before_words") or (),
+        entry.get("only_before_words"), entry.get("only_followed_by"), lists,
     )
     return guard or None
 
 
 class _Rule:
     def __init__(self, spec, ctx, index):
-        self.name = spec.get("name") or spec["dictionary"]
-        self.remove = spec["action"] == "remove"
-        cs = spec.get("case_sensitive", False)
+        self.name = spec.name or spec.dictionary
+        self.remove = spec.action == "remove"
+        cs = spec.case_sensitive
         self.table = WordTable()
         self.skipped = []
         self.phrases = []  # every listed word or phrase, for WordRules.settle
-        lists = ctx.lists(spec["dictionary"])
+        lists = ctx.lists(spec.dictionary)
         if self.remove:
-            for w in ctx.word_list(spec["dictionary"]):
+            for w in ctx.word_list(spec.dictionary):
                 guard = _guard(w, lists)
                 self.table.add(w["word"], (None, guard), w.get("case_sensitive", cs))
                 self.phrases.append((w["word"], guard))
         else:
-            entries = ctx.entries(spec["dictionary"])
+            entries = ctx.entries(spec.dictionary)
             for full, entry in entries.items():
                 # an entry is its replacement, or {to: replacement, guards...}:
                 # the context where the rewrite would not say the same thing
@@ -86,10 +87,10 @@ class _Rule:
                     self.phrases.append((full, guard))
                 else:
                     self.skipped.append(full)
-        self.guard = GuardSet(spec.get("unless_preceded_by"), spec.get("unless_followed_by"))
+        self.guard = GuardSet(spec.unless_preceded_by, spec.unless_followed_by)
         # A capitalised word mid-sentence is usually part of a name ("Active
         # Directory"): substitute it only where this says a sentence starts.
-        cap = spec.get("capitalised_only_after")
+        cap = spec.capitalised_only_after
         self.capitalised_ok = GuardSet(preceded=cap) if cap else None
 
     def edit(self, text, start, end, payload, runs):
@@ -115,7 +116,7 @@ class WordRules(Transform):
     def __init__(self, spec, ctx):
         super().__init__(spec, ctx)
         self.runs = Runs(ctx.word_pattern)
-        self.rules = [_Rule(r, ctx, i) for i, r in enumerate(spec["rules"])]
+        self.rules = [_Rule(r, ctx, i) for i, r in enumerate(spec.rules)]
         self.skipped = sorted({s for r in self.rules for s in r.skipped})
         # one table for all rules: a run costs one lookup however many rules there are
         self.table = {}
@@ -143,7 +144,7 @@ class WordRules(Transform):
         self.reach = max((len(" ".join(words)) for _, words, _ in phrases), default=0) + 1
         # how far back (in characters) from an edit a listed word may sit whose
         # guard reads past other words after it (reads_far, found by far_re)
-        self.settle_reach_back = spec.get("settle_reach_back", 0)
+        self.settle_reach_back = spec.settle_reach_back
         self.far_re = None
         if self.reads_far and self.settle_reach_back:
             alternation = "|".join(regex.escape(w) for w in sorted(self.reads_far))
