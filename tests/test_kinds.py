@@ -222,11 +222,12 @@ def _agents_for(kind, case):
 def test_handler_case(kind, case, default, folder):
     from engine.agents.event import make
     from engine.hooks import dispatch
+    from engine.hooks.compiled import compiled
 
     event = dict(case["event"])
     event_kind = event.pop("kind")
     spec = dict(case.get("spec", {}), kind=kind, name="case")
-    hooks = dict(default.hooks, source_line="", events={event_kind: [spec]}, **case.get("settings", {}))
+    hooks = compiled(dict(default.hooks, source_line="", events={event_kind: [spec]}, **case.get("settings", {})), "default")
     agents = _agents_for(event_kind, case)
     assert agents, f"no agent sends {event_kind}"
     for agent in agents:

@@ -315,7 +315,7 @@ def cmd_install(args):
         if args.detect:
             print(f"{agent.data['display']}:")
         done = install(_scope(args), events, args.profile, hooks["install_timeout_seconds"],
-                       keep=hooks["install_backups_kept"], autocompact_pct=hooks.get("autocompact_pct", 0),
+                       keep=hooks["install_backups_kept"], autocompact_pct=hooks["autocompact_pct"],
                        agent=agent.name)
         _say_installed(done, agent)
     _fit_warnings(ref)

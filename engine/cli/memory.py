@@ -194,7 +194,7 @@ def _preview(args):
     registry, by_event = build(hooks)
     ctx = Context(event, _MemoryState(), 0, args.profile, hooks, log)
     parts = []
-    kinds = {spec["name"]: spec["kind"] for specs in hooks.get("events", {}).values() for spec in specs}
+    kinds = {spec["name"]: spec["kind"] for specs in hooks["events"].values() for spec in specs}
     for h in by_event.get(event.kind, []):
         if kinds.get(h.name) in RECORDING:
             print(f"# {h.name}: records only (skipped in a preview)")

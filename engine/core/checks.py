@@ -8,6 +8,9 @@ and engine/hooks/handlers/__init__.py names handler kinds: the core imports
 a check's module only when a document of that kind is checked, so nothing
 in the core imports a subsystem, and a subsystem adds a kind with one line.
 
+A compiler (COMPILERS) takes the resolved profile and returns the
+subsystem's compiled part of it, as plain data.
+
 A check takes the checked thing (a document, or a resolved profile for
 "profile.hooks") and returns its problems (FILE:LINE:COL errors) or raises
 them.
@@ -22,6 +25,14 @@ CHECKS = {
     "replay_report": ("engine.replay.render", "problems"),
     "profile.hooks": ("engine.hooks.check", "check_hooks"),
     "agent": ("engine.agents.check", "problems"),
+}
+
+
+# What a subsystem makes of its own part of a resolved profile when it
+# compiles: the hooks settings as the hook reads them (plain data, its
+# defaults filled in: engine/hooks/compiled.py).
+COMPILERS = {
+    "profile.hooks": ("engine.hooks.compiled", "compile_hooks"),
 }
 
 
@@ -43,4 +54,10 @@ def namer(kind):
 def checker(kind):
     """The check function registered for `kind`."""
     module, name = CHECKS[kind]
+    return getattr(__import__(module, fromlist=[name]), name)
+
+
+def compiler(kind):
+    """The compile function registered for `kind` (resolved profile -> plain data)."""
+    module, name = COMPILERS[kind]
     return getattr(__import__(module, fromlist=[name]), name)

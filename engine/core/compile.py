@@ -91,24 +91,15 @@ def compile_profile(resolved, files):
         if getattr(t, "skipped", None):
             notes[spec.name] = t.skipped
         transforms.append(t)
-    from .checks import checker
+    from .checks import checker, compiler
 
     checker("profile.hooks")(resolved)  # the hooks subsystem's own semantics (engine/core/checks.py)
     return Profile(
         name=resolved.name, level=s["level"], objective=s["objective"], tokenizer=s["tokenizer"],
         timeout_ms_per_mb=s["pattern_timeout_ms"], max_input_bytes=s["max_input_bytes"], fit_factor=s["fit_factor"],
         protector=protector, transforms=transforms, notes=notes,
-        hooks=_with_source(resolved), cache=s["cache"],
+        hooks=compiler("profile.hooks")(resolved), cache=s["cache"],
     )
-
-
-def _with_source(resolved):
-    """The hooks settings with the profile's name in `source_line` (the
-    event and the handler are filled in per injection, engine/hooks/source.py)."""
-    hooks = resolved.hooks
-    if not hooks.get("source_line"):
-        return hooks
-    return dict(hooks, source_line=hooks["source_line"].replace("{profile}", resolved.name))
 
 
 def resolved_error(resolved, message):

@@ -64,7 +64,7 @@ def growth_due(ctx, name, every):
     size = _size(ctx)
     if size is None:
         return False
-    per = ctx.settings.get("context", {}).get("growth_bytes_per_token", 1)
+    per = ctx.settings["context"]["growth_bytes_per_token"]
     # The fast path between prompts (PostToolUse, hundreds a session): the
     # transcript only grows, by at least `per` bytes a token of context.
     if ctx.name != "prompt" and 0 <= size - size_then < (due - seen) * per:

@@ -31,12 +31,15 @@ def check_hooks(resolved):
     ]
     if missing:
         errors.append(UserError(f"hooks: set {', '.join(missing)} here or extend a profile that does", resolved.file, 1, 1))
+    from .compiled import with_defaults
     from .handlers import events_of
 
-    names = {h["name"]: h for hs in hooks.get("events", {}).values() for h in hs}
+    if "events" not in hooks:
+        raise ValidationErrors(errors)  # events is missing: said above
+    names = {h["name"]: with_defaults(h) for hs in hooks["events"].values() for h in hs}
     for event, handlers in events_of(hooks).items():
         for h in handlers:
-            if h.get("enabled", True) is not False:
+            if h.get("enabled") is not False:
                 errors.extend(_check_handler(resolved, event, h, names))
     if not missing:
         errors.extend(_check_limits(resolved, hooks, names))
@@ -96,7 +99,7 @@ def _check_handler(resolved, event, h, names):
     def err(message, *path):
         return _err(resolved, name, message, *(path if path and path[0] in _own_keys(resolved, name) else ()))
 
-    return cls.check(resolved, h, names, err)
+    return cls.check(resolved, names[name], names, err)
 
 
 def refresh_problems(resolved, h):

@@ -53,7 +53,7 @@ def _message(h, plan, event, cap, profile_ref, cwd):
     never = getattr(plan, "never", ())
     sizes = ", ".join(f"{shown_path(it.path, cwd)} {it.chars:,} characters" + (" (cannot fit alone)" if it in never else "")
                       for it in rows)
-    mode = h.spec.get("overflow", "pending")
+    mode = h.spec.overflow
     after = "delivered at the next events" if mode == "pending" else "named in a digest line"
     prof = profile_ref or "your profile (engine profile show names it)"
     setting = f"hooks.events.{event}[name: {h.name}].budget.{unit} (now {limit:,}) in {prof}"

@@ -315,7 +315,7 @@ def narrow(ctx, spec, files):
     if not conf or not files or not (ctx.transcript() or starting):
         return files
     iv = ctx_inview(ctx)
-    far = spec.get("every_tokens", 0) or 0
+    far = spec["every_tokens"]
     compact = _compacting(ctx)
     scoped_for = getattr(ctx, "scoped_for", None)
     if not iv.known and starting:
@@ -332,8 +332,8 @@ def narrow(ctx, spec, files):
         if far and not compact and scoped_for is None:
             ctx.in_view_next_due = (iv.current.tokens or 0) + far
         return files
-    key = (spec.get("path_scope") or {}).get("key", "paths")
-    limit = (spec.get("path_scope") or {}).get("max_brace_expansions", 1024)
+    key = spec["scope"]["key"]
+    limit = spec["scope"]["max_brace_expansions"]
     snap = ctx.snapshot()
     now = Seen(iv, iv.current, snap, conf, key, limit)
     out, next_due = [], []

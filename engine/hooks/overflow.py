@@ -31,7 +31,7 @@ PENDING, DIGEST = "pending", "digest"
 
 
 def mode(spec):
-    return spec.get("overflow", PENDING)
+    return spec["overflow"]
 
 
 def round_key(name):
@@ -90,8 +90,8 @@ def digest_lines(ctx, spec, items, texts, render):
     hooks.omitted_names_max of them; the rest are counted by the
     handler's omitted_template."""
     limit = ctx.settings["omitted_names_max"]
-    strip = spec.get("strip_frontmatter", False)
-    cut = spec.get("digest_title_chars", 120)
+    strip = spec["strip_frontmatter"]
+    cut = spec["digest_title_chars"]
     lines = []
     from engine.core.textcache import redacted
 

@@ -12,10 +12,10 @@ def line(settings, event, handler):
     profile has none.  {event} is the event the profile lists the handler
     under (a reinject at SessionStart runs the rules handler of
     UserPromptSubmit: that is where `engine profile show` shows it)."""
-    fmt = settings.get("source_line") or ""
+    fmt = settings["source_line"]
     if not fmt:
         return ""
-    for name, specs in settings.get("events", {}).items():
+    for name, specs in settings["events"].items():
         if any(s.get("name") == handler for s in specs):
             event = name
             break

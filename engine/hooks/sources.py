@@ -145,14 +145,14 @@ def source_folders(spec, cwd, agent=None):
     as written, and `{agent: rules}` as the rule folders the agent reads
     (engine/agents/instructions.py), with their scope keys."""
     out = []
-    for src in spec.get("sources", ()):
+    for src in spec["sources"]:
         if src.get("agent") == "rules":
             if agent is not None:
                 from engine.agents.instructions import folders
 
                 out.extend((f, g, e) for f, g, e in folders(agent, cwd))
             continue
-        out.append((expand(src["dir"], cwd), src.get("glob", "*.md"), src))
+        out.append((expand(src["dir"], cwd), src["glob"], src))
     return out
 
 
@@ -161,7 +161,7 @@ def source_files(spec, cwd, agent=None):
     `{agent: files}` as the single files the agent reads for `cwd` (its
     AGENTS.md chain, its CLAUDE.md or GEMINI.md ...)."""
     out = []
-    for f in spec.get("files", ()):
+    for f in spec["files"]:
         if isinstance(f, dict):
             if f.get("agent") == "files" and agent is not None:
                 from engine.agents.instructions import files
@@ -230,8 +230,8 @@ def collect(spec, cwd, log, trust=None, skipped=None, agent=None):
     from engine.core.settings import hook_bounds
     from .origin import Origins, order_key, rank
 
-    skip = set(spec.get("skip", ()))
-    pri = spec.get("priority", {"key": "priority", "default": 5})
+    skip = set(spec["skip"])
+    pri = spec["priority"]
     cap = hook_bounds()["max_rule_file_bytes"]
     origins = Origins(cwd)
     seen, out, folders = set(), [], {}
@@ -266,7 +266,7 @@ def collect(spec, cwd, log, trust=None, skipped=None, agent=None):
         origin, project = origins.of(p, real)
         out.append(RuleFile(p, name, priority, text, real, origin, project, hashlib.sha256(data).hexdigest()[:16],
                             src.get("scope_key"), src.get("always_key")))
-    if spec.get("files"):
+    if spec["files"]:
         out.sort(key=lambda r: rank(r.origin))  # a list of files keeps its order within an origin
     else:
         out.sort(key=order_key)  # rule files: the user's first, then most important first

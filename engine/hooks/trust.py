@@ -92,8 +92,8 @@ def for_event(profile_ref, cwd, settings, log):
     from engine.core.profile import choose_origin
 
     from_project = choose_origin(profile_ref, cwd) == "project"
-    trust = settings.get("trust", {})
-    return Trust(cwd, from_project, trust.get("allow_read", []), trust.get("vcs_metadata", ()))
+    trust = settings["trust"]  # hooks.trust and its keys are required (engine/hooks/check.py)
+    return Trust(cwd, from_project, trust["allow_read"], trust["vcs_metadata"])
 
 
 def note_unapproved(event, profile_ref, hooks, log):

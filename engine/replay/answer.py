@@ -32,7 +32,7 @@ class Session:
     def __init__(self, agent, hooks, timeline, rates, per_tokens, count):
         self.agent, self.hooks, self.timeline, self.rates, self.per = agent, hooks, timeline, rates, per_tokens
         self.count = count
-        self.kinds = {s["name"]: s["kind"] for specs in hooks.get("events", {}).values() for s in specs}
+        self.kinds = {s["name"]: s["kind"] for specs in hooks["events"].values() for s in specs}
         self.events = 0
         self.answers, self.by_handler = [], {}
         self.in_view = {"count": 0, "chars": 0, "tokens": 0, "cost": 0.0, "method": IN_VIEW_METHOD}

@@ -6,8 +6,10 @@ their samples, and its checks; this file only maps a YAML `kind:` to its
 class, and imports a kind's module when a profile uses it, so an event's hot
 path loads only the kinds it runs.  A handler has `due(ctx)` (cheap, imports
 nothing heavy) and `parts(ctx)`: the Part objects (part.py) the dispatcher
-merges into the event's answer.  A new kind: its module, its line in KINDS,
-its branch in schemas/profile.schema.json and a fixture (tests/kinds/).
+merges into the event's answer.  A new kind: its module (with its Spec: the
+handler keys it reads), its line in KINDS, its branch in
+schemas/profile.schema.json (a key's default there, nowhere else) and a
+fixture (tests/kinds/).
 """
 
 from .context import Context
@@ -50,7 +52,7 @@ def events_of(hooks):
     from engine.agents.table import neutral_name
 
     out = {}
-    for key, specs in hooks.get("events", {}).items():
+    for key, specs in hooks["events"].items():
         name = neutral_name(key)
         if name is not None:
             out.setdefault(name, []).extend(specs)
@@ -68,7 +70,7 @@ class _Registry(dict):
         self.specs = {}
         for specs in events_of(hooks).values():
             for spec in specs:
-                if spec.get("enabled", True) is not False:
+                if spec["enabled"] is not False:
                     self.specs[spec["name"]] = spec
 
     def __missing__(self, name):
@@ -87,7 +89,7 @@ class _ByEvent(dict):
 
     def __init__(self, hooks, registry):
         super().__init__()
-        self.events = {event: [s["name"] for s in specs if s.get("enabled", True) is not False]
+        self.events = {event: [s["name"] for s in specs if s["enabled"] is not False]
                        for event, specs in events_of(hooks).items()}
         self.registry = registry
 

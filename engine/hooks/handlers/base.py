@@ -9,15 +9,30 @@ subclass of Handler.  Its class attributes say:
 - `variables`: each template key it renders (dotted: `templates.low`) and
   the variables that template may use;
 - `samples`: a sample value of each of those variables, for the trial
-  render `engine validate` makes.
+  render `engine validate` makes;
+- `Spec`: the type of its spec, a frozen record (engine/base/record.py)
+  whose annotations name the handler keys it reads (properties of
+  `$defs/handler` in schemas/profile.schema.json).  The profile's compile
+  step fills in the schema's defaults (engine/hooks/compiled.py), so a
+  field is what the profile says or the schema's default, None where the
+  schema has none; no kind names a default of its own.
 
 `engine validate` (hooks/check.py) loops over the profile's handlers and
 asks each kind's `check`: the declared part here, a kind's own checks in
 its override.  This module is on every event's path: it imports only the
-agent seam's declarations.
+agent seam's declarations and the record type.
 """
 
 from engine.agents.spec import NEUTRAL_EVENTS
+from engine.base.record import Record
+
+
+class HandlerSpec(Record):
+    """What every handler's spec holds."""
+
+    name: str
+    kind: str
+    enabled: bool
 
 
 class Handler:
@@ -29,12 +44,22 @@ class Handler:
     settings: dict[str, tuple[str, ...]] = {}
     variables: dict[str, set[str]] = {}
     samples: dict[str, object] = {}
+    Spec: type[HandlerSpec] = HandlerSpec
 
     def __init__(self, spec, settings, registry):
-        self.spec = spec
-        self.name = spec["name"]
+        self.spec = self.Spec(spec)
+        self.name = self.spec.name
         self.hooks = settings
         self.registry = registry
+
+    @classmethod
+    def compile_spec(cls, spec, handler_schema):
+        """The handler's spec as the hook reads it, made when the profile
+        compiles from the spec with its defaults filled in (plain data: the
+        hooks settings are cached as JSON).  `handler_schema(key)` is the
+        schema of a handler key.  A kind whose field needs working out
+        once overrides this."""
+        return spec
 
     def due(self, ctx):
         return True

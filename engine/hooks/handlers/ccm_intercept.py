@@ -13,10 +13,11 @@ class CcmIntercept(Handler):
     def __init__(self, spec, settings, registry):
         from . import events_of
 
-        self.name = spec["name"]
+        self.spec = self.Spec(spec)
+        self.name = self.spec.name
         # With a ccm_output handler after tool calls, a shell output is
         # replaced after it ran wherever the agent takes that answer: no rewrite then.
-        self.post_replaces = any(h.get("kind") == "ccm_output" and h.get("enabled", True) is not False
+        self.post_replaces = any(h.get("kind") == "ccm_output" and h["enabled"] is not False
                                  for h in events_of(settings).get("post_tool", ()))
         import sys
 

@@ -7,9 +7,6 @@ from .base import Handler
 
 
 class CcmLearn(Handler):
-    def __init__(self, spec, settings, registry):
-        self.name = spec["name"]
-
     def due(self, ctx):
         return ctx.event.tool_kind == "shell" and not ctx.event.subagent and bool(ctx.cwd)
 

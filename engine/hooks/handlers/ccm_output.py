@@ -28,9 +28,6 @@ class CcmOutput(Handler):
     # the agents replace a tool output after it ran: at post_tool only
     events = ("post_tool",)
 
-    def __init__(self, spec, settings, registry):
-        self.name = spec["name"]
-
     def due(self, ctx):
         e = ctx.event
         return e.kind == "post_tool" and e.tool_kind == "shell" and not e.subagent and e.output_streams() is not None

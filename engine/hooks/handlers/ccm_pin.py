@@ -2,13 +2,20 @@
 prompt pin cached outputs; the user is told what was done."""
 
 from .part import Part
-from .base import Handler
+from .base import Handler, HandlerSpec
+
+
+class CcmPinSpec(HandlerSpec):
+    directive: str
 
 
 class CcmPin(Handler):
+    Spec = CcmPinSpec
+
     def __init__(self, spec, settings, registry):
-        self.name = spec["name"]
-        self.directive = spec["directive"]
+        self.spec = self.Spec(spec)
+        self.name = self.spec.name
+        self.directive = self.spec.directive
 
     def due(self, ctx):
         # no settings read for a prompt without a directive: the quiet path stays as it was

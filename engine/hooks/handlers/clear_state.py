@@ -8,9 +8,6 @@ from .base import Handler
 
 
 class ClearState(Handler):
-    def __init__(self, spec, settings, registry):
-        self.name = spec["name"]
-
     def due(self, ctx):
         return True
 

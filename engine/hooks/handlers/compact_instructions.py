@@ -6,17 +6,20 @@ import os
 import stat
 
 from .part import Part
-from .base import Handler
+from .base import Handler, HandlerSpec
 from .samples import pick
 
 
+class CompactInstructionsSpec(HandlerSpec):
+    file: str | None
+    max_file_bytes: int
+    template: str
+
+
 class CompactInstructions(Handler):
+    Spec = CompactInstructionsSpec
     variables = {"template": {"trigger", "custom_instructions"}}
     samples = pick("trigger", "custom_instructions")
-
-    def __init__(self, spec, settings, registry):
-        self.spec = spec
-        self.name = spec["name"]
 
     def due(self, ctx):
         return True
@@ -24,9 +27,9 @@ class CompactInstructions(Handler):
     def user_file(self, ctx):
         """The user's instructions, or None (no file, not a regular file,
         unreadable: the template then)."""
-        path = os.path.expanduser(self.spec.get("file") or "")
-        if not path:
+        if not self.spec.file:
             return None
+        path = os.path.expanduser(self.spec.file)
         try:
             fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
         except OSError:
@@ -35,10 +38,10 @@ class CompactInstructions(Handler):
             if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
                 ctx.log(f"{self.name}: {path} is not a regular file; using the template")
                 return None
-            data = fh.read(self.spec["max_file_bytes"] + 1)
-        if len(data) > self.spec["max_file_bytes"]:
-            ctx.log(f"{self.name}: {path} is over max_file_bytes ({self.spec['max_file_bytes']}); cut there")
-            data = data[: self.spec["max_file_bytes"]]
+            data = fh.read(self.spec.max_file_bytes + 1)
+        if len(data) > self.spec.max_file_bytes:
+            ctx.log(f"{self.name}: {path} is over max_file_bytes ({self.spec.max_file_bytes}); cut there")
+            data = data[: self.spec.max_file_bytes]
         text = data.decode("utf-8", "replace").strip()
         return text or None
 
@@ -47,6 +50,6 @@ class CompactInstructions(Handler):
         if text is None:
             from ..banner import render_cached
 
-            text = render_cached(self.spec["template"], ctx.settings["templates"], trigger=ctx.event.trigger,
+            text = render_cached(self.spec.template, ctx.settings["templates"], trigger=ctx.event.trigger,
                                  custom_instructions=ctx.event.custom_instructions).strip("\n")
         return [Part(self.name, stdout=text)] if text else []

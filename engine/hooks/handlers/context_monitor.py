@@ -23,7 +23,7 @@ last compaction, ranked by the session report's own function
 import os
 
 from .part import Part
-from .base import Handler
+from .base import Handler, HandlerSpec
 from .samples import pick
 
 # The transcript's size where the response whose fill was read begins, that
@@ -32,15 +32,24 @@ SEEN_SIZE, SEEN_TOKENS, READ_SIZE = "fill_seen_bytes:", "fill_seen_tokens:", "fi
 SEEN_WINDOW = "fill_seen_window:"
 
 
+class ContextMonitorSpec(HandlerSpec):
+    thresholds: tuple[float, ...]
+    top: int
+    to_model: bool
+    rearm: bool
+    template: str
+    warnings: str | None
+
+
 class ContextMonitor(Handler):
+    Spec = ContextMonitorSpec
     settings = {"context": ("growth_bytes_per_token",)}
     variables = {"template": {"fill_pct", "tokens", "window", "threshold", "thresholds", "top", "total_tokens"}}
     samples = pick("fill_pct", "tokens", "window", "threshold", "thresholds", "top", "total_tokens")
 
     def __init__(self, spec, settings, registry):
-        self.spec = spec
-        self.name = spec["name"]
-        self.warnings = spec.get("warnings") or self.name  # monitors that share it warn once between them
+        super().__init__(spec, settings, registry)
+        self.warnings = self.spec.warnings or self.name  # monitors that share it warn once between them
 
     def _mark(self, t):
         return f"warned:{self.warnings}:{t}"
@@ -77,7 +86,7 @@ class ContextMonitor(Handler):
         return seen_tokens + grown >= lowest
 
     def parts(self, ctx):
-        thresholds = sorted(self.spec["thresholds"])
+        thresholds = sorted(self.spec.thresholds)
         snap = ctx.snapshot()
         size = None
         if ctx.name != "stop":
@@ -94,7 +103,7 @@ class ContextMonitor(Handler):
             # is still to come: no base then, the next event reads again.
             marks = {SEEN_SIZE + self.warnings: ctx.usage()[2], SEEN_TOKENS + self.warnings: tokens,
                      READ_SIZE + self.warnings: size, SEEN_WINDOW + self.warnings: window}
-        if self.spec["rearm"]:
+        if self.spec.rearm:
             marks.update({self._mark(t): 0 for t in thresholds if pct < t and snap.get(self._mark(t))})
         new = [t for t in thresholds if pct >= t and not snap.get(self._mark(t))]
         if not new:
@@ -103,12 +112,12 @@ class ContextMonitor(Handler):
         from ..banner import render
 
         top, total = self._consumers(ctx)
-        text = render(self.spec["template"], ctx.settings["templates"], fill_pct=int(pct), tokens=tokens,
+        text = render(self.spec.template, ctx.settings["templates"], fill_pct=int(pct), tokens=tokens,
                       window=window, threshold=max(new), thresholds=thresholds, top=top,
                       total_tokens=total).strip("\n")
         if not text:
             return [Part(self.name, marks=marks)]
-        return [Part(self.name, text if self.spec["to_model"] else None, marks=marks, user_message=text)]
+        return [Part(self.name, text if self.spec.to_model else None, marks=marks, user_message=text)]
 
     def _consumers(self, ctx):
         """([{tool, tokens, bytes, calls, share}], total tokens) of the tool
@@ -125,5 +134,5 @@ class ContextMonitor(Handler):
             ctx.log(f"handler {self.name}: tool consumers not read ({exc})")
             return [], 0
         top = [{"tool": r["name"], "tokens": r["est_tokens"], "bytes": r["result_bytes"], "calls": r["calls"],
-                "share": r["share"]} for r in rows[: self.spec["top"]]]
+                "share": r["share"]} for r in rows[: self.spec.top]]
         return top, int(round(total_bytes / per_token))

@@ -5,33 +5,36 @@ guidance states the policy; it names models only when the profile asks, with
 `model_advice` (a line per effort, after the policy)."""
 
 from .part import Part
-from .base import Handler
+from .base import Handler, HandlerSpec
 from .samples import pick
 
 
+class EffortGuidanceSpec(HandlerSpec):
+    when: dict
+    templates: dict
+    model_advice: dict
+
+
 class EffortGuidance(Handler):
+    Spec = EffortGuidanceSpec
     settings = {"effort": ()}
     variables = {f"{key}.{e}": {"effort", "source"} for key in ("templates", "model_advice")
                  for e in ("low", "medium", "high")}
     samples = pick("effort", "source")
 
-    def __init__(self, spec, settings, registry):
-        self.spec = spec
-        self.name = spec["name"]
-
     def due(self, ctx):
-        sources = self.spec.get("when", {}).get("source")
+        sources = self.spec.when.get("source")
         return (not sources or ctx.event.source in sources) and bool(self.template(ctx))
 
     def template(self, ctx):
-        return self.spec["templates"].get(ctx.settings["effort"], "")
+        return self.spec.templates[ctx.settings["effort"]]
 
     def parts(self, ctx):
         from ..banner import render_cached
 
         values = dict(effort=ctx.settings["effort"], source=ctx.event.source)
         text = render_cached(self.template(ctx), ctx.settings["templates"], **values).strip("\n")
-        advice = self.spec.get("model_advice", {}).get(ctx.settings["effort"], "")
+        advice = self.spec.model_advice[ctx.settings["effort"]]
         if text and advice:
             advice = render_cached(advice, ctx.settings["templates"], **values).strip("\n")
             text = f"{text} {advice}" if advice else text

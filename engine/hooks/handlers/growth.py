@@ -7,30 +7,31 @@ PostToolUse and asks each target refresh whether its growth cadence is
 due (one stat on the quiet path, engine/hooks/cadence.py); the
 target then delivers only the rules that went that far back."""
 
-from .base import Handler
+from .base import Handler, HandlerSpec
+
+
+class GrowthRefreshSpec(HandlerSpec):
+    handlers: tuple[str, ...]
 
 
 class GrowthRefresh(Handler):
-    def __init__(self, spec, settings, registry):
-        self.spec = spec
-        self.name = spec["name"]
-        self.registry = registry
+    Spec = GrowthRefreshSpec
 
     def _live(self, name, ctx):
         """Checked from the target's spec: a target that is not due is never
         built (its module, refresh.py, is not imported)."""
         from ..cadence import grown
 
-        spec = self.registry.specs[name]
-        every = spec.get("every_tokens", 0)
+        spec = self.registry.specs[name]  # plain data, its defaults filled in (engine/hooks/compiled.py)
+        every = spec["every_tokens"]
         return bool(every) and _has_files(spec, ctx.cwd, ctx.agent) and grown(ctx, name, every)
 
     def due(self, ctx):
-        return any(self._live(n, ctx) for n in self.spec["handlers"])
+        return any(self._live(n, ctx) for n in self.spec.handlers)
 
     def parts(self, ctx):
         out = []
-        for n in self.spec["handlers"]:
+        for n in self.spec.handlers:
             try:
                 if self._live(n, ctx):
                     out.extend(self.registry[n].parts(ctx))

@@ -7,7 +7,7 @@ delivery carries the id that later tells it apart (engine/hooks/delivery.py).
 and Jinja2, since it only runs when something will be injected."""
 
 from .part import Part
-from .base import Handler
+from .base import Handler, HandlerSpec
 
 
 def _elapsed():
@@ -19,7 +19,29 @@ def _elapsed():
     return time.monotonic() - STARTED
 
 
+class RefreshSpec(HandlerSpec):
+    level: str
+    budget: dict
+    sources: tuple
+    files: tuple
+    skip: tuple[str, ...]
+    priority: dict
+    every_turns: int
+    every_tokens: int
+    strip_frontmatter: bool
+    path_scope: dict | None
+    scope: dict  # path_scope, or its defaults without one: which rule files the agent scopes (inview.narrow)
+    template: str
+    omitted_template: str
+    overflow: str
+    pending_template: str | None
+    digest_template: str | None
+    digest_title_chars: int
+
+
 class Refresh(Handler):
+    Spec = RefreshSpec
+
     @classmethod
     def check(cls, resolved, h, names, err):
         """Its templates (known variables, a trial render under the hook's
@@ -28,11 +50,19 @@ class Refresh(Handler):
 
         return refresh_problems(resolved, h)
 
+    @classmethod
+    def compile_spec(cls, spec, handler_schema):
+        """`scope`: the path_scope, else the defaults of one (its frontmatter
+        key and glob bound still say which rule files the agent itself loads
+        only on a touch: what is in view, engine/hooks/inview.py)."""
+        from engine.core.defaults import fill
+
+        return dict(spec, scope=spec.get("path_scope") or fill(handler_schema("path_scope"), {}))
+
     def __init__(self, spec, settings, registry):
-        self.spec = spec
-        self.name = spec["name"]
-        self.every_turns = spec.get("every_turns", 0)
-        self.every_tokens = spec.get("every_tokens", 0)
+        super().__init__(spec, settings, registry)
+        self.every_turns = self.spec.every_turns
+        self.every_tokens = self.spec.every_tokens
 
     def due(self, ctx):
         snap = ctx.snapshot()
@@ -97,10 +127,10 @@ class Refresh(Handler):
 
         trust = for_event(ctx.profile_ref, ctx.cwd or None, ctx.settings, log)
         files = collect(self.spec, ctx.cwd, log, trust, skipped, ctx.agent)
-        if self.spec.get("path_scope"):  # path-scoped rules only when a matching file was touched
+        if self.spec.path_scope:  # path-scoped rules only when a matching file was touched
             from ..pathscope import select
 
-            files, found = select(files, self.spec["path_scope"], ctx.touched(self.spec["path_scope"]), log)
+            files, found = select(files, self.spec.path_scope, ctx.touched(self.spec.path_scope), log)
             scoped.extend(found)
         return self._in_view(ctx, files)
 
@@ -127,7 +157,7 @@ class Refresh(Handler):
     def _raw(self, rf):
         from ..sources import body
 
-        return (body(rf.text) if self.spec.get("strip_frontmatter") else rf.text).replace("\r\n", "\n")
+        return (body(rf.text) if self.spec.strip_frontmatter else rf.text).replace("\r\n", "\n")
 
     def _cannot_fit(self, comp, files, room, log):
         """(Items that cannot fit once compressed, the other files): sizes are

@@ -3,10 +3,17 @@ a compaction: SessionStart with source `compact`; with `when: {pending:
 true}`, at any event while a target still has rules to deliver from a
 delivery its budget could not hold whole: engine/hooks/overflow.py)."""
 
-from .base import Handler
+from .base import Handler, HandlerSpec
+
+
+class ReinjectSpec(HandlerSpec):
+    handlers: tuple[str, ...]
+    when: dict
 
 
 class Reinject(Handler):
+    Spec = ReinjectSpec
+
     @classmethod
     def check(cls, resolved, h, names, err):
         """Each target is a refresh handler of the profile, and the targets
@@ -16,24 +23,19 @@ class Reinject(Handler):
                   for i, target in enumerate(h["handlers"])
                   if (names.get(target) or {}).get("kind") not in ("rule_refresh", "file_refresh")]
         cap = resolved.hooks.get("max_injection_chars")
-        if errors or cap is None or h.get("when", {}).get("pending"):
+        if errors or cap is None or h["when"].get("pending"):
             return errors  # a pending reinject carries only what waits, deferring the rest
         targets = [names[t] for t in h["handlers"]]
-        budgets = [t.get("budget", {}).get("chars") for t in targets]
-        waits = all(t.get("overflow", "pending") == "pending" for t in targets[1:])
+        budgets = [t["budget"].get("chars") if "budget" in t else None for t in targets]
+        waits = all(t["overflow"] == "pending" for t in targets[1:])
         if len(budgets) > 1 and all(budgets) and not waits and sum(budgets) + 2 * (len(budgets) - 1) > cap:
             errors.append(err(f"reinject runs {', '.join(h['handlers'])} at once: their budgets "
                               f"({' + '.join(map(str, budgets))} characters) exceed max_injection_chars ({cap}), "
                               "so the later ones would wait for the next event; lower the budgets", "handlers"))
         return errors
 
-    def __init__(self, spec, settings, registry):
-        self.spec = spec
-        self.name = spec["name"]
-        self.registry = registry
-
     def due(self, ctx):
-        when = self.spec.get("when", {})
+        when = self.spec.when
         sources = when.get("source")
         if sources and ctx.event.source not in sources:
             return False
@@ -45,10 +47,10 @@ class Reinject(Handler):
         if ctx.event.subagent:
             return []
         snap = ctx.snapshot()
-        return [n for n in self.spec["handlers"] if snap.get(f"pending:{n}")]
+        return [n for n in self.spec.handlers if snap.get(f"pending:{n}")]
 
     def targets(self, ctx=None):
-        names = self._pending(ctx) if ctx is not None and self.spec.get("when", {}).get("pending") else self.spec["handlers"]
+        names = self._pending(ctx) if ctx is not None and self.spec.when.get("pending") else self.spec.handlers
         return [self.registry[n] for n in names]
 
     def parts(self, ctx):

@@ -9,21 +9,23 @@ session that creates src/new.py never sees the rule for src/**/*.py.  The
 version is the one reader's; a rule already in view in this epoch (delivered
 by the agent or the engine) is not delivered again (engine/hooks/inview.py)."""
 
-from .base import Handler
+from .base import Handler, HandlerSpec
+
+
+class ScopedOnWriteSpec(HandlerSpec):
+    handlers: tuple[str, ...]
+    tools: tuple[str, ...]
 
 
 class ScopedOnWrite(Handler):
-    def __init__(self, spec, settings, registry):
-        self.spec = spec
-        self.name = spec["name"]
-        self.registry = registry
+    Spec = ScopedOnWriteSpec
 
     def _path(self, ctx):
-        if ctx.name != "pre_tool" or ctx.event.tool_kind not in self.spec["tools"]:
+        if ctx.name != "pre_tool" or ctx.event.tool_kind not in self.spec.tools:
             return None
         from ..pathscope import relative
 
-        for path in ctx.event.file_paths(tuple(self.spec["tools"])):
+        for path in ctx.event.file_paths(self.spec.tools):
             rel = relative(path, ctx.cwd)
             if rel:
                 return rel
@@ -45,7 +47,7 @@ class ScopedOnWrite(Handler):
 
         out = []
         try:
-            for h in (self.registry[n] for n in self.spec["handlers"]):
+            for h in (self.registry[n] for n in self.spec.handlers):
                 try:
                     for part in h.parts(ctx):
                         # a scoped delivery is not the target's cadence: keep only what says it is in view

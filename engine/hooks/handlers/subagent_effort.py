@@ -6,18 +6,23 @@ with `action: ask` the agent asks the user first (an ask decision, the
 warning as the reason)."""
 
 from .part import Part
-from .base import Handler
+from .base import Handler, HandlerSpec
 from .samples import pick
 
 
+class SubagentEffortSpec(HandlerSpec):
+    tools: tuple[str, ...]
+    expensive_models: tuple[str, ...]
+    efforts: tuple[str, ...]
+    action: str
+    template: str
+
+
 class SubagentEffort(Handler):
+    Spec = SubagentEffortSpec
     settings = {"effort": ()}
     variables = {"template": {"effort", "model", "tool"}}
     samples = pick("effort", "model", "tool")
-
-    def __init__(self, spec, settings, registry):
-        self.spec = spec
-        self.name = spec["name"]
 
     def model(self, ctx):
         field = ctx.event.agent.tools("task").get("model")
@@ -25,18 +30,18 @@ class SubagentEffort(Handler):
         return model if isinstance(model, str) else ""
 
     def due(self, ctx):
-        if ctx.event.tool_kind not in self.spec["tools"] or ctx.settings["effort"] not in self.spec["efforts"]:
+        if ctx.event.tool_kind not in self.spec.tools or ctx.settings["effort"] not in self.spec.efforts:
             return False
         model = self.model(ctx).lower()
-        return any(m.lower() in model for m in self.spec["expensive_models"])
+        return any(m.lower() in model for m in self.spec.expensive_models)
 
     def parts(self, ctx):
         from ..banner import render_cached
 
-        text = render_cached(self.spec["template"], ctx.settings["templates"], effort=ctx.settings["effort"],
+        text = render_cached(self.spec.template, ctx.settings["templates"], effort=ctx.settings["effort"],
                              model=self.model(ctx), tool=ctx.event.tool).strip("\n")
         if not text:
             return []
-        if self.spec["action"] == "ask":
+        if self.spec.action == "ask":
             return [Part(self.name, tool_decision={"decision": "ask", "reason": text})]
         return [Part(self.name, text)]

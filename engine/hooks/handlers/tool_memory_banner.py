@@ -23,7 +23,7 @@ import time
 
 from engine.core.log import clean
 from .part import Part
-from .base import Handler
+from .base import Handler, HandlerSpec
 from .samples import pick
 
 
@@ -38,14 +38,17 @@ MEMORY_KEYS = ("path", "max_kept", "compact_bytes", "sessions_kept", "max_field_
                "examples_kept")
 
 
+class ToolMemoryBannerSpec(HandlerSpec):
+    show: int
+    time_format: str
+    template: str
+
+
 class ToolMemoryBanner(Handler):
+    Spec = ToolMemoryBannerSpec
     settings = {"memory": MEMORY_KEYS}
     variables = {"template": {"tool", "entries", "total", "more", "cwd", "project", "others", "others_total"}}
     samples = pick("tool", "entries", "total", "more", "cwd", "project", "others", "others_total")
-
-    def __init__(self, spec, settings, registry):
-        self.spec = spec
-        self.name = spec["name"]
 
     def _mark(self, tool):
         return f"memory_shown:{tool}"
@@ -73,12 +76,12 @@ class ToolMemoryBanner(Handler):
         return own, others
 
     def _shown(self, found):
-        fmt = self.spec["time_format"]
+        fmt = self.spec.time_format
         return [dict(e, first=time.strftime(fmt, time.localtime(e["first"])),
                      last=time.strftime(fmt, time.localtime(e["last"])),
                      error_quoted=quoted(e["error"]), input_quoted=quoted(e["input"]),
                      examples_quoted=[quoted(x) for x in reversed(e.get("examples") or [e["input"]]) if x],
-                     project_quoted=quoted(e["project"])) for e in found[: self.spec["show"]]]
+                     project_quoted=quoted(e["project"])) for e in found[: self.spec.show]]
 
     def parts(self, ctx):
         tool = ctx.event.tool
@@ -89,7 +92,7 @@ class ToolMemoryBanner(Handler):
         from ..banner import render
 
         shown, shown_others = self._shown(own), self._shown(others)
-        text = render(self.spec["template"], ctx.settings["templates"], tool=tool, entries=shown,
+        text = render(self.spec.template, ctx.settings["templates"], tool=tool, entries=shown,
                       total=len(own), more=len(own) - len(shown), cwd=ctx.cwd, project=project_of(ctx.event),
                       others=shown_others, others_total=len(others)).strip("\n")
         return [Part(self.name, text or None, marks={self._mark(tool): 1})]

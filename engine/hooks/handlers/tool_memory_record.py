@@ -12,9 +12,6 @@ from .tool_memory_banner import MEMORY_KEYS
 class ToolMemoryRecord(Handler):
     settings = {"memory": MEMORY_KEYS}
 
-    def __init__(self, spec, settings, registry):
-        self.name = spec["name"]
-
     def due(self, ctx):
         return bool(ctx.event.tool)
 

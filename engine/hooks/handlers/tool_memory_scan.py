@@ -4,16 +4,17 @@ the agent flagged failed or that start with its error wrapper), once each:
 every recorded call is marked by its call id in the session's state."""
 
 from .part import Part
-from .base import Handler
+from .base import Handler, HandlerSpec
 from .tool_memory_banner import MEMORY_KEYS
 
 
-class ToolMemoryScan(Handler):
-    settings = {"memory": MEMORY_KEYS}
+class ToolMemoryScanSpec(HandlerSpec):
+    max_tail_bytes: int
 
-    def __init__(self, spec, settings, registry):
-        self.spec = spec
-        self.name = spec["name"]
+
+class ToolMemoryScan(Handler):
+    Spec = ToolMemoryScanSpec
+    settings = {"memory": MEMORY_KEYS}
 
     def due(self, ctx):
         return bool(ctx.transcript())
@@ -21,8 +22,8 @@ class ToolMemoryScan(Handler):
     def parts(self, ctx):
         from engine.memory.scan import transcript_failures
 
-        found = transcript_failures(ctx.transcript(), self.spec["max_tail_bytes"],
-                                    ctx.settings["memory"].get("error_wrappers", ()), ctx.agent)
+        found = transcript_failures(ctx.transcript(), self.spec.max_tail_bytes,
+                                    ctx.settings["memory"]["error_wrappers"], ctx.agent)
         snap = ctx.snapshot()
         new = [f for f in found if not snap.get(f"mem:{f['id']}")]
         if not new:
