@@ -12,17 +12,20 @@ SLOT_EDITS = ("use", "files", "add", "remove")
 
 SCALARS: tuple[str, ...] = ("level", "objective", "tokenizer", "word_pattern", "pattern_timeout_ms", "cache", "max_input_bytes",
            "fit_factor")
-# hooks settings: scalars override, mappings merge key by key
-SCALAR_HOOK_KEYS: tuple[str, ...] = ("scope", "max_injection_chars", "install_timeout_seconds", "install_backups_kept",
-                    "deadline_ms", "kill_after_ms", "max_files", "omitted_names_max")
-MAPPING_HOOK_KEYS: tuple[str, ...] = ("state", "templates", "transcript", "log", "trust")
-# The context-intelligence settings (engine/hooks/ctxcheck.py): scalars override, mappings merge.
-SCALAR_HOOK_KEYS += ("effort", "autocompact_pct")
-SCALAR_HOOK_KEYS += ("source_line",)  # where each injection comes from (engine/hooks/source.py)
-SCALAR_HOOK_KEYS += ("max_compress_chars", "compress_share_of_deadline", "compress_slowest_chars_per_s")  # a refresh's work
-MAPPING_HOOK_KEYS += ("memory", "context")
-# What is in view (engine/hooks/inview.py): a mapping, merged key by key.
-MAPPING_HOOK_KEYS += ("in_view",)
+
+
+def hook_keys():
+    """(scalar keys, mapping keys) of the hooks settings, in the schema's
+    order.  The subsystems declare their settings once, as properties of
+    `hooks` in schemas/profile.schema.json; the core names none of them.  A
+    mapping (`"type": "object"`) merges key by key along `extends`, anything
+    else overrides; `events` merges handler by handler (_merge_hooks)."""
+    from .defaults import schema
+
+    props = schema("profile")["properties"]["hooks"]["properties"]
+    keys = [k for k in props if k != "events"]
+    mappings = tuple(k for k in keys if props[k].get("type") == "object")
+    return tuple(k for k in keys if k not in mappings), mappings
 
 
 @dataclass
@@ -263,10 +266,11 @@ def _copy_hooks(hooks):
 def _merge_hooks(doc, spec, hooks, origins):
     """Scalars override, `state` merges, and each event's handlers merge by
     name: a handler named again changes only the fields it gives."""
-    for key in SCALAR_HOOK_KEYS:
+    scalars, mappings = hook_keys()
+    for key in scalars:
         if key in spec:
             hooks[key] = spec[key]
-    for key in MAPPING_HOOK_KEYS:
+    for key in mappings:
         if key in spec:
             hooks.setdefault(key, {}).update(spec[key])
     events = hooks.setdefault("events", {})
