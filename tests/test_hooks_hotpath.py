@@ -35,6 +35,11 @@ def _rules(hk):
     hk.claude_md("Marker CLAUDEMARK.\n")
 
 
+# What a quiet event must not load either: `typing` (slow to import, and no
+# engine module on this path needs it), dataclasses (and inspect through it:
+# the handlers' specs are plain frozen records, engine/base/record.py), redis-py.
+QUIET_HEAVY = HEAVY + ("typing", "dataclasses", "inspect", "redis")
+
 CUSTOM = profile_text({"UserPromptSubmit": [{"name": "rules", "every_turns": 5}]})
 QUIET = profile_text(effort="high")
 
@@ -45,7 +50,7 @@ def test_non_injecting_prompt_imports_nothing_heavy(hk, which):
     prof = str(shared_profile(CUSTOM)) if which == "custom" else None
     hk.hook(hk.prompt(1), profile=prof).assert_silent()  # warms the cache for this profile
     assert hk.file_turn() == 1
-    res = _probe(hk, hk.prompt(2), prof)
+    res = _probe(hk, hk.prompt(2), prof, heavy=QUIET_HEAVY)
     assert res["rc"] == 0 and res["out"] == "", res
     assert res["before"] == [], res
     assert res["after"] == [], f"the non-injecting path imported {res['after']}"
@@ -65,7 +70,8 @@ def test_other_non_injecting_events_import_nothing_heavy(hk, name, fields):
     _rules(hk)
     prof = str(shared_profile(QUIET))  # effort high: SessionStart has nothing to say
     hk.hook(hk.prompt(1), profile=prof).assert_silent()
-    res = _probe(hk, hk.event(name, **fields), prof)
+    # a session's start plans the at_start reinject: it loads the compiled profile (dataclasses)
+    res = _probe(hk, hk.event(name, **fields), prof, heavy=HEAVY if fields.get("source") == "startup" else QUIET_HEAVY)
     assert res["rc"] == 0 and res["out"] == "", res
     assert res["after"] == [], f"{name} imported {res['after']}"
     if name == "SessionEnd":
@@ -134,7 +140,7 @@ def test_recording_events_import_nothing_heavy(hk, backend, request):
         hk.extra_env["ENGINE_REDIS_URL"] = request.getfixturevalue("redis_server").url
     hk.hook(hk.event("PostToolUseFailure", tool_name="Read", tool_input={"file_path": "/x"}, tool_use_id="t0",
                      error="File does not exist.")).assert_silent()
-    heavy = HEAVY + ("redis",)
+    heavy = QUIET_HEAVY
     hk.write_transcript(transcript_records(100000, session=hk.session))
     post = hk.event("PostToolUse", tool_response={"stdout": "x" * 80, "stderr": "", "interrupted": False})
     res = _probe(hk, post, heavy=heavy)
