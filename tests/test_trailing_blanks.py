@@ -12,6 +12,8 @@ from types import SimpleNamespace
 import regex
 import yaml
 
+from engine.core import specs
+from engine.core.compile import TRANSFORM
 from engine.text.mask import Mask
 from engine.text.transforms.regex_replace import RegexReplace, match_start
 
@@ -43,8 +45,8 @@ def test_a_look_behind_group_moves_the_start_back():
 
 
 def test_same_text_as_the_former_pattern():
-    now = [RegexReplace(spec, None) for spec in _specs()]
-    former = [RegexReplace(FORMER, None)]
+    now = [RegexReplace(specs.build("level", TRANSFORM, spec), None) for spec in _specs()]
+    former = [RegexReplace(specs.build("level", TRANSFORM, FORMER), None)]
     rnd = random.Random(4)
     alphabet = [" ", "\t", "\n", "a", "  ", "\n\n", " \n", "b c", "\r\n"]
     for _ in range(20000):

@@ -69,7 +69,7 @@ def profile_events(hooks):
     profile's order (a key in an agent's words counts as its neutral event)."""
     from .handlers import events_of
 
-    return [e for e, hs in events_of(hooks).items() if any(h["enabled"] is not False for h in hs)]
+    return [e for e, hs in events_of(hooks).items() if any(h.get("enabled") is not False for h in hs)]
 
 
 def agent_events(hooks, agent=None):
