@@ -37,11 +37,11 @@ def make(node, value, root, name=None):
     names = tuple(k for k in dict.fromkeys([*props, *value]) if k.isidentifier())
     label = name or _label(value)
     cls = spec_class(label, names, {k: _type(props.get(k, {})) for k in names})
-    return cls(*(_convert(props.get(k, {}), value.get(k), root, f"{label}_{k}") for k in names))
+    return cls(*(_convert(props.get(k, {}), value.get(k), root, _nested(label, k)) for k in names))
 
 
 def _label(value):
-    kind = value.get("kind") or value.get("detector")
+    kind = value.get("detector") or value.get("kind")  # a detector document is of kind `detector`
     return f"{str(kind).title().replace('_', '')}Spec" if isinstance(kind, str) else "Spec"
 
 
@@ -58,15 +58,16 @@ def _type(node):
 
 def _convert(node, value, root, name):
     if isinstance(value, dict) and _closed(defaults.resolve(node, root)):
-        return make(node, value, root, _title(name))
+        return make(node, value, root, name)
     if isinstance(value, list):
         items = defaults.resolve(node.get("items") or {}, root)
-        return tuple(make(items, v, root, _title(name)) if isinstance(v, dict) and _closed(items) else v for v in value)
+        return tuple(make(items, v, root, name) if isinstance(v, dict) and _closed(items) else v for v in value)
     return value
 
 
-def _title(name):
-    return "".join(p.title() for p in name.split("_")) + "Spec"
+def _nested(label, key):
+    """The class name of a nested spec: WordsSpec's `rules` -> WordsRulesSpec."""
+    return label[: -len("Spec")] + "".join(p.title() for p in key.split("_")) + "Spec"
 
 
 def spec_class(name, names, types=None):
