@@ -147,20 +147,35 @@ def test_a_tool_failure_in_one_session_is_a_lesson_in_the_projects_next_session(
     assert "TOOL MEMORY" in later and "settings-4c1d.conf" in later, later[-3000:]
 
 
+# The context monitor's warning, to the model too (to_model): each stand-in
+# reports a prompt past 70% of the window the agent works with, and a later
+# request holds the warning, read from that agent's own usage records.
+MONITOR = {"codex": ("of 258400 tokens", 200000),  # Codex's token_count records its window
+           "gemini": ("of 1048576 tokens", 800000),  # Gemini records none: its YAML's
+           "copilot": ("of 128000 tokens", 100000)}  # Copilot's usage records' maxPromptTokens
+# Copilot writes its events.jsonl on a timer (measured with 1.0.102: within
+# a second), so a response's usage is on disk once a command took that long.
+SLOW_SHELL = "sleep 1.5; echo one"
+
+
 @pytest.mark.slow
-def test_the_context_monitor_warns_from_codex_own_usage_figures(tmp_path):
-    """The stand-in reports a prompt of 200,000 tokens, past 70% of the
-    window Codex's token_count records (258,400); with the monitor's warning
-    to the model too (to_model), a later request holds it.  (Copilot is not
-    here: the monitor reads its usage only once the transcript has grown as
-    much as the figure suggests, and a stand-in's figures are far above what
-    a short transcript holds.)"""
+@pytest.mark.parametrize("agent", sorted(MONITOR))
+def test_the_context_monitor_warns_from_the_agents_own_usage_figures(tmp_path, agent):
+    """A tool call warns past 70% (post_tool: Codex's PostToolUse, Gemini's
+    AfterTool, Copilot's postToolUse), from the figures the agent recorded
+    for the response that asked for it; with `to_model` a later request
+    holds the warning, and the first one does not."""
     home, project, env = _world(tmp_path)
+    window, tokens = MONITOR[agent]
     prof = shared_profile(profile_text({"post_tool": [{"name": "context_monitor_tools", "to_model": True}]},
-                                       name="monitor-codex"))
-    api = ResponsesAPI([shell("echo one"), shell("echo two"), say("done")], tokens=lambda req: 200000)
-    _install("codex", home, project, env, profile=prof)
-    run = run_codex("go", home, project, None, api=api, env=env)
+                                       name=f"monitor-{agent}"))
+    script = [shell(SLOW_SHELL), shell("echo two"), say("done")]
+    api = (gemini_api.GeminiAPI if agent == "gemini" else ResponsesAPI)(script, tokens=lambda req: tokens)
+    _install(agent, home, project, env, profile=prof)
+    run = RUNS[agent]("go", home, project, None, api=api, env=env)
     assert run.returncode == 0, str(run)
-    seen = "".join(responses_api.request_text(r.body) for r in run.api.log[1:] if isinstance(r.body, dict))
-    assert "past 70%" in seen and "of 258400 tokens" in seen, seen[-3000:]
+    text = gemini_api.request_text if agent == "gemini" else responses_api.request_text
+    first = text(run.api.log[0].body)
+    later = "".join(text(r.body) for r in run.api.log[1:] if isinstance(r.body, dict))
+    assert "past 70%" not in first
+    assert "past 70%" in later and window in later, later[-3000:]
