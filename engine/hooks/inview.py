@@ -311,6 +311,8 @@ def narrow(ctx, spec, files):
     In every mode, nothing already in view in this epoch (within
     every_tokens when that is set) is delivered again."""
     conf = ctx.settings.get("in_view")
+    if getattr(ctx, "scoped_for", None) is not None:  # before a write: only the rules covering it, known or not
+        files = _covering(files, spec, ctx.scoped_for)
     starting = ctx.name == "session_start" and not _compacting(ctx)
     if not conf or not files or not (ctx.transcript() or starting):
         return files
@@ -363,6 +365,22 @@ def narrow(ctx, spec, files):
         ctx.in_view_skipped = len(files)
     kept = {id(rf) for rf in out}
     ctx.in_view_held = [rf for rf in files if id(rf) not in kept]  # what the model has already (engine replay counts it)
+    return out
+
+
+def _covering(files, spec, path):
+    """The path-scoped rules whose globs match `path`: a delivery before a
+    write (ctx.scoped_for) holds only those, also when the transcript says
+    nothing yet (a session's first tool call)."""
+    from .pathscope import decide
+
+    scope = spec.get("path_scope") or {}
+    key, limit = scope.get("key", "paths"), scope.get("max_brace_expansions", 1024)
+    out = []
+    for rf in files:
+        globs = globs_of(rf, key)
+        if globs is not None and decide(globs, [path], limit)[0] == "in":
+            out.append(rf)
     return out
 
 
