@@ -76,25 +76,17 @@ def test_a_changed_rule_file_is_compressed_again(hk):
     assert "Marker CHANGED: to test" in res["out"], res["out"]
 
 
-def _compiled(hk, prof):
-    """The profile compiled outside a hook first: on a loaded machine a cold
-    compile can outlast the hook's deadline (the hook then ends with
-    nothing, by design, and the next event finds the compile done)."""
-    run = hk.engine("compress", next(hk.project_rules.glob("*.md")), "--profile", prof)
-    assert run.returncode == 0, str(run)
-
-
 def test_a_changed_profile_is_not_served_from_the_cache(hk):
     _rules(hk, 1)
     base = profile_text(name="c1")
     prof = hk.root / "p.yaml"
     prof.write_text(base)
-    _compiled(hk, prof)
+    hk.compiled(prof)
     assert "In order to" not in _probe(hk, _compact(hk, "s1"), str(prof))["out"]
     data = json.loads(base)
     data["hooks"]["events"] = {"UserPromptSubmit": [{"name": "rules", "level": "off"}]}
     prof.write_text(json.dumps(data))
-    _compiled(hk, prof)
+    hk.compiled(prof)
     assert "In order to deploy" in _probe(hk, _compact(hk, "s2"), str(prof))["out"]
 
 
