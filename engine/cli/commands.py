@@ -257,16 +257,16 @@ def cmd_golden(args):
 def cmd_profile(args):
     import yaml
 
-    from engine.core.profile import approval_notes, choose_why, resolve
+    from engine.core.profile import choice, resolve
 
     if args.name:
         given(args.name)
-    ref, _base, why = choose_why(args.name)
-    resolved, _ = resolve(args.name, args.level)
+    chosen = choice(args.name)
+    resolved, _ = resolve(level=args.level, chosen=chosen)
     # YAML comments: the output stays a YAML document
     print(f"# profile: {display(resolved.file)}")
-    print(f"# chosen because: {why}")
-    for line in approval_notes(args.name):
+    print(f"# chosen because: {chosen.why}")
+    for line in chosen.notes():
         print(f"# {line}")
     if resolved.ignored:
         print(f"# machine-level keys of the project profile ignored (yours are used): {', '.join(resolved.ignored)}")

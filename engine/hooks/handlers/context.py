@@ -6,11 +6,12 @@ context size only when a handler asks for it."""
 class Context:
     """One event as handlers see it."""
 
-    def __init__(self, event, state, turn, profile_ref, settings, log):
+    def __init__(self, event, state, turn, profile_ref, settings, log, chosen=None):
         self.event = event
         self.state = state
         self.turn = turn
         self.profile_ref = profile_ref
+        self._chosen = chosen  # the profile's Choice (engine/core/profile.py), made by the dispatcher
         self.settings = settings  # the profile's hooks settings
         self.log = log
         self._usage = False  # not read yet
@@ -27,6 +28,16 @@ class Context:
         if self.nothing_found and not self.found_something:
             said = "; ".join(f"{name} (no files in {', '.join(where) or 'no place'})" for name, where in self.nothing_found)
             self.log(f"nothing to inject: {said}")
+
+    @property
+    def chosen(self):
+        """The Choice of the event's profile: the dispatcher's, else chosen
+        now from the profile reference and the event's folder."""
+        if self._chosen is None:
+            from engine.core.profile import choice
+
+            self._chosen = choice(self.profile_ref, self.cwd or None)
+        return self._chosen
 
     @property
     def name(self):

@@ -58,7 +58,7 @@ class Refresh(Handler):
         from ..plan import Plan
 
         spec, settings = self.spec, ctx.settings
-        comp = Compressor(ctx.profile_ref, spec["level"], cwd=ctx.cwd or None)
+        comp = Compressor(level=spec["level"], chosen=ctx.chosen)
         unit = "tokens" if "tokens" in spec["budget"] else "chars"
         limit = spec["budget"][unit]
         measure = len if unit == "chars" else comp.count
@@ -95,7 +95,7 @@ class Refresh(Handler):
         from ..sources import collect
         from ..trust import for_event
 
-        trust = for_event(ctx.profile_ref, ctx.cwd or None, ctx.settings, log)
+        trust = for_event(ctx.chosen, ctx.cwd or None, ctx.settings)
         files = collect(self.spec, ctx.cwd, log, trust, skipped, ctx.agent)
         if self.spec.get("path_scope"):  # path-scoped rules only when a matching file was touched
             from ..pathscope import select
