@@ -21,6 +21,12 @@ class Context:
         self._fill = False
         self.nothing_found = []  # (handler, places): said in one log line (say_nothing_found)
         self.found_something = False  # a refresh handler had files (or said why it left them out)
+        # What is in view (engine/hooks/inview.py), filled as a refresh narrows its files:
+        self._inview = None  # the transcript's InView, read once per event (inview.ctx_inview)
+        self.scoped_for = None  # a touched path whose scoped rules a PreToolUse delivers (handlers/scoped_write.py)
+        self.in_view_held = []  # rule files held back: the model has them already (engine replay counts them)
+        self.in_view_skipped = 0  # how many files were held back when none was left to deliver
+        self.in_view_next_due = None  # tokens of context at which the growth cadence is due next (cadence.py)
 
     def say_nothing_found(self):
         """One log line for the handlers that found no file to inject, so a
