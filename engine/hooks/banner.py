@@ -12,6 +12,8 @@ stops at `max_output_chars`.  What is left (a long pure-Python loop) is
 bounded by the hook's deadline.
 """
 
+from .errors import TemplateLimit  # noqa: F401 - raised by the sandbox; callers catch it from here
+
 
 def _memo(fn):
     """functools.lru_cache(maxsize=None) without importing functools (and
@@ -37,10 +39,6 @@ VARIABLES = {
     "omitted": {"omitted", "omitted_count", "omitted_more", "handler", "turn"},
     "digest": {"name", "title", "path", "priority", "chars", "handler", "turn"},
 }
-
-
-class TemplateLimit(Exception):
-    """A template went past one of the limits of `hooks.templates`."""
 
 
 def _env(limits=(None, None)):

@@ -12,7 +12,7 @@ from jinja2.compiler import CodeGenerator
 from jinja2.runtime import Context
 from jinja2.sandbox import SandboxedEnvironment
 
-from .banner import TemplateLimit
+from .errors import TemplateLimit
 
 
 def _size(x):
