@@ -258,6 +258,16 @@ class HookEnv:
                                    env=self.env(env), timeout=timeout)
         return HookRun(rc, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), tuple(args))
 
+    def compiled(self, profile):
+        """Compile `profile` outside a hook (a command has no hook deadline):
+        on a loaded machine a cold compile can outlast the hook's deadline,
+        after which the hook ends with nothing, by design.  Tests about what
+        a hook answers, not about its cold start, call this first."""
+        probe = self.root / "compile-probe.md"
+        probe.write_text("Run the tests.\n", encoding="utf-8")
+        run = self.engine("compress", probe, "--profile", profile)
+        assert run.returncode == 0, f"compiling {profile} failed\n{run}"
+
     def python(self, code, stdin=b"", env=None, timeout=120):
         proc = subprocess.run([sys.executable, "-c", code], input=stdin, capture_output=True,
                               cwd=str(self.project), env=self.env(env), timeout=timeout)

@@ -1,6 +1,6 @@
 """The engine's hook command inside each real agent, offline: Codex CLI,
 Gemini CLI and Copilot CLI run `engine hook --agent NAME` for their events
-(as `engine install --agent NAME` writes them), the scripted model asks for
+(the hooks `engine install --agent NAME` wrote), the scripted model asks for
 a shell command with a 349 KB output, and the request the model receives
 next holds the engine's stub in place of the output (the agent's own cut
 would have lost its middle), while `engine cache show KEY` gives every line
@@ -9,7 +9,6 @@ are those of tests/test_agents_offline.py (tests/support/)."""
 
 import json
 import re
-import shlex
 import subprocess
 import sys
 
@@ -17,33 +16,25 @@ import pytest
 
 from hook_fixtures import HookEnv, profile_text, shared_profile, warm_template
 from support import gemini_api, responses_api
-from support.codex import codex_hooks, run_codex
-from support.copilot import copilot_hooks, run_copilot
-from support.gemini import gemini_hooks, run_gemini
+from support.codex import run_codex
+from support.copilot import run_copilot
+from support.gemini import run_gemini
 from support.offline import base_env
 from support.responses_api import ResponsesAPI
 from support.standin import say, shell
 
 SEQ = "seq 1 60000"  # 348,894 bytes: every agent cuts it itself
-EVENTS = {"codex": ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"],
-          "gemini": ["SessionStart", "BeforeAgent", "AfterTool", "AfterAgent"],
-          "copilot": ["sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "agentStop"]}
 KEY = re.compile(r"sha256:([0-9a-f]{64})")
 
 
-class EngineHook:
-    """The engine's hook command for one agent, as an agent's hooks file names it."""
-
-    def __init__(self, agent, profile=None):
-        self.agent = agent
-        self.profile = profile
-
-    def command(self, event):
-        argv = [sys.executable, "-m", "engine.cli", "hook", "--agent", self.agent]
-        argv += ["--profile", str(self.profile)] if self.profile else []
-        if self.agent == "copilot":  # its payload does not name the event
-            argv += ["--event", event]
-        return " ".join(shlex.quote(a) for a in argv)
+def _install(agent, home, project, env, profile=None):
+    """`engine install --agent NAME` as a user runs it: Codex and Gemini for
+    the user, Copilot into the repository (.github/hooks/, the only place it
+    reads); the hooks the agent then runs are the ones written here."""
+    scope = "--project" if agent == "copilot" else "--user"
+    args = ["install", "--agent", agent, scope, *(["--profile", str(profile)] if profile else [])]
+    rc, out, err = _engine(home, project, env, *args)
+    assert rc == 0 and "hooks added for" in out, out + err
 
 
 def _world(tmp_path):
@@ -56,15 +47,11 @@ def _world(tmp_path):
 
 def _run(agent, home, project, env, script):
     """The run and the tool output of the last shell call as the model read it."""
-    hook = EngineHook(agent)
+    _install(agent, home, project, env)
     last = len(script) - 1
-    if agent == "codex":
-        run = run_codex("go", home, project, script, hooks=codex_hooks(hook, EVENTS[agent], matcher="*"), env=env)
-        return run, responses_api.tool_outputs(run.requests[last])[-1]
+    run = RUNS[agent]("go", home, project, script, env=env)
     if agent == "gemini":
-        run = run_gemini("go", home, project, script, hooks=gemini_hooks(hook, EVENTS[agent], matcher="*"), env=env)
         return run, json.loads(gemini_api.tool_outputs(run.requests[last])[-1])["output"]
-    run = run_copilot("go", home, project, script, hooks=copilot_hooks(hook, EVENTS[agent]), env=env)
     return run, responses_api.tool_outputs(run.requests[last])[-1]
 
 
@@ -80,6 +67,7 @@ def _engine(home, project, env, *args):
 # whole.  Gemini hands the whole output to AfterTool.  Copilot cuts a 349 KB
 # output before postToolUse (its own temporary file): below its cut, a 28 KB
 # output is the engine's to keep.
+RUNS = {"codex": run_codex, "gemini": run_gemini, "copilot": run_copilot}
 SCRIPTS = {"codex": ([shell(SEQ), shell(SEQ), say("ok")], 60000),
            "gemini": ([shell(SEQ), say("ok")], 60000),
            "copilot": ([shell("seq 1 2000"), say("ok")], 2000)}
@@ -124,9 +112,8 @@ def test_codex_gets_a_rule_it_lost_in_its_compaction_back_once(tmp_path):
         served.append(req)
         return 1000 if len(served) < 2 else 1600
     api = ResponsesAPI([shell("echo one"), shell("echo two"), say("done")], tokens=tokens)
-    events = EVENTS["codex"] + ["PreCompact", "PostCompact"]
-    run = run_codex("go", home, project, None, hooks=codex_hooks(EngineHook("codex", prof), events, matcher="*"),
-                    api=api, env=env, config="model_auto_compact_token_limit = 1500")
+    _install("codex", home, project, env, profile=prof)
+    run = run_codex("go", home, project, None, api=api, env=env, config="model_auto_compact_token_limit = 1500")
     assert run.returncode == 0, str(run)
     kinds = [r.kind for r in run.api.log]
     assert "summary" in kinds, kinds
@@ -149,22 +136,9 @@ def test_a_tool_failure_in_one_session_is_a_lesson_in_the_projects_next_session(
     context (measured), so the banner waits for that call's AfterTool, inside
     its function response: answers.context.carry_from)."""
     home, project, env = _world(tmp_path)
-    hook = EngineHook(agent)
-    if agent == "codex":
-        one = run_codex("go", home, project, [shell(FAILING), say("ok")],
-                        hooks=codex_hooks(hook, EVENTS[agent], matcher="*"), env=env)
-        two = run_codex("again", home, project, [shell("echo fine"), say("ok")],
-                        hooks=codex_hooks(hook, EVENTS[agent], matcher="*"), env=env)
-    elif agent == "gemini":
-        one = run_gemini("go", home, project, [shell(FAILING), say("ok")],
-                         hooks=gemini_hooks(hook, EVENTS[agent], matcher="*"), env=env)
-        two = run_gemini("again", home, project, [shell("echo fine"), say("ok")],
-                         hooks=gemini_hooks(hook, EVENTS[agent] + ["BeforeTool"], matcher="*"), env=env)
-    else:
-        one = run_copilot("go", home, project, [shell(FAILING), say("ok")], hooks=copilot_hooks(hook, EVENTS[agent]),
-                          env=env)
-        two = run_copilot("again", home, project, [shell("echo fine"), say("ok")],
-                          hooks=copilot_hooks(hook, EVENTS[agent]), env=env)
+    _install(agent, home, project, env)
+    one = RUNS[agent]("go", home, project, [shell(FAILING), say("ok")], env=env)
+    two = RUNS[agent]("again", home, project, [shell("echo fine"), say("ok")], env=env)
     assert one.returncode == 0 and two.returncode == 0, str(one) + str(two)
     text = gemini_api.request_text if agent == "gemini" else responses_api.request_text
     first = "".join(text(r.body) for r in one.api.log if isinstance(r.body, dict))
@@ -173,20 +147,35 @@ def test_a_tool_failure_in_one_session_is_a_lesson_in_the_projects_next_session(
     assert "TOOL MEMORY" in later and "settings-4c1d.conf" in later, later[-3000:]
 
 
+# The context monitor's warning, to the model too (to_model): each stand-in
+# reports a prompt past 70% of the window the agent works with, and a later
+# request holds the warning, read from that agent's own usage records.
+MONITOR = {"codex": ("of 258400 tokens", 200000),  # Codex's token_count records its window
+           "gemini": ("of 1048576 tokens", 800000),  # Gemini records none: its YAML's
+           "copilot": ("of 128000 tokens", 100000)}  # Copilot's usage records' maxPromptTokens
+# Copilot writes its events.jsonl on a timer (measured with 1.0.102: within
+# a second), so a response's usage is on disk once a command took that long.
+SLOW_SHELL = "sleep 1.5; echo one"
+
+
 @pytest.mark.slow
-def test_the_context_monitor_warns_from_codex_own_usage_figures(tmp_path):
-    """The stand-in reports a prompt of 200,000 tokens, past 70% of the
-    window Codex's token_count records (258,400); with the monitor's warning
-    to the model too (to_model), a later request holds it.  (Copilot is not
-    here: the monitor reads its usage only once the transcript has grown as
-    much as the figure suggests, and a stand-in's figures are far above what
-    a short transcript holds.)"""
+@pytest.mark.parametrize("agent", sorted(MONITOR))
+def test_the_context_monitor_warns_from_the_agents_own_usage_figures(tmp_path, agent):
+    """A tool call warns past 70% (post_tool: Codex's PostToolUse, Gemini's
+    AfterTool, Copilot's postToolUse), from the figures the agent recorded
+    for the response that asked for it; with `to_model` a later request
+    holds the warning, and the first one does not."""
     home, project, env = _world(tmp_path)
+    window, tokens = MONITOR[agent]
     prof = shared_profile(profile_text({"post_tool": [{"name": "context_monitor_tools", "to_model": True}]},
-                                       name="monitor-codex"))
-    api = ResponsesAPI([shell("echo one"), shell("echo two"), say("done")], tokens=lambda req: 200000)
-    run = run_codex("go", home, project, None, hooks=codex_hooks(EngineHook("codex", prof), EVENTS["codex"], matcher="*"),
-                    api=api, env=env)
+                                       name=f"monitor-{agent}"))
+    script = [shell(SLOW_SHELL), shell("echo two"), say("done")]
+    api = (gemini_api.GeminiAPI if agent == "gemini" else ResponsesAPI)(script, tokens=lambda req: tokens)
+    _install(agent, home, project, env, profile=prof)
+    run = RUNS[agent]("go", home, project, None, api=api, env=env)
     assert run.returncode == 0, str(run)
-    seen = "".join(responses_api.request_text(r.body) for r in run.api.log[1:] if isinstance(r.body, dict))
-    assert "past 70%" in seen and "of 258400 tokens" in seen, seen[-3000:]
+    text = gemini_api.request_text if agent == "gemini" else responses_api.request_text
+    first = text(run.api.log[0].body)
+    later = "".join(text(r.body) for r in run.api.log[1:] if isinstance(r.body, dict))
+    assert "past 70%" not in first
+    assert "past 70%" in later and window in later, later[-3000:]

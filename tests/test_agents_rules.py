@@ -38,6 +38,7 @@ def _context(agent, hk, event, profile=None, **fields):
     payload, event_arg = _payload(agent, hk, event, **fields)
     args = ["hook", "--agent", agent] + (["--event", event_arg] if event_arg else [])
     args += ["--profile", str(profile)] if profile else []
+    hk.compiled(profile or "default")
     run = hk.engine(*args, stdin=json.dumps(payload).encode())
     run.assert_ok()
     if not run.stdout.strip():

@@ -214,7 +214,7 @@ def test_cache_in_a_folder_others_can_write_is_not_read(tmp_path, monkeypatch):
     from engine.core import cache, profile as profile_mod
 
     profile_mod.load_profile(level="off")  # a good entry exists
-    key = profile_mod._key("profile", None, "off", None)
+    key = profile_mod.choice().key("profile", "off")
     assert cache.load(key) is not None
     os.chmod(tmp_path / "c" / "profiles", 0o777)
     assert cache.load(key) is None
@@ -230,7 +230,7 @@ def test_cache_of_another_user_is_not_read(tmp_path, monkeypatch):
     from engine.core import cache, profile as profile_mod
 
     profile_mod.load_profile(level="off")
-    key = profile_mod._key("profile", None, "off", None)
+    key = profile_mod.choice().key("profile", "off")
     real = os.getuid()
     monkeypatch.setattr(os, "getuid", lambda: real + 1)
     assert cache.load(key) is None

@@ -9,7 +9,8 @@ import re
 
 import pytest
 
-from engine.hooks.pathscope import compile_globs, decide, relative, scope_of, select, touched_in_transcript
+from engine.hooks.pathscope import (compile_globs, decide, matches_every_file, relative, scope_of, select,
+                                    touched_in_transcript)
 from engine.hooks.sources import RuleFile
 from hook_fixtures import profile_text, shared_profile
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
@@ -194,3 +195,11 @@ def test_preview_says_why_each_scoped_rule_is_in_or_out(hk):
     assert all(l.split()[1] == "out" for l in run.stdout.splitlines() if "SCOPED" in l)
     run = hk.engine("refresh", "preview", "--transcript", "missing.jsonl")
     assert run.returncode == 1 and run.stderr.startswith("missing.jsonl: ") and "Traceback" not in run.stderr
+
+
+@pytest.mark.parametrize("glob,every", [("**", True), ("**/*", True), ("/**/", True), ("**/**/*", True),
+                                        ("*", False), ("src/**", False), ("**/*.py", False), ("**/a", False)])
+def test_a_glob_of_every_file_is_no_scope(glob, every):
+    """`applyTo: "**"` (and its spellings) scopes nothing: the file loads at
+    the start, as the agent loads it; `*` alone is the top folder only."""
+    assert matches_every_file(glob) is every

@@ -81,10 +81,12 @@ def test_a_changed_profile_is_not_served_from_the_cache(hk):
     base = profile_text(name="c1")
     prof = hk.root / "p.yaml"
     prof.write_text(base)
+    hk.compiled(prof)
     assert "In order to" not in _probe(hk, _compact(hk, "s1"), str(prof))["out"]
     data = json.loads(base)
     data["hooks"]["events"] = {"UserPromptSubmit": [{"name": "rules", "level": "off"}]}
     prof.write_text(json.dumps(data))
+    hk.compiled(prof)
     assert "In order to deploy" in _probe(hk, _compact(hk, "s2"), str(prof))["out"]
 
 

@@ -214,66 +214,85 @@ class Purger:
     def _line(self, d, raw, uses, uuids, reparent, last_conv, sure, prose):
         """The new bytes of one parsed line: `raw` itself when unchanged,
         None when the line goes."""
-        rep = self.report
-        changed = False
-        side = bool(d.get("isSidechain"))
-        parent = d.get("parentUuid")
-        if isinstance(parent, str):
-            fixed = _follow(parent, reparent)
-            if sure and isinstance(fixed, str) and fixed not in uuids:
-                fixed = last_conv.get(side)
-                rep.repair("relinked_parent")
-            if fixed != parent:
-                d["parentUuid"] = fixed
-                changed = True
+        changed = self._relink(d, uuids, reparent, last_conv, sure)
         kind = d.get("type")
-        msg = d.get("message") if isinstance(d.get("message"), dict) else None
-        content = msg.get("content") if msg else None
-        drop = False
-        if isinstance(content, list):
-            new = []
-            touched = False
-            for b in content:
-                if not isinstance(b, dict):
-                    new.append(b)
-                    continue
-                t = b.get("type")
-                if t in THINKING and kind == "assistant" and not self.keep_thinking and not self.repair_only:
-                    rep.add("thinking", _utf8_len(json.dumps(b, ensure_ascii=False)), b.get("thinking", ""))
-                    touched = True
-                    continue
-                if sure and t == "tool_result" and isinstance(b.get("tool_use_id"), str) and b["tool_use_id"] not in uses:
-                    rep.repair("removed_orphan_tool_result")
-                    touched = True
-                    continue
-                if t == "tool_result" and not self.repair_only:
-                    b, c = self._result_block(b, d)
-                    touched |= c
-                new.append(b)
-            if touched:
-                msg["content"] = new
-                changed = True
-                # a line whose every block went is dropped (never left as content: [])
-                drop = not new and kind in ("assistant", "user")
+        touched, drop = self._content(d, kind, uses, sure)
+        changed |= touched
         if not self.repair_only and not drop:
-            src = {"tool": "toolUseResult", "session": d.get("sessionId"), "cwd": self._cwd(d)}
-            for field, what in (("toolUseResult", "toolUseResult"), ("data", "progress")):
-                if field in d and (field != "data" or kind == "progress"):
-                    # One rule: each long string is stubbed where it sits, its
-                    # blob the string's exact bytes; an object stays an object.
-                    v, c = self._stub_tree(d[field], what, dict(src, tool=what))
-                    if c:
-                        d[field] = v
-                        changed = True
+            changed |= self._stub_fields(d, kind)
         if prose is not None and not drop and prose.line(d):
             changed = True
         if drop:
             uid = d.get("uuid")
             if isinstance(uid, str):
                 reparent[uid] = d.get("parentUuid")
-            rep.repair("dropped_empty_line")
+            self.report.repair("dropped_empty_line")
             return None
         return _dump(d) if changed else raw
+
+    def _relink(self, d, uuids, reparent, last_conv, sure):
+        """Point the line's parent past the lines dropped (and, when `sure`,
+        at the last conversation line of its chain when it names none there);
+        True when it changed."""
+        parent = d.get("parentUuid")
+        if not isinstance(parent, str):
+            return False
+        fixed = _follow(parent, reparent)
+        if sure and isinstance(fixed, str) and fixed not in uuids:
+            fixed = last_conv.get(bool(d.get("isSidechain")))
+            self.report.repair("relinked_parent")
+        if fixed == parent:
+            return False
+        d["parentUuid"] = fixed
+        return True
+
+    def _content(self, d, kind, uses, sure):
+        """(changed, drop) after the line's message blocks: thinking purged,
+        orphan tool results removed (when `sure`), tool results stubbed; a
+        line whose every block went is dropped (never left as content: [])."""
+        rep = self.report
+        msg = d.get("message") if isinstance(d.get("message"), dict) else None
+        content = msg.get("content") if msg else None
+        if not isinstance(content, list):
+            return False, False
+        new = []
+        touched = False
+        for b in content:
+            if not isinstance(b, dict):
+                new.append(b)
+                continue
+            t = b.get("type")
+            if t in THINKING and kind == "assistant" and not self.keep_thinking and not self.repair_only:
+                rep.add("thinking", _utf8_len(json.dumps(b, ensure_ascii=False)), b.get("thinking", ""))
+                touched = True
+                continue
+            if sure and t == "tool_result" and isinstance(b.get("tool_use_id"), str) and b["tool_use_id"] not in uses:
+                rep.repair("removed_orphan_tool_result")
+                touched = True
+                continue
+            if t == "tool_result" and not self.repair_only:
+                b, c = self._result_block(b, d)
+                touched |= c
+            new.append(b)
+        if not touched:
+            return False, False
+        msg["content"] = new
+        return True, not new and kind in ("assistant", "user")
+
+    def _stub_fields(self, d, kind):
+        """Stub the long strings of the line's toolUseResult (and a progress
+        line's data); True when one was."""
+        changed = False
+        src = {"tool": "toolUseResult", "session": d.get("sessionId"), "cwd": self._cwd(d)}
+        for field, what in (("toolUseResult", "toolUseResult"), ("data", "progress")):
+            if field in d and (field != "data" or kind == "progress"):
+                # One rule: each long string is stubbed where it sits, its
+                # blob the string's exact bytes; an object stays an object.
+                v, c = self._stub_tree(d[field], what, dict(src, tool=what))
+                if c:
+                    d[field] = v
+                    changed = True
+        return changed
 
     def _cwd(self, d):
         """The folder a line's output was made in (its project is the

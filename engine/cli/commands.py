@@ -80,57 +80,15 @@ def expand_inputs(names):
 def cmd_compress(args):
     from engine.core.textcache import Compressor
 
-    from .fastpath import as_command
-
     inputs, failed = expand_inputs(args.files)
     several = len(inputs) + len(failed) > 1
-    if "-" in inputs and args.in_place:
-        raise UserError("--in-place cannot write back to standard input; give files, or -o FILE", "-")
-    if inputs.count("-") > 1:
-        raise UserError("standard input (-) can be read once only", "-")
-    outdir = None
-    if several and not args.in_place:
-        if not args.output:
-            raise UserError("several files: give --in-place to replace each, or -o DIR to write them into a folder")
-        outdir = args.output
-        if os.path.exists(outdir) and not os.path.isdir(outdir):
-            raise UserError("with several files, -o names a folder; this is a file", outdir)
-        names = [os.path.basename(f) for f in inputs if f != "-"]
-        dup = sorted({n for n in names if names.count(n) > 1})
-        if dup:
-            raise UserError(f"two inputs would be written to the same name in {outdir}: {', '.join(dup)}; "
-                            "compress them in separate runs", outdir)
-        if "-" in inputs:
-            raise UserError("with -o DIR, standard input (-) has no name to be written under; give files", "-")
-        try:
-            os.makedirs(outdir, exist_ok=True)
-        except OSError as exc:
-            raise UserError(f"cannot create the folder: {exc.strerror}", outdir) from None
+    outdir = _output_folder(args, inputs, several)
     comp = Compressor(args.profile and given(args.profile), args.level)
     tok = args.tokenizer or (comp.info("tokenizer") if args.json else None)
     figures = []
     for name in inputs:
         try:
-            text = _read_input(name, (comp.info("max_input_bytes"), comp.info("name")))
-            if args.json:  # the figures need the compiled profile (protected spans) anyway
-                from engine.text.pipeline import compress
-
-                result = as_command(compress, comp.profile, text)
-                out = result.text
-            else:
-                out = as_command(comp.compress, text)
-            if args.in_place:
-                target = name
-            elif outdir is not None:
-                target = os.path.join(outdir, os.path.basename(name))
-            else:
-                target = args.output
-            if target is not None and not (args.in_place and out == text):
-                _write_output(out, target)
-            elif target is None and not args.json:
-                from .output import product
-
-                product(out)
+            text, out, result, target = _compress_one(args, comp, name, outdir)
         except UserError as exc:
             if not several:
                 raise  # one input: its one-line error is the whole story
@@ -147,18 +105,82 @@ def cmd_compress(args):
     if args.json and (several or figures):
         json.dump(figures if several else figures[0], sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
-    if failed and not several:
-        raise failed[0][1]  # a glob that matched nothing, given alone
-    if failed:
-        from .output import print_error
+    return _say_failed(inputs, failed, several)
 
-        for _name, error in failed:
-            print_error(error)
-        total = len(inputs) + len(failed) - len([f for f in failed if f[0] in inputs])
-        print(f"engine: {len(failed)} of {total} input(s) failed: {', '.join(display(n) for n, _ in failed)}",
-              file=sys.stderr)
-        return 1
-    return 0
+
+def _output_folder(args, inputs, several):
+    """The folder several inputs are written into (-o DIR, created), or None;
+    a UserError for inputs and outputs that do not go together."""
+    if "-" in inputs and args.in_place:
+        raise UserError("--in-place cannot write back to standard input; give files, or -o FILE", "-")
+    if inputs.count("-") > 1:
+        raise UserError("standard input (-) can be read once only", "-")
+    if not several or args.in_place:
+        return None
+    if not args.output:
+        raise UserError("several files: give --in-place to replace each, or -o DIR to write them into a folder")
+    outdir = args.output
+    if os.path.exists(outdir) and not os.path.isdir(outdir):
+        raise UserError("with several files, -o names a folder; this is a file", outdir)
+    names = [os.path.basename(f) for f in inputs if f != "-"]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise UserError(f"two inputs would be written to the same name in {outdir}: {', '.join(dup)}; "
+                        "compress them in separate runs", outdir)
+    if "-" in inputs:
+        raise UserError("with -o DIR, standard input (-) has no name to be written under; give files", "-")
+    try:
+        os.makedirs(outdir, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"cannot create the folder: {exc.strerror}", outdir) from None
+    return outdir
+
+
+def _compress_one(args, comp, name, outdir):
+    """Compress input `name` and write it where it goes: (its text, the
+    compressed text, the pipeline's result (with --json) or None, the file
+    written or None for standard output)."""
+    from .fastpath import as_command
+
+    text = _read_input(name, (comp.info("max_input_bytes"), comp.info("name")))
+    result = None
+    if args.json:  # the figures need the compiled profile (protected spans) anyway
+        from engine.text.pipeline import compress
+
+        result = as_command(compress, comp.profile, text)
+        out = result.text
+    else:
+        out = as_command(comp.compress, text)
+    if args.in_place:
+        target = name
+    elif outdir is not None:
+        target = os.path.join(outdir, os.path.basename(name))
+    else:
+        target = args.output
+    if target is not None and not (args.in_place and out == text):
+        _write_output(out, target)
+    elif target is None and not args.json:
+        from .output import product
+
+        product(out)
+    return text, out, result, target
+
+
+def _say_failed(inputs, failed, several):
+    """The exit status: 1 when an input failed (each said on stderr, then a
+    count); a glob that matched nothing, given alone, is raised."""
+    if failed and not several:
+        raise failed[0][1]
+    if not failed:
+        return 0
+    from .output import print_error
+
+    for _name, error in failed:
+        print_error(error)
+    total = len(inputs) + len(failed) - len([f for f in failed if f[0] in inputs])
+    print(f"engine: {len(failed)} of {total} input(s) failed: {', '.join(display(n) for n, _ in failed)}",
+          file=sys.stderr)
+    return 1
 
 
 def cmd_validate(args):
@@ -257,16 +279,16 @@ def cmd_golden(args):
 def cmd_profile(args):
     import yaml
 
-    from engine.core.profile import approval_notes, choose_why, resolve
+    from engine.core.profile import choice, resolve
 
     if args.name:
         given(args.name)
-    ref, _base, why = choose_why(args.name)
-    resolved, _ = resolve(args.name, args.level)
+    chosen = choice(args.name)
+    resolved, _ = resolve(level=args.level, chosen=chosen)
     # YAML comments: the output stays a YAML document
     print(f"# profile: {display(resolved.file)}")
-    print(f"# chosen because: {why}")
-    for line in approval_notes(args.name):
+    print(f"# chosen because: {chosen.why}")
+    for line in chosen.notes():
         print(f"# {line}")
     if resolved.ignored:
         print(f"# machine-level keys of the project profile ignored (yours are used): {', '.join(resolved.ignored)}")

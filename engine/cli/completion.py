@@ -117,6 +117,14 @@ PROFILE_DIRS = '"${XDG_CONFIG_HOME:-$HOME/.config}/rules-engine" "$HOME/.engine"
 
 
 def _bash(tree):
+    """The bash script: the command's key, then an option's values, then the
+    options and positional arguments of the command."""
+    return _bash_command(tree) + _bash_option(tree) + _BASH_ARGUMENTS
+
+
+def _bash_command(tree):
+    """From the top of the bash script to the command's key (its options and
+    positional argument chosen by `case $key`)."""
     top = " ".join(tree[""]["subs"])
     return f"""# bash completion for engine: eval "$(engine completion bash)"
 _engine_profiles() {{
@@ -151,7 +159,12 @@ _engine_complete() {{
     case "$key" in
 {_key_cases(tree, " " * 8)}
     esac
-    # the option whose value(s) this word is: the one just before it, or for
+"""
+
+
+def _bash_option(tree):
+    """The bash script's completion of an option's value(s)."""
+    return f"""    # the option whose value(s) this word is: the one just before it, or for
     # an option taking several values (--levels a b), the last one before them
     prev="${{COMP_WORDS[COMP_CWORD-1]}}"
     if [[ "$prev" == --* && "$cur" != -* ]]; then
@@ -184,7 +197,10 @@ _engine_complete() {{
         COMPREPLY=("${{more[@]}}" $(compgen -f -- "$cur"))
         return
     fi
-    if [[ "$cur" == -* ]]; then
+"""
+
+
+_BASH_ARGUMENTS = """    if [[ "$cur" == -* ]]; then
         COMPREPLY=($(compgen -W "$opts --help" -- "$cur"))
         return
     fi
@@ -193,12 +209,17 @@ _engine_complete() {{
         profile) COMPREPLY=($(compgen -W "$pwords $(_engine_profiles)" -- "$cur")) ;;
         *) COMPREPLY=($(compgen -f -- "$cur")) ;;
     esac
-}}
+}
 complete -o filenames -F _engine_complete engine
 """
 
 
 def _zsh(tree):
+    """The zsh script: as _bash, in zsh's words."""
+    return _zsh_command(tree) + _zsh_option(tree) + _ZSH_ARGUMENTS
+
+
+def _zsh_command(tree):
     top = " ".join(tree[""]["subs"])
     return f"""#compdef engine
 # zsh completion for engine: eval "$(engine completion zsh)"
@@ -232,7 +253,11 @@ _engine() {{
     case $key in
 {_key_cases(tree, " " * 8)}
     esac
-    prev=$words[CURRENT-1]
+"""
+
+
+def _zsh_option(tree):
+    return f"""    prev=$words[CURRENT-1]
     if [[ $prev == --* && $cur != -* ]]; then
         opt=$prev
     elif [[ $cur != -* ]]; then
@@ -259,15 +284,18 @@ _engine() {{
         _files
         return
     fi
-    if [[ $cur == -* ]]; then
-        compadd -- ${{=opts}} --help
+"""
+
+
+_ZSH_ARGUMENTS = """    if [[ $cur == -* ]]; then
+        compadd -- ${=opts} --help
         return
     fi
     case $pkind in
-        words) compadd -- ${{=pwords}} ;;
-        profile) compadd -- ${{=pwords}} $(_engine_profiles) ;;
+        words) compadd -- ${=pwords} ;;
+        profile) compadd -- ${=pwords} $(_engine_profiles) ;;
         *) _files ;;
     esac
-}}
+}
 compdef _engine engine 2>/dev/null || true
 """

@@ -101,12 +101,28 @@ def bound(project, own, project_docs, root):
     """Apply the boundary to `project` (a Resolved) in place, with `own` the
     user's resolved profile; returns the dotted names of the machine-level
     keys the project documents set (ignored)."""
-    from engine.base.refs import is_path
-    from .resolve import SCALARS
-
     schema = _schema()
+    ignored = _set_by_project(project_docs, schema)
+    _own_scalars(project, own, schema["properties"])
+    _own_hooks_settings(project.hooks, own.hooks, schema["properties"]["hooks"]["properties"])
+    own_handlers = _handlers(own.hooks)
+    fields = schema["$defs"]["handler"]["properties"]
+    for h in _handlers(project.hooks):
+        other = _counterpart(h, own_handlers) or {}
+        _own_handler_fields(h, other, fields)
+        if _level_outside(h, root):
+            ignored.append(f"hooks.events.{h['name']}.level")
+            if "level" in other:
+                h["level"] = other["level"]
+            else:
+                h["level"] = own.settings.get("level", "standard")
+    return list(dict.fromkeys(ignored))
+
+
+def _set_by_project(project_docs, schema):
+    """Dotted names of the machine-level keys the project documents set:
+    at the top, in hooks, and in each handler."""
     top = schema["properties"]
-    hook_props = top["hooks"]["properties"]
     handler_node = schema["$defs"]["handler"]
     ignored = []
     for doc in project_docs:
@@ -118,8 +134,13 @@ def bound(project, own, project_docs, root):
             for h in hs or ():
                 if isinstance(h, dict):
                     ignored.extend(_machine_paths(h, handler_node, f"hooks.events.{event}.{h.get('name')}."))
+    return ignored
 
-    # scalar settings
+
+def _own_scalars(project, own, top):
+    """The scalar settings the project may not set: the user's (or none)."""
+    from .resolve import SCALARS
+
     for key in SCALARS:
         if _marked(top.get(key)):
             continue
@@ -131,8 +152,9 @@ def bound(project, own, project_docs, root):
             project.settings.pop(key, None)
             project.setting_origins.pop(key, None)
 
-    # hooks settings other than events
-    hooks, mine = project.hooks, own.hooks
+
+def _own_hooks_settings(hooks, mine, hook_props):
+    """The hooks settings other than events, merged key by key (_merge)."""
     for key in dict.fromkeys([*hooks, *mine]):
         if key == "events":
             continue
@@ -142,30 +164,30 @@ def bound(project, own, project_docs, root):
         else:
             hooks[key] = value
 
-    # handlers, field by field
-    own_handlers = _handlers(mine)
-    fields = handler_node["properties"]
-    for h in _handlers(hooks):
-        other = _counterpart(h, own_handlers) or {}
-        for key in dict.fromkeys([*h, *other]):
-            if key in ("name", "kind"):
-                continue
-            value = _merge(h.get(key, _ABSENT), other.get(key, _ABSENT), fields.get(key, {}))
-            if value is _ABSENT:
-                h.pop(key, None)
-            else:
-                h[key] = value
-        if other.get("enabled", True) is False and other.get("name") == h["name"]:
-            h["enabled"] = False  # a project may switch a handler off, not on again
-        level = h.get("level")
-        if isinstance(level, str) and is_path(level) and root:
-            real = os.path.realpath(os.path.expanduser(level))
-            if not os.path.isabs(os.path.expanduser(level)):
-                real = os.path.realpath(os.path.join(root, level))
-            if not _inside(real, root):
-                ignored.append(f"hooks.events.{h['name']}.level")
-                if "level" in other:
-                    h["level"] = other["level"]
-                else:
-                    h["level"] = own.settings.get("level", "standard")
-    return list(dict.fromkeys(ignored))
+
+def _own_handler_fields(h, other, fields):
+    """A project handler `h`, field by field with its counterpart `other`
+    in the user's profile; a project may switch a handler off, not on again."""
+    for key in dict.fromkeys([*h, *other]):
+        if key in ("name", "kind"):
+            continue
+        value = _merge(h.get(key, _ABSENT), other.get(key, _ABSENT), fields.get(key, {}))
+        if value is _ABSENT:
+            h.pop(key, None)
+        else:
+            h[key] = value
+    if other.get("enabled", True) is False and other.get("name") == h["name"]:
+        h["enabled"] = False
+
+
+def _level_outside(h, root):
+    """True when handler `h` names a level file whose real path leaves the project `root`."""
+    from engine.base.refs import is_path
+
+    level = h.get("level")
+    if not (isinstance(level, str) and is_path(level) and root):
+        return False
+    real = os.path.realpath(os.path.expanduser(level))
+    if not os.path.isabs(os.path.expanduser(level)):
+        real = os.path.realpath(os.path.join(root, level))
+    return not _inside(real, root)

@@ -55,6 +55,7 @@ class Library:
         self._docs = {}
         self.files = []
         self.looked_at = []  # every path read or looked for, found or not (for the failed-profile cache)
+        self.watch = []  # files not read whose appearance changes the profile (sources of its cache entry too)
         self.project_root = None
         if project_root is not None:
             self.set_project(project_root)

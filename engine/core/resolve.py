@@ -98,21 +98,46 @@ def resolve_profile(lib, path, level_override=None, _seen=()):
     base_dir = Path(doc.file).parent
     if str(path) in _seen:
         raise doc.error("profiles extend each other in a circle; remove one `extends:`", ("extends",))
-    if "extends" in data:
-        parent_path = lib.locate(data["extends"], "profile", base_dir, (doc, ("extends",)))
-        base = resolve_profile(lib, parent_path, None, _seen + (str(path),))
-        settings = dict(base.settings)
-        protect = list(base.protect)
-        slots = {k: v.copy() for k, v in base.slots.items()}
-        hooks, origins = _copy_hooks(base.hooks), dict(base.hook_origins)
-        setting_origins = dict(base.setting_origins)
-    else:
-        settings, protect, slots = {}, [], {}
-        hooks, origins = {}, {}
-        setting_origins = {}
+    settings, protect, slots, hooks, origins, setting_origins = _inherited(lib, doc, path, base_dir, _seen)
     # Each part is resolved even when another failed, so one run reports
     # every unknown name, not just the first.
     errors = []
+    attempt = _attempter(errors)
+    if "hooks" in data:
+        attempt(_merge_hooks, doc, data["hooks"], hooks, origins)
+    for key in SCALARS:
+        if key in data:
+            settings[key] = data[key]
+            setting_origins[key] = (doc, (key,))
+    if "protect" in data:
+        protect = attempt(_protect, lib, doc, data["protect"], protect, base_dir) or protect
+    _resolve_slots(lib, doc, slots, base_dir, errors, attempt)
+    missing = [k for k in SCALARS if k not in settings]
+    if missing:
+        errors.append(doc.error(f"set {', '.join(missing)} here or extend a profile that does (extends: default)"))
+    res = Resolved(data["name"], doc.file, settings, protect, slots, hooks, origins)
+    res.setting_origins = setting_origins
+    if not _seen and not missing:
+        _resolve_level(lib, res, level_override, base_dir, attempt)
+    if errors:
+        raise ValidationErrors(errors)
+    return res
+
+
+def _inherited(lib, doc, path, base_dir, _seen):
+    """(settings, protect, slots, hooks, hook origins, setting origins) the
+    profile `doc` starts from: copies of the one it extends, else empty."""
+    data = doc.data
+    if "extends" not in data:
+        return {}, [], {}, {}, {}, {}
+    parent_path = lib.locate(data["extends"], "profile", base_dir, (doc, ("extends",)))
+    base = resolve_profile(lib, parent_path, None, _seen + (str(path),))
+    return (dict(base.settings), list(base.protect), {k: v.copy() for k, v in base.slots.items()},
+            _copy_hooks(base.hooks), dict(base.hook_origins), dict(base.setting_origins))
+
+
+def _attempter(errors):
+    """attempt(fn, *args): fn's value, or None with its error(s) added to `errors`."""
 
     def attempt(fn, *args):
         try:
@@ -123,14 +148,13 @@ def resolve_profile(lib, path, level_override=None, _seen=()):
             errors.append(exc)
         return None
 
-    if "hooks" in data:
-        attempt(_merge_hooks, doc, data["hooks"], hooks, origins)
-    for key in SCALARS:
-        if key in data:
-            settings[key] = data[key]
-            setting_origins[key] = (doc, (key,))
-    if "protect" in data:
-        protect = attempt(_protect, lib, doc, data["protect"], protect, base_dir) or protect
+    return attempt
+
+
+def _resolve_slots(lib, doc, slots, base_dir, errors, attempt):
+    """The profile's dictionary slots, into `slots`; a slot edit (SLOT_EDITS)
+    sitting where a new slot's name goes is an error that says where it belongs."""
+    data = doc.data
     above = None
     for slot_name, spec in data.get("dictionaries", {}).items():
         if slot_name in SLOT_EDITS and slot_name not in slots:
@@ -143,23 +167,20 @@ def resolve_profile(lib, path, level_override=None, _seen=()):
         slot = attempt(_slot, lib, doc, slot_name, spec, slots.get(slot_name), base_dir)
         if slot is not None:
             slots[slot_name] = slot
-    missing = [k for k in SCALARS if k not in settings]
-    if missing:
-        errors.append(doc.error(f"set {', '.join(missing)} here or extend a profile that does (extends: default)"))
-    res = Resolved(data["name"], doc.file, settings, protect, slots, hooks, origins)
-    res.setting_origins = setting_origins
-    if not _seen and not missing:
-        level_ref = level_override or settings["level"]
-        origin = None if level_override else setting_origins.get("level")
-        level_dir = Path(origin[0].file).parent if origin else base_dir  # relative to the file that says it
-        chain = attempt(_level_chain, lib, level_ref, level_dir, origin)
-        if chain:
-            res.level_chain = chain
-            res.settings["level"] = chain[-1].data["name"]
-            attempt(_collect_transforms, res)
-    if errors:
-        raise ValidationErrors(errors)
-    return res
+
+
+def _resolve_level(lib, res, level_override, base_dir, attempt):
+    """The level chain of the profile at the top (`level_override`, else its
+    `level`, read relative to the file that sets it) and its transforms."""
+    settings, setting_origins = res.settings, res.setting_origins
+    level_ref = level_override or settings["level"]
+    origin = None if level_override else setting_origins.get("level")
+    level_dir = Path(origin[0].file).parent if origin else base_dir  # relative to the file that says it
+    chain = attempt(_level_chain, lib, level_ref, level_dir, origin)
+    if chain:
+        res.level_chain = chain
+        res.settings["level"] = chain[-1].data["name"]
+        attempt(_collect_transforms, res)
 
 
 def _protect(lib, doc, spec, inherited, base_dir):

@@ -131,23 +131,26 @@ class Compressor:
     """Compress texts with one profile at one level through the text cache.
     The compiled profile is loaded only when a text is not in the cache."""
 
-    def __init__(self, name=None, level=None, cwd=None):
-        from .profile import load_meta
+    def __init__(self, name=None, level=None, cwd=None, chosen=None):
+        """`chosen`: the profile's Choice (engine/core/profile.py) when the
+        caller made it already, else it is chosen from `name` and `cwd`."""
+        from .profile import cached_meta, choice
 
-        self.name, self.level, self.cwd = name, level, cwd
-        self.meta = load_meta(name, level, cwd)  # None when the profile must be (re)built
+        self.chosen = chosen if chosen is not None else choice(name, cwd)
+        self.level = level
+        self.meta = cached_meta(self.chosen, level)  # None when the profile must be (re)built
         self._profile = None
 
     @property
     def profile(self):
         if self._profile is None:
-            from .profile import load_profile, meta_of, store_meta
+            from .profile import meta_of, profile_of, store_meta
 
-            self._profile = load_profile(self.name, self.level, self.cwd)
+            self._profile = profile_of(self.chosen, self.level)
             missing = self.meta is None
             self.meta = meta_of(self._profile)
             if missing:  # compiled before the meta entry existed (or it went stale): the next run needs it
-                store_meta(self._profile, self.name, self.level, self.cwd)
+                store_meta(self.chosen, self.level, self._profile)
         return self._profile
 
     def info(self, field):

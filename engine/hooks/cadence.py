@@ -81,7 +81,7 @@ def growth_due(ctx, name, every):
 
 def growth_marks(ctx, name):
     """State for the next growth check, after a refresh looked at what is in view."""
-    due = getattr(ctx, "in_view_next_due", None)
+    due = ctx.in_view_next_due
     now = ctx.context_tokens()
     since = _since(ctx)
     if due is None or now is None or since is None:

@@ -85,6 +85,15 @@ def settings_for(profile_ref, cwd, wait_until=None):
     return load_hooks(profile_ref, cwd=cwd or None, wait_until=wait_until)
 
 
+def bound(log, deadline, hooks):
+    """The one place a profile's hooks settings bound a hook: the log's size,
+    and the deadline lowered to the profile's (never raised: Deadline.lower);
+    `deadline` None (an event run inside another program) has none."""
+    log.max_bytes = hooks["log"]["max_bytes"]
+    if deadline is not None:
+        deadline.lower(hooks["deadline_ms"], hooks["kill_after_ms"])
+
+
 def count_turn(event, hooks, bounds, log):
     """(state, turn) after counting a prompt, first thing once the event is
     read: with the cached hooks settings when there are some, else in the
@@ -149,45 +158,57 @@ def _run_handlers(handlers, ctx, log):
     return parts
 
 
-def handle(event, profile_ref, log, hooks=None, deadline=None, counted=None, trace=None, agent=None):
+def handle(event, profile_ref, log, hooks=None, deadline=None, counted=None, trace=None, agent=None, chosen=None):
     """What to print for one event (a dict for JSON, a str as it is, None for
     nothing).  `event`: a neutral Event, or the agent's payload (a dict) of
     `agent`.  `counted`: (state, turn) when main() already counted this
     prompt.  `trace`: a list that receives the event's merged Answer, whose
-    `origins` say which handler gave which part (engine replay reports them)."""
-    from .handlers import Context, build
-
+    `origins` say which handler gave which part (engine replay reports them).
+    `chosen`: the profile's Choice (engine/core/profile.py) when main()
+    made it, else it is chosen here from `profile_ref` and the event's folder."""
     if isinstance(event, dict):
         event = neutral_event(event, agent)
+    if chosen is None:
+        from engine.core.profile import choice
+
+        chosen = choice(profile_ref, event.cwd or None)
     if hooks is None:
-        hooks = settings_for(profile_ref, event.cwd)
-    log.max_bytes = hooks["log"]["max_bytes"]
-    if deadline is not None:
-        deadline.lower(hooks["deadline_ms"], hooks["kill_after_ms"])
+        from engine.core.profile import hooks_of
+
+        hooks = hooks_of(chosen)
+    bound(log, deadline, hooks)
     name = event.kind
     if not name:
         log(f"unknown event {event.agent_event!r}; nothing to do")
         return None
-    from engine.core.profile import NOTES
-
-    if NOTES and not profile_ref:  # a project profile was left out: say why, once per session
+    if chosen.left_out:  # a project profile was left out: say why, once per session
         from .trust import note_unapproved
 
-        note_unapproved(event, profile_ref, hooks, log)
-    _registry, by_event = build(hooks, name)
-    handlers = by_event.get(name, [])
-    counting = name == "prompt" and bool(handlers)
-    if not handlers and not counting:
+        note_unapproved(event, chosen, hooks, log)
+    from .handlers import build
+
+    handlers = build(hooks, name)[1].get(name, [])
+    if not handlers:
         return None
-    state, turn = _open_state(event, hooks, counted, counting, log)
-    ctx = Context(event, state, turn, profile_ref, hooks, log)
+    state, turn = _open_state(event, hooks, counted, name == "prompt", log)
+    return _answer(event, handlers, state, turn, (profile_ref, chosen, hooks), log, trace).output(event, log)
+
+
+def _answer(event, handlers, state, turn, profile, log, trace):
+    """The merged Answer of the event's handlers, carried, traced, recorded
+    and its marks saved in the session's state.  `profile`: (reference,
+    Choice, hooks settings)."""
+    from .handlers import Context
+
+    profile_ref, chosen, hooks = profile
+    ctx = Context(event, state, turn, profile_ref, hooks, log, chosen)
     parts = _run_handlers(handlers, ctx, log)
     ctx.say_nothing_found()
     source = None  # nothing to label: the quiet path does not import source.py
     if parts:
         from .source import labeller
 
-        source = labeller(hooks, name)
+        source = labeller(hooks, event.kind)
     answer = merge(parts, hooks["max_injection_chars"], log, source)
     if state is not None:
         _carry(event, answer, ctx)
@@ -195,14 +216,18 @@ def handle(event, profile_ref, log, hooks=None, deadline=None, counted=None, tra
         trace.append(answer)
     if event.session and (answer.added or answer.tool_output):  # only an event that answered something is recorded
         record(event, answer)
-    if answer.marks and state is not None and name != "session_end":
-        from .state import StateError
+    if answer.marks and state is not None and event.kind != "session_end":
+        _save_marks(state, answer.marks, log)
+    return answer
 
-        try:
-            state.update(answer.marks)
-        except StateError as exc:
-            log(f"state not saved ({exc})")
-    return answer.output(event, log)
+
+def _save_marks(state, marks, log):
+    from .state import StateError
+
+    try:
+        state.update(marks)
+    except StateError as exc:
+        log(f"state not saved ({exc})")
 
 
 CARRIED = "carried:context"  # the state's field of context waiting for an event that shows it
@@ -339,117 +364,173 @@ def _read_all(stdin):
     return raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else raw
 
 
+class _Run:
+    """One hook process's event, as named steps (main runs them in order):
+    arm the deadline, take the settings cached for the process's folder,
+    read the event, take its settings, count the prompt, load the settings
+    the cache lacked, handle, write."""
+
+    def __init__(self, profile_ref, stdin, stdout, exit, agent, event_name):
+        self.profile_ref, self.stdin, self.stdout = profile_ref, stdin, stdout
+        self.agent, self.event_name = agent, event_name
+        self.log = Log()
+        self.deadline = Deadline(self.log, exit)
+        self.bounds = None  # the engine's own hooks bounds (settings.hook_bounds)
+        self.raw = None  # stdin, once read
+        self.said = []  # why stdin holds no event: logged once the log's bound is known
+        self.counted = False  # the prompt was counted (or counting it was tried)
+
+    def steps(self):
+        self.arm()
+        here = self.cached(None)
+        event = self.read()
+        if event is None:
+            return self.say_unread(here)
+        self.log.about(event.agent_event, event.session)
+        if event.kind != "prompt":
+            self.deadline.on_expire = None
+        chosen, hooks = here if (event.cwd or os.getcwd()) == os.getcwd() else self.cached(event.cwd or None)
+        counted = self.count(event, hooks) if event.kind == "prompt" else None  # before anything that could be slow
+        if hooks is None:
+            hooks = self.settings(chosen)
+            if hooks is None:
+                return None
+        return self.write(handle(event, self.profile_ref, self.log, hooks, self.deadline, counted, chosen=chosen))
+
+    def arm(self):
+        """Bounded before anything is loaded: the engine's own deadline,
+        lowered later by the profile's (never raised)."""
+        from engine.core.settings import hook_bounds
+
+        self.bounds = hook_bounds()
+        self.deadline.on_expire = self.count_at_deadline
+        self.deadline.arm(self.bounds["deadline_ms"], self.bounds["kill_after_ms"])
+
+    def count_at_deadline(self):
+        """The deadline passed before the prompt was counted (a machine so
+        loaded that even reading the event took too long): count it in
+        files, then leave."""
+        if self.counted:
+            return
+        self.counted = True
+        raw = self.raw if self.raw is not None else _read_all(self.stdin)
+        ev = read_event(raw, lambda _line: None, self.agent, self.event_name)
+        if ev is not None and ev.kind == "prompt":
+            count_turn(ev, None, self.bounds, self.log)
+
+    def cached(self, cwd):
+        """(Choice, hooks settings from the cache or None) of the profile for
+        `cwd` (None: the process's folder, where the agent runs hooks, so
+        almost always the event's): no compile; found, they bound the hook
+        at once."""
+        from engine.core.profile import cached_hooks, choice
+
+        chosen = choice(self.profile_ref, cwd)
+        hooks = cached_hooks(chosen)
+        if hooks is not None:
+            bound(self.log, self.deadline, hooks)
+        return chosen, hooks
+
+    def read(self):
+        """The event on stdin, or None (why in self.said)."""
+        self.raw = _read_all(self.stdin)
+        return read_event(self.raw, self.said.append, self.agent, self.event_name)
+
+    def say_unread(self, here):
+        """Log why stdin held no event, within the profile's log bound: loaded
+        (under the deadline) when it was not cached."""
+        chosen, hooks = here
+        if hooks is None:
+            from engine.core.profile import hooks_of
+
+            try:
+                bound(self.log, self.deadline, hooks_of(chosen, self.wait_until()))
+            except Exception:  # noqa: BLE001 - the default bound then
+                pass
+        for line in self.said:
+            self.log(line)
+
+    def count(self, event, hooks):
+        self.counted = True
+        counted = count_turn(event, hooks, self.bounds, self.log)
+        self.deadline.on_expire = None
+        return counted
+
+    def settings(self, chosen):
+        """The hooks settings the cache lacked, loaded or compiled within the
+        deadline (cache.compile_once); None when another hook is compiling
+        them and did not finish in time (logged)."""
+        from engine.core.cache import NotReady
+        from engine.core.profile import hooks_of
+
+        try:
+            return hooks_of(chosen, self.wait_until())
+        except NotReady:
+            self.log("the compiled profile is not ready (another hook is compiling it); this event goes on without it")
+            return None
+
+    def wait_until(self):
+        """How long a compile may be waited for: the deadline, less a margin
+        to answer in."""
+        return self.deadline.until(self.bounds["compile_wait_margin_ms"])
+
+    def write(self, out):
+        """Print the answer whole: the deadline cannot cut it once writing starts."""
+        if out is None:
+            return
+        text = _as_text(out)
+        self.deadline.disarm()
+        self.stdout.write(text)
+        self.stdout.flush()
+
+
+def _as_text(out):
+    """What to print for `out`: a str as it is (PreCompact), an object as JSON."""
+    if isinstance(out, str):  # plain text the agent reads as it is (PreCompact)
+        return out.encode("utf-8", errors="replace").decode("utf-8") + "\n"
+    from engine.base.fastjson import dumps
+
+    text = dumps(out) + "\n"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate (from the event): \u escapes are still JSON
+        import json
+
+        text = json.dumps(out) + "\n"
+    return text
+
+
+def _say_crash(log, exc):
+    """One log line for what stopped the hook (the agent never sees it)."""
+    try:
+        from engine.base.errors import UserError  # here: an event that goes well never needs it
+
+        if isinstance(exc, UserError):  # a profile the user must fix: say what, not "internal"
+            log(f"profile not usable: {' | '.join(str(exc).splitlines())}")
+        else:
+            log(f"internal error: {type(exc).__name__}: {exc}")
+    except Exception:
+        pass
+
+
 def main(profile_ref=None, stdin=None, stdout=None, exit=None, agent=None, event_name=None):
     """Run one event of `agent` (a built-in agent's name; the default agent
     when None), named `event_name` where the payload names none.  `exit` is
     for running inside another program (tests): called when the deadline
     passes, instead of ending the process."""
-    stdin = stdin or sys.stdin
-    stdout = stdout or sys.stdout
     from . import deadline as deadline_module
 
-    log = Log()
-    deadline = Deadline(log, exit)
+    run = _Run(profile_ref, stdin or sys.stdin, stdout or sys.stdout, exit, agent, event_name)
     deadline_module.IN_HOOK = True
     try:
-        # Bounded before anything is loaded: the engine's own deadline,
-        # lowered later by the profile's (never raised).
-        from engine.core.settings import hook_bounds
-
-        bounds = hook_bounds()
-        box = {"raw": None, "counted": False}
-
-        def count_at_deadline():
-            """The deadline passed before the prompt was counted (a machine so
-            loaded that even reading the event took too long): count it in
-            files, then leave."""
-            if box["counted"]:
-                return
-            box["counted"] = True
-            raw = box["raw"] if box["raw"] is not None else _read_all(stdin)
-            ev = read_event(raw, lambda _line: None, agent, event_name)
-            if ev is not None and ev.kind == "prompt":
-                count_turn(ev, None, bounds, log)
-
-        deadline.on_expire = count_at_deadline
-        deadline.arm(bounds["deadline_ms"], bounds["kill_after_ms"])
-        from engine.core.profile import cached_hooks
-
-        # The agent runs hooks in the project: these cached settings (no
-        # compile) are almost always the event's, and bound the log at once.
-        here = cached_hooks(profile_ref, None)
-        if here is not None:
-            log.max_bytes = here["log"]["max_bytes"]
-            deadline.lower(here["deadline_ms"], here["kill_after_ms"])
-        raw = box["raw"] = _read_all(stdin)
-        said = []
-        event = read_event(raw, said.append, agent, event_name)
-        if event is None:
-            if here is None:  # the log's bound is the profile's: load it (under the deadline) to say why
-                try:
-                    until = deadline.until(bounds["compile_wait_margin_ms"])
-                    log.max_bytes = settings_for(profile_ref, None, until)["log"]["max_bytes"]
-                except Exception:  # noqa: BLE001 - the default bound then
-                    pass
-            for line in said:
-                log(line)
-            return 0
-        log.about(event.agent_event, event.session)
-        prompt = event.kind == "prompt"
-        if not prompt:
-            deadline.on_expire = None
-        cwd = event.cwd
-        same = (cwd or os.getcwd()) == os.getcwd()
-        hooks = here if same else cached_hooks(profile_ref, cwd or None)
-        if hooks is not None:
-            log.max_bytes = hooks["log"]["max_bytes"]
-            deadline.lower(hooks["deadline_ms"], hooks["kill_after_ms"])
-        counted = None
-        if prompt:
-            box["counted"] = True
-            counted = count_turn(event, hooks, bounds, log)  # before anything that could be slow
-            deadline.on_expire = None
-        if hooks is None:
-            from engine.core.cache import NotReady
-
-            try:
-                hooks = settings_for(profile_ref, cwd, deadline.until(bounds["compile_wait_margin_ms"]))
-            except NotReady:
-                log("the compiled profile is not ready (another hook is compiling it); this event goes on without it")
-                return 0
-        out = handle(event, profile_ref, log, hooks, deadline, counted)
-        if isinstance(out, str):  # plain text the agent reads as it is (PreCompact)
-            text = out.encode("utf-8", errors="replace").decode("utf-8") + "\n"
-        elif out is not None:
-            from engine.base.fastjson import dumps
-
-            text = dumps(out) + "\n"
-            try:
-                text.encode("utf-8")
-            except UnicodeEncodeError:  # a lone surrogate (from the event): \u escapes are still JSON
-                import json
-
-                text = json.dumps(out) + "\n"
-        if out is not None:
-            deadline.disarm()  # from here on the object is written whole
-            stdout.write(text)
-            stdout.flush()
+        run.steps()
     except Expired:
         pass  # logged by the deadline
     except BaseException as exc:  # noqa: BLE001 - the agent must never see a hook crash
-        if isinstance(exc, KeyboardInterrupt):
-            return 0
-        try:
-            from engine.base.errors import UserError  # here: an event that goes well never needs it
-
-            if isinstance(exc, UserError):  # a profile the user must fix: say what, not "internal"
-                log(f"profile not usable: {' | '.join(str(exc).splitlines())}")
-            else:
-                log(f"internal error: {type(exc).__name__}: {exc}")
-        except Exception:
-            pass
+        if not isinstance(exc, KeyboardInterrupt):
+            _say_crash(run.log, exc)
     finally:
-        deadline.disarm()
+        run.deadline.disarm()
         deadline_module.IN_HOOK = False
     return 0
 

@@ -50,7 +50,7 @@ def _message(h, plan, event, cap, profile_ref, cwd):
     limit = plan.budget[unit]
     rows = sorted(plan.items + plan.omitted, key=order_key)
     total = sum(it.cost if it.cost else it.chars for it in rows)
-    never = getattr(plan, "never", ())
+    never = plan.never
     sizes = ", ".join(f"{shown_path(it.path, cwd)} {it.chars:,} characters" + (" (cannot fit alone)" if it in never else "")
                       for it in rows)
     mode = h.spec.overflow

@@ -311,59 +311,99 @@ def narrow(ctx, spec, files):
     In every mode, nothing already in view in this epoch (within
     every_tokens when that is set) is delivered again."""
     conf = ctx.settings.get("in_view")
+    if ctx.scoped_for is not None:  # before a write: only the rules covering it, known or not
+        files = _covering(files, spec, ctx.scoped_for)
     starting = ctx.name == "session_start" and not _compacting(ctx)
     if not conf or not files or not (ctx.transcript() or starting):
         return files
     iv = ctx_inview(ctx)
     far = spec["every_tokens"]
-    compact = _compacting(ctx)
-    scoped_for = getattr(ctx, "scoped_for", None)
     if not iv.known and starting:
         # A session starting (its transcript not on disk yet): the agent is
         # loading its own files now; only what it lacks goes in.
         iv.known = True
         _documented(iv)
-    if not iv.known and ctx.name == "prompt" and ctx.turn == 1:
-        files = _after_the_start(ctx, iv, files)
     if not iv.known:
-        # No agent's transcript to read (missing, empty, or not the agent's):
-        # nothing is known to be in view, so nothing is held back, and the
-        # growth counts from this delivery.
-        if far and not compact and scoped_for is None:
-            ctx.in_view_next_due = (iv.current.tokens or 0) + far
-        return files
-    key = spec["scope"]["key"]
-    limit = spec["scope"]["max_brace_expansions"]
-    snap = ctx.snapshot()
-    now = Seen(iv, iv.current, snap, conf, key, limit)
-    out, next_due = [], []
-    engine_now = now.engine
-    for rf in files:
-        globs = globs_of(rf, key)
-        pos = now.position(rf, globs)
-        if compact:
-            if _back_after_compaction(iv, rf, globs, pos, snap, conf, key, limit, engine_now):
-                out.append(rf)
-            continue
-        if scoped_for is not None:
-            if globs is not None and pos is None:
-                from .pathscope import decide
-
-                if decide(globs, [scoped_for], limit)[0] == "in":
-                    out.append(rf)
-            continue
-        if not far or pos is None or iv.current.growth(pos) >= far:
-            out.append(rf)
-            next_due.append((iv.current.tokens or 0) + far)
-        else:
-            next_due.append(max(pos, iv.current.start()) + far)
-    if far and not compact and scoped_for is None:
-        ctx.in_view_next_due = min(next_due) if next_due else None
+        return _nothing_known(ctx, iv, files, far)
+    out = _not_in_view(ctx, iv, conf, spec, files, far)
     if files and not out:
         ctx.in_view_skipped = len(files)
     kept = {id(rf) for rf in out}
     ctx.in_view_held = [rf for rf in files if id(rf) not in kept]  # what the model has already (engine replay counts it)
     return out
+
+
+def _covering(files, spec, path):
+    """The path-scoped rules whose globs match `path`: a delivery before a
+    write (ctx.scoped_for) holds only those, also when the transcript says
+    nothing yet (a session's first tool call)."""
+    from .pathscope import decide
+
+    key, limit = spec["scope"]["key"], spec["scope"]["max_brace_expansions"]
+    out = []
+    for rf in files:
+        globs = globs_of(rf, key)
+        if globs is not None and decide(globs, [path], limit)[0] == "in":
+            out.append(rf)
+    return out
+
+
+def _nothing_known(ctx, iv, files, far):
+    """No agent's transcript to read (missing, empty, or not the agent's):
+    nothing is known to be in view, so nothing is held back (but what the
+    session's start delivered, at its first prompt), and the growth counts
+    from this delivery."""
+    if ctx.name == "prompt" and ctx.turn == 1:
+        files = _after_the_start(ctx, iv, files)
+    if far and not _compacting(ctx) and ctx.scoped_for is None:
+        ctx.in_view_next_due = (iv.current.tokens or 0) + far
+    return files
+
+
+def _not_in_view(ctx, iv, conf, spec, files, far):
+    """The files of `files` to deliver in the event's mode (narrow), in order;
+    with a growth cadence, ctx.in_view_next_due is when the next is due."""
+    key = spec["scope"]["key"]
+    limit = spec["scope"]["max_brace_expansions"]
+    snap = ctx.snapshot()
+    now = Seen(iv, iv.current, snap, conf, key, limit)
+    compact, scoped_for = _compacting(ctx), ctx.scoped_for
+    out, next_due = [], []
+    for rf in files:
+        globs = globs_of(rf, key)
+        pos = now.position(rf, globs)
+        if compact:
+            keep = _back_after_compaction(iv, rf, globs, pos, snap, conf, key, limit, now.engine)
+        elif scoped_for is not None:
+            keep = _scoped_for(globs, pos, scoped_for, limit)
+        else:
+            keep = _due_by_growth(iv, pos, far, next_due)
+        if keep:
+            out.append(rf)
+    if far and not compact and scoped_for is None:
+        ctx.in_view_next_due = min(next_due) if next_due else None
+    return out
+
+
+def _scoped_for(globs, pos, path, limit):
+    """Does a PreToolUse on `path` deliver this rule?  A scoped one matching
+    it, not in view."""
+    if globs is None or pos is not None:
+        return False
+    from .pathscope import decide
+
+    return decide(globs, [path], limit)[0] == "in"
+
+
+def _due_by_growth(iv, pos, far, next_due):
+    """Is this rule due (a cadence)?  Not in view in this epoch, or (with
+    every_tokens `far`) in view at least `far` tokens back; `next_due` gets
+    the tokens of context at which it is due next."""
+    if not far or pos is None or iv.current.growth(pos) >= far:
+        next_due.append((iv.current.tokens or 0) + far)
+        return True
+    next_due.append(max(pos, iv.current.start()) + far)
+    return False
 
 
 def _after_the_start(ctx, iv, files):
@@ -418,7 +458,7 @@ def _before(iv, rf, globs, snap, conf, key, limit):
 
 def ctx_inview(ctx):
     """The event's InView, read once per event."""
-    iv = getattr(ctx, "_inview", None)
+    iv = ctx._inview
     if iv is None:
         iv = read(ctx.agent, ctx.transcript(), ctx.cwd, ctx.settings, _compacting(ctx))
         ctx._inview = iv
@@ -444,7 +484,7 @@ def agent_version(ctx):
     (already read with the event's InView, if it was), else the variable the
     agent sets in its hooks' environment: at a session's first tool call
     the transcript may not be on disk yet."""
-    iv = getattr(ctx, "_inview", None)
+    iv = ctx._inview
     if iv is not None and iv.version:
         return iv.version
     from engine.agents.version import of_session

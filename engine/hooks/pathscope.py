@@ -434,13 +434,17 @@ def scope_for(rf, default_key):
         if str(field_of(rf.text, always) or "").strip().lower() == "true":
             return Scope()
     scope = scope_of(rf.text, getattr(rf, "scope_key", None) or default_key)
-    if scope.globs and all(g.strip("/") in EVERYWHERE for g in scope.globs):
+    if scope.globs and all(matches_every_file(g) for g in scope.globs):
         return Scope()  # `applyTo: "**"`: every file, so no scope (loaded at the start, as the agent does)
     return scope
 
 
-# Globs that match every file of the project.
-EVERYWHERE = ("**", "**/*")
+def matches_every_file(glob):
+    """A glob that matches every file of the project: `**` segments only,
+    or `**` segments then a last `*` (`**`, `**/*`, `**/**/*`)."""
+    parts = glob.strip("/").split("/")
+    head, last = parts[:-1], parts[-1]
+    return all(p == "**" for p in head) and (last == "**" or (last == "*" and bool(head)))
 
 
 def select(files, settings, touched, log):

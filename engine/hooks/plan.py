@@ -41,12 +41,17 @@ class Item(_Record):
 
 
 class Plan(_Record):
-    """What a refresh would inject: for `engine refresh preview` and for the hook."""
+    """What a refresh would inject: for `engine refresh preview` and for the
+    hook.  FIELDS are what it shows and compares; the refresh also keeps,
+    declared here: `never` (Items that can never fit, named rather than kept
+    waiting), `texts` (path -> the rule file's text, for digest lines),
+    `done` (identities delivered or named earlier in this round, overflow.py)
+    and `delivery` (the id of this delivery's marker, or None)."""
 
     FIELDS = ("handler", "level", "items", "omitted", "text", "budget", "problems", "skipped", "scoped")
 
     def __init__(self, handler, level, items=None, omitted=None, text="", budget=None, problems=None, skipped=None,
-                 scoped=None):
+                 scoped=None, never=None, texts=None, done=None, delivery=None):
         self.handler = handler
         self.level = level
         self.items = items if items is not None else []
@@ -56,3 +61,7 @@ class Plan(_Record):
         self.problems = problems if problems is not None else []  # log lines about files left out
         self.skipped = skipped if skipped is not None else []  # (path, reason): files the trust model left out
         self.scoped = scoped if scoped is not None else []  # pathscope.Decision per path-scoped rule file
+        self.never = never if never is not None else []
+        self.texts = texts if texts is not None else {}
+        self.done = done if done is not None else set()
+        self.delivery = delivery

@@ -84,28 +84,20 @@ class Trust:
         return real
 
 
-def for_event(profile_ref, cwd, settings, log):
-    """The Trust for an event: whether the active profile is a project's
-    (approved: an unapproved one is never active), and the allow-list, which
-    the trust boundary (engine/core/boundary.py) already took from the user's
-    own profile."""
-    from engine.core.profile import choose_origin
-
-    from_project = choose_origin(profile_ref, cwd) == "project"
+def for_event(chosen, cwd, settings):
+    """The Trust for an event of the profile `chosen` (a Choice): whether it
+    is a project's (approved: an unapproved one is never chosen), and the
+    allow-list, which the trust boundary (engine/core/boundary.py) already
+    took from the user's own profile."""
     trust = settings["trust"]  # hooks.trust and its keys are required (engine/hooks/check.py)
-    return Trust(cwd, from_project, trust["allow_read"], trust["vcs_metadata"])
+    return Trust(cwd, chosen.origin == "project", trust["allow_read"], trust["vcs_metadata"])
 
 
-def note_unapproved(event, profile_ref, hooks, log):
-    """Log once per session why a project profile found for this event is not
-    used (not approved, changed since, or refused).  Costs nothing when the
-    last choice of a profile for this folder left nothing out."""
-    from engine.core.profile import NOTES
-
-    if profile_ref or not NOTES:
-        return
-    cwd = event.cwd or os.getcwd()
-    note = NOTES.get(os.path.abspath(cwd))
+def note_unapproved(event, chosen, hooks, log):
+    """Log once per session why the project profile `chosen` (a Choice) left
+    out for this event is not used (not approved, changed since, or
+    refused).  Costs nothing when the choice left nothing out."""
+    note = chosen.left_out
     session = event.session
     if not note or not session:
         return

@@ -53,13 +53,7 @@ def compress_messages(messages: list, pipeline: object = "default", *, recency: 
     if not isinstance(messages, list):
         raise UserError("expected a list of messages")
     pipe = _pipeline(pipeline, base_dir)
-    if transcript:
-        pairs = transcript_messages(messages)
-        positions = [i for i, _ in pairs]
-        items = [m for _, m in pairs]
-    else:
-        positions = list(range(len(messages)))
-        items = messages
+    positions, items = _messages_of(messages, transcript)
     views = [view(m, i) for i, m in enumerate(items)]
     known = None if budget is not None else (recency if recency is not None else None)
     if budget is None and recency is None:
@@ -70,34 +64,11 @@ def compress_messages(messages: list, pipeline: object = "default", *, recency: 
     tokens = lambda msgs: _count_tokens((t for m in msgs for _, t in view(m, 0).units), pipe.tokenizer, token_memo)
     budget_stats = None
     if budget is not None:
-        lo, hi = 0, len(items)
-        best = None
-        while lo <= hi:  # the largest window whose result fits
-            mid = (lo + hi) // 2
-            used = tokens(runner.apply(decided, mid)[0])
-            if used <= budget:
-                best, lo = (mid, used), mid + 1
-            else:
-                hi = mid - 1
-        if best is None:
-            window = 0
-            used = tokens(runner.apply(decided, 0)[0])
-            budget_stats = {"tokens": budget, "fits": False, "used": used, "recency": 0,
-                            "note": f"even with no recency window the result needs {used} tokens "
-                                    f"(preserved messages included), over the budget of {budget}"}
-        else:
-            window = best[0]
-            budget_stats = {"tokens": budget, "fits": True, "used": best[1], "recency": window}
+        window, budget_stats = _window_within(decided, tokens, budget, len(items))
     else:
         window = decided.recency_default if recency is None else recency
     new, originals, applied = runner.apply(decided, window)
-    if transcript:
-        out = list(messages)
-        for i, m in enumerate(new):
-            if i in originals:
-                out[positions[i]] = {**messages[positions[i]], "message": m}
-    else:
-        out = new
+    out = _put_back(messages, new, originals, positions) if transcript else new
     verbatim = {str(positions[i]): m for i, m in originals.items()}
     check = {"count": len(messages), "digests": [digest(m) for m in messages]}
     stats = _stats(decided, applied, items, new, window)
@@ -109,6 +80,45 @@ def compress_messages(messages: list, pipeline: object = "default", *, recency: 
         stats["tokenizer"] = pipe.tokenizer
     return {"messages": out, "verbatim": verbatim, "stats": stats, "check": check,
             **({"transcript": True} if transcript else {})}
+
+
+def _messages_of(messages, transcript):
+    """(positions in `messages`, the messages): a transcript's user and
+    assistant lines, else every message."""
+    if transcript:
+        pairs = transcript_messages(messages)
+        return [i for i, _ in pairs], [m for _, m in pairs]
+    return list(range(len(messages))), messages
+
+
+def _window_within(decided, tokens, budget, count):
+    """(recency window, stats.budget): the largest window (of `count`
+    messages at most) whose whole result fits `budget` tokens, else 0 with
+    a note of what it needs."""
+    lo, hi = 0, count
+    best = None
+    while lo <= hi:  # the largest window whose result fits
+        mid = (lo + hi) // 2
+        used = tokens(runner.apply(decided, mid)[0])
+        if used <= budget:
+            best, lo = (mid, used), mid + 1
+        else:
+            hi = mid - 1
+    if best is not None:
+        return best[0], {"tokens": budget, "fits": True, "used": best[1], "recency": best[0]}
+    used = tokens(runner.apply(decided, 0)[0])
+    return 0, {"tokens": budget, "fits": False, "used": used, "recency": 0,
+               "note": f"even with no recency window the result needs {used} tokens "
+                       f"(preserved messages included), over the budget of {budget}"}
+
+
+def _put_back(lines, new, originals, positions):
+    """The transcript's lines with each changed message in its line."""
+    out = list(lines)
+    for i, m in enumerate(new):
+        if i in originals:
+            out[positions[i]] = {**lines[positions[i]], "message": m}
+    return out
 
 
 def digest(message):

@@ -6,11 +6,12 @@ context size only when a handler asks for it."""
 class Context:
     """One event as handlers see it."""
 
-    def __init__(self, event, state, turn, profile_ref, settings, log):
+    def __init__(self, event, state, turn, profile_ref, settings, log, chosen=None):
         self.event = event
         self.state = state
         self.turn = turn
         self.profile_ref = profile_ref
+        self._chosen = chosen  # the profile's Choice (engine/core/profile.py), made by the dispatcher
         self.settings = settings  # the profile's hooks settings
         self.log = log
         self._usage = False  # not read yet
@@ -20,6 +21,12 @@ class Context:
         self._fill = False
         self.nothing_found = []  # (handler, places): said in one log line (say_nothing_found)
         self.found_something = False  # a refresh handler had files (or said why it left them out)
+        # What is in view (engine/hooks/inview.py), filled as a refresh narrows its files:
+        self._inview = None  # the transcript's InView, read once per event (inview.ctx_inview)
+        self.scoped_for = None  # a touched path whose scoped rules a PreToolUse delivers (handlers/scoped_write.py)
+        self.in_view_held = []  # rule files held back: the model has them already (engine replay counts them)
+        self.in_view_skipped = 0  # how many files were held back when none was left to deliver
+        self.in_view_next_due = None  # tokens of context at which the growth cadence is due next (cadence.py)
 
     def say_nothing_found(self):
         """One log line for the handlers that found no file to inject, so a
@@ -27,6 +34,16 @@ class Context:
         if self.nothing_found and not self.found_something:
             said = "; ".join(f"{name} (no files in {', '.join(where) or 'no place'})" for name, where in self.nothing_found)
             self.log(f"nothing to inject: {said}")
+
+    @property
+    def chosen(self):
+        """The Choice of the event's profile: the dispatcher's, else chosen
+        now from the profile reference and the event's folder."""
+        if self._chosen is None:
+            from engine.core.profile import choice
+
+            self._chosen = choice(self.profile_ref, self.cwd or None)
+        return self._chosen
 
     @property
     def name(self):

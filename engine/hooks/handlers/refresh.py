@@ -88,7 +88,7 @@ class Refresh(Handler):
         from ..plan import Plan
 
         spec, settings = self.spec, ctx.settings
-        comp = Compressor(ctx.profile_ref, spec["level"], cwd=ctx.cwd or None)
+        comp = Compressor(level=spec["level"], chosen=ctx.chosen)
         unit = "tokens" if "tokens" in spec["budget"] else "chars"
         limit = spec["budget"][unit]
         measure = len if unit == "chars" else comp.count
@@ -110,8 +110,7 @@ class Refresh(Handler):
         never = never + self._never(over, limit)
         chosen, omitted, used = self._fit_digest(ctx, chosen, omitted, used, limit, measure, texts)
         plan = Plan(self.name, comp.info("level"), chosen, omitted, budget={unit: limit, "used": used}, problems=problems,
-                    skipped=skipped, scoped=scoped)
-        plan.never, plan.texts, plan.done, plan.delivery = never, texts, done, None
+                    skipped=skipped, scoped=scoped, never=never, texts=texts, done=done)
         self._fit_event(ctx, plan, cap, comp)
         if plan.items and marker:
             plan.delivery = delivery_id
@@ -125,7 +124,7 @@ class Refresh(Handler):
         from ..sources import collect
         from ..trust import for_event
 
-        trust = for_event(ctx.profile_ref, ctx.cwd or None, ctx.settings, log)
+        trust = for_event(ctx.chosen, ctx.cwd or None, ctx.settings)
         files = collect(self.spec, ctx.cwd, log, trust, skipped, ctx.agent)
         if self.spec.path_scope:  # path-scoped rules only when a matching file was touched
             from ..pathscope import select
@@ -270,7 +269,6 @@ class Refresh(Handler):
         from ..plan import Plan
 
         alone = Plan(plan.handler, plan.level, [it], [])
-        alone.never, alone.texts = [], {}
         return len(self._render(ctx, alone)) > cap
 
     def _in_view(self, ctx, files):
@@ -343,7 +341,7 @@ class Refresh(Handler):
         render = self._line_renderer(ctx)
         spec, cap = self.spec, ctx.settings["omitted_names_max"]
         mode = overflow.mode(spec)
-        never = getattr(plan, "never", [])
+        never = plan.never
         head, rest = [], []
         if mode == overflow.PENDING and "pending_template" in spec:
             waiting = self._ordered([it for it in plan.omitted if it not in never])
@@ -356,7 +354,7 @@ class Refresh(Handler):
         else:
             digest, rest = [], self._ordered(plan.omitted)
         if digest and "digest_template" in spec:
-            lines, more = overflow.digest_lines(ctx, spec, digest, getattr(plan, "texts", {}), render)
+            lines, more = overflow.digest_lines(ctx, spec, digest, plan.texts, render)
             head += lines
             rest += more
         else:
@@ -368,9 +366,9 @@ class Refresh(Handler):
         return "\n".join(head)
 
     def run(self, ctx):
+        """(plan, text to inject or None, marks) of this event."""
         plan = self.plan(ctx)
-        self._delivered = plan
-        if plan.items or plan.omitted or plan.problems or plan.scoped or getattr(ctx, "in_view_skipped", 0):
+        if plan.items or plan.omitted or plan.problems or plan.scoped or ctx.in_view_skipped:
             ctx.found_something = True
         elif not _a_quiet_start(ctx):  # say why, once for the event (Context.say_nothing_found)
             from ..sources import source_files, source_folders
@@ -381,19 +379,18 @@ class Refresh(Handler):
         marks = self.marks(ctx)
         marks.update(self._round_marks(plan))
         if not plan.items and not plan.omitted:
-            return None, marks
-        return plan.text, marks
+            return plan, None, marks
+        return plan, plan.text, marks
 
     def _round_marks(self, plan):
         from .. import overflow
 
-        return overflow.marks(self.name, self.spec, plan, getattr(plan, "done", set()))
+        return overflow.marks(self.name, self.spec, plan, plan.done)
 
     def parts(self, ctx):
         ctx.in_view_held = []
-        text, marks = self.run(ctx)
-        plan = getattr(self, "_delivered", None)
-        if text and plan is not None and ctx.settings.get("in_view"):
+        plan, text, marks = self.run(ctx)
+        if text and ctx.settings.get("in_view"):
             from ..inview import delivered_marks
 
             marks = {**marks, **delivered_marks(ctx, plan.items, plan.delivery)}

@@ -6,6 +6,12 @@ them survive); only pipes, padding, the header row and the alignment row are
 rewritten.  A table none of whose rows may open with markup
 (`unless_row_opens_with`: "- x: y" would read as a list item) stays.  A table whose header row holds protected text is left as it is,
 since flattening would remove that row.
+
+With `shortest_alignment_row`, a table that stays a table has its alignment
+row written in its shortest form ("|---|:---:|" -> "|-|:-:|"): one dash per
+cell and its colons say all that row says.  That can only make flattening
+less worth it on a second pass (the row it would remove is shorter), so a
+table that stayed stays.
 """
 
 from itertools import accumulate
@@ -74,6 +80,7 @@ class FlattenTables(Transform):
         # a flattened row must not open with markup ("- x: ..." would read as a list item)
         unless = spec.unless_row_opens_with
         self.unless_opens = regex.compile(anchored(scoped(unless)), regex.V0) if unless else None
+        self.shortest_alignment = spec.shortest_alignment_row
 
     def edits(self, text, mask, run):
         lines = _line_spans(text)
@@ -88,8 +95,30 @@ class FlattenTables(Transform):
             edits, next_i = table
             if edits is not None:
                 out.extend(edits)
+            elif self.shortest_alignment:
+                out.extend(self._short_alignment(text, lines[i + 1], mask))
             i = next_i
         return out
+
+    def _short_alignment(self, text, line, mask):
+        """The edit writing a staying table's alignment row (known to be one)
+        in its shortest form: each cell one dash and its colons, its outer
+        pipes kept where it has them."""
+        ds, de = line
+        delim, _ = _split_cells(text, ds, de, mask)
+        cells = []
+        for a, b in delim:
+            cell = text[a:b]
+            cells.append((":" if cell.startswith(":") else "") + "-" + (":" if cell.endswith(":") else ""))
+        first, last = _first_nonblank(text, ds, de), _last_nonblank(text, ds, de) + 1
+        short = "|".join(cells)
+        if text[first] == "|":
+            short = "|" + short
+        if text[last - 1] == "|" and last - 1 > first:
+            short += "|"
+        if text[first:last] == short:
+            return []
+        return [Edit(first, last, short)]
 
     def _table_at(self, text, lines, i, mask):
         hs, he = lines[i]
