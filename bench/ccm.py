@@ -23,7 +23,7 @@ import time
 import uuid
 from pathlib import Path
 
-from common import REPO, arguments, fmt_table, log, loadavg, machine, publish, transcript_files
+from common import REPO, arguments, fmt_table, loadavg, log, machine, publish, transcript_files
 
 TARGET_RATIO = 40.0  # % of bytes removed by a default purge
 TARGET_4MB_S = 2.0

@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import REPO, arguments, fmt_table, log, loadavg, machine, publish
+from common import REPO, arguments, fmt_table, loadavg, log, machine, publish
 
 GOAL_MB = 100  # peak RSS of `cache run` on any output size: tens of MB
 LINE = "2025-01-01T00:00:00 INFO worker-7 processed request id=12345 status=200 in 3.2 ms path=/api/items"

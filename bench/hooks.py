@@ -24,8 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import (HEAVY_MODULES, arguments, fmt_table, log, loadavg, machine, make_venv, now, p90, publish,
-                    transcript_file)
+from common import HEAVY_MODULES, arguments, fmt_table, loadavg, log, machine, make_venv, now, p90, publish, transcript_file
 
 TARGET_HOOK_MS = 50.0  # issue 3: a hook event that injects nothing
 TARGET_INJECT_X = 3.0  # issue 11: an injecting event, as a multiple of python -c pass

@@ -13,7 +13,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from common import ENCODINGS, LEVELS, arguments, fmt_table, log, loadavg, machine, now, pct_saved, publish, read_corpus
+from common import ENCODINGS, LEVELS, arguments, fmt_table, loadavg, log, machine, now, pct_saved, publish, read_corpus
 
 # Targets of issue 6 (savings that keep meaning); issue 2's chars target.
 TARGET_STANDARD_O200K = 10.0
@@ -73,8 +73,8 @@ def protected_check(profile, text, result):
 
 
 def run_savings(corpus, log):
-    from engine.text.pipeline import compress
     from engine.core.profile import load_profile
+    from engine.text.pipeline import compress
 
     before_tokens = {enc: 0 for enc in ENCODINGS}
     per_file_before = []
@@ -192,9 +192,9 @@ def meaning_suite():
     in order, no `absent` text."""
     import re
 
-    from engine.text.pipeline import compress
     from engine.core.profile import load_profile
     from engine.core.yamlload import load_file
+    from engine.text.pipeline import compress
 
     folder = Path(__file__).resolve().parent.parent / "tests" / "meaning"
     profiles = {lv: load_profile("default", lv) for lv in LEVELS}

@@ -15,8 +15,27 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import (REPO, HEAVY_MODULES, LEVELS, arguments, build_text, fmt_table, is_pyenv_shim, log, loadavg, machine,
-                    make_venv, now, on_path, p90, parse_importtime, publish, read_corpus, shebang_interpreter, timed)
+from common import (
+    HEAVY_MODULES,
+    LEVELS,
+    REPO,
+    arguments,
+    build_text,
+    fmt_table,
+    is_pyenv_shim,
+    loadavg,
+    log,
+    machine,
+    make_venv,
+    now,
+    on_path,
+    p90,
+    parse_importtime,
+    publish,
+    read_corpus,
+    shebang_interpreter,
+    timed,
+)
 
 TARGET_STANDARD_15KB_MS = 3.0
 TARGET_PROCESS_MS = 60.0
@@ -30,8 +49,8 @@ SIZE_1MB = 1_000_000
 
 
 def run_speed(corpus, quick, log):
-    from engine.text.pipeline import compress
     from engine.core.profile import load_profile
+    from engine.text.pipeline import compress
 
     reps_corpus = 3 if quick else 7
     reps_15k = 7 if quick else 31

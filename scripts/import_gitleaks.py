@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import sys
+
 import tomllib
 
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -167,8 +167,8 @@ def test_replay_sends_each_event_as_the_agent_would(agent, tmp_path):
     Bash {command}, not the transcript's exec_command {cmd}), the outputs in
     its shape, the session's fields where its hooks find them."""
     from engine.agents import table
-    from engine.replay.payload import build
     from engine.replay.events import neutral_events
+    from engine.replay.payload import build
 
     want = EVENTS[agent](_lines(agent))
     spec = table.get(agent)

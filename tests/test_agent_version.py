@@ -12,7 +12,8 @@ import os
 import tracemalloc
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from engine.agents import table
 from engine.agents import version as agentversion

@@ -292,11 +292,10 @@ def test_stub_read_back_command_runs_without_engine_on_path(tmp_path):
 
 def test_every_stub_writer_names_the_engine_by_absolute_path(builtin, tmp_path, monkeypatch):
     """The PostToolUse handler's stub and purge's stub carry the same command."""
-    from engine.ccm.purge import Purger
-    from engine.hooks.handlers.ccm_output import replacement
-
     from engine.agents import table
     from engine.agents.event import make
+    from engine.ccm.purge import Purger
+    from engine.hooks.handlers.ccm_output import replacement
 
     monkeypatch.setattr("engine.agents.capability.takes", lambda *a, **k: True)
     s = copy.deepcopy(builtin)

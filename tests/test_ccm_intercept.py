@@ -11,8 +11,8 @@ import pytest
 
 from engine.ccm import config
 from engine.ccm.intercept import decide
-from engine.hooks.dispatch import neutral_event
 from engine.ccm.store import Store
+from engine.hooks.dispatch import neutral_event
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

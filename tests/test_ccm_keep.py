@@ -13,7 +13,8 @@ import time
 
 import pytest
 
-from engine.ccm import config, store as store_module
+from engine.ccm import config
+from engine.ccm import store as store_module
 from engine.ccm.gc import gc
 from engine.ccm.prune import prune
 from engine.ccm.store import Store

@@ -11,7 +11,6 @@ import sys
 
 import pytest
 
-
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

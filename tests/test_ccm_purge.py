@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
-from engine.ccm.purge import purge_file
 from engine.base.errors import UserError
+from engine.ccm.purge import purge_file
 from support.ccm import settings, store  # noqa: F401 - fixtures
 from testdata import transcript, transcript_names
 

@@ -17,6 +17,7 @@ from engine.ccm.store import Store
 from engine.ccm.stub import render
 from support.ccm import forked_at_once
 
+
 @pytest.fixture(scope="module")
 def settings():
     return config.load(config.builtin_path())

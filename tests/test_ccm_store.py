@@ -9,12 +9,12 @@ import time
 
 import pytest
 
+from engine.base.errors import UserError
 from engine.ccm import config
 from engine.ccm.gc import gc
 from engine.ccm.keys import parse
 from engine.ccm.prune import prune
 from engine.ccm.store import Store
-from engine.base.errors import UserError
 from support.ccm import forked_at_once
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -46,8 +46,8 @@ CJK = "日本語のテキストを圧縮しないでください。\nこんに�
 
 
 def api_text(text, level=None, profile=None):
-    from engine.text.pipeline import compress
     from engine.core.profile import load_profile
+    from engine.text.pipeline import compress
 
     return compress(load_profile(profile, level), text).text
 
@@ -495,8 +495,8 @@ def stats_dir(cli):
 
 
 def test_stats_json(cli, api_env, stats_dir, pure_count):
-    from engine.text.pipeline import compress
     from engine.core.profile import load_profile
+    from engine.text.pipeline import compress
 
     folder, files = stats_dir
     r = cli("stats", "rules", "--json")

@@ -69,8 +69,8 @@ def test_alias_inside_itself_is_an_error_not_a_crash():
 def test_a_failed_profile_is_remembered_until_its_files_change(api_env, monkeypatch):
     """A hook pays for a bad profile once: the next load returns the same
     error without reading YAML again; editing the file reads it again."""
-    from engine.core import profile as profile_mod
     from engine.base.errors import UserError
+    from engine.core import profile as profile_mod
 
     bad = write(api_env, "bomb.yaml", _alias_bomb(7))
     tally = bad.parent / "builds.txt"  # a file: the compile runs in a child process (engine/compilebox.py)
@@ -97,8 +97,8 @@ def test_a_failed_profile_is_remembered_until_its_files_change(api_env, monkeypa
 
 
 def test_a_failed_profile_is_read_again_when_a_missing_file_appears(api_env):
-    from engine.core import profile as profile_mod
     from engine.base.errors import UserError
+    from engine.core import profile as profile_mod
 
     p = write(api_env, "p.yaml", "kind: profile\nname: p\nextends: ./base.yaml\n")
     with pytest.raises(UserError):
@@ -142,8 +142,8 @@ def test_input_over_the_profile_cap(cli):
 
 def test_compress_api_refuses_text_over_the_cap(api_env):
     from engine.base.errors import UserError
-    from engine.text.pipeline import compress
     from engine.core.profile import load_profile
+    from engine.text.pipeline import compress
 
     profile = load_profile(level="off")
     with pytest.raises(UserError, match="max_input_bytes"):
@@ -211,7 +211,8 @@ def test_cache_in_a_folder_others_can_write_is_not_read(tmp_path, monkeypatch):
     monkeypatch.setenv("ENGINE_CACHE_DIR", str(tmp_path / "c"))
     monkeypatch.delenv("ENGINE_PROFILE", raising=False)
     monkeypatch.chdir(tmp_path)
-    from engine.core import cache, profile as profile_mod
+    from engine.core import cache
+    from engine.core import profile as profile_mod
 
     profile_mod.load_profile(level="off")  # a good entry exists
     key = profile_mod.choice().key("profile", "off")
@@ -227,7 +228,8 @@ def test_cache_in_a_folder_others_can_write_is_not_read(tmp_path, monkeypatch):
 def test_cache_of_another_user_is_not_read(tmp_path, monkeypatch):
     monkeypatch.setenv("ENGINE_CACHE_DIR", str(tmp_path / "c"))
     monkeypatch.chdir(tmp_path)
-    from engine.core import cache, profile as profile_mod
+    from engine.core import cache
+    from engine.core import profile as profile_mod
 
     profile_mod.load_profile(level="off")
     key = profile_mod.choice().key("profile", "off")

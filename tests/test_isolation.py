@@ -8,7 +8,7 @@ import subprocess
 import sys
 import textwrap
 
-from conftest import ISOLATED, REPO, _REAL_HOME
+from conftest import _REAL_HOME, ISOLATED, REPO
 
 
 def test_every_process_of_the_run_lives_in_a_temporary_home():

@@ -334,8 +334,8 @@ def test_prose_compresses_in_linear_time():
     1.9 / 5.1 / 43 / 131 s)."""
     import random
 
-    from engine.text.pipeline import compress
     from engine.core.profile import build
+    from engine.text.pipeline import compress
 
     profile = build(level="standard")
     words = ("the service must always validate the configuration of the production database before a "

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from engine.core import schema
-from engine.text.pipeline import compress
 from engine.core.profile import load_profile
 from engine.core.yamlload import load_file
+from engine.text.pipeline import compress
 
 HERE = Path(__file__).resolve().parent / "meaning"
 LEVELS = ("off", "light", "standard", "aggressive")

@@ -327,9 +327,8 @@ SEED_LIKE = {
 
 
 def _golden_false_positives():
-    from engine.core.yamlload import load_file
-
     from conftest import REPO
+    from engine.core.yamlload import load_file
 
     cases = load_file(REPO / "tests/messages/detectors.yaml").data["cases"]
     return [c for c in cases if c["detector"] in SEED_LIKE and not c["fires"]]

@@ -6,10 +6,10 @@ from pathlib import Path
 import pytest
 
 from engine.core import schema
+from engine.core.yamlload import load_file
 from engine.messages import compress_messages, restore_messages
 from engine.messages.load import load, load_detector
 from engine.messages.shapes import view
-from engine.core.yamlload import load_file
 
 HERE = Path(__file__).parent / "messages"
 FILES = sorted(HERE.glob("*.yaml"))

@@ -13,11 +13,11 @@ import sys
 
 import pytest
 
+from engine.base.errors import UserError
 from engine.ccm import config
 from engine.ccm.gc import gc
 from engine.ccm.purge import purge_file
 from engine.ccm.store import Store
-from engine.base.errors import UserError
 from support.ccm import settings, store  # noqa: F401 - fixtures
 from testdata import transcript
 

@@ -1,8 +1,9 @@
 """The wheel must hold every engine package and every YAML folder
 (a non-editable `pip install .` has nothing else)."""
 
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -9,8 +9,7 @@ import re
 
 import pytest
 
-from engine.hooks.pathscope import (compile_globs, decide, matches_every_file, relative, scope_of, select,
-                                    touched_in_transcript)
+from engine.hooks.pathscope import compile_globs, decide, matches_every_file, relative, scope_of, select, touched_in_transcript
 from engine.hooks.sources import RuleFile
 from hook_fixtures import profile_text, shared_profile
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture

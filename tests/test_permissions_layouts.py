@@ -5,19 +5,17 @@ the files of the agent's YAML): managed, `$CLAUDE_CONFIG_DIR`, the project
 root `$CLAUDE_PROJECT_DIR`.  In
 each layout of the finding the rewrite gives no `allow` (and no rewrite)."""
 
+import copy
 import json
 import os
 
 import pytest
-
-import copy
 
 from engine.agents import permissions, table
 from engine.agents.spec import Agent
 from engine.ccm import config
 from engine.ccm.intercept import decide
 from engine.hooks.dispatch import neutral_event
-
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
 
 

@@ -26,6 +26,7 @@ import pytest
 
 from support.agent import REPO, FakeAPI, agent_env, find_claude, request_text, run_agent, text, tool, tool_results
 from support.plugin import HOOK, START, plugin_env, run_hook, wait_for, wait_gone
+
 # what engine install's hooks inject at a session's start (tests/test_real_agent.py), source line first
 EFFORT = ("SessionStart hook additional context: [from rules-engine profile default, handler session_start/effort_guidance: "
           "see `engine profile show`]\n[Effort policy: medium]")

@@ -24,8 +24,7 @@ import time
 
 import pytest
 
-from support.plugin import (START, TOOL, gated_python, plugin_env, run_hook, said, start_hook, wait_for, wait_gone,
-                            warm_cache)
+from support.plugin import START, TOOL, gated_python, plugin_env, run_hook, said, start_hook, wait_for, wait_gone, warm_cache
 
 
 def _build_ends(data):

@@ -17,8 +17,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.text.pipeline import compress, split_line_endings
 from engine.core.profile import load_profile
+from engine.text.pipeline import compress, split_line_endings
 from testdata import corpus_files
 
 REPO = Path(__file__).resolve().parent.parent

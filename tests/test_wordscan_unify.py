@@ -2,9 +2,10 @@
 when the word pattern's character lists hold all three or none of them; the
 runs found and the words given back are those of the per-run translation."""
 
+from pathlib import Path
+
 import regex
 import yaml
-from pathlib import Path
 
 from engine.text.wordscan import KeyScan, _apostrophes_alike
 

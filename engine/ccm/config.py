@@ -53,9 +53,9 @@ def load(path=None):
 
 
 def _load_yaml(path):
-    from engine.core import schema
     from engine.base.errors import UserError, ValidationErrors
     from engine.base.textio import read_text
+    from engine.core import schema
     from engine.core.yamlload import load_text
 
     if not os.path.isfile(path):

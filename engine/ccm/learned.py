@@ -11,7 +11,6 @@ is not `git add`).  Quotes are honoured: `grep 'a|b' f` is one command."""
 import os
 import time
 
-
 # Shell syntax that joins or nests commands (the shell's grammar, not a setting).
 _JOINERS = frozenset(";&|\n(){}`")
 
@@ -73,6 +72,7 @@ def learn(root, project, pattern, size, expiry_days, now=None):
     import json
 
     from engine.base.files import Locked
+
     from .store import _atomic_write
 
     if not pattern:

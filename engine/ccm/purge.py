@@ -33,6 +33,7 @@ import os
 import time
 
 from engine.base.errors import UserError
+
 from .stub import is_stub, opening
 
 THINKING = ("thinking", "redacted_thinking")

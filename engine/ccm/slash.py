@@ -27,9 +27,9 @@ def _record():
 def _save(record):
     """Write the record when it changed; its path when written, else None
     (install and uninstall list every file they wrote)."""
-    from .store import _atomic_write
-
     from engine.base.files import private_dir
+
+    from .store import _atomic_write
 
     data = json.dumps(record, sort_keys=True).encode()
     try:

@@ -29,6 +29,7 @@ import sys
 import time
 
 from engine.base.files import Locked, open_private
+
 from . import keys
 from .keys import is_key
 from .secrets import Secrets

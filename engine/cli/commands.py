@@ -218,8 +218,8 @@ def _fit_warnings(profile_ref):
 
 
 def cmd_diff(args):
-    from engine.text.pipeline import compress
     from engine.core.report import figures_line, unified_diff
+    from engine.text.pipeline import compress
 
     profile = _profile(args)
     text = _read_input(args.file, _cap(profile))
@@ -246,8 +246,8 @@ def cmd_diff(args):
 
 
 def cmd_explain(args):
-    from engine.text.pipeline import compress
     from engine.core.report import explain, explain_data
+    from engine.text.pipeline import compress
 
     profile = _profile(args)
     text = _read_input(args.file, _cap(profile))

@@ -82,7 +82,8 @@ class Bar:
 
 
 def run(args):
-    from engine.replay.render import load as load_style, render_html, render_text
+    from engine.replay.render import load as load_style
+    from engine.replay.render import render_html, render_text
     from engine.replay.run import replay
 
     if args.html:

@@ -26,9 +26,8 @@ try:  # the bare C module: importing hashlib (OpenSSL) costs milliseconds on eve
 except ImportError:  # pragma: no cover - other Pythons
     from hashlib import sha256
 
-from engine.base.version import __version__
 from engine.base.paths import cache_dir_str
-
+from engine.base.version import __version__
 
 ABSENT = "absent"
 _DIGESTS: dict = {}  # path -> (stat signature, digest): a file is hashed once per process while unchanged

@@ -1,10 +1,11 @@
 """Compile a resolved profile into an immutable, picklable Profile."""
 
 from engine.text import regexutil
-from . import specs
-from engine.text.protect import Protector, category_source
 from engine.text.model import Profile, TokenJudge
+from engine.text.protect import Protector, category_source
 from engine.text.transforms import KINDS
+
+from . import specs
 
 TRANSFORM = "/properties/transforms/items"  # where a level's transforms are in its schema
 

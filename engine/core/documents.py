@@ -7,10 +7,11 @@ read relative to the file that names it.
 
 from pathlib import Path
 
-from . import schema
 from engine.base.errors import UserError, suggest
 from engine.base.paths import builtin_dir, builtin_root
 from engine.base.refs import is_path
+
+from . import schema
 from .yamlload import load_file
 
 FOLDERS = {

@@ -43,9 +43,10 @@ def load_case(folder):
 
 def run_case(folder, spec):
     """[(level, expected_path, produced_text, failures)] for one case."""
-    from engine.text.pipeline import compress
-    from .profile import load_profile
     from engine.base.textio import decode
+    from engine.text.pipeline import compress
+
+    from .profile import load_profile
 
     data = (folder / "input.md").read_bytes()
     text = decode(data, str(folder / "input.md"))

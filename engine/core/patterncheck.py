@@ -7,6 +7,7 @@ documents) uses this one check."""
 import regex
 
 from engine.text import regexutil
+
 from .settings import compile_limits
 
 

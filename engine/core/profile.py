@@ -25,10 +25,11 @@ handlers (engine/hooks/handlers/context.py).
 
 import os
 
-from . import cache
 from engine.base.refs import is_path
 
-from .discovery import LOCAL, discover, level_ref as _level_ref, project_root
+from . import cache
+from .discovery import LOCAL, discover, project_root
+from .discovery import level_ref as _level_ref
 
 DEFAULT = "default"
 
@@ -182,6 +183,7 @@ def _still_approved(lib, path):
     every project file just read: none changed since it was chosen, and none
     left out of the approval."""
     from engine.base.errors import UserError
+
     from .trust_store import check, covers
 
     reason = check(path)
@@ -199,9 +201,10 @@ def _own_profile(lib, base):
     project's compiled profile too (an edit of theirs recompiles it), and so
     does the absence of the user's profiles not there yet (one created later
     becomes theirs)."""
+    from engine.base.paths import config_dir_str
+
     from .documents import Library
     from .resolve import resolve_profile
-    from engine.base.paths import config_dir_str
 
     own_lib = Library()
     own = resolve_profile(own_lib, own_lib.locate(user_profile_ref(), "profile", base))
@@ -265,8 +268,9 @@ def _compile_once(chosen, level, key, wait_until):
 def _compile(chosen, level, key):
     """Compile and store (runs in the compile box); a failure is stored too,
     a compile past the memory cap included."""
-    from .documents import Library
     from engine.base.errors import UserError
+
+    from .documents import Library
 
     lib = Library()
     try:

@@ -55,6 +55,7 @@ def _load(categories):
     check them against the schema; a log line should not import jsonschema)."""
     from engine.base.textio import read_text
     from engine.text.protect import rule_spec
+
     from .yamlload import load_text
 
     rules, allow, replacement, files = [], [], None, []

@@ -160,8 +160,9 @@ def stats(paths, levels, profile_name, tokenizer, as_json):
     import json
 
     from engine.text.pipeline import compress
-    from .profile import load_profile
     from engine.text.sizes import read_input
+
+    from .profile import load_profile
     from .textcache import count_tokens as count
 
     files = collect_files(paths)

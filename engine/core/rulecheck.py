@@ -5,6 +5,7 @@ finds the example's secret, and its `starts` find what a search of the
 whole text finds (so trying it only there loses nothing)."""
 
 from engine.text import regexutil
+
 from .patterncheck import pattern_problems
 
 

@@ -34,8 +34,8 @@ def plain():
     global _plain
     if _plain is not None:
         return _plain
-    from engine.base.version import __version__
     from engine.base.files import folder_is_private
+    from engine.base.version import __version__
 
     src = path()
     st = os.stat(src)

@@ -11,8 +11,9 @@ is at `cache.prune_to` of that.  os.path only: the hook hot path reads here.
 
 import os
 
-from .cache import sha256
 from engine.base.paths import cache_dir_str
+
+from .cache import sha256
 
 KINDS = ("text", "tokens", "render", "redacted")
 _REDACTION: list = []  # this process's key of the redaction patterns (see redacted)

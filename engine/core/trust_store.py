@@ -129,6 +129,7 @@ def project_profile(path=None, cwd=None):
     """The project profile meant by PATH: a profile file, a folder holding
     .engine/profile.yaml, or (no PATH) the one found from the working folder."""
     from engine.base.errors import UserError
+
     from .discovery import LOCAL, discover
 
     if path is None:
@@ -150,9 +151,11 @@ def project_profile(path=None, cwd=None):
 def files_of(profile_path):
     """Every non-built-in file the project profile brings in: itself, what it
     extends and names, and the levels its handlers name."""
-    from .documents import Library, inside
-    from .discovery import level_ref as _level_ref, project_root
     from engine.base.refs import is_path
+
+    from .discovery import level_ref as _level_ref
+    from .discovery import project_root
+    from .documents import Library, inside
     from .resolve import resolve_profile
 
     root = project_root(profile_path)

@@ -8,12 +8,13 @@ from pathlib import Path
 
 import regex
 
-from engine.text import regexutil
-from . import schema
-from .documents import FOLDERS, Library
 from engine.base.errors import UserError, ValidationErrors, display
 from engine.base.paths import builtin_dir
+from engine.text import regexutil
+
+from . import schema
 from .checks import CHECKS, checker
+from .documents import FOLDERS, Library
 from .patterncheck import pattern_problems
 from .yamlload import MalformedYAML, load_file
 
@@ -227,8 +228,9 @@ def _check_dictionary(doc):
 
 
 def _check_level(doc):
-    from .resolve import _level_chain
     from engine.text.transforms.regex_replace import parse_template
+
+    from .resolve import _level_chain
 
     errors = []
     if "extends" in doc.data:  # the chain below must exist and not loop

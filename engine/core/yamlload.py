@@ -218,10 +218,10 @@ def load_file(path):
     are user errors (the size is checked before anything is read).  A file
     read before with the same text is not parsed again; the caller gets its
     own copy of the data, free to change."""
-    from .settings import yaml_limits
+    from engine.base.paths import builtin_root_str
     from engine.base.textio import read_text
 
-    from engine.base.paths import builtin_root_str
+    from .settings import yaml_limits
 
     limits = yaml_limits()
     text = read_text(path, limits["max_file_bytes"], f"max_file_bytes in {_settings_name()}")

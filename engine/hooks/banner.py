@@ -79,8 +79,8 @@ def render_cached(template_text, limits, /, **values):
     prints (`{{ turn }}`, no filter, test or condition) are left out of the
     key and filled in afterwards, so the banner of turn 40 is the banner of
     turn 20 with another number: a refresh of unchanged files skips Jinja2."""
-    from engine.core import textcache
     from engine.base.fastjson import dumps, loads
+    from engine.core import textcache
 
     tkey = textcache.key("template-analysis", template_text)
     try:

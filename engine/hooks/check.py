@@ -127,11 +127,10 @@ def _trial_render(resolved, h):
     """Render the templates once with sample values, under the limits and
     the deadline the hook has: a template that would fail there (a value too
     large, endless loops) fails here first."""
+    from . import deadline as hook_deadline
     from .banner import TemplateLimit, render
     from .deadline import Deadline, Expired
     from .plan import Item
-
-    from . import deadline as hook_deadline
 
     hooks = resolved.hooks
     if hook_deadline.IN_HOOK or not all(k in hooks for k in ("templates", "deadline_ms", "kill_after_ms")):

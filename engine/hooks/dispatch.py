@@ -26,9 +26,10 @@ go on without the compiled profile (cache.compile_once).
 import os
 import sys
 
+from engine.core.log import Log
+
 from .deadline import Deadline, Expired
 from .handlers.part import as_int as _int
-from engine.core.log import Log
 
 
 def read_payload(raw, log):

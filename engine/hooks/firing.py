@@ -27,7 +27,8 @@ def session_id(agent, path):
     """The whole session id of a transcript file, as engine/session/locate.py
     finds it: from the file's path, or from its first records where the
     name holds only the id's first characters (session_id_chars)."""
-    from engine.session.locate import head, session_id as from_path
+    from engine.session.locate import head
+    from engine.session.locate import session_id as from_path
 
     if (agent.data.get("transcript") or {}).get("session_id_chars"):
         return head(agent, path)[0]

@@ -26,6 +26,7 @@ def warnings(profile_ref, cwd=None):
     registry, _ = build(hooks)
     from engine.agents import DEFAULT_AGENT, table
     from engine.agents.event import make
+
     from .handlers import events_of
 
     where = {h["name"]: event for event, hs in events_of(hooks).items() for h in hs}

@@ -22,7 +22,6 @@ an epoch (before its first usage record).
 
 import os
 
-
 from . import delivery
 
 
@@ -266,6 +265,7 @@ class Seen:
 
     def _touched(self, ep, entry, globs, stale):
         from engine.agents.instructions import scoped_load_kinds
+
         from .pathscope import decide
 
         kinds = set(scoped_load_kinds(entry, self.iv.version))

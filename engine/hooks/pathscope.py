@@ -21,6 +21,7 @@ import os
 
 from .sources import frontmatter
 
+
 class Scope:
     """What the frontmatter says: `globs` (None: not path-scoped) and a
     `problem` when the key is there but cannot be read."""

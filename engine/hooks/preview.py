@@ -8,6 +8,7 @@ import os
 import sys
 
 from engine.base.refs import is_path
+
 from .handlers import Context, build
 from .handlers.refresh import Refresh
 from .handlers.reinject import Reinject
@@ -51,6 +52,7 @@ def _context(profile_ref, chosen, hooks, turn, cwd, touched, transcript, agent, 
     --transcript; without either nothing was touched."""
     from engine.agents import DEFAULT_AGENT, table
     from engine.agents.event import make
+
     from .pathscope import relative
 
     fields = {"cwd": cwd, "session": "preview"}

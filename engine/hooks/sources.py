@@ -228,6 +228,7 @@ def collect(spec, cwd, log, trust=None, skipped=None, agent=None):
     import hashlib
 
     from engine.core.settings import hook_bounds
+
     from .origin import Origins, order_key, rank
 
     skip = set(spec["skip"])

@@ -15,10 +15,11 @@ count of 6, not Redis at 4 and files at 2."""
 import os
 import time
 
-from engine.base.paths import state_dir_str
-from .errors import RedisError
 from engine.base.fastjson import dumps_flat, loads
 from engine.base.files import Locked, replace_atomic
+from engine.base.paths import state_dir_str
+
+from .errors import RedisError
 
 # Fields that only grow (the turn a handler last injected at).
 MONOTONIC = ("turn_at:",)

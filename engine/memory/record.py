@@ -17,6 +17,7 @@ Bash call the content cache wrapped, the user's command, never the wrapper.
 
 import os
 
+
 def _text(value, limit=20000):
     """The text of a tool result: a string, a list of text blocks, or a dict
     with content/text/error."""

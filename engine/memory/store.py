@@ -23,6 +23,7 @@ from engine.base.fastjson import loads
 from engine.base.files import Locked, open_private, replace_atomic
 from engine.base.paths import state_dir_str
 
+
 class StoreError(Exception):
     pass
 

@@ -15,6 +15,7 @@ that was changed (a verbatim entry removed, a message inserted or moved).
 from __future__ import annotations
 
 from engine.base.errors import UserError
+
 from . import run as runner
 from .shapes import transcript_messages, view
 

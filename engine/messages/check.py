@@ -43,6 +43,7 @@ def _default_settings():
 
 def check_detector(doc):
     from engine.core.documents import Library
+
     from .load import Context, compile_detector
 
     data = doc.data

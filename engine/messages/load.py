@@ -11,12 +11,13 @@ import string
 from dataclasses import replace
 from pathlib import Path
 
-from engine.core import cache, specs
-from engine.text import regexutil
-from engine.core.documents import Library
 from engine.base.errors import UserError, suggest
+from engine.core import cache, specs
+from engine.core.documents import Library
+from engine.text import regexutil
 from engine.text.protect import Protector, category_source, pass_timeout
 from engine.text.wordscan import WordTable
+
 from .detectors import KINDS as DETECTOR_KINDS
 from .steps import KINDS as STEP_KINDS
 from .summary import Summarizer

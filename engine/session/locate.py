@@ -29,8 +29,8 @@ import glob
 import os
 import re
 
-from engine.base.errors import UserError
 from engine.agents import DEFAULT_AGENT
+from engine.base.errors import UserError
 
 EVERY = "*"  # every agent
 

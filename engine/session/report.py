@@ -24,9 +24,10 @@ import os
 import re
 
 from engine.base.errors import UserError
-from .analyze import Analyzer, rank
-from . import errors as error_sources
 from engine.core.transcript import Problems
+
+from . import errors as error_sources
+from .analyze import Analyzer, rank
 
 
 def _redactor():

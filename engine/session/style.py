@@ -56,8 +56,8 @@ def _template(doc, source, path):
 
 def load(path=None):
     """The style document's data, checked (UserError when it is not usable)."""
-    from engine.core import schema
     from engine.base.errors import given
+    from engine.core import schema
     from engine.core.yamlload import load_file
 
     if path is not None:

@@ -16,7 +16,6 @@ from itertools import repeat
 from operator import add, itemgetter
 from typing import NamedTuple
 
-
 _START = itemgetter(0)
 _END = itemgetter(1)
 

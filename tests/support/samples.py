@@ -29,12 +29,15 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .codex import VERSION as CODEX_VERSION, codex_hooks, run_codex
-from .copilot import VERSION as COPILOT_VERSION, copilot_hooks, events_of, run_copilot
-from .gemini import VERSION as GEMINI_VERSION, gemini_hooks, run_gemini, session_files
+from .codex import VERSION as CODEX_VERSION
+from .codex import codex_hooks, run_codex
+from .copilot import VERSION as COPILOT_VERSION
+from .copilot import copilot_hooks, events_of, run_copilot
+from .gemini import VERSION as GEMINI_VERSION
+from .gemini import gemini_hooks, run_gemini, session_files
+from .gemini_api import GeminiAPI
 from .hooks import LogHook, context_answer
 from .responses_api import ResponsesAPI
-from .gemini_api import GeminiAPI
 from .standin import say, shell
 
 TRIM_CHARS = 1500

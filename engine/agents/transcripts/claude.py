@@ -19,8 +19,7 @@
   line's text (an `isMeta` line, or one of WRAPPERS) or a system line's.
 """
 
-from ..records import (ApiError, Compaction, Delivered, Prompt, Session, Summary, ToolCall, ToolResult, Usage,
-                       Version, tokens, usage_figures)
+from ..records import ApiError, Compaction, Delivered, Prompt, Session, Summary, ToolCall, ToolResult, Usage, Version, tokens, usage_figures
 
 MARKS = {
     "version": (b'"version"',),

@@ -25,8 +25,22 @@ Lines are `{timestamp, ordinal, type, payload}`:
 
 from engine.base.fastjson import loads
 
-from ..records import (ApiError, Compaction, Delivered, Prompt, Session, Summary, ToolCall, ToolResult, Usage,
-                       Version, Window, clamp, tokens, usage_figures)
+from ..records import (
+    ApiError,
+    Compaction,
+    Delivered,
+    Prompt,
+    Session,
+    Summary,
+    ToolCall,
+    ToolResult,
+    Usage,
+    Version,
+    Window,
+    clamp,
+    tokens,
+    usage_figures,
+)
 
 MARKS = {
     "version": (b'"session_meta"',),

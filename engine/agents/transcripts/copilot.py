@@ -19,8 +19,22 @@ Lines are `{type, data, id, timestamp, parentId}`:
 - `session.error`: a failed model call.
 """
 
-from ..records import (ApiError, Compaction, Delivered, Prompt, Session, Summary, ToolCall, ToolResult, Usage,
-                       Version, Window, clamp, tokens, usage_figures)
+from ..records import (
+    ApiError,
+    Compaction,
+    Delivered,
+    Prompt,
+    Session,
+    Summary,
+    ToolCall,
+    ToolResult,
+    Usage,
+    Version,
+    Window,
+    clamp,
+    tokens,
+    usage_figures,
+)
 
 MARKS = {
     "version": (b'"session.start"',),

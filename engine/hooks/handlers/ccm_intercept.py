@@ -3,8 +3,8 @@ for agents that cannot replace it after the call (ccm_output does there),
 too-large whole-file reads denied with a note (engine/ccm/intercept.py says
 the mechanism and why).  Settings: pipelines/settings/content_cache.yaml."""
 
-from .part import Part
 from .base import Handler
+from .part import Part
 
 
 class CcmIntercept(Handler):

@@ -20,8 +20,8 @@ newline between them when stdout does not end with one; or the agent's one
 output text); `engine cache show KEY` prints exactly that back.
 """
 
-from .part import Part
 from .base import Handler
+from .part import Part
 
 
 class CcmOutput(Handler):

@@ -1,8 +1,8 @@
 """ccm_pin (UserPromptSubmit): `ccm:pin last|next|start|end` directives in a
 prompt pin cached outputs; the user is told what was done."""
 
-from .part import Part
 from .base import Handler, HandlerSpec
+from .part import Part
 
 
 class CcmPinSpec(HandlerSpec):

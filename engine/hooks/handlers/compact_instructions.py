@@ -5,8 +5,8 @@ gives its summary (plain stdout, exit 0): the user's file (`file`, such as
 import os
 import stat
 
-from .part import Part
 from .base import Handler, HandlerSpec
+from .part import Part
 from .samples import pick
 
 

@@ -22,8 +22,8 @@ last compaction, ranked by the session report's own function
 
 import os
 
-from .part import Part
 from .base import Handler, HandlerSpec
+from .part import Part
 from .samples import pick
 
 # The transcript's size where the response whose fill was read begins, that

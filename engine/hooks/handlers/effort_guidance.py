@@ -4,8 +4,8 @@ or high).  An empty template (high, by default) injects nothing.  The
 guidance states the policy; it names models only when the profile asks, with
 `model_advice` (a line per effort, after the policy)."""
 
-from .part import Part
 from .base import Handler, HandlerSpec
+from .part import Part
 from .samples import pick
 
 

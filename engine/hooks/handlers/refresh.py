@@ -6,8 +6,8 @@ delivery carries the id that later tells it apart (engine/hooks/delivery.py).
 `due()` is cheap and imports nothing heavy; `plan()` may load the tokenizer
 and Jinja2, since it only runs when something will be injected."""
 
-from .part import Part
 from .base import Handler, HandlerSpec
+from .part import Part
 
 
 def _elapsed():
@@ -85,6 +85,7 @@ class Refresh(Handler):
         # results cache when the rule files are unchanged: the compiled
         # profile, the tokenizer and Jinja2 are loaded only on a miss.
         from engine.core.textcache import Compressor
+
         from ..plan import Plan
 
         spec, settings = self.spec, ctx.settings
@@ -163,6 +164,7 @@ class Refresh(Handler):
         checked against the room first (engine.text.sizes.could_fit), so such
         a file is never compressed and takes none of hooks.max_files."""
         from engine.text.sizes import Limits, could_fit
+
         from ..plan import Item
 
         limits = Limits(comp.info("max_input_bytes"), comp.info("fit_factor"))
@@ -184,6 +186,7 @@ class Refresh(Handler):
         compress_share_of_deadline of the hook's deadline; the rest are
         omitted without being compressed and wait for the next part."""
         from engine.core.textcache import redacted
+
         from ..plan import Item
 
         max_files = settings["max_files"]

@@ -5,8 +5,8 @@ profile's effort is one of `efforts`: a warning in the model's context, or
 with `action: ask` the agent asks the user first (an ask decision, the
 warning as the reason)."""
 
-from .part import Part
 from .base import Handler, HandlerSpec
+from .part import Part
 from .samples import pick
 
 

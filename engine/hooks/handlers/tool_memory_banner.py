@@ -22,8 +22,9 @@ YAML) frames it as recorded output."""
 import time
 
 from engine.core.log import clean
-from .part import Part
+
 from .base import Handler, HandlerSpec
+from .part import Part
 from .samples import pick
 
 
@@ -89,6 +90,7 @@ class ToolMemoryBanner(Handler):
         if not own and not others:
             return []
         from engine.memory.record import project_of
+
         from ..banner import render
 
         shown, shown_others = self._shown(own), self._shown(others)

@@ -4,8 +4,8 @@ nothing else; a failure is redacted (engine/core/redact.py) before it is
 appended to the store with the session's project, and marked in the session's state by its
 tool_use_id so the Stop scan does not record it twice."""
 
-from .part import Part
 from .base import Handler
+from .part import Part
 from .tool_memory_banner import MEMORY_KEYS
 
 

@@ -3,8 +3,8 @@ session's transcript that no post_tool event reported (MCP tools, results
 the agent flagged failed or that start with its error wrapper), once each:
 every recorded call is marked by its call id in the session's state."""
 
-from .part import Part
 from .base import Handler, HandlerSpec
+from .part import Part
 from .tool_memory_banner import MEMORY_KEYS
 
 
