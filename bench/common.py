@@ -15,6 +15,7 @@ import json
 import math
 import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
@@ -277,7 +278,9 @@ def publish(out_dir, sections):
         start, end = "<!-- bench:start -->\n", "<!-- bench:end -->"
         if start in body and end in body:
             head, rest = body.split(start, 1)
-            readme.write_text(head + start + text + end + rest.split(end, 1)[1], encoding="utf-8")
+            # the block sits under a "##" section of the page: its "####" titles go one level up there
+            block = re.sub(r"(?m)^####(?= )", "###", text)
+            readme.write_text(head + start + block + end + rest.split(end, 1)[1], encoding="utf-8")
     for k, sec in sections.items():
         sys.stdout.write(sec["text"].rstrip() + "\n")
         for t in sec.get("targets", []):
