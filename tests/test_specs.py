@@ -37,8 +37,10 @@ RECEIVERS = {"spec", "specs", "params", "settings", "hooks", "conf"}
 # Data no compile step fills in (yet), module -> the keys it may still look
 # up with a default.  Documents before they compile (profile resolution,
 # the trust boundary, validation) say what is absent there, they do not
-# default it; agent declarations (pipelines/agents/*.yaml) and the content
-# cache's settings are read as written.  The list only shrinks.
+# default it; the content cache's settings are read as written.  Agent
+# declarations (pipelines/agents/*.yaml) come with the schema's defaults
+# filled in (engine/agents/table.py), but for two keys whose absence means
+# no single value.  The list only shrinks.
 NOT_COMPILED = {
     # profile documents while they are resolved and checked
     "engine/core/resolve.py": {"use", "files", "add", "remove", "events"},
@@ -46,21 +48,9 @@ NOT_COMPILED = {
     "engine/core/trust_store.py": {"events"},
     "engine/core/golden.py": {"expect"},
     "engine/hooks/check.py": {"*"},  # *: each settings group it checks
-    # agent declarations
-    "engine/agents/answer.py": {"defaults", "events"},
-    "engine/agents/capability.py": {"events", "broken"},
-    "engine/agents/check.py": {"events", "broken"},
-    "engine/agents/spec.py": {"names", "events"},
-    "engine/hooks/agenttrust.py": {"scopes"},
-    "engine/hooks/install.py": {"matcher", "file"},
-    "engine/hooks/dispatch.py": {"events"},
-    "engine/hooks/doctor.py": {"broken", "template", "events"},
-    "engine/hooks/fill.py": {"window_tokens", "long_window_models"},
-    "engine/hooks/pathscope.py": {"path", "glob"},
-    "engine/hooks/versioncmd.py": {"command", "quiet_env"},
-    "engine/memory/record.py": {"exit_fields"},
-    "engine/replay/payload.py": {"stdout", "stderr"},
-    "engine/session/agent.py": {"transcript_fields"},
+    # agent declarations (filled in by the table)
+    "engine/agents/spec.py": {"events"},  # an answer without `events`: taken where shown, counted on nowhere
+    "engine/replay/payload.py": {"stdout", "stderr"},  # a shell output shape declared by neither `text` nor `stdout`
     # the content cache's settings (pipelines/settings/content_cache.yaml)
     "engine/ccm/secrets.py": {"secret_categories"},
     # a protect category's secret rules (protect/*.yaml `secrets:`)
@@ -122,6 +112,30 @@ def test_no_engine_module_holds_a_default_of_a_spec_or_setting():
     bad = [f"{m}:{line}: {code}" for m, line, key, code in defaults_in_python()
            if key not in NOT_COMPILED.get(m, ())]
     assert not bad, "a default in Python; put it in the schema (`default:`) or the built-in YAML:\n" + "\n".join(bad)
+
+
+def test_the_agents_table_holds_the_schema_defaults(tmp_path, monkeypatch):
+    """The agents table fills each document's defaults in where it reads the
+    YAML, and its JSON copy is stamped with the schema's file as well as the
+    YAML's: a copy made before (without them, or by another schema) is not read."""
+    import os
+
+    from engine.agents import table
+
+    monkeypatch.setenv("ENGINE_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(table, "_table", None)
+    root = defaults.schema("agent")
+    for name, data in table.agents().items():
+        assert data == defaults.fill(root, data), name  # nothing left to fill
+    assert "exit_fields" in table.agents()["codex"]["failure"]  # codex declares no `failure`
+    copy_path = tmp_path / table._COPY
+    stamp = json.loads(copy_path.read_text(encoding="utf-8"))["stamp"]
+    assert stamp[1][0] == "agent.schema.json"
+    old = {"stamp": [stamp[0], *stamp[2:]], "value": {"codex": {"name": "codex", "old": True}}}
+    copy_path.write_text(json.dumps(old), encoding="utf-8")
+    monkeypatch.setattr(table, "_table", None)
+    assert "old" not in table.agents()["codex"]
+    assert os.path.getsize(copy_path) > len(json.dumps(old))  # written again, filled
 
 
 def test_the_scan_sees_what_it_should(tmp_path):

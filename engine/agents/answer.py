@@ -67,12 +67,11 @@ def render(agent, event, context=None, user_message=None, decision=None, rewrite
         if spec is None or (events is not None and kind not in events) or "template" not in spec:
             dropped.append(what)
             return
-        given = dict(spec.get("defaults") or {}, **values, **extra)
+        given = dict(spec["defaults"], **values, **extra)
         merge_into(out, fill(spec["template"], given))
 
     if plain:
-        spec = agent.answer("compaction_instructions")
-        if spec and kind in spec.get("events", ()):
+        if agent.answers_at("compaction_instructions", kind):
             return Rendered(text=plain)
         dropped.append("compaction_instructions")
     if context:
@@ -81,7 +80,7 @@ def render(agent, event, context=None, user_message=None, decision=None, rewrite
         add("decision", {"decision": decision.get("decision", ""), "reason": decision.get("reason", "")})
     if rewrite is not None:
         spec = agent.answer("decision")
-        if spec and kind in spec.get("events", ()) and "rewrite" in spec:
+        if agent.answers_at("decision", kind) and "rewrite" in spec:
             merge_into(out, fill(spec["rewrite"], dict(values, input=rewrite)))
         else:
             dropped.append("rewrite")

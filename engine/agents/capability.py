@@ -19,7 +19,7 @@ def supported(spec, version):
         return False
     if spec.get("since") and v < parse(spec["since"]):
         return False
-    return not any(parse(bad["from"]) <= v <= parse(bad["to"]) for bad in spec.get("broken", ()))
+    return not any(parse(bad["from"]) <= v <= parse(bad["to"]) for bad in spec["broken"])
 
 
 def takes(event, what, tool_kind=None, at=None):
@@ -27,9 +27,9 @@ def takes(event, what, tool_kind=None, at=None):
     event, or at the event `at` of the same session (a pre_tool asking about
     its post_tool), and for a tool of `tool_kind` where the answer names
     tools?"""
-    spec = event.agent.answer(what)
-    if spec is None or (at or event.kind) not in spec.get("events", ()):
+    if not event.agent.answers_at(what, at or event.kind):
         return False
+    spec = event.agent.answer(what)
     if tool_kind is not None and spec.get("tools") and tool_kind not in spec["tools"]:
         return False
     if not spec.get("since") and not spec.get("broken"):

@@ -5,12 +5,17 @@ exists and its transcript patterns compile (FILE:LINE:COL errors, as
 
 
 def problems(doc):
+    """The problems of a document valid against its schema (read with the
+    schema's defaults filled in, as the agents table holds it)."""
+    from .spec import Agent
+    from .table import complete
     from .transcripts import READERS
 
-    data, out = doc.data, []
+    data, out = complete(doc.data), []
+    agent = Agent(data)
     neutral = set(data.get("events", {}).values())
-    for what, spec in (data.get("answers") or {}).items():
-        for i, event in enumerate(spec.get("events") or ()):
+    for what in data.get("answers") or {}:
+        for i, event in enumerate(agent.answer_events(what)):
             if event not in neutral:
                 out.append(doc.error(f"answers.{what} names the event {event!r}, which this agent does not send "
                                      f"(its events: {', '.join(sorted(neutral))})", ("answers", what, "events", i)))
@@ -79,7 +84,7 @@ def _version_errors(doc, what, spec):
     out = []
     if spec.get("since") and parse(spec["since"]) is None:
         out.append(doc.error(f"answers.{what}.since: {spec['since']!r} is not a version (1.2.3)", ("answers", what, "since")))
-    for i, bad in enumerate(spec.get("broken") or ()):
+    for i, bad in enumerate(spec["broken"]):
         a, b = parse(bad["from"]), parse(bad["to"])
         if a is None or b is None:
             out.append(doc.error(f"answers.{what}.broken: {bad['from']!r}..{bad['to']!r} is not a version range",

@@ -44,7 +44,7 @@ class Agent:
         if self._tool_kinds is None:
             kinds = {}
             for kind, spec in self.data.get("tools", {}).items():
-                for name in spec.get("names", ()):
+                for name in spec["names"]:
                     kinds.setdefault(name, kind)
             self._tool_kinds = kinds
         return self._tool_kinds.get(tool)
@@ -62,9 +62,16 @@ class Agent:
         """The declaration of one answer kind, or None when the agent has no such answer."""
         return self.data.get("answers", {}).get(what)
 
-    def answers_at(self, what, neutral_event):
+    def answer_events(self, what):
+        """The events at which the agent takes answer `what`: those its
+        `events` names; none when the agent has no such answer.  An answer
+        without `events` (a user_message) is taken wherever the agent shows
+        it (answer.render), but no event is counted on for it."""
         spec = self.answer(what)
-        return spec is not None and neutral_event in spec.get("events", ())
+        return spec.get("events", ()) if spec is not None else ()
+
+    def answers_at(self, what, neutral_event):
+        return neutral_event in self.answer_events(what)
 
     # ---------------------------------------------------------------- places
 

@@ -9,6 +9,12 @@ the cache folder, stamped with each file's size and time and the engine's
 version, as the engine settings are (engine/core/settings.py): a warm hook
 imports no YAML.  `engine validate` and the tests check the YAML files
 against schemas/agent.schema.json.
+
+The copy holds each document with the schema's defaults filled in
+(engine/core/defaults.py), once, when it is made from the YAML: what the
+hooks read is complete, and no Python code names a default of an agent
+key.  The schema's size and time are in the stamp beside the YAML files':
+a copy filled by another schema is not read.
 """
 
 import os
@@ -16,6 +22,7 @@ import os
 from engine.base.paths import builtin_root_str, cache_dir_str
 
 _FOLDER = ("pipelines", "agents")
+_SCHEMA = ("schemas", "agent.schema.json")
 _COPY = "engine-agents.json"
 _table = None
 
@@ -34,10 +41,12 @@ def files():
 
 
 def _stamp(paths):
+    """The engine's version, then [name, size, time] of the schema (its
+    defaults are in the copy) and of each YAML file."""
     from engine.base.version import __version__
 
     out = [__version__]
-    for p in paths:
+    for p in [os.path.join(builtin_root_str(), *_SCHEMA), *paths]:
         st = os.stat(p)
         out.append([os.path.basename(p), st.st_size, st.st_mtime_ns])
     return out
@@ -63,8 +72,16 @@ def _from_yaml(paths):
     for p in paths:
         with open(p, encoding="utf-8") as fh:
             doc = yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-        table[doc["name"]] = doc
+        table[doc["name"]] = complete(doc)
     return table
+
+
+def complete(doc):
+    """An agent document (valid against schemas/agent.schema.json) with the
+    schema's defaults filled in, as the table holds it; `doc` is left as it is."""
+    from engine.core.defaults import fill, schema
+
+    return fill(schema("agent"), doc)
 
 
 def _save(copy, stamp, table):

@@ -178,6 +178,6 @@ KINDS = {"codex_hook_hashes": codex_hook_hashes, "folder_map": folder_map, "fold
 def check(agent, scope, project, settings, data):
     """{"state": trusted|untrusted|modified|partly|unknown|not needed, "why"}."""
     spec = agent.data["install"].get("trust_check")
-    if not spec or scope not in spec.get("scopes", ("user", "project")):
+    if not spec or scope not in spec["scopes"]:
         return {"state": "not needed", "why": f"{agent.data['display']} runs these hooks without asking"}
     return KINDS[spec["kind"]](agent, spec, project, settings=str(settings), data=data, scope=scope)

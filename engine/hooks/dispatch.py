@@ -246,7 +246,7 @@ def _carry(event, answer, ctx):
         answer.marks[CARRIED] = "\n\n".join(t for t in [ctx.snapshot().get(CARRIED) or ""] + answer.texts if t)
         answer.texts = []
         answer.origins = [o for o in answer.origins if o[1] != "context"]
-    elif event.kind in spec.get("events", ()):
+    elif event.agent.answers_at("context", event.kind):
         waiting = ctx.snapshot().get(CARRIED)
         if isinstance(waiting, str) and waiting:
             answer.texts.insert(0, waiting)

@@ -106,7 +106,8 @@ def mechanism(spec):
             elif not path and not isinstance(value, (dict, list)):
                 parts.append(f"{where}={value}")
 
-    walk(spec.get("template") or {}, "")
+    if "template" in spec:  # none: the answer is plain text
+        walk(spec["template"], "")
     return ", ".join(parts)
 
 
@@ -129,7 +130,7 @@ def features(agent, version, conf):
         if spec is None:
             out.append(dict(row, note=f"{agent.data['display']} has no such answer"))
             continue
-        row.update(mechanism=mechanism(spec), events=list(spec.get("events") or ()))
+        row.update(mechanism=mechanism(spec), events=list(agent.answer_events(feature["answer"])))
         row["note"] = _version_note(spec, have)
         out.append(row)
     return out
@@ -139,7 +140,7 @@ def _version_note(spec, have):
     since = _version_tuple(spec.get("since")) if spec.get("since") else None
     if since and have and have < since:
         return f"needs version {spec['since']} or later"
-    for broken in spec.get("broken") or ():
+    for broken in spec["broken"]:
         low, high = _version_tuple(broken["from"]), _version_tuple(broken["to"])
         if have and low and high and low <= have <= high:
             return f"broken in this version: {broken['why']}"

@@ -86,10 +86,10 @@ def window(agent, usage):
     long-context variant gets there)."""
     if usage.window:
         return usage.window
-    conf = agent.data.get("context") or {}
-    regular = conf.get("window_tokens") or 200000
+    conf = agent.data["context"]
+    regular = conf["window_tokens"]
     long = conf.get("long_window_tokens") or regular
-    if usage.model and any(m in usage.model for m in conf.get("long_window_models", ())):
+    if usage.model and any(m in usage.model for m in conf["long_window_models"]):
         return long
     return long if usage.tokens > regular else regular
 

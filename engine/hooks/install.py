@@ -82,8 +82,8 @@ def agent_events(hooks, agent=None):
 def tool_events(agent=None):
     """The agent's event names whose groups take a tool matcher."""
     spec = agent_named(agent or DEFAULT_AGENT)
-    matcher = spec.data["install"].get("matcher") or {}
-    return {name for neutral in matcher.get("events", ()) for name in spec.agent_events(neutral)}
+    matcher = spec.data["install"].get("matcher")  # none: no event's groups take one
+    return {name for neutral in matcher["events"] for name in spec.agent_events(neutral)} if matcher else set()
 
 
 def _container(agent):
@@ -116,7 +116,7 @@ def install(scope, events, profile_ref=None, timeout=10, cwd=None, keep=3, autoc
     data, original = settingsfile.load(path, _container(spec))
     new = entries.without_ours(spec, data)
     if original is None:
-        new = {**(spec.data["install"].get("file") or {}), **new}
+        new = {**spec.data["install"]["file"], **new}
     value, variable = _autocompact(spec, new, path, autocompact_pct)
     groups, skipped = _groups(spec, events, profile_ref, cwd, timeout)
     entries.add(spec, new, groups)

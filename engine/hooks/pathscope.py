@@ -369,12 +369,12 @@ def call_paths(agent, tool, inp, cwd):
     if kind not in ("read", "write", "search"):
         return []
     spec = agent.tools(kind)
-    out = list(input_paths(inp, spec.get("path", ()), cwd))
-    field = (spec.get("glob") or {}).get(tool)
+    out = list(input_paths(inp, spec["path"], cwd))
+    field = spec["glob"].get(tool)
     if field and isinstance(inp.get(field), str):
         # A glob call's pattern, under its folder, as written: a rule glob
         # that matches the pattern text covers what it lists.
-        folder = next((inp[f] for f in spec.get("path", ()) if isinstance(inp.get(f), str)), cwd)
+        folder = next((inp[f] for f in spec["path"] if isinstance(inp.get(f), str)), cwd)
         rel = relative(os.path.join(folder or "", inp[field]), cwd)
         if rel:
             out.append(rel)

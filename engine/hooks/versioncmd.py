@@ -19,9 +19,9 @@ import time
 def ask(command, agent, timeout_ms, max_bytes, pattern):
     """{"value": the version or None, "text": its first line, "error": why
     there is no version, or None}."""
-    spec = agent.data.get("version") or {}
-    argv = [command, *spec.get("command", ["--version"])]
-    env = dict(os.environ, **(spec.get("quiet_env") or {}))
+    spec = agent.data["version"]
+    argv = [command, *spec["command"]]
+    env = dict(os.environ, **spec["quiet_env"])
     try:
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 env=env, start_new_session=True)

@@ -39,12 +39,12 @@ def failure(event, memory):
     event = as_event(event)
     if event.kind == "tool_failure":
         return _text(event.error) or _text(event.tool_output) or "failed"
-    spec = event.agent.data.get("failure") or {}
+    spec = event.agent.data["failure"]
     raw = event.tool_output
     if isinstance(raw, dict):
         if spec.get("flag") and raw.get(spec["flag"]) is True:
             return _text(raw) or "failed"
-        for f in spec.get("exit_fields", ()):
+        for f in spec["exit_fields"]:
             code = raw.get(f)
             if isinstance(code, int) and not isinstance(code, bool) and code != 0:
                 return _text(raw.get("stderr")) or _text(raw.get("stdout")) or f"exit code {code}"

@@ -53,7 +53,7 @@ def hook_call(agent, name, tool_input):
     hook_name = spec.get("hook_name")
     if not hook_name or name == hook_name:
         return name, tool_input
-    renames = spec.get("transcript_fields") or {}
+    renames = spec["transcript_fields"]
     if isinstance(tool_input, dict):
         tool_input = {renames.get(k, k): v for k, v in tool_input.items()}
     return hook_name, tool_input
