@@ -153,29 +153,28 @@ def _own_scalars(project, own, top):
             project.setting_origins.pop(key, None)
 
 
+def _merge_keys(target, other, props, skip):
+    """`target` merged key by key with `other` (_merge, each key's schema in
+    `props`), in place; the keys in `skip` are left as they are."""
+    for key in dict.fromkeys([*target, *other]):
+        if key in skip:
+            continue
+        value = _merge(target.get(key, _ABSENT), other.get(key, _ABSENT), props.get(key, {}))
+        if value is _ABSENT:
+            target.pop(key, None)
+        else:
+            target[key] = value
+
+
 def _own_hooks_settings(hooks, mine, hook_props):
     """The hooks settings other than events, merged key by key (_merge)."""
-    for key in dict.fromkeys([*hooks, *mine]):
-        if key == "events":
-            continue
-        value = _merge(hooks.get(key, _ABSENT), mine.get(key, _ABSENT), hook_props.get(key, {}))
-        if value is _ABSENT:
-            hooks.pop(key, None)
-        else:
-            hooks[key] = value
+    _merge_keys(hooks, mine, hook_props, ("events",))
 
 
 def _own_handler_fields(h, other, fields):
     """A project handler `h`, field by field with its counterpart `other`
     in the user's profile; a project may switch a handler off, not on again."""
-    for key in dict.fromkeys([*h, *other]):
-        if key in ("name", "kind"):
-            continue
-        value = _merge(h.get(key, _ABSENT), other.get(key, _ABSENT), fields.get(key, {}))
-        if value is _ABSENT:
-            h.pop(key, None)
-        else:
-            h[key] = value
+    _merge_keys(h, other, fields, ("name", "kind"))
     if other.get("enabled", True) is False and other.get("name") == h["name"]:
         h["enabled"] = False
 
