@@ -21,7 +21,7 @@ from support.copilot import run_copilot
 from support.gemini import run_gemini
 from support.offline import base_env
 from support.responses_api import ResponsesAPI
-from support.standin import say, shell
+from support.standin import call, say, shell
 
 SEQ = "seq 1 60000"  # 348,894 bytes: every agent cuts it itself
 KEY = re.compile(r"sha256:([0-9a-f]{64})")
@@ -179,3 +179,24 @@ def test_the_context_monitor_warns_from_the_agents_own_usage_figures(tmp_path, a
     later = "".join(text(r.body) for r in run.api.log[1:] if isinstance(r.body, dict))
     assert "past 70%" not in first
     assert "past 70%" in later and window in later, later[-3000:]
+
+
+@pytest.mark.slow
+def test_copilot_gets_a_scoped_instruction_before_its_first_write_and_nothing_it_has(tmp_path):
+    """Copilot loads `.github/instructions` files lazily, on a `view` of a
+    matching file, never on a `create` (measured): the engine gives the
+    scoped file before the session's first tool call creates a file it
+    covers, even with Copilot's transcript not on disk yet, and never a
+    second copy of copilot-instructions.md, which Copilot loaded itself."""
+    home, project, env = _world(tmp_path)
+    (project / ".github" / "instructions").mkdir(parents=True)
+    (project / ".github" / "copilot-instructions.md").write_text("Keep answers short (UNSCOPED_77aa).\n")
+    (project / ".github" / "instructions" / "web.instructions.md").write_text(
+        '---\napplyTo: "web/**"\n---\nType every export (WEB_SCOPED_88bb).\n')
+    _install("copilot", home, project, env)
+    created = call("create", path=str(project / "web" / "app.ts"), file_text="export const a = 1\n")
+    run = run_copilot("go", home, project, None, api=ResponsesAPI([created, say("ok")]), env=env)
+    assert run.returncode == 0, str(run)
+    first, last = (responses_api.request_text(r.body) for r in (run.api.log[0], run.api.log[-1]))
+    assert first.count("UNSCOPED_77aa") == 1 and "WEB_SCOPED_88bb" not in first
+    assert last.count("WEB_SCOPED_88bb") == 1 and last.count("UNSCOPED_77aa") == 1, last[-3000:]
