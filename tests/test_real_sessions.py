@@ -7,11 +7,15 @@ hook ends cleanly, the context monitor warns at every threshold the session
 crossed (once per compaction epoch, whichever event sees it first), and the
 context audit's figures are the session report's own."""
 
+import io
 import json
 import re
 
 import pytest
 
+from engine.ccm import config
+from engine.ccm.keys import parse
+from engine.ccm.store import Store
 from engine.replay.events import events
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
 from test_nothing_lost import stubs_against
@@ -122,7 +126,7 @@ def test_monitor_warns_at_each_threshold_crossed_once_per_epoch(hk, name, monkey
         assert audits == 1, "the audit speaks once: at the first Stop past 70%"
     broken = [l for l in hk.log_lines() if "internal error" in l or "failed" in l or "deadline" in l]
     assert broken == [], broken
-    purged_reads_back(hk)
+    purged_reads_back(hk, monkeypatch)
 
 
 def answer_sizes(ev, run):
@@ -160,10 +164,12 @@ def replay_agrees(hk, name, runs, monkeypatch):
         assert s["already_in_view"]["tokens"] > 0
 
 
-def purged_reads_back(hk):
+def purged_reads_back(hk, monkeypatch):
     """Then, as a user would: purge the transcript, gc with no grace period,
-    and every stub in the purged file reads back, through the command the
-    user has, as the exact bytes it replaced."""
+    and every stub in the purged file reads back from the content cache as
+    the exact bytes it replaced: all of them from the store the command
+    reads, and the first, the largest and the last through the command the
+    user has (a process each: the rest would only repeat it)."""
     original = {json.loads(raw).get("uuid"): json.loads(raw) for raw in hk.transcript.read_bytes().splitlines()}
     run = hk.engine("purge", str(hk.transcript), "--force", "--json")
     assert run.returncode == 0, str(run)
@@ -174,7 +180,13 @@ def purged_reads_back(hk):
         rec = json.loads(raw)
         stubs_against(original[rec.get("uuid")], rec, found)
     assert found, "the session had large outputs: purge stubbed some"
-    for key, value in found:
+    exact = [(key, value.encode("utf-8", "surrogatepass")) for key, value in found]
+    monkeypatch.setenv("ENGINE_CACHE_DIR", str(hk.cache))
+    monkeypatch.setenv("ENGINE_STATE_DIR", str(hk.state))
+    store = Store(config.load(config.builtin_path()), log=lambda m: None)
+    for key, value in exact:
+        out = io.BytesIO()
+        assert store.write_to(parse(key), out) and out.getvalue() == value, key
+    for key, value in dict.fromkeys([exact[0], max(exact, key=lambda kv: len(kv[1])), exact[-1]]):
         shown = hk.engine("cache", "show", "--all", key)  # the session's project (its lines' cwd) is another machine's
-        assert shown.returncode == 0 and shown.stdout.encode("utf-8", "surrogatepass") == \
-            value.encode("utf-8", "surrogatepass"), key
+        assert shown.returncode == 0 and shown.stdout.encode("utf-8", "surrogatepass") == value, key
