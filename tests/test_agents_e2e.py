@@ -45,22 +45,15 @@ def _world(tmp_path):
     return w.home, w.project, {"ENGINE_STATE_DIR": str(w.state), "ENGINE_CACHE_DIR": str(w.cache)}
 
 
-def _run(agent, home, project, env, script):
-    """The run and the tool output of the last shell call as the model read it."""
-    _install(agent, home, project, env)
-    last = len(script) - 1
-    run = RUNS[agent]("go", home, project, script, env=env)
-    if agent == "gemini":
-        return run, json.loads(gemini_api.tool_outputs(run.requests[last])[-1])["output"]
-    return run, responses_api.tool_outputs(run.requests[last])[-1]
-
-
 def _engine(home, project, env, *args):
     proc = subprocess.run([sys.executable, "-m", "engine.cli", *args], cwd=str(project),
                           env=base_env(home, env), capture_output=True, timeout=120)
     return proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace")
 
 
+# One session per agent shows three features (real-agent runs are few: each
+# costs seconds of CPU), then the project's next session a fourth.
+#
 # Codex cuts a large output before PostToolUse: the first call of a command
 # is cut (and learned as large), the next one runs through the engine's
 # wrapper (PreToolUse rewrite, in a session that asks nothing) and is kept
@@ -68,18 +61,73 @@ def _engine(home, project, env, *args):
 # output before postToolUse (its own temporary file): below its cut, a 28 KB
 # output is the engine's to keep.
 RUNS = {"codex": run_codex, "gemini": run_gemini, "copilot": run_copilot}
-SCRIPTS = {"codex": ([shell(SEQ), shell(SEQ), say("ok")], 60000),
-           "gemini": ([shell(SEQ), say("ok")], 60000),
-           "copilot": ([shell("seq 1 2000"), say("ok")], 2000)}
+LARGE = {"codex": ([shell(SEQ), shell(SEQ)], 60000),
+         "gemini": ([shell(SEQ)], 60000),
+         "copilot": ([shell("seq 1 2000")], 2000)}
+# The context monitor's warning, to the model too (to_model): each stand-in
+# reports a prompt past 70% of the window the agent works with, and a later
+# request holds the warning, read from that agent's own usage records.
+MONITOR = {"codex": ("of 258400 tokens", 200000),  # Codex's token_count records its window
+           "gemini": ("of 1048576 tokens", 800000),  # Gemini records none: its YAML's
+           "copilot": ("of 128000 tokens", 100000)}  # Copilot's usage records' maxPromptTokens
+# A file of the project that is not there (exit 1).  Copilot writes its
+# events.jsonl on a timer (measured with 1.0.102: within a second), so a
+# response's usage is on disk once the first command took that long.
+FAILING = "sleep 1.5; cat settings-4c1d.conf"
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("agent", sorted(SCRIPTS))
-def test_the_model_reads_the_stub_and_the_whole_output_is_one_command_away(tmp_path, agent):
+@pytest.mark.parametrize("agent", sorted(RUNS))
+def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_path, agent):
+    """In one session, with hooks `engine install --agent NAME` wrote:
+    - a large shell output reaches the model as the engine's stub (the
+      agent's own cut would have lost its middle), and `engine cache show
+      KEY` gives back every line;
+    - a tool call warns past 70% (post_tool: Codex's PostToolUse, Gemini's
+      AfterTool, Copilot's postToolUse), from the figures the agent recorded
+      for the response that asked for it, and with `to_model` a later
+      request holds the warning, the first one not;
+    - a shell command fails (the agent's exit status in its output).
+    In the project's next session the model reads the remembered error at its
+    first shell call (PreToolUse context: Codex as a developer item, Copilot
+    after the call's output; Gemini shows no BeforeTool context (measured),
+    so the banner waits for that call's AfterTool, inside its function
+    response: answers.context.carry_from)."""
     home, project, env = _world(tmp_path)
-    script, lines = SCRIPTS[agent]
-    run, seen = _run(agent, home, project, env, script)
-    assert run.returncode == 0, str(run)
+    window, tokens = MONITOR[agent]
+    large, lines = LARGE[agent]
+    prof = shared_profile(profile_text({"post_tool": [{"name": "context_monitor_tools", "to_model": True}]},
+                                       name=f"monitor-{agent}"))
+    _install(agent, home, project, env, profile=prof)
+    script = [shell(FAILING), *large, say("ok")]
+    api = (gemini_api.GeminiAPI if agent == "gemini" else ResponsesAPI)(script, tokens=lambda req: tokens)
+    one = RUNS[agent]("go", home, project, None, api=api, env=env)
+    assert one.returncode == 0, str(one)
+    text = gemini_api.request_text if agent == "gemini" else responses_api.request_text
+    _reads_the_stub(agent, one.requests[len(script) - 1], home, project, env, lines)
+    first = text(one.api.log[0].body)
+    later = "".join(text(r.body) for r in one.api.log[1:] if isinstance(r.body, dict))
+    assert "past 70%" not in first
+    assert "past 70%" in later and window in later, later[-3000:]
+    assert "TOOL MEMORY" not in first + later, "nothing remembered before the failure"
+
+    two = RUNS[agent]("again", home, project, [shell("echo fine"), say("ok")], env=env)
+    assert two.returncode == 0, str(two)
+    lesson = text(two.api.log[-1].body)
+    assert "TOOL MEMORY" in lesson and "settings-4c1d.conf" in lesson, lesson[-3000:]
+    log = tmp_path / "world" / "state" / "hook.log"
+    logged = log.read_text() if log.exists() else ""
+    assert "internal error" not in logged and "deadline" not in logged, logged
+
+
+def _reads_the_stub(agent, last, home, project, env, lines):
+    """The last large output as the model read it (in the request `last`) is
+    the stub, and its key gives every line back through the command the user
+    has."""
+    if agent == "gemini":
+        seen = json.loads(gemini_api.tool_outputs(last)[-1])["output"]
+    else:
+        seen = responses_api.tool_outputs(last)[-1]
     assert "[CCM_CACHED]" in seen and len(seen) < 2000, seen[:3000]
     assert f"\n{lines // 2}\n" not in seen, "the model reads the stub, not the output"
     key = KEY.search(seen).group(1)
@@ -87,9 +135,6 @@ def test_the_model_reads_the_stub_and_the_whole_output_is_one_command_away(tmp_p
     assert rc == 0, err
     numbers = re.findall(r"^(?:Output: )?(\d+)$", out, re.M)  # Gemini's output starts "Output: "
     assert numbers == [str(i) for i in range(1, lines + 1)], "every line of the output reads back, the middle too"
-    log = tmp_path / "world" / "state" / "hook.log"
-    text = log.read_text() if log.exists() else ""
-    assert "internal error" not in text and "deadline" not in text, text
 
 
 @pytest.mark.slow
@@ -121,64 +166,6 @@ def test_codex_gets_a_rule_it_lost_in_its_compaction_back_once(tmp_path):
     assert first.count("LOST_7f3d") == 1, "delivered at the start"
     after = responses_api.request_text(run.api.log[kinds.index("summary") + 1].body)
     assert after.count("LOST_7f3d") == 1, after[-3000:]
-
-
-FAILING = "cat settings-4c1d.conf"  # a file of the project that is not there (exit 1)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("agent", ["codex", "copilot", "gemini"])
-def test_a_tool_failure_in_one_session_is_a_lesson_in_the_projects_next_session(tmp_path, agent):
-    """A shell command fails in one session (the agent's exit status in its
-    output); in the project's next session the model reads the remembered
-    error at its first shell call (PreToolUse context: Codex as a developer
-    item, Copilot after the call's output; Gemini shows no BeforeTool
-    context (measured), so the banner waits for that call's AfterTool, inside
-    its function response: answers.context.carry_from)."""
-    home, project, env = _world(tmp_path)
-    _install(agent, home, project, env)
-    one = RUNS[agent]("go", home, project, [shell(FAILING), say("ok")], env=env)
-    two = RUNS[agent]("again", home, project, [shell("echo fine"), say("ok")], env=env)
-    assert one.returncode == 0 and two.returncode == 0, str(one) + str(two)
-    text = gemini_api.request_text if agent == "gemini" else responses_api.request_text
-    first = "".join(text(r.body) for r in one.api.log if isinstance(r.body, dict))
-    assert "TOOL MEMORY" not in first, "nothing remembered before the failure"
-    later = text(two.api.log[-1].body)
-    assert "TOOL MEMORY" in later and "settings-4c1d.conf" in later, later[-3000:]
-
-
-# The context monitor's warning, to the model too (to_model): each stand-in
-# reports a prompt past 70% of the window the agent works with, and a later
-# request holds the warning, read from that agent's own usage records.
-MONITOR = {"codex": ("of 258400 tokens", 200000),  # Codex's token_count records its window
-           "gemini": ("of 1048576 tokens", 800000),  # Gemini records none: its YAML's
-           "copilot": ("of 128000 tokens", 100000)}  # Copilot's usage records' maxPromptTokens
-# Copilot writes its events.jsonl on a timer (measured with 1.0.102: within
-# a second), so a response's usage is on disk once a command took that long.
-SLOW_SHELL = "sleep 1.5; echo one"
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("agent", sorted(MONITOR))
-def test_the_context_monitor_warns_from_the_agents_own_usage_figures(tmp_path, agent):
-    """A tool call warns past 70% (post_tool: Codex's PostToolUse, Gemini's
-    AfterTool, Copilot's postToolUse), from the figures the agent recorded
-    for the response that asked for it; with `to_model` a later request
-    holds the warning, and the first one does not."""
-    home, project, env = _world(tmp_path)
-    window, tokens = MONITOR[agent]
-    prof = shared_profile(profile_text({"post_tool": [{"name": "context_monitor_tools", "to_model": True}]},
-                                       name=f"monitor-{agent}"))
-    script = [shell(SLOW_SHELL), shell("echo two"), say("done")]
-    api = (gemini_api.GeminiAPI if agent == "gemini" else ResponsesAPI)(script, tokens=lambda req: tokens)
-    _install(agent, home, project, env, profile=prof)
-    run = RUNS[agent]("go", home, project, None, api=api, env=env)
-    assert run.returncode == 0, str(run)
-    text = gemini_api.request_text if agent == "gemini" else responses_api.request_text
-    first = text(run.api.log[0].body)
-    later = "".join(text(r.body) for r in run.api.log[1:] if isinstance(r.body, dict))
-    assert "past 70%" not in first
-    assert "past 70%" in later and window in later, later[-3000:]
 
 
 @pytest.mark.slow
