@@ -16,8 +16,8 @@ import pytest
 
 from hook_fixtures import HookEnv, profile_text, shared_profile, warm_template
 from support import gemini_api, responses_api
-from support.codex import run_codex
-from support.copilot import run_copilot
+from support.codex import run_codex, trust_hooks
+from support.copilot import events_of, run_copilot
 from support.gemini import run_gemini
 from support.offline import base_env
 from support.responses_api import ResponsesAPI
@@ -30,11 +30,48 @@ KEY = re.compile(r"sha256:([0-9a-f]{64})")
 def _install(agent, home, project, env, profile=None):
     """`engine install --agent NAME` as a user runs it: Codex and Gemini for
     the user, Copilot into the repository (.github/hooks/, the only place it
-    reads); the hooks the agent then runs are the ones written here."""
+    reads); the hooks the agent then runs are the ones written here.  Its
+    output, which says what the user still has to do."""
     scope = "--project" if agent == "copilot" else "--user"
     args = ["install", "--agent", agent, scope, *(["--profile", str(profile)] if profile else [])]
     rc, out, err = _engine(home, project, env, *args)
     assert rc == 0 and "hooks added for" in out, out + err
+    return out
+
+
+# What each install asks of the user, the trust `engine doctor` then reports
+# (Codex's once its /hooks dialog has written its hashes: trust_hooks), and
+# how the agent is run: Codex checks that trust (bypass_hook_trust=False);
+# Copilot runs with COPILOT_ALLOW_ALL=true, which is no trust on record.
+TRUST = {"codex": ("open /hooks and trust", "user", "trusted"),
+         "gemini": (None, "user", "not needed"),  # the user's own hooks need no trusted folder
+         "copilot": ("trusted folder", "project", "untrusted")}
+# The built-in profile's SessionStart answer (its effort guidance), which the
+# first request holds once the agent ran the engine's hook.
+EFFORT = "[Effort policy: medium]"
+
+
+def _trusted(agent, home, project, env, said):
+    """As the user does what the install said; the agent's run options."""
+    ask, _, _ = TRUST[agent]
+    assert ask is None or ask in said, said
+    if agent != "codex":
+        return {}
+    listed = trust_hooks(home, project)  # what Codex's /hooks dialog writes into config.toml
+    assert len(listed) == 6 and all("--agent codex" in h["command"] for h in listed), listed
+    return {"bypass_hook_trust": False}
+
+
+def _doctor_saw_one_session(agent, home, project, env):
+    """`engine doctor` reports the hooks trusted as the agent sees them, and
+    firing: one session, answered."""
+    rc, out, err = _engine(home, project, env, "doctor", "--json", "--agent", agent)
+    assert rc == 0, err
+    (report,) = json.loads(out)["agents"]
+    _, scope, state = TRUST[agent]
+    hooks = next(s for s in report["hooks"] if s["scope"] == scope)
+    assert hooks["trust"]["state"] == state, hooks
+    assert (report["firing"]["sessions"], report["firing"]["answered"]) == (1, 1), report["firing"]
 
 
 def _world(tmp_path):
@@ -88,7 +125,8 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
       for the response that asked for it, and with `to_model` a later
       request holds the warning, the first one not;
     - a shell command fails (the agent's exit status in its output).
-    In the project's next session the model reads the remembered error at its
+    `engine doctor` then reports the hooks trusted as the install said they
+    had to be, and firing.  In the project's next session the model reads the remembered error at its
     first shell call (PreToolUse context: Codex as a developer item, Copilot
     after the call's output; Gemini shows no BeforeTool context (measured),
     so the banner waits for that call's AfterTool, inside its function
@@ -98,20 +136,25 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
     large, lines = LARGE[agent]
     prof = shared_profile(profile_text({"post_tool": [{"name": "context_monitor_tools", "to_model": True}]},
                                        name=f"monitor-{agent}"))
-    _install(agent, home, project, env, profile=prof)
+    options = _trusted(agent, home, project, env, _install(agent, home, project, env, profile=prof))
     script = [shell(FAILING), *large, say("ok")]
     api = (gemini_api.GeminiAPI if agent == "gemini" else ResponsesAPI)(script, tokens=lambda req: tokens)
-    one = RUNS[agent]("go", home, project, None, api=api, env=env)
+    one = RUNS[agent]("go", home, project, None, api=api, env=env, **options)
     assert one.returncode == 0, str(one)
+    _doctor_saw_one_session(agent, home, project, env)
+    if agent == "copilot":  # every hook Copilot ran ended well (its own record of them)
+        ended = [r["data"] for r in events_of(one) if r["type"] == "hook.end"]
+        assert ended and all(d["success"] for d in ended), ended
     text = gemini_api.request_text if agent == "gemini" else responses_api.request_text
     _reads_the_stub(agent, one.requests[len(script) - 1], home, project, env, lines)
     first = text(one.api.log[0].body)
+    assert EFFORT in first, "SessionStart reached the engine, and its answer the model"
     later = "".join(text(r.body) for r in one.api.log[1:] if isinstance(r.body, dict))
     assert "past 70%" not in first
     assert "past 70%" in later and window in later, later[-3000:]
     assert "TOOL MEMORY" not in first + later, "nothing remembered before the failure"
 
-    two = RUNS[agent]("again", home, project, [shell("echo fine"), say("ok")], env=env)
+    two = RUNS[agent]("again", home, project, [shell("echo fine"), say("ok")], env=env, **options)
     assert two.returncode == 0, str(two)
     lesson = text(two.api.log[-1].body)
     assert "TOOL MEMORY" in lesson and "settings-4c1d.conf" in lesson, lesson[-3000:]

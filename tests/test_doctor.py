@@ -3,7 +3,7 @@ bounded), whether the engine's hooks are installed, trusted and firing, the
 mechanism of each feature, and what is missing; on a throwaway HOME with
 each agent's hooks installed by `engine install`, the agents themselves
 stood in for by scripts that print their versions.  The real agents:
-tests/test_agents_install.py."""
+tests/test_agents_e2e.py."""
 
 import json
 import os

@@ -1,7 +1,7 @@
 """`engine install --agent NAME` and `engine uninstall --agent NAME` for
 each agent (pipelines/agents/NAME.yaml `install:`), `--detect`, and the
 hook command's --agent/--event, on real files in a throwaway HOME.  The
-real agents running these hooks: tests/test_agents_install.py."""
+real agents running these hooks: tests/test_agents_e2e.py."""
 
 import json
 import os
