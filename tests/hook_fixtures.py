@@ -120,9 +120,7 @@ class HookEnv:
         for d in (self.home, self.project):
             d.mkdir(parents=True, exist_ok=True)
         if warm:
-            # hard links, not copies: the engine replaces a cache entry by a rename, never
-            # in place, so a test cannot change the template (and 400 tests copy no 5 MB)
-            shutil.copytree(_TEMPLATE, self.cache, dirs_exist_ok=True, copy_function=os.link)
+            warm_cache(self.cache)
         else:
             self.cache.mkdir(parents=True, exist_ok=True)
         self.session = session or str(uuid.uuid4())
@@ -356,6 +354,15 @@ def parse_problems(text):
 
 
 _warmed = False
+
+
+def warm_cache(folder):
+    """`folder` (an ENGINE_CACHE_DIR) holds the run's compiled built-in profile.
+    Hard links, not copies: the engine replaces a cache entry by a rename,
+    never in place, so a test cannot change the template (and 400 tests copy
+    no 5 MB)."""
+    warm_template()
+    shutil.copytree(_TEMPLATE, folder, dirs_exist_ok=True, copy_function=os.link)
 
 
 def warm_template():

@@ -13,6 +13,7 @@ from engine.ccm import config
 from engine.ccm.intercept import decide
 from engine.ccm.store import Store
 from engine.hooks.dispatch import neutral_event
+from hook_fixtures import warm_cache
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -33,6 +34,7 @@ def world(tmp_path, monkeypatch):
                CLAUDE_PROJECT_DIR=str(proj))
     for name in ("ENGINE_CACHE_DIR", "CLAUDE_CONFIG_DIR", "CLAUDE_PROJECT_DIR"):
         monkeypatch.setenv(name, env[name])
+    warm_cache(tmp_path / "cache")  # the built-in profile compiled once for the run
     return type("W", (), {"home": home, "proj": proj, "env": env, "tmp": tmp_path})
 
 
