@@ -27,9 +27,10 @@ def redactor_at(rev):
     doc = yaml.load(_show(rev, "protect/secrets.yaml"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     ns = {"__name__": "engine.core._redact_at", "__package__": "engine.core"}
     exec(compile(_show(rev, "engine/core/redact.py"), f"{rev}:engine/core/redact.py", "exec"), ns)
-    if "rules" in doc:  # a rule set (engine/text/secretrules.py)
-        from engine.text.protect import rule_spec
+    if "rules" in doc:  # a rule set (engine/text/secretrules.py), read as this checkout reads one
+        from engine.core.protectsource import allow_list, rule
 
-        return ns["Redactor"]([rule_spec(r) for r in doc["rules"]], doc["redaction"], doc.get("allow", ()))
+        return ns["Redactor"]([rule(r) for r in doc["rules"]], doc["redaction"],
+                              [allow_list(a) for a in doc.get("allow", ())])
     ignorecase = not doc.get("case_sensitive", False)
     return ns["Redactor"]([[p, ignorecase] for p in doc["patterns"]], doc["redaction"])

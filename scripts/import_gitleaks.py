@@ -79,10 +79,11 @@ def translate(rule):
 
 def example(rule, go_regex, global_allow):
     """{text, secret}: a text the rule finds a secret in, or None."""
+    from engine.core import protectsource
     from engine.text.secretrules import RuleSet
 
     tree = drop_name_prefix(parse(go_regex))
-    rules = RuleSet([rule], global_allow)
+    rules = RuleSet([protectsource.rule(rule)], [protectsource.allow_list(a) for a in global_allow])
     if rule["id"] in TEXTS:
         text = TEXTS[rule["id"]]
         found = [text[s:e] for _, _, s, e, _ in rules.findings(text)]

@@ -11,10 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from engine.core.golden import DEFAULT_LEVELS, find_cases, load_case, run_case, run_golden
+from engine.core import defaults
+from engine.core.golden import find_cases, load_case, run_case, run_golden
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 CASES = find_cases(GOLDEN)
+# The levels a case without `levels:` is run at (the schema's default).
+DEFAULT_LEVELS = defaults.at(defaults.schema("golden"), "/properties/levels")["default"]
 
 
 @pytest.fixture(autouse=True)
@@ -31,7 +34,7 @@ def test_every_case_has_a_description_and_an_expected_file_per_level():
         spec = load_case(folder)
         assert spec.get("kind") == "golden", folder
         assert spec.get("description", "").strip(), folder
-        for level in spec.get("levels", DEFAULT_LEVELS):
+        for level in spec["levels"]:
             assert (folder / f"{level}.md").is_file(), f"{folder.name}/{level}.md missing; run engine golden --update"
 
 

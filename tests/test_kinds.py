@@ -39,6 +39,7 @@ import yaml
 from engine.core import schema
 from engine.core import specs as spec_types
 from engine.core.compile import TRANSFORM, BuildContext
+from engine.core.protectsource import source
 from engine.core.resolve import Slot
 from engine.core.yamlload import load_file
 from engine.hooks.handlers import KINDS as HANDLER_KINDS
@@ -47,7 +48,7 @@ from engine.messages.detectors import KINDS as DETECTOR_KINDS
 from engine.messages.steps import KINDS as STEP_KINDS
 from engine.text.model import Profile
 from engine.text.pipeline import compress
-from engine.text.protect import Protector, category_matcher, category_source
+from engine.text.protect import Protector, category_matcher
 from engine.text.transforms import KINDS as TRANSFORM_KINDS
 
 REPO = Path(__file__).resolve().parent.parent
@@ -137,7 +138,7 @@ def _slots(slots, extra):
 def _protector(resolved, names):
     known = {name: doc for name, doc in resolved.protect}
     assert set(names) <= set(known), f"unknown protect categories {sorted(set(names) - set(known))}"
-    cats = [category_source(known[n].data, f"c{i}_") for i, n in enumerate(names)]
+    cats = [source(known[n].data, f"c{i}_") for i, n in enumerate(names)]
     return Protector(cats, resolved.settings["word_pattern"], resolved.settings["pattern_timeout_ms"])
 
 
@@ -204,7 +205,7 @@ def test_detector_case(kind, case, folder):
 @pytest.mark.parametrize("name,case", _cases("protect"))
 def test_protect_case(name, case, default):
     data = load_file(REPO / "protect" / f"{name}.yaml").data
-    protector = category_matcher(category_source(data, "c0_"), default.settings["word_pattern"])
+    protector = category_matcher(source(data, "c0_"), default.settings["word_pattern"])
     assert [t for _, t in protector.mask(case["text"]).texts(case["text"])] == case["expect"]
 
 

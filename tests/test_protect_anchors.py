@@ -166,14 +166,15 @@ def _rebuild_opaque(protector):
     (engine/core/compile.py) with the former spellings put back."""
     import yaml
 
-    from engine.text.protect import Protector, category_source
+    from engine.core.protectsource import source
+    from engine.text.protect import Protector
 
     cats = []
     for i, name in enumerate(protector.categories):
         data = yaml.safe_load((REPO / "protect" / f"{name}.yaml").read_text(encoding="utf-8"))
         if name in FORMER_OPAQUE:
             data["patterns"] = [FORMER_OPAQUE[name], *data["patterns"][1:]]
-        cats.append(category_source(data, f"c{i}_"))
+        cats.append(source(data, f"c{i}_"))
     word_pattern = yaml.safe_load((REPO / "pipelines" / "default.yaml").read_text(encoding="utf-8"))["word_pattern"]
     return Protector(cats, word_pattern, 1000)._opaque
 

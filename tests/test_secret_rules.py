@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from engine.core import protectsource
 from engine.text.literals import Literals, Positions, encoded
 from engine.text.secretrules import RuleSet, entropy
 
@@ -21,8 +22,13 @@ import goregex  # noqa: E402
 TOKEN = {"id": "t", "keywords": ["zq_"], "starts": ["zq_"], "pattern": r"\bzq_(?P<secret>[A-Za-z0-9]{12})\b"}
 
 
+def rule_set(rules, allow=()):
+    """A RuleSet of these rules and allow-lists, read as a category's are (their defaults filled in)."""
+    return RuleSet([protectsource.rule(r) for r in rules], [protectsource.allow_list(a) for a in allow])
+
+
 def secrets(rules, text, allow=()):
-    return [text[s:e] for _, _, s, e, _ in RuleSet(rules, allow).findings(text)]
+    return [text[s:e] for _, _, s, e, _ in rule_set(rules, allow).findings(text)]
 
 
 def test_a_rule_runs_only_where_a_keyword_is():
@@ -71,7 +77,7 @@ def test_an_allow_list_can_leave_some_rules_alone():
 def test_offsets_are_characters_in_a_non_ascii_text():
     head = "ünïcødé 🚀 " * 1000  # longer than the short-text path, wider than one byte
     text = head + "zq_Ab12Cd34Ef56 " + "é" * 5000
-    found = list(RuleSet([TOKEN]).findings(text))
+    found = list(rule_set([TOKEN]).findings(text))
     assert [text[s:e] for _, _, s, e, _ in found] == ["Ab12Cd34Ef56"]
     positions = Positions(encoded(text), text.isascii())
     assert positions.of("zq_") == [text.index("zq_")]
@@ -85,7 +91,7 @@ def test_literals_in_words_and_across_separators():
 
 
 def test_a_rule_set_pickles_as_its_sources():
-    rules = RuleSet([TOKEN])
+    rules = rule_set([TOKEN])
     assert secrets([TOKEN], "zq_Ab12Cd34Ef56")
     list(rules.findings("zq_Ab12Cd34Ef56"))
     state = pickle.dumps(rules)

@@ -34,27 +34,24 @@ ENGINE = REPO / "engine"
 # The names a spec or the settings go by in the engine's code.
 RECEIVERS = {"spec", "specs", "params", "settings", "hooks", "conf"}
 
-# Data no compile step fills in (yet), module -> the keys it may still look
-# up with a default.  Documents before they compile (profile resolution,
-# the trust boundary, validation) say what is absent there, they do not
-# default it; the content cache's settings are read as written.  Agent
-# declarations (pipelines/agents/*.yaml) come with the schema's defaults
-# filled in (engine/agents/table.py), but for two keys whose absence means
-# no single value.  The list only shrinks.
+# Data no compile step fills in, module -> the keys it may still look up
+# with a default.  Profile documents before they are merged (resolution,
+# the trust boundary, the hooks check) say what is absent there: an absent
+# key inherits, or says nothing; it has no default.  Agent declarations
+# (pipelines/agents/*.yaml) come with the schema's defaults filled in
+# (engine/agents/table.py), but for keys whose absence is itself the
+# meaning.  Protect rules are filled where they compile
+# (engine/core/protectsource.py), golden cases where they load; the content
+# cache's settings require every key.  The list only shrinks.
 NOT_COMPILED = {
-    # profile documents while they are resolved and checked
+    # profile documents while they are resolved and checked: absent = inherit / nothing said
     "engine/core/resolve.py": {"use", "files", "add", "remove", "events"},
-    "engine/core/boundary.py": {"events", "level"},
+    "engine/core/boundary.py": {"events"},
     "engine/core/trust_store.py": {"events"},
-    "engine/core/golden.py": {"expect"},
-    "engine/hooks/check.py": {"*"},  # *: each settings group it checks
+    "engine/hooks/check.py": {"*"},  # *: each settings group it checks for what is missing
     # agent declarations (filled in by the table)
     "engine/agents/spec.py": {"events"},  # an answer without `events`: taken where shown, counted on nowhere
-    "engine/replay/payload.py": {"stdout", "stderr"},  # a shell output shape declared by neither `text` nor `stdout`
-    # the content cache's settings (pipelines/settings/content_cache.yaml)
-    "engine/ccm/secrets.py": {"secret_categories"},
-    # a protect category's secret rules (protect/*.yaml `secrets:`)
-    "engine/text/secretrules.py": {"target", "id", "except_ids", "patterns", "stopwords", "allow", "keywords", "starts"},
+    "engine/replay/payload.py": {"stdout", "stderr"},  # a shape without `text` or `stdout`; a default would make `text` shapes look like stdout ones
 }
 
 
@@ -136,6 +133,26 @@ def test_the_agents_table_holds_the_schema_defaults(tmp_path, monkeypatch):
     monkeypatch.setattr(table, "_table", None)
     assert "old" not in table.agents()["codex"]
     assert os.path.getsize(copy_path) > len(json.dumps(old))  # written again, filled
+
+
+def test_secret_rules_reach_a_rule_set_with_the_schema_defaults(tmp_path, monkeypatch):
+    """A protect category's rules and allow-lists are filled where it compiles
+    and in the redactor's cached copy (engine/core/protectsource.py): nothing
+    is left to fill, and the schema is a source of the copy."""
+    from engine.core import cache, protectsource, redact, schema
+    from engine.core.yamlload import load_file
+
+    monkeypatch.setenv("ENGINE_CACHE_DIR", str(tmp_path))
+    root = defaults.schema("protect")
+    rule, allow = defaults.at(root, "/properties/rules/items"), defaults.at(root, "/properties/allow/items")
+    source = protectsource.source(load_file(REPO / "protect" / "secrets.yaml").data, "c_")
+    copied = redact.sources(("secrets",))
+    for rules, lists in ((source.rules, source.allow), (copied["rules"], copied["allow"])):
+        assert rules and all({"keywords", "starts", "allow"} <= set(r) for r in rules)
+        assert all(r == defaults.fill(rule, r, root) for r in rules)
+        assert lists and all(a == defaults.fill(allow, a, root) and "target" in a for a in lists)
+    entry = json.loads(Path(cache.entry_path(("redact-rules", "secrets"), ".json")).read_text(encoding="utf-8"))
+    assert schema.file("protect") in [src for src, _digest in entry["sources"]]
 
 
 def test_the_scan_sees_what_it_should(tmp_path):

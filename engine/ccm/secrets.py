@@ -7,7 +7,7 @@ a Store that writes nothing costs nothing."""
 
 class Secrets:
     def __init__(self, settings):
-        self._categories = tuple(settings.get("secret_categories") or ("secrets",))
+        self._categories = tuple(settings["secret_categories"])  # required, validated (config.load)
         self._replacement = settings.get("redaction")
         self._redactor = None
 

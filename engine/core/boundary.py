@@ -115,7 +115,7 @@ def bound(project, own, project_docs, root):
             if "level" in other:
                 h["level"] = other["level"]
             else:
-                h["level"] = own.settings.get("level", "standard")
+                h["level"] = own.settings["level"]  # resolved: every scalar is set, or resolve_profile raised
     return list(dict.fromkeys(ignored))
 
 

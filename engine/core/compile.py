@@ -2,10 +2,10 @@
 
 from engine.text import regexutil
 from engine.text.model import Profile, TokenJudge
-from engine.text.protect import Protector, category_source
+from engine.text.protect import Protector
 from engine.text.transforms import KINDS
 
-from . import specs
+from . import protectsource, specs
 
 TRANSFORM = "/properties/transforms/items"  # where a level's transforms are in its schema
 
@@ -60,7 +60,7 @@ def compile_profile(resolved, files):
             problems = pattern_errors(doc)
             if problems:
                 raise problems[0]
-        cats.append(category_source(doc.data, f"c{i}_"))
+        cats.append(protectsource.source(doc.data, f"c{i}_"))
     try:
         regexutil.check(s["word_pattern"])
     except regexutil.PatternError as exc:

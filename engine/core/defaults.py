@@ -21,9 +21,9 @@ import copy
 
 def schema(kind):
     """The JSON Schema of a document kind (schemas/KIND.schema.json), as data."""
-    from .schema import _validator
+    from .schema import document
 
-    return _validator(kind).schema
+    return document(kind)
 
 
 def at(root, pointer):

@@ -3,6 +3,7 @@
 A case is a folder:
     input.md            the rule file (bytes as they are: CRLF, BOM, anything)
     case.yaml           optional (kind: golden): description, profile, levels, expect
+                        (defaults: schemas/golden.schema.json)
     off.md, light.md, standard.md, aggressive.md   expected output per level
 Without --update, every difference is printed as a unified diff and the exit
 status is 1.  With --update the expected files are rewritten, so the change
@@ -14,8 +15,6 @@ import sys
 from pathlib import Path
 
 from engine.base.errors import UserError
-
-DEFAULT_LEVELS = ("off", "light", "standard", "aggressive")
 
 
 def find_cases(root):
@@ -29,7 +28,8 @@ def find_cases(root):
 
 
 def load_case(folder):
-    from . import schema
+    """The case's case.yaml (none: nothing said), the schema's defaults filled in."""
+    from . import defaults, schema
     from .yamlload import load_file
 
     spec = {}
@@ -38,7 +38,7 @@ def load_case(folder):
         doc = load_file(path)
         schema.require_valid(doc, "golden")
         spec = doc.data
-    return spec
+    return defaults.fill(defaults.schema("golden"), spec)
 
 
 def run_case(folder, spec):
@@ -54,10 +54,10 @@ def run_case(folder, spec):
     if profile_ref and "/" in profile_ref:
         profile_ref = str((folder / profile_ref).resolve())
     out = []
-    for level in spec.get("levels", DEFAULT_LEVELS):
+    for level in spec["levels"]:
         profile = load_profile(profile_ref, level)
         produced = compress(profile, text).text
-        failures = _check_expect(spec.get("expect", {}), level, produced)
+        failures = _check_expect(spec["expect"], level, produced)
         out.append((level, folder / f"{level}.md", produced, failures))
     return out
 
@@ -101,6 +101,6 @@ def run_golden(root=None, update=False, out=None):
                 print(f"{path}: missing; run engine golden --update to create it", file=out)
             else:
                 out.write(unified_diff(want, produced, f"{name} (expected)", f"{name} (now)"))
-    total = sum(len(load_case(c).get("levels", DEFAULT_LEVELS)) for c in cases)
+    total = sum(len(load_case(c)["levels"]) for c in cases)
     print(f"{len(cases)} cases, {total} outputs: {changed} differ, {failed} expectation(s) failed", file=out)
     return 1 if (changed and not update) or failed else 0

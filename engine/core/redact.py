@@ -12,10 +12,11 @@ log, session report).  A finding's secret is replaced (the group named
 
 The categories are read from the built-in protect folder only: a project
 cannot weaken what is redacted.  What the rules need of them (no
-description, no example) is kept as plain JSON in the engine's cache
-(checked against the YAML files' digests), so a hook that records a failure
-reads no YAML; a rule's pattern is compiled only when a text holds one of
-its keywords.  bench/redact_speed.py measures it on 10 MB.
+description, no example, the schema's defaults filled in) is kept as
+plain JSON in the engine's cache (checked against the digests of the YAML
+files and of their schema), so a hook that records a failure reads no
+YAML; a rule's pattern is compiled only when a text holds one of its
+keywords.  bench/redact_speed.py measures it on 10 MB.
 """
 
 import os
@@ -52,22 +53,25 @@ def sources(categories):
 
 def _load(categories):
     """The built-in files as they are (`engine validate` and the test suite
-    check them against the schema; a log line should not import jsonschema)."""
+    check them against the schema; a log line should not import jsonschema),
+    their rules and allow-lists filled with the schema's defaults: the
+    schema is a source of the cached copy too."""
     from engine.base.textio import read_text
-    from engine.text.protect import rule_spec
 
+    from . import protectsource
+    from .schema import file
     from .yamlload import load_text
 
-    rules, allow, replacement, files = [], [], None, []
+    rules, allow, replacement, files = [], [], None, [file("protect")]
     for category in categories:
         path = _protect_file(category)
         files.append(path)
         data = load_text(read_text(path), path, builtin=True).data
         ignorecase = not data.get("case_sensitive", False)
-        rules.extend({"id": f"{category}[{i}]", "pattern": p, "ignorecase": ignorecase}
+        rules.extend(protectsource.rule({"id": f"{category}[{i}]", "pattern": p, "ignorecase": ignorecase})
                      for i, p in enumerate(data.get("patterns") or ()))
-        rules.extend(rule_spec(r) for r in data.get("rules") or ())
-        allow.extend(data.get("allow") or ())
+        rules.extend(protectsource.rule(r) for r in data.get("rules") or ())
+        allow.extend(protectsource.allow_list(a) for a in data.get("allow") or ())
         if replacement is None and isinstance(data.get("redaction"), str):
             replacement = data["redaction"]
     return {"rules": rules, "allow": allow, "replacement": replacement}, files

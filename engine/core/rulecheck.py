@@ -6,6 +6,7 @@ whole text finds (so trying it only there loses nothing)."""
 
 from engine.text import regexutil
 
+from . import protectsource
 from .patterncheck import pattern_problems
 
 
@@ -39,6 +40,7 @@ def rule_problems(doc):
         return errors
     data = doc.data
     seen = {}
+    allow = [protectsource.allow_list(a) for a in data.get("allow", ())]
     for i, rule in enumerate(data.get("rules", ())):
         if rule["id"] in seen:
             errors.append(doc.error(f"rule id {rule['id']!r} is used twice (rules[{seen[rule['id']]}] too); "
@@ -46,17 +48,16 @@ def rule_problems(doc):
         seen.setdefault(rule["id"], i)
         probes = [ex["text"] for ex in rule["examples"]]
         errors.extend(pattern_problems(doc, rule["pattern"], ("rules", i, "pattern"), probes))
-        errors.extend(_example_problems(doc, i, rule, data.get("allow", ())))
+        errors.extend(_example_problems(doc, i, rule, allow))
     return errors
 
 
 def _example_problems(doc, i, rule, allow):
-    from engine.text.protect import rule_spec
     from engine.text.secretrules import RuleSet
 
-    spec = rule_spec(rule)
+    spec = protectsource.rule(rule)
     alone = RuleSet([spec], allow)
-    everywhere = RuleSet([{k: v for k, v in spec.items() if k != "starts"}], allow)
+    everywhere = RuleSet([dict(spec, starts=[])], allow)  # tried at every place
     errors = []
     for j, ex in enumerate(rule["examples"]):
         text = ex["text"]

@@ -10,12 +10,24 @@ KINDS = ("profile", "level", "protect", "dictionary", "golden", "meaning", "sett
          "message_cases", "content_cache", "pricing", "replay_report", "agent", "kind_cases")
 
 
+def file(kind):
+    """The path of the JSON Schema of a document kind (schemas/KIND.schema.json)."""
+    return str(builtin_dir("schemas") / f"{kind}.schema.json")
+
+
+@lru_cache(maxsize=None)
+def document(kind):
+    """The JSON Schema of a document kind, as data: read without jsonschema
+    (a hook that fills its defaults in checks nothing)."""
+    with open(file(kind), encoding="utf-8") as fh:
+        return json.load(fh)
+
+
 @lru_cache(maxsize=None)
 def _validator(kind):
     import jsonschema
 
-    with open(builtin_dir("schemas") / f"{kind}.schema.json", encoding="utf-8") as fh:
-        schema = json.load(fh)
+    schema = document(kind)
     # The schemas ship with the engine and are checked against their
     # metaschema by the tests (test_validate.py), not on every run.
     return jsonschema.validators.validator_for(schema)(schema)

@@ -175,7 +175,9 @@ def _compile_errors(profile_path, level, word_pattern=None):
 
 
 def _check_protect(doc, word_pattern):
-    from engine.text.protect import category_matcher, category_source
+    from engine.text.protect import category_matcher
+
+    from .protectsource import source
 
     data = doc.data
     ex = data.get("examples", {})
@@ -189,7 +191,7 @@ def _check_protect(doc, word_pattern):
         errors.extend(rule_problems(doc))
     if errors:
         return errors
-    matcher = category_matcher(category_source(data, "c_"), word_pattern)
+    matcher = category_matcher(source(data, "c_"), word_pattern)
     for i, sample in enumerate(ex.get("match", [])):
         spans = [(s, e) for s, e, _ in matcher.scan(sample)]
         if (0, len(sample)) not in spans:

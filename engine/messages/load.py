@@ -12,10 +12,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from engine.base.errors import UserError, suggest
-from engine.core import cache, specs
+from engine.core import cache, protectsource, specs
 from engine.core.documents import Library
 from engine.text import regexutil
-from engine.text.protect import Protector, category_source, pass_timeout
+from engine.text.protect import Protector, pass_timeout
 from engine.text.wordscan import WordTable
 
 from .detectors import KINDS as DETECTOR_KINDS
@@ -163,7 +163,7 @@ class Context:
             if name not in self._sources:
                 where = path + (i,) if path else path
                 doc = self.lib.get(name, "protect", Path(self.doc.file).parent, (self.doc, where))
-                self._sources[name] = category_source(doc.data, f"m{len(self._sources)}_")
+                self._sources[name] = protectsource.source(doc.data, f"m{len(self._sources)}_")
                 self.union.names.append(name)
         key = tuple(names)
         if key not in self._scanners:

@@ -37,21 +37,15 @@ class CategorySource:
     allow: list = field(default_factory=list)  # allow-lists of all its rules
 
 
-def category_source(data, prefix):
+def category_source(data, prefix, rules, allow):
+    """`rules`, `allow`: the document's secret rules and allow-lists as a rule
+    set reads them, their schema's defaults filled in (engine/core/protectsource.py)."""
     pats = [regexutil.prefixed(regexutil.scoped(p), f"{prefix}{i}_") for i, p in enumerate(data.get("patterns", ()))]
     return CategorySource(
         name=data["name"], stage=data.get("stage", "token"), patterns=pats,
         words=list(data.get("words", ())), case_sensitive=data.get("case_sensitive", False),
-        rules=[rule_spec(r) for r in data.get("rules", ())], allow=list(data.get("allow", ())),
+        rules=list(rules), allow=list(allow),
     )
-
-
-# What a rule set needs of a rule (its description and examples stay in the YAML).
-RULE_KEYS = ("id", "pattern", "keywords", "starts", "entropy", "allow")
-
-
-def rule_spec(rule):
-    return {k: rule[k] for k in RULE_KEYS if k in rule}
 
 
 def span_of(m):

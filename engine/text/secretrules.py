@@ -14,6 +14,9 @@ secret (lower-cased).
 Nothing is compiled before it is needed: a rule's pattern when a text holds
 one of its keywords, an allow-list when a finding is checked against it.  A
 RuleSet pickles as its sources.
+
+Rules and allow-lists come complete, the schema's defaults filled in where
+the category compiles (engine/core/protectsource.py): no key is defaulted here.
 """
 
 import math
@@ -44,12 +47,12 @@ class Allow:
     """One allow-list: patterns (on the secret, the match or the line) and stopwords."""
 
     def __init__(self, spec):
-        self.target = spec.get("target", "secret")
+        self.target = spec["target"]
         # rules whose id starts with one of these are not allowed by this list (gitleaks' own
         # allow-list leaves the engine's rules alone: they have their own exceptions)
-        self.except_ids = tuple(spec.get("except_ids", ()))
-        self._patterns = list(spec.get("patterns", ()))
-        self._stopwords = [w.lower() for w in spec.get("stopwords", ())]
+        self.except_ids = tuple(spec["except_ids"])
+        self._patterns = list(spec["patterns"])
+        self._stopwords = [w.lower() for w in spec["stopwords"]]
         self._compiled = None
 
     def _rx(self):
@@ -77,13 +80,13 @@ class Rule:
     """One rule, compiled on first use."""
 
     def __init__(self, spec):
-        self.id = spec.get("id", "")
+        self.id = spec["id"]
         self.source = spec["pattern"]
-        self.keywords = tuple(k.lower() for k in spec.get("keywords", ()))
+        self.keywords = tuple(k.lower() for k in spec["keywords"])
         self.entropy = spec.get("entropy")
         # literals one of which every match starts with (lower case): the rule is tried only there
-        self.starts = tuple(k.lower() for k in spec.get("starts", ()))
-        self.allow = [Allow(a) for a in spec.get("allow", ())]
+        self.starts = tuple(k.lower() for k in spec["starts"])
+        self.allow = [Allow(a) for a in spec["allow"]]
         self._ignorecase = bool(spec.get("ignorecase"))  # a category's plain `patterns` (case_sensitive: false)
         self._compiled = self._anchored = None
 
