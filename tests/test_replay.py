@@ -133,6 +133,46 @@ def test_kept_out_output_and_the_users_folders_untouched(tmp_path, monkeypatch):
     assert s["problems"] == []
 
 
+def test_the_users_compiled_profile_is_taken_not_compiled_again_and_left_as_it_was(tmp_path, monkeypatch):
+    """The hooks compiled the built-in profile in the user's cache: the
+    replay's world copies those entries in (read only) and compiles
+    nothing; a link in the user's cache is not followed (that entry is
+    compiled in the world instead)."""
+    from engine.core import profile as profile_module
+    from engine.core.profile import choice, profile_of
+    from engine.hooks.dispatch import settings_for
+    from engine.replay.run import replay
+
+    home, cache = tmp_path / "home", tmp_path / "cache"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("ENGINE_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("ENGINE_CACHE_DIR", str(cache))
+    profile_of(choice("default"))
+    profile_of(choice("default"), "standard")
+    settings_for("default", str(tmp_path))
+    before = snapshot(cache)
+    log = tmp_path / "compiled.txt"  # compiles run in a forked box: they say so in a file
+    real = profile_module._compile
+
+    def compiling(*args):
+        with open(log, "a") as fh:
+            fh.write(f"{args[2]}\n")
+        return real(*args)
+
+    monkeypatch.setattr(profile_module, "_compile", compiling)
+    s = replay([str(tiny(tmp_path))], profile="default")["sessions"][0]
+    assert not log.exists() and s["problems"] == [] and s["injected"]["count"] > 0
+    assert snapshot(cache) == before
+    # the compiled entries, each swapped for a link to a copy of itself
+    for i, entry in enumerate(p for p in (cache / "profiles").iterdir() if p.suffix in (".pickle", ".json")):
+        (tmp_path / f"elsewhere-{i}").write_bytes(entry.read_bytes())
+        entry.unlink()
+        entry.symlink_to(tmp_path / f"elsewhere-{i}")
+    replay([str(tiny(tmp_path))], profile="default")
+    assert log.exists(), "a linked entry is not taken: the world compiles its own"
+
+
 def cli(*args, env_root):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ENGINE_", "XDG_", "CLAUDE"))}
     env.update(HOME=str(env_root / "home"), ENGINE_STATE_DIR=str(env_root / "state"),

@@ -277,6 +277,36 @@ def compile_once(key_parts, build, wait_until=None, poll_ms=50):
         lock.close()  # a compiling child forked by build() holds the lock until it ends
 
 
+def bring(keys, source_folder):
+    """Copy the entries of `keys` ((key_parts, suffix) pairs) from another
+    cache folder into this one, read, never written: the replay's throwaway
+    world takes the user's compiled profile instead of compiling it again.
+    Only from a private folder, only the reader's own regular files (no
+    link followed); an entry brought is still checked fresh when loaded."""
+    import shutil
+
+    if not folder_is_private(source_folder) or not folder_is_private(create=True):
+        return 0
+    brought = 0
+    for key_parts, suffix in keys:
+        path = entry_path(key_parts, suffix)
+        try:
+            src = os.open(os.path.join(source_folder, os.path.basename(path)), os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError:
+            continue  # not compiled there
+        try:
+            with open(src, "rb") as fh:
+                if not _own_file(fh):
+                    continue
+                dst = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+                with open(dst, "wb") as out:
+                    shutil.copyfileobj(fh, out)
+                brought += 1
+        except OSError:
+            continue  # already there, or unreadable: compiled in this folder if needed
+    return brought
+
+
 def evict():
     """Keep at most cache.max_entries compiled profiles (and as many of the
     other entries): the least recently written go."""

@@ -206,12 +206,17 @@ def replay(transcripts, profile=None, progress=None, pricing=None, project=None,
     the folder the events run in (default: an empty one in the world);
     `agent`: the agent whose transcripts they are (default: each file's own,
     by its lines)."""
-    from engine.core.profile import locate
+    from engine.base.refs import is_path
+    from engine.core.profile import choose, locate
 
     from . import pricing as pricing_module
     from .world import World
 
-    profile_ref = str(locate(profile))  # chosen here, before the world replaces HOME
+    # chosen here, before the world replaces HOME; a built-in one by its name,
+    # which means the same file in the world (and keys the same compiled entries)
+    shown = str(locate(profile))
+    named = choose(profile)[0]
+    profile_ref = shown if is_path(named) else named
     project = os.path.abspath(project) if project else None
     if agent is not None:
         from engine.session.agent import named
@@ -223,12 +228,13 @@ def replay(transcripts, profile=None, progress=None, pricing=None, project=None,
     sessions = []
     with World() as world:
         rates = pricing_module.load(pricing)  # in the world: reading YAML writes no copy of the settings into yours
+        world.bring_compiled(profile_ref)
         for path in transcripts:
             tick = None if progress is None else _ticker(progress, done, total, str(path))
             sessions.append(replay_one(path, world, profile_ref, rates, count, tick, project, agent))
             done += os.path.getsize(path)
         notes = list(world.notes)
-    return {"profile": profile_ref, "pricing": {"file": rates["file"], "currency": rates["currency"],
+    return {"profile": shown, "pricing": {"file": rates["file"], "currency": rates["currency"],
                                                  "per_tokens": rates["per_tokens"]},
             "tokenizer": TOKENIZER, "sessions": sessions, "totals": totals(sessions), "notes": notes}
 

@@ -65,8 +65,10 @@ class World:
 
     def __enter__(self):
         from engine.ccm import config
+        from engine.core import cache
 
         self.root = tempfile.mkdtemp(prefix="engine-replay-")
+        self.user_profiles = cache.folder()  # the user's compiled profiles, read by bring_compiled
         self._saved["ENGINE_CACHE_DIR"] = os.environ.get("ENGINE_CACHE_DIR")
         # first: reading the agent table keeps a copy in the cache folder (the world's, not the user's)
         os.environ["ENGINE_CACHE_DIR"] = os.path.join(self.root, FOLDERS["ENGINE_CACHE_DIR"])
@@ -104,6 +106,23 @@ class World:
             os.environ[config.ENV] = config.builtin_path()
             self.notes.append(f"the content cache settings {content_cache} were not used (they name a folder "
                               "outside the replay's own, or could not be read): the built-in ones were")
+
+    def bring_compiled(self, ref):
+        """Copy in the user's compiled entries of the built-in profile `ref`
+        (a name: it means the same file in the world), at every built-in
+        level: what the hooks compiled is not compiled again.  A profile of
+        the user's (a path under HOME) is compiled in the world."""
+        from engine.base.refs import is_path
+        from engine.core import cache
+        from engine.core.documents import builtin_names
+        from engine.core.profile import Choice
+
+        if is_path(ref):
+            return
+        chosen = Choice(ref, self.project, "the profile replayed")
+        keys = [(chosen.key(kind, level), suffix) for level in (None, *builtin_names("level"))
+                for kind, suffix in (("profile", ".pickle"), ("hooks", ".json"), ("meta", ".json"))]
+        cache.bring(keys, self.user_profiles)
 
     def bring_named(self, settings):
         """Copy in the files under HOME (`~/...`) that hook settings name
