@@ -77,6 +77,11 @@ def _whole(units):
     return [(u, "") for u in units]
 
 
+# A transform's other patterns that run with finditer over the text (heading_labels);
+# the rest (lists, tables, mermaid) are matched at one place of a line.
+_SCANNED_KEYS = ("unless_present", "section_end", "block_break")
+
+
 def _collect():
     """(id, pattern, known-group) for every regex of the built-in YAML run with finditer."""
     out = []
@@ -91,6 +96,9 @@ def _collect():
                 out.append((f"{d['name']}/{t['name']}", t["pattern"], t["name"]))
             if "word_pattern" in t:
                 out.append((f"{d['name']}/{t['name']}.word_pattern", t["word_pattern"], t["name"]))
+            for key in _SCANNED_KEYS:
+                if key in t:
+                    out.append((f"{d['name']}/{t['name']}.{key}", t[key], t["name"]))
     for f in sorted(glob.glob(str(REPO / "pipelines" / "*.yaml"))):
         d = _yaml(f)
         if "word_pattern" in d:
