@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""The test suite's time: the README's test command (`python3 -m pytest -n
+auto`) in a checkout, its wall time and the CPU the whole machine spent
+meanwhile (/proc/stat, so every process counts: the workers, the hook
+commands they start, the real agents, the processes those leave behind).
+Issue 24 and the developers' guide ask for under 90 s on 2 cores.
+
+    python3 bench/suite.py [--repo DIR] [--label TEXT]
+
+Run it on a quiet machine; `--repo` times another checkout (a worktree of
+an older commit) in the same conditions, for a before and after.  Prints
+the figures and writes bench/results-suite.md.
+"""
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from common import git_info, loadavg
+
+HERE = Path(__file__).resolve().parent
+
+
+def busy_jiffies():
+    """CPU time the machine has spent busy since boot, in clock ticks (user,
+    nice, system, irq, softirq of the `cpu` line)."""
+    with open("/proc/stat", encoding="ascii") as fh:
+        fields = [int(x) for x in fh.readline().split()[1:]]
+    user, nice, system, _idle, _iowait, irq, softirq = fields[:7]
+    return user + nice + system + irq + softirq
+
+
+def run_suite(repo):
+    """(wall seconds, busy CPU seconds, pytest's last line, exit status)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    cpu0, t0 = busy_jiffies(), time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-n", "auto", "-p", "no:cacheprovider"], cwd=repo,
+                          capture_output=True, text=True)
+    wall, cpu = time.monotonic() - t0, (busy_jiffies() - cpu0) / ticks
+    lines = [l for l in proc.stdout.splitlines() if re.search(r"\d+ (passed|failed)", l)]
+    return wall, cpu, (lines[-1].strip("= ") if lines else "no summary line"), proc.returncode
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repo", default=str(HERE.parent), help="the checkout whose suite runs (default: this one)")
+    ap.add_argument("--label", default="", help="what the row is called (default: the checkout's commit)")
+    args = ap.parse_args()
+    before = loadavg()
+    wall, cpu, summary, rc = run_suite(args.repo)
+    label = args.label or subprocess.run(["git", "-C", args.repo, "rev-parse", "--short", "HEAD"],
+                                         capture_output=True, text=True).stdout.strip()
+    row = (f"| {label} | {wall:.0f} s | {cpu:.0f} s | {os.cpu_count()} | {summary} (exit {rc}) |")
+    text = "\n".join([
+        "#### The test suite's time (`python3 -m pytest -n auto`)", "",
+        f"Measured {time.strftime('%Y-%m-%dT%H:%M:%S%z')} by `python3 bench/suite.py` (bench at {git_info()['commit']}); "
+        f"load average before/after {before} / {loadavg()}.", "",
+        "| checkout | wall | machine CPU | CPUs | pytest |", "|---|---:|---:|---:|---|", row, ""])
+    print(text)
+    (HERE / "results-suite.md").write_text(text, encoding="utf-8")
+    print(f"wrote {HERE / 'results-suite.md'}")
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())
