@@ -207,16 +207,17 @@ def replay(transcripts, profile=None, progress=None, pricing=None, project=None,
     `agent`: the agent whose transcripts they are (default: each file's own,
     by its lines)."""
     from engine.base.refs import is_path
-    from engine.core.profile import choose, locate
+    from engine.core.documents import Library
+    from engine.core.profile import choice
 
     from . import pricing as pricing_module
     from .world import World
 
     # chosen here, before the world replaces HOME; a built-in one by its name,
     # which means the same file in the world (and keys the same compiled entries)
-    shown = str(locate(profile))
-    named = choose(profile)[0]
-    profile_ref = shown if is_path(named) else named
+    chosen = choice(profile)
+    shown = str(Library().locate(chosen.ref, "profile", chosen.base))
+    profile_ref = shown if is_path(chosen.ref) else chosen.ref
     project = os.path.abspath(project) if project else None
     if agent is not None:
         from engine.session.agent import named
