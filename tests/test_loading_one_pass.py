@@ -75,3 +75,14 @@ def test_a_cold_event_chooses_once_and_compiles_once(hk_cold):
     assert calls["hooks_of"] == 1 and calls["profile_of"] == 1, res
     # warm now: the next event reads the hooks settings the compile stored
     assert _probe(hk_cold, hk_cold.event("Stop"))["calls"] == {"choice": 1, "load_plain": 1}
+
+
+def test_a_cold_injecting_event_compiles_once_though_the_refresh_names_the_level(hk_cold):
+    """The refresh asks for the profile at its level by name (`standard`),
+    the dispatcher at the profile's own level: the same compiled profile,
+    compiled once and kept under both keys."""
+    _rules(hk_cold)
+    prof = str(shared_profile(EVERY))
+    res = _probe(hk_cold, hk_cold.prompt(1), prof)
+    assert "ALPHA" in json.loads(res["out"])["hookSpecificOutput"]["additionalContext"], res
+    assert res["calls"]["compile_once"] == 1, res

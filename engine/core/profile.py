@@ -300,9 +300,21 @@ def _build_capped(chosen, level, lib, key):
 def store(chosen, level, profile):
     """Keep a compiled profile in the cache: the profile, its hooks settings
     and its meta (plain data, read without unpickling compiled patterns)."""
-    cache.store(chosen.key("profile", level), profile, profile.sources)
+    for lv in _levels_kept(level, profile):
+        cache.store(chosen.key("profile", lv), profile, profile.sources)
+        store_meta(chosen, lv, profile)
     cache.store_plain(chosen.key("hooks"), profile.hooks, profile.sources)
-    store_meta(chosen, level, profile)
+
+
+def _levels_kept(level, profile):
+    """The levels a compiled profile is kept under: the one asked for, and,
+    when that was the profile's own level (None) and it names a built-in
+    level, that name too.  Compiled either way it is the same profile, and a
+    hook's first event asks for both (the dispatcher for the profile's own
+    level, the refresh for its level by name): it compiles once, not twice."""
+    if level is None and isinstance(profile.level, str) and not is_path(profile.level):
+        return [None, profile.level]
+    return [level]
 
 
 def store_meta(chosen, level, profile):
