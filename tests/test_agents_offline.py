@@ -201,6 +201,16 @@ def test_gemini_runs_a_shell_call_offline_and_its_hooks_fire_and_reach_the_model
     assert "gemini-42" in output and "<hook_context>CTX_AfterTool_MARK</hook_context>" in output
 
 
+def _started_together(seen):
+    """Copilot 1.0.102 starts userPromptSubmitted about 0.1 s after
+    sessionStart without waiting for it to end: which of the two ends (and
+    logs) first depends on the machine; both end before the model's first
+    request (asserted below).  Their order is normalised, the rest kept."""
+    first = sorted(seen[:2], key=["sessionStart", "userPromptSubmitted"].index) if set(seen[:2]) == {
+        "sessionStart", "userPromptSubmitted"} else seen[:2]
+    return first + seen[2:]
+
+
 @pytest.mark.slow
 def test_copilot_runs_a_shell_call_offline_and_its_hooks_fire_and_reach_the_model(tmp_path):
     home, cwd = _world(tmp_path)
@@ -209,7 +219,7 @@ def test_copilot_runs_a_shell_call_offline_and_its_hooks_fire_and_reach_the_mode
     run = run_copilot("count for me", home, cwd, [shell(CMD % "copilot"), say("It is 42.")],
                       hooks=copilot_hooks(hook, events))
     assert run.returncode == 0, str(run)
-    assert hook.events() == events, str(run)
+    assert _started_together(hook.events()) == events, str(run)
     for seen in hook.calls():
         _fields(seen["stdin"], ["sessionId", "timestamp", "cwd"])
         assert seen["stdin"]["cwd"] == str(cwd)
@@ -226,7 +236,10 @@ def test_copilot_runs_a_shell_call_offline_and_its_hooks_fire_and_reach_the_mode
     assert "CTX_preToolUse_MARK" in responses_api.request_text(after)
     # the transcript records each hook and what the model saw of the tool
     records = events_of(run)
-    assert [r["data"]["hookType"] for r in records if r["type"] == "hook.end"] == events
+    assert [r["data"]["hookType"] for r in records if r["type"] == "hook.start"] == events
+    assert _started_together([r["data"]["hookType"] for r in records if r["type"] == "hook.end"]) == events
+    first_call = next(i for i, r in enumerate(records) if r["type"] == "session.usage_record")
+    assert {r["data"]["hookType"] for r in records[:first_call] if r["type"] == "hook.end"} == set(events[:2])
     (complete,) = [r for r in records if r["type"] == "tool.execution_complete"]
     assert complete["data"]["result"]["content"] == output
 
