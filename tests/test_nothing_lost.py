@@ -13,6 +13,7 @@ import sys
 
 import pytest
 
+import forkrun
 from engine.base.errors import UserError
 from engine.ccm import config
 from engine.ccm.gc import gc
@@ -38,10 +39,11 @@ def env_for(tmp, **extra):
     return env
 
 
-def engine(tmp, *args, env=None, cwd=None, umask=None):
-    pre = (lambda: os.umask(umask)) if umask is not None else None
-    return subprocess.run([sys.executable, "-m", "engine.cli", *map(str, args)], capture_output=True,
-                          env=env or env_for(tmp), cwd=cwd or str(tmp), preexec_fn=pre)
+def engine(tmp, *args, env=None, cwd=None):
+    """`engine ARGS` as a child process forked from the worker (tests/forkrun.py)."""
+    args = [str(a) for a in args]
+    rc, out, err = forkrun.run(args, cwd=cwd or str(tmp), env=env or env_for(tmp))
+    return subprocess.CompletedProcess(["engine", *args], rc, out, err)
 
 
 def L(**kw):
