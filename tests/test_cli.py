@@ -14,7 +14,7 @@ import stat
 import pytest
 import yaml
 
-from conftest import LEVELS, write
+from conftest import LEVELS, REPO, write
 from testdata import corpus_files
 
 SAMPLE = """# Deploy guide
@@ -579,3 +579,24 @@ def test_profile_show_prints_the_resolved_builtin_profile(cli, api_env):
     light = yaml.safe_load(cli("profile", "show", "default", "--level", "light").out)
     assert light["level"] == "light" and light["levels"] == ["off", "light"]
     assert len(light["transforms"]) < len(shown["transforms"])
+
+
+def test_profile_show_with_defaults_shows_what_a_hook_reads(cli, api_env):
+    """A default that lives only in the schema is shown with --with-defaults;
+    what the profile says is shown as it says it."""
+    import json
+
+    default = json.loads((REPO / "schemas" / "profile.schema.json").read_text())["$defs"]["handler"]["properties"][
+        "digest_title_chars"]["default"]
+    plain = yaml.safe_load(cli("profile", "show").out)["hooks"]
+    r = cli("profile", "show", "--with-defaults")
+    assert r.returncode == 0, r
+    filled = yaml.safe_load(r.out)["hooks"]
+    assert "digest_title_chars" not in json.dumps(plain)
+    assert [h["name"] for h in plain["events"]["prompt"]] == [h["name"] for h in filled["events"]["prompt"]]
+    refresh = [h for h in filled["events"]["prompt"] if h["kind"] == "rule_refresh"]
+    assert refresh and all(h["digest_title_chars"] == default for h in refresh)
+    for event, handlers in plain["events"].items():
+        for said, read in zip(handlers, filled["events"][event]):
+            assert {k: read[k] for k in said} == said, (event, said["name"])
+    assert plain["deadline_ms"] == filled["deadline_ms"]

@@ -292,7 +292,13 @@ def cmd_profile(args):
         print(f"# {line}")
     if resolved.ignored:
         print(f"# machine-level keys of the project profile ignored (yours are used): {', '.join(resolved.ignored)}")
-    yaml.safe_dump(resolved.show(), sys.stdout, sort_keys=False, allow_unicode=True, width=100)
+    shown = resolved.show()
+    if args.with_defaults:
+        from engine.hooks.compiled import compile_hooks
+
+        print("# hooks: as a hook reads them, every default filled in (schemas/profile.schema.json)")
+        shown["hooks"] = compile_hooks(resolved)
+    yaml.safe_dump(shown, sys.stdout, sort_keys=False, allow_unicode=True, width=100)
     return 0
 
 

@@ -155,6 +155,9 @@ def _profile(sub):
                         "and which file was chosen and why")
     s.add_argument("name", nargs="?", help="profile name or path (default: the active profile)").complete = "profile"
     s.add_argument("--level", metavar="LEVEL", help=LEVELS_HELP)
+    s.add_argument("--with-defaults", action="store_true",
+                   help="show the hooks settings as a hook reads them: every default the schema gives "
+                   "filled in, in the settings and in each handler")
 
 
 def _completion(sub):
