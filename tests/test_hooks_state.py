@@ -239,3 +239,41 @@ def test_file_state_expires_after_the_profile_ttl(hk):
     path.write_text(json.dumps(data))
     hk.hook(hk.prompt(3), profile=prof).assert_silent()
     assert hk.file_turn() == 1
+
+
+# ---------------------------------------------------------------- one answer at a time per session
+
+OWN_RULES = {"UserPromptSubmit": [{"name": "rules", "every_turns": 1, "sources": [
+    {"agent": "rules"}, {"dir": "{project}/myrules", "glob": "*.md"}]}]}
+
+
+def _own_rule(hk):
+    (hk.project / "myrules").mkdir()
+    (hk.project / "myrules" / "a.md").write_text("# A\nMarker OWNRULE_1: run the tests in order.\n")
+
+
+def test_a_start_and_a_prompt_at_once_deliver_a_rule_once(hk):
+    """Copilot CLI 1.0.102 starts userPromptSubmitted while sessionStart still
+    runs (tests/support/AGENTS-MEASURED.md).  One after the other, the
+    prompt sees that the start delivered the rule; at once, both delivered
+    it (old code, every trial).  The session's events answer one at a time."""
+    _own_rule(hk)
+    prof = str(shared_profile(profile_text(OWN_RULES)))
+    for trial in range(3):
+        sid = f"at-once-{trial}"
+        runs = hk.hooks_parallel([hk.event("SessionStart", source="startup", session_id=sid),
+                                  dict(hk.prompt(1), session_id=sid)], profile=prof)
+        assert all(r.returncode == 0 for r in runs), runs
+        assert sum(r.stdout.count("OWNRULE_1") for r in runs) == 1, [str(r) for r in runs]
+
+
+def test_a_hook_waiting_for_its_sessions_answer_still_answers_before_its_deadline(hk):
+    from engine.hooks.state import OneAnswer
+
+    _own_rule(hk)
+    prof = str(shared_profile(profile_text(OWN_RULES, deadline_ms=2500, kill_after_ms=4000)))
+    hk.hook(dict(hk.prompt(1), session_id="warm"), profile=prof).assert_ok()  # compiled: the wait is all that is left
+    with OneAnswer("held", None, 0.01, print, root=str(hk.state)):
+        run = hk.hook(dict(hk.prompt(1), session_id="held"), profile=prof)
+    assert run.returncode == 0 and "OWNRULE_1" in run.stdout, str(run)
+    assert any("still answering" in line for line in hk.log_lines()), hk.log_lines()

@@ -48,6 +48,41 @@ class _StateLock(Locked):
             raise StateError(f"cannot open state lock {self.path}: {exc}") from None
 
 
+class OneAnswer:
+    """`with OneAnswer(session_id, until, poll_s, log):` the events of one
+    session answer one at a time, whatever the state backend: an event's
+    handlers decide what the model lacks from the marks the session's
+    earlier answers saved, so two answering at once would both deliver it.
+    The wait ends at `until` (a time.monotonic() value; None: as long as it
+    takes), and the event answers anyway: a hook never passes its deadline
+    waiting for another.  A lock that cannot be opened is no lock."""
+
+    def __init__(self, session_id, until, poll_s, log, root=None):
+        folder = os.path.join(root or state_dir_str(), "sessions")
+        self.lock = Locked(os.path.join(folder, f"{_session_key(session_id)}.answer.lock"))
+        self.until, self.poll_s, self.log = until, poll_s, log
+
+    def __enter__(self):
+        try:
+            self.lock.open()
+        except OSError as exc:
+            self.log(f"answering without the session's answer lock ({exc})")
+            return self
+        if self.until is None:
+            self.lock.acquire()
+            return self
+        while not self.lock.acquire(block=False):
+            if time.monotonic() + self.poll_s >= self.until:
+                self.log("another event of this session is still answering; answering without waiting longer")
+                return self
+            time.sleep(self.poll_s)
+        return self
+
+    def __exit__(self, *exc):
+        self.lock.close()
+        return False
+
+
 class FileState:
     backend = "files"
 
