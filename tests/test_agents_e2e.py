@@ -217,16 +217,24 @@ def test_copilot_gets_a_scoped_instruction_before_its_first_write_and_nothing_it
     matching file, never on a `create` (measured): the engine gives the
     scoped file before the session's first tool call creates a file it
     covers, even with Copilot's transcript not on disk yet, and never a
-    second copy of copilot-instructions.md, which Copilot loaded itself."""
+    second copy of copilot-instructions.md, which Copilot loaded itself.
+    A rule folder of the user's own goes in once at the start, though the
+    profile refreshes rules at every prompt and Copilot starts
+    userPromptSubmitted while sessionStart still runs (both delivered it)."""
     home, project, env = _world(tmp_path)
     (project / ".github" / "instructions").mkdir(parents=True)
     (project / ".github" / "copilot-instructions.md").write_text("Keep answers short (UNSCOPED_77aa).\n")
     (project / ".github" / "instructions" / "web.instructions.md").write_text(
         '---\napplyTo: "web/**"\n---\nType every export (WEB_SCOPED_88bb).\n')
-    _install("copilot", home, project, env)
+    (project / "myrules").mkdir()
+    (project / "myrules" / "own.md").write_text("# Own\nName every branch after its issue (OWN_RULE_99cc).\n")
+    every_prompt = profile_text({"UserPromptSubmit": [{"name": "rules", "every_turns": 1, "sources": [
+        {"agent": "rules"}, {"dir": "{project}/myrules", "glob": "*.md"}]}]})
+    _install("copilot", home, project, env, profile=shared_profile(every_prompt))
     created = call("create", path=str(project / "web" / "app.ts"), file_text="export const a = 1\n")
     run = run_copilot("go", home, project, None, api=ResponsesAPI([created, say("ok")]), env=env)
     assert run.returncode == 0, str(run)
     first, last = (responses_api.request_text(r.body) for r in (run.api.log[0], run.api.log[-1]))
     assert first.count("UNSCOPED_77aa") == 1 and "WEB_SCOPED_88bb" not in first
+    assert first.count("OWN_RULE_99cc") == 1, first[-3000:]
     assert last.count("WEB_SCOPED_88bb") == 1 and last.count("UNSCOPED_77aa") == 1, last[-3000:]
