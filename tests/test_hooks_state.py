@@ -277,3 +277,11 @@ def test_a_hook_waiting_for_its_sessions_answer_still_answers_before_its_deadlin
         run = hk.hook(dict(hk.prompt(1), session_id="held"), profile=prof)
     assert run.returncode == 0 and "OWNRULE_1" in run.stdout, str(run)
     assert any("still answering" in line for line in hk.log_lines()), hk.log_lines()
+
+
+def test_session_end_leaves_no_file_of_the_session(hk):
+    """Its state, the state's lock and its answer lock (file state)."""
+    hk.hook(hk.prompt(1)).assert_silent()
+    assert any(p.name.endswith(".answer.lock") for p in (hk.state / "sessions").iterdir())
+    hk.hook(hk.event("SessionEnd", reason="logout")).assert_silent()
+    assert list((hk.state / "sessions").iterdir()) == []

@@ -178,7 +178,10 @@ class FileState:
                 pass
 
     def clear(self):
-        for p in (self.path, str(self.path) + ".lock"):
+        # the answer lock too (OneAnswer): held by the event clearing, it stays
+        # held on the file it opened; a later event would open a new one
+        answer = self.path[: -len(".json")] + ".answer.lock"
+        for p in (self.path, str(self.path) + ".lock", answer):
             try:
                 os.unlink(p)
             except FileNotFoundError:
