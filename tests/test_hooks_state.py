@@ -285,3 +285,13 @@ def test_session_end_leaves_no_file_of_the_session(hk):
     assert any(p.name.endswith(".answer.lock") for p in (hk.state / "sessions").iterdir())
     hk.hook(hk.event("SessionEnd", reason="logout")).assert_silent()
     assert list((hk.state / "sessions").iterdir()) == []
+
+
+def test_the_answer_lock_is_touched_by_every_event_so_the_expiry_spares_a_live_session(hk):
+    import os
+
+    hk.hook(hk.prompt(1)).assert_silent()
+    (lock,) = (hk.state / "sessions").glob("*.answer.lock")
+    os.utime(lock, (1, 1))  # as old as a session idle since 1970
+    hk.hook(hk.prompt(2)).assert_silent()
+    assert lock.stat().st_mtime > 1e9

@@ -70,12 +70,21 @@ class OneAnswer:
             return self
         if self.until is None:
             self.lock.acquire()
-            return self
+            return self._touched()
         while not self.lock.acquire(block=False):
             if time.monotonic() + self.poll_s >= self.until:
                 self.log("another event of this session is still answering; answering without waiting longer")
                 return self
             time.sleep(self.poll_s)
+        return self._touched()
+
+    def _touched(self):
+        """Its time is the session's last event: the expiry (FileState.prune)
+        removes a lock file idle that long, never the lock of a live session."""
+        try:
+            os.utime(self.lock.fd)
+        except OSError:
+            pass
         return self
 
     def __exit__(self, *exc):
