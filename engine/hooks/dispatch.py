@@ -192,23 +192,21 @@ def handle(event, profile_ref, log, hooks=None, deadline=None, counted=None, tra
     if not handlers:
         return None
     state, turn = _open_state(event, hooks, counted, name == "prompt", log)
-    if state is None:
-        return _answer(event, handlers, state, turn, (profile_ref, chosen, hooks), log, trace).output(event, log)
-    with _one_answer(event, deadline, log):
+    with _one_answer(event.session if state is not None else None, deadline, log):
         answer = _answer(event, handlers, state, turn, (profile_ref, chosen, hooks), log, trace)
     return answer.output(event, log)
 
 
-def _one_answer(event, deadline, log):
+def _one_answer(session, deadline, log):
     """The session's answer lock (state.OneAnswer), waited for until the
-    engine's margin before the deadline."""
+    engine's margin before the deadline; none without session state."""
     from engine.core.settings import hook_bounds
 
     from .state import OneAnswer
 
     bounds = hook_bounds()
     until = None if deadline is None else deadline.until(bounds["answer_wait_margin_ms"])
-    return OneAnswer(event.session, until, bounds["answer_poll_ms"] / 1000.0, log)
+    return OneAnswer(session, until, bounds["answer_poll_ms"] / 1000.0, log)
 
 
 def _answer(event, handlers, state, turn, profile, log, trace):

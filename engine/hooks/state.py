@@ -58,11 +58,13 @@ class OneAnswer:
     waiting for another.  A lock that cannot be opened is no lock."""
 
     def __init__(self, session_id, until, poll_s, log, root=None):
-        folder = os.path.join(root or state_dir_str(), "sessions")
-        self.lock = Locked(os.path.join(folder, f"{_session_key(session_id)}.answer.lock"))
+        """`session_id` None: no session state, nothing to order (no lock)."""
+        self.lock = None if session_id is None else Locked(_answer_lock(_sessions_dir(root), _session_key(session_id)))
         self.until, self.poll_s, self.log = until, poll_s, log
 
     def __enter__(self):
+        if self.lock is None:
+            return self
         try:
             self.lock.open()
         except OSError as exc:
@@ -88,16 +90,28 @@ class OneAnswer:
         return self
 
     def __exit__(self, *exc):
-        self.lock.close()
+        if self.lock is not None:
+            self.lock.close()
         return False
+
+
+def _sessions_dir(root=None):
+    return os.path.join(root or state_dir_str(), "sessions")
+
+
+def _answer_lock(folder, key):
+    """The answer lock's path of the session whose _session_key is `key`."""
+    return os.path.join(folder, f"{key}.answer.lock")
 
 
 class FileState:
     backend = "files"
 
     def __init__(self, session_id, ttl_seconds, root=None):
-        self.root = os.path.join(root or state_dir_str(), "sessions")
-        self.path = os.path.join(self.root, f"{_session_key(session_id)}.json")
+        self.root = _sessions_dir(root)
+        key = _session_key(session_id)
+        self.path = os.path.join(self.root, f"{key}.json")
+        self.answer_lock = _answer_lock(self.root, key)
         self.ttl = ttl_seconds
 
     def _locked(self):
@@ -189,8 +203,7 @@ class FileState:
     def clear(self):
         # the answer lock too (OneAnswer): held by the event clearing, it stays
         # held on the file it opened; a later event would open a new one
-        answer = self.path[: -len(".json")] + ".answer.lock"
-        for p in (self.path, str(self.path) + ".lock", answer):
+        for p in (self.path, str(self.path) + ".lock", self.answer_lock):
             try:
                 os.unlink(p)
             except FileNotFoundError:
