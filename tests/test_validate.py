@@ -448,3 +448,25 @@ def test_a_remembered_pass_of_the_builtin_files_is_checked_again_when_one_change
     assert validate.validate_paths([]) == []
     (folder / "bad.yaml").write_text("kind: protect\nname: bad\nnope: 1\n", encoding="utf-8")
     assert any("bad.yaml" in str(p) for p in validate.validate_paths([]))
+
+
+def test_validate_warms_the_process_once_at_its_first_cache_miss_only(api_env, tmp_path, monkeypatch):
+    """`engine validate` compiles up to seven profiles, each in a box forked
+    from its process: at its first compile that misses the cache, the
+    process compiles the built-in default itself (once), so the boxes
+    inherit what every compile loads; with every compile a hit, it compiles
+    nothing itself."""
+    from engine.core import profile, validate
+
+    monkeypatch.setenv("ENGINE_CACHE_DIR", str(tmp_path / "cold-cache"))
+    built = []
+    real_build = profile.build
+    monkeypatch.setattr(profile, "build", lambda *a, **k: built.append(k.get("chosen")) or real_build(*a, **k))
+    monkeypatch.setattr(profile, "_WARM", {"asked": False, "done": False})
+    assert validate.validate_paths([]) == []
+    # the boxes' compiles run in forked children: only the warming one counts here
+    assert [(c.ref, c.origin) for c in built] == [("default", "user")]
+    built.clear()
+    monkeypatch.setattr(profile, "_WARM", {"asked": False, "done": False})
+    assert validate.validate_paths([]) == []
+    assert built == [], "every compile was a cache hit: nothing to warm"

@@ -76,8 +76,10 @@ def _check_expect(expect, level, produced):
 
 
 def run_golden(root=None, update=False, out=None):
+    from .profile import warm_compiles
     from .report import unified_diff
 
+    warm_compiles()  # a case compiles its profile at each of its levels
     out = out or sys.stdout  # at call time: the command's writer (it escapes control characters)
     root = Path(root) if root else Path("tests/golden")
     cases = find_cases(root)

@@ -162,9 +162,11 @@ def stats(paths, levels, profile_name, tokenizer, as_json):
     from engine.text.pipeline import compress
     from engine.text.sizes import read_input
 
-    from .profile import load_profile
+    from .profile import load_profile, warm_compiles
     from .textcache import count_tokens as count
 
+    if len(levels) > 1:
+        warm_compiles()
     files = collect_files(paths)
     profiles = {lv: load_profile(profile_name, lv) for lv in levels}
     tok = tokenizer or next(iter(profiles.values())).tokenizer

@@ -34,7 +34,9 @@ def validate_paths(paths, profile=None):
     """All problems found in the given YAML files (default: the built-in ones
     plus the active profile), as a list of UserError."""
     from .profile import choose_to_check as choose
+    from .profile import warm_compiles
 
+    warm_compiles()
     targets = [Path(p) for p in paths] or builtin_files()
     word_pattern = _word_pattern(profile)
     if paths:
