@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+from common import write_section
 
 
 def payloads(project, transcript):
@@ -109,14 +109,10 @@ def main(argv=None):
     rows = [f"| {a} | {l} | {statistics.median(t):.1f} | {statistics.median(t) / pass_ms:.2f}x |"
             for (a, l), t in times.items()]
     load = os.getloadavg()[0]
-    text = "\n".join([
-        "#### Quiet hook events per agent (median of %d interleaved rounds)" % args.runs, "",
-        f"Command: `{' '.join(hook_argv())} --agent NAME`.", "",
-        f"`python -c pass`: {pass_ms:.1f} ms ({sys.executable}, load average {load:.2f}, {os.cpu_count()} CPUs).", "",
-        "| agent | event | ms | x python -c pass |", "|---|---|---:|---:|", *rows, ""])
-    print(text)
-    (HERE / "results-agents.md").write_text(text, encoding="utf-8")
-    print(f"wrote {HERE / 'results-agents.md'}")
+    write_section("results-agents.md", "Quiet hook events per agent (median of %d interleaved rounds)" % args.runs, [
+        f"Command: `{' '.join(hook_argv())} --agent NAME`.",
+        f"`python -c pass`: {pass_ms:.1f} ms ({sys.executable}, load average {load:.2f}, {os.cpu_count()} CPUs)."],
+        ["agent", "event", "ms", "x python -c pass"], rows)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import git_info, loadavg
+from common import git_info, loadavg, write_section
 
 HERE = Path(__file__).resolve().parent
 
@@ -75,15 +75,11 @@ def main():
     args = ap.parse_args()
     before = loadavg()
     rows = [row for repo in args.repo or [str(HERE.parent)] for row in measure(repo, args.runs)]
-    text = "\n".join([
-        "#### Commands on a cold cache (several compiles each)", "",
+    write_section("results-cold.md", "Commands on a cold cache (several compiles each)", [
         f"Measured {time.strftime('%Y-%m-%dT%H:%M:%S%z')} by `python3 bench/cold_commands.py --runs {args.runs}` "
         f"(bench at {git_info()['commit']}); median of {args.runs} runs, each a fresh process with an empty HOME "
-        f"and cache; load average before/after {before} / {loadavg()}.", "",
-        "| checkout | command | wall | CPU | exit |", "|---|---|---:|---:|---|", *rows, ""])
-    print(text)
-    (HERE / "results-cold.md").write_text(text, encoding="utf-8")
-    print(f"wrote {HERE / 'results-cold.md'}")
+        f"and cache; load average before/after {before} / {loadavg()}."],
+        ["checkout", "command", "wall", "CPU", "exit"], rows)
     return 0
 
 

@@ -145,6 +145,18 @@ def loadavg():
         return None
 
 
+def write_section(filename, title, notes, header, rows):
+    """A results file of its own (bench/FILENAME): a title, lines that say how
+    it was measured, and a table of `rows` (markdown lines) under `header`
+    (cell titles; the first column left-aligned, the others right), printed too."""
+    align = "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|"
+    text = "\n".join([f"#### {title}", "", *[line for note in notes for line in (note, "")],
+                      "| " + " | ".join(header) + " |", align, *rows, ""])
+    print(text)
+    (HERE / filename).write_text(text, encoding="utf-8")
+    print(f"wrote {HERE / filename}")
+
+
 def fmt_table(headers, rows, md=False, numeric=True):
     """numeric: columns after the first are right-aligned."""
     cells = [[str(c) for c in r] for r in rows]

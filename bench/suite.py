@@ -21,7 +21,7 @@ import sys
 import time
 from pathlib import Path
 
-from common import git_info, loadavg
+from common import git_info, loadavg, write_section
 
 HERE = Path(__file__).resolve().parent
 
@@ -60,14 +60,10 @@ def main():
         rows.append(f"| {label} | {wall:.0f} s | {cpu:.0f} s | {os.cpu_count()} | {summary} (exit {rc}) |")
         print(rows[-1], flush=True)
         worst = worst or rc
-    text = "\n".join([
-        "#### The test suite's time (`python3 -m pytest -n auto`)", "",
+    write_section("results-suite.md", "The test suite's time (`python3 -m pytest -n auto`)", [
         f"Measured {time.strftime('%Y-%m-%dT%H:%M:%S%z')} by `python3 bench/suite.py` (bench at {git_info()['commit']}); "
-        f"load average before/after {before} / {loadavg()}.", "",
-        "| checkout | wall | machine CPU | CPUs | pytest |", "|---|---:|---:|---:|---|", *rows, ""])
-    print(text)
-    (HERE / "results-suite.md").write_text(text, encoding="utf-8")
-    print(f"wrote {HERE / 'results-suite.md'}")
+        f"load average before/after {before} / {loadavg()}."],
+        ["checkout", "wall", "machine CPU", "CPUs", "pytest"], rows)
     return worst
 
 
