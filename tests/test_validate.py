@@ -459,6 +459,7 @@ def test_validate_warms_the_process_once_at_its_first_cache_miss_only(api_env, t
     from engine.core import profile, validate
 
     monkeypatch.setenv("ENGINE_CACHE_DIR", str(tmp_path / "cold-cache"))
+    monkeypatch.setattr(validate, "builtin_files", lambda: [])  # the active profile's compiles only
     built = []
     real_build = profile.build
     monkeypatch.setattr(profile, "build", lambda *a, **k: built.append(k.get("chosen")) or real_build(*a, **k))
