@@ -60,6 +60,7 @@ def test_doctor_on_a_home_with_each_agent_installed(hk):
     assert _scope(claude, "user")["trust"]["state"] == "not needed"
     assert _scope(codex, "user")["trust"]["state"] == "untrusted"
     assert any("not trusted" in line and "/hooks" in line for line in codex["missing"]), codex["missing"]
+    assert not any(".;" in line for line in codex["missing"]), "each sentence of the to-do ends once"
     assert _scope(gemini, "project")["trust"]["state"] == "trusted"
     assert _scope(copilot, "project")["trust"]["state"] == "trusted"
     assert _scope(copilot, "user")["installed"] == [] and _scope(gemini, "user")["installed"] == []
@@ -208,7 +209,9 @@ def test_asking_an_agent_its_version_is_bounded(hk):
     bindir = hk.root / "slow"
     bindir.mkdir()
     cases = {"sleeps": "sleep 30", "floods": "yes 1.2.3", "fails": "echo nope; exit 3",
-             "spawns": "(sleep 30 &) ; echo 4.5.6"}
+             "spawns": "(sleep 30 &) ; echo 4.5.6",
+             "warns": "echo 'WARNING: helper 9.9 not made' >&2; sleep 0.2; echo 'codex-cli 0.169.0'",
+             "on_stderr": "echo 'tool 7.8.9' >&2"}
     for name, body in cases.items():
         (bindir / name).write_text(f"#!/bin/sh\n{body}\n")
         (bindir / name).chmod(0o755)
@@ -221,6 +224,10 @@ def test_asking_an_agent_its_version_is_bounded(hk):
     assert "no version" in ask(str(bindir / "fails"), agent, 2000, 4096, pattern)["error"]
     assert ask(str(bindir / "spawns"), agent, 500, 4096, pattern)["value"] == "4.5.6", "a child left behind holds no one up"
     assert "cannot run" in ask(str(bindir / "absent"), agent, 2000, 4096, pattern)["error"]
+    # a warning printed first on the error output does not hide the version on the standard output
+    assert ask(str(bindir / "warns"), agent, 2000, 4096, pattern) == {
+        "value": "0.169.0", "text": "codex-cli 0.169.0", "error": None}
+    assert ask(str(bindir / "on_stderr"), agent, 2000, 4096, pattern)["value"] == "7.8.9"
 
 
 def test_a_mechanism_names_the_fields_carrying_the_engines_words_not_the_agents_kept_values():

@@ -162,8 +162,7 @@ def missing(agent, report):
         if s["not_installed"]:
             out.append(f"{s['scope']} hooks lack {', '.join(s['not_installed'])}: run engine install again")
         if s["trust"] and s["trust"]["state"] not in ("trusted", "not needed"):
-            out.append(f"{s['scope']} hooks not trusted ({s['trust']['why']})" +
-                       "".join(f"; {line}" for line in s.get("todo") or ()))
+            out.append(" ".join([f"{s['scope']} hooks not trusted ({s['trust']['why']}).", *(s.get("todo") or ())]))
     out += [f"{s['scope']} settings: {s['error']}" for s in report["hooks"] if s["error"] and s["file"]]
     fired = report["firing"]
     if installed and fired["sessions"] and not fired["answered"]:

@@ -17,47 +17,57 @@ import time
 
 
 def ask(command, agent, timeout_ms, max_bytes, pattern):
-    """{"value": the version or None, "text": its first line, "error": why
-    there is no version, or None}."""
+    """{"value": the version or None, "text": the line it was read from (else
+    the first line printed), "error": why there is no version, or None}.
+    The version is the first one on a line of the standard output, else of
+    the error output: an agent may warn before it (Codex 0.169.0 warns on
+    its error output first when its home is in a temporary folder)."""
     spec = agent.data["version"]
     argv = [command, *spec["command"]]
     env = dict(os.environ, **spec["quiet_env"])
     try:
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 env=env, start_new_session=True)
     except OSError as exc:
         return {"value": None, "text": "", "error": f"cannot run {command}: {exc.strerror or exc}"}
-    out, timed_out = _read_bounded(proc, timeout_ms / 1000, max_bytes)
+    (out, err), timed_out = _read_bounded(proc, timeout_ms / 1000, max_bytes)
     _end(proc)
-    text = out.decode("utf-8", "replace").strip()
-    first = text.splitlines()[0] if text else ""
-    found = re.search(pattern, first)
+    lines = [line.strip() for data in (out, err) for line in data.decode("utf-8", "replace").splitlines()]
+    lines = [line for line in lines if line]
+    line, found = next(((line, m) for line in lines for m in [re.search(pattern, line)] if m), (None, None))
+    text = line if line is not None else (lines[0] if lines else "")
     if timed_out:
-        return {"value": found.group(0) if found else None, "text": first,
+        return {"value": found.group(0) if found else None, "text": text,
                 "error": f"`{' '.join(argv[1:])}` took more than {timeout_ms} ms; stopped"}
     if found is None:
-        return {"value": None, "text": first, "error": f"no version in what `{' '.join(argv[1:])}` printed"
-                                                        f" (exit status {proc.returncode})"}
-    return {"value": found.group(0), "text": first, "error": None}
+        return {"value": None, "text": text, "error": f"no version in what `{' '.join(argv[1:])}` printed"
+                                                       f" (exit status {proc.returncode})"}
+    return {"value": found.group(0), "text": text, "error": None}
 
 
 def _read_bounded(proc, seconds, max_bytes):
-    """(at most max_bytes of the output, whether the time ran out)."""
-    fd, chunks, size = proc.stdout.fileno(), [], 0
+    """((standard output, error output), whether the time ran out): at most
+    max_bytes of the two together."""
+    streams = {proc.stdout.fileno(): [], proc.stderr.fileno(): []}
+    open_fds, size = list(streams), 0
     until = time.monotonic() + seconds
-    while size < max_bytes:
+    while open_fds and size < max_bytes:
         left = until - time.monotonic()
         if left <= 0:
-            return b"".join(chunks), True
-        ready, _, _ = select.select([fd], [], [], left)
-        if not ready:
-            continue
-        data = os.read(fd, min(65536, max_bytes - size))
-        if not data:
-            return b"".join(chunks), False
-        chunks.append(data)
-        size += len(data)
-    return b"".join(chunks), False
+            return _joined(proc, streams), True
+        ready, _, _ = select.select(open_fds, [], [], left)
+        for fd in ready:
+            data = os.read(fd, min(65536, max_bytes - size))
+            if not data:
+                open_fds.remove(fd)
+                continue
+            streams[fd].append(data)
+            size += len(data)
+    return _joined(proc, streams), False
+
+
+def _joined(proc, streams):
+    return b"".join(streams[proc.stdout.fileno()]), b"".join(streams[proc.stderr.fileno()])
 
 
 def _end(proc):
@@ -68,6 +78,7 @@ def _end(proc):
     except OSError:
         pass
     proc.stdout.close()
+    proc.stderr.close()
     try:
         proc.wait(timeout=5)
     except subprocess.TimeoutExpired:
