@@ -32,9 +32,8 @@ def ask(command, agent, timeout_ms, max_bytes, pattern):
         return {"value": None, "text": "", "error": f"cannot run {command}: {exc.strerror or exc}"}
     (out, err), timed_out = _read_bounded(proc, timeout_ms / 1000, max_bytes)
     _end(proc)
-    lines = [line.strip() for data in (out, err) for line in data.decode("utf-8", "replace").splitlines()]
-    lines = [line for line in lines if line]
-    line, found = next(((line, m) for line in lines for m in [re.search(pattern, line)] if m), (None, None))
+    lines = _lines(out) + _lines(err)
+    line, found = _first_match(lines, pattern)
     text = line if line is not None else (lines[0] if lines else "")
     if timed_out:
         return {"value": found.group(0) if found else None, "text": text,
@@ -43,6 +42,20 @@ def ask(command, agent, timeout_ms, max_bytes, pattern):
         return {"value": None, "text": text, "error": f"no version in what `{' '.join(argv[1:])}` printed"
                                                        f" (exit status {proc.returncode})"}
     return {"value": found.group(0), "text": text, "error": None}
+
+
+def _lines(data):
+    """The non-blank lines of what was printed, stripped."""
+    return [line.strip() for line in data.decode("utf-8", "replace").splitlines() if line.strip()]
+
+
+def _first_match(lines, pattern):
+    """(the first line holding `pattern`, its match), or (None, None)."""
+    for line in lines:
+        found = re.search(pattern, line)
+        if found:
+            return line, found
+    return None, None
 
 
 def _read_bounded(proc, seconds, max_bytes):
