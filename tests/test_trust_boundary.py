@@ -12,6 +12,7 @@ import os
 import socket
 import stat
 import time
+from pathlib import Path
 
 import pytest
 import yaml
@@ -355,3 +356,23 @@ def test_engine_trust_approves_only_a_projects_profile_file(hk):
     mine.write_text(profile_text(name="mine"))
     run = hk.engine("trust", str(mine))
     assert run.returncode == 1 and "needs no approval" in run.stderr, str(run)
+
+
+@pytest.mark.parametrize("path, root, expected", [
+    ("/home/u/proj", "/home/u/proj", True),
+    ("/home/u/proj/a/b.md", "/home/u/proj", True),
+    ("/home/u/proj/a", "/home/u/proj/", True),
+    ("/home/u/project-evil/a.md", "/home/u/proj", False),  # a sibling sharing the prefix is not inside
+    ("/home/u", "/home/u/proj", False),
+    ("/etc/passwd", "/", True),
+    ("relative/a.md", "relative", True),
+])
+def test_the_one_containment_check_compares_whole_path_parts(path, root, expected):
+    """engine.base.paths.inside is the test every trust decision uses
+    (hooks/trust.py, hooks/origin.py, core/boundary.py, core/documents.py,
+    replay/world.py, hooks/agenttrust.py): by whole path parts, never by a
+    bare text prefix."""
+    from engine.base.paths import inside
+
+    assert inside(path, root) is expected
+    assert inside(Path(path), Path(root)) is expected

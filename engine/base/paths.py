@@ -10,6 +10,14 @@ import os
 _PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+def inside(path, root):
+    """Whether `path` is `root` or below it, by their text alone: give both
+    real (os.path.realpath) to ask where a file really is.  The one
+    containment test of the engine (trust, origin, the project boundary)."""
+    path, root = str(path), str(root)
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
 def package_root_str():
     return _PKG
 

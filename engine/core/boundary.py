@@ -22,7 +22,7 @@ import copy
 import json
 import os
 
-from engine.base.paths import builtin_dir
+from engine.base.paths import builtin_dir, inside
 
 MARK = "x-project"
 
@@ -91,10 +91,6 @@ def _counterpart(h, own_handlers):
         return by_name[0]
     kind = h.get("kind")
     return next((x for x in own_handlers if x.get("kind") == kind), None)
-
-
-def _inside(path, root):
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def bound(project, own, project_docs, root):
@@ -189,4 +185,4 @@ def _level_outside(h, root):
     real = os.path.realpath(os.path.expanduser(level))
     if not os.path.isabs(os.path.expanduser(level)):
         real = os.path.realpath(os.path.join(root, level))
-    return not _inside(real, root)
+    return not inside(real, root)

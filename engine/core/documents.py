@@ -8,7 +8,7 @@ read relative to the file that names it.
 from pathlib import Path
 
 from engine.base.errors import UserError, suggest
-from engine.base.paths import builtin_dir, builtin_root
+from engine.base.paths import builtin_dir, builtin_root, inside
 from engine.base.refs import is_path
 
 from . import schema
@@ -36,11 +36,6 @@ def is_builtin(path):
         return True
     except ValueError:
         return False
-
-
-def inside(path, root):
-    path, root = str(path), str(root)
-    return path == root or path.startswith(root.rstrip("/") + "/")
 
 
 class Library:

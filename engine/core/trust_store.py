@@ -22,7 +22,7 @@ it was approved.  os only, no yaml, no re.
 import os
 import stat
 
-from engine.base.paths import state_dir_str
+from engine.base.paths import inside, state_dir_str
 
 from .cache import file_digest  # one bounded file hash, for the caches and the approvals alike
 
@@ -155,7 +155,7 @@ def files_of(profile_path):
 
     from .discovery import level_ref as _level_ref
     from .discovery import project_root
-    from .documents import Library, inside
+    from .documents import Library
     from .resolve import resolve_profile
 
     root = project_root(profile_path)

@@ -16,6 +16,8 @@ import hashlib
 import json
 import os
 
+from engine.base.paths import inside
+
 from . import entries
 
 MAX_BYTES = 4 << 20  # a trust record larger than this is not read
@@ -72,11 +74,6 @@ def _json(path):
         return None, f"{path} is not JSON the engine can read"
 
 
-def _within(folder, root):
-    folder, root = os.path.realpath(folder), os.path.realpath(root)
-    return folder == root or folder.startswith(root.rstrip(os.sep) + os.sep)
-
-
 def folder_map(agent, spec, project, **_):
     path = agent.expand(os.environ.get(spec["env"]) or spec["file"]) if spec.get("env") else agent.expand(spec["file"])
     data, why = _json(path)
@@ -86,7 +83,7 @@ def folder_map(agent, spec, project, **_):
     for folder, level in data.items():
         meaning = spec["levels"].get(level) if isinstance(level, str) else None
         root = os.path.dirname(folder) if meaning == "parent" else folder
-        if meaning and _within(project, root) and (best is None or len(root) > len(best[0])):
+        if meaning and inside(os.path.realpath(project), os.path.realpath(root)) and (best is None or len(root) > len(best[0])):
             best = (root, meaning)
     if best is None or best[1] == "never":
         return {"state": "untrusted", "why": f"{project} is not trusted in {path}"}

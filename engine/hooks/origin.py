@@ -14,12 +14,10 @@ os.path only: this runs in every injecting hook process.
 
 import os
 
+from engine.base.paths import inside
+
 USER, PROJECT = "user", "project"
 _RANK = {USER: 0, PROJECT: 1}
-
-
-def _inside(path, root):
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
 class Origins:
@@ -43,13 +41,13 @@ class Origins:
         if where is False:
             where = self._folders[folder] = self._by_folder(folder)
         if where is None:
-            where = PROJECT if _inside(real, self.project) else USER
+            where = PROJECT if inside(real, self.project) else USER
         return (where, self.project) if where == PROJECT else (USER, "")
 
     def _by_folder(self, folder):
-        if any(_inside(folder, own) for own in self.own):
+        if any(inside(folder, own) for own in self.own):
             return USER
-        if _inside(folder, self.project_lex) or _inside(folder, self.project):
+        if inside(folder, self.project_lex) or inside(folder, self.project):
             return PROJECT
         return None
 

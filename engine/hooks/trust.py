@@ -21,9 +21,7 @@ may hold links.  So:
 
 import os
 
-
-def _inside(path, root):
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+from engine.base.paths import inside
 
 
 class Trust:
@@ -44,11 +42,11 @@ class Trust:
         folder it was found in (a source's folder, a named file's folder)."""
         lex = os.path.abspath(path)
         real = os.path.realpath(path) if real is None else real
-        if any(_inside(real, a) for a in self.allowed):
+        if any(inside(real, a) for a in self.allowed):
             return None
-        if any(_inside(lex, r) for r in self.agent_rules):
+        if any(inside(lex, r) for r in self.agent_rules):
             return None  # the user's own rule folder may link anywhere
-        in_project = _inside(lex, self.project_lex) or _inside(lex, self.project)
+        in_project = inside(lex, self.project_lex) or inside(lex, self.project)
         if in_project:
             return self._in_project(real, folder)
         if not self.from_project:
@@ -59,13 +57,13 @@ class Trust:
     def _in_project(self, real, folder):
         """Why a file reached through the project may not be read, or None."""
         allow = "allow it with hooks.trust.allow_read in your own profile"
-        if not _inside(real, self.project):
+        if not inside(real, self.project):
             return f"its real path {real} is outside the project {self.project}; {allow}"
         meta = self._vcs_part(real)
         if meta:
             return f"its real path {real} is inside version-control metadata ({meta}); {allow}"
         root = self._real_folder(folder)
-        if root is not None and not _inside(real, root):
+        if root is not None and not inside(real, root):
             return f"it links to {real}, outside its rule folder {root}; {allow}"
         return None
 

@@ -19,6 +19,8 @@ import os
 import shutil
 import tempfile
 
+from engine.base.paths import inside
+
 # Variables the world sets to its own folders.
 FOLDERS = {"HOME": "home", "ENGINE_STATE_DIR": "state", "ENGINE_CACHE_DIR": "cache",
            "XDG_CONFIG_HOME": "home/.config", "XDG_CACHE_HOME": "home/.cache", "XDG_STATE_HOME": "home/.local/state",
@@ -102,7 +104,7 @@ class World:
             folder = config.folder(config.load())
         except Exception:  # noqa: BLE001 - the built-in settings then, said in notes
             folder = None
-        if folder is None or not _inside(folder, self.root):
+        if folder is None or not inside(os.path.realpath(folder), os.path.realpath(self.root)):
             os.environ[config.ENV] = config.builtin_path()
             self.notes.append(f"the content cache settings {content_cache} were not used (they name a folder "
                               "outside the replay's own, or could not be read): the built-in ones were")
@@ -167,11 +169,6 @@ def _strings(value, depth=0):
     elif isinstance(value, (list, tuple)):
         for v in value:
             yield from _strings(v, depth + 1)
-
-
-def _inside(path, root):
-    path, root = os.path.realpath(path), os.path.realpath(root)
-    return path == root or path.startswith(root + os.sep)
 
 
 def _copy(src, dst):
