@@ -126,3 +126,55 @@ def test_cursor_rules_are_a_source_the_user_opts_into(hk):
         {"name": "rules", "every_turns": 1, "sources": [{"agent": "rules"}, CURSOR]}]}, name="cursor"))
     text = _context("codex", hk, "prompt", profile=opted)
     assert "CURSOR_ALWAYS_12ab" in text and "CURSOR_TS_34cd" not in text, text
+
+
+CHAIN_FILE = {"codex": "AGENTS.md", "gemini": "GEMINI.md", "copilot": "AGENTS.md"}
+
+
+@pytest.mark.parametrize("agent", sorted(CHAIN_FILE))
+def test_a_link_out_of_the_repository_at_its_root_is_not_read_from_a_subfolder(hk, agent):
+    """A cloned repository's root AGENTS.md (GEMINI.md) linking to a private
+    file of the user's: the agent works in a subfolder, and the engine
+    reads the chain from the repository's root down.  The root's file is the
+    project's, so the link that leaves the project is left out (and
+    logged); the subfolder's own file still comes, as the project's."""
+    secret = hk.home / "private.txt"
+    secret.write_text("PRIVATE_KEY_7f3a\n")
+    (hk.project / ".git").mkdir()
+    (hk.project / CHAIN_FILE[agent]).symlink_to(secret)
+    sub = hk.project / "svc"
+    sub.mkdir()
+    (sub / CHAIN_FILE[agent]).write_text("SUBFOLDER_RULE_2c4e.\n")
+    text = _context(agent, hk, "prompt", profile=shared_profile(EVERY_PROMPT), cwd=str(sub))
+    assert "PRIVATE_KEY_7f3a" not in text, text
+    assert "SUBFOLDER_RULE_2c4e" in text, text
+    assert any(CHAIN_FILE[agent] in line and "outside the project" in line for line in hk.log_lines()), \
+        hk.log_lines()
+
+
+def test_a_repositorys_root_is_the_project_of_its_subfolders_but_a_home_in_git_stays_the_users(tmp_path, monkeypatch):
+    """Origin decides order (the user's own rules first) and what a project
+    may displace: the root AGENTS.md of the repository a subfolder is in is
+    the project's, like the subfolder's own.  A home kept in git is the
+    user's: a folder below it without a .git of its own is its own project,
+    and the home's files stay the user's."""
+    from engine.base.project import project_folder
+    from engine.hooks.origin import PROJECT, USER, Origins
+
+    home, repo = tmp_path / "home", tmp_path / "home" / "src" / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "svc").mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    assert project_folder(repo / "svc") == str(repo)
+    origins = Origins(str(repo / "svc"))
+    assert origins.of(str(repo / "AGENTS.md"), str(repo / "AGENTS.md"))[0] == PROJECT
+    assert origins.of(str(home / "notes.md"), str(home / "notes.md"))[0] == USER
+
+    (home / ".git").mkdir()  # dotfiles
+    plain = home / "src" / "plain"
+    plain.mkdir()
+    assert project_folder(plain) == str(plain)
+    assert project_folder(home) == str(home)
+    origins = Origins(str(plain))
+    assert origins.of(str(home / "AGENTS.md"), str(home / "AGENTS.md"))[0] == USER
+    assert origins.of(str(plain / "AGENTS.md"), str(plain / "AGENTS.md"))[0] == PROJECT

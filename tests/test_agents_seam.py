@@ -214,3 +214,43 @@ def test_no_module_outside_the_seam_names_an_agents_events_or_fields():
         found += [f"engine/{rel}:{line}: {value!r}" for line, value in _code_strings(path) if value in words]
     assert found == [], "read these through engine/agents (event.Event, answer.render, the agent's YAML):\n" + \
         "\n".join(found)
+
+
+def _agent_folders():
+    """The folders and files each agent keeps its own things in: its home's
+    default name (.claude, .codex ...) and the first part of every path it
+    declares in a project (.github, CLAUDE.md, AGENTS.md ...)."""
+    found = set()
+
+    def strings(node):
+        if isinstance(node, dict):
+            for v in node.values():
+                yield from strings(v)
+        elif isinstance(node, list):
+            for v in node:
+                yield from strings(v)
+        elif isinstance(node, str):
+            yield node
+
+    for name in table.names():
+        data = table.get(name).data
+        found.add(Path(data["home"]["default"]).name)
+        for text in strings(data):
+            if text.startswith("{project}/"):
+                found.add(text.split("/")[1])
+    return found
+
+
+def test_no_module_outside_the_seam_names_an_agents_folder():
+    """...nor a folder or file of an agent's (in a path written in code,
+    as a part of it): read it from the agent's YAML (engine/agents)."""
+    folders = _agent_folders()
+    assert {".claude", ".codex", ".gemini", ".copilot", ".github", "AGENTS.md", "CLAUDE.md"} <= folders
+    found = []
+    for path in sorted(ENGINE.rglob("*.py")):
+        rel = path.relative_to(ENGINE).as_posix()
+        if rel.startswith("agents/") or rel in AGENT_SPECIFIC or rel.startswith("cli/"):
+            continue  # the CLI's help text may give examples
+        found += [f"engine/{rel}:{line}: {value!r}" for line, value in _code_strings(path)
+                  if folders & set(value.replace("\\", "/").split("/"))]
+    assert found == [], "read these from the agent's YAML (engine/agents):\n" + "\n".join(found)

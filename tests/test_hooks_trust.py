@@ -234,3 +234,21 @@ def test_injected_rule_text_passes_the_redactor(hk):
     for secret in (aws, "Tr0ub4dor-and-3", CLONE_TOKEN):
         assert secret not in ctx, f"{secret} was injected:\n{ctx}"
     assert ctx.count("[REDACTED]") == 3, ctx
+
+
+def test_an_approved_project_profile_reads_the_users_instruction_files_each_agent_declares_and_nothing_beside(hk):
+    """The user's own instruction files are the ones each agent's YAML
+    declares (`origin: user`), under the agent's own folder as the agent
+    names it ($CLAUDE_CONFIG_DIR, ~/.codex ...): a project profile may name
+    them, and not the credentials beside them in the same folder."""
+    for folder, name, text in ((".codex", "AGENTS.md", "CODEXUSER_4a1c"), (".gemini", "GEMINI.md", "GEMINIUSER_5b2d"),
+                               (".gemini", "oauth_creds.json", "OAUTHTOKEN_6c3e"), ("claude-cfg", "CLAUDE.md",
+                                                                                     "CLAUDECFG_7d4f")):
+        (hk.home / folder).mkdir(exist_ok=True)
+        (hk.home / folder / name).write_text(f"{text}\n")
+    _project_profile(hk, _every_prompt_files(["~/.codex/AGENTS.md", "~/.gemini/GEMINI.md",
+                                              "~/.gemini/oauth_creds.json", "~/claude-cfg/CLAUDE.md"]))
+    ctx = hk.hook(hk.prompt(1), env={"CLAUDE_CONFIG_DIR": str(hk.home / "claude-cfg")}).assert_ok().context or ""
+    assert "CODEXUSER_4a1c" in ctx and "GEMINIUSER_5b2d" in ctx and "CLAUDECFG_7d4f" in ctx, ctx
+    assert "OAUTHTOKEN_6c3e" not in ctx, ctx
+    assert any("oauth_creds.json" in line and "left out" in line for line in hk.log_lines()), hk.log_lines()

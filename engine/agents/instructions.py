@@ -56,6 +56,27 @@ def _setting_names(agent, entry, cwd):
     return default
 
 
+def user_templates(agent):
+    """The user's own instruction files and folders `agent` declares
+    (`origin: user`), as written ({agent_home}/...)."""
+    return [e.get("path") or e["dir"] for e in agent.data.get("instructions", ()) if e.get("origin") == "user"]
+
+
+def user_paths(agent, environ=None):
+    """The same, expanded: a folder as it is, a file under every name the
+    agent's setting gives it (Gemini's context.fileName)."""
+    out = []
+    for entry in agent.data.get("instructions", ()):
+        if entry.get("origin") != "user":
+            continue
+        if "dir" in entry:
+            out.append(agent.expand(entry["dir"], "", environ))
+            continue
+        folder = os.path.dirname(agent.expand(entry["path"], "", environ))
+        out.extend(os.path.join(folder, name) for name in _setting_names(agent, entry, ""))
+    return out
+
+
 def files(agent, cwd, environ=None):
     """[(path, entry)] of the single files the agent reads for `cwd` (that
     exist or not), in its order."""

@@ -5,6 +5,8 @@ the folder itself, by real path.  One walk for every reader of the fact
 
 import os
 
+from .paths import inside
+
 # What marks a repository's root (git's layout, not a setting).
 MARKER = ".git"
 
@@ -20,3 +22,17 @@ def root_of(folder):
         if parent == here:
             return start
         here = parent
+
+
+def project_folder(folder):
+    """The folder whose files are a project's when an agent works in
+    `folder` (trust and origin of the files a hook reads): its repository's
+    root, so that the AGENTS.md or GEMINI.md an agent reads there from a
+    subfolder is the project's too; but never the user's home or a folder
+    above it (a home kept in git is the user's own), then the folder itself."""
+    start = os.path.realpath(folder)
+    root = root_of(start)
+    home = os.path.realpath(os.path.expanduser("~"))
+    if inside(home, root):
+        return start
+    return root

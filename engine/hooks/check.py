@@ -135,7 +135,7 @@ def _trial_render(resolved, h):
     hooks = resolved.hooks
     if hook_deadline.IN_HOOK or not all(k in hooks for k in ("templates", "deadline_ms", "kill_after_ms")):
         return []  # a hook renders under the same limits and its own deadline anyway
-    item = Item("sample.md", "/project/.claude/rules/sample.md", 5, 40, 30, "Sample rule text.", 30)
+    item = Item("sample.md", "/project/rules/sample.md", 5, 40, 30, "Sample rule text.", 30)
     counts = dict(omitted=["late.md"], omitted_count=3, omitted_more=2)
     values = dict(turn=20, event="prompt", handler=h["name"], level=h["level"], cwd="/project",
                   session_id="sample", source="", items=[item], omitted_line="[omitted]", **counts)
@@ -149,7 +149,7 @@ def _trial_render(resolved, h):
     # Inside a hook process the hook's own deadline is running: it bounds this
     # too, and must not be replaced.  Elsewhere (engine validate) arm one.
     outer = _signal.getitimer(_signal.ITIMER_REAL)[0] > 0
-    digest = dict(handler=h["name"], turn=20, name="late.md", title="Late rule", path=".claude/rules/late.md",
+    digest = dict(handler=h["name"], turn=20, name="late.md", title="Late rule", path="rules/late.md",
                   priority=5, chars=4000)
     trials = (("template", values), ("omitted_template", dict(handler=h["name"], turn=20, **counts)),
               ("pending_template", dict(handler=h["name"], turn=20, **counts)), ("digest_template", digest))

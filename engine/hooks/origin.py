@@ -30,8 +30,10 @@ class Origins:
         from engine.agents import table
 
         self.own = [table.get(name).home() for name in table.names()]
+        from engine.base.project import project_folder
+
         self.project_lex = os.path.abspath(cwd or os.getcwd())
-        self.project = os.path.realpath(self.project_lex)
+        self.project = project_folder(self.project_lex)  # a subfolder's repository root: its files are the project's
         self._folders = {}  # folder -> USER, PROJECT or None (decided by the real path)
 
     def of(self, path, real):

@@ -5,14 +5,17 @@ once approved (`engine trust`, engine/core/trust_store.py), and even then its
 machine-level keys are the user's (engine/core/boundary.py); its `.claude/rules`
 may hold links.  So:
 
+- the project is the working folder's repository (its root's AGENTS.md,
+  read from a subfolder, is the project's), never the home folder;
 - a profile found in the project may read only files inside the project and
-  the rule files the agent itself reads (~/.claude/rules, ~/.claude/CLAUDE.md);
+  the user's own instruction files an agent reads itself, as each agent's
+  YAML declares them (`origin: user`: ~/.claude/rules, ~/.codex/AGENTS.md ...);
 - a file reached through the project (its rule folder, its CLAUDE.md) whose
   real path leaves the project is left out, whatever the profile; so is one
   whose real path leaves the rule folder it was found in (a link is followed
   only inside it) or lies in version-control metadata (`.git/config` holds
   a clone's token: hooks.trust.vcs_metadata);
-- the user's own rule folder (~/.claude/rules) may link where the user likes;
+- the user's own instruction files and folders may link where the user likes;
 - anything wider needs `hooks.trust.allow_read` in the user's own profile
   (named in the hook command, $ENGINE_PROFILE, the config folder's
   profile.yaml, or the built-in one); a project profile's own
@@ -26,12 +29,14 @@ from engine.base.paths import inside
 
 class Trust:
     def __init__(self, cwd, from_project, allow_read, vcs_metadata=()):
-        home = os.path.expanduser("~")
+        from engine.base.project import project_folder
+
         self.project_lex = os.path.abspath(cwd or os.getcwd())
-        self.project = os.path.realpath(self.project_lex)
+        # The repository's root, not only the working folder: the AGENTS.md
+        # chain above a subfolder is the project's (engine/base/project.py).
+        self.project = project_folder(self.project_lex)
         self.from_project = from_project
-        # The agent's own rule files, named as the agent names them.
-        self.agent_rules = [os.path.join(home, ".claude", "rules"), os.path.join(home, ".claude", "CLAUDE.md")]
+        self._own = None  # the user's own instruction files (agent_rules), read when first asked
         self.allowed = [os.path.realpath(os.path.expanduser(a)) for a in allow_read]
         self.vcs = [(name, os.sep + name + os.sep) for name in vcs_metadata]
         self._folders = {}
@@ -44,15 +49,27 @@ class Trust:
         real = os.path.realpath(path) if real is None else real
         if any(inside(real, a) for a in self.allowed):
             return None
-        if any(inside(lex, r) for r in self.agent_rules):
+        if any(inside(lex, r) for r in self.agent_rules()):
             return None  # the user's own rule folder may link anywhere
         in_project = inside(lex, self.project_lex) or inside(lex, self.project)
         if in_project:
             return self._in_project(real, folder)
         if not self.from_project:
             return None  # the user's own profile named it
-        return ("a profile found in the project may read only the project and ~/.claude/rules, ~/.claude/CLAUDE.md; "
-                "allow it with hooks.trust.allow_read in your own profile")
+        return ("a profile found in the project may read only the project and your own instruction files that "
+                "an agent reads itself (`origin: user` in pipelines/agents/); allow it with hooks.trust.allow_read "
+                "in your own profile")
+
+    def agent_rules(self):
+        """The user's own instruction files and folders, as every agent
+        declares them (~/.claude/rules, ~/.codex/AGENTS.md ...): the agent
+        reads them itself, and the user's links in them may lead anywhere."""
+        if self._own is None:
+            from engine.agents import table
+            from engine.agents.instructions import user_paths
+
+            self._own = [p for name in table.names() for p in user_paths(table.get(name))]
+        return self._own
 
     def _in_project(self, real, folder):
         """Why a file reached through the project may not be read, or None."""

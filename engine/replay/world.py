@@ -48,10 +48,9 @@ def _agent_folders(agents):
 def _user_files(agent):
     """The files and folders of the user's own setup an agent's declaration
     names under its folder: user instruction files, the user hook settings."""
-    out = []
-    for item in agent.data.get("instructions") or ():
-        if item.get("origin") == "user":
-            out.append(item.get("path") or item.get("dir"))
+    from engine.agents.instructions import user_templates
+
+    out = user_templates(agent)
     user = (agent.data.get("install") or {}).get("user")
     if user:
         out.append(user)
