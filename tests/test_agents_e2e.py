@@ -187,11 +187,16 @@ def test_codex_gets_a_rule_it_lost_in_its_compaction_back_once(tmp_path):
     (model_auto_compact_token_limit, answers reporting more), after which the
     hooks' earlier context is gone: SessionStart(compact) brings the rule
     back (without the engine's after_compaction handler it is not there at
-    all), and the request after the compaction holds it exactly once."""
+    all), and the request after the compaction holds it exactly once.
+    The project's AGENTS.md is 40 KB: Codex reads only its first 32 KiB
+    (project_doc_max_bytes), so the engine does not count it as in view and
+    names it at the start (it is too large for the budget)."""
     home, project, env = _world(tmp_path)
     rules = project / "docs" / "rules"
     rules.mkdir(parents=True)
     (rules / "naming.md").write_text("# Naming\nName each migration after the table it changes (LOST_7f3d).\n")
+    body = "".join(f"- Step {i:04d}: keep the migration reversible.\n" for i in range(900))  # 40 KB
+    (project / "AGENTS.md").write_text(f"# Team (AGM_HEAD_1c9e)\n{body}Tag every release (AGM_TAIL_2d8f).\n")
     prof = shared_profile(profile_text({"prompt": [
         {"name": "rules", "sources": [{"dir": "{project}/docs/rules", "glob": "*.md"}]}]}, name="lost"))
     served = []
@@ -207,6 +212,11 @@ def test_codex_gets_a_rule_it_lost_in_its_compaction_back_once(tmp_path):
     assert "summary" in kinds, kinds
     first = responses_api.request_text(run.api.log[0].body)
     assert first.count("LOST_7f3d") == 1, "delivered at the start"
+    # Codex cut its own copy of the 40 KB AGENTS.md at 32 KiB (unannounced):
+    # the engine, knowing the file is not wholly in view, names it.
+    assert "AGM_HEAD_1c9e" in first and "AGM_TAIL_2d8f" not in first, "Codex's own cut"
+    assert first.count("[File not injected — size limit reached: Team (AGM_HEAD_1c9e). Read AGENTS.md]") == 1, \
+        first[-3000:]
     after = responses_api.request_text(run.api.log[kinds.index("summary") + 1].body)
     assert after.count("LOST_7f3d") == 1, after[-3000:]
 

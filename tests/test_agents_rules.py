@@ -178,3 +178,52 @@ def test_a_repositorys_root_is_the_project_of_its_subfolders_but_a_home_in_git_s
     origins = Origins(str(plain))
     assert origins.of(str(home / "AGENTS.md"), str(home / "AGENTS.md"))[0] == USER
     assert origins.of(str(plain / "AGENTS.md"), str(plain / "AGENTS.md"))[0] == PROJECT
+
+
+@pytest.mark.parametrize("override, expected", [("Use tabs (USER_OVERRIDE_3f1a).\n", "USER_OVERRIDE_3f1a"),
+                                                ("  \n\n", "USER_PLAIN_4e2b")])
+def test_codex_reads_its_own_folders_override_only_when_it_holds_text(hk, override, expected):
+    """Measured with Codex 0.169.0: ~/.codex/AGENTS.override.md replaces
+    ~/.codex/AGENTS.md only when it holds text; one of blanks leaves
+    AGENTS.md read (a project folder's override replaces as soon as it
+    exists: test_codex_reads_an_override_over_agents_md...)."""
+    (hk.home / ".codex").mkdir()
+    (hk.home / ".codex" / "AGENTS.md").write_text("Use spaces (USER_PLAIN_4e2b).\n")
+    (hk.home / ".codex" / "AGENTS.override.md").write_text(override)
+    text = _context("codex", hk, "prompt", profile=shared_profile(EVERY_PROMPT))
+    assert expected in text, text
+    assert ("USER_PLAIN_4e2b" in text) is (expected == "USER_PLAIN_4e2b"), "one file of the two, as Codex reads"
+
+
+def test_codex_cuts_its_project_files_at_project_doc_max_bytes_so_a_file_past_it_is_not_in_view(tmp_path, monkeypatch):
+    """Measured with Codex 0.169.0: the project's AGENTS.md files, from the
+    root down, are read up to project_doc_max_bytes (32 KiB) in all, and the
+    file that crosses it is cut there, unannounced; the user's own file is
+    not counted; config.toml may raise the figure.  A file Codex cut is not
+    one it loads itself: the engine does not hold it back as in view."""
+    from engine.agents import table
+    from engine.agents.instructions import entry_of, loads_itself
+
+    home, repo = tmp_path / "home", tmp_path / "repo"
+    (home / ".codex").mkdir(parents=True)
+    (repo / ".git").mkdir(parents=True)
+    (repo / "svc").mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    (home / ".codex" / "AGENTS.md").write_text("u" * 30000)
+    (repo / "AGENTS.md").write_text("r" * 20000)
+    (repo / "svc" / "AGENTS.md").write_text("s" * 20000)
+    codex = table.get("codex")
+
+    def whole(path, cwd):
+        real = str(path.resolve())
+        return loads_itself(codex, entry_of(codex, real, str(cwd)), "0.169.0", str(cwd), "compact", real)
+
+    assert whole(home / ".codex" / "AGENTS.md", repo / "svc"), "the user's file is not counted"
+    assert whole(repo / "AGENTS.md", repo / "svc")
+    assert not whole(repo / "svc" / "AGENTS.md", repo / "svc"), "20,000 + 2 + 20,000 bytes: cut at 32,768"
+    assert whole(repo / "AGENTS.md", repo), "alone, 20,000 bytes fit"
+    (home / ".codex" / "config.toml").write_text('model = "m"\nproject_doc_max_bytes = 65536\n')
+    assert whole(repo / "svc" / "AGENTS.md", repo / "svc"), "the user's config.toml raises the figure"
+    (home / ".codex" / "config.toml").write_text('project_doc_max_bytes = "lots"\n')
+    assert not whole(repo / "svc" / "AGENTS.md", repo / "svc"), "a figure that is no number: the default"

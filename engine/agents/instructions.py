@@ -92,12 +92,26 @@ def files(agent, cwd, environ=None):
             [os.path.dirname(path)]
         for folder in folders:
             for name in names:
-                chosen = os.path.join(folder, name)
                 override = entry.get("override")
-                if override and os.path.isfile(os.path.join(folder, override)):
-                    chosen = os.path.join(folder, override)
-                out.append((chosen, entry))
+                replaced = override and _replaces(os.path.join(folder, override), entry["override_when"])
+                out.append((os.path.join(folder, override if replaced else name), entry))
     return out
+
+
+def _replaces(path, when):
+    """Does the override file at `path` replace its folder's file: it exists
+    (`exists`), or it holds more than blanks (`has_text`; read up to its
+    first other byte, in chunks)."""
+    if when == "exists":
+        return os.path.isfile(path)
+    try:
+        with open(path, "rb") as fh:
+            while chunk := fh.read(65536):
+                if chunk.strip():
+                    return True
+    except OSError:
+        pass
+    return False
 
 
 def folders(agent, cwd, environ=None):
@@ -120,12 +134,15 @@ def entry_of(agent, real, cwd, environ=None):
     return None
 
 
-def loads_itself(agent, entry, version, cwd, when="start"):
+def loads_itself(agent, entry, version, cwd, when="start", real=None):
     """Does the agent load an unscoped file of `entry` at `when` (start or
-    compact), at this version, in this folder?"""
+    compact), at this version, in this folder, and (`real`: the file's real
+    path) the whole of it, not cut by the entry's `max_bytes`?"""
     from .version import parse
 
     if entry is None or when not in entry.get("loads", ()):
+        return False
+    if real is not None and entry.get("max_bytes") and _cut(agent, entry, real, cwd):
         return False
     if entry.get("since"):
         v = parse(version)
@@ -146,3 +163,56 @@ def scoped_load_kinds(entry, version):
         if v is not None and v >= parse(since):
             kinds.append("write")
     return kinds
+
+
+def _cut(agent, entry, real, cwd):
+    """Does the file at `real` end past what the agent reads of `entry`'s
+    files (`max_bytes`: their sizes added in the agent's order, a blank line
+    between two, as it joins them)?  A file not found among them is not cut."""
+    cap = _max_bytes(agent, entry["max_bytes"])
+    end = 0
+    for path, e in files(agent, cwd):
+        if e is not entry:
+            continue
+        try:
+            size = os.path.getsize(path)
+        except OSError:
+            continue
+        end += size + (2 if end else 0)
+        if os.path.realpath(path) == real:
+            return end > cap
+    return False
+
+
+def _max_bytes(agent, spec):
+    """The agent's figure: its settings file's `key` when that holds a
+    positive whole number, else `bytes`.  The file is parsed only when it
+    names the key (most never do)."""
+    if not spec.get("file"):
+        return spec["bytes"]
+    try:
+        with open(agent.expand(spec["file"]), "rb") as fh:
+            data = fh.read(1_000_000)
+    except OSError:
+        return spec["bytes"]
+    if spec["key"].encode() not in data:
+        return spec["bytes"]
+    value = _setting(data, spec["file"], spec["key"])
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else spec["bytes"]
+
+
+def _setting(data, name, key):
+    """The top-level `key` of a settings file's bytes (TOML or JSON by the
+    file's suffix), or None when it cannot be read."""
+    text = data.decode("utf-8", "replace")
+    try:
+        if name.endswith(".toml"):
+            import tomllib
+
+            return tomllib.loads(text).get(key)
+        from engine.base.fastjson import loads
+
+        found = loads(text)
+        return found.get(key) if isinstance(found, dict) else None
+    except (ValueError, RecursionError):
+        return None

@@ -254,7 +254,7 @@ class Seen:
         if ident in self.engine:
             found.append(self.engine[ident])
         entry = _entry(self.iv, real)
-        if globs is None and UNSCOPED in ep.agent and _agent_loads(self.iv, ep, entry):
+        if globs is None and UNSCOPED in ep.agent and _agent_loads(self.iv, ep, entry, real):
             found.append(ep.agent[UNSCOPED])
         # A scoped rule is in view from the touch of a matching file by a
         # tool of a kind that loads it: the agent's own record of it comes
@@ -283,12 +283,13 @@ def _entry(iv, real):
     return entry_of(iv.agent, real, iv.cwd) if iv.agent is not None and real else None
 
 
-def _agent_loads(iv, ep, entry):
-    """True when the agent loads this unscoped file itself at the epoch's start
-    (the session's start, or after a compaction)."""
+def _agent_loads(iv, ep, entry, real):
+    """True when the agent loads this unscoped file (at real path `real`)
+    itself, whole, at the epoch's start (the session's start, or after a
+    compaction)."""
     from engine.agents.instructions import loads_itself
 
-    return loads_itself(iv.agent, entry, iv.version, iv.cwd, "start" if ep.id == "start" else "compact")
+    return loads_itself(iv.agent, entry, iv.version, iv.cwd, "start" if ep.id == "start" else "compact", real)
 
 
 def globs_of(rf, key):
@@ -430,7 +431,7 @@ def _back_after_compaction(iv, rf, globs, pos, snap, conf, key, limit, engine_no
     in_view.after_compact_unscoped (once per epoch)."""
     if globs is not None:
         return pos is None and _before(iv, rf, globs, snap, conf, key, limit)
-    if _agent_loads(iv, iv.current, _entry(iv, rf.real)):
+    if _agent_loads(iv, iv.current, _entry(iv, rf.real), rf.real):
         return bool(conf["after_compact_unscoped"]) and delivery.identity(rf) not in engine_now
     if pos is not None:
         return False
