@@ -480,10 +480,10 @@ def test_fact_gemini_loads_gemini_md_up_to_the_git_root_and_a_subfolders_when_re
     (read,) = gemini_api.tool_outputs(after_read)
     assert "--- Newly Discovered Project Context ---" in read and _seen(read, marks) == ["M_OTHER"]
     assert _seen(gemini_api.request_text(after_shell), marks) == ["M_OTHER", "M_ROOT", "M_USER"]
-    # from a subfolder: every GEMINI.md from the git root down to it; AGENTS.md only when named in context.fileName
+    # from a subfolder: every GEMINI.md from the git root down to it; AGENTS.md only when named in
+    # context.fileName, whose names come beside GEMINI.md (not in its place)
     home2, cwd2 = _gemini_world(tmp_path / "two")
-    run = run_gemini("look", home2, cwd2 / "sub", [say("ok")],
-                     settings={"context": {"fileName": ["AGENTS.md", "GEMINI.md"]}})
+    run = run_gemini("look", home2, cwd2 / "sub", [say("ok")], settings={"context": {"fileName": ["AGENTS.md"]}})
     assert _seen(gemini_api.request_text(run.requests[0]), marks) == ["M_AGENTS", "M_ROOT", "M_SUB", "M_USER"]
 
 

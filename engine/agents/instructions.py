@@ -35,7 +35,8 @@ def _nested_folders(cwd):
 
 def _setting_names(agent, entry, cwd):
     """The file names the agent's `setting` gives (a list or one name), from
-    its user settings file; the entry's own name when unset or unreadable."""
+    its user settings file, with the entry's own name when `setting_adds`;
+    the entry's own name when unset or unreadable."""
     default = [os.path.basename(entry["path"])]
     setting = entry.get("setting")
     user = (agent.data.get("install") or {}).get("user")
@@ -52,7 +53,7 @@ def _setting_names(agent, entry, cwd):
         data = data.get(key) if isinstance(data, dict) else None
     names = [data] if isinstance(data, str) else data
     if isinstance(names, list) and names and all(isinstance(n, str) and n and "/" not in n for n in names):
-        return names
+        return list(dict.fromkeys(names + default)) if entry["setting_adds"] else names
     return default
 
 
