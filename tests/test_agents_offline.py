@@ -310,6 +310,52 @@ def test_fact_codex_loads_agents_md_from_the_git_root_down_to_the_working_folder
     assert _seen(responses_api.request_text(run.requests[0]), marks) == ["M_SUB_OVERRIDE", "M_USER"]
 
 
+def _codex_first_request(tmp_path, name, files, config=""):
+    """The text of the first request of `codex exec` in a git project laid
+    out by `files` ({relative path: text}; `~/` for the user's home)."""
+    home, project = tmp_path / name / "home", tmp_path / name / "project"
+    (home / ".codex").mkdir(parents=True)
+    (project / ".git").mkdir(parents=True)
+    for rel, text in files.items():
+        path = home / rel[2:] if rel.startswith("~/") else project / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    run = run_codex("look", home, project, [say("ok")], config=config)
+    assert run.returncode == 0, str(run)
+    return responses_api.request_text(run.requests[0])
+
+
+@facts
+@pytest.mark.slow
+def test_fact_codex_override_fallback_and_size_of_its_instruction_files(tmp_path):
+    """Codex 0.169.0 (pipelines/agents/codex.yaml, `instructions`): its own
+    folder's override replaces AGENTS.md only when it holds text; a project
+    folder's as soon as it exists, fallbacks included; fallback names only
+    in a project folder without AGENTS.md; the project's files cut at
+    project_doc_max_bytes (32 KiB) in all, the user's file not counted."""
+    seen = lambda text, marks: sorted(m for m in marks if m in text)
+    text = _codex_first_request(tmp_path, "user", {"~/.codex/AGENTS.md": "U_PLAIN\n",
+                                                   "~/.codex/AGENTS.override.md": "  \n"})
+    assert seen(text, ["U_PLAIN"]) == ["U_PLAIN"], "an override of blanks leaves the user's AGENTS.md read"
+    fallback = 'project_doc_fallback_filenames = ["CLAUDE.md", "TEAM.md"]'
+    text = _codex_first_request(tmp_path, "fb", {"AGENTS.md": "P_AGENTS\n", "CLAUDE.md": "P_CLAUDE\n",
+                                                 "~/.codex/CLAUDE.md": "U_CLAUDE\n", "sub/TEAM.md": "S_TEAM\n"},
+                                config=fallback)
+    assert seen(text, ["P_AGENTS", "P_CLAUDE", "U_CLAUDE"]) == ["P_AGENTS"]
+    text = _codex_first_request(tmp_path, "blank", {"AGENTS.override.md": "", "CLAUDE.md": "P_CLAUDE\n"},
+                                config=fallback)
+    assert "P_CLAUDE" not in text, "a project folder's override, even empty, takes the folder's place"
+    text = _codex_first_request(tmp_path, "team", {"TEAM.md": "P_TEAM\n"}, config=fallback)
+    assert "P_TEAM" in text, "the first fallback name that is there"
+    big = "x" * 20000 + "\n"
+    text = _codex_first_request(tmp_path, "cap", {"~/.codex/AGENTS.md": "U_HEAD\n" + big + "U_TAIL\n",
+                                                  "AGENTS.md": "R_HEAD\n" + big * 2 + "R_TAIL\n"})
+    assert seen(text, ["R_HEAD", "R_TAIL", "U_TAIL"]) == ["R_HEAD", "U_TAIL"], "cut at 32 KiB; the user's not counted"
+    text = _codex_first_request(tmp_path, "raised", {"AGENTS.md": "R_HEAD\n" + big * 2 + "R_TAIL\n"},
+                                config="project_doc_max_bytes = 65536")
+    assert "R_TAIL" in text, "config.toml raises the figure"
+
+
 @facts
 @pytest.mark.slow
 def test_fact_codex_compaction_brings_back_agents_md_and_sessionstart_context_only(tmp_path):

@@ -228,3 +228,27 @@ def test_codex_cuts_its_project_files_at_project_doc_max_bytes_so_a_file_past_it
     assert whole(repo / "svc" / "AGENTS.md", repo / "svc"), "the user's config.toml raises the figure"
     (home / ".codex" / "config.toml").write_text('project_doc_max_bytes = "lots"\n')
     assert not whole(repo / "svc" / "AGENTS.md", repo / "svc"), "a figure that is no number: the default"
+
+
+def test_codex_reads_a_fallback_name_where_a_folder_has_no_agents_md(hk):
+    """Measured with Codex 0.169.0: with project_doc_fallback_filenames in
+    its config.toml, a project folder with neither AGENTS.override.md nor
+    AGENTS.md gives the first of those names that is there; AGENTS.md wins
+    where it is; the user's folder has no fallback.  So the engine's
+    instruction refresh for Codex names the file Codex read."""
+    (hk.project / ".git").mkdir()
+    (hk.project / "CLAUDE.md").write_text("ROOT_CLAUDE_1a2b.\n")
+    (hk.project / "TEAM.md").write_text("ROOT_TEAM_3c4d.\n")
+    sub = hk.project / "svc"
+    sub.mkdir()
+    (sub / "AGENTS.md").write_text("SUB_AGENTS_5e6f.\n")
+    (sub / "CLAUDE.md").write_text("SUB_CLAUDE_7a8b.\n")
+    (hk.home / ".codex").mkdir()
+    (hk.home / ".codex" / "CLAUDE.md").write_text("USER_CLAUDE_9c0d.\n")
+    prof = shared_profile(EVERY_PROMPT)
+    plain = _context("codex", hk, "prompt", profile=prof, cwd=str(sub))
+    assert "SUB_AGENTS_5e6f" in plain and "ROOT_" not in plain, "no fallback set: only AGENTS.md files"
+    (hk.home / ".codex" / "config.toml").write_text('project_doc_fallback_filenames = ["CLAUDE.md", "TEAM.md"]\n')
+    text = _context("codex", hk, "prompt", profile=prof, cwd=str(sub))
+    assert "ROOT_CLAUDE_1a2b" in text and "ROOT_TEAM_3c4d" not in text, text
+    assert "SUB_AGENTS_5e6f" in text and "SUB_CLAUDE_7a8b" not in text and "USER_CLAUDE_9c0d" not in text, text

@@ -91,12 +91,33 @@ def files(agent, cwd, environ=None):
         names = _setting_names(agent, entry, cwd)
         folders = _nested_folders(cwd) if entry.get("nested") and "{project}" in entry["path"] else \
             [os.path.dirname(path)]
+        fallbacks = _fallbacks(agent, entry)
         for folder in folders:
             for name in names:
-                override = entry.get("override")
-                replaced = override and _replaces(os.path.join(folder, override), entry["override_when"])
-                out.append((os.path.join(folder, override if replaced else name), entry))
+                out.append((os.path.join(folder, _chosen(entry, folder, name, fallbacks)), entry))
     return out
+
+
+def _chosen(entry, folder, name, fallbacks):
+    """The name of the file the agent reads in `folder` for `name`: the
+    override when it replaces it, else the name itself when that file is
+    there, else the first fallback that is, else the name (not there)."""
+    override = entry.get("override")
+    if override and _replaces(os.path.join(folder, override), entry["override_when"]):
+        return override
+    if fallbacks and not os.path.isfile(os.path.join(folder, name)):
+        return next((f for f in fallbacks if os.path.isfile(os.path.join(folder, f))), name)
+    return name
+
+
+def _fallbacks(agent, entry):
+    """The file names of the entry's `fallback` setting, or [] (unset, or
+    not a list of plain names)."""
+    spec = entry.get("fallback")
+    names = _setting_value(agent, spec) if spec else None
+    if isinstance(names, list) and all(isinstance(n, str) and n and "/" not in n for n in names):
+        return names
+    return []
 
 
 def _replaces(path, when):
@@ -187,19 +208,22 @@ def _cut(agent, entry, real, cwd):
 
 def _max_bytes(agent, spec):
     """The agent's figure: its settings file's `key` when that holds a
-    positive whole number, else `bytes`.  The file is parsed only when it
-    names the key (most never do)."""
-    if not spec.get("file"):
-        return spec["bytes"]
+    positive whole number, else `bytes`."""
+    value = _setting_value(agent, spec) if spec.get("file") else None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else spec["bytes"]
+
+
+def _setting_value(agent, spec):
+    """The top-level `key` of the agent's settings `file` ({file, key}), or
+    None.  The file is parsed only when it names the key (most never do)."""
     try:
         with open(agent.expand(spec["file"]), "rb") as fh:
             data = fh.read(1_000_000)
     except OSError:
-        return spec["bytes"]
+        return None
     if spec["key"].encode() not in data:
-        return spec["bytes"]
-    value = _setting(data, spec["file"], spec["key"])
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else spec["bytes"]
+        return None
+    return _setting(data, spec["file"], spec["key"])
 
 
 def _setting(data, name, key):
