@@ -145,15 +145,29 @@ def folders(agent, cwd, environ=None):
 def entry_of(agent, real, cwd, environ=None):
     """The instruction entry under which the agent reads the file at real
     path `real`, or None: a file it does not read itself."""
-    from fnmatch import fnmatchcase
+    return Index(agent, cwd, environ).entry_of(real)
 
-    for path, entry in files(agent, cwd, environ):
-        if os.path.realpath(path) == real:
+
+class Index:
+    """The agent's instruction files and folders for one working folder,
+    found once (an event asks for each of its rule files)."""
+
+    __slots__ = ("files", "folders")
+
+    def __init__(self, agent, cwd, environ=None):
+        found = files(agent, cwd, environ)
+        self.files = {os.path.realpath(path): entry for path, entry in reversed(found)}  # the first listed wins
+        self.folders = [(os.path.realpath(folder), glob, entry) for folder, glob, entry in folders(agent, cwd, environ)]
+
+    def entry_of(self, real):
+        """The entry under which the agent reads the file at `real`, or None."""
+        entry = self.files.get(real)
+        if entry is not None:
             return entry
-    for folder, glob, entry in folders(agent, cwd, environ):
-        if os.path.dirname(real) == os.path.realpath(folder) and fnmatchcase(os.path.basename(real), glob):
-            return entry
-    return None
+        from fnmatch import fnmatchcase
+
+        parent, name = os.path.split(real)
+        return next((e for folder, glob, e in self.folders if parent == folder and fnmatchcase(name, glob)), None)
 
 
 def loads_itself(agent, entry, version, cwd, when="start", real=None):

@@ -60,10 +60,11 @@ class Epoch:
 
 
 class InView:
-    __slots__ = ("agent", "cwd", "version", "known", "attachments", "current", "previous")
+    __slots__ = ("agent", "cwd", "version", "known", "attachments", "current", "previous", "index")
 
     def __init__(self, agent=None, cwd=""):
         self.agent, self.cwd = agent, cwd
+        self.index = None  # the agent's instruction files for cwd (instructions.Index), found at the first ask
         self.version = None
         self.known = False  # the transcript is the agent's (it said something): what it does not say is assumed
         self.attachments = False
@@ -278,9 +279,13 @@ class Seen:
 
 def _entry(iv, real):
     """The agent's instruction entry for the file at `real`, or None (not its own)."""
-    from engine.agents.instructions import entry_of
+    if iv.agent is None or not real:
+        return None
+    if iv.index is None:
+        from engine.agents.instructions import Index
 
-    return entry_of(iv.agent, real, iv.cwd) if iv.agent is not None and real else None
+        iv.index = Index(iv.agent, iv.cwd)
+    return iv.index.entry_of(real)
 
 
 def _agent_loads(iv, ep, entry, real):
