@@ -190,7 +190,8 @@ def test_codex_gets_a_rule_it_lost_in_its_compaction_back_once(tmp_path):
     all), and the request after the compaction holds it exactly once.
     The project's AGENTS.md is 40 KB: Codex reads only its first 32 KiB
     (project_doc_max_bytes), so the engine does not count it as in view and
-    names it at the start (it is too large for the budget)."""
+    names it at the start and again after the compaction (it is too large
+    for the budget)."""
     home, project, env = _world(tmp_path)
     rules = project / "docs" / "rules"
     rules.mkdir(parents=True)
@@ -219,6 +220,10 @@ def test_codex_gets_a_rule_it_lost_in_its_compaction_back_once(tmp_path):
         first[-3000:]
     after = responses_api.request_text(run.api.log[kinds.index("summary") + 1].body)
     assert after.count("LOST_7f3d") == 1, after[-3000:]
+    # Codex reloaded the cut file's start only: the engine names it again, once.
+    assert "AGM_TAIL_2d8f" not in after, "Codex's own cut, again"
+    assert after.count("[File not injected — size limit reached: Team (AGM_HEAD_1c9e). Read AGENTS.md]") == 1, \
+        after[-3000:]
 
 
 @pytest.mark.slow

@@ -178,7 +178,7 @@ def loads_itself(agent, entry, version, cwd, when="start", real=None):
 
     if entry is None or when not in entry.get("loads", ()):
         return False
-    if real is not None and entry.get("max_bytes") and _cut(agent, entry, real, cwd):
+    if real is not None and cut(agent, entry, real, cwd):
         return False
     if entry.get("since"):
         v = parse(version)
@@ -201,10 +201,13 @@ def scoped_load_kinds(entry, version):
     return kinds
 
 
-def _cut(agent, entry, real, cwd):
+def cut(agent, entry, real, cwd):
     """Does the file at `real` end past what the agent reads of `entry`'s
     files (`max_bytes`: their sizes added in the agent's order, a blank line
-    between two, as it joins them)?  A file not found among them is not cut."""
+    between two, as it joins them)?  A file not found among them, or of an
+    entry without `max_bytes`, is not cut."""
+    if entry is None or not entry.get("max_bytes"):
+        return False
     cap = _max_bytes(agent, entry["max_bytes"])
     end = 0
     for path, e in files(agent, cwd):

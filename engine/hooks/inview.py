@@ -297,6 +297,14 @@ def _agent_loads(iv, ep, entry, real):
     return loads_itself(iv.agent, entry, iv.version, iv.cwd, "start" if ep.id == "start" else "compact", real)
 
 
+def _agent_cuts(iv, entry, real):
+    """True when the agent loads this file itself but cuts it (its YAML's
+    `max_bytes`): what it reloads after a compaction lacks the file's end."""
+    from engine.agents.instructions import cut
+
+    return iv.agent is not None and cut(iv.agent, entry, real, iv.cwd)
+
+
 def globs_of(rf, key):
     from .pathscope import scope_for
 
@@ -436,8 +444,11 @@ def _back_after_compaction(iv, rf, globs, pos, snap, conf, key, limit, engine_no
     in_view.after_compact_unscoped (once per epoch)."""
     if globs is not None:
         return pos is None and _before(iv, rf, globs, snap, conf, key, limit)
-    if _agent_loads(iv, iv.current, _entry(iv, rf.real), rf.real):
+    entry = _entry(iv, rf.real)
+    if _agent_loads(iv, iv.current, entry, rf.real):
         return bool(conf["after_compact_unscoped"]) and delivery.identity(rf) not in engine_now
+    if _agent_cuts(iv, entry, rf.real):  # it reloaded the file's start only: the rest is gone again
+        return delivery.identity(rf) not in engine_now
     if pos is not None:
         return False
     prev = iv.previous
