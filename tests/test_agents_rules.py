@@ -252,3 +252,27 @@ def test_codex_reads_a_fallback_name_where_a_folder_has_no_agents_md(hk):
     text = _context("codex", hk, "prompt", profile=prof, cwd=str(sub))
     assert "ROOT_CLAUDE_1a2b" in text and "ROOT_TEAM_3c4d" not in text, text
     assert "SUB_AGENTS_5e6f" in text and "SUB_CLAUDE_7a8b" not in text and "USER_CLAUDE_9c0d" not in text, text
+
+
+def test_claude_codes_refresh_names_every_claude_md_it_loads_itself(hk, tmp_path):
+    """Measured with Claude Code 2.1.330: CLAUDE.md, .claude/CLAUDE.md and
+    CLAUDE.local.md of the working folder and of every folder above it,
+    past the repository's root too (a folder below only lazily).  The
+    instruction refresh names them all, the user's file and those above the
+    repository as the user's, the repository's as the project's."""
+    (hk.project / ".git").mkdir()
+    sub = hk.project / "svc"
+    (sub / "deeper").mkdir(parents=True)
+    above = hk.project.parent / "CLAUDE.md"  # a folder above the repository: the user's machine, not the clone
+    above.write_text("ABOVE_1a1a.\n")
+    (hk.project / "CLAUDE.md").write_text("ROOT_2b2b.\n")
+    (hk.project / ".claude" / "CLAUDE.md").parent.mkdir(exist_ok=True)
+    (hk.project / ".claude" / "CLAUDE.md").write_text("ROOT_DOT_3c3c.\n")
+    (sub / "CLAUDE.md").write_text("SUB_4d4d.\n")
+    (sub / "CLAUDE.local.md").write_text("SUB_LOCAL_5e5e.\n")
+    (sub / "deeper" / "CLAUDE.md").write_text("DEEPER_6f6f.\n")
+    text = _context("claude-code", hk, "prompt", profile=shared_profile(EVERY_PROMPT), cwd=str(sub))
+    for mark in ("ABOVE_1a1a", "ROOT_2b2b", "ROOT_DOT_3c3c", "SUB_4d4d", "SUB_LOCAL_5e5e"):
+        assert text.count(mark) == 1, (mark, text)
+    assert "DEEPER_6f6f" not in text, "a folder below loads lazily, not at a refresh"
+    assert text.index("ABOVE_1a1a") < text.index("ROOT_2b2b") < text.index("SUB_4d4d"), "from the top down"

@@ -35,6 +35,9 @@ def test_after_compact_the_scoped_rule_once_and_the_unscoped_rule_once(tmp_path)
     w.rule("mine.md", UNSCOPED, where="user")
     w.rule("py.md", SCOPED)
     (w.project / "src").mkdir()
+    # the agent's other instruction files (measured with 2.1.330: it loads them at the start and after /compact)
+    (w.project / ".claude" / "CLAUDE.md").write_text("Answer in English (IV_DOTCLAUDE_2e4a).\n")
+    (w.project / "CLAUDE.local.md").write_text("My sandbox URL is local (IV_LOCAL_3f5b).\n")
     w.agent_env = {"ENGINE_STATE_DIR": w.state, "ENGINE_CACHE_DIR": w.cache}
     install_hooks(w.home, w.project, w.agent_env)
     first = _run(w, "write it", [tool("Write", file_path=str(w.project / "src" / "b.py"), content="x: int = 1\n"),
@@ -48,6 +51,8 @@ def test_after_compact_the_scoped_rule_once_and_the_unscoped_rule_once(tmp_path)
     assert "We wrote src/b.py." in seen, "the request is the one after the compaction"
     assert seen.count("IV_SCOPED_51ab") == 1, seen[-3000:]
     assert seen.count("IV_UNSCOPED_7c1e") == 1, seen[-3000:]
+    for mark in ("IV_DOTCLAUDE_2e4a", "IV_LOCAL_3f5b"):  # the agent's own copy; the engine adds none
+        assert request_text(first.requests[0]).count(mark) == 1 and seen.count(mark) == 1, mark
 
 
 def test_the_engines_delivery_is_known_by_its_id_in_what_the_agent_records(tmp_path):

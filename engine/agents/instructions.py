@@ -5,7 +5,8 @@ a compaction) or only when a matching file is touched (a scoped file).
 
 - `path`: one file; `nested: true` also the same name in every folder from
   the project's root down to the working folder (Codex's AGENTS.md chain,
-  Gemini's GEMINI.md); `override`: a file that replaces it in its folder
+  Gemini's GEMINI.md), or from the file system's root (`nested_from`:
+  Claude Code's CLAUDE.md files); `override`: a file that replaces it in its folder
   (AGENTS.override.md); `unless`: not loaded when that file exists (Claude
   Code reads AGENTS.md only without a CLAUDE.md); `since`: from that version
   of the agent on; `setting`: the agent's own setting that renames the file
@@ -20,12 +21,13 @@ os.path only: this runs in injecting hook processes."""
 import os
 
 
-def _nested_folders(cwd):
-    """The folders from the project's root (the nearest .git above) down to `cwd`."""
+def _nested_folders(cwd, start="repository"):
+    """The folders from the project's root (the nearest .git above; the file
+    system's root with `start` "filesystem") down to `cwd`."""
     from engine.base.project import root_of
 
     here = os.path.realpath(cwd)
-    root = root_of(here)
+    root = root_of(here) if start == "repository" else os.path.abspath(os.sep)
     chain = [here]
     while here != root and os.path.dirname(here) != here:
         here = os.path.dirname(here)
@@ -89,8 +91,10 @@ def files(agent, cwd, environ=None):
             continue  # the agent reads the other file instead (Claude Code: CLAUDE.md over AGENTS.md)
         path = agent.expand(entry["path"], cwd, environ)
         names = _setting_names(agent, entry, cwd)
-        folders = _nested_folders(cwd) if entry.get("nested") and "{project}" in entry["path"] else \
-            [os.path.dirname(path)]
+        folders = [os.path.dirname(path)]
+        if entry.get("nested") and entry["path"].startswith("{project}/"):
+            below = os.path.dirname(entry["path"][len("{project}/"):])  # ".claude" of {project}/.claude/CLAUDE.md
+            folders = [os.path.join(f, below) for f in _nested_folders(cwd, entry["nested_from"])]
         fallbacks = _fallbacks(agent, entry)
         for folder in folders:
             for name in names:
