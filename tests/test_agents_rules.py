@@ -52,10 +52,11 @@ def _claude_transcript(hk, version):
                           "uuid": "u1", "message": {"role": "user", "content": "hello"}}])
 
 
-@pytest.mark.parametrize("version,delivered", [("2.1.300", True), ("2.1.332", False)])
+@pytest.mark.parametrize("version,delivered", [("2.1.300", True), ("2.1.330", False), ("2.1.332", False)])
 def test_claude_code_gets_an_agents_md_only_project_from_the_engine_where_it_does_not_read_it(hk, version, delivered):
-    """Claude Code reads AGENTS.md itself from 2.1.332, when the project has
-    no CLAUDE.md (measured): before that, the engine gives it at the start."""
+    """Claude Code reads AGENTS.md itself when the project has no CLAUDE.md
+    (measured with 2.1.330 and 2.1.332; earlier versions not): before that,
+    the engine gives it at the start."""
     (hk.project / "AGENTS.md").write_text("# Team\nRun the linter before each commit (AGM_41c2).\n")
     _claude_transcript(hk, version)
     text = _context("claude-code", hk, "session_start")
@@ -276,3 +277,53 @@ def test_claude_codes_refresh_names_every_claude_md_it_loads_itself(hk, tmp_path
         assert text.count(mark) == 1, (mark, text)
     assert "DEEPER_6f6f" not in text, "a folder below loads lazily, not at a refresh"
     assert text.index("ABOVE_1a1a") < text.index("ROOT_2b2b") < text.index("SUB_4d4d"), "from the top down"
+
+
+def test_copilot_in_a_subfolder_reads_every_file_from_the_repositorys_root_down(hk):
+    """Measured with Copilot CLI 1.0.102 in a subfolder of a git repository:
+    copilot-instructions.md, AGENTS.md, GEMINI.md, `.claude/rules` and
+    `.github/instructions` of every folder from the root down to the
+    working folder, none above it.  The refresh names them all."""
+    (hk.project / ".git").mkdir()
+    sub = hk.project / "svc"
+    for folder, tag in ((hk.project, "ROOT"), (sub, "SUB")):
+        (folder / ".github" / "instructions").mkdir(parents=True)
+        (folder / ".github" / "copilot-instructions.md").write_text(f"{tag}_CPI_1a.\n")
+        (folder / ".github" / "instructions" / "all.instructions.md").write_text(
+            f"---\napplyTo: \"**\"\n---\n{tag}_APPLY_2b.\n")
+        (folder / "GEMINI.md").write_text(f"{tag}_GEMINI_3c.\n")
+        (folder / ".claude" / "rules").mkdir(parents=True, exist_ok=True)
+        (folder / ".claude" / "rules" / "r.md").write_text(f"{tag}_RULE_4d.\n")
+    (hk.project.parent / "AGENTS.md").write_text("ABOVE_AGENTS_5e.\n")
+    text = _context("copilot", hk, "prompt", profile=shared_profile(EVERY_PROMPT), cwd=str(sub))
+    for tag in ("ROOT", "SUB"):
+        for mark in ("CPI_1a", "APPLY_2b", "GEMINI_3c", "RULE_4d"):
+            assert text.count(f"{tag}_{mark}") == 1, (tag, mark, text)
+    assert "ABOVE_AGENTS_5e" not in text, "nothing above the repository"
+
+
+def test_claude_code_reads_agents_md_only_while_no_claude_md_is_anywhere_above(hk):
+    """Measured with Claude Code 2.1.330: AGENTS.md of the working folder and
+    every folder above it, but none once a CLAUDE.md is in any of them (a
+    CLAUDE.md in the working folder hides the root's AGENTS.md, and the
+    root's hides a subfolder's); `.claude/rules` of every folder above,
+    past the repository's root too."""
+    (hk.project / ".git").mkdir()
+    sub = hk.project / "svc"
+    sub.mkdir()
+    (hk.project / "AGENTS.md").write_text("ROOT_AGENTS_6f.\n")
+    (sub / "AGENTS.md").write_text("SUB_AGENTS_7a.\n")
+    above = hk.project.parent / ".claude" / "rules"
+    above.mkdir(parents=True)
+    (above / "team.md").write_text("ABOVE_RULE_8b.\n")
+    prof = shared_profile(EVERY_PROMPT)
+    text = _context("claude-code", hk, "prompt", profile=prof, cwd=str(sub))
+    assert text.count("ROOT_AGENTS_6f") == 1 and text.count("SUB_AGENTS_7a") == 1, text
+    assert text.count("ABOVE_RULE_8b") == 1, text
+    (sub / "CLAUDE.md").write_text("SUB_CLAUDE_9c.\n")
+    text = _context("claude-code", hk, "prompt", profile=prof, cwd=str(sub))
+    assert "SUB_CLAUDE_9c" in text and "AGENTS_" not in text, text
+    (sub / "CLAUDE.md").unlink()
+    (hk.project / "CLAUDE.md").write_text("ROOT_CLAUDE_0d.\n")
+    text = _context("claude-code", hk, "prompt", profile=prof, cwd=str(sub))
+    assert "ROOT_CLAUDE_0d" in text and "AGENTS_" not in text, text

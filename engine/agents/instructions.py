@@ -7,8 +7,9 @@ a compaction) or only when a matching file is touched (a scoped file).
   the project's root down to the working folder (Codex's AGENTS.md chain,
   Gemini's GEMINI.md), or from the file system's root (`nested_from`:
   Claude Code's CLAUDE.md files); `override`: a file that replaces it in its folder
-  (AGENTS.override.md); `unless`: not loaded when that file exists (Claude
-  Code reads AGENTS.md only without a CLAUDE.md); `since`: from that version
+  (AGENTS.override.md); `unless`: not loaded when that file exists (with
+  `nested`, in any folder of the chain: Claude Code reads AGENTS.md only
+  without a CLAUDE.md); `since`: from that version
   of the agent on; `setting`: the agent's own setting that renames the file
   (Gemini's context.fileName), read from its settings files.
 - `dir` + `glob`: a folder of rule files; with `scope_key`, a file whose
@@ -87,14 +88,10 @@ def files(agent, cwd, environ=None):
     for entry in agent.data.get("instructions", ()):
         if "path" not in entry:
             continue
-        if entry.get("unless") and os.path.isfile(agent.expand(entry["unless"], cwd, environ)):
+        if _unless(agent, entry, cwd, environ):
             continue  # the agent reads the other file instead (Claude Code: CLAUDE.md over AGENTS.md)
-        path = agent.expand(entry["path"], cwd, environ)
         names = _setting_names(agent, entry, cwd)
-        folders = [os.path.dirname(path)]
-        if entry.get("nested") and entry["path"].startswith("{project}/"):
-            below = os.path.dirname(entry["path"][len("{project}/"):])  # ".claude" of {project}/.claude/CLAUDE.md
-            folders = [os.path.join(f, below) for f in _nested_folders(cwd, entry["nested_from"])]
+        folders = _places(agent, entry, os.path.dirname(entry["path"]), cwd, environ)
         fallbacks = _fallbacks(agent, entry)
         for folder in folders:
             for name in names:
@@ -142,8 +139,30 @@ def _replaces(path, when):
 
 def folders(agent, cwd, environ=None):
     """[(folder, glob, entry)] of the rule folders the agent reads for `cwd`."""
-    return [(agent.expand(e["dir"], cwd, environ), e.get("glob", "*.md"), e)
-            for e in agent.data.get("instructions", ()) if "dir" in e]
+    return [(folder, e.get("glob", "*.md"), e) for e in agent.data.get("instructions", ()) if "dir" in e
+            for folder in _places(agent, e, e["dir"], cwd, environ)]
+
+
+def _places(agent, entry, template, cwd, environ=None):
+    """The folders `template` ({agent_home}/..., {project}/...) names for
+    `cwd`: one, or with `nested` one in each folder of the entry's chain
+    (`nested_from`), from the top down."""
+    project = "{project}"
+    if entry.get("nested") and (template == project or template.startswith(project + "/")):
+        below = template[len(project) + 1:]  # ".claude/rules" of {project}/.claude/rules; "" of {project}
+        return [os.path.join(f, below) if below else f for f in _nested_folders(cwd, entry["nested_from"])]
+    return [agent.expand(template, cwd, environ)]
+
+
+def _unless(agent, entry, cwd, environ=None):
+    """Is the entry's `unless` file there: in the working folder, or with
+    `nested` in any folder of the entry's chain (Claude Code reads no
+    AGENTS.md once a CLAUDE.md is anywhere above)?"""
+    unless = entry.get("unless")
+    if not unless:
+        return False
+    folders = _places(agent, entry, os.path.dirname(unless), cwd, environ)
+    return any(os.path.isfile(os.path.join(f, os.path.basename(unless))) for f in folders)
 
 
 def entry_of(agent, real, cwd, environ=None):
@@ -188,8 +207,7 @@ def loads_itself(agent, entry, version, cwd, when="start", real=None):
         v = parse(version)
         if v is None or v < parse(entry["since"]):
             return False
-    unless = entry.get("unless")
-    return not (unless and os.path.isfile(agent.expand(unless, cwd)))
+    return not _unless(agent, entry, cwd)
 
 
 def scoped_load_kinds(entry, version):
