@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import git_info, loadavg, write_section
+from common import checkout_args, loadavg, measured_line, write_section
 
 HERE = Path(__file__).resolve().parent
 
@@ -70,15 +70,13 @@ def measure(repo, runs):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repo", action="append", help="a checkout to measure, in the order given (default: this one)")
-    ap.add_argument("--runs", type=int, default=3, help="runs per command (the median is shown)")
+    checkout_args(ap, runs=3)
     args = ap.parse_args()
     before = loadavg()
     rows = [row for repo in args.repo or [str(HERE.parent)] for row in measure(repo, args.runs)]
     write_section("results-cold.md", "Commands on a cold cache (several compiles each)", [
-        f"Measured {time.strftime('%Y-%m-%dT%H:%M:%S%z')} by `python3 bench/cold_commands.py --runs {args.runs}` "
-        f"(bench at {git_info()['commit']}); median of {args.runs} runs, each a fresh process with an empty HOME "
-        f"and cache; load average before/after {before} / {loadavg()}."],
+        measured_line(f"python3 bench/cold_commands.py --runs {args.runs}",
+                      f"median of {args.runs} runs, each a fresh process with an empty HOME and cache", before)],
         ["checkout", "command", "wall", "CPU", "exit"], rows)
     return 0
 

@@ -145,6 +145,20 @@ def loadavg():
         return None
 
 
+def checkout_args(ap, runs):
+    """--repo (repeatable: other checkouts measured the same way, for a
+    before and after) and --runs, for a script that compares checkouts."""
+    ap.add_argument("--repo", action="append", help="a checkout to measure, in the order given (default: this one)")
+    ap.add_argument("--runs", type=int, default=runs, help="runs per measurement (the median is shown)")
+
+
+def measured_line(command, how, before):
+    """The sentence under a results title: when, by which command, how, and
+    the load average before (`before`) and now."""
+    return (f"Measured {time.strftime('%Y-%m-%dT%H:%M:%S%z')} by `{command}` (bench at {git_info()['commit']}); "
+            f"{how}; load average before/after {before} / {loadavg()}.")
+
+
 def write_section(filename, title, notes, header, rows):
     """A results file of its own (bench/FILENAME): a title, lines that say how
     it was measured, and a table of `rows` (markdown lines) under `header`

@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import git_info, loadavg, write_section
+from common import checkout_args, loadavg, measured_line, write_section
 
 HERE = Path(__file__).resolve().parent
 SESSION = "bench-many-rules"
@@ -86,16 +86,15 @@ def measure(repo, files, runs):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repo", action="append", help="a checkout to measure, in the order given (default: this one)")
+    checkout_args(ap, runs=5)
     ap.add_argument("--files", type=int, default=3000, help="rule files in the project")
-    ap.add_argument("--runs", type=int, default=5, help="runs per checkout (the median is shown)")
     args = ap.parse_args()
     before = loadavg()
     rows = [measure(repo, args.files, args.runs) for repo in args.repo or [str(HERE.parent)]]
     write_section("results-many-rules.md", "SessionStart(compact) over many rule files", [
-        f"Measured {time.strftime('%Y-%m-%dT%H:%M:%S%z')} by `python3 bench/many_rules.py --files {args.files} "
-        f"--runs {args.runs}` (bench at {git_info()['commit']}); median and fastest of {args.runs} fresh hook "
-        f"processes, warm compiled-profile cache, empty state; load average before/after {before} / {loadavg()}."],
+        measured_line(f"python3 bench/many_rules.py --files {args.files} --runs {args.runs}",
+                      f"median and fastest of {args.runs} fresh hook processes, warm compiled-profile cache, "
+                      "empty state", before)],
         ["checkout", "rule files", "median", "fastest", "exit"], rows)
     return 0
 
