@@ -327,3 +327,19 @@ def test_claude_code_reads_agents_md_only_while_no_claude_md_is_anywhere_above(h
     (hk.project / "CLAUDE.md").write_text("ROOT_CLAUDE_0d.\n")
     text = _context("claude-code", hk, "prompt", profile=prof, cwd=str(sub))
     assert "ROOT_CLAUDE_0d" in text and "AGENTS_" not in text, text
+
+
+def test_a_fifo_where_an_agents_settings_or_override_file_is_never_opened(hk):
+    """The hook reads the agent's own settings (config.toml, settings.json)
+    and override files: a FIFO there is no file to read (opening it would
+    block until the deadline), and the rest is read as usual."""
+    import os
+
+    (hk.home / ".codex").mkdir()
+    (hk.home / ".codex" / "AGENTS.md").write_text("USER_PLAIN_1f2e.\n")
+    os.mkfifo(hk.home / ".codex" / "AGENTS.override.md")
+    os.mkfifo(hk.home / ".codex" / "config.toml")
+    (hk.project / "AGENTS.md").write_text("PROJECT_3d4c.\n")
+    text = _context("codex", hk, "prompt", profile=shared_profile(EVERY_PROMPT))
+    assert "USER_PLAIN_1f2e" in text and "PROJECT_3d4c" in text, text
+    assert not any("deadline" in line for line in hk.log_lines()), hk.log_lines()

@@ -21,6 +21,22 @@ os.path only: this runs in injecting hook processes."""
 
 import os
 
+# What is read of an agent's settings file or an override file, at most:
+# they are a few KB; a larger one is read this far (a cap, not a setting).
+_SMALL_FILE_BYTES = 1_000_000
+
+
+def _read_small(path):
+    """The first bytes of a regular file, or None (missing, unreadable, or
+    no regular file: a FIFO there would block the hook)."""
+    try:
+        if not os.path.isfile(path):
+            return None
+        with open(path, "rb") as fh:
+            return fh.read(_SMALL_FILE_BYTES)
+    except OSError:
+        return None
+
 
 def _nested_folders(cwd, start="repository"):
     """The folders from the project's root (the nearest .git above; the file
@@ -47,10 +63,10 @@ def _setting_names(agent, entry, cwd):
         return default
     from engine.base.fastjson import loads
 
+    raw = _read_small(agent.expand(user, cwd))
     try:
-        with open(agent.expand(user, cwd), "rb") as fh:
-            data = loads(fh.read(1_000_000).decode("utf-8", "replace"))
-    except (OSError, ValueError, RecursionError):
+        data = loads(raw.decode("utf-8", "replace")) if raw is not None else None
+    except (ValueError, RecursionError):
         return default
     for key in setting.split("."):
         data = data.get(key) if isinstance(data, dict) else None
@@ -127,14 +143,8 @@ def _replaces(path, when):
     first other byte, in chunks)."""
     if when == "exists":
         return os.path.isfile(path)
-    try:
-        with open(path, "rb") as fh:
-            while chunk := fh.read(65536):
-                if chunk.strip():
-                    return True
-    except OSError:
-        pass
-    return False
+    data = _read_small(path)
+    return bool(data and data.strip())
 
 
 def folders(agent, cwd, environ=None):
@@ -255,12 +265,8 @@ def _max_bytes(agent, spec):
 def _setting_value(agent, spec):
     """The top-level `key` of the agent's settings `file` ({file, key}), or
     None.  The file is parsed only when it names the key (most never do)."""
-    try:
-        with open(agent.expand(spec["file"]), "rb") as fh:
-            data = fh.read(1_000_000)
-    except OSError:
-        return None
-    if spec["key"].encode() not in data:
+    data = _read_small(agent.expand(spec["file"]))
+    if data is None or spec["key"].encode() not in data:
         return None
     return _setting(data, spec["file"], spec["key"])
 
