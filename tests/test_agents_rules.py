@@ -343,3 +343,21 @@ def test_a_fifo_where_an_agents_settings_or_override_file_is_never_opened(hk):
     text = _context("codex", hk, "prompt", profile=shared_profile(EVERY_PROMPT))
     assert "USER_PLAIN_1f2e" in text and "PROJECT_3d4c" in text, text
     assert not any("deadline" in line for line in hk.log_lines()), hk.log_lines()
+
+
+@pytest.mark.parametrize("beside, text, read", [
+    ("CLAUDE.md", "Use make (CM_1a).\n", False),
+    (".claude/CLAUDE.md", "Use make (CM_2b).\n", False),
+    ("CLAUDE.local.md", "My port is 8080 (CM_3c).\n", False),
+    ("CLAUDE.md", "\n", True),
+])
+def test_claude_code_skips_agents_md_beside_any_claude_md_with_text(hk, beside, text, read):
+    """Measured with Claude Code 2.1.330: a CLAUDE.md, `.claude/CLAUDE.md`
+    or `CLAUDE.local.md` holding text hides AGENTS.md; an empty CLAUDE.md
+    does not.  The refresh names AGENTS.md only where the agent reads it."""
+    (hk.project / ".git").mkdir()
+    (hk.project / "AGENTS.md").write_text("Run make check (AGENTS_4d).\n")
+    (hk.project / beside).parent.mkdir(parents=True, exist_ok=True)
+    (hk.project / beside).write_text(text)
+    out = _context("claude-code", hk, "prompt", profile=shared_profile(EVERY_PROMPT))
+    assert ("AGENTS_4d" in out) is read, out

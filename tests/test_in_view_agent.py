@@ -3,9 +3,8 @@ the engine's hooks: a Write under a path-scoped rule, `/compact`, a new
 prompt.  What the model reads after the compaction holds the scoped rule
 once (the engine's restore: the agent does not bring it back) and the
 unscoped rule once (the agent's own copy; the engine adds none); its
-.claude/CLAUDE.md and CLAUDE.local.md once (its own), and AGENTS.md once:
-the agent's at the start, the engine's after /compact (the agent reads it
-at the start only).
+.claude/CLAUDE.md and CLAUDE.local.md once (its own), and no AGENTS.md
+(a .claude/CLAUDE.md with text hides it from the agent and the engine).
 
 Measured with 2.1.330 (see pipelines/default.yaml, hooks.in_view): the
 agent delivers the scoped rule itself right after the Write (a
@@ -41,7 +40,7 @@ def test_after_compact_the_scoped_rule_once_and_the_unscoped_rule_once(tmp_path)
     # the agent's other instruction files (measured with 2.1.330: it loads them at the start and after /compact)
     (w.project / ".claude" / "CLAUDE.md").write_text("Answer in English (IV_DOTCLAUDE_2e4a).\n")
     (w.project / "CLAUDE.local.md").write_text("My sandbox URL is local (IV_LOCAL_3f5b).\n")
-    (w.project / "AGENTS.md").write_text("Run make check first (IV_AGENTS_4a6c).\n")  # no CLAUDE.md: it reads this
+    (w.project / "AGENTS.md").write_text("Run make check first (IV_AGENTS_4a6c).\n")  # hidden by .claude/CLAUDE.md
     w.agent_env = {"ENGINE_STATE_DIR": w.state, "ENGINE_CACHE_DIR": w.cache}
     install_hooks(w.home, w.project, w.agent_env)
     first = _run(w, "write it", [tool("Write", file_path=str(w.project / "src" / "b.py"), content="x: int = 1\n"),
@@ -55,11 +54,24 @@ def test_after_compact_the_scoped_rule_once_and_the_unscoped_rule_once(tmp_path)
     assert "We wrote src/b.py." in seen, "the request is the one after the compaction"
     assert seen.count("IV_SCOPED_51ab") == 1, seen[-3000:]
     assert seen.count("IV_UNSCOPED_7c1e") == 1, seen[-3000:]
-    for mark in ("IV_DOTCLAUDE_2e4a", "IV_LOCAL_3f5b", "IV_AGENTS_4a6c"):
+    for mark in ("IV_DOTCLAUDE_2e4a", "IV_LOCAL_3f5b"):
         assert request_text(first.requests[0]).count(mark) == 1 and seen.count(mark) == 1, mark
-    # the agent reloads its CLAUDE.md files after /compact, not AGENTS.md: that copy is the engine's
-    engine_part = seen[seen.index("SessionStart hook additional context"):]
-    assert "[Instructions refresh" in engine_part and "IV_AGENTS_4a6c" in engine_part, seen[-3000:]
+    # a .claude/CLAUDE.md with text hides AGENTS.md from the agent, and the engine follows it
+    assert "IV_AGENTS_4a6c" not in request_text(first.requests[0]) and "IV_AGENTS_4a6c" not in seen
+
+
+def test_an_agents_md_only_project_gets_it_once_at_the_start(tmp_path):
+    """With no CLAUDE.md anywhere the agent reads AGENTS.md itself (2.1.330),
+    though at SessionStart its transcript is not on disk yet: the engine
+    takes the version from the hooks' environment and sends no second copy."""
+    find_claude()
+    warm_template()
+    w = HookEnv(tmp_path / "w")
+    (w.project / "AGENTS.md").write_text("Run make check first (ONLY_AGENTS_5b7d).\n")
+    w.agent_env = {"ENGINE_STATE_DIR": w.state, "ENGINE_CACHE_DIR": w.cache}
+    install_hooks(w.home, w.project, w.agent_env)
+    run = _run(w, "hello", [text("Hello.")])
+    assert request_text(run.requests[0]).count("ONLY_AGENTS_5b7d") == 1, request_text(run.requests[0])[-3000:]
 
 
 def test_the_engines_delivery_is_known_by_its_id_in_what_the_agent_records(tmp_path):

@@ -7,9 +7,9 @@ a compaction) or only when a matching file is touched (a scoped file).
   the project's root down to the working folder (Codex's AGENTS.md chain,
   Gemini's GEMINI.md), or from the file system's root (`nested_from`:
   Claude Code's CLAUDE.md files); `override`: a file that replaces it in its folder
-  (AGENTS.override.md); `unless`: not loaded when that file exists (with
-  `nested`, in any folder of the chain: Claude Code reads AGENTS.md only
-  without a CLAUDE.md); `since`: from that version
+  (AGENTS.override.md); `unless`: not loaded when one of those files holds
+  text (with `nested`, in any folder of the chain: Claude Code reads
+  AGENTS.md only without a CLAUDE.md); `since`: from that version
   of the agent on; `setting`: the agent's own setting that renames the file
   (Gemini's context.fileName), read from its settings files.
 - `dir` + `glob`: a folder of rule files; with `scope_key`, a file whose
@@ -139,12 +139,26 @@ def _fallbacks(agent, entry):
 
 def _replaces(path, when):
     """Does the override file at `path` replace its folder's file: it exists
-    (`exists`), or it holds more than blanks (`has_text`; read up to its
-    first other byte, in chunks)."""
-    if when == "exists":
-        return os.path.isfile(path)
-    data = _read_small(path)
-    return bool(data and data.strip())
+    (`exists`), or it holds more than blanks (`has_text`)."""
+    return os.path.isfile(path) if when == "exists" else _has_text(path)
+
+
+def _has_text(path):
+    """Does the regular file at `path` hold more than blanks (in its first
+    _SMALL_FILE_BYTES, read in chunks up to its first other byte)?"""
+    try:
+        if not os.path.isfile(path):
+            return False
+        with open(path, "rb") as fh:
+            for _ in range(_SMALL_FILE_BYTES // 65536 + 1):
+                chunk = fh.read(65536)
+                if not chunk:
+                    return False
+                if chunk.strip():
+                    return True
+    except OSError:
+        pass
+    return False
 
 
 def folders(agent, cwd, environ=None):
@@ -165,14 +179,12 @@ def _places(agent, entry, template, cwd, environ=None):
 
 
 def _unless(agent, entry, cwd, environ=None):
-    """Is the entry's `unless` file there: in the working folder, or with
-    `nested` in any folder of the entry's chain (Claude Code reads no
-    AGENTS.md once a CLAUDE.md is anywhere above)?"""
-    unless = entry.get("unless")
-    if not unless:
-        return False
-    folders = _places(agent, entry, os.path.dirname(unless), cwd, environ)
-    return any(os.path.isfile(os.path.join(f, os.path.basename(unless))) for f in folders)
+    """Does one of the entry's `unless` files hold text: in the working
+    folder, or with `nested` in any folder of the entry's chain (Claude Code
+    reads no AGENTS.md once a CLAUDE.md with text is anywhere above)?"""
+    return any(_has_text(os.path.join(folder, os.path.basename(template)))
+               for template in entry.get("unless", ())
+               for folder in _places(agent, entry, os.path.dirname(template), cwd, environ))
 
 
 def entry_of(agent, real, cwd, environ=None):

@@ -161,6 +161,10 @@ def read(agent, path, cwd, settings, compacting=False):
     iv.known = bool(iv.version) if names_it else bool(recs)
     if iv.known:
         _documented(iv)
+    if not iv.version:  # the transcript does not say (not on disk yet): the agent's hooks' environment may
+        from engine.agents.version import from_env
+
+        iv.version = from_env(spec.get("env"))
     return iv
 
 
