@@ -21,9 +21,13 @@ os.path only: this runs in injecting hook processes."""
 
 import os
 
-# What is read of an agent's settings file or an override file, at most:
-# they are a few KB; a larger one is read this far (a cap, not a setting).
-_SMALL_FILE_BYTES = 1_000_000
+
+def _cap():
+    """How much of an agent's settings or override file is read
+    (hooks.max_agent_settings_bytes of pipelines/settings/engine.yaml)."""
+    from engine.core.settings import hook_bounds
+
+    return hook_bounds()["max_agent_settings_bytes"]
 
 
 def _read_small(path):
@@ -33,7 +37,7 @@ def _read_small(path):
         if not os.path.isfile(path):
             return None
         with open(path, "rb") as fh:
-            return fh.read(_SMALL_FILE_BYTES)
+            return fh.read(_cap())
     except OSError:
         return None
 
@@ -145,12 +149,13 @@ def _replaces(path, when):
 
 def _has_text(path):
     """Does the regular file at `path` hold more than blanks (in its first
-    _SMALL_FILE_BYTES, read in chunks up to its first other byte)?"""
+    hooks.max_agent_settings_bytes, read in chunks up to its first other
+    byte)?"""
     try:
         if not os.path.isfile(path):
             return False
         with open(path, "rb") as fh:
-            for _ in range(_SMALL_FILE_BYTES // 65536 + 1):
+            for _ in range(_cap() // 65536 + 1):
                 chunk = fh.read(65536)
                 if not chunk:
                     return False
@@ -247,12 +252,13 @@ def scoped_load_kinds(entry, version):
 
 def cut(agent, entry, real, cwd):
     """Does the file at `real` end past what the agent reads of `entry`'s
-    files (`max_bytes`: their sizes added in the agent's order, a blank line
-    between two, as it joins them)?  A file not found among them, or of an
+    files (`max_bytes`: their sizes added in the agent's order, with the
+    bytes it puts `between` two)?  A file not found among them, or of an
     entry without `max_bytes`, is not cut."""
     if entry is None or not entry.get("max_bytes"):
         return False
-    cap = _max_bytes(agent, entry["max_bytes"])
+    spec = entry["max_bytes"]
+    cap, between = _max_bytes(agent, spec), spec["between"]
     end = 0
     for path, e in files(agent, cwd):
         if e is not entry:
@@ -261,7 +267,7 @@ def cut(agent, entry, real, cwd):
             size = os.path.getsize(path)
         except OSError:
             continue
-        end += size + (2 if end else 0)
+        end += size + (between if end else 0)
         if os.path.realpath(path) == real:
             return end > cap
     return False
