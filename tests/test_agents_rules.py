@@ -5,6 +5,7 @@ to it, and Cursor's rules as a source the user opts into.  Payload shapes as
 each agent sends them (tests/agents/*.yaml)."""
 
 import json
+import os
 
 import pytest
 
@@ -259,8 +260,7 @@ def test_claude_codes_refresh_names_every_claude_md_it_loads_itself(hk, tmp_path
     """Measured with Claude Code 2.1.330: CLAUDE.md, .claude/CLAUDE.md and
     CLAUDE.local.md of the working folder and of every folder above it,
     past the repository's root too (a folder below only lazily).  The
-    instruction refresh names them all, the user's file and those above the
-    repository as the user's, the repository's as the project's."""
+    instruction refresh names them all, from the top down."""
     (hk.project / ".git").mkdir()
     sub = hk.project / "svc"
     (sub / "deeper").mkdir(parents=True)
@@ -361,3 +361,29 @@ def test_claude_code_skips_agents_md_beside_any_claude_md_with_text(hk, beside, 
     (hk.project / beside).write_text(text)
     out = _context("claude-code", hk, "prompt", profile=shared_profile(EVERY_PROMPT))
     assert ("AGENTS_4d" in out) is read, out
+
+
+def test_a_superprojects_claude_md_above_a_submodule_is_the_projects_not_the_users(tmp_path, monkeypatch):
+    """In a submodule (its own .git) the superproject's CLAUDE.md is above the
+    project, and Claude Code reads it.  A cloned superproject is not the
+    user: a file an agent reads for the project ranks as the project's
+    wherever it is, and only the user's own (`origin: user`) ranks first."""
+    from engine.agents import table
+    from engine.agents.instructions import files
+    from engine.hooks.origin import PROJECT, USER, Origins
+
+    home, outer = tmp_path / "home", tmp_path / "outer"
+    sub = outer / "vendor" / "lib"
+    (home / ".claude").mkdir(parents=True)
+    (outer / ".git").mkdir(parents=True)
+    sub.mkdir(parents=True)
+    (sub / ".git").write_text("gitdir: ../../.git/modules/lib\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    for path in (home / ".claude" / "CLAUDE.md", outer / "CLAUDE.md", sub / "CLAUDE.md"):
+        path.write_text("x\n")
+    listed = {str(p): e for p, e in files(table.get("claude-code"), str(sub))}
+    origins = Origins(str(sub))
+    origin = {p: origins.of(p, os.path.realpath(p), listed[p].get("origin"))[0] for p in listed if os.path.isfile(p)}
+    assert origin == {str(home / ".claude" / "CLAUDE.md"): USER, str(outer / "CLAUDE.md"): PROJECT,
+                      str(sub / "CLAUDE.md"): PROJECT}, origin

@@ -36,14 +36,19 @@ class Origins:
         self.project = project_folder(self.project_lex)  # a subfolder's repository root: its files are the project's
         self._folders = {}  # folder -> USER, PROJECT or None (decided by the real path)
 
-    def of(self, path, real):
-        """(origin, project real path or "") of the file at `path` (real path `real`)."""
+    def of(self, path, real, declared=None):
+        """(origin, project real path or "") of the file at `path` (real path
+        `real`); `declared`: the origin an agent's YAML gives the file's
+        entry, for a file the agent reads itself.  Outside the user's own
+        folders and the project, a file is the user's (their own profile
+        named it), but not one the agent reads for the project: a
+        superproject's CLAUDE.md above a submodule never ranks as theirs."""
         folder = os.path.dirname(os.path.abspath(path))
         where = self._folders.get(folder, False)
         if where is False:
             where = self._folders[folder] = self._by_folder(folder)
         if where is None:
-            where = PROJECT if inside(real, self.project) else USER
+            where = PROJECT if inside(real, self.project) or declared == PROJECT else USER
         return (where, self.project) if where == PROJECT else (USER, "")
 
     def _by_folder(self, folder):

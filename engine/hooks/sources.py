@@ -264,7 +264,7 @@ def collect(spec, cwd, log, trust=None, skipped=None, agent=None):
         priority, problem = priority_of(text, pri["key"], pri["default"])
         if problem:
             log(f"rule file {p}: {problem}")
-        origin, project = origins.of(p, real)
+        origin, project = origins.of(p, real, src.get("origin"))
         out.append(RuleFile(p, name, priority, text, real, origin, project, hashlib.sha256(data).hexdigest()[:16],
                             src.get("scope_key"), src.get("always_key")))
     if spec["files"]:
