@@ -1,0 +1,38 @@
+"""A pytest plugin for bench/suite.py --per-test: each test's CPU, its own
+(the worker's) and its children's (the hook commands, agents and tools it
+started and waited for), one JSON line per test into
+$ENGINE_BENCH_PERTEST_DIR/<worker pid>.jsonl.  A process a test leaves
+running (a detached bootstrap) is not a child it waited for: the machine's
+figure of bench/suite.py counts it, this does not.
+"""
+
+import json
+import os
+import resource
+import time
+
+import pytest
+
+_OUT = []
+
+
+def _cpu(who):
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _write(row):
+    if not _OUT:
+        folder = os.environ["ENGINE_BENCH_PERTEST_DIR"]
+        _OUT.append(open(os.path.join(folder, f"{os.getpid()}.jsonl"), "a", encoding="utf-8"))  # noqa: SIM115
+    _OUT[0].write(json.dumps(row) + "\n")
+    _OUT[0].flush()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    own, kids, t0 = _cpu(resource.RUSAGE_SELF), _cpu(resource.RUSAGE_CHILDREN), time.monotonic()
+    yield
+    _write({"id": item.nodeid, "slow": item.get_closest_marker("slow") is not None,
+            "wall": time.monotonic() - t0, "own": _cpu(resource.RUSAGE_SELF) - own,
+            "kids": _cpu(resource.RUSAGE_CHILDREN) - kids})
