@@ -72,6 +72,24 @@ def test_real_errors_are_named_with_their_first_line(reports):
     assert all("<tool_use_error>" not in m for m in msgs)
 
 
+def test_model_api_errors_of_both_forms_are_counted_and_shown(style):
+    """Claude Code records a failed model call as a `system` line of subtype
+    api_error (a retry, 2.1.15) or, once it gives up, as a `<synthetic>`
+    assistant line with isApiErrorMessage (2.1.56): both count, each read
+    from the file here independently, and both reports show the figure."""
+    from testdata import transcript
+
+    for name in ("13-sessionshare-v2115-api-errors.jsonl", "24-erk-interactive-12prompts-api500-393e5f27.jsonl"):
+        path = transcript(name)
+        lines = [json.loads(l) for l in path.read_bytes().splitlines() if l.strip()]
+        failed = sum(1 for o in lines if (o.get("type") == "system" and o.get("subtype") == "api_error")
+                     or (o.get("type") == "assistant" and o.get("isApiErrorMessage") is True))
+        r = build_report(str(path), style)
+        assert failed > 0 and r["api_errors"] == failed, (name, r["api_errors"], failed)
+        assert f"Model API errors: {failed} " in render_text(r, style)
+        assert f"Model API errors: {failed} " in render_html(r, style)
+
+
 def test_synthetic_session(tmp_path, style):
     r = build_report(str(write(tmp_path / "s.jsonl", synthetic())), style)
     assert [p["tokens"] for p in r["fill"]] == [20000, 60000, 100000, 140000, 30000, 50000]

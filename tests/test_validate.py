@@ -28,6 +28,11 @@ CASES = {
         "kind: profile\nname: mine\nextends: default\nprotect:\n  add: [negations]\n  delete: [numbers]\n",
         [("delete", 0, ["delete"])],
     ),
+    "misspelled_slot.yaml": (  # a new slot no transform uses, next to one the level uses
+        "kind: profile\nname: mine\nextends: default\ndictionaries:\n  filers:\n    add: [basically]\n"
+        "  abbreviatons: {add: {microservice: msvc}}\n  mine: [fillers]\n",
+        [("filers", 0, ["did you mean 'fillers'"]), ("abbreviatons", 0, ["did you mean 'abbreviations'"])],
+    ),
     "unknown_key_in_dictionary_edit.yaml": (
         "kind: profile\nname: mine\nextends: default\ndictionaries:\n  fillers:\n    add: [basically]\n    remvoe: [the]\n",
         [("remvoe", 0, ["remvoe"])],
@@ -265,6 +270,23 @@ def test_a_good_user_profile_is_valid(cli):
     r = cli("validate", "profile.yaml", "cats/tickets.yaml")
     assert r.returncode == 0, r
     assert r.out == "" and r.err == ""
+
+
+def test_a_new_slot_serves_a_level_of_the_users_own(cli):
+    """A slot the built-in levels do not know is used by the user's level
+    that names it, at the profile's level and at any other."""
+    write(cli.cwd, "sure.yaml", "kind: dictionary\nname: sure\ndescription: x\nwords: [surely]\n")
+    write(cli.cwd, "mine-level.yaml", "kind: level\nname: mine-level\nextends: light\ndescription: x\n"
+          "transforms:\n  - name: drop_surely\n    kind: words\n    rules:\n"
+          "      - {dictionary: fillerz, action: remove}\n")
+    write(cli.cwd, "profile.yaml", "kind: profile\nname: mine\nextends: default\nlevel: ./mine-level.yaml\n"
+          "dictionaries:\n  fillerz: [./sure.yaml]\n")
+    r = cli("validate", "profile.yaml")
+    assert r.returncode == 0 and r.err == "", r
+    r = cli("compress", "-", "--profile", "profile.yaml", input="Run it, surely.\n")
+    assert r.returncode == 0 and "surely" not in r.out, r
+    r = cli("compress", "-", "--profile", "profile.yaml", "--level", "light", input="Run it, surely.\n")
+    assert r.returncode == 0 and "surely" in r.out, r
 
 
 def test_missing_file(cli):

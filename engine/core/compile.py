@@ -13,13 +13,15 @@ TRANSFORM = "/properties/transforms/items"  # where a level's transforms are in 
 class BuildContext:
     """What a transform may ask for while it compiles."""
 
-    def __init__(self, resolved):
+    def __init__(self, resolved, used=None):
         self._r = resolved
+        self.used = set() if used is None else used  # the slot names the profile's transforms asked for
         self.word_pattern = resolved.settings["word_pattern"]
         self.rewrite_pays_at_run_time = TokenJudge(resolved.settings["objective"], resolved.settings["tokenizer"])
         self.rewrite_pays = self.rewrite_pays_at_run_time  # fixed dictionaries: decided here, once
 
     def _slot(self, name, want):
+        self.used.add(name)
         slot = self._r.slots.get(name)
         if slot is None:
             raise KeyError(f"dictionary slot {name!r} is not defined by the profile; add it under `dictionaries:`")
@@ -35,6 +37,7 @@ class BuildContext:
 
     def lists(self, name):
         """The named word lists of a dictionary slot (`\\L<name>` in its guards)."""
+        self.used.add(name)
         slot = self._r.slots.get(name)
         return dict(slot.lists) if slot is not None else {}
 
@@ -73,14 +76,14 @@ def compile_profile(resolved, files):
     except Exception as exc:  # regex.error from a combination of valid parts
         raise resolved_error(resolved, f"the protect categories do not compile together: {exc}") from None
     known = {name for name, _ in resolved.protect}
-    transforms, notes = [], {}
+    transforms, notes, used = [], {}, set()
     for raw, doc, i in resolved.transforms:
         spec = specs.build("level", TRANSFORM, raw)  # typed, frozen, the schema's defaults filled in
         for key in ("allow", "skip_inside", "stands_alone_after"):
             unknown = sorted(set(getattr(spec, key, None) or ()) - known)  # None: a key this kind does not have
             if unknown:
                 raise doc.error(f"{key}: unknown protect categor{'y' if len(unknown) == 1 else 'ies'} {', '.join(unknown)}", ("transforms", i, key))
-        ctx = BuildContext(resolved)
+        ctx = BuildContext(resolved, used)
         try:
             t = KINDS[spec.kind](spec, ctx)
         except regexutil.PatternError as exc:
@@ -92,6 +95,7 @@ def compile_profile(resolved, files):
         if getattr(t, "skipped", None):
             notes[spec.name] = t.skipped
         transforms.append(t)
+    _unused_slots(resolved, used)
     from .checks import checker, compiler
 
     checker("profile.hooks")(resolved)  # the hooks subsystem's own semantics (engine/core/checks.py)
@@ -101,6 +105,24 @@ def compile_profile(resolved, files):
         protector=protector, transforms=transforms, notes=notes,
         hooks=compiler("profile.hooks")(resolved), cache=s["cache"],
     )
+
+
+def _unused_slots(resolved, used):
+    """A slot the profile names, inherits from nowhere, and no transform of
+    its level uses does nothing; when its name is close to one the level
+    uses, it is that name misspelled.  (Another may serve a level of the
+    user's own, chosen with --level.)"""
+    from engine.base.errors import ValidationErrors, suggest
+
+    known = used | (set(resolved.slots) - set(resolved.new_slots))
+    errors = []
+    for name, (doc, path) in resolved.new_slots.items():
+        hint = "" if name in used else suggest(name, sorted(known))
+        if hint:
+            errors.append(doc.error(f"no transform of level {resolved.settings['level']!r} uses a dictionary slot "
+                                    f"named {name!r}{hint}", path, key=True))
+    if errors:
+        raise ValidationErrors(errors)
 
 
 def resolved_error(resolved, message):

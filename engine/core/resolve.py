@@ -73,6 +73,11 @@ class Resolved:
     setting_origins: dict = field(default_factory=dict)  # setting -> (doc, path) where last set
     transforms: list = field(default_factory=list)  # [(spec, doc, index)]
     ignored: list = field(default_factory=list)  # machine-level keys a project profile set (engine/core/boundary.py)
+    # Slots a profile that extends another names and does not inherit, when
+    # its own level is compiled: name -> (doc, path).  Only a transform naming
+    # one uses it; the compile calls one that no transform of the level uses
+    # and that is close to a slot it does use a misspelled name.
+    new_slots: dict = field(default_factory=dict)
 
     def show(self):
         """Plain data for `engine profile show`."""
@@ -111,6 +116,7 @@ def resolve_profile(lib, path, level_override=None, _seen=()):
             setting_origins[key] = (doc, (key,))
     if "protect" in data:
         protect = attempt(_protect, lib, doc, data["protect"], protect, base_dir) or protect
+    inherited_slots = set(slots)
     _resolve_slots(lib, doc, slots, base_dir, errors, attempt)
     missing = [k for k in SCALARS if k not in settings]
     if missing:
@@ -119,6 +125,8 @@ def resolve_profile(lib, path, level_override=None, _seen=()):
     res.setting_origins = setting_origins
     if not _seen and not missing:
         _resolve_level(lib, res, level_override, base_dir, attempt)
+        if level_override is None and inherited_slots:  # a root profile declares the slots of every level
+            res.new_slots = {k: (doc, ("dictionaries", k)) for k in slots if k not in inherited_slots}
     if errors:
         raise ValidationErrors(errors)
     return res

@@ -12,7 +12,9 @@
   (what its hooks receive) in the line's `toolUseResult`; `isMeta` lines
   and the compaction's summary (`isCompactSummary`) are not prompts;
 - a `system` line of subtype `compact_boundary` opens a new epoch, one of
-  subtype `api_error` is a failed model call;
+  subtype `api_error` is a failed model call the agent retries; a
+  `<synthetic>` assistant line with `isApiErrorMessage` is the failure it
+  showed (2.1.56);
 - 2.1.328 and later write `attachment` lines: `instructions` (files the agent
   loaded), `nested_memory` (a path-scoped rule), `hook_additional_context`
   (what hooks added); older versions put a hook's output inside a user
@@ -101,6 +103,9 @@ def _assistant(obj, out):
         out.append(Usage(input=figures[0], output=tokens(usage.get("output_tokens")) or 0, cache_read=figures[1],
                          cache_write=figures[2], model=model, response=response, synthetic=model == SYNTHETIC))
     content = msg.get("content")
+    if obj.get("isApiErrorMessage") is True:  # the failure the agent showed once its retries ran out
+        texts = [b.get("text") for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+        out.append(ApiError(next((t for t in texts if isinstance(t, str)), "")))
     if isinstance(content, list):
         for block in content:
             if isinstance(block, dict) and block.get("type") == "tool_use" and isinstance(block.get("name"), str):
