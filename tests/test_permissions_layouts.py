@@ -125,6 +125,41 @@ def test_any_doubt_gives_no_decision_and_no_rewrite(root, settings, tmp_path, mo
     assert permissions.runs_without_asking(agent(), cmd, "rules") != "yes", layout
 
 
+@pytest.mark.parametrize("layout", ["dev_zero", "fifo", "over_the_cap"])
+def test_a_project_settings_file_that_is_no_small_regular_file_is_doubt_read_within_the_cap(root, layout,
+                                                                                             monkeypatch):
+    """A cloned project's .claude/settings.json linked to /dev/zero, a FIFO
+    with no writer, or one byte over hooks.max_agent_settings_bytes: a
+    doubt at once, with at most the cap read (the hook did read /dev/zero
+    until its deadline, gigabytes)."""
+    from engine.core import settings as engine_settings
+
+    cap = 4096
+    bounds = dict(engine_settings.hook_bounds(), max_agent_settings_bytes=cap)
+    monkeypatch.setattr(engine_settings, "hook_bounds", lambda: bounds)
+    target = root / ".claude" / "settings.json"
+    target.parent.mkdir()
+    if layout == "dev_zero":
+        target.symlink_to("/dev/zero")
+    elif layout == "fifo":
+        os.mkfifo(target)
+    else:
+        body = json.dumps({"permissions": {"allow": ["Bash(find:*)"]}})
+        target.write_text(body + " " * (cap + 1 - len(body)))
+    reads = []
+    real_fdopen = os.fdopen
+
+    def fdopen(fd, *args, **kwargs):
+        fh = real_fdopen(fd, *args, **kwargs)
+        real_read = fh.read
+        fh.read = lambda n=-1: reads.append(n) or real_read(n)
+        return fh
+
+    monkeypatch.setattr(permissions.os, "fdopen", fdopen)
+    assert permissions.runs_without_asking(agent(), "find . -name x", "rules") != "yes"
+    assert all(0 <= n <= cap + 1 for n in reads), reads
+
+
 def test_user_local_settings_never_prove_an_allow(root, settings, tmp_path):
     """Whether the agent reads ~/.claude/settings.local.json is not certain:
     its allow rules prove nothing."""

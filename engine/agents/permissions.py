@@ -61,6 +61,26 @@ def settings_sources(agent, environ=None):
     return files
 
 
+def _read_settings(path):
+    """A settings file's bytes, never more than hooks.max_agent_settings_bytes:
+    a project's settings.json is the project's, and a link to /dev/zero or
+    a FIFO there must cost the hook nothing.  Anything else than a regular
+    file within the cap is a Doubt."""
+    import stat
+
+    from engine.core.settings import hook_bounds
+
+    cap = hook_bounds()["max_agent_settings_bytes"]
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)  # a FIFO opens without a writer
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            raise Doubt(f"{path}: not a regular file")
+        data = fh.read(cap + 1)
+    if len(data) > cap:
+        raise Doubt(f"{path}: larger than hooks.max_agent_settings_bytes")
+    return data
+
+
 def shell_rules(agent, environ=None):
     """{'allow': [...], 'deny': [...], 'ask': [...]}: the shell tool's rule
     bodies (None for a rule covering every command); None on any doubt."""
@@ -77,8 +97,7 @@ def _shell_rules(sources, tool, only_managed_key):
     rules = {k: [] for k in KINDS}
     for path, kinds in sources:
         try:
-            with open(path, "rb") as fh:
-                data = loads(fh.read().decode("utf-8"))
+            data = loads(_read_settings(path).decode("utf-8"))
         except FileNotFoundError:
             continue
         except (OSError, ValueError, UnicodeDecodeError, RecursionError):
