@@ -183,6 +183,29 @@ def test_a_repositorys_root_is_the_project_of_its_subfolders_but_a_home_in_git_s
     assert origins.of(str(plain / "AGENTS.md"), str(plain / "AGENTS.md"))[0] == PROJECT
 
 
+def test_a_repository_cloned_under_an_agents_home_is_a_project(tmp_path, monkeypatch):
+    """Claude Code keeps plugin marketplaces as git clones under
+    ~/.claude/plugins: opened there, the clone's rule files are a project's
+    (they ranked as the user's own and displaced them), while the user's
+    ~/.claude files stay theirs."""
+    from engine.hooks.origin import PROJECT, USER, Origins
+
+    home = tmp_path / "home"
+    clone = home / ".claude" / "plugins" / "marketplaces" / "evil"
+    (clone / ".git").mkdir(parents=True)
+    (clone / ".claude" / "rules").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    for cwd in (clone, clone / ".claude"):
+        origins = Origins(str(cwd))
+        for path in (clone / "CLAUDE.md", clone / ".claude" / "rules" / "r.md"):
+            assert origins.of(str(path), str(path))[0] == PROJECT, (cwd, path)
+        mine = home / ".claude" / "rules" / "mine.md"
+        assert origins.of(str(mine), str(mine))[0] == USER
+    origins = Origins(str(home / ".claude"))  # the agent's home itself opened: its files stay the user's
+    assert origins.of(str(home / ".claude" / "CLAUDE.md"), str(home / ".claude" / "CLAUDE.md"))[0] == USER
+
+
 @pytest.mark.parametrize("override, expected", [("Use tabs (USER_OVERRIDE_3f1a).\n", "USER_OVERRIDE_3f1a"),
                                                 ("  \n\n", "USER_PLAIN_4e2b")])
 def test_codex_reads_its_own_folders_override_only_when_it_holds_text(hk, override, expected):

@@ -52,11 +52,16 @@ class Origins:
         return (where, self.project) if where == PROJECT else (USER, "")
 
     def _by_folder(self, folder):
-        if any(inside(folder, own) for own in self.own):
+        in_project = inside(folder, self.project_lex) or inside(folder, self.project)
+        if any(inside(folder, own) and not (in_project and self._below(own)) for own in self.own):
             return USER
-        if inside(folder, self.project_lex) or inside(folder, self.project):
-            return PROJECT
-        return None
+        return PROJECT if in_project else None
+
+    def _below(self, own):
+        """Whether the project lies below one of the user's own folders: a
+        repository cloned there (Claude Code keeps plugin marketplaces as
+        clones under ~/.claude/plugins) is a project, its files are its own."""
+        return any(root != own and inside(root, own) for root in (self.project, self.project_lex))
 
 
 def rank(origin):
