@@ -252,3 +252,40 @@ def test_an_approved_project_profile_reads_the_users_instruction_files_each_agen
     assert "CODEXUSER_4a1c" in ctx and "GEMINIUSER_5b2d" in ctx and "CLAUDECFG_7d4f" in ctx, ctx
     assert "OAUTHTOKEN_6c3e" not in ctx, ctx
     assert any("oauth_creds.json" in line and "left out" in line for line in hk.log_lines()), hk.log_lines()
+
+
+def test_a_superprojects_links_above_the_project_never_reach_the_users_files(hk):
+    """Claude Code reads CLAUDE.md and .claude/rules in every folder above the
+    working folder.  A hostile superproject (or a download folder, or a
+    shared /tmp) put links there to ~/.ssh and ~/.aws files, and the
+    built-in refresh delivered them: above the project, a link is followed
+    only inside the folder it was found in, and a file others may write is
+    left out.  The superproject's own plain files are still delivered."""
+    hk.extra_env["ENGINE_PROFILE"] = str(hk.home / "mine.yaml")
+    (hk.home / "mine.yaml").write_text(profile_text(
+        {"UserPromptSubmit": [{"name": "rules", "every_turns": 1}, {"name": "instructions", "every_turns": 1}]},
+        name="mine"))
+    secret = _secret(hk)
+    outer = hk.root / "src" / "evil"
+    inner = outer / "vendor" / "lib"
+    (outer / ".git").mkdir(parents=True)
+    inner.mkdir(parents=True)
+    (inner / ".git").write_text("gitdir: ../../.git/modules/lib\n")  # a submodule
+    (outer / "CLAUDE.md").symlink_to(secret)
+    rules = outer / ".claude" / "rules"
+    rules.mkdir(parents=True)
+    (rules / "leak.md").symlink_to(secret)
+    (rules / "plain.md").write_text("# Plain\nMarker SUPERRULE.\n")
+    (rules / "team").mkdir()
+    (rules / "team" / "t.md").write_text("# Team\nMarker SUPERLINKIN.\n")
+    (rules / "linked.md").symlink_to(rules / "team" / "t.md")
+    planted = rules / "planted.md"
+    planted.write_text("# Planted\nMarker PLANTED.\n")
+    planted.chmod(0o666)
+    hk.project = inner
+    ctx = hk.hook(hk.prompt(1)).assert_ok().context or ""
+    assert SECRET not in ctx, "a folder above the project delivered the user's private file"
+    assert "PLANTED" not in ctx, "a file any account may write was delivered"
+    assert "SUPERRULE" in ctx and "SUPERLINKIN" in ctx, ctx
+    log = "\n".join(hk.log_lines())
+    assert "leak.md left out" in log and "CLAUDE.md left out" in log and "planted.md left out" in log, log

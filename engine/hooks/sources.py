@@ -241,7 +241,7 @@ def collect(spec, cwd, log, trust=None, skipped=None, agent=None):
         name = os.path.basename(p)
         if real in seen or name in skip:
             continue
-        reason = trust.why_not(str(p), real, folder) if trust is not None else None
+        reason = trust.why_not(str(p), real, folder, src.get("origin")) if trust is not None else None
         if reason:
             log(f"rule file {p} left out: {reason}")
             if skipped is not None:

@@ -15,6 +15,9 @@ may hold links.  So:
   whose real path leaves the rule folder it was found in (a link is followed
   only inside it) or lies in version-control metadata (`.git/config` holds
   a clone's token: hooks.trust.vcs_metadata);
+- a file an agent reads for the project from a folder above it (Claude
+  Code's CLAUDE.md chain up to /) follows links only inside the folder it
+  was found in, and is left out when another account owns it or may write it;
 - the user's own instruction files and folders may link where the user likes;
 - anything wider needs `hooks.trust.allow_read` in the user's own profile
   (named in the hook command, $ENGINE_PROFILE, the config folder's
@@ -41,10 +44,12 @@ class Trust:
         self.vcs = [(name, os.sep + name + os.sep) for name in vcs_metadata]
         self._folders = {}
 
-    def why_not(self, path, real=None, folder=None):
+    def why_not(self, path, real=None, folder=None, declared=None):
         """None when `path` may be read, else the reason it may not; `real`:
         its real path, when the caller has it already; `folder`: the rule
-        folder it was found in (a source's folder, a named file's folder)."""
+        folder it was found in (a source's folder, a named file's folder);
+        `declared`: the origin an agent's YAML gives the file's entry
+        ("project" for the chain of folders it reads for the project)."""
         lex = os.path.abspath(path)
         real = os.path.realpath(path) if real is None else real
         if any(inside(real, a) for a in self.allowed):
@@ -54,6 +59,8 @@ class Trust:
         in_project = inside(lex, self.project_lex) or inside(lex, self.project)
         if in_project:
             return self._in_project(real, folder)
+        if declared == "project":
+            return self._above_project(lex, real, folder)
         if not self.from_project:
             return None  # the user's own profile named it
         return ("a profile found in the project may read only the project and your own instruction files that "
@@ -82,6 +89,29 @@ class Trust:
         root = self._real_folder(folder)
         if root is not None and not inside(real, root):
             return f"it links to {real}, outside its rule folder {root}; {allow}"
+        return None
+
+    def _above_project(self, lex, real, folder):
+        """Why a file the agent reads for the project from a folder above it
+        (a superproject's CLAUDE.md, a download folder's .claude/rules) may
+        not be read, or None.  Nobody vouches for those folders: a link
+        there is followed only inside the folder the file was found in, and
+        a file another account owns or may write (planted in /tmp) is left
+        out."""
+        allow = "allow it with hooks.trust.allow_read in your own profile"
+        root = self._real_folder(folder or os.path.dirname(lex))
+        if not inside(real, root):
+            return f"it links to {real}, outside {root}, a folder above the project {self.project}; {allow}"
+        meta = next((name for name, needle in self.vcs if needle in real[len(root):] + os.sep), "")
+        if meta:
+            return f"its real path {real} is inside version-control metadata ({meta}); {allow}"
+        try:
+            st = os.stat(real)
+        except OSError:
+            return None  # nothing there: the reader says so
+        if st.st_uid not in (os.getuid(), 0) or st.st_mode & 0o002:
+            return (f"it lies above the project {self.project} and another account owns it or may write it; "
+                    f"{allow}")
         return None
 
     def _vcs_part(self, real):
