@@ -102,8 +102,8 @@ def _hook(sub):
                        "JSON on stdin and prints one JSON object for the agent, or nothing. Never fails: problems "
                        "go to the hook log (hook.log in the state folder) and the exit status is 0.")
     p.add_argument("--profile", metavar="NAME|PATH", help=PROFILE_HELP)
-    p.add_argument("--agent", metavar="NAME", help="the agent that runs the hook (a built-in agent: engine agents; "
-                   "default claude-code)")
+    p.add_argument("--agent", metavar="NAME", help="the agent that runs the hook, one of the built-in agents "
+                   "(pipelines/agents/NAME.yaml; default claude-code)")
     p.add_argument("--event", metavar="NAME", help="the event, as the agent names it, where its payload names none")
 
 

@@ -60,7 +60,7 @@ def _context(profile_ref, chosen, hooks, turn, cwd, touched, transcript, agent, 
         if not os.path.isfile(os.path.expanduser(transcript)):
             from engine.base.errors import UserError
 
-            raise UserError("no transcript file here; give a session's transcript (engine session list shows them)",
+            raise UserError("no transcript file here; give the path of a session's transcript file (.jsonl)",
                             transcript)
         fields["transcript"] = os.path.abspath(os.path.expanduser(transcript))
     event = make(table.get(agent or DEFAULT_AGENT), "prompt", **fields)
