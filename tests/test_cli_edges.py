@@ -306,3 +306,16 @@ def test_every_profile_option_names_the_config_folder_profile():
         if where == "install":
             assert "hook command" in text, text
         assert "rules-engine/profile.yaml" in text, (where, text)
+
+
+@pytest.mark.parametrize("args,says", [
+    (("session", "report", "tr"), "tr: this is a folder, not a transcript file"),
+    (("replay", "tr"), "tr: this is a folder, not a transcript file"),
+    (("replay", "nope.jsonl"), "nope.jsonl: no such file; check the path"),
+    (("compress", "CLAUDE.md", "--profile", "tr"), "'tr' is a folder here: give the path of a profile .yaml file"),
+])
+def test_a_folder_or_a_missing_file_is_called_what_it_is(cli, args, says):
+    (cli.cwd / "tr").mkdir()
+    (cli.cwd / "CLAUDE.md").write_text("Always run the tests.\n")
+    run = cli(*args)
+    assert run.returncode == 1 and says in run.err, run

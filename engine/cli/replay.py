@@ -49,6 +49,10 @@ def expand(patterns):
             raise UserError("no transcript matches this pattern; give .jsonl files or a glob that names some",
                             pattern)
         for m in matches:
+            if os.path.isdir(m):
+                raise UserError("this is a folder, not a transcript file; give its .jsonl files (DIR/*.jsonl)", m)
+            if not os.path.exists(m):
+                raise UserError("no such file; check the path", m)
             if not os.path.isfile(m):
                 raise UserError("not a transcript file; give a .jsonl file", m)
             if m not in out:

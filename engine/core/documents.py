@@ -96,6 +96,8 @@ class Library:
         if not p.is_file():
             known = builtin_names(kind)
             hint = suggest(ref, known) or f"; built-in: {', '.join(known) or 'none'}; or give a path to a .yaml file"
+            if origin is None and Path(ref).is_dir():  # a folder named on the command line
+                hint = f"; {ref!r} is a folder here: give the path of a {kind} .yaml file"
             raise self._where(origin, f"no built-in {kind} named {ref!r}{hint}", ref)
         return p.resolve()
 

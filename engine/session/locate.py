@@ -264,6 +264,8 @@ def find(target, current_, cwd, agent=None):
         raise UserError("name a session: a SESSION_ID, --current, or a transcript file (.jsonl)")
     if os.path.isfile(target):
         return target
+    if os.path.isdir(target):
+        raise UserError("this is a folder, not a transcript file; give a .jsonl file in it", target)
     looks_like_path = os.sep in target or target.endswith(".jsonl")
     if looks_like_path:
         raise UserError("no such transcript file; give the path of a .jsonl file", target)
