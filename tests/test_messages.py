@@ -219,6 +219,16 @@ def test_cli_bad_json_is_one_line_with_position(cli, tmp_path, text, needle):
         assert (p.line, p.col) == position(text, needle)
 
 
+def test_a_transcript_given_without_transcript_says_to_add_it(cli, tmp_path):
+    src = write(tmp_path, "s.jsonl", '{"type": "user"}\n{"type": "assistant"}\n')
+    r = cli("messages", "compress", src)
+    [p] = problems(r)
+    assert r.returncode == 1 and (p.line, p.col) == (2, 1) and "add --transcript" in p.msg, r
+    r = cli("messages", "restore", src)
+    [p] = problems(r)
+    assert r.returncode == 1 and "--transcript" not in p.msg and "compress --json" in p.msg, r
+
+
 def test_cli_wrong_shapes(cli, tmp_path):
     r = cli("messages", "compress", write(tmp_path, "o.json", '{"a": 1}'))
     assert r.returncode == 1 and "expected a JSON list of messages" in r.err

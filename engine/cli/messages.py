@@ -30,11 +30,15 @@ def add_parser(sub):
     s.add_argument("file", metavar="FILE|-", help="the JSON object printed by `engine messages compress --json`")
 
 
-def _parse_json(text, name):
+def _parse_json(text, name, wanted="a JSON list of messages", lines_hint="; for a transcript (one JSON object per "
+                "line) add --transcript"):
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise UserError(f"not JSON: {exc.msg}; give a JSON list of messages", name, exc.lineno, exc.colno) from None
+        # JSON on the first line and more after it: one object per line, a transcript
+        lines = exc.msg == "Extra data" and exc.lineno > 1
+        hint = lines_hint if lines else ""
+        raise UserError(f"not JSON: {exc.msg}; give {wanted}{hint}", name, exc.lineno, exc.colno) from None
     except RecursionError:
         raise UserError("JSON nested too deep to read", name) from None
 
@@ -109,7 +113,7 @@ def run(args):
 def _restore(text, name):
     from engine.messages.api import restore_messages
 
-    data = _parse_json(text, name)
+    data = _parse_json(text, name, "the object `engine messages compress --json` printed", "")
     if not isinstance(data, dict) or "messages" not in data or "verbatim" not in data:
         raise UserError("expected the object `engine messages compress --json` printed (with messages and verbatim)", name)
     messages = data["messages"]
