@@ -555,9 +555,24 @@ def test_stats_with_cl100k(cli, stats_dir, pure_count):
 
 def test_stats_of_a_folder_without_rule_files(cli):
     (cli.cwd / "empty").mkdir()
+    write(cli.cwd / "empty", "notes.txt", "not a rule file\n")
     r = cli("stats", "empty")
     assert r.returncode == 1
-    assert "empty" in r.err
+    assert "empty" in r.err and ".mdc" in r.err
+
+
+def test_stats_of_a_folder_counts_cursor_rule_files(cli):
+    """Cursor's .mdc rules and its single .cursorrules file are rule files
+    too (compress.folder_suffixes and folder_names); other files are not."""
+    d = cli.cwd / "proj"
+    write(d, ".cursor/rules/style.mdc", "---\nalwaysApply: true\n---\nAlways use tabs.\n")
+    write(d, ".cursorrules", "Never commit secrets.\n")
+    write(d, "AGENTS.md", "Run the tests.\n")
+    write(d, "notes.txt", "not a rule file\n")
+    r = cli("stats", "proj", "--json")
+    assert r.returncode == 0, r
+    files = {row["file"] for row in json.loads(r.out)["rows"]}
+    assert files == {"proj/.cursor/rules/style.mdc", "proj/.cursorrules", "proj/AGENTS.md"}, files
 
 
 # ---------------------------------------------------------------- profile show

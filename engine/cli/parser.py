@@ -81,7 +81,8 @@ def _explain(sub):
 
 def _stats(sub):
     p = sub.add_parser("stats", help="characters and tokens before and after, per file and level")
-    p.add_argument("paths", nargs="+", help="files or folders (folders: every *.md inside, recursively)")
+    p.add_argument("paths", nargs="+", help="files or folders (folders: every rule file inside, recursively: "
+                   "compress.folder_suffixes and folder_names of pipelines/settings/engine.yaml)")
     _add_profile_args(p, level=False)
     p.add_argument("--levels", nargs="+", metavar="LEVEL", default=["off,light,standard,aggressive"],
                    help="levels to compare, as separate words (--levels light aggressive) or a comma list "

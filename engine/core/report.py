@@ -116,18 +116,22 @@ def explain_data(name, text, result, profile):
 def collect_files(paths):
     from engine.base.errors import UserError
 
+    from .settings import plain
+
+    rule_files = plain()["compress"]
+    suffixes, whole = tuple(rule_files["folder_suffixes"]), set(rule_files["folder_names"])
     files = []
     for p in paths:
         if os.path.isdir(p):
             for root, dirs, names in os.walk(p):
                 dirs.sort()
-                files.extend(os.path.join(root, n) for n in sorted(names) if n.endswith(".md"))
+                files.extend(os.path.join(root, n) for n in sorted(names) if n.endswith(suffixes) or n in whole)
         elif os.path.isfile(p):
             files.append(p)
         else:
             raise UserError("no such file or folder", p)
     if not files:
-        raise UserError("no .md files found here", " ".join(paths))
+        raise UserError(f"no rule files ({', '.join(suffixes + tuple(sorted(whole)))}) found here", " ".join(paths))
     return files
 
 
