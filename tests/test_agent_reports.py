@@ -105,10 +105,13 @@ def test_the_session_report_of_each_agent_is_its_file_read_plainly(agent, style,
 
 
 def test_an_agent_named_reads_the_file_as_that_agents(tmp_path, style, cli):
-    """--agent wins over the lines: a Codex file read as Claude Code's holds
-    nothing Claude Code writes; an unknown agent is one line naming them all."""
+    """--agent names the reader when the lines show no agent's format; a Codex
+    file named as Claude Code's (it would read as empty) is one line saying
+    whose it is; an unknown agent is one line naming them all."""
     path = agent_transcript("codex")
-    assert build_report(str(path), style, agent="claude-code")["api_calls"] == 0
+    run = cli("session", "report", str(path), "--agent", "claude-code")
+    assert run.returncode == 1 and len(run.err.strip().splitlines()) == 1, str(run)
+    assert "a transcript of codex, not of claude-code" in run.err, str(run)
     run = cli("session", "report", str(path), "--agent", "codex", "--json")
     assert run.returncode == 0 and json.loads(run.out)["agent"] == "codex", str(run)
     run = cli("session", "report", str(path), "--agent", "cursor")

@@ -270,6 +270,21 @@ def test_cli_json_html_and_mistakes(tmp_path):
         assert len(run.stderr.strip().splitlines()) == 1, run.stderr
 
 
+def test_an_agent_named_for_another_agents_transcript_is_a_mistake(style):
+    """A Claude Code transcript read as Gemini's gave an empty report (0 API
+    calls) and exit 0; read as that of the agent that wrote it, or with no
+    --agent, it gives the figures."""
+    from testdata import agent_transcript, transcript
+
+    claude = transcript("21-erk-ci-compact-17errors-41files-ebe65926.jsonl")
+    for wrong in ("gemini", "codex", "copilot"):
+        with pytest.raises(UserError, match=f"a transcript of claude-code, not of {wrong}"):
+            build_report(str(claude), style, agent=wrong)
+    assert build_report(str(claude), style, agent="claude-code")["api_calls"] == build_report(str(claude), style)["api_calls"] > 0
+    with pytest.raises(UserError, match="a transcript of codex, not of claude-code"):
+        build_report(str(agent_transcript("codex")), style, agent="claude-code")
+
+
 def test_a_broken_style_is_one_line_with_its_place(tmp_path):
     text = open(os.path.join(REPO, "pipelines", "reports", "session.yaml"), encoding="utf-8").read()
     bad = tmp_path / "style.yaml"

@@ -117,7 +117,7 @@ def replay_one(path, world, profile_ref, pricing, count, progress=None, project=
     from .payload import build
     from .pricing import Timeline
 
-    agent = for_transcript(path, agent)
+    agent = for_transcript(path, agent, strict=True)
     reader = agent.data["transcript"]["reader"]
     size = os.path.getsize(path)
     timeline = Timeline(path, reader)  # one bounded line at a time: the file is never held whole

@@ -31,15 +31,24 @@ def of_reader(reader):
     return None
 
 
-def for_transcript(path, name=None):
-    """The Agent of a transcript: named, detected, or the default."""
+def for_transcript(path, name=None, strict=False):
+    """The Agent of a transcript: named, detected, or the default.  With
+    `strict` (a command the user gave --agent), a name whose reader is not
+    the one the file's lines show is a UserError: read by another agent's
+    reader, the file would give an empty report, silently."""
     from engine.agents import DEFAULT_AGENT
     from engine.agents.transcripts import detect
 
-    if name:
-        return named(name)
+    chosen = (named(name) if isinstance(name, str) else name) if name else None  # a name, or an Agent already
+    if chosen is not None and not strict:
+        return chosen
     reader = detect(path)
     agent = of_reader(reader) if reader else None
+    if chosen is not None:
+        if agent is not None and chosen.data["transcript"]["reader"] != reader:
+            raise UserError(f"this is a transcript of {agent.name}, not of {chosen.name}; drop --agent (the agent "
+                            f"is found from the file) or name the agent that wrote it", path)
+        return chosen
     return agent or named(DEFAULT_AGENT)
 
 

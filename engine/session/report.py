@@ -115,7 +115,7 @@ def build_report(path, style, errors=None, redact=None, agent=None):
 
     errors = errors or error_sources.default()
     redact = redact or _redactor()
-    agent = for_transcript(path, agent)
+    agent = for_transcript(path, agent, strict=True)
     an, problems = analyze_file(path, style, redact, agent)
     kind, chain = an.chain()
     points = list(chain.responses.values())
