@@ -5,6 +5,7 @@ changed; uninstall removes only what install wrote, exactly."""
 import json
 import os
 import tempfile
+import time
 
 import pytest
 
@@ -258,3 +259,16 @@ def test_a_link_that_stays_inside_the_project_is_followed(hk):
     run = hk.engine("uninstall", "--project")
     assert run.returncode == 0, str(run)
     assert _settings(hk).is_symlink() and shared.read_text() == original
+
+
+def test_a_backup_name_taken_by_a_link_is_not_written_through(hk, monkeypatch):
+    from engine.hooks import install
+
+    path = _settings(hk)
+    path.parent.mkdir(parents=True)
+    path.write_text('{"model": "opus"}\n')
+    monkeypatch.setattr(time, "strftime", lambda *a: "20300101-000000")
+    _link(path.with_name("settings.json.bak-20300101-000000"), hk.home / "planted")  # dangling
+    install.install("project", ["SessionStart"], cwd=str(hk.project))
+    assert _snapshot(hk.home) == {}, "the backup went beside the link, not through it"
+    assert path.with_name("settings.json.bak-20300101-000000-001").read_text() == '{"model": "opus"}\n'

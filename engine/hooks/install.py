@@ -219,7 +219,7 @@ def _as_it_was(path, new, max_bytes=1 << 20):
     was before install, its layout included), or None."""
     import json
 
-    for backup in sorted(settingsfile.backups(path), key=lambda p: p.stat().st_mtime_ns, reverse=True):
+    for backup in sorted(settingsfile.backups(path), key=lambda p: p.lstat().st_mtime_ns, reverse=True):
         try:
             if backup.stat().st_size > max_bytes:
                 continue
