@@ -5,6 +5,7 @@ changed; uninstall removes only what install wrote, exactly."""
 import json
 import os
 import tempfile
+import time
 
 import pytest
 
@@ -163,3 +164,111 @@ def test_install_errors_name_the_file_as_one_line(hk):
     line = _one_line_error(run)
     assert line.split(":", 1)[0].endswith("settings.json"), "FILE: message"
     assert '"hooks"' in line and "nothing was changed" in line
+
+
+# ------------------------------------------ a cloned repository's links never lead a write out of it
+
+
+def _snapshot(folder):
+    """Every file, folder and link under `folder`: its bytes, "folder" or where it links."""
+    out = {}
+    for p in sorted(folder.rglob("*")):
+        key = str(p.relative_to(folder))
+        out[key] = f"-> {os.readlink(p)}" if p.is_symlink() else "folder" if p.is_dir() else p.read_bytes()
+    return out
+
+
+def _link(link, target):
+    """A relative link, as a cloned repository can ship one."""
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(os.path.relpath(target, link.parent))
+
+
+def _refused(run, name):
+    """One line, exit 1, naming the project's path and where it really leads."""
+    assert run.returncode == 1, str(run)
+    assert "Traceback" not in run.stderr, str(run)
+    lines = [line for line in run.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, f"one line of error\n{run}"
+    where, _, msg = lines[0].partition(": ")
+    assert where.endswith(name) and "outside the project" in msg and "nothing was changed" in msg, lines[0]
+    return lines[0]
+
+
+def test_a_project_settings_link_to_the_users_settings_is_refused(hk):
+    users = hk.home / ".claude" / "settings.json"
+    users.parent.mkdir(parents=True)
+    users.write_text(json.dumps({"permissions": {"deny": ["Bash(rm:*)"]}}, indent=2) + "\n")
+    _link(_settings(hk), users)
+    before = _snapshot(hk.home)
+    for command in ("install", "uninstall"):
+        line = _refused(hk.engine(command, "--project"), ".claude/settings.json")
+        assert str(users) in line, "the message says where the link leads"
+        assert _snapshot(hk.home) == before, "the user's settings untouched, no backup beside them"
+    assert _snapshot(hk.project) == {".claude": "folder", ".claude/settings.json": f"-> {os.readlink(_settings(hk))}"}
+
+
+def test_a_dangling_project_link_out_creates_nothing_outside(hk):
+    _link(_settings(hk), hk.home / ".config" / "autostart" / "made-by-install.json")
+    for command in ("install", "uninstall"):
+        _refused(hk.engine(command, "--project"), ".claude/settings.json")
+        assert _snapshot(hk.home) == {}, "no file, no folder created outside the project"
+    assert not (hk.project / ".claude" / "commands").exists()
+
+
+def test_a_commands_folder_link_out_is_refused_before_anything_is_written(hk):
+    victim = hk.home / ".config" / "victimdir"
+    victim.mkdir(parents=True)
+    (victim / "notes.md").write_text("mine\n")
+    _link(hk.project / ".claude" / "commands", victim)
+    before = _snapshot(hk.home)
+    _refused(hk.engine("install", "--project"), ".claude/commands")
+    assert _snapshot(hk.home) == before
+    assert _listing(hk.project / ".claude") == ["commands"], "no settings file written either: no partial install"
+
+
+def test_a_command_file_link_out_is_refused(hk):
+    outside = hk.home / ".bashrc"
+    _link(hk.project / ".claude" / "commands" / "pin-last.md", outside)  # dangling: install would create it
+    _refused(hk.engine("install", "--project"), "pin-last.md")
+    assert _snapshot(hk.home) == {}
+
+
+def test_uninstall_removes_nothing_outside_once_the_project_links_out(hk):
+    """Installed in a real folder, then the repository replaced .claude by a
+    link to a copy outside it (a pull): uninstall must not follow it."""
+    assert hk.engine("install", "--project").returncode == 0
+    elsewhere = hk.home / ".config" / "claude-copy"
+    elsewhere.parent.mkdir(parents=True)
+    (hk.project / ".claude").rename(elsewhere)
+    _link(hk.project / ".claude", elsewhere)
+    before = _snapshot(hk.home)
+    _refused(hk.engine("uninstall", "--project"), "settings.json")
+    assert _snapshot(hk.home) == before
+
+
+def test_a_link_that_stays_inside_the_project_is_followed(hk):
+    shared = hk.project / "config" / "claude.json"
+    shared.parent.mkdir()
+    original = json.dumps({"model": "opus"}, indent=2) + "\n"
+    shared.write_text(original)
+    _link(_settings(hk), shared)
+    run = hk.engine("install", "--project")
+    assert run.returncode == 0, str(run)
+    assert _settings(hk).is_symlink() and json.loads(shared.read_text())["hooks"]
+    run = hk.engine("uninstall", "--project")
+    assert run.returncode == 0, str(run)
+    assert _settings(hk).is_symlink() and shared.read_text() == original
+
+
+def test_a_backup_name_taken_by_a_link_is_not_written_through(hk, monkeypatch):
+    from engine.hooks import install
+
+    path = _settings(hk)
+    path.parent.mkdir(parents=True)
+    path.write_text('{"model": "opus"}\n')
+    monkeypatch.setattr(time, "strftime", lambda *a: "20300101-000000")
+    _link(path.with_name("settings.json.bak-20300101-000000"), hk.home / "planted")  # dangling
+    install.install("project", ["SessionStart"], cwd=str(hk.project))
+    assert _snapshot(hk.home) == {}, "the backup went beside the link, not through it"
+    assert path.with_name("settings.json.bak-20300101-000000-001").read_text() == '{"model": "opus"}\n'

@@ -3,6 +3,7 @@ each agent (pipelines/agents/NAME.yaml `install:`), `--detect`, and the
 hook command's --agent/--event, on real files in a throwaway HOME.  The
 real agents running these hooks: tests/test_agents_e2e.py."""
 
+import itertools
 import json
 import os
 import shlex
@@ -170,6 +171,28 @@ def test_an_agents_file_the_engine_cannot_rewrite_is_one_line_and_left_alone(hk)
     assert path.read_text() == text and os.listdir(path.parent) == ["settings.json"]
     run = _engine(hk, "install", "--agent", "cursor")
     assert run.returncode == 1 and "no agent named 'cursor'" in run.stderr and "codex" in run.stderr, str(run)
+
+
+def _tree(folder):
+    return {str(p.relative_to(folder)): p.read_bytes() if p.is_file() and not p.is_symlink() else str(p.is_symlink())
+            for p in sorted(folder.rglob("*"))}
+
+
+def test_a_project_hooks_folder_linking_out_of_the_project_is_refused(hk):
+    """A cloned repository ships .github/hooks -> the user's own Copilot hooks:
+    install and uninstall refuse it in one line and write nothing anywhere."""
+    users = hk.home / ".copilot" / "hooks"
+    users.mkdir(parents=True)
+    (users / "rules-engine.json").write_text('{"version": 1, "hooks": {}}\n')
+    (hk.project / ".github").mkdir()
+    (hk.project / ".github" / "hooks").symlink_to(os.path.relpath(users, hk.project / ".github"))
+    (hk.home / ".claude").mkdir()  # --detect finds Claude Code (installed first) and Copilot
+    before, project = _tree(hk.home), _tree(hk.project)
+    for command, which in itertools.product(("install", "uninstall"), (("--agent", "copilot"), ("--detect",))):
+        run = _engine(hk, command, *which, "--project", env={"PATH": _fake_agents(hk, [])})
+        assert run.returncode == 1 and len(run.stderr.strip().splitlines()) == 1, str(run)
+        assert run.stderr.startswith(".github/hooks/rules-engine.json: ") and "outside the project" in run.stderr
+        assert _tree(hk.home) == before and _tree(hk.project) == project, "nothing written, for no agent"
 
 
 def _fake_agents(hk, commands):

@@ -62,14 +62,30 @@ def install_commands(settings_file, folder=None):
                         "run engine install again", folder or commands_dir(settings_file)) from None
 
 
-def _install_commands(folder):
+def _commands(folder):
+    """(path, text) of each command file install writes in `folder`."""
     from . import config
 
-    settings = config.load()
+    return [(os.path.join(folder, name + ".md"), text)
+            for name, text in sorted(config.load()["pins"]["slash_commands"].items())]
+
+
+def recorded(folder, record=None):
+    """The files in `folder` the record says install wrote (uninstall removes those)."""
+    return [path for path in (_record() if record is None else record) if os.path.dirname(path) == folder]
+
+
+def targets(folder, installing):
+    """Every path install (or uninstall) would write or remove for `folder`:
+    the folder, and its command files."""
+    files = [path for path, _ in _commands(folder)] if installing else recorded(folder)
+    return [folder, *files]
+
+
+def _install_commands(folder):
     record = _record()
     done = {"written": [], "same": [], "kept": []}
-    for name, text in sorted(settings["pins"]["slash_commands"].items()):
-        path = os.path.join(folder, name + ".md")
+    for path, text in _commands(folder):
         data = (text.rstrip("\n") + "\n").encode()
         digest = hashlib.sha256(data).hexdigest()
         try:
@@ -111,9 +127,8 @@ def uninstall_commands(settings_file, folder=None):
 def _uninstall_commands(folder):
     record = _record()
     done = {"removed": [], "kept": [], "folder": None}
-    for path, digest in list(record.items()):
-        if os.path.dirname(path) != folder:
-            continue
+    for path in recorded(folder, record):
+        digest = record[path]
         try:
             with open(path, "rb") as fh:
                 same = hashlib.sha256(fh.read()).hexdigest() == digest

@@ -331,7 +331,7 @@ def _agents(args):
 
 def cmd_install(args):
     from engine.core.profile import load_profile, user_profile_ref
-    from engine.hooks.install import install, profile_events
+    from engine.hooks.install import install, profile_events, stays_inside
 
     # --user writes into the user's own settings: only the user's own profile
     # may decide them, never a project profile found from the working folder.
@@ -339,6 +339,8 @@ def cmd_install(args):
     hooks = load_profile(ref).hooks
     events = profile_events(hooks)
     agents = _agents(args)
+    for agent in agents:  # every agent's files checked before the first is written
+        stays_inside(_scope(args), agent=agent)
     for agent in agents:
         if args.detect:
             print(f"{agent.data['display']}:")
@@ -378,13 +380,16 @@ def _list_files(title, files):
 
 def cmd_uninstall(args):
     from engine.core.profile import load_profile
-    from engine.hooks.install import uninstall
+    from engine.hooks.install import stays_inside, uninstall
 
     try:
         keep = load_profile(None).hooks["install_backups_kept"]
     except (UserError, KeyError):  # a broken active profile must not block removing the hooks
         keep = load_profile("default").hooks["install_backups_kept"]
-    for agent in _agents(args):
+    agents = _agents(args)
+    for agent in agents:  # every agent's files checked before the first is removed
+        stays_inside(_scope(args), agent=agent, installing=False)
+    for agent in agents:
         if args.detect:
             print(f"{agent.data['display']}:")
         done = uninstall(_scope(args), keep=keep, agent=agent.name)

@@ -93,6 +93,16 @@ def _folder(agent, path):
     return os.path.join(os.path.dirname(os.path.abspath(path)), name) if name else None
 
 
+def slash_targets(agent, path, installing):
+    """The folder and files install (or uninstall) would write or remove for the slash commands."""
+    folder = _folder(agent, path)
+    if folder is None:
+        return []
+    from engine.ccm.slash import targets
+
+    return targets(folder, installing)
+
+
 def install_slash(agent, path):
     """Write the slash commands; the (path, what) lines to list."""
     folder = _folder(agent, path)

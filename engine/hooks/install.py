@@ -6,7 +6,8 @@ only our entries (and the extras install wrote, extras.py), removes a file
 and the folders install created once they hold nothing else, and gives a
 file back byte for byte when its content is what it was before install.
 A settings file install cannot read as the agent does is a one-line error
-and nothing is changed (settingsfile.py)."""
+and nothing is changed (settingsfile.py); so is a project's file a link
+would carry out of the project (stays_inside)."""
 
 import os
 import sys
@@ -14,7 +15,9 @@ from pathlib import Path
 from typing import NamedTuple, Optional
 
 from engine.agents import DEFAULT_AGENT
-from engine.base.errors import UserError
+from engine.base.errors import UserError, display
+from engine.base.paths import inside
+from engine.base.project import project_folder
 
 from . import entries, extras, settingsfile
 from .hookcmd import hook_command
@@ -108,10 +111,35 @@ def _autocompact(spec, new, path, pct):
     return value, variable
 
 
+def stays_inside(scope, cwd=None, agent=DEFAULT_AGENT, installing=True):
+    """A project's install writes only inside the project: a cloned
+    repository is hostile, and its links (.claude/settings.json ->
+    ~/.claude/settings.json, .claude/commands -> a folder of yours) must not
+    carry a write or a removal out of it.  Every file and folder install (or
+    uninstall) would write, create or remove is checked, links followed,
+    before anything is written; a link that stays inside is followed.  The
+    user's own settings (--user) go through their links as they are."""
+    if scope != "project":
+        return
+    spec = agent_named(agent) if isinstance(agent, str) else agent
+    root = project_folder(cwd or os.getcwd())
+    path = settings_path(scope, cwd, spec)
+    targets = [path, *extras.slash_targets(spec, path, installing)]
+    if not installing:
+        targets += settingsfile.created_folders(path)
+    for target in targets:
+        real = os.path.realpath(target)  # every link followed, a dangling one too
+        if not inside(real, root):
+            raise UserError(f"a link leads this outside the project, to {display(real)}; engine install and "
+                            "uninstall change nothing outside a project: remove the link or make it point inside "
+                            "the project (nothing was changed)", str(target))
+
+
 def install(scope, events, profile_ref=None, timeout=10, cwd=None, keep=3, autocompact_pct=0, agent=DEFAULT_AGENT):
     """Add our entries for the profile's `events` (and the agent's extras);
     returns a Done."""
     spec = agent_named(agent)
+    stays_inside(scope, cwd, spec)
     path = settings_path(scope, cwd, spec)
     data, original = settingsfile.load(path, _container(spec))
     new = entries.without_ours(spec, data)
@@ -143,6 +171,7 @@ def uninstall(scope, cwd=None, keep=3, agent=DEFAULT_AGENT):
     file that install created and that now holds nothing else is removed
     (backup None), and so are the folders install created for it, when empty."""
     spec = agent_named(agent)
+    stays_inside(scope, cwd, spec, installing=False)
     path = settings_path(scope, cwd, spec)
     data, original = settingsfile.load(path, _container(spec))
     new = entries.without_ours(spec, data)
@@ -190,7 +219,7 @@ def _as_it_was(path, new, max_bytes=1 << 20):
     was before install, its layout included), or None."""
     import json
 
-    for backup in sorted(settingsfile.backups(path), key=lambda p: p.stat().st_mtime_ns, reverse=True):
+    for backup in sorted(settingsfile.backups(path), key=lambda p: p.lstat().st_mtime_ns, reverse=True):
         try:
             if backup.stat().st_size > max_bytes:
                 continue

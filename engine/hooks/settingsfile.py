@@ -132,12 +132,15 @@ def _backup(path, keep):
     stamp = time.strftime("%Y%m%d-%H%M%S")
     backup = path.with_name(f"{path.name}.bak-{stamp}")
     n = 1
-    while backup.exists():
+    while os.path.lexists(backup):  # a link of that name, dangling too, is not written through
         backup = path.with_name(f"{path.name}.bak-{stamp}-{n:03d}")
         n += 1
-    backup.write_bytes(path.read_bytes())
+    data = path.read_bytes()
+    fd = os.open(backup, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
     os.chmod(backup, path.stat().st_mode & 0o7777)
-    old = sorted(backups(path), key=lambda p: (p.stat().st_mtime_ns, p.name))
+    old = sorted(backups(path), key=lambda p: (p.lstat().st_mtime_ns, p.name))  # a dangling link is no error
     for extra in old[: max(0, len(old) - keep)]:
         try:
             extra.unlink()
