@@ -206,6 +206,18 @@ def test_real_transcripts(settings, store, tmp_path, name):
         for k in keys_in(line.decode()):
             assert store.get(k[:64]) is not None
     assert report.bytes_out < report.bytes_in
+    # The session report of the purged file counts what the model read, as
+    # that of the original does: the outputs, not the stubs.
+    from engine.session import build_report, load_style
+
+    style = load_style()
+    before, after = build_report(str(src), style), build_report(str(path), style)
+    texts = [t for b in results.values() for t in ([b["content"]] if isinstance(b["content"], str) else
+                                                  [x.get("text") for x in b["content"] if isinstance(x, dict)])]
+    stubbed = sum(1 for t in texts if isinstance(t, str) and t.startswith("[CCM_CACHED]"))
+    assert after["purged_results"] == stubbed and before["purged_results"] == 0
+    for field in ("tools", "tool_result_bytes", "tools_in_context", "tool_result_bytes_in_context", "api_calls"):
+        assert after[field] == before[field], field
 
 
 def test_cli_analyze_and_errors(tmp_path):

@@ -47,3 +47,31 @@ def is_stub(text, openings):
 def keys_in(raw):
     """Every key named in raw bytes."""
     return {m.decode() for m in KEY_IN_TEXT.findall(raw)}
+
+
+def purged_size(settings):
+    """growth(text) -> (stubs, bytes): how many stubs of `engine purge` a
+    tool result's text holds (each a whole block of it: the text, or one
+    of its blocks joined by newlines) and how many more bytes the outputs
+    they replaced held, read from each stub's own `bytes` field as its
+    template (stub.purge_template) lays it out.  The model read the
+    outputs, not the stubs: a report of a purged transcript counts them."""
+    template = settings["stub"]["purge_template"]
+    parts = re.split(r"\{(\w+)\}", template)  # literal, field, literal, field, ...
+    body = "".join(re.escape(part) if i % 2 == 0 else ("(?P<bytes>[0-9]+)" if part == "bytes" else "[^\n]*")
+                   for i, part in enumerate(parts))
+    if "(?P<bytes>" not in body or not parts[0]:
+        return lambda text: (0, 0)
+    stub = re.compile(f"(?:^|(?<=\n)){body}(?=\n|$)")  # a whole block: from a line start to a line end
+    opening = parts[0]
+
+    def growth(text):
+        if opening not in text:
+            return 0, 0
+        stubs = extra = 0
+        for m in stub.finditer(text):
+            stubs += 1
+            extra += int(m.group("bytes")) - len(m.group(0).encode("utf-8"))
+        return stubs, extra
+
+    return growth

@@ -47,9 +47,13 @@ class Chain:
 
 
 class Analyzer:
-    def __init__(self, style, redact):
+    def __init__(self, style, redact, original=None):
         self.style = style
         self.redact = redact
+        # original(text): (purge stubs in it, bytes their outputs held beyond
+        # them) (engine/ccm/stub.py purged_size); None: no such reading
+        self.original = original
+        self.purged = 0
         self.main, self.side = Chain(), Chain()
         self.session_id = None
         self.cwd = None
@@ -166,16 +170,26 @@ class Analyzer:
         name = chain.tool_names.get(rec.id, "?") if rec.id else "?"
         # a marker counts only where the result starts with it: quoted inside a successful result, it is data
         error = rec.is_error or rec.text.lstrip().startswith(self._markers)
+        size = self._size(rec)
         for tally in self._tallies(chain, name):
             tally["results"] += 1
             tally["images"] += int(rec.image or 0)
-            tally["result_bytes"] += rec.size
+            tally["result_bytes"] += size
             tally["errors"] += error
         if error:
             chain.error_count += 1
             if len(chain.errors) < self.style["errors"]["max_kept"]:
                 chain.errors.append({"tool": name, "message": self._first_line(rec.text), "time": rec.time,
                                      "line": rec.line, "tool_use_id": rec.id or None})
+
+    def _size(self, rec):
+        """The bytes the model read: those of the outputs purge stubs stand
+        for, with the result's other blocks."""
+        if self.original is None:
+            return rec.size
+        stubs, extra = self.original(rec.text)
+        self.purged += stubs
+        return rec.size + extra
 
     def _first_line(self, text):
         for m in self._markers:  # <tool_use_error>...</tool_use_error>: the words, not the tags

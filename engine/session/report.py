@@ -12,7 +12,9 @@ est_tokens, share, errors, images}] (biggest first, at most `tools.top`),
 tool_result_bytes, tools_in_context and tool_result_bytes_in_context (the
 same since the last compaction), errors [{tool, message, count, time, line,
 tool_use_id}] (identical errors grouped, the first one's time and line),
-error_count, api_errors, hook_contexts, subagents [{file, api_calls,
+error_count, api_errors, purged_results (tool results `engine purge`
+moved out of the file: their bytes are the originals', which the model
+read), hook_contexts, subagents [{file, api_calls,
 peak_tokens, tool_result_bytes}], problems {lines, bad_lines, long_lines,
 non_utf8_lines, partial_tail}, engine (what the engine did, from its
 hooks' records: engine/session/did.py) {recorded_events, added [{handler,
@@ -74,15 +76,28 @@ def _open(path):
     return os.fdopen(fd, "rb")
 
 
-def analyze_file(path, style, redact, agent=None):
-    """(Analyzer, Problems) of one transcript, read by its agent's reader."""
+def _purge_stubs():
+    """The reader of `engine purge`'s stubs under the content cache's settings
+    (a broken settings file: none, the figures are then the stubs')."""
+    from engine.ccm import config
+    from engine.ccm.stub import purged_size
+
+    try:
+        return purged_size(config.load())
+    except UserError:
+        return None
+
+
+def analyze_file(path, style, redact, agent=None, original=None):
+    """(Analyzer, Problems) of one transcript, read by its agent's reader;
+    `original`: the reader of purge stubs (Analyzer)."""
     from engine.agents.transcripts import forwards
 
     from .agent import for_transcript
 
     agent = agent if agent is not None and not isinstance(agent, str) else for_transcript(path, agent)
     problems = Problems()
-    an = Analyzer(style, redact)
+    an = Analyzer(style, redact, original)
     with _open(path) as fh:
         for rec in forwards(agent.data["transcript"]["reader"], fh, style["reading"], problems):
             an.feed(rec)
@@ -116,7 +131,7 @@ def build_report(path, style, errors=None, redact=None, agent=None):
     errors = errors or error_sources.default()
     redact = redact or _redactor()
     agent = for_transcript(path, agent, strict=True)
-    an, problems = analyze_file(path, style, redact, agent)
+    an, problems = analyze_file(path, style, redact, agent, _purge_stubs())
     kind, chain = an.chain()
     points = list(chain.responses.values())
     peak_tokens = max((p["tokens"] for p in points), default=None)
@@ -154,6 +169,7 @@ def build_report(path, style, errors=None, redact=None, agent=None):
         "tools_in_context": in_context[: style["tools"]["top"]],
         "tool_result_bytes_in_context": sum(t["result_bytes"] for t in in_context),
         "api_errors": an.api_errors,
+        "purged_results": an.purged,
         "hook_contexts": an.hook_contexts,
         "subagents": _subagents(path, style, redact, agent) if kind == "main" else [],
         "problems": problems.as_dict(),
