@@ -6,11 +6,15 @@ import json
 import os
 import socket
 import stat
+import subprocess
+import sys
 import threading
 import time
 
 import pytest
+import yaml
 
+from conftest import REPO
 from hook_fixtures import free_port, profile_text, shared_profile, transcript_records
 from test_hooks_conftest_fixtures import hk, redis_server  # noqa: F401 - fixtures
 
@@ -307,6 +311,77 @@ def test_the_huge_template_of_the_issue_is_refused_in_process():
             render(template, limits)
     assert render("[{{ omitted|join(', ') }}]", limits, omitted=["a.md", "b.md"]) == "[a.md, b.md]"
 
+
+
+# A child renders one template under an address-space limit a little above its
+# start; what it allocates while rendering is measured (tracemalloc) and must
+# stay within a few times max_output_chars: the value is refused before it is built.
+_BOUNDED_RENDER = """
+import json, resource, sys, tracemalloc
+from engine.hooks.banner import TemplateLimit, _compiled, render
+template, limits = sys.argv[1], json.loads(sys.argv[2])
+_compiled(template, (limits["max_output_chars"], limits["max_range_items"]))
+with open("/proc/self/statm") as f:
+    vm = int(f.read().split()[0]) * resource.getpagesize()
+resource.setrlimit(resource.RLIMIT_AS, (vm + 64 * 2 ** 20, resource.getrlimit(resource.RLIMIT_AS)[1]))
+tracemalloc.start()
+try:
+    render(template, limits)
+    print(json.dumps(["rendered", tracemalloc.get_traced_memory()[1]]))
+except TemplateLimit as e:
+    print(json.dumps([str(e), tracemalloc.get_traced_memory()[1]]))
+except MemoryError:
+    print(json.dumps(["MemoryError", None]))
+"""
+
+_BIG = "{% set s = 'x' * 199999 %}"  # one value just under max_output_chars
+
+
+@pytest.mark.parametrize("template", [
+    '{{ "{:>2000000000}".format(1) }}',  # the red-team's: 2 GB before the refusal
+    '{{ "{:{}}".format(1, "1000000000") }}',  # a width from a nested field
+    '{{ "{0:>{1}}".format(1, "1000000000") }}',
+    '{{ "{a:>1000000000}".format_map({"a": 1}) }}',
+    '{{ "{:,.1000000000f}".format(1.0) }}',  # a precision
+    '{{ "{:>\u0663000000000}".format(1) }}',  # str.format reads any decimal digit
+    '{{ ("{:>100000}" * 1000).format(*range(1000)) }}',  # many fields, each within the limit
+    _BIG + '{{ ("{0}" * 1000).format(s) }}',
+    '{{ "%0300000000d" % 1 }}',
+    '{{ "%.999999999f" % 1.0 }}',
+    '{{ "%(a(b))0300000000d" % {"a(b)": 1} }}',  # a key holding parentheses
+    "{% set s = 'x' * 100000 %}" + '{{ ("%(a)s" * 1000) % {"a": s} }}',  # one value written many times
+    '{{ "%0300000000d"|format(1) }}',  # Jinja2's format filter runs `%`
+    '{{ "%.299999999f"|format(1.0) }}',
+    _BIG + "{{ [" + ",".join(["s"] * 40) + "]|join }}",  # a literal list holding it many times
+    _BIG + "{% set a = [s,s,s,s] %}{% set b = [a,a,a,a] %}{% set c = [b,b,b,b] %}{{ c }}",
+    _BIG + "{% set a = [s,s,s,s] %}{% set b = [a,a,a,a] %}{% set c = [b,b,b,b] %}{{ c ~ '' }}",
+    "{% set a = 2 ** 399999 %}" + "".join("{% set a = a * a %}" for _ in range(9)) + "{{ a > 1 }}",
+    "{{ lipsum(5000)|length }}",
+], ids=["format-width", "format-nested-width", "format-indexed-width", "format-map", "format-precision",
+        "format-unicode-width", "format-many-fields", "format-repeated-field", "percent-width", "percent-precision",
+        "percent-parenthesised-key", "percent-repeated-key", "format-filter-width", "format-filter-precision",
+        "join-literal-list", "print-nested-lists", "concat-nested-lists", "int-products", "lipsum"])
+def test_a_template_is_refused_before_it_builds_a_value_too_large(template):
+    limits = yaml.safe_load((REPO / "pipelines" / "default.yaml").read_text())["hooks"]["templates"]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    run = subprocess.run([sys.executable, "-c", _BOUNDED_RENDER, template, json.dumps(limits)],
+                         capture_output=True, text=True, env=env, timeout=60)
+    assert run.returncode == 0, run.stderr
+    error, peak = json.loads(run.stdout)
+    assert error.startswith("template ") and "hooks.templates limits it" in error, error
+    assert peak < 8 * limits["max_output_chars"], f"{peak} bytes allocated before the refusal"
+
+
+def test_formats_within_the_limits_render_as_before():
+    from engine.hooks.banner import render
+
+    limits = {"max_output_chars": 200000, "max_range_items": 200000}
+    template = ('{{ "%(a)s-%(b)05d %%" % {"a": "x", "b": 3} }}|{{ "%*d|%.3s" % (4, 7, "abcdef") }}|'
+                '{{ "{:>5}|{:.2f}|{a}|{:{}}".format(1, 2.0, 9, 3, a=[1, 2]) }}|{{ "{x}{x}".format_map({"x": 1}) }}|'
+                '{{ "%s %d"|format("a", 3) }}|{{ {"a": 1} }}|{{ (1, 2) }}|{% for a, b in [(1, 2)] %}{{ a ~ b }}{% endfor %}|'
+                '{{ range(3)|map("string")|join }}|{{ 3 * 4 }}|{{ [1] * 3 }}|{{ lipsum(1, False, 2, 3)|length > 0 }}')
+    assert render(template, limits) == ("x-00003 %|   7|abc|    1|2.00|[1, 2]|  9|11|a 3|{'a': 1}|(1, 2)|12|012|12|"
+                                        "[1, 1, 1]|True")
 
 def test_a_c_call_past_the_deadline_is_ended_by_the_watchdog(hk):
     """sum() over a huge range runs in C: the SIGALRM handler cannot run, so

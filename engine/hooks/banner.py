@@ -5,8 +5,9 @@ an empty string in front of the agent.
 Jinja2's sandbox stops a template from reaching Python, not from using all
 memory and time: `{{ 'x' * 1000000000 }}` or two nested `range(100000)`
 loops pass it.  The environment (sandbox.py) bounds them (`hooks.templates`): every
-operator, call, filter and `~` concatenation that could build a value larger
-than `max_output_chars` is refused before it runs, all range() calls of one
+operator, call, filter, `~` concatenation, literal list and printed value that
+could build a value larger than `max_output_chars` (a format's widths and
+precisions included) is refused before it runs, all range() calls of one
 rendering produce at most `max_range_items` items together, and the output
 stops at `max_output_chars`.  What is left (a long pure-Python loop) is
 bounded by the hook's deadline.
