@@ -208,10 +208,11 @@ def test_real_transcripts(settings, store, tmp_path, name):
     assert report.bytes_out < report.bytes_in
     # The session report of the purged file counts what the model read, as
     # that of the original does: the outputs, not the stubs.
+    from engine.ccm.stub import purge_reader
     from engine.session import build_report, load_style
 
-    style = load_style()
-    before, after = build_report(str(src), style), build_report(str(path), style)
+    style, original = load_style(), purge_reader()
+    before, after = (build_report(str(p), style, original=original) for p in (src, path))
     texts = [t for b in results.values() for t in ([b["content"]] if isinstance(b["content"], str) else
                                                   [x.get("text") for x in b["content"] if isinstance(x, dict)])]
     stubbed = sum(1 for t in texts if isinstance(t, str) and t.startswith("[CCM_CACHED]"))
@@ -280,3 +281,15 @@ def test_summarize_on_a_dry_run_writes_nothing(settings, store, tmp_path):
     assert backup is None and path.read_bytes() == before
     assert report.kinds["assistant_prose"][0] == 6
     assert not os.path.exists(tmp_path / "ccm" / "blobs") or not os.listdir(tmp_path / "ccm" / "blobs")
+
+
+def test_the_report_command_of_a_purged_transcript_gives_the_originals_figures(cli, tmp_path):
+    path = tmp_path / "s.jsonl"
+    shutil.copy(transcript("24-erk-interactive-12prompts-api500-393e5f27.jsonl"), path)
+    os.utime(path, (1, 1))
+    before = json.loads(cli("session", "report", path, "--json").out)
+    assert cli("purge", path, "--force").returncode == 0
+    run = cli("session", "report", path, "--json")
+    after = json.loads(run.out)
+    assert after["purged_results"] > 0 and after["tools"] == before["tools"], run
+    assert "Purged: " in cli("session", "report", path).out

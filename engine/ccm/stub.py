@@ -75,3 +75,17 @@ def purged_size(settings):
         return stubs, extra
 
     return growth
+
+
+def purge_reader():
+    """purged_size under the content cache's settings; None when they cannot
+    be read (the figures are then the stubs')."""
+    from engine.base.errors import UserError
+
+    from .config import load
+
+    try:
+        return purged_size(load())
+    except UserError:
+        return None
+

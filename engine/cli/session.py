@@ -82,7 +82,9 @@ def run(args):
     from engine.session.locate import EVERY
 
     path = find(args.target, args.current, args.cwd, args.agent or EVERY)
-    report = build_report(path, style, agent=args.agent)
+    from engine.ccm.stub import purge_reader
+
+    report = build_report(path, style, agent=args.agent, original=purge_reader())
     if args.json:
         sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
     elif args.html:

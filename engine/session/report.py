@@ -76,18 +76,6 @@ def _open(path):
     return os.fdopen(fd, "rb")
 
 
-def _purge_stubs():
-    """The reader of `engine purge`'s stubs under the content cache's settings
-    (a broken settings file: none, the figures are then the stubs')."""
-    from engine.ccm import config
-    from engine.ccm.stub import purged_size
-
-    try:
-        return purged_size(config.load())
-    except UserError:
-        return None
-
-
 def analyze_file(path, style, redact, agent=None, original=None):
     """(Analyzer, Problems) of one transcript, read by its agent's reader;
     `original`: the reader of purge stubs (Analyzer)."""
@@ -122,16 +110,19 @@ def _subagents(path, style, redact, agent):
     return out
 
 
-def build_report(path, style, errors=None, redact=None, agent=None):
+def build_report(path, style, errors=None, redact=None, agent=None, original=None):
     """The report of one transcript file (see the module doc for its shape).
     `errors`: where the errors come from (errors.py; default: errors.default());
-    `agent`: the agent's name (default: the one the file's lines show)."""
+    `agent`: the agent's name (default: the one the file's lines show);
+    `original`: the reader of `engine purge`'s stubs (the content cache's:
+    engine.ccm.stub.purge_reader()), so a purged file's figures are the
+    outputs' (default: none, the stubs' own)."""
     from .agent import for_transcript
 
     errors = errors or error_sources.default()
     redact = redact or _redactor()
     agent = for_transcript(path, agent, strict=True)
-    an, problems = analyze_file(path, style, redact, agent, _purge_stubs())
+    an, problems = analyze_file(path, style, redact, agent, original)
     kind, chain = an.chain()
     points = list(chain.responses.values())
     peak_tokens = max((p["tokens"] for p in points), default=None)
