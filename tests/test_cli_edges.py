@@ -150,6 +150,11 @@ def test_bash_completes_choices_of_options_and_arguments(complete):
     assert complete("diff", "x.md", "--color", "") == ["always", "auto", "never"]
     assert complete("cache", "pin", "KEY", "--level", "") == ["hard", "none", "soft"]
     assert complete("messages", "compress", "--profile", "") == PIPELINES
+    agents = sorted(p.stem for p in (REPO / "pipelines" / "agents").glob("*.yaml"))
+    assert len(agents) == 4
+    for words in (("install", "--agent", ""), ("doctor", "--agent", ""), ("session", "report", "--agent", ""),
+                  ("replay", "--agent", ""), ("hook", "--agent", ""), ("memory", "preview", "--agent", "")):
+        assert complete(*words) == agents, words
 
 
 def test_bash_still_completes_file_names_where_a_file_goes(complete):

@@ -99,6 +99,12 @@ def test_approve_list_change_revoke(hk):
     assert "not approved" in shown and f"engine trust {path}" in shown, shown
     preview = hk.engine("refresh", "preview").stdout
     assert "not approved" in preview and f"engine trust {path}" in preview, preview
+    (hk.project / "CLAUDE.md").write_text("Always run the tests.\n")
+    for args in (("compress", "CLAUDE.md"), ("compress", "CLAUDE.md", "--json"), ("diff", "CLAUDE.md"),
+                 ("explain", "CLAUDE.md")):
+        run = hk.engine(*args)  # the text is compressed, and the user told whose settings were not applied
+        assert run.returncode == 0 and "engine: note: the project profile" in run.stderr, (args, run)
+        assert "not approved" in run.stderr and f"engine trust {path}" in run.stderr, (args, run)
 
     run = trust(hk)
     assert str(base) in run.stdout and str(path) in run.stdout, "every file it brings in is approved"

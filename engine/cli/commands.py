@@ -41,11 +41,15 @@ def _write_output(text, path):
 
 
 def _profile(args, level=None):
-    from engine.core.profile import load_profile
+    from engine.core.profile import choice, profile_of
+
+    from .output import note_left_out
 
     if getattr(args, "profile", None):
         given(args.profile)
-    return load_profile(getattr(args, "profile", None), level or getattr(args, "level", None))
+    chosen = choice(getattr(args, "profile", None))
+    note_left_out(chosen)
+    return profile_of(chosen, level or getattr(args, "level", None))
 
 
 def use_color(choice, stream=None):
@@ -80,10 +84,13 @@ def expand_inputs(names):
 def cmd_compress(args):
     from engine.core.textcache import Compressor
 
+    from .output import note_left_out
+
     inputs, failed = expand_inputs(args.files)
     several = len(inputs) + len(failed) > 1
     outdir = _output_folder(args, inputs, several)
     comp = Compressor(args.profile and given(args.profile), args.level)
+    note_left_out(comp.chosen)
     tok = args.tokenizer or (comp.info("tokenizer") if args.json else None)
     figures = []
     for name in inputs:

@@ -4,7 +4,8 @@ argument parser so they always list the commands and options that exist.
 The rule it keeps: a word is completed with what the parser accepts there.
 After a command come its subcommands and options; after an option that
 takes a value come that value's words (its `choices`, the built-in level
-names after --level/--levels, profile names after --profile), never file
+names after --level/--levels, profile names after --profile, the built-in
+agents after --agent), never file
 names; file names only where a file is meant.  Profile names are the
 built-in ones, known when the script is generated, plus the profile files
 of the user's config folder and ~/.engine, looked up when the user presses
@@ -13,7 +14,7 @@ Tab (a profile written later is offered too)."""
 # What an option or argument without `choices` completes with, by its dest;
 # a parser argument may say otherwise with a `complete` attribute (a kind of
 # document, see engine.core.documents.FOLDERS, or "files").
-_BY_DEST = {"level": "level", "levels": "level", "profile": "profile"}
+_BY_DEST = {"level": "level", "levels": "level", "profile": "profile", "agent": "agent"}
 
 
 def _spec(action):

@@ -79,6 +79,9 @@ def compress_simple(args):
     if profile:
         given(profile)
     comp = Compressor(profile, level)
+    from .output import note_left_out
+
+    note_left_out(comp.chosen)
     # read with the profile's cap: /dev/zero costs the cap, not all memory
     cap = comp.info("max_input_bytes")
     text = read_input(file, cap, f"max_input_bytes (profile {comp.info('name')!r})")

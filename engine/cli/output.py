@@ -27,6 +27,14 @@ def print_error(exc):
         print(line if ":" in line.split(" ")[0] else f"engine: {line}", file=sys.stderr)
 
 
+def note_left_out(chosen):
+    """Say on stderr which project profile this command leaves out and how
+    to approve it (a Choice's notes): the user would otherwise take the
+    project's settings for applied."""
+    for line in chosen.notes():
+        print(f"engine: note: {line}", file=sys.stderr)
+
+
 class Escaping:
     """A standard stream whose text has its control characters escaped
     (engine/base/controls.py) on the way out, whatever the command wrote.

@@ -111,12 +111,9 @@ def _subagents(path, style, redact, agent):
 
 
 def build_report(path, style, errors=None, redact=None, agent=None, original=None):
-    """The report of one transcript file (see the module doc for its shape).
-    `errors`: where the errors come from (errors.py; default: errors.default());
-    `agent`: the agent's name (default: the one the file's lines show);
-    `original`: the reader of `engine purge`'s stubs (the content cache's:
-    engine.ccm.stub.purge_reader()), so a purged file's figures are the
-    outputs' (default: none, the stubs' own)."""
+    """The report of one transcript file (the module doc: its shape); `errors`:
+    their source (errors.py); `agent`: its name (default: the lines show it);
+    `original`: engine.ccm.stub.purge_reader(), to count purged outputs."""
     from .agent import for_transcript
 
     errors = errors or error_sources.default()
