@@ -132,7 +132,7 @@ def _commands(w):
         "a session that is not there": (["session", "report", "gone-\x1b[2J\u202e"], 1),
         "a key that is no key": (["cache", "show", "\x1b]52;c;eA==\x07"], 1),
         "an event the agent does not send": (["memory", "preview", "Nope\x1b[2J"], 1),
-        "an argument argparse refuses": (["memory", "list", "--limit", "Nope\x1b[2J"], 2),
+        "an argument argparse refuses": (["memory", "list", "--limit", "Nope\x1b[2J"], 1),
     }
 
 

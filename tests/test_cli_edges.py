@@ -324,3 +324,20 @@ def test_a_folder_or_a_missing_file_is_called_what_it_is(cli, args, says):
     (cli.cwd / "CLAUDE.md").write_text("Always run the tests.\n")
     run = cli(*args)
     assert run.returncode == 1 and says in run.err, run
+
+
+@pytest.mark.parametrize("args,says", [
+    (("compress", "--levle", "standard", "x.md"), "unrecognized arguments: --levle; did you mean '--level'? "
+                                                 "(see `engine compress --help`)"),
+    (("sesion", "report"), "did you mean 'session'? (see `engine --help`)"),
+    (("cache", "shw"), "did you mean 'show'? (see `engine cache --help`)"),
+    (("install", "--agnt", "codex"), "did you mean '--agent'? (see `engine install --help`)"),
+    (("refresh", "preview", "--turn", "abc"), "invalid int value: 'abc' (see `engine refresh preview --help`)"),
+    (("compress",), "the following arguments are required: FILE (see `engine compress --help`)"),
+])
+def test_a_mistyped_command_or_option_is_one_line_with_the_nearest_name_and_exit_1(cli, args, says):
+    """As every other mistake (README): one line, exit 1, the nearest known
+    name, and the help to read; not argparse's usage block and exit 2."""
+    run = cli(*args)
+    assert run.returncode == 1 and run.err.startswith("engine: ") and "usage:" not in run.err, run
+    assert len(run.err.strip().splitlines()) == 1 and says in run.err, run

@@ -63,7 +63,9 @@ def _run(argv):
         rc = compress_simple(argv[1:])  # `compress FILE [--level L] [--profile P]` without argparse
         if rc is not None:
             return rc
-    args = build_parser(command_of(argv)).parse_args(argv)
+    from .argparser import parse
+
+    args = parse(build_parser(command_of(argv)), argv)
     if args.command in COMMAND_MODULES:
         from importlib import import_module
 

@@ -198,11 +198,11 @@ def build_parser(only=None):
     alone: every subparser argparse builds costs a CLI call a fraction of a
     millisecond (its help strings go through gettext), so a command builds
     its own, and help, completion and mistakes build them all."""
-    import argparse  # not at module level: `engine hook` never needs it
-
     from engine.base.version import __version__
 
-    parser = argparse.ArgumentParser(prog="engine", description="Compress and check the rule files of LLM coding agents.")
+    from .argparser import Parser  # not at module level: `engine hook` never needs argparse
+
+    parser = Parser(prog="engine", description="Compress and check the rule files of LLM coding agents.")
     parser.add_argument("--version", action="version", version=f"engine {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
