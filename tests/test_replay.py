@@ -209,3 +209,32 @@ def test_html_is_escaped_and_private(tmp_path):
     page = out.read_text()
     assert "a&lt;b&gt;&amp;x.jsonl" in page and "a<b>" not in page
     assert "<script" not in page and stat.S_IMODE(out.stat().st_mode) == 0o600
+
+
+def test_the_replayed_session_is_named_the_same_in_every_process(tmp_path):
+    """The session a replay feeds its hooks is named from the file, not from
+    hash(), which Python salts per process: two runs give one name."""
+    path = tmp_path / "s.jsonl"
+    path.write_text("{}\n")
+    code = "import sys; from engine.replay.run import session_name; print(session_name(sys.argv[1], 3))"
+    names = {subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True,
+                            env=dict(os.environ, PYTHONHASHSEED=str(seed))).stdout.strip() for seed in (1, 2, 3)}
+    assert len(names) == 1 and names.pop().startswith("replay-"), names
+
+
+def test_a_subagents_own_file_is_said_to_be_one(tmp_path):
+    """A subagent's file holds only a side chain: replay prices none of its
+    calls (0 API calls), and says why, with the figure the report gives."""
+    from engine.session import build_report, load_style
+    from testdata import transcript
+
+    src = transcript("02-spotter-subagent-a2898e3.jsonl")
+    calls = build_report(str(src), load_style())["api_calls"]
+    run = cli(str(src), "--profile", "default", "--json", env_root=tmp_path)
+    assert run.returncode == 0, run.stderr
+    [s] = json.loads(run.stdout)["sessions"]
+    assert s["api_calls"] == 0 and calls > 0
+    assert any(f"a subagent's transcript ({calls} API call(s)" in p for p in s["problems"]), s["problems"]
+    main = cli(str(transcript("21-erk-ci-compact-17errors-41files-ebe65926.jsonl")), "--profile", "default", "--json",
+               env_root=tmp_path)
+    assert not any("subagent" in p for p in json.loads(main.stdout)["sessions"][0]["problems"])

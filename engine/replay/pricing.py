@@ -102,11 +102,14 @@ class Timeline:
         self.models = {}
         self.seen = set()
         self._model = None     # the latest model a Window record named
+        self.side_calls = set()  # responses of a side chain (a subagent's), by id
         with open(path, "rb") as fh:
             for start, end, recs in spans(reader, fh):
                 for rec in recs or ():
                     if not rec.sidechain:
                         self._record(rec, start, end)
+                    elif rec.kind == "usage" and not rec.synthetic:
+                        self.side_calls.add(rec.response if isinstance(rec.response, str) else ("line", start))
         self.model = max(self.models, key=self.models.get) if self.models else None
 
     def _record(self, rec, start, end):

@@ -123,7 +123,7 @@ def replay_one(path, world, profile_ref, pricing, count, progress=None, project=
     timeline = Timeline(path, reader)  # one bounded line at a time: the file is never held whole
     rates, unpriced = _rates(pricing, timeline.model)
     project = project or world.project
-    session = f"replay-{abs(hash((str(path), size))) % 10**12:012d}"
+    session = session_name(path, size)
     tpath = os.path.join(world.fresh(agent), f"{session}.jsonl")
     hooks = _settings(profile_ref, project)
     world.bring_named(hooks)
@@ -146,9 +146,27 @@ def replay_one(path, world, profile_ref, pricing, count, progress=None, project=
               "api_calls": len(timeline.calls), "compactions": len(timeline.boundaries), "model": timeline.model,
               "rates": {k: rates[k] for k in ("name", "input", "cache_write", "cache_read", "output")} if rates else None,
               **tally.figures(),
-              "problems": ([unpriced] if unpriced else []) + _long_lines(skipped)
+              "problems": ([unpriced] if unpriced else []) + _subagent(timeline) + _long_lines(skipped)
               + [l for l in log.lines if "failed" in l or "internal error" in l]}
     return result
+
+
+def _subagent(timeline):
+    """A note for a subagent's own file: its API calls are all a side chain's,
+    so none is priced, and its events were its parent session's."""
+    if timeline.calls or not timeline.side_calls:
+        return []
+    return [f"a subagent's transcript ({len(timeline.side_calls)} API call(s), all of a side chain): its API calls "
+            "are not priced here and its events were its parent session's; replay the parent session's file"]
+
+
+def session_name(path, size):
+    """The replayed session's id: the same for the same file in every
+    process and run (hash() of a str is salted per process), so a replay's
+    state, records and figures repeat."""
+    from engine.core.cache import sha256
+
+    return "replay-" + sha256(f"{os.path.abspath(path)}\0{size}".encode("utf-8")).hexdigest()[:12]
 
 
 def _grow(out, src, written, offset, copy_range):
