@@ -252,8 +252,8 @@ def current(cwd=None, agent=None):
     if path is None:
         where = project_dir(cwd, agents[0]) or sessions_root(agents[0])
         others = "" if len(agents) == 1 else " nor in the other agents' folders"
-        raise UserError(f"no transcript in {where} (the agent's folder for {cwd}){others}; "
-                        "run from the project folder or give a transcript file", None)
+        raise UserError(f"no session of this project ({cwd}) in {where}, the agent's folder for it{others}; "
+                        "run it from the folder the agent was started in, or give a transcript file", None)
     return path
 
 
