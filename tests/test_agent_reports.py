@@ -292,7 +292,7 @@ def test_current_is_the_newest_session_of_this_project_of_any_agent(tmp_path, mo
     assert find(None, True, "/sample/project", EVERY) == str(placed["gemini"][1])
     assert find(None, True, "/sample/project", "codex") == str(placed["codex"][1])
     assert find(None, True, "/sample/project", "copilot") == str(placed["copilot"][1])
-    with pytest.raises(UserError, match="no transcript in"):
+    with pytest.raises(UserError, match="no session of this project"):
         find(None, True, "/sample/elsewhere", "gemini")
 
 

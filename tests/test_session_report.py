@@ -235,7 +235,7 @@ def test_project_folder_name_follows_the_agent(tmp_path, monkeypatch):
     assert find("bbb", False, str(tmp_path)) == str(new)  # an id is also looked for in other projects
     with pytest.raises(UserError, match="no session 'zzz'"):
         find("zzz", False, str(proj))
-    with pytest.raises(UserError, match="no transcript in"):
+    with pytest.raises(UserError, match="no session of this project"):
         find(None, True, str(tmp_path))
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "elsewhere"))
     with pytest.raises(UserError):
