@@ -29,6 +29,10 @@ import os
 
 from engine.base.paths import inside
 
+from .origin import PROJECT
+
+_ALLOW = "allow it with hooks.trust.allow_read in your own profile"
+
 
 class Trust:
     def __init__(self, cwd, from_project, allow_read, vcs_metadata=()):
@@ -59,7 +63,7 @@ class Trust:
         in_project = inside(lex, self.project_lex) or inside(lex, self.project)
         if in_project:
             return self._in_project(real, folder)
-        if declared == "project":
+        if declared == PROJECT:
             return self._above_project(lex, real, folder)
         if not self.from_project:
             return None  # the user's own profile named it
@@ -80,15 +84,14 @@ class Trust:
 
     def _in_project(self, real, folder):
         """Why a file reached through the project may not be read, or None."""
-        allow = "allow it with hooks.trust.allow_read in your own profile"
         if not inside(real, self.project):
-            return f"its real path {real} is outside the project {self.project}; {allow}"
+            return f"its real path {real} is outside the project {self.project}; {_ALLOW}"
         meta = self._vcs_part(real)
         if meta:
-            return f"its real path {real} is inside version-control metadata ({meta}); {allow}"
+            return f"its real path {real} is inside version-control metadata ({meta}); {_ALLOW}"
         root = self._real_folder(folder)
         if root is not None and not inside(real, root):
-            return f"it links to {real}, outside its rule folder {root}; {allow}"
+            return f"it links to {real}, outside its rule folder {root}; {_ALLOW}"
         return None
 
     def _above_project(self, lex, real, folder):
@@ -98,25 +101,25 @@ class Trust:
         there is followed only inside the folder the file was found in, and
         a file another account owns or may write (planted in /tmp) is left
         out."""
-        allow = "allow it with hooks.trust.allow_read in your own profile"
         root = self._real_folder(folder or os.path.dirname(lex))
         if not inside(real, root):
-            return f"it links to {real}, outside {root}, a folder above the project {self.project}; {allow}"
-        meta = next((name for name, needle in self.vcs if needle in real[len(root):] + os.sep), "")
+            return f"it links to {real}, outside {root}, a folder above the project {self.project}; {_ALLOW}"
+        meta = self._vcs_part(real, root)
         if meta:
-            return f"its real path {real} is inside version-control metadata ({meta}); {allow}"
+            return f"its real path {real} is inside version-control metadata ({meta}); {_ALLOW}"
         try:
             st = os.stat(real)
         except OSError:
             return None  # nothing there: the reader says so
         if st.st_uid not in (os.getuid(), 0) or st.st_mode & 0o002:
             return (f"it lies above the project {self.project} and another account owns it or may write it; "
-                    f"{allow}")
+                    f"{_ALLOW}")
         return None
 
-    def _vcs_part(self, real):
-        """The version-control folder name in `real` below the project, or ""."""
-        rest = real[len(self.project):] + os.sep
+    def _vcs_part(self, real, root=None):
+        """The version-control folder name in `real` below `root` (the
+        project's), or ""."""
+        rest = real[len(root or self.project):] + os.sep
         return next((name for name, needle in self.vcs if needle in rest), "")
 
     def _real_folder(self, folder):

@@ -86,6 +86,12 @@ def family(pricing, model, none_ok=False):
     return next((f for f in pricing["families"] if f["name"] == pricing.get("default")), None)
 
 
+def _response(rec, start):
+    """What names a usage record's response: its id, else the line it starts
+    (a response is recorded on several lines sharing its id)."""
+    return rec.response if isinstance(rec.response, str) else ("line", start)
+
+
 class Timeline:
     """The main chain's API calls of a transcript: where each one's first line
     ends (byte offset) and its compaction epoch; the compactions' start
@@ -109,7 +115,7 @@ class Timeline:
                     if not rec.sidechain:
                         self._record(rec, start, end)
                     elif rec.kind == "usage" and not rec.synthetic:
-                        self.side_calls.add(rec.response if isinstance(rec.response, str) else ("line", start))
+                        self.side_calls.add(_response(rec, start))
         self.model = max(self.models, key=self.models.get) if self.models else None
 
     def _record(self, rec, start, end):
@@ -118,7 +124,7 @@ class Timeline:
         elif rec.kind == "window" and rec.model:
             self._model = rec.model
         elif rec.kind == "usage" and not rec.synthetic:
-            ident = rec.response if isinstance(rec.response, str) else ("line", start)
+            ident = _response(rec, start)
             if ident in self.seen:
                 return  # one response recorded several times
             self.seen.add(ident)
