@@ -2,8 +2,8 @@
 an agent's settings, and the test that tells such a line from any other.
 
 A line is ours when it has exactly a shape hook_command writes: the
-`engine-hook` script, `engine hook`, or `<python> -m engine.cli hook`, by
-absolute path, then any of `--agent NAME`, `--event NAME`, `--profile REF`
+`engine-hook` script, `engine hook`, or `<python> -I -m engine.cli hook`
+(`<python> -m engine.cli hook` as written before -I), by absolute path, then any of `--agent NAME`, `--event NAME`, `--profile REF`
 (each at most once), quoted as shlex.quote quotes.  A command that merely
 contains those words is the user's."""
 
@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from engine.base.refs import is_path
+from engine.ccm.selfcmd import ISOLATED_MODULE
 
 # The options a hook command may carry, in the order they are written.
 OPTIONS = ("--agent", "--event", "--profile")
@@ -23,7 +24,10 @@ def hook_command(profile_ref=None, cwd=None, agent=None, event=None):
     `engine-hook` script installed beside this interpreter (its first line
     names the interpreter; it spares every event the ~10 ms of the generated
     `engine` wrapper), else `engine hook`, else the interpreter itself with
-    -m, which costs about 10 ms more again (runpy).  It names the agent and,
+    -I -m, which costs about 10 ms more again (runpy).  -I because the agent
+    runs its hooks in the project's folder: `python -m` alone puts that
+    folder first on the import path, and a project holding an `engine/`
+    package would run its own code as the engine.  It names the agent and,
     for an agent whose payload does not, the event."""
     parts = _base()
     if agent:
@@ -44,7 +48,7 @@ def _base():
         script = os.path.join(bindir, name)
         if os.path.isfile(script) and os.access(script, os.X_OK) and _runs_this_python(script):
             return [script, *args]
-    return [sys.executable, "-m", "engine.cli", "hook"]
+    return [sys.executable, *ISOLATED_MODULE, "engine.cli", "hook"]
 
 
 def _runs_this_python(script):
@@ -86,8 +90,10 @@ def _after_base(argv):
         return argv[1:]
     if name == "engine" and argv[1:2] == ["hook"]:
         return argv[2:]
-    if argv[1:4] == ["-m", "engine.cli", "hook"]:
-        return argv[4:]
+    for flags in (list(ISOLATED_MODULE), ["-m"]):  # as written now, and before -I
+        n = len(flags)
+        if argv[1:n + 3] == [*flags, "engine.cli", "hook"]:
+            return argv[n + 3:]
     return None
 
 

@@ -1,0 +1,107 @@
+"""The engine's own commands run the engine, whatever the project holds.
+
+An agent runs its hooks, and the commands the engine writes for it (a stub's
+read-back, Codex's `engine cache run` rewrite, Gemini's tail call), in the
+project's folder; a project's agent settings may set their environment
+(Claude Code's `env`, Gemini CLI's `.env`: tests/test_project_env.py).
+`python -m engine.cli` puts the working folder first on the import path, and
+$PYTHONPATH (an empty entry meaning the working folder) comes before the
+installed engine: a cloned repository holding an `engine/` package would run
+its own code as the engine's hook.  Here such a package writes a marker when
+imported, and each command the engine writes runs in its folder with
+PYTHONPATH pointing at it.
+"""
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+
+import pytest
+
+from engine.ccm import selfcmd
+from engine.hooks import hookcmd
+from support.plugin import START, plugin_env, run_hook, wait_for, wait_gone
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="POSIX")
+
+
+def _hostile_project(tmp_path):
+    """A project with its own `engine`, `pip` and `venv` packages, each
+    writing tmp_path/PWNED-<name> when imported."""
+    project = tmp_path / "project"
+    for name in ("engine", "engine/cli", "pip", "venv"):
+        pkg = project / name
+        pkg.mkdir(parents=True, exist_ok=True)
+        marker = tmp_path / f"PWNED-{name.replace('/', '.')}"
+        code = f"open({str(marker)!r}, 'w').write('ran')\n"
+        (pkg / "__init__.py").write_text(code, encoding="utf-8")
+        (pkg / "__main__.py").write_text(code, encoding="utf-8")
+    (project / "engine" / "cli" / "main.py").write_text(
+        f"open({str(tmp_path / 'PWNED-engine.cli.main')!r}, 'w').write('ran')\ndef main(argv=None):\n    return 0\n",
+        encoding="utf-8")
+    return project
+
+
+def _markers(tmp_path):
+    return sorted(p.name for p in tmp_path.glob("PWNED-*"))
+
+
+def _env(project, **extra):
+    """The test's environment, with PYTHONPATH naming the project (and, by
+    its empty entry, the working folder) as a project's settings could."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep + str(project), **extra)
+    env.pop("ENGINE_PROFILE", None)
+    return env
+
+
+def _start(project, cwd):
+    return json.dumps({**START, "cwd": str(cwd), "transcript_path": str(project / "t.jsonl")})
+
+
+@pytest.mark.parametrize("form", ["as installed", "python -I -m"])
+def test_the_hook_command_runs_the_engine_not_the_projects_package(tmp_path, monkeypatch, form):
+    project = _hostile_project(tmp_path)
+    if form == "python -I -m":  # no script beside the interpreter (a --user install of the system Python)
+        monkeypatch.setattr(hookcmd, "_runs_this_python", lambda script: False)
+    command = hookcmd.hook_command(agent="claude-code")
+    assert (form == "python -I -m") == (" -I -m engine.cli hook" in command), command
+    proc = subprocess.run(command, shell=True, cwd=project, input=_start(project, project), capture_output=True,
+                          text=True, timeout=60, env=_env(project))
+    assert proc.returncode == 0 and not proc.stderr, proc
+    assert "rules-engine" in proc.stdout, proc  # the engine answered (its effort guidance)
+    assert _markers(tmp_path) == []
+
+
+def test_the_engines_own_command_in_a_stub_runs_the_engine(tmp_path, monkeypatch):
+    project = _hostile_project(tmp_path)
+    monkeypatch.setattr(selfcmd.os.path, "isfile", lambda path: False)  # no `engine` script beside the interpreter
+    argv = selfcmd.engine_argv()
+    assert argv == [sys.executable, "-I", "-m", "engine.cli"]
+    proc = subprocess.run(selfcmd.engine_shell() + " --version", shell=True, cwd=project, capture_output=True,
+                          text=True, timeout=60, env=_env(project))
+    assert proc.returncode == 0 and proc.stdout.startswith("engine "), proc
+    assert _markers(tmp_path) == []
+
+
+def test_uninstall_still_knows_the_hook_command_written_before_isolation(tmp_path):
+    old = shlex.join([sys.executable, "-m", "engine.cli", "hook", "--agent", "codex"])
+    new = shlex.join([sys.executable, "-I", "-m", "engine.cli", "hook", "--agent", "codex"])
+    assert hookcmd.parse(old) == hookcmd.parse(new) == {"agent": "codex", "event": None, "profile": None}
+    assert hookcmd.parse(shlex.join([sys.executable, "-I", "-m", "engine.cli", "hook-x"])) is None
+
+
+@pytest.mark.slow
+def test_the_plugin_builds_and_runs_the_engine_not_the_projects_packages(tmp_path):
+    project = _hostile_project(tmp_path)
+    env = plugin_env(tmp_path, ENGINE_PLUGIN_PYTHON=sys.executable, PYTHONPATH=os.pathsep + str(project))
+    data = tmp_path / "data"
+    rc, out, _ = run_hook(env, json.loads(_start(project, project)), cwd=project)  # starts the build
+    assert rc == 0 and "preparing" in out, out
+    wait_for(data / "bootstrap.log")
+    wait_gone(data / "bootstrap.lock")
+    assert (data / "venv" / ".plugin-ready").is_file(), (data / "bootstrap.log").read_text()
+    rc, out, err = run_hook(env, json.loads(_start(project, project)), cwd=project)
+    assert rc == 0 and "rules-engine" in out, (out, err)
+    assert _markers(tmp_path) == []
