@@ -66,19 +66,13 @@ def _read_settings(path):
     a project's settings.json is the project's, and a link to /dev/zero or
     a FIFO there must cost the hook nothing.  Anything else than a regular
     file within the cap is a Doubt."""
-    import stat
-
+    from engine.base.files import read_regular
     from engine.core.settings import hook_bounds
 
-    cap = hook_bounds()["max_agent_settings_bytes"]
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)  # a FIFO opens without a writer
-    with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-            raise Doubt(f"{path}: not a regular file")
-        data = fh.read(cap + 1)
-    if len(data) > cap:
-        raise Doubt(f"{path}: larger than hooks.max_agent_settings_bytes")
-    return data
+    try:
+        return read_regular(path, hook_bounds()["max_agent_settings_bytes"])
+    except ValueError as exc:
+        raise Doubt(f"{path}: {exc} (hooks.max_agent_settings_bytes)") from None
 
 
 def shell_rules(agent, environ=None):

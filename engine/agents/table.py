@@ -54,10 +54,13 @@ def _stamp(paths):
 
 def _from_copy(copy, stamp):
     from engine.base.fastjson import loads
+    from engine.base.files import read_regular
 
+    # The copy is the files' data, defaults filled in: never twice the
+    # bytes it was made from (the stamp's sizes), and read no further.
+    cap = 2 * sum(size for _name, size, _time in stamp[1:])
     try:
-        with open(copy, encoding="utf-8") as fh:
-            entry = loads(fh.read())
+        entry = loads(read_regular(copy, cap).decode("utf-8"))
     except (OSError, ValueError):
         return None
     if isinstance(entry, dict) and entry.get("stamp") == stamp and isinstance(entry.get("value"), dict):
@@ -96,21 +99,31 @@ def _save(copy, stamp, table):
             pass  # the next hook reads the YAML again
 
 
-def agents():
-    """{name: agent document} of every built-in agent."""
+def agents(settle=True):
+    """{name: agent document} of every built-in agent.  Without `settle`
+    the cache folder is only read, never created, closed or written: a hook
+    asks so before it knows whether the folder's variable is the user's
+    (engine/hooks/projectenv.py); the copy it lacked is written later."""
     global _table
     copy = os.path.join(cache_dir_str(), _COPY)
     if _table is not None and _table[0] == copy:  # keyed by the copy: a forked process may have another cache
+        if settle and _table[2] is not None:
+            _save(copy, _table[2], _table[1])
+            _table = (copy, _table[1], None)
         return _table[1]
     from engine.base.files import folder_is_private
 
     paths = files()
     stamp = _stamp(paths)
-    table = _from_copy(copy, stamp) if folder_is_private(os.path.dirname(copy)) else None
+    table = _from_copy(copy, stamp) if folder_is_private(os.path.dirname(copy), tighten=settle) else None
+    unsaved = None
     if table is None:
         table = _from_yaml(paths)
-        _save(copy, stamp, table)
-    _table = (copy, table)
+        if settle:
+            _save(copy, stamp, table)
+        else:
+            unsaved = stamp
+    _table = (copy, table, unsaved)  # unsaved: the stamp of a copy still to write
     return table
 
 

@@ -35,13 +35,14 @@ def private_dir(path):
         pass
 
 
-def folder_is_private(path, create=False):
+def folder_is_private(path, create=False, tighten=True):
     """True when `path` is a real folder of this user that nobody else can
     write to (what the engine reads back from there, a pickle or a copy of
     its settings, nobody else put there).  A folder of ours that others can
-    only read is closed (0700) first; a link, another owner's folder or one
-    that others could have written to is refused.  With `create`, a missing
-    folder is made, 0700 all the way."""
+    only read is closed (0700) first (with `tighten`; without, it is refused
+    and left as it is); a link, another owner's folder or one that others
+    could have written to is refused.  With `create`, a missing folder is
+    made, 0700 all the way."""
     import stat
 
     try:
@@ -62,6 +63,8 @@ def folder_is_private(path, create=False):
     if mode & 0o022:  # others could have put a pickle here
         return False
     if mode & 0o077:
+        if not tighten:
+            return False
         try:
             os.chmod(path, 0o700)
         except OSError:
@@ -147,3 +150,21 @@ class Locked:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def read_regular(path, cap):
+    """The bytes of `path` when it is a regular file of at most `cap` bytes.
+    Opened without blocking (a FIFO has no writer to wait for) and read no
+    further than cap + 1, so a link to /dev/zero or a huge file costs
+    nothing.  ValueError saying why for anything else; OSError when it
+    cannot be opened (FileNotFoundError: it is not there)."""
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            raise ValueError("not a regular file")
+        data = fh.read(cap + 1)
+    if len(data) > cap:
+        raise ValueError(f"larger than {cap} bytes")
+    return data

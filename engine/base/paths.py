@@ -6,6 +6,14 @@ pathlib (several milliseconds per process).
 
 import os
 
+# The variables the engine reads as the user's own choices: where its cache,
+# state and settings live, the profile, the Redis server, the hooks' off
+# switch.  Inside an agent a project may set them too (engine/hooks/projectenv.py
+# drops those); tests/test_project_env.py checks that every ENGINE_ or XDG_
+# variable the engine reads is here.
+USER_VARIABLES = ("ENGINE_PROFILE", "ENGINE_CACHE_DIR", "ENGINE_STATE_DIR", "ENGINE_CONTENT_CACHE",
+                  "ENGINE_REDIS_URL", "ENGINE_HOOKS_PASSTHROUGH", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME")
+
 # The `engine` package's folder (this module is engine/base/paths.py).
 _PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

@@ -15,22 +15,42 @@ import sys
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["hook"] and os.environ.get("ENGINE_HOOKS_PASSTHROUGH") == "1":
-        return 0  # every hook does nothing: checked before anything else is imported
-    if argv[:1] == ["hook"] and not any(a in ("-h", "--help") for a in argv[1:]):
-        # The hot path: no parser for every subcommand, no other imports.
-        from engine.hooks.dispatch import main as hook_main
-
-        opts = hook_options(argv[1:])
-        rc = hook_main(opts.get("profile"), agent=opts.get("agent"), event_name=opts.get("event"))
-        try:
-            sys.stdout.flush()
-        except (OSError, ValueError):  # a hook never fails: not even at the interpreter's last flush
-            from .output import silence_stdout
-
-            silence_stdout()
-        return rc
+    if argv[:1] == ["hook"]:
+        return _hook(argv[1:]) if not any(a in ("-h", "--help") for a in argv[1:]) else _guarded(_run, argv)
     return _guarded(_run, argv)
+
+
+def _hook(args):
+    """`engine hook`, the hot path: no parser for every subcommand, no other
+    imports.  Before anything else, the variables a project set for the
+    hooks are dropped (they are not the user's), the off switch among them."""
+    opts = hook_options(args)
+    dropped = _drop_project_variables(opts.get("agent"))
+    if os.environ.get("ENGINE_HOOKS_PASSTHROUGH") == "1":
+        return 0  # the user's off switch: every hook does nothing
+    from engine.hooks.dispatch import main as hook_main
+
+    rc = hook_main(opts.get("profile"), agent=opts.get("agent"), event_name=opts.get("event"), dropped=dropped)
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):  # a hook never fails: not even at the interpreter's last flush
+        from .output import silence_stdout
+
+        silence_stdout()
+    return rc
+
+
+def _drop_project_variables(agent):
+    """The engine's variables the project set for this hook, dropped
+    (engine/hooks/projectenv.py).  Should that fail, none is the user's."""
+    try:
+        from engine.hooks.projectenv import guard
+
+        return guard(agent)
+    except Exception:  # noqa: BLE001 - a hook never fails
+        from engine.base.paths import USER_VARIABLES
+
+        return [n for n in USER_VARIABLES if os.environ.pop(n, None) is not None]
 
 
 HOOK_OPTIONS = ("profile", "agent", "event")

@@ -385,9 +385,10 @@ class _Run:
     read the event, take its settings, count the prompt, load the settings
     the cache lacked, handle, write."""
 
-    def __init__(self, profile_ref, stdin, stdout, exit, agent, event_name):
+    def __init__(self, profile_ref, stdin, stdout, exit, agent, event_name, dropped=()):
         self.profile_ref, self.stdin, self.stdout = profile_ref, stdin, stdout
         self.agent, self.event_name = agent, event_name
+        self.dropped = dropped  # the variables the project set, dropped before this ran (projectenv.py)
         self.log = Log()
         self.deadline = Deadline(self.log, exit)
         self.bounds = None  # the engine's own hooks bounds (settings.hook_bounds)
@@ -402,6 +403,10 @@ class _Run:
         if event is None:
             return self.say_unread(here)
         self.log.about(event.agent_event, event.session)
+        if self.dropped:
+            from .projectenv import note
+
+            note(self.dropped, self.log)
         if event.kind != "prompt":
             self.deadline.on_expire = None
         chosen, hooks = here if (event.cwd or os.getcwd()) == os.getcwd() else self.cached(event.cwd or None)
@@ -528,14 +533,15 @@ def _say_crash(log, exc):
         pass
 
 
-def main(profile_ref=None, stdin=None, stdout=None, exit=None, agent=None, event_name=None):
+def main(profile_ref=None, stdin=None, stdout=None, exit=None, agent=None, event_name=None, dropped=()):
     """Run one event of `agent` (a built-in agent's name; the default agent
     when None), named `event_name` where the payload names none.  `exit` is
     for running inside another program (tests): called when the deadline
-    passes, instead of ending the process."""
+    passes, instead of ending the process.  `dropped`: the variables the
+    project set that were dropped first (projectenv.py), for the log."""
     from . import deadline as deadline_module
 
-    run = _Run(profile_ref, stdin or sys.stdin, stdout or sys.stdout, exit, agent, event_name)
+    run = _Run(profile_ref, stdin or sys.stdin, stdout or sys.stdout, exit, agent, event_name, dropped)
     deadline_module.IN_HOOK = True
     try:
         run.steps()

@@ -1,0 +1,105 @@
+"""The variables a project sets in an agent's hooks' environment.
+
+Some agents put variables from the project's own files into the
+environment of every hook they run (`project_environment` of the agent's
+YAML, measured): Claude Code the `env` of `.claude/settings.json` and
+`.claude/settings.local.json`, Gemini CLI a `.env` file.  Such a variable
+comes from the repository, not from the user.  This module names the
+variables those files set; engine/hooks/projectenv.py decides what the
+hook does with them.
+
+Each file is read as a project's file is: a regular file within
+`max_bytes`, opened without blocking.  One that cannot be read so (larger,
+a FIFO, not valid JSON) may name anything: `declared` then says ANY.
+os.path only: a hook calls this before it has loaded anything.
+"""
+
+import os
+
+ANY = None  # declared(...) when a file could name any variable
+
+
+def declared(agent, folders, home):
+    """The names the project's files of `agent` set for its hooks: a set
+    (empty when the agent takes none from a project), or ANY.  `folders`:
+    the project's folders to look from (its root, the hook's folder); `home`:
+    the user's home folder, whose files are the user's own."""
+    spec = agent.data.get("project_environment")
+    if not spec:
+        return set()
+    names = set()
+    for path in _files(agent, spec, folders, home):
+        found = _names(path, spec)
+        if found is ANY:
+            return ANY
+        names |= found
+    return names
+
+
+def _files(agent, spec, folders, home):
+    paths = []
+    for folder in dict.fromkeys(f for f in folders if f):
+        if "files" in spec:
+            paths.extend(agent.expand(t, folder) for t in spec["files"])
+        else:
+            found = _first_up(folder, spec["walk_up"], home)
+            if found:
+                paths.append(found)
+    return list(dict.fromkeys(paths))
+
+
+def _first_up(folder, names, home):
+    """The first of `names` found in `folder` or a folder above it, as the
+    agent looks; None when none is, or when the first is in `home`."""
+    here = os.path.abspath(folder)
+    home = os.path.abspath(home)
+    while True:
+        for name in names:
+            path = os.path.join(here, name)
+            if os.path.lexists(path):
+                return None if here == home else path
+        up = os.path.dirname(here)
+        if up == here:
+            return None
+        here = up
+
+
+def _names(path, spec):
+    from engine.base.files import read_regular
+
+    try:
+        data = read_regular(path, spec["max_bytes"])
+    except FileNotFoundError:
+        return set()
+    except (OSError, ValueError):
+        return ANY
+    text = data.decode("utf-8", "replace")
+    return _json_env(text) if spec["format"] == "json_env" else _dotenv(text)
+
+
+def _json_env(text):
+    from engine.base.fastjson import loads
+
+    try:
+        doc = loads(text)
+    except (ValueError, RecursionError):
+        return ANY
+    env = doc.get("env") if isinstance(doc, dict) else None
+    return set(env) if isinstance(env, dict) else set()
+
+
+def _dotenv(text):
+    """Every NAME a line starts a definition of (`NAME=`, `NAME: `, after
+    `export `).  A line inside a multi-line quoted value may look like one
+    too: taken, as a name too many only makes the hook more careful."""
+    names = set()
+    for line in text.splitlines():
+        rest = line.lstrip()
+        if rest.startswith("export") and rest[6:7].isspace():
+            rest = rest[6:].lstrip()
+        end = 0
+        while end < len(rest) and (rest[end].isalnum() or rest[end] in "_.-"):
+            end += 1
+        if end and rest[end:].lstrip()[:1] in ("=", ":"):
+            names.add(rest[:end])
+    return names

@@ -1,0 +1,53 @@
+"""A project's variables are not the user's.
+
+The engine takes its environment variables (engine/base/paths.py
+USER_VARIABLES, and each agent's home folder variable) as the user's own:
+they choose the profile, where state and caches are written, the Redis
+server, whether the hooks run at all.  But an agent may put a project's
+variables into its hooks' environment (Claude Code's settings `env`, Gemini
+CLI's `.env`: engine/agents/projectenv.py), and a repository is written by
+someone else.  So before a hook reads any of them, each one the project's
+files name is dropped from its environment: the hook runs as if the user
+had not set it (the defaults, the user's own files).  When a file could name
+anything (too large, not a regular file, not JSON), every one is dropped.
+
+This runs first, before the deadline is armed: it reads the built-in agent
+facts (only read, never written, from a cache folder not yet known to be the
+user's: table.agents(settle=False)) and at most a few of the project's
+files, each bounded (read_regular).
+"""
+
+import os
+
+from engine.base.paths import USER_VARIABLES
+
+
+def guard(agent_name=None, cwd=None):
+    """Drop from os.environ the engine's variables the project set; return
+    their names (sorted; [] in the usual case, where none is set)."""
+    from engine.agents import DEFAULT_AGENT, table
+
+    docs = table.agents(settle=False)
+    doc = docs.get(agent_name or DEFAULT_AGENT)
+    if doc is None:
+        return []
+    homes = [d["home"]["env"] for d in docs.values() if d["home"].get("env")]
+    set_here = [n for n in (*USER_VARIABLES, *homes) if n in os.environ]
+    if not set_here:
+        return []
+    from engine.agents.projectenv import ANY, declared
+    from engine.agents.spec import Agent
+
+    agent = Agent(doc)
+    root = os.environ.get(doc["project_env"]) if doc.get("project_env") else None
+    names = declared(agent, [root, cwd or os.getcwd()], os.path.expanduser("~"))
+    dropped = sorted(n for n in set_here if names is ANY or n in names)
+    for name in dropped:
+        del os.environ[name]
+    return dropped
+
+
+def note(dropped, log):
+    """One hook log line saying what was dropped and why."""
+    if dropped:
+        log(f"this project's agent settings set {', '.join(dropped)} for the hooks: the project's, not yours; ignored")

@@ -1,0 +1,191 @@
+"""A project's variables are not the user's (engine/hooks/projectenv.py).
+
+Measured (pipelines/agents/*.yaml `project_environment`): Claude Code 2.1.330
+puts the `env` of the project's `.claude/settings.json` and
+`.claude/settings.local.json` into every hook's environment, over its own;
+Gemini CLI 0.61.0, in a trusted folder, the variables of the first
+`.gemini/.env` or `.env` from the project's folder up that are not set
+already; Codex CLI 0.169.0 and Copilot CLI 1.0.102 none (a project's `.env`,
+`.codex/.env`, `.codex/config.toml` shell_environment_policy, `.github/.env`
+reached no hook).  Such a variable naming the profile, the state or cache
+folder, the Redis server or the off switch would let a cloned repository
+choose them as if it were the user: the hook drops each one the project's
+files name, and runs as if it were not set.
+"""
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from engine.agents import table
+from engine.agents.projectenv import ANY, declared
+from engine.base.paths import USER_VARIABLES
+from hook_fixtures import HookEnv, warm_template
+
+REPO = Path(__file__).resolve().parent.parent
+CLAUDE, GEMINI, CODEX = (table.get(n) for n in ("claude-code", "gemini", "codex"))
+EFFORT_USERS, EFFORT_PROJECTS = "[Effort policy: medium]", "[Effort policy: low]"
+
+
+def _write(path, text):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+# ---------------------------------------------------------------- what a project's files name
+
+
+def test_claude_codes_two_settings_files_name_their_env(tmp_path):
+    _write(tmp_path / ".claude" / "settings.json", json.dumps({"env": {"ENGINE_PROFILE": "x"}, "hooks": {}}))
+    _write(tmp_path / ".claude" / "settings.local.json", json.dumps({"env": {"ENGINE_STATE_DIR": "/y", "N": 1}}))
+    assert declared(CLAUDE, [str(tmp_path)], "/nonexistent") == {"ENGINE_PROFILE", "ENGINE_STATE_DIR", "N"}
+    # the agent's project root and the hook's folder are both looked at
+    other = tmp_path / "other"
+    _write(other / ".claude" / "settings.json", json.dumps({"env": {"ENGINE_REDIS_URL": "redis://x"}}))
+    assert "ENGINE_REDIS_URL" in declared(CLAUDE, [str(tmp_path), str(other)], "/nonexistent")
+
+
+@pytest.mark.parametrize("content", ["{not json", json.dumps({"env": {}}) + " " * (1 << 20)], ids=["not-json", "over-cap"])
+def test_a_settings_file_that_cannot_be_read_whole_may_name_anything(tmp_path, content):
+    _write(tmp_path / ".claude" / "settings.json", content)
+    assert declared(CLAUDE, [str(tmp_path)], "/nonexistent") is ANY
+
+
+def test_a_fifo_or_a_link_to_dev_zero_costs_nothing_and_may_name_anything(tmp_path):
+    (tmp_path / ".claude").mkdir()
+    os.mkfifo(tmp_path / ".claude" / "settings.json")
+    assert declared(CLAUDE, [str(tmp_path)], "/nonexistent") is ANY
+    (tmp_path / ".claude" / "settings.json").unlink()
+    (tmp_path / ".claude" / "settings.json").symlink_to("/dev/zero")
+    assert declared(CLAUDE, [str(tmp_path)], "/nonexistent") is ANY
+
+
+def test_gemini_reads_the_first_env_file_from_the_project_up(tmp_path):
+    home, project = tmp_path / "home", tmp_path / "home" / "src" / "project"
+    project.mkdir(parents=True)
+    assert declared(GEMINI, [str(project)], str(home)) == set()
+    _write(home / ".env", "ENGINE_PROFILE=users-own\n")  # the user's own file: not the project's
+    assert declared(GEMINI, [str(project)], str(home)) == set()
+    _write(home / "src" / ".env", "export ENGINE_STATE_DIR=/x\n")  # above the project, not the home folder
+    assert declared(GEMINI, [str(project)], str(home)) == {"ENGINE_STATE_DIR"}
+    _write(project / ".env", "# a comment\nENGINE_REDIS_URL = redis://x  # inline\nXDG_CONFIG_HOME: /y\nnot a line\n")
+    assert declared(GEMINI, [str(project)], str(home)) == {"ENGINE_REDIS_URL", "XDG_CONFIG_HOME"}
+    _write(project / ".gemini" / ".env", "ENGINE_HOOKS_PASSTHROUGH='1'\n")  # looked for first, in each folder
+    assert declared(GEMINI, [str(project)], str(home)) == {"ENGINE_HOOKS_PASSTHROUGH"}
+
+
+def test_an_agent_that_takes_no_project_variables_names_none(tmp_path):
+    _write(tmp_path / ".env", "ENGINE_PROFILE=x\n")
+    _write(tmp_path / ".codex" / ".env", "ENGINE_PROFILE=x\n")
+    assert declared(CODEX, [str(tmp_path)], "/nonexistent") == set()
+
+
+def test_every_variable_the_engine_reads_as_the_users_is_guarded():
+    read = set()
+    for path in (REPO / "engine").rglob("*.py"):
+        read |= set(re.findall(r"""environ(?:\.get)?[(\[]\s*["']((?:ENGINE|XDG)_[A-Z_]+)["']""", path.read_text()))
+    read |= set(re.findall(r'"((?:ENGINE|XDG)_[A-Z_]+)"', (REPO / "engine" / "base" / "paths.py").read_text()))
+    assert read and read <= set(USER_VARIABLES), sorted(read - set(USER_VARIABLES))
+
+
+# ---------------------------------------------------------------- what the hook does with them
+
+
+def _hostile_settings(w, outside, fmt="claude"):
+    """The project's agent settings choose its own profile (effort low), a
+    state folder outside it, and the hooks off."""
+    profile = _write(w.project / ".engine" / "mine.yaml",
+                     "kind: profile\nname: mine\nextends: default\nhooks:\n  effort: low\n")
+    chosen = {"ENGINE_PROFILE": str(profile), "ENGINE_STATE_DIR": str(outside), "ENGINE_HOOKS_PASSTHROUGH": "1"}
+    if fmt == "claude":
+        _write(w.project / ".claude" / "settings.json", json.dumps({"env": chosen}))
+    else:
+        _write(w.project / ".gemini" / ".env", "".join(f"{k}={v}\n" for k, v in chosen.items()))
+    return chosen
+
+
+def _default_log(w):
+    """The hook log of the default state folder under the test's HOME."""
+    path = w.home / ".local" / "state" / "rules-engine" / "hook.log"
+    return path.read_text(encoding="utf-8") if path.exists() else ""
+
+
+def test_the_hook_ignores_what_the_projects_settings_chose(tmp_path):
+    warm_template()
+    w = HookEnv(tmp_path)
+    outside = tmp_path / "outside-state"
+    chosen = _hostile_settings(w, outside)
+    run = w.hook(w.event("SessionStart"), env=chosen)  # as the agent runs it: the project's values set
+    run.assert_ok()
+    assert EFFORT_USERS in run.context and EFFORT_PROJECTS not in run.context, run
+    assert not outside.exists()
+    log = _default_log(w)  # the state folder the project chose is not the user's: the default one serves
+    assert "set ENGINE_HOOKS_PASSTHROUGH, ENGINE_PROFILE, ENGINE_STATE_DIR for the hooks" in log, log
+
+
+def test_the_users_own_variables_are_kept(tmp_path):
+    warm_template()
+    w = HookEnv(tmp_path)
+    _write(w.project / ".claude" / "settings.json", json.dumps({"env": {"SOMETHING_ELSE": "1"}}))
+    profile = _write(tmp_path / "users" / "mine.yaml", "kind: profile\nname: mine\nextends: default\nhooks:\n  effort: low\n")
+    run = w.hook(w.event("SessionStart"), env={"ENGINE_PROFILE": str(profile)})
+    run.assert_ok()
+    assert EFFORT_PROJECTS in run.context, run
+    assert not any("not yours" in line for line in w.log_lines())
+    # and the off switch is the user's too
+    off = w.hook(w.event("SessionStart"), env={"ENGINE_HOOKS_PASSTHROUGH": "1"})
+    assert off.returncode == 0 and off.stdout == "", off
+
+
+# ---------------------------------------------------------------- with the real agents
+
+
+@pytest.mark.slow
+def test_claude_code_runs_the_users_engine_whatever_the_project_settings_env_says(tmp_path):
+    from support.agent import install_hooks, request_text, run_agent, text
+
+    warm_template()
+    w = HookEnv(tmp_path / "w")
+    agent_env = {"ENGINE_STATE_DIR": w.state, "ENGINE_CACHE_DIR": w.cache}
+    install_hooks(w.home, w.project, agent_env)
+    outside = tmp_path / "outside-state"
+    _hostile_settings(w, outside)
+    run = run_agent("hi", w.home, w.project, [text("Hello.")], env=agent_env)
+    assert run.returncode == 0 and run.output and not run.output.get("is_error"), str(run)
+    first = request_text(run.requests[0])
+    assert EFFORT_USERS in first and EFFORT_PROJECTS not in first, first[:3000]
+    assert not outside.exists()
+    # The agent gave the hooks the project's ENGINE_STATE_DIR over the user's
+    # (w.state), which is then not known: the default state folder serves.
+    log = _default_log(w)
+    assert "ENGINE_STATE_DIR for the hooks: the project's, not yours" in log, log
+
+
+@pytest.mark.slow
+def test_gemini_runs_the_users_engine_whatever_the_projects_env_file_says(tmp_path):
+    import subprocess
+    import sys
+
+    from support import gemini_api
+    from support.gemini import run_gemini
+    from support.offline import base_env
+    from support.standin import say
+
+    warm_template()
+    w = HookEnv(tmp_path / "w")
+    subprocess.run(["git", "init", "-q", str(w.project)], check=True)
+    env = {"ENGINE_CACHE_DIR": str(w.cache)}  # no state folder of the user's: the .env's would be taken
+    proc = subprocess.run([sys.executable, "-m", "engine.cli", "install", "--agent", "gemini", "--user"],
+                          cwd=str(w.project), env=base_env(w.home, env), capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    outside = tmp_path / "outside-state"
+    _hostile_settings(w, outside, fmt="gemini")
+    run = run_gemini("hi", w.home, w.project, [say("Hello.")], env=env)
+    assert run.returncode == 0, str(run)
+    first = gemini_api.request_text(run.requests[0])
+    assert EFFORT_USERS in first and EFFORT_PROJECTS not in first, first[:3000]
+    assert not outside.exists()
