@@ -105,3 +105,32 @@ def test_the_plugin_builds_and_runs_the_engine_not_the_projects_packages(tmp_pat
     rc, out, err = run_hook(env, json.loads(_start(project, project)), cwd=project)
     assert rc == 0 and "rules-engine" in out, (out, err)
     assert _markers(tmp_path) == []
+
+
+@pytest.mark.parametrize("settings", ["names", "over-a-megabyte"])
+def test_a_projects_settings_never_choose_the_plugins_interpreter(tmp_path, settings):
+    """ENGINE_PLUGIN_PYTHON (and the venv and pip arguments) are the user's
+    dev overrides; Claude Code hands a project's settings `env` to every
+    hook, so where the project's settings name one, or are too large to look
+    into, the plugin drops them and builds as usual (here: a python3 that
+    fails)."""
+    project = tmp_path / "project"
+    (project / ".claude").mkdir(parents=True)
+    chosen = tmp_path / "projects-python"
+    chosen.write_text(f"#!/bin/sh\necho ran > '{tmp_path}/PWNED-interpreter'\nexec {sys.executable} \"$@\"\n")
+    chosen.chmod(0o755)
+    if settings == "names":
+        (project / ".claude" / "settings.json").write_text(json.dumps({"env": {"ENGINE_PLUGIN_PYTHON": str(chosen)}}))
+    else:  # too large to look into: may name anything
+        (project / ".claude" / "settings.json").write_text(json.dumps({"env": {}}) + " " * (1 << 20))
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "python3").write_text("#!/bin/sh\necho no venv here >&2\nexit 1\n")
+    (bindir / "python3").chmod(0o755)
+    env = plugin_env(tmp_path, ENGINE_PLUGIN_PYTHON=chosen, CLAUDE_PROJECT_DIR=project,
+                     PATH=f"{bindir}{os.pathsep}{os.environ['PATH']}")
+    rc, out, _ = run_hook(env, json.loads(_start(project, project)), cwd=project)
+    assert rc == 0 and "preparing" in out, out
+    wait_for(tmp_path / "data" / "bootstrap.failed")
+    assert _markers(tmp_path) == []
+    assert "no venv here" in (tmp_path / "data" / "bootstrap.log").read_text()

@@ -228,8 +228,10 @@ def test_detect_installs_for_every_agent_found_and_lists_each_file(hk):
     assert run.returncode == 1 and "found no agent" in run.stderr, str(run)
 
 
-def test_the_hook_command_passes_its_agent_and_event_to_the_dispatcher(monkeypatch):
+def test_the_hook_command_passes_its_agent_and_event_to_the_dispatcher(monkeypatch, tmp_path):
     import importlib
+
+    monkeypatch.chdir(tmp_path)  # a folder without agent settings
 
     from engine.hooks import dispatch
 
@@ -240,8 +242,9 @@ def test_the_hook_command_passes_its_agent_and_event_to_the_dispatcher(monkeypat
     monkeypatch.delenv("ENGINE_HOOKS_PASSTHROUGH", raising=False)
     assert cli.main(["hook", "--agent", "copilot", "--event=sessionStart", "--profile", "/p/x.yaml"]) == 0
     assert cli.main(["hook", "--profile=default"]) == 0
-    assert seen == [("/p/x.yaml", {"agent": "copilot", "event_name": "sessionStart"}),
-                    ("default", {"agent": None, "event_name": None})]
+    nothing = []  # no variable of the engine's that a project set (tests/test_project_env.py)
+    assert seen == [("/p/x.yaml", {"agent": "copilot", "event_name": "sessionStart", "dropped": nothing}),
+                    ("default", {"agent": None, "event_name": None, "dropped": nothing})]
     assert cli.hook_options(["--agent"]) == {}, "a hook never fails on its own arguments"
 
 

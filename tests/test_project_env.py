@@ -55,13 +55,13 @@ def test_a_settings_file_that_cannot_be_read_whole_may_name_anything(tmp_path, c
     assert declared(CLAUDE, [str(tmp_path)], "/nonexistent") is ANY
 
 
-def test_a_fifo_or_a_link_to_dev_zero_costs_nothing_and_may_name_anything(tmp_path):
+@pytest.mark.parametrize("make", [os.mkfifo, lambda p: p.symlink_to("/dev/zero"), lambda p: p.symlink_to(p),
+                                  lambda p: p.symlink_to("gone"), os.mkdir],
+                         ids=["fifo", "dev-zero", "link-loop", "broken-link", "folder"])
+def test_what_the_agent_cannot_read_either_names_nothing_and_costs_nothing(tmp_path, make):
     (tmp_path / ".claude").mkdir()
-    os.mkfifo(tmp_path / ".claude" / "settings.json")
-    assert declared(CLAUDE, [str(tmp_path)], "/nonexistent") is ANY
-    (tmp_path / ".claude" / "settings.json").unlink()
-    (tmp_path / ".claude" / "settings.json").symlink_to("/dev/zero")
-    assert declared(CLAUDE, [str(tmp_path)], "/nonexistent") is ANY
+    make(tmp_path / ".claude" / "settings.json")
+    assert declared(CLAUDE, [str(tmp_path)], "/nonexistent") == set()
 
 
 def test_gemini_reads_the_first_env_file_from_the_project_up(tmp_path):

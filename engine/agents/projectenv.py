@@ -9,8 +9,10 @@ variables those files set; engine/hooks/projectenv.py decides what the
 hook does with them.
 
 Each file is read as a project's file is: a regular file within
-`max_bytes`, opened without blocking.  One that cannot be read so (larger,
-a FIFO, not valid JSON) may name anything: `declared` then says ANY.
+`max_bytes`, opened without blocking.  One the agent cannot read either (a
+folder, a FIFO, a device, a broken link) names nothing; one it reads that
+cannot be read here (larger than max_bytes, not valid JSON) may name
+anything: `declared` then says ANY.
 os.path only: a hook calls this before it has loaded anything.
 """
 
@@ -67,11 +69,13 @@ def _first_up(folder, names, home):
 def _names(path, spec):
     from engine.base.files import read_regular
 
+    if not os.path.isfile(path):  # absent, a folder, a FIFO, a device, a broken link: the agent takes nothing
+        return set()
     try:
         data = read_regular(path, spec["max_bytes"])
-    except FileNotFoundError:
+    except OSError:  # unreadable (a link swapped meanwhile, no permission): for the agent too
         return set()
-    except (OSError, ValueError):
+    except ValueError:  # larger than max_bytes: the agent reads it all
         return ANY
     text = data.decode("utf-8", "replace")
     return _json_env(text) if spec["format"] == "json_env" else _dotenv(text)

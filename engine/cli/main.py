@@ -15,9 +15,21 @@ import sys
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["hook"]:
-        return _hook(argv[1:]) if not any(a in ("-h", "--help") for a in argv[1:]) else _guarded(_run, argv)
-    return _guarded(_run, argv)
+    if argv[:1] == ["hook"] and not any(a in ("-h", "--help") for a in argv[1:]):
+        return _hook(argv[1:])
+    return _guarded(_command, argv)
+
+
+def _command(argv):
+    """Any other command, once the engine's variables the project's agent
+    settings set are dropped (an agent's shell may run it with them: a
+    stub's read-back, Gemini's tail call), each one said on stderr."""
+    from engine.hooks.projectenv import guard_any, said
+
+    dropped = guard_any()
+    if dropped:
+        print(f"engine: note: {said(dropped, 'this command')}", file=sys.stderr)
+    return _run(argv)
 
 
 def _hook(args):

@@ -9,7 +9,7 @@ CLI's `.env`: engine/agents/projectenv.py), and a repository is written by
 someone else.  So before a hook reads any of them, each one the project's
 files name is dropped from its environment: the hook runs as if the user
 had not set it (the defaults, the user's own files).  When a file could name
-anything (too large, not a regular file, not JSON), every one is dropped.
+anything (too large to read here, not JSON), every one is dropped.
 
 This runs first, before the deadline is armed: it reads the built-in agent
 facts (only read, never written, from a cache folder not yet known to be the
@@ -23,14 +23,36 @@ from engine.base.paths import USER_VARIABLES
 
 
 def guard(agent_name=None, cwd=None):
-    """Drop from os.environ the engine's variables the project set; return
-    their names (sorted; [] in the usual case, where none is set)."""
+    """Drop from os.environ the engine's variables the project set for the
+    hooks of `agent_name` (the default agent when None); return their names
+    (sorted; [] in the usual case, where none is set)."""
     from engine.agents import DEFAULT_AGENT, table
 
     docs = table.agents(settle=False)
     doc = docs.get(agent_name or DEFAULT_AGENT)
-    if doc is None:
-        return []
+    return _settled(_drop(docs, [doc] if doc is not None else [], cwd))
+
+
+def guard_any(cwd=None):
+    """The same for a command an agent's shell may run (a stub's read-back,
+    Gemini's tail call): the files of every agent that takes a project's
+    variables count, as the command does not know which agent runs it."""
+    from engine.agents import table
+
+    docs = table.agents(settle=False)
+    return _settled(_drop(docs, list(docs.values()), cwd))
+
+
+def _settled(dropped):
+    """`dropped`, once the agent table is kept in the cache folder now known
+    to be the user's (its copy written if it was missing)."""
+    from engine.agents import table
+
+    table.agents()
+    return dropped
+
+
+def _drop(docs, chosen, cwd):
     homes = [d["home"]["env"] for d in docs.values() if d["home"].get("env")]
     set_here = [n for n in (*USER_VARIABLES, *homes) if n in os.environ]
     if not set_here:
@@ -38,9 +60,14 @@ def guard(agent_name=None, cwd=None):
     from engine.agents.projectenv import ANY, declared
     from engine.agents.spec import Agent
 
-    agent = Agent(doc)
-    root = os.environ.get(doc["project_env"]) if doc.get("project_env") else None
-    names = declared(agent, [root, cwd or os.getcwd()], os.path.expanduser("~"))
+    names = set()
+    for doc in chosen:
+        root = os.environ.get(doc["project_env"]) if doc.get("project_env") else None
+        found = declared(Agent(doc), [root, cwd or os.getcwd()], os.path.expanduser("~"))
+        if found is ANY:
+            names = ANY
+            break
+        names |= found
     dropped = sorted(n for n in set_here if names is ANY or n in names)
     for name in dropped:
         del os.environ[name]
@@ -50,4 +77,8 @@ def guard(agent_name=None, cwd=None):
 def note(dropped, log):
     """One hook log line saying what was dropped and why."""
     if dropped:
-        log(f"this project's agent settings set {', '.join(dropped)} for the hooks: the project's, not yours; ignored")
+        log(said(dropped, "the hooks"))
+
+
+def said(dropped, what):
+    return f"this project's agent settings set {', '.join(dropped)} for {what}: the project's, not yours; ignored"
