@@ -152,18 +152,32 @@ class Locked:
         self.close()
 
 
-def read_regular(path, cap):
-    """The bytes of `path` when it is a regular file of at most `cap` bytes.
-    Opened without blocking (a FIFO has no writer to wait for) and read no
-    further than cap + 1, so a link to /dev/zero or a huge file costs
-    nothing.  ValueError saying why for anything else; OSError when it
-    cannot be opened (FileNotFoundError: it is not there)."""
+def open_regular(path):
+    """A binary reader of `path` when it is a regular file.  Opened without
+    waiting: a FIFO has no writer to wait for, and a device or a folder is
+    not read.  The one way the engine opens a file someone else may have put
+    there (a project's, a transcript).  OSError when it cannot be opened
+    (FileNotFoundError: it is not there); ValueError when it is no regular
+    file."""
     import stat
 
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-            raise ValueError("not a regular file")
+    try:
+        regular = stat.S_ISREG(os.fstat(fd).st_mode)
+    except OSError:
+        os.close(fd)
+        raise
+    if not regular:
+        os.close(fd)
+        raise ValueError("not a regular file")
+    return os.fdopen(fd, "rb")
+
+
+def read_regular(path, cap):
+    """The bytes of `path` when it is a regular file of at most `cap` bytes,
+    read no further than cap + 1 (a huge file costs nothing).  ValueError
+    saying why for anything else; OSError as open_regular."""
+    with open_regular(path) as fh:
         data = fh.read(cap + 1)
     if len(data) > cap:
         raise ValueError(f"larger than {cap} bytes")

@@ -97,19 +97,16 @@ def _scan_all(folders, index, deadline, resume):
 def _scan_file(path, old, deadline):
     """The index entry of one file, read from where the last scan stopped
     when it is still the same file; None when it cannot be read."""
-    import stat
+    from engine.base.files import open_regular
 
     from .stub import keys_in
 
     try:  # never waits: a FIFO or a device among the transcripts is not read
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
+        fh = open_regular(path)
+    except (OSError, ValueError):
         return None
-    st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode):
-        os.close(fd)
-        return None
-    with os.fdopen(fd, "rb") as fh:
+    with fh:
+        st = os.fstat(fh.fileno())
         start, found = 0, set()
         if _same_file(fh, st, old):
             start, found = old["read"], set(old["keys"])

@@ -11,26 +11,22 @@ more of its end than hooks.max_transcript_bytes of
 pipelines/settings/engine.yaml, whatever the caller asks."""
 
 import os
-import stat
 
 BLOCK = 65536
 
 
-def open_regular(path):
-    """A read-only descriptor of the regular file at `path`, or None."""
+def regular_fd(path):
+    """A read-only descriptor of the regular file at `path` (engine/base/files.py
+    open_regular), or None."""
+    from engine.base.files import open_regular
+
     if not path or not isinstance(path, str):
         return None
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        with open_regular(path) as fh:
+            return os.dup(fh.fileno())
     except (OSError, ValueError):
         return None
-    try:
-        if stat.S_ISREG(os.fstat(fd).st_mode):
-            return fd
-    except OSError:
-        pass
-    os.close(fd)
-    return None
 
 
 def line_heads(path, scan_bytes, head_bytes):
@@ -44,7 +40,7 @@ def line_heads(path, scan_bytes, head_bytes):
     from .settings import hook_bounds
 
     scan_bytes = min(scan_bytes, hook_bounds()["max_transcript_bytes"])  # the engine's ceiling over any caller's
-    fd = open_regular(path)
+    fd = regular_fd(path)
     if fd is None:
         return
     try:

@@ -22,7 +22,6 @@ A record of an unexpected shape is skipped, never an error; a usage figure
 is a number between 0 and `transcripts.max_tokens` (`usage_tokens`)."""
 
 import os
-import stat
 
 BLOCK = 65536
 
@@ -38,23 +37,17 @@ def reversed_lines(path, max_bytes):
     from .settings import hook_bounds
 
     max_bytes = min(max_bytes, hook_bounds()["max_transcript_bytes"])  # the engine's ceiling over the profile's
-    try:
-        # O_NONBLOCK: opening a FIFO must not wait for a writer.
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    from engine.base.files import open_regular
+
+    try:  # a FIFO must not wait for a writer
+        fh = open_regular(path)
     except (OSError, ValueError):
         return
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return
-        fh = os.fdopen(fd, "rb")
-        fd = None
         with fh:
             yield from _backwards(fh, max_bytes, _bounds()["max_line_bytes"])
     except OSError:
         return
-    finally:
-        if fd is not None:
-            os.close(fd)
 
 
 def _backwards(fh, max_bytes, limit):

@@ -63,12 +63,13 @@ def _read(path):
         raise UserError("this is a folder, not a settings file; move it away, nothing was changed", where)
     if not stat.S_ISREG(st.st_mode):
         raise UserError("settings file is not a regular file (a FIFO or a device?); nothing was changed", where)
+    from engine.base.files import open_regular
+
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-        with os.fdopen(fd, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):  # swapped since the check
-                raise UserError("settings file is not a regular file; nothing was changed", where)
+        with open_regular(path) as fh:
             return fh.read()
+    except ValueError:  # swapped since the check
+        raise UserError("settings file is not a regular file; nothing was changed", where) from None
     except OSError as exc:
         raise UserError(f"cannot read settings file ({exc.strerror}); nothing was changed", where) from None
 

@@ -64,16 +64,14 @@ def _window_of_models(cw, models):
 
 
 def _open(path):
+    from engine.base.files import open_regular
+
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        return open_regular(path)
     except OSError as exc:
         raise UserError(f"cannot read the transcript ({exc.strerror})", path) from None
-    import stat
-
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise UserError("not a regular file; give a transcript (.jsonl)", path)
-    return os.fdopen(fd, "rb")
+    except ValueError:
+        raise UserError("not a regular file; give a transcript (.jsonl)", path) from None
 
 
 def analyze_file(path, style, redact, agent=None, original=None):

@@ -84,13 +84,13 @@ def backwards(name, path, max_bytes, kinds=None, head_bytes=None):
 
 def head_records(name, path, max_bytes, kinds=None):
     """Records of the transcript's first lines (within its first `max_bytes`), in order."""
-    from engine.core.lineheads import open_regular
+    from engine.base.files import open_regular
 
-    fd = open_regular(path)
-    if fd is None:
+    try:
+        with open_regular(path) as fh:
+            data = fh.read(max_bytes)
+    except (OSError, ValueError, TypeError):  # not there, no regular file, no path
         return
-    with open(fd, "rb", closefd=True) as fh:
-        data = fh.read(max_bytes)
     mod = reader(name)
     offset = 0
     for raw in data.split(b"\n")[:-1] if b"\n" in data else []:
@@ -149,20 +149,15 @@ def detect(path, reading=None):
     """The reader of the first of the file's first DETECT_LINES lines that a
     reader recognises, or None (also for a file that cannot be read).  Read
     one bounded line at a time: a huge first line is passed over."""
-    import os
-    import stat
-
+    from engine.base.files import open_regular
     from engine.core.transcript import Problems, records
 
     reading = reading or {"max_line_bytes": 1 << 22, "chunk_bytes": 1 << 16}
-    try:  # O_NONBLOCK: a FIFO named as a transcript must not wait for a writer
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:  # a FIFO named as a transcript must not wait for a writer
+        fh = open_regular(path)
     except (OSError, ValueError, TypeError):
         return None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        return None
-    with os.fdopen(fd, "rb") as fh:
+    with fh:
         for n, (_lineno, obj) in enumerate(records(fh, reading, Problems())):
             for name in DETECT_ORDER:
                 if reader(name).looks_like(obj):

@@ -3,7 +3,6 @@ gives its summary (plain stdout, exit 0): the user's file (`file`, such as
 ~/.claude/compact-instructions.txt) when it exists, else the template."""
 
 import os
-import stat
 
 from .base import Handler, HandlerSpec
 from .part import Part
@@ -29,15 +28,17 @@ class CompactInstructions(Handler):
         unreadable: the template then)."""
         if not self.spec.file:
             return None
+        from engine.base.files import open_regular
+
         path = os.path.expanduser(self.spec.file)
         try:
-            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+            fh = open_regular(path)
         except OSError:
             return None
-        with os.fdopen(fd, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-                ctx.log(f"{self.name}: {path} is not a regular file; using the template")
-                return None
+        except ValueError:
+            ctx.log(f"{self.name}: {path} is not a regular file; using the template")
+            return None
+        with fh:
             data = fh.read(self.spec.max_file_bytes + 1)
         if len(data) > self.spec.max_file_bytes:
             ctx.log(f"{self.name}: {path} is over max_file_bytes ({self.spec.max_file_bytes}); cut there")
