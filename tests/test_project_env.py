@@ -141,6 +141,21 @@ def test_the_users_own_variables_are_kept(tmp_path):
     assert off.returncode == 0 and off.stdout == "", off
 
 
+def test_the_doctor_names_what_the_projects_settings_set(cli):
+    _write(cli.cwd / ".claude" / "settings.json", json.dumps({"env": {"ENGINE_PROFILE": "x", "OTHER": "1"}}))
+    _write(cli.cwd / ".env", "ENGINE_REDIS_URL=redis://x\n")  # Gemini's, not Claude Code's
+    run = cli("doctor", "--json", "--agent", "claude-code", "--agent", "codex", "--agent", "gemini")
+    assert run.returncode == 0, run
+    reports = {a["name"]: a for a in json.loads(run.out)["agents"]}
+    assert {n: a["project_variables"] for n, a in reports.items()} == {
+        "claude-code": ["ENGINE_PROFILE"], "codex": [], "gemini": ["ENGINE_REDIS_URL"]}
+    assert any("set ENGINE_PROFILE for the hooks: ignored" in line for line in reports["claude-code"]["missing"])
+    assert not any("agent settings" in line for line in reports["codex"]["missing"])
+    _write(cli.cwd / ".claude" / "settings.json", " " * (1 << 20) + "{}")  # too large to look into
+    run = cli("doctor", "--agent", "claude-code")
+    assert "any of the engine's variables for the hooks: ignored" in run.out, run
+
+
 # ---------------------------------------------------------------- with the real agents
 
 

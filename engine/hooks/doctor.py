@@ -13,7 +13,7 @@ import os
 
 from engine.base.errors import UserError
 
-from . import agenttrust, detect, entries, firing, settingsfile, versioncmd
+from . import agenttrust, detect, entries, firing, projectenv, settingsfile, versioncmd
 from .install import settings_path, todo
 
 SCOPES = ("user", "project")
@@ -59,6 +59,7 @@ def agent_report(agent, project, events, conf):
         "hooks": [scope_report(agent, scope, project, events) for scope in SCOPES],
         "firing": firing.report(agent, conf["recent_sessions"], conf["scan_bytes"]),
         "features": features(agent, version, conf),
+        "project_variables": projectenv.named(agent, project),
     }
     report["missing"] = missing(agent, report)
     return report
@@ -168,4 +169,9 @@ def missing(agent, report):
     if installed and fired["sessions"] and not fired["answered"]:
         out.append(f"no record of the engine answering in the last {fired['sessions']} session(s)")
     out += [f"{f['name']}: {f['note']}" for f in report["features"] if f["note"]]
+    named = report["project_variables"]
+    if named is None or named:
+        which = ", ".join(named) if named else "a file too large to look into, so any of the engine's variables"
+        out.append(f"this project's agent settings set {which} for the hooks: ignored, as the project's, not yours "
+                   "(choose a project's profile with engine trust)")
     return out

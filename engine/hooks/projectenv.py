@@ -53,17 +53,14 @@ def _settled(dropped):
 
 
 def _drop(docs, chosen, cwd):
-    homes = [d["home"]["env"] for d in docs.values() if d["home"].get("env")]
-    set_here = [n for n in (*USER_VARIABLES, *homes) if n in os.environ]
+    set_here = [n for n in engine_variables(docs) if n in os.environ]
     if not set_here:
         return []
-    from engine.agents.projectenv import ANY, declared
-    from engine.agents.spec import Agent
+    from engine.agents.projectenv import ANY
 
     names = set()
     for doc in chosen:
-        root = os.environ.get(doc["project_env"]) if doc.get("project_env") else None
-        found = declared(Agent(doc), [root, cwd or os.getcwd()], os.path.expanduser("~"))
+        found = _declared(doc, cwd)
         if found is ANY:
             names = ANY
             break
@@ -72,6 +69,33 @@ def _drop(docs, chosen, cwd):
     for name in dropped:
         del os.environ[name]
     return dropped
+
+
+def engine_variables(docs):
+    """The variables the engine reads as the user's: its own, and each
+    agent's home folder variable."""
+    return [*USER_VARIABLES, *(d["home"]["env"] for d in docs.values() if d["home"].get("env"))]
+
+
+def _declared(doc, cwd):
+    from engine.agents.projectenv import declared
+    from engine.agents.spec import Agent
+
+    root = os.environ.get(doc["project_env"]) if doc.get("project_env") else None
+    return declared(Agent(doc), [root, cwd or os.getcwd()], os.path.expanduser("~"))
+
+
+def named(agent, project):
+    """For `engine doctor`: the engine's variables the project's files set
+    for `agent`'s hooks (which the hooks ignore), sorted; None when a file
+    may name any of them."""
+    from engine.agents import table
+    from engine.agents.projectenv import ANY
+
+    found = _declared(agent.data, project)
+    if found is ANY:
+        return None
+    return sorted(n for n in engine_variables(table.agents()) if n in found)
 
 
 def note(dropped, log):
