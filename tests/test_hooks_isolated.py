@@ -22,7 +22,8 @@ import pytest
 
 from engine.ccm import selfcmd
 from engine.hooks import hookcmd
-from support.plugin import START, plugin_env, run_hook, wait_for, wait_gone
+from support.agent import REPO
+from support.plugin import HOOK, START, plugin_env, run_hook, wait_for, wait_gone
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="POSIX")
 
@@ -134,3 +135,32 @@ def test_a_projects_settings_never_choose_the_plugins_interpreter(tmp_path, sett
     wait_for(tmp_path / "data" / "bootstrap.failed")
     assert _markers(tmp_path) == []
     assert "no venv here" in (tmp_path / "data" / "bootstrap.log").read_text()
+
+
+def test_a_projects_env_file_never_chooses_where_the_gemini_extension_runs_from(tmp_path):
+    """Gemini CLI runs bin/plugin-hook for its extension and loads a project's
+    `.env` into every hook's environment for what is not set, and it sets no
+    CLAUDE_PLUGIN_DATA: a project naming one there, with a planted ready
+    environment whose engine-hook writes a marker, would run it.  The
+    variable is dropped: the default data folder serves (not ready there: a
+    build starts, with a python3 that fails)."""
+    project = tmp_path / "project"
+    planted = project / "fakedata"
+    (planted / "venv" / "bin").mkdir(parents=True)
+    version = json.loads((REPO / ".claude-plugin" / "plugin.json").read_text())["version"]
+    (planted / "venv" / ".plugin-ready").write_text(f"{version}\n{sys.executable}\n")
+    hook = planted / "venv" / "bin" / "engine-hook"
+    hook.write_text(f"#!/bin/sh\necho ran > '{tmp_path}/PWNED-planted'\n")
+    hook.chmod(0o755)
+    (project / ".env").write_text(f"CLAUDE_PLUGIN_DATA={planted}\n")
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "python3").write_text("#!/bin/sh\necho no venv here >&2\nexit 1\n")
+    (bindir / "python3").chmod(0o755)
+    env = plugin_env(tmp_path, PATH=f"{bindir}{os.pathsep}{os.environ['PATH']}", GEMINI_PROJECT_DIR=project,
+                     CLAUDE_PLUGIN_ROOT=None, CLAUDE_PLUGIN_DATA=planted)  # as Gemini gives it: the .env's value
+    proc = subprocess.run([str(HOOK), "--agent", "gemini"], input=_start(project, project), cwd=project, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and "preparing" in proc.stdout, proc
+    wait_for(tmp_path / "home" / ".local" / "share" / "rules-engine-plugin" / "bootstrap.failed")
+    assert _markers(tmp_path) == []
