@@ -138,6 +138,31 @@ def _world(tmp_path):
     return home, cwd
 
 
+# A project's own variables, in every file an agent might load them from
+# (its settings `env` where it has one, `.env` files): which of them reach
+# the hooks' environment is an agent fact (project_environment in its YAML,
+# engine/hooks/projectenv.py).  Named with each agent's prefix, which the
+# stand-in hook records.
+PROJECT_VARIABLE = "{prefix}_PROBE_FROM_PROJECT"
+
+
+def _project_variables(cwd, prefix):
+    name = PROJECT_VARIABLE.format(prefix=prefix)
+    for folder in ("", ".codex", ".gemini", ".github", ".copilot"):
+        (cwd / folder).mkdir(exist_ok=True)
+        (cwd / folder / ".env").write_text(f"{name}=1\n", encoding="utf-8")
+    (cwd / ".codex" / "config.toml").write_text(f'[shell_environment_policy]\nset = {{ {name} = "1" }}\n',
+                                                encoding="utf-8")
+    return name
+
+
+def _reached(hook, name):
+    """Whether the project's variable was in the environment of every hook call (True), of none (False)."""
+    seen = {name in call["env"] for call in hook.calls()}
+    assert len(seen) == 1, hook.calls()
+    return seen.pop()
+
+
 def _fields(payload, names):
     missing = [n for n in names if n not in payload]
     assert not missing, f"payload without {missing}: {payload}"
@@ -146,11 +171,13 @@ def _fields(payload, names):
 @pytest.mark.slow
 def test_codex_runs_a_shell_call_offline_and_its_hooks_fire_and_reach_the_model(tmp_path):
     home, cwd = _world(tmp_path)
+    probe = _project_variables(cwd, "CODEX")
     hook = LogHook(tmp_path, {"*": context_answer()})
     events = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"]
     run = run_codex("count for me", home, cwd, [shell(CMD % "codex"), say("It is 42.")],
                     hooks=codex_hooks(hook, events))
     assert run.returncode == 0, str(run)
+    assert _reached(hook, probe) is False  # none of the project's variables reaches Codex's hooks
     assert hook.events() == events, str(run)
     common = ["session_id", "transcript_path", "cwd", "hook_event_name", "model"]
     for seen in hook.calls():
@@ -178,11 +205,13 @@ def test_codex_runs_a_shell_call_offline_and_its_hooks_fire_and_reach_the_model(
 @pytest.mark.slow
 def test_gemini_runs_a_shell_call_offline_and_its_hooks_fire_and_reach_the_model(tmp_path):
     home, cwd = _world(tmp_path)
+    probe = _project_variables(cwd, "GEMINI")
     hook = LogHook(tmp_path, {"*": context_answer()})
     events = ["SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent", "SessionEnd"]
     run = run_gemini("count for me", home, cwd, [shell(CMD % "gemini"), say("It is 42.")],
                      hooks=gemini_hooks(hook, events))
     assert run.returncode == 0 and run.extra["output"]["response"] == "It is 42.", str(run)
+    assert _reached(hook, probe) is True  # its trusted folder's .env reaches every hook (gemini.yaml)
     assert hook.events() == events, str(run)
     for seen in hook.calls():
         _fields(seen["stdin"], ["session_id", "transcript_path", "cwd", "hook_event_name", "timestamp"])
@@ -214,11 +243,13 @@ def _started_together(seen):
 @pytest.mark.slow
 def test_copilot_runs_a_shell_call_offline_and_its_hooks_fire_and_reach_the_model(tmp_path):
     home, cwd = _world(tmp_path)
+    probe = _project_variables(cwd, "COPILOT")
     hook = LogHook(tmp_path, {"*": {"additionalContext": "CTX_{event}_MARK"}})
     events = ["sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "agentStop", "sessionEnd"]
     run = run_copilot("count for me", home, cwd, [shell(CMD % "copilot"), say("It is 42.")],
                       hooks=copilot_hooks(hook, events))
     assert run.returncode == 0, str(run)
+    assert _reached(hook, probe) is False  # none of the project's variables reaches Copilot's hooks
     assert _started_together(hook.events()) == events, str(run)
     for seen in hook.calls():
         _fields(seen["stdin"], ["sessionId", "timestamp", "cwd"])
