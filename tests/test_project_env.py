@@ -141,6 +141,20 @@ def test_the_users_own_variables_are_kept(tmp_path):
     assert off.returncode == 0 and off.stdout == "", off
 
 
+def test_a_command_an_agents_shell_runs_ignores_them_too_and_says_so(cli, tmp_path):
+    """`engine compress` here, as any command (a stub's read-back, Gemini's
+    tail call): the project's `.env` names a cache folder outside it, which
+    the command's environment carries (as Gemini's shell would)."""
+    outside = tmp_path / "outside-cache"
+    _write(cli.cwd / ".env", f"ENGINE_CACHE_DIR={outside}\n")
+    rule = _write(cli.cwd / "rules.md", "# Rules\nAlways run the tests before you commit.\n")
+    run = cli("compress", rule, "--level", "light", env={"ENGINE_CACHE_DIR": outside})
+    assert run.returncode == 0 and "Always run the tests" in run.out, run
+    assert not outside.exists()
+    assert run.err.strip() == ("engine: note: this project's agent settings set ENGINE_CACHE_DIR for this command: "
+                               "the project's, not yours; ignored"), run
+
+
 def test_the_doctor_names_what_the_projects_settings_set(cli):
     _write(cli.cwd / ".claude" / "settings.json", json.dumps({"env": {"ENGINE_PROFILE": "x", "OTHER": "1"}}))
     _write(cli.cwd / ".env", "ENGINE_REDIS_URL=redis://x\n")  # Gemini's, not Claude Code's
