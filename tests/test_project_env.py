@@ -155,6 +155,27 @@ def test_a_command_an_agents_shell_runs_ignores_them_too_and_says_so(cli, tmp_pa
                                "the project's, not yours; ignored"), run
 
 
+def test_a_removed_working_folder_holds_no_project_and_the_users_variables_stay(tmp_path):
+    """A shell whose folder was removed under it: no project's files to read,
+    so nothing is the project's (and no error is misreported)."""
+    import subprocess
+    import sys
+
+    gone, state = tmp_path / "gone", tmp_path / "state"
+    gone.mkdir()
+    code = "import sys; from engine.cli.main import main; sys.exit(main(sys.argv[1:]))"
+    env = dict(os.environ, ENGINE_STATE_DIR=str(state), PYTHONPATH=str(REPO))
+    env.pop("ENGINE_PROFILE", None)
+    for args, stdin in ((["--version"], ""), (["hook"], json.dumps({"hook_event_name": "SessionStart", "cwd": str(tmp_path),
+                                                                      "session_id": "s1", "source": "startup"}))):
+        proc = subprocess.run(["sh", "-c", f'cd "{gone}" && rmdir "{gone}" && exec "$0" -c "$@"', sys.executable,
+                               code, *args], input=stdin, capture_output=True, text=True, env=env, timeout=60)
+        gone.mkdir()
+        assert proc.returncode == 0 and not proc.stderr, proc
+    # the hook logged in the user's state folder: the variable stayed the user's
+    assert (state / "hook.log").exists() and "not yours" not in (state / "hook.log").read_text()
+
+
 def test_the_doctor_names_what_the_projects_settings_set(cli):
     _write(cli.cwd / ".claude" / "settings.json", json.dumps({"env": {"ENGINE_PROFILE": "x", "OTHER": "1"}}))
     _write(cli.cwd / ".env", "ENGINE_REDIS_URL=redis://x\n")  # Gemini's, not Claude Code's

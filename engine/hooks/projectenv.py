@@ -82,7 +82,16 @@ def _declared(doc, cwd):
     from engine.agents.spec import Agent
 
     root = os.environ.get(doc["project_env"]) if doc.get("project_env") else None
-    return declared(Agent(doc), [root, cwd or os.getcwd()], os.path.expanduser("~"))
+    return declared(Agent(doc), [root, cwd or _working_folder()], os.path.expanduser("~"))
+
+
+def _working_folder():
+    """The process's folder; None when it is gone (removed under a running
+    shell): there is no project there to read."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return None
 
 
 def named(agent, project):
