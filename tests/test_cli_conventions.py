@@ -14,6 +14,7 @@ import pytest
 import yaml
 
 from conftest import REPO, problems, write
+from engine.base.version import __version__
 
 SAMPLE = """# Deploy guide
 
@@ -45,6 +46,23 @@ def test_full_stdout_is_one_line_not_a_traceback(cli, args):
     lines = err.strip().splitlines()
     assert len(lines) == 1, err
     assert "standard output" in lines[0] and "No space left" in lines[0], err
+
+
+def test_a_removed_working_folder_is_said_as_such(cli):
+    """A shell left in a removed folder: the command says so in one line (not
+    "cannot write to standard output"), and --version still answers."""
+    rule = write(cli.cwd, "rules.md", SAMPLE)
+    gone = cli.cwd / "gone"
+    said = []
+    for args in (["compress", str(rule)], ["--version"]):
+        gone.mkdir()
+        proc = subprocess.run(["sh", "-c", 'cd "$1" && rmdir "$1" && shift && exec "$@"', "sh", str(gone),
+                               sys.executable, "-m", "engine.cli", *args], capture_output=True, text=True,
+                              env=cli.env(), timeout=180)
+        said.append((proc.returncode, proc.stdout, proc.stderr))
+    assert said == [(1, "", "engine: the working folder no longer exists (it was removed under this shell); "
+                            "cd to a folder that exists and run the command again\n"),
+                    (0, f"engine {__version__}\n", "")], said
 
 
 @pytest.mark.parametrize("args", [["compress", "big.md", "--level", "off"], ["diff", "big.md", "--level", "standard"]])

@@ -222,3 +222,26 @@ def test_output_is_one_json_object_with_the_event_name(hk):
     assert isinstance(data, dict) and "hookSpecificOutput" in data
     assert data["hookSpecificOutput"]["hookEventName"] == "SessionStart"
     assert "ALPHA: quotes \" and \\ backslashes" in data["hookSpecificOutput"]["additionalContext"]
+
+
+def test_a_removed_project_folder_still_counts_and_brings_the_users_rules(hk):
+    """The agent's folder removed under it (a throwaway worktree deleted from
+    its own shell): the hooks it runs there still count the prompt and bring
+    the user's own rules, with the user's own profile; nothing is logged as
+    an internal error."""
+    import subprocess
+    import sys
+
+    hk.rule("mine.md", "# Mine\nMarker USERRULE: keep commits small.\n", where="global")
+    gone = hk.project / "gone"
+    code = "import sys; from engine.cli.main import main; sys.exit(main(['hook']))"
+    outs = []
+    for event in (hk.prompt(1, cwd=str(gone)), hk.event("SessionStart", source="compact", cwd=str(gone))):
+        gone.mkdir()
+        proc = subprocess.run(["sh", "-c", 'cd "$1" && rmdir "$1" && exec "$0" -c "$2"', sys.executable, str(gone), code],
+                              input=json.dumps(event), capture_output=True, text=True, env=hk.env(), timeout=60)
+        assert proc.returncode == 0 and proc.stderr == "", proc
+        outs.append(proc.stdout)
+    assert hk.file_turn() == 1, hk.log_lines()
+    assert "USERRULE" in json.loads(outs[1])["hookSpecificOutput"]["additionalContext"], (outs, hk.log_lines())
+    assert not [l for l in hk.log_lines() if "internal error" in l], hk.log_lines()

@@ -166,14 +166,15 @@ def test_a_removed_working_folder_holds_no_project_and_the_users_variables_stay(
     code = "import sys; from engine.cli.main import main; sys.exit(main(sys.argv[1:]))"
     env = dict(os.environ, ENGINE_STATE_DIR=str(state), PYTHONPATH=str(REPO))
     env.pop("ENGINE_PROFILE", None)
-    for args, stdin in ((["--version"], ""), (["hook"], json.dumps({"hook_event_name": "SessionStart", "cwd": str(tmp_path),
-                                                                      "session_id": "s1", "source": "startup"}))):
+    for args, stdin in ((["--version"], ""), (["hook"], json.dumps({"hook_event_name": "UserPromptSubmit", "cwd": str(tmp_path),
+                                                                      "session_id": "s1", "prompt": "go on"}))):
         proc = subprocess.run(["sh", "-c", f'cd "{gone}" && rmdir "{gone}" && exec "$0" -c "$@"', sys.executable,
                                code, *args], input=stdin, capture_output=True, text=True, env=env, timeout=60)
         gone.mkdir()
         assert proc.returncode == 0 and not proc.stderr, proc
-    # the hook logged in the user's state folder: the variable stayed the user's
-    assert (state / "hook.log").exists() and "not yours" not in (state / "hook.log").read_text()
+    # the hook counted the prompt in the user's state folder: the variable stayed the user's
+    assert list((state / "sessions").glob("s1*.json")), sorted(state.rglob("*"))
+    assert not (state / "hook.log").exists() or "not yours" not in (state / "hook.log").read_text()
 
 
 def test_the_doctor_names_what_the_projects_settings_set(cli):

@@ -18,6 +18,15 @@ USER_VARIABLES = ("ENGINE_PROFILE", "ENGINE_CACHE_DIR", "ENGINE_STATE_DIR", "ENG
 _PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+def working_folder():
+    """The process's folder; None when it is gone (removed under a running
+    shell or agent) or cannot be read: there is no project there."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return None
+
+
 def inside(path, root):
     """Whether `path` is `root` or below it, by their text alone: give both
     real (os.path.realpath) to ask where a file really is.  The one

@@ -136,11 +136,23 @@ def _guarded(fn, *args):
             silence_stdout()  # the reader went away (| head): say nothing
             return 0
         except OSError as exc:
-            # files are UserErrors by now; an OSError without a file name is stdout
-            what = display(exc.filename) if exc.filename else "standard output"
             silence_stdout()
-            print(f"engine: cannot write to {what}: {exc.strerror or exc}", file=sys.stderr)
+            print(_os_error_line(exc, display), file=sys.stderr)
             return 1
+
+
+def _os_error_line(exc, display):
+    """The one line for an OSError that reached the top: files are
+    UserErrors by now, so one without a file name is stdout's, unless the
+    working folder itself is gone (every command looks for its project there)."""
+    from engine.base.paths import working_folder
+
+    if exc.filename:
+        return f"engine: cannot write to {display(exc.filename)}: {exc.strerror or exc}"
+    if working_folder() is None:
+        return ("engine: the working folder no longer exists (it was removed under this shell); "
+                "cd to a folder that exists and run the command again")
+    return f"engine: cannot write to standard output: {exc.strerror or exc}"
 
 
 if __name__ == "__main__":

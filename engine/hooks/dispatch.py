@@ -26,6 +26,7 @@ go on without the compiled profile (cache.compile_once).
 import os
 import sys
 
+from engine.base.paths import working_folder
 from engine.core.log import Log
 
 from .deadline import Deadline, Expired
@@ -398,7 +399,8 @@ class _Run:
 
     def steps(self):
         self.arm()
-        here = self.cached(None)
+        folder = working_folder()
+        here = self.cached(folder) if folder else None  # a removed folder holds no project
         event = self.read()
         if event is None:
             return self.say_unread(here)
@@ -409,7 +411,10 @@ class _Run:
             note(self.dropped, self.log)
         if event.kind != "prompt":
             self.deadline.on_expire = None
-        chosen, hooks = here if (event.cwd or os.getcwd()) == os.getcwd() else self.cached(event.cwd or None)
+        # The event's folder, else the process's: with neither (both gone or
+        # unsaid) the root, where no project is, so the user's own profile.
+        where = event.cwd or folder
+        chosen, hooks = here if here and where == folder else self.cached(where or os.sep)
         counted = self.count(event, hooks) if event.kind == "prompt" else None  # before anything that could be slow
         if hooks is None:
             hooks = self.settings(chosen)
@@ -440,7 +445,7 @@ class _Run:
 
     def cached(self, cwd):
         """(Choice, hooks settings from the cache or None) of the profile for
-        `cwd` (None: the process's folder, where the agent runs hooks, so
+        `cwd` (first the process's folder, where the agent runs hooks, so
         almost always the event's): no compile; found, they bound the hook
         at once."""
         from engine.core.profile import cached_hooks, choice
@@ -459,8 +464,8 @@ class _Run:
     def say_unread(self, here):
         """Log why stdin held no event, within the profile's log bound: loaded
         (under the deadline) when it was not cached."""
-        chosen, hooks = here
-        if hooks is None:
+        chosen, hooks = here or (None, None)
+        if hooks is None and chosen is not None:
             from engine.core.profile import hooks_of
 
             try:

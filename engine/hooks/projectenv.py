@@ -19,7 +19,7 @@ files, each bounded (read_regular).
 
 import os
 
-from engine.base.paths import USER_VARIABLES
+from engine.base.paths import USER_VARIABLES, working_folder
 
 
 def guard(agent_name=None, cwd=None):
@@ -82,16 +82,7 @@ def _declared(doc, cwd):
     from engine.agents.spec import Agent
 
     root = os.environ.get(doc["project_env"]) if doc.get("project_env") else None
-    return declared(Agent(doc), [root, cwd or _working_folder()], os.path.expanduser("~"))
-
-
-def _working_folder():
-    """The process's folder; None when it is gone (removed under a running
-    shell): there is no project there to read."""
-    try:
-        return os.getcwd()
-    except OSError:
-        return None
+    return declared(Agent(doc), [root, cwd or working_folder()], os.path.expanduser("~"))
 
 
 def named(agent, project):
