@@ -7,6 +7,7 @@ import io
 import json
 import time
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -41,10 +42,10 @@ def _stdin(draw_json, raw):
     return raw if raw is not None else json.dumps(draw_json)
 
 
-def test_random_events_never_break_the_hook(hk, monkeypatch):
-    from engine.hooks import dispatch
-    from engine.hooks.deadline import Expired
-
+@pytest.fixture
+def world(hk, monkeypatch):
+    """The hook run in this process, in hk's isolated world, with rule files
+    of each kind an agent reads."""
     for k, v in hk.env().items():
         if k in ("HOME", "ENGINE_STATE_DIR", "ENGINE_CACHE_DIR"):
             monkeypatch.setenv(k, v)
@@ -53,26 +54,95 @@ def test_random_events_never_break_the_hook(hk, monkeypatch):
     monkeypatch.chdir(hk.project)
     hk.rule("a.md", "# A\nMarker ALPHA: run the tests in order to be safe.\n")
     hk.claude_md("Marker CLAUDEMD.\n")
+    (hk.project / "AGENTS.md").write_text("Marker AGENTSMD.\n", encoding="utf-8")
+    return hk
+
+
+def _feed(monkeypatch, stdin, agent="claude-code", **kw):
+    """One event of `agent` through the hook in process, its deadline counted
+    from now (a hook process's starts with the process: in a worker started
+    long ago every event would end at its deadline, handled by nothing):
+    the answer it printed, checked to be nothing, one JSON object on one
+    line, or the plain text of compaction instructions where the agent
+    takes them so; the object, or None."""
+    from engine.agents import table
+    from engine.hooks import deadline, dispatch
 
     def expired():
-        raise Expired()
+        raise deadline.Expired()
+
+    monkeypatch.setattr(deadline, "STARTED", time.monotonic())
+    out = io.StringIO()
+    rc = dispatch.main(None, stdin=io.StringIO(stdin), stdout=out, exit=expired, agent=agent, **kw)
+    took = time.monotonic() - deadline.STARTED
+    assert rc == 0
+    assert took < PER_CASE_SECONDS, f"{took:.1f} s for {stdin[:2000]!r}"
+    text = out.getvalue()
+    if not text or (not text.startswith("{") and (table.get(agent).answer("compaction_instructions") or {}).get("plain")):
+        return None
+    answer = json.loads(text)
+    assert isinstance(answer, dict) and text.endswith("\n") and text.count("\n") == 1, text
+    return answer
+
+
+def _log_is_clean(hk):
+    """No case crashed the hook or ran out its deadline."""
+    for line in hk.log_lines():
+        assert "internal error" not in line and "deadline of" not in line, line
+
+
+def test_random_events_never_break_the_hook(world, monkeypatch):
+    hk = world
 
     @settings(max_examples=50, deadline=None, suppress_health_check=list(HealthCheck), database=None)
     @given(ev=events(str(hk.project)),
            raw=st.one_of(st.none(), st.none(), st.text(max_size=40), st.sampled_from(["[" * 5000, "{}", "null"])))
     def run(ev, raw):
-        out = io.StringIO()
-        start = time.monotonic()
-        rc = dispatch.main(None, stdin=io.StringIO(_stdin(ev, raw)), stdout=out, exit=expired)
-        took = time.monotonic() - start
-        assert rc == 0
-        assert took < PER_CASE_SECONDS, f"{took:.1f} s for {ev!r}"
-        text = out.getvalue()
-        if text:
-            obj = json.loads(text)
-            assert isinstance(obj, dict) and text.endswith("\n") and text.count("\n") == 1
-            assert len(obj["hookSpecificOutput"]["additionalContext"]) <= 9500
+        answer = _feed(monkeypatch, _stdin(ev, raw))
+        if answer:
+            assert len(answer.get("hookSpecificOutput", {}).get("additionalContext", "")) <= 9500
 
     run()
-    for line in hk.log_lines():
-        assert "internal error" not in line, line
+    _log_is_clean(hk)
+
+
+@st.composite
+def agent_events(draw, agent, project):
+    """A random payload in `agent`'s own vocabulary (its YAML's event names,
+    payload fields and tool names), as (payload, event name for --event)."""
+    data = agent.data
+    fields = sorted({v if isinstance(v, str) else v["path"] for v in data["payload"].values()})
+    ev = draw(st.dictionaries(st.sampled_from(fields), values, max_size=8))
+    name = draw(st.sampled_from([*data["events"], "NoSuch\nEvent", ""]))
+    key = data.get("event_key")
+    if key and draw(st.booleans()):
+        ev[key] = name
+    cwd, tool = data["payload"]["cwd"], data["payload"]["tool"]
+    if draw(st.booleans()):
+        ev[cwd] = project
+    if draw(st.integers(0, 3)):
+        ev[tool] = draw(st.sampled_from(agent.tool_names("shell", "read", "write", "search") or ["x"]))
+    for spec in data["payload"].values():  # a field the agent sends as JSON text: JSON, other text, or no text
+        if isinstance(spec, dict) and spec.get("json"):
+            ev[spec["path"]] = draw(st.one_of(values.map(json.dumps), st.text(max_size=20), values))
+    return ev, (None if key else name)
+
+
+@pytest.mark.parametrize("agent_name", ["claude-code", "codex", "gemini", "copilot"])
+def test_random_events_of_every_agent_never_break_the_hook(world, monkeypatch, agent_name):
+    """The same for each agent's own payloads: its event names (or the
+    hook command's --event, for an agent whose payload names none), its
+    field names, its tools, its JSON-in-a-string fields."""
+    from engine.agents import table
+
+    hk = world
+    agent = table.get(agent_name)
+
+    @settings(max_examples=50, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    @given(case=agent_events(agent, str(hk.project)))
+    def run(case):
+        ev, name = case
+        _feed(monkeypatch, json.dumps(ev), agent=agent_name, event_name=name)
+
+    run()
+    _log_is_clean(hk)
