@@ -15,12 +15,14 @@ import os
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from engine.replay.events import events
 from engine.replay.pricing import Timeline, family, load, price
+from hook_fixtures import profile_text
 
 REPO = Path(__file__).resolve().parent.parent
 BIG = "line of a long build log\n" * 400  # 10,000 bytes: over the 2,000-byte threshold
@@ -238,3 +240,34 @@ def test_a_subagents_own_file_is_said_to_be_one(tmp_path):
     main = cli(str(transcript("21-erk-ci-compact-17errors-41files-ebe65926.jsonl")), "--profile", "default", "--json",
                env_root=tmp_path)
     assert not any("subagent" in p for p in json.loads(main.stdout)["sessions"][0]["problems"])
+
+
+def test_each_replayed_event_has_its_own_time_as_a_hook_process_has(tmp_path, monkeypatch):
+    """A replay runs every event in one process: the rule compression's
+    share of a hook's deadline counts from each event's start, not from the
+    process's, so a replay that has run for minutes delivers what the hooks
+    would (every rule file compressed), not one file an event."""
+    from engine.hooks import deadline
+    from engine.replay.run import replay
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("ENGINE_STATE_DIR", str(tmp_path / "state"))
+    project = tmp_path / "project"
+    for n in "abcd":
+        write = project / ".claude" / "rules" / f"{n}.md"
+        write.parent.mkdir(parents=True, exist_ok=True)
+        write.write_text(f"# Rule {n}\n\nIn order to ship, always run the {n} tests before you commit (MARK_{n}).\n")
+
+    profile = tmp_path / "every-prompt.yaml"  # the rules at every prompt, whatever the agent has in view
+    profile.write_text(profile_text({"prompt": [{"name": "rules", "every_turns": 1}]}))
+
+    def delivered(started, cache):  # each with a cache of its own: nothing compressed already
+        monkeypatch.setenv("ENGINE_CACHE_DIR", str(tmp_path / cache))
+        monkeypatch.setattr(deadline, "STARTED", started)
+        s = replay([str(tiny(tmp_path))], profile=str(profile), project=str(project))["sessions"][0]
+        assert s["problems"] == [], s["problems"]
+        return s["injected"]["count"], s["injected"]["chars"]  # tokens vary with each delivery's random id
+
+    late = delivered(time.monotonic() - 600, "late")
+    fresh = delivered(time.monotonic(), "fresh")
+    assert fresh[0] > 1 and late == fresh

@@ -27,6 +27,15 @@ STARTED = time.monotonic()  # as near the process start as an import gets
 IN_HOOK = False
 
 
+def restart(at=None):
+    """Count the hook's time from `at` (now when None); returns the start it
+    replaces.  For a program that runs many events in one process (engine
+    replay): each gets its own start, as each hook process has."""
+    global STARTED
+    before, STARTED = STARTED, (time.monotonic() if at is None else at)
+    return before
+
+
 class Expired(BaseException):
     """Raised instead of exiting when the hook runs inside another program
     (tests): `except Exception` in the code it interrupts cannot swallow it."""

@@ -85,13 +85,17 @@ def ask_hooks(agent, event_name, payload, profile_ref, log, hooks):
     (which handler gave which neutral field), or empty.  The one call into
     the hooks: a hook would log an internal error and print nothing."""
     from engine.agents.event import Event
+    from engine.hooks.deadline import restart
     from engine.hooks.dispatch import handle
 
     trace = []
+    before = restart()  # the event's time bounds (rule compression's share) count from its own start
     try:
         handle(Event(agent, payload, agent_event=event_name), profile_ref, log, hooks, None, trace=trace)
     except Exception as exc:  # noqa: BLE001 - the hook would log it and print nothing
         log(f"internal error: {type(exc).__name__}: {exc}")
+    finally:
+        restart(before)
     return trace
 
 
