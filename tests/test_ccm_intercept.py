@@ -13,7 +13,7 @@ from engine.ccm import config
 from engine.ccm.intercept import decide
 from engine.ccm.store import Store
 from engine.hooks.dispatch import neutral_event
-from hook_fixtures import warm_cache
+from hook_fixtures import warm_cache, warm_template
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -25,6 +25,7 @@ def settings():
 
 @pytest.fixture
 def world(tmp_path, monkeypatch):
+    warm_template()  # before the variables below: warming forks, and the worker's first fork writes its cache folder
     home, proj = tmp_path / "home", tmp_path / "proj"
     (home / ".claude").mkdir(parents=True)
     (proj / ".claude").mkdir(parents=True)
@@ -209,10 +210,14 @@ sys.__stdout__.write(json.dumps({"out": out.getvalue(), "mods": sorted(m for m i
 def test_pass_through_pre_tool_use_imports_nothing_heavy(world):
     e = json.dumps(payload("git status", cwd=str(world.proj))).encode()
     engine(world, "hook", stdin=e)  # warm the caches
+    log = world.tmp / "state" / "hook.log"
+    before = log.read_text() if log.exists() else ""
     r = subprocess.run([sys.executable, "-c", HOT], input=e, capture_output=True, env=world.env, cwd=str(world.proj))
     res = json.loads(r.stdout)
     assert res["out"] == ""
     assert res["mods"] == [], res["mods"]
+    # passed through, not failed: a handler that crashed would print and import nothing too
+    assert (log.read_text() if log.exists() else "") == before
 
 
 def test_learned_command_is_intercepted_next_time(world):

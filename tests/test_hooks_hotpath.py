@@ -15,18 +15,30 @@ import io, json, sys
 from engine.hooks import dispatch
 heavy = set(json.loads(sys.argv[1]))
 before = sorted(m for m in sys.modules if m.split('.')[0] in heavy)
+ran, run_handlers = [], dispatch._run_handlers
+def spy(handlers, ctx, log):
+    ran.extend(h.name for h in handlers)
+    return run_handlers(handlers, ctx, log)
+dispatch._run_handlers = spy
 out = io.StringIO()
 rc = dispatch.main(json.loads(sys.argv[2]), stdin=io.StringIO(sys.stdin.read()), stdout=out)
 after = sorted(m for m in sys.modules if m.split('.')[0] in heavy)
-sys.__stdout__.write(json.dumps({"rc": rc, "out": out.getvalue(), "before": before, "after": after}))
+sys.__stdout__.write(json.dumps({"rc": rc, "out": out.getvalue(), "before": before, "after": after, "ran": ran}))
 """
 
 
 def _probe(hk, event, profile=None, heavy=HEAVY):
+    """The probe's figures, once it is shown that the event reached its
+    handlers and none of them failed: a handler that crashed, or an event
+    never handled, is as quiet and imports as little as a quiet one."""
     code = "import sys; sys.argv[1:] = [%r, %r]\n" % (json.dumps(list(heavy)), json.dumps(profile)) + PROBE
+    logged = hk.log_lines()
     run = hk.python(code, stdin=json.dumps(event).encode())
     assert run.returncode == 0, str(run)
-    return json.loads(run.stdout)
+    res = json.loads(run.stdout)
+    assert res["ran"], f"no handler ran for {event.get('hook_event_name')}: {res}"
+    assert hk.log_lines() == logged, "the probe's event logged (a failure?)"
+    return res
 
 
 def _rules(hk):
