@@ -346,10 +346,10 @@ def test_completion_scripts(cli, shell):
     for word in ("compress", "validate", "diff", "explain", "install", "--in-place", "--exit-code"):
         assert word in r.out, word
     exe = shutil.which(shell)
-    if exe:  # the script at least parses in its shell
-        check = subprocess.run([exe, "-n"], input=r.out.encode(), capture_output=True)
-        assert check.returncode == 0, check.stderr
-    if shell == "bash" and exe:
+    assert exe, f"no {shell} on the PATH: .ci/run installs Debian's {shell}"
+    check = subprocess.run([exe, "-n"], input=r.out.encode(), capture_output=True)  # the script parses in its shell
+    assert check.returncode == 0, check.stderr
+    if shell == "bash":
         script = r.out + '\nCOMP_WORDS=(engine comp); COMP_CWORD=1; _engine_complete; echo "${COMPREPLY[@]}"\n'
         out = subprocess.run([exe, "-c", script], capture_output=True, text=True).stdout
         assert sorted(out.split()) == ["completion", "compress"]

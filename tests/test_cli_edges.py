@@ -170,9 +170,9 @@ def test_zsh_script_offers_levels_and_profiles(cli):
     assert f'"compress --profile") kind=profile; vals="{profiles}"' in script
     assert "rules-engine" in script and "_engine_profiles" in script
     zsh = shutil.which("zsh")
-    if zsh:
-        check = subprocess.run([zsh, "-n"], input=script, capture_output=True, text=True)
-        assert check.returncode == 0, check.stderr
+    assert zsh, "no zsh on the PATH: .ci/run installs Debian's zsh"
+    check = subprocess.run([zsh, "-n"], input=script, capture_output=True, text=True)
+    assert check.returncode == 0, check.stderr
 
 
 # ---------------------------------------------------------------- install and uninstall say what they did
