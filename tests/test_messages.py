@@ -29,8 +29,10 @@ def pipe():
 
 words = st.sampled_from(["deploy", "cache", "never", "the", "/etc/app.yaml", "`make test`", "v1.2.3", "42ms",
                          "https://x.example/a", "SELECT", "from", "where", "{", "}", ":", "\n", "\n\n", "```", "    ",
-                         "é", "😀", "ok.", "Is it?", "key: value\n", "sk-proj-Ab12Cd34Ef56Gh78Ij90Kl12"])
-texts = st.one_of(st.text(max_size=300), st.lists(words, max_size=120).map(" ".join))
+                         "é", "😀", "ok.", "Is it?", "key: value\n", "sk-proj-Ab12Cd34Ef56Gh78Ij90Kl12",
+                         "\ud800", "x\udfff"])  # lone surrogates: valid JSON carries them ("\ud800")
+texts = st.one_of(st.text(max_size=300), st.lists(words, max_size=120).map(" ".join),
+                  st.text(st.characters(blacklist_categories=()), max_size=40))
 text_block = st.fixed_dictionaries({"type": st.just("text"), "text": texts})
 tool_use = st.fixed_dictionaries({"type": st.just("tool_use"), "id": st.text(max_size=8), "name": st.just("Read"),
                                   "input": st.dictionaries(st.text(max_size=5), st.text(max_size=20), max_size=2)})
@@ -44,6 +46,7 @@ message = st.one_of(
                            "tool_calls": st.lists(st.fixed_dictionaries({"id": st.text(max_size=6), "type": st.just("function")}), max_size=2)}),
     st.fixed_dictionaries({"role": st.just("tool"), "tool_call_id": st.text(max_size=6), "content": texts}),
     st.just({"role": "user", "content": PROSE}),
+    st.just({"role": "user", "content": PROSE + " \ud800"}),
 )
 message_lists = st.lists(message, max_size=12).flatmap(lambda ms: st.just(ms + ms[: len(ms) // 3]))  # some duplicates
 
@@ -186,6 +189,18 @@ def test_cli_compress_restore_byte_exact(cli, tmp_path):
     assert back.out_bytes == src.read_bytes()
     plain = cli("messages", "compress", src, "--recency", "1")
     assert json.loads(plain.out) == obj["messages"]
+
+
+def test_cli_a_lone_surrogate_in_valid_json_round_trips(cli, tmp_path):
+    """JSON may escape half a surrogate pair ("\\ud800"): the duplicate
+    finder hashes such text too, and the command restores it."""
+    msgs = [{"role": "user", "content": PROSE * 3 + " \ud800"}, {"role": "user", "content": PROSE * 3 + " \ud800"}]
+    src = write(tmp_path, "in.json", json.dumps(msgs) + "\n")
+    r = cli("messages", "compress", src, "--json", "--recency", "0")
+    assert r.returncode == 0, r
+    assert json.loads(r.out)["stats"]["deduplicated"] == 1
+    back = cli("messages", "restore", "-", input=r.out)
+    assert back.returncode == 0 and json.loads(back.out) == msgs, back
 
 
 def test_cli_request_body_and_transcript(cli, tmp_path):

@@ -33,7 +33,7 @@ class DuplicatesStep(Step):
         for w in words:
             h = get(w)
             if h is None:
-                h = ids[w] = zlib.crc32(w.encode("utf-8"))
+                h = ids[w] = zlib.crc32(w.encode("utf-8", "surrogatepass"))
             seq.append(h)
         k = self.k
         if len(seq) < k:
