@@ -47,8 +47,8 @@ def test_run_golden_passes(tmp_path):
     out = io.StringIO()
     status = run_golden(folder, out=out)
     assert status == 0, out.getvalue()
-    assert "2 case(s)" in out.getvalue() or "2 " in out.getvalue(), out.getvalue()
-    assert "0 differ, 0 expectation(s) failed" in out.getvalue()
+    assert out.getvalue().startswith("2 cases, "), out.getvalue()
+    assert "outputs: 0 differ, 0 expectation(s) failed" in out.getvalue()
 
 
 @pytest.mark.parametrize("folder", CASES, ids=[c.name for c in CASES])

@@ -150,6 +150,15 @@ def test_secrets_in_errors_are_redacted(tmp_path, style):
     assert _redactor()("key sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123 here") == "key [secret] here"
 
 
+def test_a_secret_on_the_error_line_shown_is_redacted_in_every_form(tmp_path, style):
+    """The line of a tool error the report shows holds a secret: the
+    report, its text and its page say [secret] in its place."""
+    recs = json.loads(json.dumps(synthetic()).replace("Exit code 2\\nmake: token", "make: token"))
+    r = build_report(str(write(tmp_path / "s.jsonl", recs)), style)
+    assert [e["message"] for e in r["errors"]] == ["make: token [secret] rejected"]
+    assert not [out for out in (json.dumps(r), render_text(r, style), render_html(r, style)) if "sk-ant-" in out]
+
+
 def test_errors_come_from_a_source_the_caller_gives(tmp_path, style):
     def store(report, chain):
         return [{"tool": "mcp__x", "message": "remembered", "time": None, "line": None, "tool_use_id": None}], 7
