@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import REPO
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
 
 EVENTS = ["UserPromptSubmit", "SessionStart", "SessionEnd", "PreToolUse", "PostToolUse", "Stop", "PreCompact",
@@ -128,7 +129,7 @@ def agent_events(draw, agent, project):
     return ev, (None if key else name)
 
 
-@pytest.mark.parametrize("agent_name", ["claude-code", "codex", "gemini", "copilot"])
+@pytest.mark.parametrize("agent_name", sorted(p.stem for p in (REPO / "pipelines" / "agents").glob("*.yaml")))
 def test_random_events_of_every_agent_never_break_the_hook(world, monkeypatch, agent_name):
     """The same for each agent's own payloads: its event names (or the
     hook command's --event, for an agent whose payload names none), its

@@ -225,10 +225,9 @@ def test_output_is_one_json_object_with_the_event_name(hk):
 
 
 def test_a_removed_project_folder_still_counts_and_brings_the_users_rules(hk):
-    """The agent's folder removed under it (a throwaway worktree deleted from
-    its own shell): the hooks it runs there still count the prompt and bring
-    the user's own rules, with the user's own profile; nothing is logged as
-    an internal error."""
+    """A hook started in a folder since removed, the event's folder with it:
+    it still counts the prompt and brings the user's own rules, with the
+    user's own profile; nothing is logged as an internal error."""
     import subprocess
     import sys
 
