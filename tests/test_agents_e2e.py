@@ -29,8 +29,9 @@ KEY = re.compile(r"sha256:([0-9a-f]{64})")
 
 def _install(agent, home, project, env, profile=None):
     """`engine install --agent NAME` as a user runs it: Codex and Gemini for
-    the user, Copilot into the repository (.github/hooks/, the only place it
-    reads); the hooks the agent then runs are the ones written here.  Its
+    the user, Copilot into the repository (.github/hooks/; its personal
+    ~/.copilot/hooks/ runs too, tests/support/AGENTS-MEASURED.md); the hooks
+    the agent then runs are the ones written here.  Its
     output, which says what the user still has to do."""
     scope = "--project" if agent == "copilot" else "--user"
     args = ["install", "--agent", agent, scope, *(["--profile", str(profile)] if profile else [])]

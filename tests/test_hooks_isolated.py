@@ -17,6 +17,7 @@ import os
 import shlex
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -68,6 +69,10 @@ def test_the_hook_command_runs_the_engine_not_the_projects_package(tmp_path, mon
         monkeypatch.setattr(hookcmd, "_runs_this_python", lambda script: False)
     command = hookcmd.hook_command(agent="claude-code")
     assert (form == "python -I -m") == (" -I -m engine.cli hook" in command), command
+    if form == "as installed":  # pip copied scripts/engine-hook at install time: the copy is this checkout's
+        installed = Path(shlex.split(command)[0]).read_text().split("\n", 1)[1]
+        assert installed == (REPO / "scripts" / "engine-hook").read_text().split("\n", 1)[1], \
+            "the installed engine-hook is not this checkout's: reinstall (pip install -e .)"
     proc = subprocess.run(command, shell=True, cwd=project, input=_start(project, project), capture_output=True,
                           text=True, timeout=60, env=_env(project))
     assert proc.returncode == 0 and not proc.stderr, proc

@@ -248,14 +248,28 @@ def test_the_hook_command_passes_its_agent_and_event_to_the_dispatcher(monkeypat
     assert cli.hook_options(["--agent"]) == {}, "a hook never fails on its own arguments"
 
 
-def test_an_installed_command_still_answers_a_claude_code_event(hk):
-    assert _engine(hk, "install", "--project").returncode == 0
-    data = json.loads(_path(hk, "claude-code", "project").read_text())
-    (command,) = {h["command"] for _, _, h in _handlers("claude-code", data)}
-    argv = shlex.split(command)
-    assert argv[1:] == ["--agent", "claude-code"]
-    run = hk.engine("hook", *argv[1:], stdin=json.dumps(hk.event("SessionStart")).encode())
-    assert run.returncode == 0 and "Effort policy" in run.stdout, str(run)
+@pytest.mark.parametrize("agent", list(EVENTS))
+def test_the_installed_command_answers_the_agents_session_start(hk, agent):
+    """The command the install wrote, run as the agent runs it (through the
+    shell, its program and all), answers a session start in the agent's own
+    payload with the built-in profile's effort guidance."""
+    import subprocess
+
+    from engine.agents import table
+
+    assert _engine(hk, "install", "--agent", agent, "--project").returncode == 0
+    data = table.get(agent).data
+    name = next(e for e, neutral in data["events"].items() if neutral == "session_start")
+    handler = next(h for e, _, h in _handlers(agent, json.loads(_path(hk, agent, "project").read_text())) if e == name)
+    command = handler["bash" if agent == "copilot" else "command"]
+    fields = data["payload"]
+    payload = {fields["session"]: "s-installed", fields["cwd"]: str(hk.project),
+               fields["source"]: next(k for k, v in data["session_sources"].items() if v == "startup")}
+    if data.get("event_key"):
+        payload[data["event_key"]] = name
+    run = subprocess.run(["sh", "-c", command], input=json.dumps(payload), capture_output=True, text=True,
+                         cwd=str(hk.project), env=hk.env(NO_AGENT_VARS), timeout=60)
+    assert run.returncode == 0 and "Effort policy" in run.stdout, (command, run)
 
 
 def test_distribution_hooks_are_the_ones_engine_install_writes():

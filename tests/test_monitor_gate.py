@@ -83,11 +83,13 @@ def test_nothing_written_since_the_last_read_reads_nothing(hk):
     """The gate's other half: a PostToolUse with the transcript unchanged
     since the fill was read does not read it again, whatever the anchor."""
     tids = ["toolu_n_0", "toolu_n_1"]
+    # 139,950 tokens: just under 70%, so only the unchanged size (not the growth bound) can skip the read
     hk.write_transcript([_call(hk, "msg_n1", 130000, tids[0]), _result(hk, tids[0], 30000),
-                         _call(hk, "msg_n2", 131000, tids[1])])
+                         _call(hk, "msg_n2", 139950, tids[1])])
     assert _warnings(hk.hook(_post(hk, tids[1])).assert_ok()) == []
     # a usage record claiming 90% with no byte added is not read: nothing changed on disk
-    data = hk.transcript.read_bytes().replace(b'"input_tokens": 32750', b'"input_tokens": 81750')
+    data = hk.transcript.read_bytes().replace(b'"input_tokens": 34989', b'"input_tokens": 75039')
+    assert data != hk.transcript.read_bytes()
     assert len(data) == hk.transcript.stat().st_size
     stat = hk.transcript.stat()
     hk.transcript.write_bytes(data)
