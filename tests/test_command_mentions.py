@@ -50,8 +50,9 @@ def _doc_lines():
                 fenced = not fenced
                 continue
             where = f"{path.relative_to(REPO)}:{n}"
-            if fenced:
-                yield where, line
+            if fenced:  # a command line of a block names a command with its first word: as strict as a `span`
+                command = re.sub(r"^\s*(?:\$\s+)?", "", line)
+                yield where, ("`" + command) if command.startswith("engine ") else line
             else:
                 yield from ((where, "`" + span) for span in re.findall(r"`([^`]+)`", line))
 

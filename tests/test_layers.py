@@ -70,6 +70,8 @@ def imports_of(path, name, known):
             else:
                 mod = node.module or ""
             targets = [f"{mod}.{a.name}" if f"{mod}.{a.name}" in known else mod for a in node.names]
+        elif _by_name(node):  # __import__("engine.x") or import_module("engine.x"): an import all the same
+            targets = [node.args[0].value]
         else:
             continue
         for t in targets:
@@ -78,6 +80,16 @@ def imports_of(path, name, known):
                     t = t.rsplit(".", 1)[0]
                 out.add(t)
     return out
+
+
+def _by_name(node):
+    """Whether `node` imports a module named by a constant string (a name
+    computed at run time, as the registries do, is theirs to answer for)."""
+    if not isinstance(node, ast.Call) or not node.args:
+        return False
+    func = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+    first = node.args[0]
+    return func in ("__import__", "import_module") and isinstance(first, ast.Constant) and isinstance(first.value, str)
 
 
 def layer_of(mod):

@@ -30,12 +30,16 @@ def test_every_yaml_folder_ships():
 
 
 def test_every_folder_holding_yaml_ships():
-    """A folder added later (pipelines/settings) must ship too."""
-    mapped = set(_config()["package-dir"].values())
+    """A folder added later (pipelines/settings) must ship too: mapped to a
+    package, and that package listed (setuptools ships only what
+    `packages` lists, whatever the map says)."""
+    config = _config()
+    package_of = {folder: package for package, folder in config["package-dir"].items()}
     for top in ("pipelines", "protect", "dictionaries", "schemas"):
         for f in list((ROOT / top).rglob("*.yaml")) + list((ROOT / top).rglob("*.json")):
             folder = f.parent.relative_to(ROOT).as_posix()
-            assert folder in mapped, f"map {folder} in [tool.setuptools.package-dir] and list its package"
+            assert folder in package_of, f"map {folder} in [tool.setuptools.package-dir] and list its package"
+            assert package_of[folder] in config["packages"], f"list {package_of[folder]} in [tool.setuptools] packages"
 
 
 def _imports(path):
