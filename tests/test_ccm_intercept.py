@@ -84,6 +84,19 @@ def test_subagent_background_and_plan_pass_through(world, settings):
     assert decide(event("find .", mode="someFutureMode"), settings) is None
 
 
+def test_a_mode_not_listed_or_not_named_gets_what_the_settings_say(world, settings):
+    """The policy of a mode `modes` does not list, and the mode of an event
+    that names none, are the settings' (unlisted_mode, mode_when_unnamed)."""
+    e = payload("find .", cwd=str(world.proj))
+    del e["permission_mode"]
+    unnamed = neutral_event(e)
+    assert decide(unnamed, settings) is None  # taken as default: no allow rule, so it passes
+    bold = json.loads(json.dumps(settings))
+    bold["intercept"].update(unlisted_mode="rewrite", mode_when_unnamed="bypassPermissions")
+    assert set(decide(event("find .", mode="someFutureMode", cwd=str(world.proj)), bold)) == {"input"}
+    assert set(decide(unnamed, bold)) == {"input"}
+
+
 def test_a_command_the_user_is_asked_about_is_still_asked_about(world, settings):
     """Default mode, no allow rule for `find`: the agent would ask.  A user
     rule allowing `engine` commands must not turn the wrapped call into an

@@ -32,7 +32,7 @@ ENGINE = REPO / "engine"
 # ---- no default in Python ------------------------------------------------------
 
 # The names a spec or the settings go by in the engine's code.
-RECEIVERS = {"spec", "specs", "params", "settings", "hooks", "conf"}
+RECEIVERS = {"spec", "specs", "params", "settings", "hooks", "conf", "memory", "style", "icpt", "trust", "transcript"}
 
 # Data no compile step fills in, module -> the keys it may still look up
 # with a default.  Profile documents before they are merged (resolution,

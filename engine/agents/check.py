@@ -64,8 +64,9 @@ def _patterns(doc, transcript):
     import re
 
     out = []
+    folder = transcript.get("project_folder")  # as written: an agent may declare none
     for path, pattern in ((("session_id",), transcript.get("session_id")),
-                          (("project_folder", "keep"), (transcript.get("project_folder") or {}).get("keep"))):
+                          (("project_folder", "keep"), folder["keep"] if folder else None)):
         if pattern is None:
             continue
         try:

@@ -140,7 +140,7 @@ class Event:
         """The shell command of a shell tool call, else None."""
         if self.tool_kind != "shell":
             return None
-        value = _at(self.tool_input, self.agent.tools("shell").get("command", "command"))
+        value = _at(self.tool_input, self.agent.tools("shell")["command"])
         return value if isinstance(value, str) else None
 
     def file_paths(self, kinds=("read", "write", "search")):

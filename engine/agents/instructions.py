@@ -168,7 +168,7 @@ def _has_text(path):
 
 def folders(agent, cwd, environ=None):
     """[(folder, glob, entry)] of the rule folders the agent reads for `cwd`."""
-    return [(folder, e.get("glob", "*.md"), e) for e in agent.data.get("instructions", ()) if "dir" in e
+    return [(folder, e["glob"], e) for e in agent.data.get("instructions", ()) if "dir" in e
             for folder in _places(agent, e, e["dir"], cwd, environ)]
 
 

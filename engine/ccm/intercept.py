@@ -83,7 +83,7 @@ def _shell(event, settings, post_replaces=True):
     if not wanted(command, cwd, settings):
         return None
     icpt = settings["intercept"]
-    policy = icpt["modes"].get(event.permission_mode or "default", "pass")
+    policy = icpt["modes"].get(event.permission_mode or icpt["mode_when_unnamed"], icpt["unlisted_mode"])
     if policy == "pass":
         return None
     if post_replaces and not agent.tools("shell").get("output", {}).get("cut_above_bytes"):
@@ -98,7 +98,7 @@ def _shell(event, settings, post_replaces=True):
     verdict = _verdict(agent, command, policy)
     if verdict == "no":
         return None
-    field = agent.tools("shell").get("command", "command")
+    field = agent.tools("shell")["command"]
     new_input = dict(event.tool_input, **{field: wrapped(command, cwd, event.session, event.tool_use_id)})
     if verdict == "yes" and policy == "rewrite":
         return {"input": new_input}

@@ -73,8 +73,7 @@ def _scope(s):
         return f"{head}: {s['error']}"
     if not s["installed"]:
         return f"{head}: not installed"
-    trust = s["trust"] or {}
-    return f"{head}: {', '.join(s['installed'])}; trust: {trust.get('state', '?')}"
+    return f"{head}: {', '.join(s['installed'])}; trust: {s['trust']['state']}"  # installed: trust was checked
 
 
 def _firing(f):

@@ -18,7 +18,9 @@ def _check_regexes(memory, err):
 
     out = []
     for key in ("error_patterns", "strip_patterns", "skip_lines", "signature", "generic_errors"):
-        for i, p in enumerate(memory.get(key, ())):
+        if key not in memory:  # before defaults: a key not set has nothing to check
+            continue
+        for i, p in enumerate(memory[key]):
             where = f"hooks.memory.{key}[{i}]"
             if isinstance(p, dict):  # a signature rule: {pattern, replacement}
                 p, where = p.get("pattern"), where + ".pattern"

@@ -104,7 +104,7 @@ _SIGNATURE: dict = {}
 def _signature_rules(memory):
     """The compiled `hooks.memory.signature` rules: once per process and
     list of patterns (a Stop scan records many failures)."""
-    rules = tuple((r["pattern"], r["replacement"]) for r in memory.get("signature") or ())
+    rules = tuple((r["pattern"], r["replacement"]) for r in memory["signature"])
     compiled = _SIGNATURE.get(rules)
     if compiled is None:
         import re

@@ -47,7 +47,7 @@ def _env(style, autoescape):
     from jinja2.sandbox import SandboxedEnvironment
 
     env = SandboxedEnvironment(undefined=StrictUndefined, autoescape=autoescape, keep_trailing_newline=False)
-    places, unpriced = style["cost_decimals"], style.get("unpriced", "n/a")
+    places, unpriced = style["cost_decimals"], style["unpriced"]
     env.globals["money"] = lambda v, sign=False: unpriced if v is None else format(v, f"{'+' if sign else ''},.{places}f")
     return env
 

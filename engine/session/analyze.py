@@ -68,8 +68,8 @@ class Analyzer:
         self.banners = Banners(style["refreshes"])
         self._not_typed = tuple(style["prompts"]["not_typed"])
         self._markers = tuple(style["errors"]["markers"])
-        self._skip = [re.compile(p) for p in style["errors"].get("skip_lines") or ()]
-        self._strip = [re.compile(p) for p in style["errors"].get("strip") or ()]
+        self._skip = [re.compile(p) for p in style["errors"]["skip_lines"]]
+        self._strip = [re.compile(p) for p in style["errors"]["strip"]]
         self._by_kind = {"session": self._session, "version": self._version, "window": self._window,
                          "usage": self._usage, "prompt": self._prompt, "tool_call": self._call,
                          "tool_result": self._result, "compaction": self._compaction, "delivered": self._delivered,
