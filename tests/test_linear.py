@@ -107,7 +107,19 @@ def _collect():
             out.append((f"{d['name']}.hooks.memory.signature[{i}]", rule["pattern"], "signature"))
         for i, p in enumerate(((d.get("hooks") or {}).get("memory") or {}).get("generic_errors") or ()):
             out.append((f"{d['name']}.hooks.memory.generic_errors[{i}]", p, "generic_errors"))
+    # The message detectors' patterns (engine/messages/detectors), each run
+    # with search or finditer over a message or each of its lines.
+    for f in sorted(glob.glob(str(REPO / "pipelines" / "messages" / "detectors" / "*.yaml"))):
+        d = _yaml(f)
+        for key, value in (d.get("params") or {}).items():
+            if key in _DETECTOR_PATTERN_KEYS:
+                for i, p in enumerate([value] if isinstance(value, str) else value):
+                    out.append((f"detector/{d['name']}.{key}[{i}]", p, d["name"]))
     return out
+
+
+# The detector params that hold regexes (schemas/detector.schema.json).
+_DETECTOR_PATTERN_KEYS = ("patterns", "statement_patterns", "ignore_patterns", "line_pattern", "prose_line")
 
 
 _GUARD_KEYS = ("unless_followed_by", "unless_preceded_by", "only_followed_by")
@@ -247,6 +259,30 @@ def test_memory_signature_is_linear_with_re():
         signature(text, memory)
 
     _assert_linear(run, _screen(run, UNITS + units), "hooks.memory.signature (re)")
+
+
+def _memory_lists():
+    """(id, pattern, how the hook runs it with `re`) of the tool memory's
+    pattern lists (engine/memory/record.py): error_patterns searched in each
+    line of an error stream's first 20,000 characters, strip_patterns
+    removed from the error text, skip_lines and generic_errors matched
+    against a whole line."""
+    memory = _yaml(REPO / "pipelines" / "default.yaml")["hooks"]["memory"]
+    hows = {"error_patterns": "search", "strip_patterns": "sub", "skip_lines": "fullmatch",
+            "generic_errors": "fullmatch"}
+    return [(f"hooks.memory.{key}[{i}]", p, how) for key, how in hows.items() for i, p in enumerate(memory[key])]
+
+
+@pytest.mark.parametrize("name,pattern,how", _memory_lists(), ids=[m[0] for m in _memory_lists()])
+def test_memory_pattern_lists_are_linear_with_re(name, pattern, how):
+    """Python's `re` has no timeout: the hook's memory patterns must be
+    linear on their own."""
+    import re
+
+    rx = re.compile(pattern)
+    run = {"search": rx.search, "fullmatch": rx.fullmatch, "sub": lambda text: rx.sub("", text)}[how]
+    sizes = (5_000, 20_000) if how == "search" else (SMALL, LARGE)  # an error stream is read to 20,000
+    _assert_linear(run, _screen(run, UNITS), name, sizes=sizes)
 
 
 def _secret_rules():
