@@ -244,3 +244,27 @@ def test_a_removed_project_folder_still_counts_and_brings_the_users_rules(hk):
     assert hk.file_turn() == 1, hk.log_lines()
     assert "USERRULE" in json.loads(outs[1])["hookSpecificOutput"]["additionalContext"], (outs, hk.log_lines())
     assert not [l for l in hk.log_lines() if "internal error" in l], hk.log_lines()
+
+
+def test_lone_surrogates_in_the_session_the_folder_and_the_command(hk):
+    """JSON may escape half a surrogate pair, and a folder's name may hold
+    bytes that are not UTF-8 (Python reads them as lone surrogates).  Every
+    event of a session whose id, folder and command hold such text is
+    handled: nothing fails, the prompt is counted, a large output is cached."""
+    folder = os.path.join(str(hk.project), "d\udc80")
+    os.mkdir(os.fsencode(folder))
+    session, command = "s\ud800x", "find . -name '\ud800'"
+    hk.write_transcript([{"type": "user", "version": "2.1.330", "sessionId": session,
+                          "message": {"role": "user", "content": "go"}}])
+    tool = {"tool_input": {"command": command}, "session": session, "cwd": folder}
+    events = [hk.event("SessionStart", session=session, cwd=folder),
+              hk.prompt(1, session=session, cwd=folder),
+              hk.event("PreToolUse", permission_mode="bypassPermissions", **tool),
+              hk.event("PostToolUse", tool_response={"stdout": "line of output\n" * 2000, "stderr": "",
+                                                     "interrupted": False, "isImage": False}, **tool),
+              hk.event("Stop", session=session, cwd=folder)]
+    runs = [_clean(hk.hook(ev, env={"CLAUDE_PROJECT_DIR": folder})) for ev in events]
+    assert not [l for l in hk.log_lines() if " failed: " in l or "internal error" in l], hk.log_lines()
+    assert hk.file_turn("s_x-") == 1  # the state file's name: the id made safe, then its digest
+    stub = runs[3].json["hookSpecificOutput"]["updatedToolOutput"]["stdout"]
+    assert stub.startswith("[CCM_CACHED]"), stub  # the output went into the content cache

@@ -52,7 +52,7 @@ def pattern_of(command, words):
 def _path(root, project):
     from engine.core.cache import sha256  # the bare C module: hashlib (OpenSSL) costs a hook milliseconds
 
-    return os.path.join(root, "learned", sha256(project.encode()).hexdigest()[:32] + ".json")
+    return os.path.join(root, "learned", sha256(project.encode("utf-8", "surrogatepass")).hexdigest()[:32] + ".json")
 
 
 def read(root, project, expiry_days, now=None):

@@ -44,7 +44,7 @@ def parse(prompt, directive):
 class SessionPins:
     def __init__(self, store, session):
         self.store = store
-        name = hashlib.sha256(session.encode()).hexdigest()[:32]  # a session id never becomes a path as it is
+        name = hashlib.sha256(session.encode("utf-8", "surrogatepass")).hexdigest()[:32]  # a session id never becomes a path as it is
         self.folder = os.path.join(store.root, "pins")
         self.path = os.path.join(self.folder, name + ".json")
 

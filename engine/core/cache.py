@@ -143,7 +143,7 @@ def folder():
 
 
 def entry_path(key_parts, suffix=".pickle"):
-    key = sha256("\0".join([__version__, code_fingerprint(), *key_parts]).encode()).hexdigest()[:32]
+    key = sha256("\0".join([__version__, code_fingerprint(), *key_parts]).encode("utf-8", "surrogatepass")).hexdigest()[:32]
     return os.path.join(folder(), f"{key}{suffix}")
 
 

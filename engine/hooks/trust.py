@@ -157,7 +157,7 @@ def note_unapproved(event, chosen, hooks, log):
     folder = os.path.join(state_dir_str(), "trust-notes")
     try:
         private_dir(folder)
-        marker = os.path.join(folder, sha256(f"{session}\0{path}\0{reason}".encode()).hexdigest()[:32])
+        marker = os.path.join(folder, sha256(f"{session}\0{path}\0{reason}".encode("utf-8", "surrogatepass")).hexdigest()[:32])
         os.close(os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600))
     except FileExistsError:
         return  # said already in this session

@@ -170,7 +170,7 @@ def session_name(path, size):
     state, records and figures repeat."""
     from engine.core.cache import sha256
 
-    return "replay-" + sha256(f"{os.path.abspath(path)}\0{size}".encode("utf-8")).hexdigest()[:12]
+    return "replay-" + sha256(f"{os.path.abspath(path)}\0{size}".encode("utf-8", "surrogatepass")).hexdigest()[:12]
 
 
 def _grow(out, src, written, offset, copy_range):
