@@ -21,11 +21,29 @@ from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
 from test_nothing_lost import stubs_against
 from testdata import transcript
 
-THRESHOLDS = (70, 80, 90)
+THRESHOLDS = (70, 80, 90)  # the built-in profile's context monitors
 WINDOW = 200000
+# Neither session fills its context past 70% again after its compaction
+# (session 23 peaks at 28% there): to see the monitor warn again in a new
+# epoch, session 23 runs with the built-in profile plus a threshold at 25%,
+# which it crosses before and after its compaction.
+REARM_AT = 25
+REARM_PROFILE = f"""kind: profile
+name: rearm
+extends: default
+description: the built-in profile, its fill warnings also at {REARM_AT}%
+hooks:
+  events:
+    post_tool:
+      - name: context_monitor_tools
+        thresholds: [{REARM_AT}, 70, 80, 90]
+    stop:
+      - name: context_monitor
+        thresholds: [{REARM_AT}, 70, 80, 90]
+"""
 
 
-def crossings(path):
+def crossings(path, thresholds=THRESHOLDS):
     """{epoch: set of thresholds the main-chain fill reached}, per the
     usage records (the monitor's own source of truth is the same file)."""
     out, epoch = {0: set()}, 0
@@ -42,7 +60,7 @@ def crossings(path):
         if rec.get("type") == "assistant" and isinstance(usage, dict) and msg.get("model") != "<synthetic>":
             tokens = sum(int(usage.get(k) or 0) for k in ("input_tokens", "cache_creation_input_tokens",
                                                            "cache_read_input_tokens"))
-            out[epoch].update(t for t in THRESHOLDS if 100.0 * tokens / WINDOW >= t)
+            out[epoch].update(t for t in thresholds if 100.0 * tokens / WINDOW >= t)
     return out
 
 
@@ -61,7 +79,7 @@ def message(ev, run):
     return run.json.get("systemMessage", "")
 
 
-def replay(hk, name):
+def replay(hk, name, profile=None):
     """Feed every event; [(event, HookRun, report)] in order, `report` the
     session report of the transcript as it stood when the context audit
     spoke (None at other events)."""
@@ -77,7 +95,7 @@ def replay(hk, name):
             with open(hk.transcript, "ab") as fh:
                 fh.write(data[written:offset])
             written = offset
-        run = check(hk.hook(ev), ev)
+        run = check(hk.hook(ev, profile=profile), ev)
         report = None
         if "Context audit" in message(ev, run):
             report = json.loads(hk.engine("session", "report", str(hk.transcript), "--json").stdout)
@@ -95,15 +113,20 @@ def audit_agrees(msg, report):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["23-erk-local-v2156-compact-ae4a1257.jsonl",
-                                  "24-erk-interactive-12prompts-api500-393e5f27.jsonl"])
-def test_monitor_warns_at_each_threshold_crossed_once_per_epoch(hk, name, monkeypatch):
-    """...and where the context audit speaks (session 24 ends prompts past
-    70%), its figures are the session report's of the transcript then; and
-    `engine replay` of the same session counts exactly what the hook command
-    answered."""
-    runs = replay(hk, name)
-    replay_agrees(hk, name, runs, monkeypatch)
+@pytest.mark.parametrize("name,rearm", [("23-erk-local-v2156-compact-ae4a1257.jsonl", True),
+                                        ("24-erk-interactive-12prompts-api500-393e5f27.jsonl", False)])
+def test_monitor_warns_at_each_threshold_crossed_once_per_epoch(hk, name, rearm, monkeypatch):
+    """...and again in the next epoch (session 23, with a threshold it
+    crosses on both sides of its compaction: REARM_PROFILE); where the
+    context audit speaks (session 24 ends prompts past 70%), its figures are
+    the session report's of the transcript then; and `engine replay` of the
+    same session counts exactly what the hook command answered."""
+    profile = None
+    if rearm:
+        profile = hk.root / "rearm.yaml"
+        profile.write_text(REARM_PROFILE, encoding="utf-8")
+    runs = replay(hk, name, profile)
+    replay_agrees(hk, name, runs, monkeypatch, str(profile) if profile else "default")
     warned, epoch, audits = {0: []}, 0, 0
     for ev, run, report in runs:
         if ev["hook_event_name"] == "SessionStart" and ev.get("source") == "compact":
@@ -114,8 +137,10 @@ def test_monitor_warns_at_each_threshold_crossed_once_per_epoch(hk, name, monkey
         if report is not None:
             audits += 1
             audit_agrees(msg, report)
-    crossed = crossings(transcript(name))
+    crossed = crossings(transcript(name), (REARM_AT, *THRESHOLDS) if rearm else THRESHOLDS)
     assert any(crossed.values()), "the session crosses a threshold: the test checks something"
+    if rearm:
+        assert REARM_AT in crossed[0] and REARM_AT in crossed[1], "crossed in both epochs: the re-arm is checked"
     for e, reached in crossed.items():
         said = warned.get(e, [])
         assert len(said) == len(set(said)), f"epoch {e}: a threshold warned twice: {said}"
@@ -138,7 +163,7 @@ def answer_sizes(ev, run):
     return len(ctx), len(data.get("systemMessage") or "")
 
 
-def replay_agrees(hk, name, runs, monkeypatch):
+def replay_agrees(hk, name, runs, monkeypatch, profile):
     """engine replay's totals are the sum of the real hook command's answers,
     and what the refreshes held back as already in view is counted once per
     compaction epoch."""
@@ -148,7 +173,7 @@ def replay_agrees(hk, name, runs, monkeypatch):
     msg_chars = sum(answer_sizes(ev, run)[1] for ev, run, _ in runs)
     assert ctx_chars > 0 and msg_chars > 0, "the session gets rules and warnings: the test checks something"
     monkeypatch.setenv("HOME", str(hk.home))
-    s = engine_replay([str(transcript(name))], profile="default", project=str(hk.project))["sessions"][0]
+    s = engine_replay([str(transcript(name))], profile=profile, project=str(hk.project))["sessions"][0]
     replay_ctx = replay_msg = 0
     for a in s["answers"]:
         texts = [p["chars"] for p in a["parts"] if p["field"] == "context"]
