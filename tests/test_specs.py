@@ -412,3 +412,39 @@ def test_a_setting_declared_only_in_the_schema_is_merged(tmp_path, monkeypatch):
     assert resolved.hooks["omitted_names_max"] == 7
     assert resolved.hooks["context"] == {**base.hooks["context"], "growth_bytes_per_token": 2}
     assert resolved.hooks["in_view"] == {**base.hooks["in_view"], "max_tail_bytes": 4096}
+
+
+def _loaders():
+    from engine.ccm import config
+    from engine.replay import render
+    from engine.session import style
+
+    return {"content_cache": config.load, "report": style.load, "replay_report": render.load}
+
+
+@pytest.mark.parametrize("kind,builtin,path,default", [
+    ("content_cache", "pipelines/settings/content_cache.yaml", ("intercept", "mode_when_unnamed"), "default"),
+    ("content_cache", "pipelines/settings/content_cache.yaml", ("intercept", "unlisted_mode"), "pass"),
+    ("report", "pipelines/reports/session.yaml", ("errors", "skip_lines"), []),
+    ("report", "pipelines/reports/session.yaml", ("errors", "strip"), []),
+    ("replay_report", "pipelines/reports/replay.yaml", ("unpriced",), "n/a"),
+])
+def test_a_users_file_written_before_a_key_was_added_takes_its_schema_default(tmp_path, monkeypatch, kind, builtin,
+                                                                               path, default):
+    """A user's own settings or style file, a copy of an older built-in one,
+    still loads after a key was added: the key takes its schema default
+    (was: the file failed, and with it the content cache or the report)."""
+    import yaml
+
+    monkeypatch.setenv("ENGINE_CACHE_DIR", str(tmp_path / "cache"))
+    data = yaml.safe_load((REPO / builtin).read_text(encoding="utf-8"))
+    node = data
+    for key in path[:-1]:
+        node = node[key]
+    assert node.pop(path[-1]) is not None  # the built-in file sets it
+    old = tmp_path / f"{kind}.yaml"
+    old.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    loaded = _loaders()[kind](str(old))
+    for key in path:
+        loaded = loaded[key]
+    assert loaded == default

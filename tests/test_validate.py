@@ -493,3 +493,16 @@ def test_validate_warms_the_process_once_at_its_first_cache_miss_only(api_env, t
     monkeypatch.setattr(profile, "_WARM", {"asked": False, "done": False})
     assert validate.validate_paths([]) == []
     assert built == [], "every compile was a cache hit: nothing to warm"
+
+
+def test_validate_checks_the_users_own_content_cache_settings(cli):
+    """Every hook reads the content cache settings: when they are the user's
+    own file, a plain `engine validate` checks it too, and says where."""
+    builtin = (REPO / "pipelines" / "settings" / "content_cache.yaml").read_text(encoding="utf-8")
+    good = write(cli.cwd, "mine.yaml", builtin)
+    assert cli("validate", env={"ENGINE_CONTENT_CACHE": good}).returncode == 0
+    bad = write(cli.cwd, "bad.yaml", builtin.replace("unsure: pass", "unsure: maybe"))
+    r = cli("validate", env={"ENGINE_CONTENT_CACHE": bad})
+    assert r.returncode == 1, r
+    [p] = problems(r)
+    assert p.is_in(bad, cli.cwd) and (p.line, p.col) == position(bad.read_text(encoding="utf-8"), "maybe"), p

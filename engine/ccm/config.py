@@ -65,7 +65,9 @@ def _load_yaml(path):
     errors = semantic_errors(doc)
     if errors:
         raise ValidationErrors(errors)
-    return dict(doc.data), [path, os.path.join(config_dir_str(), NAME)]
+    from engine.core.defaults import filled
+
+    return filled("content_cache", doc.data), [path, os.path.join(config_dir_str(), NAME)]
 
 
 def semantic_errors(doc):

@@ -198,6 +198,8 @@ def cmd_validate(args):
     if args.profile:
         given(args.profile)
     problems = validate_paths(args.files, profile=args.profile)
+    if not args.files:
+        problems += _own_content_cache_problems()
     if args.json:
         rows = [{"file": display(p.file) if p.file is not None else None, "line": p.line, "col": p.col,
                  "message": p.message} for p in problems]
@@ -209,6 +211,18 @@ def cmd_validate(args):
     if not problems and not args.files:
         _fit_warnings(args.profile)
     return 1 if problems else 0
+
+
+def _own_content_cache_problems():
+    """The content cache settings every hook reads, when they are the user's
+    own file ($ENGINE_CONTENT_CACHE or the config folder's): checked too."""
+    from engine.ccm import config
+    from engine.core.validate import validate_paths
+
+    chosen = config.chosen_path()
+    if os.path.realpath(chosen) == os.path.realpath(config.builtin_path()):
+        return []  # among the built-in files already
+    return validate_paths([chosen])
 
 
 def _fit_warnings(profile_ref):

@@ -58,7 +58,8 @@ def _compress(sub):
 
 def _validate(sub):
     p = sub.add_parser("validate", help="check YAML documents: schema, patterns, self-tests")
-    p.add_argument("files", nargs="*", help="YAML files (default: every built-in document and the active profile)")
+    p.add_argument("files", nargs="*", help="YAML files (default: every built-in document, the active profile and your own content "
+                   "cache settings)")
     _add_profile_args(p, level=False)
     p.add_argument("--json", action="store_true", help='print {"ok": bool, "problems": [{"file", "line", "col", "message"}]}')
 

@@ -44,6 +44,12 @@ def resolve(node, root):
     return {**resolve(at(root, ref[1:]), root), **{k: v for k, v in node.items() if k != "$ref"}}
 
 
+def filled(kind, document):
+    """A copy of a valid `kind` document with its schema's defaults filled in
+    (a user's settings or style file written before a key was added)."""
+    return fill(schema(kind), document)
+
+
 def fill(node, instance, root=None):
     """A copy of `instance` (valid against `node`) with every absent key that
     has a `default` set to it; `instance` itself is left as it is."""

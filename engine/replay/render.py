@@ -39,7 +39,9 @@ def load(path=None):
     errors = schema.check(doc, "replay_report") or problems(doc)
     if errors:
         raise ValidationErrors(errors)
-    return doc.data
+    from engine.core.defaults import filled
+
+    return filled("replay_report", doc.data)
 
 
 def _env(style, autoescape):

@@ -70,4 +70,6 @@ def load(path=None):
         errors = problems(doc)
     if errors:
         raise ValidationErrors(errors)
-    return doc.data
+    from engine.core.defaults import filled
+
+    return filled("report", doc.data)
