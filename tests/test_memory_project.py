@@ -103,3 +103,25 @@ def test_user_command_undoes_the_wrapper(user):
     assert user_command(wrapped(user, "/p", "s", "t")) == user
     assert user_command(wrapped(user, "", "", "")) == user
     assert user_command(user) == user
+
+
+def test_a_failure_in_a_project_whose_folder_is_gone_is_not_remembered(hk):
+    """After `rm -rf "$PWD"` every later call of the session fails because
+    the folder is gone (measured with Claude Code and Copilot CLI: "Working
+    directory ... no longer exists", "No such file or directory"); a lesson
+    recorded then would tell the next session in a project of that path that
+    `ls` fails.  Nothing is remembered while the project's folder is gone,
+    whether the agent names it (CLAUDE_PROJECT_DIR) or it is the cwd."""
+    import shutil
+
+    a, _ = _projects(hk)
+    gone = hk.root / "gone"
+    (gone / ".git").mkdir(parents=True)
+    shutil.rmtree(gone)
+    _fail(hk, gone, error=f'Working directory "{gone}" no longer exists', command="pwd; ls",
+          env={"CLAUDE_PROJECT_DIR": str(gone)})
+    _fail(hk, gone, error="<error: No such file or directory (os error 2)>", command="pwd; ls", tid="toolu_a2")
+    assert not (hk.state / "tool-memory.ndjson").exists(), _store(hk)
+    assert not [l for l in hk.log_lines() if "failed" in l or "internal error" in l], hk.log_lines()
+    _fail(hk, a, error="<error: No such file or directory (os error 2)>", command="pwd; ls", tid="toolu_a3")
+    assert [e["project"] for e in _store(hk)] == [str(a.resolve())]  # where the folder is there, it is

@@ -178,7 +178,7 @@ def user_command(command):
 def _user_input(event):
     tool_input = event.tool_input
     if event.tool_kind == "shell" and isinstance(event.command, str):
-        field = event.agent.tools("shell").get("command", "command")
+        field = event.agent.tools("shell")["command"]
         tool_input = dict(tool_input, **{field: user_command(event.command)})
     return tool_input
 
@@ -190,13 +190,16 @@ def build(event, error_text, memory, redact, project):
     when the error says nothing on its own (a bare "Exit code 1") or is one
     of the profile's `generic_errors` (a traceback's first line).  So one
     error on many files or commands is one entry, and the record keeps the
-    concrete error and input as its example."""
+    concrete error and input as its example.  None when the project's
+    folder is gone: after `rm -rf "$PWD"` every call of the session fails
+    for that reason alone (measured with Claude Code and Copilot CLI,
+    tests/support/AGENTS-MEASURED.md), which says nothing of the project."""
     from engine.agents.event import as_event
     from engine.core.cache import sha256
 
     event = as_event(event)
     tool = event.tool
-    if not tool:
+    if not tool or (project and not os.path.isdir(project)):
         return None
     line, says_something = error_line(redact(error_text), memory)
     error = redact(line)
