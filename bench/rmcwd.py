@@ -209,7 +209,7 @@ def measure(agent, out):
            else responses_api.ResponsesAPI)(script(project))
     run = RUNS[agent]("go", home, project, None, api=api, timeout=120, env={"PWD": project})  # as a terminal in proj/
     calls = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
-    hook_log = home / ".engine-state" / "hook.log"
+    hook_log, memory = home / ".engine-state" / "hook.log", home / ".engine-state" / "tool-memory.ndjson"
     summary = {
         "agent": agent, "returncode": run.returncode, "seconds": round(run.seconds, 1),
         "stdout": run.stdout[-3000:], "stderr": run.stderr[-3000:],
@@ -217,6 +217,7 @@ def measure(agent, out):
         "tool_outputs_read": tool_outputs(agent, run.api.requests[-1]) if run.api.requests else [],
         "hook_calls": calls,
         "engine_hook_log": hook_log.read_text()[-4000:] if hook_log.exists() else None,
+        "tool_memory": [json.loads(line) for line in memory.read_text().splitlines()] if memory.exists() else [],
         "project_after": sorted(p.name for p in project.iterdir()) if project.exists() else None,
         "world_after": sorted(p.name for p in world.iterdir()),
     }
@@ -241,6 +242,8 @@ def show(s):
             print(f"  copilot hook.end failed: {e}")
     print(f"  project after: {s['project_after']}; world: {s['world_after']}")
     print(f"  engine hook.log: {s['engine_hook_log']!r}"[:1500])
+    for e in s["tool_memory"]:  # lessons the next session in a project of that path would be shown
+        print(f"  tool memory: {e['tool']} {e['error'][:100]!r} (input {e['input'][:60]!r}, project {e['project']})")
     print(f"  stderr: {s['stderr'][-800:]!r}")
 
 
