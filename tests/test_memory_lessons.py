@@ -18,6 +18,7 @@ import yaml
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
 
 REPO = Path(__file__).resolve().parent.parent
+PROJECT = str(REPO)  # a project folder that exists: build() remembers nothing for one that is gone
 NOT_READ = "<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>"
 
 
@@ -70,7 +71,7 @@ def test_errors_differing_only_in_paths_numbers_ids_positions_or_times_are_one_e
 
     def key(error, command):
         ev = {"tool_name": "Bash", "tool_input": {"command": command}, "session_id": "s"}
-        return record.build(ev, f"Exit code 1\n{error}", memory, lambda t: t, "/p")["k"]
+        return record.build(ev, f"Exit code 1\n{error}", memory, lambda t: t, PROJECT)["k"]
 
     assert key(first, "do one thing") == key(second, "do another")
 
@@ -86,7 +87,7 @@ def test_different_errors_of_one_tool_stay_apart(first, second):
 
     memory = _memory()
     ev = {"tool_name": "Bash", "tool_input": {"command": "x"}, "session_id": "s"}
-    assert record.build(ev, first, memory, lambda t: t, "/p")["k"] != record.build(ev, second, memory, lambda t: t, "/p")["k"]
+    assert record.build(ev, first, memory, lambda t: t, PROJECT)["k"] != record.build(ev, second, memory, lambda t: t, PROJECT)["k"]
 
 
 def test_an_error_that_says_nothing_keeps_its_commands_apart():
@@ -99,7 +100,7 @@ def test_an_error_that_says_nothing_keeps_its_commands_apart():
 
     def key(command):
         ev = {"tool_name": "Bash", "tool_input": {"command": command}, "session_id": "s"}
-        return record.build(ev, "Exit code 1", memory, lambda t: t, "/p")["k"]
+        return record.build(ev, "Exit code 1", memory, lambda t: t, PROJECT)["k"]
 
     assert key("npm test") != key("make")
     assert key("cat /a/b.txt") == key("cat /c/d.txt")
@@ -114,7 +115,7 @@ def test_a_traceback_of_two_commands_is_two_entries():
 
     def key(command):
         ev = {"tool_name": "Bash", "tool_input": {"command": command}, "session_id": "s"}
-        return record.build(ev, "Exit code 1\nTraceback (most recent call last):\n  File x", memory, lambda t: t, "/p")["k"]
+        return record.build(ev, "Exit code 1\nTraceback (most recent call last):\n  File x", memory, lambda t: t, PROJECT)["k"]
 
     assert key("python3 a.py") != key("pytest -q")
     assert key("python3 /x/a.py") == key("python3 /y/a.py")

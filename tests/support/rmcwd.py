@@ -3,7 +3,7 @@
 session, offline (tests/support/: loopback-only namespace, scripted stand-in
 model, throwaway HOME; root needed).
 
-    python3 bench/rmcwd.py [claude-code codex gemini copilot] [--out DIR]
+    python3 tests/support/rmcwd.py [claude-code codex gemini copilot] [--out DIR]
 
 (a Python with the test dependencies; the agents where tests/support finds
 them).  Per agent, in DIR/<agent>/ (default /tmp/rmcwd, emptied first):
@@ -82,7 +82,7 @@ import shlex  # noqa: E402
 import subprocess  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests"))
 
 from support import agent as claude_support  # noqa: E402
