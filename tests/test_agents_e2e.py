@@ -59,7 +59,7 @@ def _trusted(agent, home, project, env, said):
     if agent != "codex":
         return {}
     listed = trust_hooks(home, project)  # what Codex's /hooks dialog writes into config.toml
-    assert len(listed) == 6 and all("--agent codex" in h["command"] for h in listed), listed
+    assert len(listed) == 7 and all("--agent codex" in h["command"] for h in listed), listed  # SessionEnd the 7th
     return {"bypass_hook_trust": False}
 
 
@@ -142,6 +142,8 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
     api = (gemini_api.GeminiAPI if agent == "gemini" else ResponsesAPI)(script, tokens=lambda req: tokens)
     one = RUNS[agent]("go", home, project, None, api=api, env=env, **options)
     assert one.returncode == 0, str(one)
+    sessions = tmp_path / "world" / "state" / "sessions"
+    assert sessions.is_dir() and not list(sessions.iterdir()), "the session's end reached the engine, which cleared it"
     _doctor_saw_one_session(agent, home, project, env)
     if agent == "copilot":  # every hook Copilot ran ended well (its own record of them)
         ended = [r["data"] for r in events_of(one) if r["type"] == "hook.end"]

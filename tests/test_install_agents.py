@@ -26,7 +26,7 @@ FILES = {
 EVENTS = {
     "claude-code": ["UserPromptSubmit", "SessionStart", "PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop",
                     "PreCompact", "SessionEnd"],
-    "codex": ["UserPromptSubmit", "SessionStart", "PreToolUse", "PostToolUse", "Stop", "PreCompact"],
+    "codex": ["UserPromptSubmit", "SessionStart", "PreToolUse", "PostToolUse", "Stop", "PreCompact", "SessionEnd"],
     "gemini": ["BeforeAgent", "SessionStart", "BeforeTool", "AfterTool", "AfterAgent", "SessionEnd"],
     "copilot": ["userPromptSubmitted", "sessionStart", "preToolUse", "postToolUse", "agentStop", "preCompact",
                 "sessionEnd"],

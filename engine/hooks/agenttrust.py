@@ -127,8 +127,10 @@ def hook_hash(spec, label, group, handler, matcher_key):
     """The agent's hash of one hook: sha256 of its identity as canonical JSON."""
     from engine.agents.answer import fill
 
-    identity = fill(spec["identity"], {"label": label, "command": handler.get("command"),
-                                       "timeout": handler.get("timeout")})
+    timeout, cap = handler.get("timeout"), spec["timeout_caps"].get(label)
+    if cap is not None and isinstance(timeout, int) and timeout > cap:
+        timeout = cap  # the agent cut it, and hashes what it runs
+    identity = fill(spec["identity"], {"label": label, "command": handler.get("command"), "timeout": timeout})
     if matcher_key and isinstance(group, dict) and matcher_key in group:
         identity[matcher_key] = group[matcher_key]
     text = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
