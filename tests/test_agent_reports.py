@@ -129,7 +129,7 @@ def _codex_events(lines):
             if l["type"] == "response_item" and l["payload"]["type"] == "function_call_output"]
     pre = [("PreToolUse", "Bash", {"command": json.loads(c["arguments"])["cmd"]}) for c in calls]
     return {"names": ["SessionStart", "UserPromptSubmit"] + ["PreToolUse", "PostToolUse"] * 3
-            + ["PreCompact", "PostCompact", "SessionStart", "Stop"], "pre": pre, "outputs": outs}
+            + ["PreCompact", "PostCompact", "SessionStart", "Stop", "SessionEnd"], "pre": pre, "outputs": outs}
 
 
 def _gemini_events(lines):
