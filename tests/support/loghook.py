@@ -29,12 +29,17 @@ def _fill(value, event):
     return value
 
 
-def main(log, answers, event):
+def read_payload():
+    """(the raw text on stdin, its JSON value or the text itself)."""
     raw = sys.stdin.read()
     try:
-        payload = json.loads(raw)
+        return raw, json.loads(raw)
     except ValueError:
-        payload = raw
+        return raw, raw
+
+
+def main(log, answers, event):
+    raw, payload = read_payload()
     seen = {k: v for k, v in os.environ.items() if k.startswith(("GEMINI_", "CODEX_", "COPILOT_", "CLAUDE_"))}
     with open(log, "a", encoding="utf-8") as fh:
         fh.write(json.dumps({"event": event, "stdin": payload, "env": seen}) + "\n")

@@ -36,11 +36,9 @@ import sys
 
 def hook(log, tag, event):
     """The logging hook: stdlib only, answers nothing."""
-    raw = sys.stdin.read()
-    try:
-        payload = json.loads(raw)
-    except ValueError:
-        payload = raw
+    from loghook import read_payload  # beside this file: the script's folder is on the path
+
+    _, payload = read_payload()
 
     def short(v):
         if isinstance(v, str):
