@@ -102,27 +102,37 @@ def test_an_old_claude_code_is_told_its_output_replacement_is_missing_or_broken(
 
 # Measured with Codex CLI 0.169.0: the currentHash its app server (hooks/list)
 # reported for these hooks of a hooks.json (tests/support/codex.py list_hooks).
+# SessionEnd's is that of its identity with timeout 3 (timeoutSec 3), not 10.
+_ENDING = "/tmp/tv/bin/engine-hook --agent codex --profile /tmp/engine-hook-tests-pp2a32uy/profiles/p-6c484cd49d772136.yaml"
 CODEX_HASHES = [
-    ("session_start", {"hooks": [{"type": "command", "command": "/x/engine-hook --agent codex", "timeout": 10}]},
+    ("SessionStart", {"hooks": [{"type": "command", "command": "/x/engine-hook --agent codex", "timeout": 10}]},
      "sha256:8bad383d10e80f8ba4a0cc7a23b99abb4fca7d1cf0272bd8cf4ae53832dfd803"),
-    ("post_tool_use", {"matcher": "*", "hooks": [{"type": "command", "command": "/x/engine-hook --agent codex",
-                                                  "timeout": 10}]},
+    ("PostToolUse", {"matcher": "*", "hooks": [{"type": "command", "command": "/x/engine-hook --agent codex",
+                                                "timeout": 10}]},
      "sha256:68f7c44ae10bbbb3abd5819d2fce51392ed7a62333b1402e8e0c6efd745380e2"),
+    ("SessionEnd", {"hooks": [{"type": "command", "command": _ENDING, "timeout": 10}]},
+     "sha256:543c26fdd5675f70f441c8439bce58dce94b5701f7513934d169290a671fbb2b"),
 ]
 
 
-@pytest.mark.parametrize("label,group,expected", CODEX_HASHES)
-def test_the_hash_of_a_hook_is_the_one_codex_computes(label, group, expected):
+def _codex_hash(event, group):
+    """hook_hash as the trust check calls it: the event's label, and the
+    timeout Codex gives the event's hook (timeout_caps)."""
     from engine.agents.table import get
     from engine.hooks.agenttrust import hook_hash
 
-    spec = get("codex").data["install"]["trust_check"]
-    assert hook_hash(spec, label, group, group["hooks"][0], "matcher") == expected
+    codex = get("codex").data
+    spec = codex["install"]["trust_check"]
+    return hook_hash(spec, spec["labels"][event], group, group["hooks"][0], "matcher", codex["timeout_caps"].get(event))
+
+
+@pytest.mark.parametrize("event,group,expected", CODEX_HASHES)
+def test_the_hash_of_a_hook_is_the_one_codex_computes(event, group, expected):
+    assert _codex_hash(event, group) == expected
 
 
 def test_codex_trust_is_told_per_hook_from_its_config(hk):
     from engine.agents.table import get
-    from engine.hooks.agenttrust import hook_hash
 
     env = _agents_on_path(hk, {"codex": "codex-cli 0.169.0"})
     assert hk.engine("install", "--agent", "codex", "--user", env=env).returncode == 0
@@ -137,7 +147,7 @@ def test_codex_trust_is_told_per_hook_from_its_config(hk):
     entries = []
     for event, groups in data["hooks"].items():
         label = spec["labels"][event]
-        value = hook_hash(spec, label, groups[0], groups[0]["hooks"][0], "matcher")
+        value = _codex_hash(event, groups[0])
         entries.append(f'\n[hooks.state."{hooks_file}:{label}:0:0"]\ntrusted_hash = "{value}"\n')
     assert state(entries)["state"] == "trusted"
     assert state(entries[1:])["state"] == "partly"

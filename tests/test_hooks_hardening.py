@@ -394,3 +394,22 @@ def test_a_c_call_past_the_deadline_is_ended_by_the_watchdog(hk):
             "sum(range(10 ** 12))\nprint('not reached')\n")
     run = hk.python(code, timeout=60)  # the sum alone would take hours
     assert run.returncode == 1 and run.stdout == "", str(run)
+
+
+def test_an_event_the_agent_gives_less_time_ends_before_the_agents_own_timeout(hk):
+    """Codex gives its SessionEnd hook 3 s, whatever hooks.json says
+    (measured; timeout_caps of codex.yaml): a hook that would run long ends
+    at the engine's margin before that (agent_cap_margin_ms), not at the
+    profile's deadline, which Codex would cut first."""
+    hk.rule("a.md", "# A\nMarker ALPHA.\n")
+    slow = "{% for i in range(100000) %}{% for c in 'y' * 100000 %}{% endfor %}{% endfor %}x"
+    prof = shared_profile(profile_text({"session_end": [{"name": "slow_end", "kind": "effort_guidance",
+                                                         "templates": {"low": slow, "medium": slow, "high": ""}}]}))
+    event = json.dumps({"hook_event_name": "SessionEnd", "session_id": hk.session, "cwd": str(hk.project),
+                        "transcript_path": str(hk.transcript), "reason": "other"}).encode()
+    start = time.monotonic()
+    run = hk.engine("hook", "--agent", "codex", "--profile", prof, stdin=event, timeout=60)
+    took = time.monotonic() - start
+    assert run.returncode == 0 and run.stdout == "", str(run)
+    assert [l for l in hk.log_lines() if "deadline of 2000 ms reached" in l], (hk.log_lines(), took)
+    assert took < 3, f"{took:.1f} s: past Codex's 3 s"

@@ -56,6 +56,10 @@ def _install_problems(doc, data):
         if name not in (data.get("events") or {}):
             out.append(doc.error(f"install.trust_check.labels names {name!r}, which is not one of this agent's "
                                  "events", ("install", "trust_check", "labels", name)))
+    for name in data.get("timeout_caps") or {}:
+        if name not in (data.get("events") or {}):
+            out.append(doc.error(f"timeout_caps names {name!r}, which is not one of this agent's events",
+                                 ("timeout_caps", name)))
     return out
 
 

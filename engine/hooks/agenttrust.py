@@ -123,11 +123,12 @@ def _at(data, keys):
     return data
 
 
-def hook_hash(spec, label, group, handler, matcher_key):
-    """The agent's hash of one hook: sha256 of its identity as canonical JSON."""
+def hook_hash(spec, label, group, handler, matcher_key, cap=None):
+    """The agent's hash of one hook: sha256 of its identity as canonical JSON
+    (with the timeout the agent gives it: at most `cap`, its timeout_caps)."""
     from engine.agents.answer import fill
 
-    timeout, cap = handler.get("timeout"), spec["timeout_caps"].get(label)
+    timeout = handler.get("timeout")
     if cap is not None and isinstance(timeout, int) and timeout > cap:
         timeout = cap  # the agent cut it, and hashes what it runs
     identity = fill(spec["identity"], {"label": label, "command": handler.get("command"), "timeout": timeout})
@@ -154,7 +155,7 @@ def codex_hook_hashes(agent, spec, project, settings, data, scope):
         label = spec["labels"].get(event, event)
         key = spec["key"].format(settings=settings, label=label, group=gi, handler=hi)
         stored = _at(states, [key, spec["field"]]) if isinstance(states, dict) else None
-        now = hook_hash(spec, label, lists[event][gi], handler, matcher_key)
+        now = hook_hash(spec, label, lists[event][gi], handler, matcher_key, agent.data["timeout_caps"].get(event))
         counts["untrusted" if stored is None else "trusted" if stored == now else "modified"] += 1
     return _summary(counts, path)
 

@@ -96,6 +96,16 @@ def bound(log, deadline, hooks):
         deadline.lower(hooks["deadline_ms"], hooks["kill_after_ms"])
 
 
+def bound_by_agent(deadline, event, bounds):
+    """The deadline lowered before the agent's own timeout where it gives
+    this event's hook less time than the engine would take (timeout_caps of
+    its YAML), by the engine's margins (agent_cap_margin_ms)."""
+    cap = event.agent.data["timeout_caps"].get(event.agent_event)
+    if cap is not None and deadline is not None:
+        margin = bounds["agent_cap_margin_ms"]
+        deadline.lower(cap * 1000 - margin["deadline"], cap * 1000 - margin["kill"])
+
+
 def count_turn(event, hooks, bounds, log):
     """(state, turn) after counting a prompt, first thing once the event is
     read: with the cached hooks settings when there are some, else in the
@@ -405,6 +415,7 @@ class _Run:
         if event is None:
             return self.say_unread(here)
         self.log.about(event.agent_event, event.session)
+        bound_by_agent(self.deadline, event, self.bounds)
         if self.dropped:
             from .projectenv import note
 
