@@ -402,7 +402,10 @@ def test_an_event_the_agent_gives_less_time_ends_before_the_agents_own_timeout(h
     at the engine's margin before that (agent_cap_margin_ms), not at the
     profile's deadline, which Codex would cut first."""
     hk.rule("a.md", "# A\nMarker ALPHA.\n")
-    slow = "{% for i in range(100000) %}{% for c in 'y' * 100000 %}{% endfor %}{% endfor %}x"
+    # slow only at the event (source ""), not with the compile check's sample values (source "startup"),
+    # which would otherwise take the compile box deadline_ms per template
+    slow = ("{% if source != 'startup' %}{% for i in range(100000) %}{% for c in 'y' * 100000 %}{% endfor %}"
+            "{% endfor %}{% endif %}x")
     prof = shared_profile(profile_text({"session_end": [{"name": "slow_end", "kind": "effort_guidance",
                                                          "templates": {"low": slow, "medium": slow, "high": ""}}]}))
     event = json.dumps({"hook_event_name": "SessionEnd", "session_id": hk.session, "cwd": str(hk.project),

@@ -3,6 +3,7 @@ unknown template variables, a reinject naming a missing handler, a new
 handler missing fields.  Each is `FILE:LINE:COL: message` and exit 1."""
 
 import os
+import time
 
 import pytest
 
@@ -107,3 +108,23 @@ def test_validate_with_profile_flag_reports_the_same(hk, flag):
     args = ("validate", "--profile", path) if flag else ("validate", path)
     run = hk.engine(*args, cwd=hk.root)
     _problem_at(hk, run, path, _line_of(text, "template:"), "nope")
+
+
+@pytest.mark.parametrize("handler", [
+    # a refresh handler's template (the trial render of hooks/check.py)
+    "    UserPromptSubmit:\n      - name: rules\n        every_turns: 1\n        template: \"{LOOP}\"\n",
+    # a kind's declared template (check_declared of hooks/handlers/base.py)
+    "    SessionStart:\n      - name: slow_effort\n        kind: effort_guidance\n"
+    "        templates: {low: \"{LOOP}\", medium: \"\", high: \"\"}\n",
+], ids=["refresh", "effort_guidance"])
+def test_a_template_that_never_ends_fails_within_deadline_ms(hk, handler):
+    """Within every limit of hooks.templates but 10^10 steps: the check that
+    renders it with sample values says so after deadline_ms, inside the
+    compile box too, whose own limit (a minute) must not stand in for it."""
+    loop = "{% for i in range(100000) %}{% for c in 'y' * 100000 %}{% endfor %}{% endfor %}x"
+    text = HEAD.replace("hooks:\n", "hooks:\n  deadline_ms: 400\n  kill_after_ms: 800\n") + handler.replace("{LOOP}", loop)
+    start = time.monotonic()
+    path, run = _validate(hk, text)
+    took = time.monotonic() - start
+    _problem_at(hk, run, path, _line_of(text, loop), "does not finish within deadline_ms (400 ms)")
+    assert took < 30, f"{took:.1f} s: the compile box's minute, not the profile's 400 ms"

@@ -75,6 +75,29 @@ def render(template_text, limits, /, **values):
 _OPEN, _CLOSE = "\ue000", "\ue001"
 
 
+def trial(template_text, hooks, /, **values):
+    """What is wrong with rendering `template_text` with the sample `values`
+    as a hook would: under the profile's template limits and within its
+    deadline_ms (never more than the engine's own bound), whatever timer
+    this process runs (a compile box runs for a minute).  None when it
+    renders."""
+    from engine.core.settings import hook_bounds
+
+    from .deadline import TimeUp, within
+
+    bound = hook_bounds()["deadline_ms"]
+    ms = min(hooks.get("deadline_ms", bound), bound)
+    try:
+        within(ms / 1000.0, lambda: render(template_text, hooks["templates"], **values))
+    except TemplateLimit as exc:
+        return str(exc)
+    except TimeUp:
+        return f"template does not finish within deadline_ms ({ms} ms)"
+    except Exception as exc:  # noqa: BLE001 - any failure here is one the hook would meet
+        return f"template fails with sample values: {type(exc).__name__}: {exc}"
+    return None
+
+
 def render_cached(template_text, limits, /, **values):
     """render(), memoised in the results cache.  Variables the template only
     prints (`{{ turn }}`, no filter, test or condition) are left out of the

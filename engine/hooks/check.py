@@ -128,8 +128,7 @@ def _trial_render(resolved, h):
     the deadline the hook has: a template that would fail there (a value too
     large, endless loops) fails here first."""
     from . import deadline as hook_deadline
-    from .banner import TemplateLimit, render
-    from .deadline import Deadline, Expired
+    from .banner import trial
     from .plan import Item
 
     hooks = resolved.hooks
@@ -139,49 +138,14 @@ def _trial_render(resolved, h):
     counts = dict(omitted=["late.md"], omitted_count=3, omitted_more=2)
     values = dict(turn=20, event="prompt", handler=h["name"], level=h["level"], cwd="/project",
                   session_id="sample", source="", items=[item], omitted_line="[omitted]", **counts)
-    problems = []
-
-    def expired():
-        raise Expired()
-
-    import _signal
-
-    # Inside a hook process the hook's own deadline is running: it bounds this
-    # too, and must not be replaced.  Elsewhere (engine validate) arm one.
-    outer = _signal.getitimer(_signal.ITIMER_REAL)[0] > 0
     digest = dict(handler=h["name"], turn=20, name="late.md", title="Late rule", path="rules/late.md",
                   priority=5, chars=4000)
     trials = (("template", values), ("omitted_template", dict(handler=h["name"], turn=20, **counts)),
               ("pending_template", dict(handler=h["name"], turn=20, **counts)), ("digest_template", digest))
-    for key, vals in ((k, v) for k, v in trials if k in h):
-        deadline = Deadline(lambda message: None, exit=expired)
-        try:
-            if not outer:
-                deadline.arm(hooks["deadline_ms"] + _elapsed_ms(), hooks["kill_after_ms"] + _elapsed_ms())
-            render(h[key], hooks["templates"], **vals)
-        except TemplateLimit as exc:
-            problems.append((key, str(exc)))
-        except Expired:
-            if outer:
-                raise
-            problems.append((key, f"template does not finish within deadline_ms ({hooks['deadline_ms']} ms)"))
-        except Exception as exc:  # noqa: BLE001 - any failure here is one the hook would meet
-            problems.append((key, f"template fails with sample values: {type(exc).__name__}: {exc}"))
-        finally:
-            deadline.disarm()
+    problems = [(key, trial(h[key], hooks, **vals)) for key, vals in trials if key in h]
     own = _own_keys(resolved, h["name"])
     return [_err(resolved, h["name"], f"{key}: {msg}", *((key,) if key in own else ()))
-            for key, msg in problems]
-
-
-def _elapsed_ms():
-    """The deadline counts from the process start; a trial render gets the
-    whole of it, however long validate has run already."""
-    import time
-
-    from .deadline import STARTED
-
-    return (time.monotonic() - STARTED) * 1000
+            for key, msg in problems if msg]
 
 
 def _own_keys(resolved, name):

@@ -86,7 +86,7 @@ def check_declared(cls, hooks, h, err):
         missing = [k for k in keys if k not in hooks[group]]
         if missing:
             errors.append(err(f"hooks.{group} lacks {', '.join(missing)}"))
-    from ..banner import check, render
+    from ..banner import check, trial
 
     for key, allowed in cls.variables.items():
         source = _get(h, key)
@@ -94,10 +94,8 @@ def check_declared(cls, hooks, h, err):
             continue
         problems = check(source, allowed)
         if not problems and "templates" in hooks:
-            try:
-                render(source, hooks["templates"], **{k: cls.samples[k] for k in allowed})
-            except Exception as exc:  # noqa: BLE001 - any failure here is one the hook would meet
-                problems = [(1, f"template fails with sample values: {type(exc).__name__}: {exc}")]
+            failed = trial(source, hooks, **{k: cls.samples[k] for k in allowed})
+            problems = [(1, failed)] if failed else []
         for line, msg in problems:
             errors.append(err(f"{key} (line {line} of the template): {msg}", *key.split(".")))
     return errors
