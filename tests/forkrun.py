@@ -1,11 +1,21 @@
-"""Run `engine ARGS` as a child process forked from the test worker.
+"""Run `engine ARGS` as a child process forked from a warmed zygote.
 
 The child is a real process: its own pid, file descriptors 0/1/2 on pipes,
 working folder, environment, exit status and signals, exactly as with
 `python -m engine.cli`; what it saves is the interpreter start and the
 imports (YAML, JSON Schema, regex, Jinja2, the tokenizer's 200K-entry
-table), which the worker has done once.  That is most of the test suite's
+table), which the zygote has done once.  That is most of the test suite's
 time, since most end-to-end tests run the engine many times.
+
+The zygote is one small process per test worker, started on first use,
+that has imported the engine and nothing of the tests: forking costs this
+machine's kernel time in proportion to the memory the forking process
+maps, and a test worker maps two to three times what the zygote does
+(a quiet hook: 24 ms forked from a worker, 12 ms from the zygote).  The
+worker sends each request (arguments, folder, environment, and the pipe
+ends for 0/1/2 and a status socket) over a Unix socket; the zygote forks,
+says the child's pid on the status socket, and its exit status when it has
+reaped it.
 
 Tests that are about a fresh interpreter (what the hook path imports, the
 installed command, many processes at once) keep using subprocess.
@@ -15,26 +25,30 @@ engine.cli` subprocess again.
 
 import io
 import os
+import pickle
 import selectors
 import signal
+import socket
 import subprocess
 import sys
 import time
 
 ENABLED = os.environ.get("ENGINE_TEST_FORK", "1") != "0" and hasattr(os, "fork")
 
-_warm = False
-# Parent-side pipe ends of children still running: a child forked later must
-# not hold copies of them (an earlier child would wait for its stdin's end
-# until every later child had exited).
-_OPEN = set()
+# The environment the zygote starts with: the run's isolated one, as the
+# worker got it (before any test changed it);
+# glibc's malloc asks for huge pages there: fewer page-table entries for
+# each fork to copy and each child's exit to tear down (a quiet hook's
+# child 14 ms -> 11.5 ms of wall time).
+_ZYGOTE_ENV = dict(os.environ, GLIBC_TUNABLES="glibc.malloc.hugetlb=1")
+_ZYGOTE = {}  # "proc", "sock": the running zygote of this worker
+# CPU seconds of the children this worker has waited for (they are the
+# zygote's children, so not in this process's RUSAGE_CHILDREN): bench/pertest.py.
+CHILD_CPU = [0.0]
 
 
 def _warm_up():
-    """Import what engine commands load, once per worker, before forking."""
-    global _warm
-    if _warm:
-        return
+    """Import what engine commands load, once, in the zygote before it forks."""
     import gc
     import pkgutil
 
@@ -56,11 +70,10 @@ def _warm_up():
     from engine.core.profile import build, choice
 
     build(chosen=choice("default"))
-    # Children would otherwise walk (and so copy) every object the worker
+    # Children would otherwise walk (and so copy) every object the zygote
     # holds at their first collection: park them out of the collector.
     gc.collect()
     gc.freeze()
-    _warm = True
 
 
 def run(args, input=b"", cwd=None, env=None, timeout=180):
@@ -95,8 +108,8 @@ def run_many(args, inputs, cwd=None, env=None, timeout=180):
 
 
 class Child:
-    def __init__(self, pid, in_w, out_r, err_r, args):
-        self.pid, self.in_w, self.out_r, self.err_r, self.args = pid, in_w, out_r, err_r, args
+    def __init__(self, pid, in_w, out_r, err_r, status, args):
+        self.pid, self.in_w, self.out_r, self.err_r, self.status, self.args = pid, in_w, out_r, err_r, status, args
 
     def feed(self, data):
         """Write all of stdin now (blocking) and close it."""
@@ -106,44 +119,127 @@ class Child:
                 view = view[os.write(self.in_w, view[:65536]):]
         except BrokenPipeError:
             pass
-        _close(self.in_w)
+        os.close(self.in_w)
         self.in_w = None
 
     def communicate(self, data, timeout):
-        return _parent(self.pid, data, self.in_w, self.out_r, self.err_r, timeout, self.args)
+        try:
+            out, err = _pipes(self, data, time.monotonic() + timeout)
+            return _exit_status(self, time.monotonic() + timeout), out, err
+        finally:
+            self.status.close()
 
 
 def spawn(args, cwd=None, env=None):
-    _warm_up()
+    """Ask the zygote for a child running `engine *args`."""
     in_r, in_w = os.pipe()
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
-    sys.stdout.flush()
-    sys.stderr.flush()
+    mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    request = pickle.dumps((list(args), cwd or os.getcwd(), dict(os.environ) if env is None else dict(env)))
+    try:
+        socket.send_fds(_zygote(), [request], [in_r, out_w, err_w, theirs.fileno()])
+    finally:
+        for fd in (in_r, out_w, err_w):
+            os.close(fd)
+        theirs.close()
+    pid = int(_line(mine, time.monotonic() + 60))
+    return Child(pid, in_w, out_r, err_r, mine, args)
+
+
+def _zygote():
+    """The control socket of this worker's zygote, started on first use."""
+    proc = _ZYGOTE.get("proc")
+    if proc is not None and proc.poll() is None:
+        return _ZYGOTE["sock"]
+    mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    code = f"import sys; sys.path[:0] = {sys.path!r}; import forkrun; forkrun.serve({theirs.fileno()})"
+    _ZYGOTE["proc"] = subprocess.Popen([sys.executable, "-c", code], pass_fds=[theirs.fileno()], env=_ZYGOTE_ENV,
+                                       stdin=subprocess.DEVNULL)
+    theirs.close()
+    _ZYGOTE["sock"] = mine
+    return mine
+
+
+def _line(sock, deadline):
+    """One line the zygote wrote on a status socket, without its newline."""
+    data = b""
+    while not data.endswith(b"\n"):
+        sock.settimeout(max(0.001, deadline - time.monotonic()))
+        chunk = sock.recv(64)
+        if not chunk:
+            raise RuntimeError("the test zygote closed a status socket early")
+        data += chunk
+    return data[:-1]
+
+
+def _exit_status(child, deadline):
+    try:
+        code, cpu = _line(child.status, deadline).split()
+        CHILD_CPU[0] += float(cpu)
+        return int(code)
+    except TimeoutError:
+        os.kill(child.pid, signal.SIGKILL)
+        _line(child.status, time.monotonic() + 60)
+        raise subprocess.TimeoutExpired(["engine", *child.args], 0) from None
+
+
+# The zygote's side.
+
+def serve(control_fd):
+    """Fork a child per request on `control_fd`, until the worker closes it."""
+    _warm_up()
+    control = socket.socket(fileno=control_fd)
+    sel = selectors.DefaultSelector()
+    sel.register(control, selectors.EVENT_READ, None)
+    held = {}  # pidfd -> (pid, status fd) of each child not yet reaped
+    while True:
+        for key, _ in sel.select():
+            if key.data is None:
+                if not _fork_one(control, sel, held):
+                    return
+            else:
+                _reap(key.fd, sel, held)
+
+
+def _fork_one(control, sel, held):
+    request, fds, _flags, _addr = socket.recv_fds(control, 1 << 22, 4)
+    if not request:
+        return False
+    args, cwd, env = pickle.loads(request)
+    in_r, out_w, err_w, status = fds
     pid = os.fork()
     if pid == 0:  # the child: never returns
-        _child(list(args), cwd, env, (in_r, in_w, out_r, out_w, err_r, err_w))
+        _child(args, cwd, env, (in_r, out_w, err_w), [control.fileno(), status, *held, *(s for _, s in held.values())])
     for fd in (in_r, out_w, err_w):
         os.close(fd)
-    _OPEN.update((in_w, out_r, err_r))
-    return Child(pid, in_w, out_r, err_r, args)
+    os.write(status, b"%d\n" % pid)
+    pidfd = os.pidfd_open(pid)
+    held[pidfd] = (pid, status)
+    sel.register(pidfd, selectors.EVENT_READ, "child")
+    return True
 
 
-def _close(fd):
-    _OPEN.discard(fd)
-    os.close(fd)
+def _reap(pidfd, sel, held):
+    pid, status = held.pop(pidfd)
+    sel.unregister(pidfd)
+    os.close(pidfd)
+    _, wait_status, usage = os.wait4(pid, 0)
+    try:
+        os.write(status, b"%d %r\n" % (os.waitstatus_to_exitcode(wait_status), usage.ru_utime + usage.ru_stime))
+    except OSError:
+        pass  # the worker gave up on it
+    os.close(status)
 
 
-def _child(args, cwd, env, fds):
+def _child(args, cwd, env, stdio, others):
+    """Run `engine *args` on the standard streams `stdio`, with every other
+    descriptor of the zygote's in `others` closed; exits, never returns."""
     rc = 1
     try:
-        in_r, in_w, out_r, out_w, err_r, err_w = fds
-        os.dup2(in_r, 0)
-        os.dup2(out_w, 1)
-        os.dup2(err_w, 2)
-        for fd in fds:
-            os.close(fd)
-        for fd in _OPEN:
+        for target, fd in enumerate(stdio):
+            os.dup2(fd, target)
+        for fd in (*stdio, *others):
             try:
                 os.close(fd)
             except OSError:
@@ -215,27 +311,29 @@ def _child(args, cwd, env, fds):
         os._exit(rc if isinstance(rc, int) else 1)
 
 
-def _parent(pid, data, in_w, out_r, err_r, timeout, args):
+def _pipes(child, data, deadline):
+    """Feed the child's stdin with `data` and read its stdout and stderr to
+    their end (killing it at `deadline`): (stdout bytes, stderr bytes)."""
     out, err = [], []
     sel = selectors.DefaultSelector()
-    sel.register(out_r, selectors.EVENT_READ, out)
-    sel.register(err_r, selectors.EVENT_READ, err)
-    pos = 0
+    sel.register(child.out_r, selectors.EVENT_READ, out)
+    sel.register(child.err_r, selectors.EVENT_READ, err)
+    pos, in_w = 0, child.in_w
     if in_w is None:  # already fed
         pass
     elif data:
         os.set_blocking(in_w, False)
         sel.register(in_w, selectors.EVENT_WRITE, None)
     else:
-        _close(in_w)
-    deadline = time.monotonic() + timeout
+        os.close(in_w)
+    child.in_w = None
     try:
         while sel.get_map():
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-                raise subprocess.TimeoutExpired(["engine", *args], timeout)
+                os.kill(child.pid, signal.SIGKILL)
+                _line(child.status, time.monotonic() + 60)
+                raise subprocess.TimeoutExpired(["engine", *child.args], 0)
             for key, _ in sel.select(remaining):
                 if key.data is None:  # stdin
                     try:
@@ -246,18 +344,17 @@ def _parent(pid, data, in_w, out_r, err_r, timeout, args):
                         pos = len(data)
                     if pos >= len(data):
                         sel.unregister(in_w)
-                        _close(in_w)
+                        os.close(in_w)
                     continue
                 chunk = os.read(key.fd, 65536)
                 if chunk:
                     key.data.append(chunk)
                 else:
                     sel.unregister(key.fd)
-                    _close(key.fd)
+                    os.close(key.fd)
     finally:
         for key in list(sel.get_map().values()):
             sel.unregister(key.fd)
-            _close(key.fd)
+            os.close(key.fd)
         sel.close()
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status), b"".join(out), b"".join(err)
+    return b"".join(out), b"".join(err)
