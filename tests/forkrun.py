@@ -70,6 +70,9 @@ def _warm_up():
     from engine.core.profile import build, choice
 
     build(chosen=choice("default"))
+    from engine.core import profile
+
+    profile._WARM["done"] = True  # what warm_compiles() would do first in a child: done here already
     # Children would otherwise walk (and so copy) every object the zygote
     # holds at their first collection: park them out of the collector.
     gc.collect()
@@ -83,6 +86,17 @@ def run(args, input=b"", cwd=None, env=None, timeout=180):
                               cwd=cwd, env=env, timeout=timeout)
         return proc.returncode, proc.stdout, proc.stderr
     return spawn(args, cwd, env).communicate(input or b"", timeout)
+
+
+def completed(args, input=None, cwd=None, env=None, timeout=180, text=True):
+    """`engine *args` as `subprocess.run([python, "-m", "engine.cli", *args],
+    capture_output=True, text=text)` returns it, for tests written that way
+    whose point is not a fresh interpreter."""
+    data = input.encode("utf-8") if isinstance(input, str) else (input or b"")
+    rc, out, err = run([str(a) for a in args], data, None if cwd is None else str(cwd), env, timeout)
+    if text:
+        out, err = out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+    return subprocess.CompletedProcess(["engine", *map(str, args)], rc, out, err)
 
 
 def run_many(args, inputs, cwd=None, env=None, timeout=180):
@@ -127,6 +141,7 @@ class Child:
             out, err = _pipes(self, data, time.monotonic() + timeout)
             return _exit_status(self, time.monotonic() + timeout), out, err
         finally:
+            _PENDING.pop(self.status.fileno(), None)
             self.status.close()
 
 
@@ -162,15 +177,22 @@ def _zygote():
 
 
 def _line(sock, deadline):
-    """One line the zygote wrote on a status socket, without its newline."""
-    data = b""
-    while not data.endswith(b"\n"):
+    """One line the zygote wrote on a status socket, without its newline
+    (the pid, then the exit status and CPU: both may come in one read)."""
+    pending = _PENDING.pop(sock.fileno(), b"")
+    while b"\n" not in pending:
         sock.settimeout(max(0.001, deadline - time.monotonic()))
         chunk = sock.recv(64)
         if not chunk:
             raise RuntimeError("the test zygote closed a status socket early")
-        data += chunk
-    return data[:-1]
+        pending += chunk
+    line, rest = pending.split(b"\n", 1)
+    if rest:
+        _PENDING[sock.fileno()] = rest
+    return line
+
+
+_PENDING = {}  # status socket's descriptor -> what was read past its last line
 
 
 def _exit_status(child, deadline):

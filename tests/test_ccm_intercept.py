@@ -198,10 +198,12 @@ def test_hook_never_runs_the_command_and_returns_at_once(world):
     assert not (world.proj / "MARK").exists(), "the hook ran the command"
     new = json.loads(r.stdout)["hookSpecificOutput"]["updatedInput"]["command"]
     # the rewritten call runs inside the Bash tool: its timeout (here, a kill
-    # of the process group after 2 s) ends the wrapper and the command alike
+    # of the process group once the command has started) ends the wrapper and the command alike
     p = subprocess.Popen(["/bin/bash", "-c", new], env=world.env, cwd=str(world.proj), start_new_session=True,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    time.sleep(2)
+    until = time.monotonic() + 20
+    while not (world.proj / "MARK").exists() and time.monotonic() < until:
+        time.sleep(0.05)
     os.killpg(p.pid, 9)
     p.wait(timeout=10)
     assert (world.proj / "MARK").exists()

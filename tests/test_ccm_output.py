@@ -11,6 +11,7 @@ import sys
 
 import pytest
 
+import forkrun
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -61,8 +62,7 @@ def test_large_output_is_replaced_by_the_stub_in_bash_shape(hk):
     shown = hk.engine("cache", "show", key)
     assert shown.returncode == 0
     # byte-exact: stdout then stderr, as the model would have read them
-    raw = subprocess.run([sys.executable, "-m", "engine.cli", "cache", "show", key], capture_output=True,
-                         env=hk.env(), cwd=str(hk.project), timeout=60).stdout
+    raw = forkrun.completed(["cache", "show", key], env=hk.env(), cwd=str(hk.project), timeout=60, text=False).stdout
     assert raw == (BIG + "warning: slow\n").encode("utf-8")
 
 
@@ -161,11 +161,10 @@ def test_wrapper_large_stderr_gets_its_own_stub_on_stderr(tmp_path):
     assert r.stdout == b"small\n" and r.stderr.startswith(b"[CCM_CACHED]")
     key = r.stderr.decode().split("key: sha256:")[1].split()[0]
     # from the project the command ran in, as the same user (the same per-user secret)
-    shown = subprocess.run([sys.executable, "-m", "engine.cli", "cache", "show", key], capture_output=True,
-                           env=dict(os.environ, PYTHONPATH=REPO, HOME=str(tmp_path / "home"),
+    shown = forkrun.completed(["cache", "show", key], env=dict(os.environ, PYTHONPATH=REPO, HOME=str(tmp_path / "home"),
                                     ENGINE_CACHE_DIR=str(tmp_path / "cache"), ENGINE_STATE_DIR=str(tmp_path / "state"),
                                     XDG_CONFIG_HOME=str(tmp_path / "xdg")),
-                           cwd=str(tmp_path), timeout=60)
+                           cwd=str(tmp_path), timeout=60, text=False)
     assert shown.stdout == "".join(f"{i}\n" for i in range(1, 3001)).encode()
 
 

@@ -5,11 +5,10 @@ ones shaped like them."""
 import json
 import os
 import shutil
-import subprocess
-import sys
 
 import pytest
 
+import forkrun
 from engine.base.errors import UserError
 from engine.ccm.purge import purge_file
 from support.ccm import settings, store  # noqa: F401 - fixtures
@@ -225,13 +224,11 @@ def test_cli_analyze_and_errors(tmp_path):
     rows, _, _ = made_up()
     path = write(tmp_path / "S.jsonl", rows)
     env = dict(os.environ, PYTHONPATH=REPO, ENGINE_CACHE_DIR=str(tmp_path / "c"), HOME=str(tmp_path))
-    r = subprocess.run([sys.executable, "-m", "engine.cli", "purge", str(path), "--analyze", "--json"],
-                       capture_output=True, text=True, env=env)
+    r = forkrun.completed(["purge", str(path), "--analyze", "--json"], env=env)
     assert r.returncode == 0, r.stderr
     res = json.loads(r.stdout)
     assert res["written"] is False and res["kinds"]["thinking"]["tokens"] > 0 and res["kinds"]["tool_result"]["bytes"] > 0
-    r = subprocess.run([sys.executable, "-m", "engine.cli", "purge", str(tmp_path / "nope.jsonl")],
-                       capture_output=True, text=True, env=env)
+    r = forkrun.completed(["purge", str(tmp_path / "nope.jsonl")], env=env)
     assert r.returncode == 1 and "Traceback" not in r.stderr and len(r.stderr.splitlines()) == 1
 
 

@@ -3,12 +3,11 @@
 import json
 import os
 import stat
-import subprocess
-import sys
 import time
 
 import pytest
 
+import forkrun
 from engine.base.errors import UserError
 from engine.ccm import config
 from engine.ccm.gc import gc
@@ -194,8 +193,7 @@ def test_settings_with_unknown_template_field_is_one_line_error(tmp_path):
     text = open(config.builtin_path()).read().replace("bytes: {bytes}\n    lines", "bytes: {size}\n    lines", 1)
     bad = tmp_path / "content_cache.yaml"
     bad.write_text(text)
-    run = subprocess.run([sys.executable, "-m", "engine.cli", "validate", str(bad)], capture_output=True, text=True,
-                         env=dict(os.environ, PYTHONPATH=REPO, ENGINE_CACHE_DIR=str(tmp_path / "c")))
+    run = forkrun.completed(["validate", str(bad)], env=dict(os.environ, PYTHONPATH=REPO, ENGINE_CACHE_DIR=str(tmp_path / "c")))
     assert run.returncode == 1 and "Traceback" not in run.stderr
     assert "unknown field(s) {size}" in run.stderr and str(bad) in run.stderr
 
@@ -204,6 +202,5 @@ def test_settings_whose_stub_gc_could_not_find_are_refused(tmp_path):
     text = open(config.builtin_path()).read().replace("    key: sha256:{key}\n    path:", "    key: {key}\n    path:", 1)
     bad = tmp_path / "content_cache.yaml"
     bad.write_text(text)
-    run = subprocess.run([sys.executable, "-m", "engine.cli", "validate", str(bad)], capture_output=True, text=True,
-                         env=dict(os.environ, PYTHONPATH=REPO, ENGINE_CACHE_DIR=str(tmp_path / "c")))
+    run = forkrun.completed(["validate", str(bad)], env=dict(os.environ, PYTHONPATH=REPO, ENGINE_CACHE_DIR=str(tmp_path / "c")))
     assert run.returncode == 1 and "must contain sha256:{key}" in run.stderr

@@ -85,6 +85,9 @@ def test_a_failed_profile_is_remembered_until_its_files_change(api_env, monkeypa
         return tally.read_text() if tally.exists() else ""
 
     monkeypatch.setattr(profile_mod, "build", counting_build)
+    # counted: the bad profile's builds, not the warm-up build an earlier in-process
+    # `engine validate` of this worker may have asked for (warm_compiles)
+    monkeypatch.setitem(profile_mod._WARM, "asked", False)
     with pytest.raises(UserError) as first:
         profile_mod.load_profile(str(bad))
     with pytest.raises(UserError) as second:

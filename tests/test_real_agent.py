@@ -43,11 +43,11 @@ parallel under xdist.
 
 import json
 import re
-import subprocess
 import sys
 
 import pytest
 
+import forkrun
 from hook_fixtures import HookEnv, warm_template
 from support.agent import find_claude, install_hooks, request_text, run_agent, text, tool, tool_results
 
@@ -187,8 +187,7 @@ def test_a_large_bash_output_reaches_the_model_as_the_cache_stub_and_runs_once(t
     # the stub's key prints the whole output back
     key = re.search(r"key: sha256:([0-9a-f]+)", result).group(1)
     env = {**w.env(), "ENGINE_STATE_DIR": str(w.state), "ENGINE_CACHE_DIR": str(w.cache)}
-    shown = subprocess.run([sys.executable, "-m", "engine.cli", "cache", "show", key], cwd=str(w.project), env=env,
-                           capture_output=True, text=True, timeout=60)
+    shown = forkrun.completed(["cache", "show", key], cwd=str(w.project), env=env, timeout=60)
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.splitlines()[-1] == "5000" and len(shown.stdout.splitlines()) == 5000
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+import forkrun
 from engine.replay.events import events
 from engine.replay.pricing import Timeline, family, load, price
 from hook_fixtures import profile_text
@@ -179,8 +180,7 @@ def cli(*args, env_root):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ENGINE_", "XDG_", "CLAUDE"))}
     env.update(HOME=str(env_root / "home"), ENGINE_STATE_DIR=str(env_root / "state"),
                ENGINE_CACHE_DIR=str(env_root / "cache"), PYTHONPATH=str(REPO))
-    return subprocess.run([sys.executable, "-m", "engine.cli", "replay", *args], capture_output=True, text=True,
-                          env=env, cwd=str(env_root), timeout=120)
+    return forkrun.completed(["replay", *args], env=env, cwd=str(env_root), timeout=120)
 
 
 def test_json_shape_and_glob(tmp_path):

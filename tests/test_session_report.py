@@ -7,11 +7,10 @@ huge lines, unknown line types), finding the transcript (--current, ids),
 import copy
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
+import forkrun
 from engine.base.controls import finish
 from engine.base.errors import UserError
 from engine.session import build_report, find, load_style, render_html, render_text
@@ -255,8 +254,7 @@ def test_project_folder_name_follows_the_agent(tmp_path, monkeypatch):
 
 def _engine(*args, cwd=None, env=None):
     e = dict(os.environ, PYTHONPATH=REPO, **(env or {}))
-    return subprocess.run([sys.executable, "-m", "engine.cli", *map(str, args)], capture_output=True, text=True,
-                          cwd=cwd or REPO, env=e, timeout=120)
+    return forkrun.completed([*map(str, args)], cwd=cwd or REPO, env=e, timeout=120)
 
 
 def test_cli_json_html_and_mistakes(tmp_path):
