@@ -10,10 +10,10 @@ are those of tests/test_agents_offline.py (tests/support/)."""
 import json
 import re
 import subprocess
-import sys
 
 import pytest
 
+import forkrun
 from hook_fixtures import HookEnv, profile_text, shared_profile, warm_template
 from support import gemini_api, responses_api
 from support.codex import run_codex, trust_hooks
@@ -84,9 +84,9 @@ def _world(tmp_path):
 
 
 def _engine(home, project, env, *args):
-    proc = subprocess.run([sys.executable, "-m", "engine.cli", *args], cwd=str(project),
-                          env=base_env(home, env), capture_output=True, timeout=120)
-    return proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace")
+    """`engine ARGS` as the user runs it beside the agent (forked: tests/forkrun.py)."""
+    proc = forkrun.completed(args, cwd=project, env=base_env(home, env), timeout=120)
+    return proc.returncode, proc.stdout, proc.stderr
 
 
 # One session per agent shows three features (real-agent runs are few: each
@@ -110,8 +110,9 @@ MONITOR = {"codex": ("of 258400 tokens", 200000),  # Codex's token_count records
            "copilot": ("of 128000 tokens", 100000)}  # Copilot's usage records' maxPromptTokens
 # A file of the project that is not there (exit 1).  Copilot writes its
 # events.jsonl on a timer (measured with 1.0.102: within a second), so a
-# response's usage is on disk once the first command took that long.
-FAILING = "sleep 1.5; cat settings-4c1d.conf"
+# response's usage is on disk once its first command took that long.
+FAILING = "cat settings-4c1d.conf"
+FIRST = {"codex": FAILING, "gemini": FAILING, "copilot": f"sleep 1.5; {FAILING}"}
 
 
 @pytest.mark.slow
@@ -138,7 +139,7 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
     prof = shared_profile(profile_text({"post_tool": [{"name": "context_monitor_tools", "to_model": True}]},
                                        name=f"monitor-{agent}"))
     options = _trusted(agent, home, project, env, _install(agent, home, project, env, profile=prof))
-    script = [shell(FAILING), *large, say("ok")]
+    script = [shell(FIRST[agent]), *large, say("ok")]
     api = (gemini_api.GeminiAPI if agent == "gemini" else ResponsesAPI)(script, tokens=lambda req: tokens)
     one = RUNS[agent]("go", home, project, None, api=api, env=env, **options)
     assert one.returncode == 0, str(one)

@@ -13,6 +13,7 @@ import sys
 
 import pytest
 
+import forkrun
 from hook_fixtures import HookEnv, warm_template
 from support import gemini_api
 from support.agent import REPO
@@ -37,8 +38,7 @@ def _world(tmp_path):
 def _engine(w, *args):
     """`engine ARGS` as the user runs it: HOME and the agents' homes as the agents see them."""
     env = base_env(w.home, w.env_extra)
-    proc = subprocess.run([sys.executable, "-m", "engine.cli", *args], cwd=str(w.project), env=env,
-                          capture_output=True, text=True, timeout=120)
+    proc = forkrun.completed(args, cwd=w.project, env=env, timeout=120)
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, f"engine {args}\n{proc.stdout}\n{proc.stderr}"
     return proc.stdout
 

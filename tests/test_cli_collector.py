@@ -3,6 +3,7 @@ the cyclic garbage collector off (millions of small objects, no cycles: the
 collector walked them for nothing) and turns it back on after."""
 
 import gc
+import uuid
 
 import pytest
 
@@ -22,7 +23,8 @@ def test_compress_runs_without_the_cyclic_collector(tmp_path, monkeypatch, capsy
 
     monkeypatch.setattr(pipeline, "compress", recording)
     src = tmp_path / "rules.md"
-    src.write_text(f"- You must always run the tests ({tmp_path.name}).\n", encoding="utf-8")  # new: no cached result
+    # new text (no cached result), whichever worker of the run compressed which case before
+    src.write_text(f"- You must always run the tests ({uuid.uuid4().hex}).\n", encoding="utf-8")
     argv = ["compress", str(src)] + [str(tmp_path / "out.md") if a == "OUT" else a for a in extra]
     assert gc.isenabled()
     assert main(argv) == 0

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+import forkrun
 from engine.agents import table
 from engine.agents.projectenv import ANY, declared
 from engine.base.paths import USER_VARIABLES
@@ -230,7 +231,6 @@ def test_claude_code_runs_the_users_engine_whatever_the_project_settings_env_say
 @pytest.mark.slow
 def test_gemini_runs_the_users_engine_whatever_the_projects_env_file_says(tmp_path):
     import subprocess
-    import sys
 
     from support import gemini_api
     from support.gemini import run_gemini
@@ -241,8 +241,8 @@ def test_gemini_runs_the_users_engine_whatever_the_projects_env_file_says(tmp_pa
     w = HookEnv(tmp_path / "w")
     subprocess.run(["git", "init", "-q", str(w.project)], check=True)
     env = {"ENGINE_CACHE_DIR": str(w.cache)}  # no state folder of the user's: the .env's would be taken
-    proc = subprocess.run([sys.executable, "-m", "engine.cli", "install", "--agent", "gemini", "--user"],
-                          cwd=str(w.project), env=base_env(w.home, env), capture_output=True, text=True, timeout=120)
+    proc = forkrun.completed(["install", "--agent", "gemini", "--user"], cwd=w.project, env=base_env(w.home, env),
+                             timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     outside = tmp_path / "outside-state"
     _hostile_settings(w, outside, fmt="gemini")

@@ -24,7 +24,6 @@ set): CI installs the agent (.ci/run), so it can never skip silently.
 import json
 import os
 import subprocess
-import sys
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -303,8 +302,9 @@ def install_hooks(home, cwd, env=None, args=()):
     """`engine install --user` (plus `args`) of this checkout, with HOME=home:
     it writes the hook entries into home/.claude/settings.json. Returns the
     completed process; fails the test when it does not succeed."""
-    proc = subprocess.run([sys.executable, "-m", "engine.cli", "install", "--user", *args], cwd=str(cwd),
-                          env=agent_env(home, env), capture_output=True, text=True, timeout=120)
+    import forkrun
+
+    proc = forkrun.completed(["install", "--user", *args], cwd=cwd, env=agent_env(home, env), timeout=120)
     assert proc.returncode == 0, f"engine install failed:\n{proc.stdout}\n{proc.stderr}"
     return proc
 
