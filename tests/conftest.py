@@ -148,10 +148,6 @@ def _snapshot(paths):
 def pytest_configure(config):
     if hasattr(config, "workerinput"):
         return  # a worker: the controller has isolated the environment already
-    if getattr(config.option, "dist", "no") == "load":
-        # as `load`, but the tests of one xdist_group run on one worker: a
-        # module whose fixture is costly (test_validate's batch) pays it once
-        config.option.dist = "loadgroup"
     import tempfile
 
     config._real_home_before = _snapshot(WATCHED)

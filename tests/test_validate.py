@@ -15,9 +15,6 @@ import yaml
 
 from conftest import REPO, position, problems, write
 
-# One worker runs them all: the batch fixture (one `engine validate` of every case) runs once.
-pytestmark = pytest.mark.xdist_group("validate")
-
 # Each case: file name -> (YAML text, [(needle, occurrence, words the message must hold)]).
 # The expected position is that of `needle` in the text (LINE:COL, 1-based);
 # a needle of None means the document itself (1:1).
