@@ -1,0 +1,54 @@
+"""tests/forkrun.py, the harness most end-to-end tests run `engine` with: a
+child forked from the worker's zygote is a process of its own, with the
+folder, environment, input, output and exit status it was given."""
+
+import os
+import subprocess
+import time
+
+import pytest
+
+import forkrun
+
+
+def test_a_child_is_its_own_process_with_what_it_was_given(tmp_path):
+    env = dict(os.environ, ENGINE_CACHE_DIR=str(tmp_path / "cache"), ENGINE_STATE_DIR=str(tmp_path / "state"))
+    ok = forkrun.completed(["--version"], cwd=tmp_path, env=env)
+    assert ok.returncode == 0 and ok.stdout.strip() and ok.stderr == "", ok
+    bad = forkrun.completed(["no-such-command"], cwd=tmp_path, env=env)
+    assert bad.returncode == 1 and bad.stdout == "" and "no-such-command" in bad.stderr, bad
+    # its folder and environment: a relative path is read from the folder given
+    (tmp_path / "r.md").write_text("# R\nYou must always run the tests.\n", encoding="utf-8")
+    run = forkrun.completed(["compress", "r.md", "--level", "off"], cwd=tmp_path, env=env)
+    assert run.returncode == 0 and "You must always run the tests." in run.stdout, run
+    assert (tmp_path / "cache").is_dir(), "the child used the cache folder of the environment it was given"
+
+
+def test_the_workers_own_environment_when_none_is_given(tmp_path, monkeypatch):
+    monkeypatch.setenv("ENGINE_CACHE_DIR", str(tmp_path / "mine"))
+    (tmp_path / "r.md").write_text("# R\nAlways run the tests.\n", encoding="utf-8")
+    assert forkrun.completed(["compress", "r.md"], cwd=tmp_path).returncode == 0
+    assert (tmp_path / "mine").is_dir(), "the child had the zygote's environment, not the worker's"
+
+
+def test_children_at_once_each_get_their_own_input_and_output(tmp_path):
+    env = dict(os.environ, ENGINE_CACHE_DIR=str(tmp_path / "cache"))
+    texts = [f"# T{i}\nRule number {i} must hold.\n".encode() for i in range(12)]
+    results = forkrun.run_many(["compress", "-", "--level", "off"], texts, cwd=str(tmp_path), env=env)
+    assert [rc for rc, _, _ in results] == [0] * 12
+    assert [f"Rule number {i} must hold." in out.decode() for i, (_, out, _) in enumerate(results)] == [True] * 12
+
+
+def test_a_child_past_its_timeout_is_killed(tmp_path):
+    marker = f"sleep 30.{os.getpid()}"  # a name of its own, to find the command the killed child started
+    env = dict(os.environ, ENGINE_CACHE_DIR=str(tmp_path / "cache"), ENGINE_STATE_DIR=str(tmp_path / "state"))
+    start = time.monotonic()
+    child = forkrun.spawn(["cache", "run", "--cwd", str(tmp_path), "--", marker], str(tmp_path), env)
+    try:
+        with pytest.raises(subprocess.TimeoutExpired):
+            child.communicate(b"", 1)
+        assert time.monotonic() - start < 20
+        with pytest.raises(ProcessLookupError):
+            os.kill(child.pid, 0)  # reaped by the zygote: gone
+    finally:
+        subprocess.run(["pkill", "-f", marker], check=False)
