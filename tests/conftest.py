@@ -147,7 +147,8 @@ def _snapshot(paths):
 
 def pytest_configure(config):
     if hasattr(config, "workerinput"):
-        return  # a worker: the controller has isolated the environment already
+        forkrun.start_environment(os.environ)  # the controller has isolated it already
+        return
     import tempfile
 
     config._real_home_before = _snapshot(WATCHED)
@@ -172,6 +173,7 @@ def pytest_configure(config):
     os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = os.path.join(base, "hypothesis")
     # The recorded transcripts, unpacked once for the whole run (tests/testdata.py).
     os.environ["ENGINE_TESTS_DATA"] = os.path.join(base, "data")
+    forkrun.start_environment(os.environ)  # a run without workers forks from here
 
 
 def pytest_sessionfinish(session, exitstatus):

@@ -35,12 +35,21 @@ import time
 
 ENABLED = os.environ.get("ENGINE_TEST_FORK", "1") != "0" and hasattr(os, "fork")
 
-# The environment the zygote starts with: the run's isolated one, as the
-# worker got it (before any test changed it);
-# glibc's malloc asks for huge pages there: fewer page-table entries for
-# each fork to copy and each child's exit to tear down (a quiet hook's
-# child 14 ms -> 11.5 ms of wall time).
-_ZYGOTE_ENV = dict(os.environ, GLIBC_TUNABLES="glibc.malloc.hugetlb=1")
+# The environment the zygote starts with: the run's isolated one, as
+# tests/conftest.py's pytest_configure made it (before any test changed it;
+# forkrun is imported earlier, with the real HOME, when the run has no
+# workers).  glibc's malloc asks for huge pages there: fewer page-table
+# entries for each fork to copy and each child's exit to tear down (a quiet
+# hook's child 14 ms -> 11.5 ms of wall time).
+_START_ENV = {}
+
+
+def start_environment(env):
+    """Say which environment the zygote starts with (tests/conftest.py)."""
+    _START_ENV.clear()
+    _START_ENV.update(env)
+
+
 _ZYGOTE = {}  # "proc", "sock": the running zygote of this worker
 # CPU seconds of the children this worker has waited for (they are the
 # zygote's children, so not in this process's RUSAGE_CHILDREN): bench/pertest.py.
@@ -169,7 +178,8 @@ def _zygote():
         return _ZYGOTE["sock"]
     mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     code = f"import sys; sys.path[:0] = {sys.path!r}; import forkrun; forkrun.serve({theirs.fileno()})"
-    _ZYGOTE["proc"] = subprocess.Popen([sys.executable, "-c", code], pass_fds=[theirs.fileno()], env=_ZYGOTE_ENV,
+    env = dict(_START_ENV or os.environ, GLIBC_TUNABLES="glibc.malloc.hugetlb=1")
+    _ZYGOTE["proc"] = subprocess.Popen([sys.executable, "-c", code], pass_fds=[theirs.fileno()], env=env,
                                        stdin=subprocess.DEVNULL)
     theirs.close()
     _ZYGOTE["sock"] = mine

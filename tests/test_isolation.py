@@ -31,8 +31,18 @@ def test_a_run_that_writes_into_the_real_home_fails(tmp_path):
     (tests / "conftest.py").write_text((REPO / "tests" / "conftest.py").read_text())
     (tests / "forkrun.py").write_text((REPO / "tests" / "forkrun.py").read_text())
     (tests / "test_bad.py").write_text(textwrap.dedent(f"""
+        import os
+
+        import forkrun
+
         def test_writes_home():
             open({str(home / '.cache' / 'rules-engine' / 'leak')!r}, "w").write("x")
+
+        def test_the_zygote_lives_in_the_temporary_home_too():
+            # a run without workers imports forkrun before the home is isolated
+            assert forkrun.completed(["--version"]).returncode == 0
+            environ = open(f"/proc/{{forkrun._ZYGOTE['proc'].pid}}/environ", "rb").read().split(b"\\0")
+            assert ("HOME=" + os.environ["HOME"]).encode() in environ and os.environ["HOME"] != {str(home)!r}
         """))
     env = dict(os.environ, HOME=str(home), PYTHONPATH=str(REPO))
     env.pop("ENGINE_TESTS_REAL_HOME")
@@ -41,3 +51,4 @@ def test_a_run_that_writes_into_the_real_home_fails(tmp_path):
                          timeout=120)
     assert run.returncode == 1, run.stdout + run.stderr
     assert "real-home check" in run.stdout and "leak" in run.stdout, run.stdout
+    assert "2 passed" in run.stdout, run.stdout  # the zygote's test too
