@@ -33,7 +33,18 @@ import subprocess
 import sys
 import time
 
-ENABLED = os.environ.get("ENGINE_TEST_FORK", "1") != "0" and hasattr(os, "fork")
+
+def _can_watch_children():
+    """The zygote learns that a child ended from a pidfd (Linux 5.3 and
+    later); without one, every call is a fresh interpreter instead."""
+    try:
+        os.close(os.pidfd_open(os.getpid()))
+    except (AttributeError, OSError):
+        return False
+    return True
+
+
+ENABLED = os.environ.get("ENGINE_TEST_FORK", "1") != "0" and hasattr(os, "fork") and _can_watch_children()
 
 # The environment the zygote starts with: the run's isolated one, as
 # tests/conftest.py's pytest_configure made it (before any test changed it;

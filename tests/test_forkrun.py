@@ -10,6 +10,8 @@ import pytest
 
 import forkrun
 
+pytestmark = pytest.mark.skipif(not forkrun.ENABLED, reason="every call is a fresh interpreter here (ENGINE_TEST_FORK=0, or no pidfd)")
+
 
 def test_a_child_is_its_own_process_with_what_it_was_given(tmp_path):
     env = dict(os.environ, ENGINE_CACHE_DIR=str(tmp_path / "cache"), ENGINE_STATE_DIR=str(tmp_path / "state"))
