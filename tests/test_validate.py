@@ -506,3 +506,58 @@ def test_validate_checks_the_users_own_content_cache_settings(cli):
     assert r.returncode == 1, r
     [p] = problems(r)
     assert p.is_in(bad, cli.cwd) and (p.line, p.col) == position(bad.read_text(encoding="utf-8"), "maybe"), p
+
+
+# A pattern that asks the regex module for gigabytes when it compiles.
+HOSTILE = "(?:(?:(?:q{1000}){1000}){1000})"
+
+
+def _validate_under_an_address_space_cap(cli, *files, gigabytes=3):
+    """`engine validate FILES` in a fresh interpreter whose address space may
+    not pass `gigabytes`: without a box of its own, the hostile pattern's
+    check runs out of memory there (on a machine without the cap it took
+    all of it: 24 GB, then the kernel's OOM killer)."""
+    import resource
+    import subprocess
+    import sys
+
+    def cap():
+        resource.setrlimit(resource.RLIMIT_AS, (gigabytes << 30, gigabytes << 30))
+
+    proc = subprocess.run([sys.executable, "-m", "engine.cli", "validate", *files], cwd=cli.cwd, env=cli.env(),
+                          capture_output=True, text=True, timeout=120, preexec_fn=cap)
+    from conftest import Run
+
+    return Run(files, proc.returncode, proc.stdout.encode(), proc.stderr)
+
+
+def test_a_pattern_that_asks_for_gigabytes_is_said_at_its_place_within_the_memory_cap(cli):
+    """engine validate checks a user's file in a compile box, as a profile
+    compiles: the pattern's check ends at the box's memory cap, with one
+    error at the pattern's FILE:LINE:COL; validating a profile that names
+    the file says it there too."""
+    evil = write(cli.cwd, "evil.yaml", "kind: protect\nname: evil\ndescription: hostile\npatterns:\n"
+                                       f"  - '{HOSTILE}'\nexamples:\n  match: [qqq]\n  no_match: [abc]\n")
+    write(cli.cwd, "profile.yaml", "kind: profile\nname: evil\nextends: default\nprotect:\n  add: [./evil.yaml]\n")
+    at = position(evil.read_text(encoding="utf-8"), f"'{HOSTILE}'")
+    for target in ("evil.yaml", "profile.yaml"):
+        r = _validate_under_an_address_space_cap(cli, target)
+        assert r.returncode == 1 and "Traceback" not in r.err and "out of memory" not in r.err, r
+        mine = [p for p in problems(r) if p.is_in(evil, cli.cwd)]
+        assert [(p.line, p.col) for p in mine] == [at], r
+        assert "compiling this pattern needs more than" in mine[0].msg and "simplify it" in mine[0].msg, mine
+
+
+def test_a_file_check_past_the_boxs_time_is_said_at_the_pattern_it_was_on(api_env, monkeypatch):
+    """A box past its time is killed (a pattern may hold it in C code, where
+    no Python timer runs): the error is said at the pattern the box had
+    started on, not only at its file."""
+    from engine.core import settings, validate
+
+    limits = dict(settings.compile_limits(), timeout_ms=200)  # shorter than one runaway probe (probe_ms)
+    monkeypatch.setattr(settings, "compile_limits", lambda: limits)
+    text, _ = CASES["runaway_nested_plus.yaml"]
+    path = write(api_env, "runaway.yaml", text)
+    [p] = validate.validate_paths([str(path)])
+    assert (Path(p.file).resolve(), p.line, p.col) == (path.resolve(), *position(text, "'(a+)+$'")), str(p)
+    assert "checking this file did not finish within 200 ms" in p.message and "here: simplify this pattern" in p.message, p

@@ -12,6 +12,11 @@ the compile and fills the cache for the next event.  The child's standard
 streams are /dev/null: the agent waiting for the hook's output never waits
 for it.  The result comes back pickled through a pipe, so a cache folder
 that cannot be written does not lose it.
+
+`engine validate` checks each user file's patterns in a box too, and says
+before each pattern where it is (note): a pattern whose compile ends the
+box (past its memory or its time) is then named at its FILE:LINE:COL,
+not only its file.
 """
 
 import os
@@ -42,11 +47,26 @@ def _rebuild(errors):
     return out[0] if len(out) == 1 else ValidationErrors(out)
 
 
+# The write end of the box's pipe, in the box only (note()).
+_NOTES = {"fd": None}
+
+
+def note(where):
+    """Say (file, line, col) of what the box starts on now, None when it is
+    done with it; nothing outside a box."""
+    fd = _NOTES["fd"]
+    if fd is not None:
+        import pickle
+
+        os.write(fd, pickle.dumps(("note", where)))  # one small write: whole, or not at all
+
+
 def _child(fn, memory_mb, timeout_ms, w):
     import _signal
     import pickle
     import resource
 
+    _NOTES["fd"] = w
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
@@ -71,10 +91,11 @@ def _child(fn, memory_mb, timeout_ms, w):
         fh.write(payload)
 
 
-def run(fn, what):
+def run(fn, what, doing="compiling this profile"):
     """fn() computed in the box; its UserError is raised here as it was
-    raised there.  A compile past the memory cap or the time limit raises
-    a UserError naming `what` (a profile's path)."""
+    raised there.  A box past the memory cap or the time limit raises a
+    UserError saying what it was `doing` at `what` (a file's path), or at
+    the place it last noted."""
     from .settings import compile_limits
 
     limits = compile_limits()
@@ -89,8 +110,6 @@ def run(fn, what):
         finally:
             os._exit(0)
     os.close(w)
-    import pickle
-
     try:
         with os.fdopen(r, "rb") as fh:
             data = fh.read()
@@ -98,18 +117,56 @@ def run(fn, what):
         _reap(pid, os.WNOHANG)  # interrupted (a deadline): the child finishes on its own
         raise
     _reap(pid)
-    if not data:
-        raise UserError(f"compiling this profile did not finish within {limits['timeout_ms']} ms or past "
-                        f"{limits['memory_mb']} MB (compile in pipelines/settings/engine.yaml); "
-                        "simplify its patterns", what)
-    kind, value = pickle.loads(data)
+    where, (kind, value) = _frames(data)
     if kind == "ok":
         return value
-    if kind == "memory":
-        raise UserError(memory_message(limits["memory_mb"]), what)
     if kind == "user":
         raise _rebuild(value)
-    raise RuntimeError(f"compiling failed: {value}")
+    if kind == "error":
+        raise RuntimeError(f"compiling failed: {value}")
+    if where is not None:
+        raise UserError(_pattern_message(kind, limits, doing), *where)
+    if kind == "memory":
+        raise at_document(memory_message(limits["memory_mb"]), what)
+    raise at_document(f"{doing} did not finish within {limits['timeout_ms']} ms or past "
+                      f"{limits['memory_mb']} MB (compile in pipelines/settings/engine.yaml); "
+                      "simplify its patterns", what)
+
+
+def at_document(message, file):
+    """The error of a whole document: at its first line (1:1), as validate
+    says every problem of a document itself."""
+    return UserError(message, file, *((1, 1) if file is not None else ()))
+
+
+def _frames(data):
+    """(the last place noted or None, (kind, value) of the result) from what
+    the box wrote; ("ended", None) when it wrote no result (killed)."""
+    import io
+    import pickle
+
+    stream, where = io.BytesIO(data), None
+    while True:
+        try:
+            kind, value = pickle.load(stream)
+        except (EOFError, pickle.UnpicklingError, ValueError):  # the end, or a result cut off by the kill
+            return where, ("ended", None)
+        if kind != "note":
+            return where, (kind, value)
+        where = value
+
+
+def _pattern_message(kind, limits, doing):
+    """The box ended on a pattern: past the memory cap, or the time limit."""
+    if kind == "memory":
+        return pattern_memory_message(limits["memory_mb"])
+    return (f"{doing} did not finish within {limits['timeout_ms']} ms or past {limits['memory_mb']} MB "
+            "(compile in pipelines/settings/engine.yaml), here: simplify this pattern")
+
+
+def pattern_memory_message(mb):
+    return (f"compiling this pattern needs more than {mb} MB: it repeats itself into gigabytes, as "
+            "(?:(?:q{1000}){1000}) does; simplify it (compile.memory_mb in pipelines/settings/engine.yaml)")
 
 
 def memory_message(mb):

@@ -8,6 +8,7 @@ import regex
 
 from engine.text import regexutil
 
+from . import compilebox
 from .settings import compile_limits
 
 
@@ -24,7 +25,20 @@ def pattern_problems(doc, pattern, path, probes=(), anchored=None, lists=None):
     guard tried where a word ends; "before" for a guard tried backwards from
     where a word starts.  Each is probed the way it runs.  lists: the named
     word lists a guard's \\L<name> uses (its dictionary's `lists:`).
+    In a box, the pattern's place is noted first (compilebox.note): one
+    that ends the box past its time is said there.
     """
+    here = doc.error("", path)
+    compilebox.note((here.file, here.line, here.col))
+    try:
+        return _problems(doc, pattern, path, probes, anchored, lists)
+    except MemoryError:  # in a box (engine validate of a user's file): past its memory cap
+        return [doc.error(compilebox.pattern_memory_message(compile_limits()["memory_mb"]), path)]
+    finally:
+        compilebox.note(None)
+
+
+def _problems(doc, pattern, path, probes, anchored, lists):
     try:
         regexutil.check(pattern, lists)
     except regexutil.PatternError as exc:

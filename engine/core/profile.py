@@ -319,15 +319,13 @@ def _compile(chosen, level, key):
 
 def _build_capped(chosen, level, lib, key):
     """build(), with a compile past the memory cap as the profile's error."""
-    from engine.base.errors import UserError
-
     try:
         return build(level=level, lib=lib, chosen=chosen)
     except MemoryError:
-        from .compilebox import memory_message
+        from .compilebox import at_document, memory_message
         from .settings import compile_limits
 
-        raise UserError(memory_message(compile_limits()["memory_mb"]), key[1] if is_path(key[1]) else None) from None
+        raise at_document(memory_message(compile_limits()["memory_mb"]), key[1] if is_path(key[1]) else None) from None
 
 
 def store(chosen, level, profile):

@@ -118,17 +118,49 @@ def _check_file(path, word_pattern, profile):
             return [_not_a_document(path) or errors[0]]
         return errors
     kind = doc.data["kind"]
-    if kind == "protect":
-        return _check_protect(doc, word_pattern)
-    if kind == "dictionary":
-        return _check_dictionary(doc)
-    if kind == "level":
-        return _check_level(doc)
-    if kind in CHECKS:  # a subsystem's own document kind: its own check (checks.py)
-        return checker(kind)(doc)
+    check = _pattern_check(kind, word_pattern)
+    if check is not None:
+        return _checked(check, doc)
     if kind in ("golden", "meaning", "settings", "message_cases", "kind_cases"):
         return []
     return _compile_errors(str(path), None, word_pattern)
+
+
+def _pattern_check(kind, word_pattern):
+    """The check of a document kind with patterns of its own, or None."""
+    if kind == "protect":
+        return lambda doc: _check_protect(doc, word_pattern)
+    if kind == "dictionary":
+        return _check_dictionary
+    if kind == "level":
+        return _check_level
+    if kind in CHECKS:  # a subsystem's own document kind: its own check (checks.py)
+        return checker(kind)
+    return None
+
+
+def _checked(check, doc):
+    """check(doc); for a user's file in a compile box (compilebox.py), as a
+    profile compiles: its patterns are hostile input, and one that asks the
+    regex module for gigabytes, or never ends, fails there with its
+    FILE:LINE:COL instead of taking the machine's memory (the engine's own
+    files ship checked)."""
+    from . import compilebox
+    from .documents import is_builtin
+
+    if is_builtin(doc.file):
+        return check(doc)
+
+    def boxed():
+        found = check(doc)
+        if found:
+            raise ValidationErrors(found)  # said back as errors with their places
+        return []
+
+    try:
+        return compilebox.run(boxed, str(doc.file), doing="checking this file")
+    except UserError as exc:
+        return _errors_of(exc)
 
 
 def _not_a_document(path):
