@@ -21,13 +21,13 @@ def _cpu(who):
     return usage.ru_utime + usage.ru_stime
 
 
-def _children_cpu():
-    """The test's children: those it waited for, and the `engine` children
-    tests/forkrun.py's zygote forked for it (which it reports)."""
+def _forked_cpu():
+    """The `engine` children tests/forkrun.py's zygote forked for the test
+    (which it reports: they are the zygote's children, not the worker's)."""
     import sys
 
     forkrun = sys.modules.get("forkrun")
-    return _cpu(resource.RUSAGE_CHILDREN) + (forkrun.CHILD_CPU[0] if forkrun else 0.0)
+    return forkrun.CHILD_CPU[0] if forkrun else 0.0
 
 
 def _write(row):
@@ -40,8 +40,9 @@ def _write(row):
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
-    own, kids, t0 = _cpu(resource.RUSAGE_SELF), _children_cpu(), time.monotonic()
+    own, waited, forked, t0 = _cpu(resource.RUSAGE_SELF), _cpu(resource.RUSAGE_CHILDREN), _forked_cpu(), time.monotonic()
     yield
+    forked = _forked_cpu() - forked
     _write({"id": item.nodeid, "slow": item.get_closest_marker("slow") is not None,
-            "wall": time.monotonic() - t0, "own": _cpu(resource.RUSAGE_SELF) - own,
-            "kids": _children_cpu() - kids})
+            "start": t0, "wall": time.monotonic() - t0, "own": _cpu(resource.RUSAGE_SELF) - own,
+            "kids": _cpu(resource.RUSAGE_CHILDREN) - waited + forked, "forked": forked})

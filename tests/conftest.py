@@ -198,6 +198,37 @@ def pytest_sessionfinish(session, exitstatus):
             print(msg)
 
 
+def pytest_collection(session):
+    """Every worker imports every test module, and pytest rewrites each
+    one's asserts on its first import (about 70% of a worker's collection
+    on a fresh clone), then keeps the result in the run's shared bytecode
+    folder (PYTHONPYCACHEPREFIX above).  The workers start together, so in
+    the same order each rewrites them all; worker k of n starts at k/n of
+    the list instead, and reads back what the others wrote before it got
+    there.  A run of named files or tests collects as usual."""
+    worker = getattr(session.config, "workerinput", None)
+    modules = _whole_run_modules(session.config) if worker else []
+    if not modules:
+        return
+    import importlib
+
+    start = len(modules) * int(worker["workerid"].removeprefix("gw")) // int(worker["workercount"])
+    for name in modules[start:] + modules[:start]:
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - pytest's own import of it reports the error where it belongs
+            sys.modules.pop(name, None)
+
+
+def _whole_run_modules(config):
+    """The test modules of a run over whole folders (the default run), in
+    collection order; none for a run that names files or tests."""
+    folders = [Path(config.rootpath, arg) for arg in config.args]
+    if not all(f.is_dir() for f in folders):
+        return []
+    return [p.stem for f in folders for p in sorted(f.glob("test_*.py")) if p.parent == Path(__file__).parent]
+
+
 def pytest_collection_modifyitems(config, items):
     """Slow end-to-end tests first: with `-n auto` they start at once on their
     own workers while the many short tests fill the others, instead of
