@@ -87,6 +87,26 @@ class Engine:
         return run
 
 
+# A pattern that asks the regex module for gigabytes when it compiles.
+HOSTILE = "(?:(?:(?:q{1000}){1000}){1000})"
+
+
+def run_under_an_address_space_cap(cli, *args, gigabytes=3):
+    """`engine ARGS` in a fresh interpreter whose address space may not pass
+    `gigabytes`: a compile of HOSTILE outside the engine's compile box runs
+    out of memory there (on a machine without a cap it takes all of it, 24
+    GB here, until the kernel's OOM killer ends it)."""
+    import resource
+    import subprocess
+
+    def cap():
+        resource.setrlimit(resource.RLIMIT_AS, (gigabytes << 30, gigabytes << 30))
+
+    proc = subprocess.run([sys.executable, "-m", "engine.cli", *map(str, args)], cwd=cli.cwd, env=cli.env(),
+                          capture_output=True, timeout=120, preexec_fn=cap)
+    return Run(args, proc.returncode, proc.stdout, proc.stderr.decode("utf-8", "replace"))
+
+
 def problems(run):
     """Every stderr line parsed as FILE:LINE:COL: message; fails on any other line."""
     out = []

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import position, problems, write
+from conftest import HOSTILE, position, problems, run_under_an_address_space_cap, write
 from engine.messages import compress_messages, restore_messages
 from engine.messages.load import load
 
@@ -275,6 +275,35 @@ step_params:
     [prob] = problems(r)
     assert prob.is_in(p, tmp_path) and "invalid regular expression" in prob.msg
     assert (prob.line, prob.col) == position(text, "'(unclosed'")
+
+
+def test_compiling_a_pipeline_says_a_step_params_mistake_where_validate_does(cli, tmp_path):
+    """A pattern a pipeline sets in step_params: compiling it (messages
+    compress) names its place, as validate does (it said 1:1 before)."""
+    text = ("kind: messages\nname: mine\ndescription: d\nextends: default\nstep_params:\n  preserve_patterns:\n"
+            "    patterns:\n      - {label: bad, pattern: '(unclosed'}\n")
+    p = write(tmp_path, "mine.yaml", text)
+    r = cli("messages", "compress", "-", "--profile", p, input='[{"role": "user", "content": "hi"}]')
+    assert r.returncode == 1 and r.out == "", r
+    [prob] = problems(r)
+    assert prob.is_in(p, tmp_path) and "invalid regular expression" in prob.msg, prob
+    assert (prob.line, prob.col) == position(text, "'(unclosed'"), prob
+
+
+def test_a_pipeline_pattern_that_asks_for_gigabytes_fails_in_the_compile_box_at_its_place(cli):
+    """A message pipeline compiles in a box, as a profile does: a pattern
+    that asks the regex module for gigabytes is one error at its place, in
+    well under the address space this test allows (before: the compile ran
+    out of it, after 5 s, and said "pattern does not compile" at 1:1)."""
+    text = ("kind: messages\nname: evil\ndescription: d\nextends: default\nstep_params:\n  preserve_patterns:\n"
+            f"    patterns:\n      - {{label: x, pattern: '{HOSTILE}'}}\n")
+    p = write(cli.cwd, "evil.yaml", text)
+    write(cli.cwd, "m.json", '[{"role": "user", "content": "hi"}]')
+    r = run_under_an_address_space_cap(cli, "messages", "compress", "m.json", "--profile", "./evil.yaml")
+    assert r.returncode == 1 and r.out == "" and "Traceback" not in r.err, r
+    [prob] = problems(r)
+    assert prob.is_in(p, cli.cwd) and (prob.line, prob.col) == position(text, f"'{HOSTILE}'"), prob
+    assert "compiling this pattern needs more than" in prob.msg, prob
 
 
 @pytest.mark.parametrize("snippet, needle, words", [

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import REPO, position, problems, write
+from conftest import HOSTILE, REPO, position, problems, run_under_an_address_space_cap, write
 
 # Each case: file name -> (YAML text, [(needle, occurrence, words the message must hold)]).
 # The expected position is that of `needle` in the text (LINE:COL, 1-based);
@@ -508,29 +508,6 @@ def test_validate_checks_the_users_own_content_cache_settings(cli):
     assert p.is_in(bad, cli.cwd) and (p.line, p.col) == position(bad.read_text(encoding="utf-8"), "maybe"), p
 
 
-# A pattern that asks the regex module for gigabytes when it compiles.
-HOSTILE = "(?:(?:(?:q{1000}){1000}){1000})"
-
-
-def _validate_under_an_address_space_cap(cli, *files, gigabytes=3):
-    """`engine validate FILES` in a fresh interpreter whose address space may
-    not pass `gigabytes`: without a box of its own, the hostile pattern's
-    check runs out of memory there (on a machine without the cap it took
-    all of it: 24 GB, then the kernel's OOM killer)."""
-    import resource
-    import subprocess
-    import sys
-
-    def cap():
-        resource.setrlimit(resource.RLIMIT_AS, (gigabytes << 30, gigabytes << 30))
-
-    proc = subprocess.run([sys.executable, "-m", "engine.cli", "validate", *files], cwd=cli.cwd, env=cli.env(),
-                          capture_output=True, text=True, timeout=120, preexec_fn=cap)
-    from conftest import Run
-
-    return Run(files, proc.returncode, proc.stdout.encode(), proc.stderr)
-
-
 def test_a_pattern_that_asks_for_gigabytes_is_said_at_its_place_within_the_memory_cap(cli):
     """engine validate checks a user's file in a compile box, as a profile
     compiles: the pattern's check ends at the box's memory cap, with one
@@ -541,7 +518,7 @@ def test_a_pattern_that_asks_for_gigabytes_is_said_at_its_place_within_the_memor
     write(cli.cwd, "profile.yaml", "kind: profile\nname: evil\nextends: default\nprotect:\n  add: [./evil.yaml]\n")
     at = position(evil.read_text(encoding="utf-8"), f"'{HOSTILE}'")
     for target in ("evil.yaml", "profile.yaml"):
-        r = _validate_under_an_address_space_cap(cli, target)
+        r = run_under_an_address_space_cap(cli, "validate", target)
         assert r.returncode == 1 and "Traceback" not in r.err and "out of memory" not in r.err, r
         mine = [p for p in problems(r) if p.is_in(evil, cli.cwd)]
         assert [(p.line, p.col) for p in mine] == [at], r

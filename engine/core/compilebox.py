@@ -127,7 +127,7 @@ def run(fn, what, doing="compiling this profile"):
     if where is not None:
         raise UserError(_pattern_message(kind, limits, doing), *where)
     if kind == "memory":
-        raise at_document(memory_message(limits["memory_mb"]), what)
+        raise at_document(memory_message(limits["memory_mb"], doing), what)
     raise at_document(f"{doing} did not finish within {limits['timeout_ms']} ms or past "
                       f"{limits['memory_mb']} MB (compile in pipelines/settings/engine.yaml); "
                       "simplify its patterns", what)
@@ -169,9 +169,9 @@ def pattern_memory_message(mb):
             "(?:(?:q{1000}){1000}) does; simplify it (compile.memory_mb in pipelines/settings/engine.yaml)")
 
 
-def memory_message(mb):
-    return (f"compiling this profile needs more than {mb} MB (a pattern such as (?:(?:q{{1000}}){{1000}}) "
-            "repeats itself into gigabytes); simplify its protect patterns (compile.memory_mb in "
+def memory_message(mb, doing="compiling this profile"):
+    return (f"{doing} needs more than {mb} MB (a pattern such as (?:(?:q{{1000}}){{1000}}) "
+            "repeats itself into gigabytes); simplify its patterns (compile.memory_mb in "
             "pipelines/settings/engine.yaml)")
 
 

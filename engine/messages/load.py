@@ -181,6 +181,11 @@ class Context:
             return fn(source)
         except regexutil.PatternError as exc:
             raise self.error(str(exc), path) from None
+        except MemoryError:  # in the compile box (load): past its memory cap
+            from engine.core.compilebox import pattern_memory_message
+            from engine.core.settings import compile_limits
+
+            raise self.error(pattern_memory_message(compile_limits()["memory_mb"]), path) from None
         except Exception as exc:  # regex.error
             raise self.error(f"pattern does not compile: {exc}", path) from None
 
@@ -280,7 +285,7 @@ def build(ref="default", base_dir=None):
         if spec["name"] in names:
             raise doc.error(f"two steps are named {spec['name']!r}; give each its own name", where + ("name",))
         names.add(spec["name"])
-        ctx.step = ("steps", where[1] if where[0] == "steps" else i)
+        ctx.step = where if len(where) == 2 else ("steps", i)  # ("steps", i) or ("step_params", name) in `doc`
         _check_step_params(doc, where, spec)
         try:
             steps.append(STEP_KINDS[spec["kind"]](specs.build("messages", STEP, spec), ctx))
@@ -326,14 +331,25 @@ def _check_step_params(doc, where, spec):
         raise doc.error(f"step {spec['name']!r} ({spec['kind']}){' ' + at if at else ''}: {err.message}", where)
 
 
+def _ref_path(ref):
+    """The resolved path a pipeline ref names, or None for a built-in name."""
+    text = str(ref)
+    return str(Path(text).resolve()) if "/" in text or text.endswith((".yaml", ".yml")) else None
+
+
 def load(ref="default", base_dir=None):
     """build(), through the cache when every source file is unchanged."""
-    key = ("messages", str(Path(ref).resolve()) if "/" in str(ref) or str(ref).endswith((".yaml", ".yml")) else str(ref),
-           str(base_dir or ""))
+    path = _ref_path(ref)
+    key = ("messages", path or str(ref), str(base_dir or ""))
     got = cache.load(key)
     if got is not None:
         return got
-    pipeline = build(ref, base_dir)
+    from engine.core import compilebox
+
+    # In a box, as a profile compiles: a pipeline is a file the user may
+    # have from a stranger's repository, and a pattern of it may ask the
+    # regex module for gigabytes (the box's cap then says which one).
+    pipeline = compilebox.run(lambda: build(ref, base_dir), path, doing="compiling this message pipeline")
     try:
         cache.store(key, pipeline, pipeline.sources)
     except OSError:
