@@ -13,10 +13,10 @@ streams are /dev/null: the agent waiting for the hook's output never waits
 for it.  The result comes back pickled through a pipe, so a cache folder
 that cannot be written does not lose it.
 
-`engine validate` checks each user file's patterns in a box too, and says
-before each pattern where it is (note): a pattern whose compile ends the
-box (past its memory or its time) is then named at its FILE:LINE:COL,
-not only its file.
+A message pipeline compiles in a box too, and `engine validate` checks
+each of the user's own files in one, saying before each pattern where it
+is (note): a pattern whose check ends the box (past its memory or its
+time) is then named at its FILE:LINE:COL, not only its file.
 """
 
 import os
