@@ -1,6 +1,7 @@
 """A pytest plugin for bench/suite.py --per-test: each test's CPU, its own
 (the worker's) and its children's (the hook commands, agents and tools it
-started and waited for), one JSON line per test into
+started and waited for; "forked": those of them tests/forkrun.py forked),
+with its start and wall time, one JSON line per test into
 $ENGINE_BENCH_PERTEST_DIR/<worker pid>.jsonl.  A process a test leaves
 running (a detached bootstrap) is not a child it waited for: the machine's
 figure of bench/suite.py counts it, this does not.

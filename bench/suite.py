@@ -90,7 +90,8 @@ def where(top):
         measured_line("python3 bench/suite.py --per-test", f"{cpus} CPUs", before),
         f"{summary} (exit {rc}): {wall:.0f} s of wall time, {cpu:.0f} s of the machine's CPU. The tests' own CPU, "
         f"each taken by bench/pertest.py: {total:.0f} s ({sum(r['own'] for r in rows):.0f} s in the workers, "
-        f"{sum(r['kids'] for r in rows):.0f} s in the processes they started and waited for).",
+        f"{sum(r['kids'] for r in rows):.0f} s in the processes they started and waited for, "
+        f"{sum(r['forked'] for r in rows):.0f} s of it in the `engine` children tests/forkrun.py forked).",
         f"The {len(slow)} tests marked slow: {sum(cost(r) for r in slow):.0f} s. The other {len(rows) - len(slow)}: "
         f"{total - sum(cost(r) for r in slow):.0f} s.",
         floor_line(rows, 1.0, cpus), floor_line(rows, 2.0, cpus),
