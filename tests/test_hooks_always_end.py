@@ -20,6 +20,7 @@ import time
 
 import pytest
 
+from conftest import HOSTILE
 from hook_fixtures import HookEnv
 from test_hooks_conftest_fixtures import hk, hk_cold, redis_server  # noqa: F401 - fixtures
 
@@ -27,7 +28,6 @@ from test_hooks_conftest_fixtures import hk, hk_cold, redis_server  # noqa: F401
 # far below what the old code reached (1.76 GB for a 1 GB rule file, 23 GB
 # for a hostile pattern).
 AS_LIMIT = 1536 << 20
-HOSTILE = "(?:(?:(?:q{1000}){1000}){1000})"
 
 
 def _engine_settings():
