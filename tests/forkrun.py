@@ -144,6 +144,7 @@ def run_many(args, inputs, cwd=None, env=None, timeout=180):
 class Child:
     def __init__(self, pid, in_w, out_r, err_r, status, args):
         self.pid, self.in_w, self.out_r, self.err_r, self.status, self.args = pid, in_w, out_r, err_r, status, args
+        self.timeout = None  # seconds communicate() gives it, said when it is killed
 
     def feed(self, data):
         """Write all of stdin now (blocking) and close it."""
@@ -157,6 +158,7 @@ class Child:
         self.in_w = None
 
     def communicate(self, data, timeout):
+        self.timeout = timeout
         try:
             out, err = _pipes(self, data, time.monotonic() + timeout)
             return _exit_status(self, time.monotonic() + timeout), out, err
@@ -224,7 +226,7 @@ def _exit_status(child, deadline):
     except TimeoutError:
         os.kill(child.pid, signal.SIGKILL)
         _line(child.status, time.monotonic() + 60)
-        raise subprocess.TimeoutExpired(["engine", *child.args], 0) from None
+        raise subprocess.TimeoutExpired(["engine", *child.args], child.timeout) from None
 
 
 # The zygote's side.
@@ -376,7 +378,7 @@ def _pipes(child, data, deadline):
             if remaining <= 0:
                 os.kill(child.pid, signal.SIGKILL)
                 _line(child.status, time.monotonic() + 60)
-                raise subprocess.TimeoutExpired(["engine", *child.args], 0)
+                raise subprocess.TimeoutExpired(["engine", *child.args], child.timeout)
             for key, _ in sel.select(remaining):
                 if key.data is None:  # stdin
                     try:

@@ -252,9 +252,9 @@ def test_project_folder_name_follows_the_agent(tmp_path, monkeypatch):
 
 # -- the command ----------------------------------------------------------------
 
-def _engine(*args, cwd=None, env=None):
+def _engine(*args, cwd=None, env=None, timeout=120):
     e = dict(os.environ, PYTHONPATH=REPO, **(env or {}))
-    return forkrun.completed([*map(str, args)], cwd=cwd or REPO, env=e, timeout=120)
+    return forkrun.completed([*map(str, args)], cwd=cwd or REPO, env=e, timeout=timeout)
 
 
 def test_cli_json_html_and_mistakes(tmp_path):
@@ -305,3 +305,25 @@ def test_a_broken_style_is_one_line_with_its_place(tmp_path):
     assert run.returncode == 1 and "regular expression" in run.stdout + run.stderr
     run = _engine("validate", os.path.join(REPO, "pipelines", "reports", "session.yaml"))
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_a_style_pattern_that_runs_away_is_one_line_with_its_place(tmp_path):
+    """A report style's patterns run with Python's re over every error's
+    lines; one that backtracks without end (here over a 40-character line of
+    a tool's error) is said at its place, by the report and by validate,
+    as a protect pattern's is (before: the report never ended)."""
+    from session_fixtures import user
+
+    text = open(os.path.join(REPO, "pipelines", "reports", "session.yaml"), encoding="utf-8").read()
+    text = text.replace("  skip_lines:\n", "  skip_lines:\n    - '(a+)+$'\n", 1)
+    bad = tmp_path / "style.yaml"
+    bad.write_text(text, encoding="utf-8")
+    records = synthetic() + [user([{"type": "tool_result", "tool_use_id": "t2", "is_error": True,
+                                    "content": "a" * 40 + "!"}])]
+    t = write(tmp_path / "s.jsonl", records)
+    line = text.splitlines().index("    - '(a+)+$'") + 1
+    where = f"{bad}:{line}:7: pattern runs away"
+    for args in (("session", "report", t, "--style", bad), ("validate", bad)):
+        run = _engine(*args, timeout=60)
+        assert run.returncode == 1 and "Traceback" not in run.stderr, (args, run.stderr)
+        assert run.stderr.strip().startswith(where), (args, run.stderr)

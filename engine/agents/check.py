@@ -64,8 +64,11 @@ def _install_problems(doc, data):
 
 
 def _patterns(doc, transcript):
-    """The transcript's patterns compile; the session id one has a group."""
+    """The transcript's patterns compile and do not run away; the session
+    id one has a group."""
     import re
+
+    from engine.core.patterncheck import re_pattern_problems
 
     out = []
     folder = transcript.get("project_folder")  # as written: an agent may declare none
@@ -73,12 +76,11 @@ def _patterns(doc, transcript):
                           (("project_folder", "keep"), folder["keep"] if folder else None)):
         if pattern is None:
             continue
-        try:
-            rx = re.compile(pattern)
-        except re.error as exc:
-            out.append(doc.error(f"not a valid regular expression: {exc}", ("transcript", *path)))
+        found = re_pattern_problems(doc, pattern, ("transcript", *path))
+        if found:
+            out.extend(found)
             continue
-        if path == ("session_id",) and rx.groups < 1:
+        if path == ("session_id",) and re.compile(pattern).groups < 1:
             out.append(doc.error("the pattern has no group: put the session id in (...)", ("transcript", *path)))
     return out
 

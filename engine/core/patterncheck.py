@@ -25,14 +25,29 @@ def pattern_problems(doc, pattern, path, probes=(), anchored=None, lists=None):
     guard tried where a word ends; "before" for a guard tried backwards from
     where a word starts.  Each is probed the way it runs.  lists: the named
     word lists a guard's \\L<name> uses (its dictionary's `lists:`).
-    In a box, the pattern's place is noted first (compilebox.note): one
-    that ends the box past its time is said there.
     """
+    return _noted(doc, path, lambda: _problems(doc, pattern, path, probes, anchored, lists))
+
+
+def re_pattern_problems(doc, pattern, path):
+    """The problems of a pattern the engine runs with Python's `re` (a
+    report style's, a pricing family's, an agent's transcript fields): its
+    syntax, and in a user's own file the runaway probe, run with the regex
+    module (the same backtracking; a pattern only `re` reads is not probed).
+    The engine's own files are probed by the test suite instead, so that
+    loading them costs no probe."""
+    return _noted(doc, path, lambda: _re_problems(doc, pattern, path))
+
+
+def _noted(doc, path, check):
+    """check(), with the pattern's place noted to the compile box it may run
+    in: one that ends the box past its time is said there; one past its
+    memory cap is this pattern's error."""
     here = doc.error("", path)
     compilebox.note((here.file, here.line, here.col))
     try:
-        return _problems(doc, pattern, path, probes, anchored, lists)
-    except MemoryError:  # in a box (engine validate of a user's file): past its memory cap
+        return check()
+    except MemoryError:
         return [doc.error(compilebox.pattern_memory_message(compile_limits()["memory_mb"]), path)]
     finally:
         compilebox.note(None)
@@ -46,6 +61,29 @@ def _problems(doc, pattern, path, probes, anchored, lists):
     body = regexutil.scoped(pattern)
     compiled = regex.compile(f"(?<=(?:{body}))" if anchored == "before" else body, regex.V0,
                              ignore_unused=True, **(lists or {}))
+    return _runaway(doc, compiled, path, probes, anchored)
+
+
+def _re_problems(doc, pattern, path):
+    import re
+
+    from .documents import is_builtin
+
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        return [doc.error(f"not a valid regular expression: {exc}", path)]
+    if is_builtin(doc.file):
+        return []
+    try:
+        compiled = regex.compile(pattern, regex.V0)
+    except regex.error:
+        return []
+    return _runaway(doc, compiled, path, (), None)
+
+
+def _runaway(doc, compiled, path, probes, anchored):
+    """The error of a pattern slower than the probe budget over one probe text, or none."""
     seconds, chars = _probe_bounds()
     for probe in _probes(probes, chars):
         try:

@@ -33,12 +33,11 @@ def builtin_path():
 
 def problems(doc):
     """Semantic problems of a schema-valid pricing document."""
+    from engine.core.patterncheck import re_pattern_problems
+
     out, names = [], set()
     for i, fam in enumerate(doc.data["families"]):
-        try:
-            re.compile(fam["pattern"])
-        except re.error as exc:
-            out.append(doc.error(f"not a valid regular expression: {exc}", ("families", i, "pattern")))
+        out.extend(re_pattern_problems(doc, fam["pattern"], ("families", i, "pattern")))
         if fam["name"] in names:
             out.append(doc.error(f"family {fam['name']!r} is listed twice; give each family one entry",
                                  ("families", i, "name")))

@@ -3,7 +3,6 @@ file of the user's, schema-checked, its patterns compiled and its templates
 parsed, so a mistake is one FILE:LINE:COL line before any transcript is read.
 """
 
-import re
 
 from engine.base.errors import ValidationErrors
 
@@ -36,11 +35,9 @@ def problems(doc):
 
 
 def _pattern(doc, pattern, path):
-    try:
-        re.compile(pattern)
-    except re.error as exc:
-        return [doc.error(f"not a valid regular expression: {exc}", path)]
-    return []
+    from engine.core.patterncheck import re_pattern_problems
+
+    return re_pattern_problems(doc, pattern, path)
 
 
 def _template(doc, source, path):
