@@ -367,6 +367,19 @@ def test_validate_names_a_bad_error_pattern_once(hk):
     assert len(lines) == 1 and lines[0].startswith(f"{prof}:1:1:"), str(run)
 
 
+def test_validate_names_a_tool_memory_pattern_that_runs_away(hk):
+    """hooks.memory's patterns run with Python's re over every failed tool
+    call's output: one that backtracks without end would take each such
+    hook to its deadline. validate probes it as it probes a protect
+    pattern, and says so once."""
+    prof = hk.root / "slowre.yaml"
+    prof.write_text("kind: profile\nname: slowre\nextends: default\nhooks:\n  memory:\n    skip_lines: ['(a+)+$']\n")
+    run = hk.engine("validate", str(prof))
+    assert run.returncode == 1, str(run)
+    lines = [l for l in (run.stderr + run.stdout).splitlines() if "skip_lines[0]" in l]
+    assert len(lines) == 1 and lines[0].startswith(f"{prof}:1:1: hooks.memory.skip_lines[0]: pattern runs away"), str(run)
+
+
 def test_context_audit_without_a_tally_says_so(hk):
     """A session whose context filled without tool output (no PostToolUse
     recorded) still gets an audit that says what it knows, not an empty list."""

@@ -84,6 +84,13 @@ def _re_problems(doc, pattern, path):
 
 def _runaway(doc, compiled, path, probes, anchored):
     """The error of a pattern slower than the probe budget over one probe text, or none."""
+    reason = runaway_reason(compiled, probes, anchored)
+    return [doc.error(reason, path)] if reason else []
+
+
+def runaway_reason(compiled, probes=(), anchored=None):
+    """Why `compiled` (a regex-module pattern) runs away: slower than the
+    probe budget over one probe text; None when it does not."""
     seconds, chars = _probe_bounds()
     for probe in _probes(probes, chars):
         try:
@@ -95,13 +102,10 @@ def _runaway(doc, compiled, path, probes, anchored):
                 for _ in compiled.finditer(probe, timeout=seconds):
                     pass
         except TimeoutError:
-            return [doc.error(
-                f"pattern runs away: it took over {seconds:g}s on a {len(probe)}-character text "
-                f"({_describe_probe(probe)}); it backtracks too much - remove nested repetition such as (a+)+ "
-                "or make the alternatives exclusive",
-                path,
-            )]
-    return []
+            return (f"pattern runs away: it took over {seconds:g}s on a {len(probe)}-character text "
+                    f"({_describe_probe(probe)}); it backtracks too much - remove nested repetition such as (a+)+ "
+                    "or make the alternatives exclusive")
+    return None
 
 
 def _probes(examples, n):

@@ -1,5 +1,6 @@
 """`engine validate` of the hooks settings the context-intelligence kinds
-share: the regexes of `hooks.memory` compile (once per profile).  What each
+share: the regexes of `hooks.memory` compile and do not run away (once per
+profile).  What each
 kind reads and renders is declared on its class (handlers/base.py)."""
 
 
@@ -28,4 +29,22 @@ def _check_regexes(memory, err):
                 re.compile(p)
             except (re.error, TypeError) as exc:
                 out.append(err(f"{where} is not a valid regex: {exc}"))
+                continue
+            reason = _runaway(p)
+            if reason:
+                out.append(err(f"{where}: {reason}"))
     return out
+
+
+def _runaway(pattern):
+    """Why a pattern the hooks run with Python's re over tool output runs
+    away (probed with the regex module, the same backtracking), or None."""
+    import regex
+
+    from engine.core.patterncheck import runaway_reason
+
+    try:
+        compiled = regex.compile(pattern, regex.V0)
+    except regex.error:
+        return None  # only re reads it: nothing to probe with
+    return runaway_reason(compiled)
