@@ -73,13 +73,19 @@ def _re_problems(doc, pattern, path):
         re.compile(pattern)
     except re.error as exc:
         return [doc.error(f"not a valid regular expression: {exc}", path)]
-    if is_builtin(doc.file):
-        return []
+    reason = None if is_builtin(doc.file) else re_runaway_reason(pattern)
+    return [doc.error(reason, path)] if reason else []
+
+
+def re_runaway_reason(pattern):
+    """Why a pattern the engine runs with Python's `re` runs away, probed
+    with the regex module (the same backtracking), or None; a pattern only
+    `re` reads is not probed."""
     try:
         compiled = regex.compile(pattern, regex.V0)
     except regex.error:
-        return []
-    return _runaway(doc, compiled, path, (), None)
+        return None
+    return runaway_reason(compiled)
 
 
 def _runaway(doc, compiled, path, probes, anchored):

@@ -1,7 +1,7 @@
 """`engine validate` of the hooks settings the context-intelligence kinds
 share: the regexes of `hooks.memory` compile and do not run away (once per
-profile).  What each
-kind reads and renders is declared on its class (handlers/base.py)."""
+profile).  What each kind reads and renders is declared on its class
+(handlers/base.py)."""
 
 
 def check_settings(resolved):
@@ -17,6 +17,8 @@ def check_settings(resolved):
 def _check_regexes(memory, err):
     import re
 
+    from engine.core.patterncheck import re_runaway_reason
+
     out = []
     for key in ("error_patterns", "strip_patterns", "skip_lines", "signature", "generic_errors"):
         if key not in memory:  # before defaults: a key not set has nothing to check
@@ -30,21 +32,8 @@ def _check_regexes(memory, err):
             except (re.error, TypeError) as exc:
                 out.append(err(f"{where} is not a valid regex: {exc}"))
                 continue
-            reason = _runaway(p)
+            reason = re_runaway_reason(p)  # the hooks run it over every failed tool call's output
             if reason:
                 out.append(err(f"{where}: {reason}"))
     return out
 
-
-def _runaway(pattern):
-    """Why a pattern the hooks run with Python's re over tool output runs
-    away (probed with the regex module, the same backtracking), or None."""
-    import regex
-
-    from engine.core.patterncheck import runaway_reason
-
-    try:
-        compiled = regex.compile(pattern, regex.V0)
-    except regex.error:
-        return None  # only re reads it: nothing to probe with
-    return runaway_reason(compiled)

@@ -1,8 +1,8 @@
 """The report style: `pipelines/reports/session.yaml` (kind: report) or a
-file of the user's, schema-checked, its patterns compiled and its templates
-parsed, so a mistake is one FILE:LINE:COL line before any transcript is read.
+file of the user's, schema-checked, its patterns compiled (and in a user's
+file probed for runaways) and its templates parsed, so a mistake is one
+FILE:LINE:COL line before any transcript is read.
 """
-
 
 from engine.base.errors import ValidationErrors
 
