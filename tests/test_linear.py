@@ -465,3 +465,33 @@ def test_prose_compresses_in_linear_time():
     large = _timed(run, prose[:LARGE])
     assert large < 3 * MAX_SECONDS_PER_MB, large
     assert large / small < MAX_RATIO, (small, large)
+
+
+def _re_run_patterns():
+    """(id, pattern) of every built-in pattern the engine runs with Python's
+    `re` outside the hooks' memory lists: the report styles', the pricing
+    families', the agents' transcript patterns."""
+    style = _yaml(REPO / "pipelines" / "reports" / "session.yaml")
+    out = [(f"report.context_windows.models[{i}]", m["pattern"]) for i, m in enumerate(style["context_windows"]["models"])]
+    out += [(f"report.refreshes.banners[{i}]", b["pattern"]) for i, b in enumerate(style["refreshes"]["banners"])]
+    out += [(f"report.errors.{key}[{i}]", p) for key in ("skip_lines", "strip") for i, p in enumerate(style["errors"][key])]
+    pricing = _yaml(REPO / "pipelines" / "reports" / "pricing.yaml")
+    out += [(f"pricing.families[{i}]", f["pattern"]) for i, f in enumerate(pricing["families"])]
+    for f in sorted(glob.glob(str(REPO / "pipelines" / "agents" / "*.yaml"))):
+        transcript = _yaml(f).get("transcript") or {}
+        folder = transcript.get("project_folder") or {}
+        out += [(f"{Path(f).stem}.transcript.{k}", p) for k, p in (("session_id", transcript.get("session_id")),
+                                                                   ("project_folder.keep", folder.get("keep"))) if p]
+    return out
+
+
+def test_the_builtin_patterns_run_with_re_do_not_run_away():
+    """A user's own style, pricing or agent file is probed when it is loaded
+    (engine/core/patterncheck.py re_pattern_problems); the engine's own are
+    probed here, once, with the same probe."""
+    from engine.core.patterncheck import re_runaway_reason
+
+    patterns = _re_run_patterns()
+    assert len(patterns) >= 20, patterns  # the documents still hold what this reads
+    slow = [(name, reason) for name, p in patterns if (reason := re_runaway_reason(p))]
+    assert slow == [], slow
