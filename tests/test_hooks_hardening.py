@@ -315,6 +315,23 @@ def test_the_huge_template_of_the_issue_is_refused_in_process():
     assert render("[{{ omitted|join(', ') }}]", limits, omitted=["a.md", "b.md"]) == "[a.md, b.md]"
 
 
+def test_a_large_number_is_a_value_not_a_size():
+    """An int is a size where a call builds by it (`'x'.ljust(n)`, a
+    format's width), not where it is only written or filtered: a context of
+    a million tokens formats with `{:,}` (before: "asks for a value too
+    large" past about 160,000)."""
+    from engine.hooks.banner import TemplateLimit, render
+
+    limits = {"max_output_chars": 200000, "max_range_items": 200000}
+    n = 1_000_000_000
+    assert render('{{ "{:,}".format(n) }} {{ n|abs }} {{ n|int }} {{ n|string }}', limits, n=n) == \
+        "1,000,000,000 1000000000 1000000000 1000000000"
+    for template in ('{{ "x".ljust(n) }}', '{{ "{:>300000}".format(1) }}', '{{ "{0:{1}}".format(1, n) }}',
+                     '{{ "ab"|center(n) }}', '{{ "{}{}".format(s, s) }}'):
+        with pytest.raises(TemplateLimit):
+            render(template, limits, n=n, s="z" * 150000)
+
+
 
 # A child renders one template under an address-space limit a little above its
 # start; what it allocates while rendering is measured (tracemalloc) and must

@@ -271,3 +271,19 @@ def test_each_replayed_event_has_its_own_time_as_a_hook_process_has(tmp_path, mo
     late = delivered(time.monotonic() - 600, "late")
     fresh = delivered(time.monotonic(), "fresh")
     assert fresh[0] > 1 and late == fresh
+
+
+def test_a_replay_style_template_past_its_bounds_is_one_line_at_its_place(tmp_path):
+    """A replay style renders as a session report style does: in the bounded
+    sandbox, within its `render` bounds, said at the template's place."""
+    text = (REPO / "pipelines" / "reports" / "replay.yaml").read_text(encoding="utf-8")
+    text = text.replace("    engine replay: profile", '    {{ "x" * 3000000000 }}engine replay: profile', 1)
+    style = tmp_path / "style.yaml"
+    style.write_text(text, encoding="utf-8")
+    lines = text.splitlines()
+    at = lines.index("  template: |-", lines.index("terminal:")) + 1
+    run = cli(str(tiny(tmp_path)), "--profile", "default", "--style", str(style), env_root=tmp_path)
+    assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr
+    last = run.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"{style}:{at}:") and "terminal.template: template repeats a value too many times" in last, \
+        run.stderr

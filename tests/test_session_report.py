@@ -327,3 +327,30 @@ def test_a_style_pattern_that_runs_away_is_one_line_with_its_place(tmp_path):
         run = _engine(*args, timeout=60)
         assert run.returncode == 1 and "Traceback" not in run.stderr, (args, run.stderr)
         assert run.stderr.strip().startswith(where), (args, run.stderr)
+
+
+@pytest.mark.parametrize("template, render, words", [
+    ('{{ "x" * 3000000000 }}', None, "repeats a value too many times"),  # before: 2.9 GB, then out of memory
+    ("{% for i in range(99999) %}{% for j in range(99999) %}{% endfor %}{% endfor %}", None,
+     "too many range() items"),  # before: it never ended
+    ('{% for c in "y" * 100000 %}{% for d in "y" * 100000 %}{% endfor %}{% endfor %}', 500,
+     "does not finish within render.timeout_ms (500 ms)"),
+])
+def test_a_style_template_past_its_bounds_is_one_line_at_its_place(tmp_path, template, render, words):
+    """A style's templates render in the engine's bounded sandbox, within
+    the style's own `render` bounds: one that would build gigabytes, loop
+    over ten billion range() items, or run past its time is one line at
+    the template's place, in well under the test's bound."""
+    text = open(os.path.join(REPO, "pipelines", "reports", "session.yaml"), encoding="utf-8").read()
+    text = text.replace("    Session {{ r.session_id }}", "    " + template + "Session {{ r.session_id }}", 1)
+    if render:
+        text = text.replace("  timeout_ms: 30000", f"  timeout_ms: {render}", 1)
+    style = tmp_path / "style.yaml"
+    style.write_text(text, encoding="utf-8")
+    lines = text.splitlines()
+    at = lines.index("  template: |-", lines.index("terminal:")) + 1
+    t = write(tmp_path / "s.jsonl", synthetic())
+    run = _engine("session", "report", t, "--style", style, timeout=60)
+    assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr
+    [line] = run.stderr.strip().splitlines()
+    assert line.startswith(f"{style}:{at}:") and "terminal.template: " in line and words in line, line

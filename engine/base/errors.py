@@ -78,3 +78,7 @@ class ValidationErrors(UserError):
 
     def __str__(self):
         return "\n".join(str(e) for e in self.errors)
+
+
+class TemplateLimit(Exception):
+    """A template went past one of its limits (engine/core/sandbox.py)."""

@@ -4,7 +4,7 @@ an empty string in front of the agent.
 
 Jinja2's sandbox stops a template from reaching Python, not from using all
 memory and time: `{{ 'x' * 1000000000 }}` or two nested `range(100000)`
-loops pass it.  The environment (sandbox.py) bounds them (`hooks.templates`): every
+loops pass it.  The environment (engine/core/sandbox.py) bounds them (`hooks.templates`): every
 operator, call, filter, `~` concatenation, literal list and printed value that
 could build a value larger than `max_output_chars` (a format's widths and
 precisions included) is refused before it runs, all range() calls of one
@@ -13,7 +13,7 @@ stops at `max_output_chars`.  What is left (a long pure-Python loop) is
 bounded by the hook's deadline.
 """
 
-from .errors import TemplateLimit  # noqa: F401 - raised by the sandbox; callers catch it from here
+from engine.base.errors import TemplateLimit  # noqa: F401 - raised by the sandbox; callers catch it from here
 
 
 def _memo(fn):
@@ -45,7 +45,7 @@ VARIABLES = {
 def _env(limits=(None, None)):
     from jinja2 import StrictUndefined
 
-    from .sandbox import Bounded
+    from engine.core.sandbox import Bounded
 
     return Bounded(limits, undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False)
 
@@ -58,17 +58,9 @@ def _compiled(source, limits):
 def render(template_text, limits, /, **values):
     """The template rendered with `values`, within `limits` (a mapping with
     max_output_chars and max_range_items); TemplateLimit past them."""
-    key = (limits["max_output_chars"], limits["max_range_items"])
-    template = _compiled(template_text, key)
-    env = template.environment
-    env.range_left = env.max_range
-    out, n = [], 0
-    for chunk in template.generate(**values):
-        n += len(chunk)
-        if n > env.max_chars:
-            env.refuse("wrote too much")
-        out.append(chunk)
-    return "".join(out)
+    from engine.core.sandbox import written
+
+    return written(_compiled(template_text, (limits["max_output_chars"], limits["max_range_items"])), values)
 
 
 # Private-use marks around a placeholder: a value holding one is never memoised.
@@ -81,9 +73,8 @@ def trial(template_text, hooks, /, **values):
     deadline_ms (never more than the engine's own bound), whatever timer
     this process runs (a compile box runs for a minute).  None when it
     renders."""
+    from engine.base.timebox import TimeUp, within
     from engine.core.settings import hook_bounds
-
-    from .deadline import TimeUp, within
 
     bound = hook_bounds()["deadline_ms"]
     ms = min(hooks.get("deadline_ms", bound), bound)

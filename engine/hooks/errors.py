@@ -1,10 +1,6 @@
-"""Errors of the hooks: the state backends' and the banner templates'
-(no imports: the hot path loads this)."""
+"""Errors of the hooks' state backends (no imports: the hot path loads
+this).  A banner template's is engine.base.errors.TemplateLimit."""
 
 
 class RedisError(Exception):
     pass
-
-
-class TemplateLimit(Exception):
-    """A template went past one of the limits of `hooks.templates`."""

@@ -1,6 +1,7 @@
 """The replay's figures shown: the terminal summary and the HTML page, from
 the templates of a `kind: replay_report` document
-(pipelines/reports/replay.yaml by default), rendered in a Jinja2 sandbox;
+(pipelines/reports/replay.yaml by default), rendered in the engine's
+bounded sandbox within the document's `render` bounds (engine/core/templates.py);
 the page is autoescaped (every transcript path and handler name is text,
 never markup) and self-contained (inline CSS, no script, nothing fetched)."""
 
@@ -32,32 +33,35 @@ def problems(doc):
 
 
 def load(path=None):
+    from engine.base.errors import given
     from engine.core import schema
     from engine.core.yamlload import load_file
 
+    if path is not None:
+        given(path)  # said as the user wrote it
     doc = load_file(path or builtin_path())
     errors = schema.check(doc, "replay_report") or problems(doc)
     if errors:
         raise ValidationErrors(errors)
     from engine.core.defaults import filled
+    from engine.core.templates import with_places
 
-    return filled("replay_report", doc.data)
+    return with_places(filled("replay_report", doc.data), doc, (("terminal", "template"), ("html", "template")))
 
 
-def _env(style, autoescape):
-    from jinja2 import StrictUndefined
-    from jinja2.sandbox import SandboxedEnvironment
-
-    env = SandboxedEnvironment(undefined=StrictUndefined, autoescape=autoescape, keep_trailing_newline=False)
+def _helpers(style):
     places, unpriced = style["cost_decimals"], style["unpriced"]
-    env.globals["money"] = lambda v, sign=False: unpriced if v is None else format(v, f"{'+' if sign else ''},.{places}f")
-    return env
+    return {"money": lambda v, sign=False: unpriced if v is None else format(v, f"{'+' if sign else ''},.{places}f")}
 
 
 def render_text(result, style):
+    from engine.core.templates import render_template
+
     cur = "$" if result["pricing"]["currency"] == "USD" else result["pricing"]["currency"] + " "
-    return _env(style, False).from_string(style["terminal"]["template"]).render(r=result, cur=cur)
+    return render_template(style, ("terminal", "template"), False, _helpers(style), r=result, cur=cur)
 
 
 def render_html(result, style):
-    return _env(style, True).from_string(style["html"]["template"]).render(r=result)
+    from engine.core.templates import render_template
+
+    return render_template(style, ("html", "template"), True, _helpers(style), r=result)

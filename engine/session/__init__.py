@@ -9,6 +9,8 @@ The Python API comes first; the CLI (command.py) is a thin layer over it:
     report = build_report(find(None, True, cwd), load_style())
 """
 
+from engine.core.templates import render_template
+
 from .locate import find
 from .report import build_report
 from .style import load as load_style
@@ -16,39 +18,28 @@ from .style import load as load_style
 
 def render_text(report, style, color=False):
     """The terminal report (the style's `terminal.template`)."""
-    from jinja2 import StrictUndefined
-    from jinja2.sandbox import SandboxedEnvironment
-
     from .chart import terminal
 
-    env = SandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=False)
     shown = report["errors"][: style["errors"]["shown"]]
-    return env.from_string(style["terminal"]["template"]).render(
-        r=report, chart=terminal(report, style, color), errors_shown=shown)
+    return render_template(style, ("terminal", "template"), r=report, chart=terminal(report, style, color),
+                           errors_shown=shown)
 
 
 def render_html(report, style):
     """One self-contained page: inline CSS and SVG, no script, nothing fetched."""
-    from jinja2 import StrictUndefined
-    from jinja2.sandbox import SandboxedEnvironment
     from markupsafe import Markup
 
     from .chart import svg
 
-    env = SandboxedEnvironment(undefined=StrictUndefined, autoescape=True)
-    return env.from_string(style["html"]["template"]).render(r=report, chart=Markup(svg(report, style)),
-                                                             style=style["html"])
+    return render_template(style, ("html", "template"), True, r=report, chart=Markup(svg(report, style)),
+                           style=style["html"])
 
 
 def render_period(period, style, html=False):
     """`--since`: one row a session of the period plus totals, for the
     terminal or as one HTML page (the style's `since` templates)."""
-    from jinja2 import StrictUndefined
-    from jinja2.sandbox import SandboxedEnvironment
-
-    env = SandboxedEnvironment(undefined=StrictUndefined, autoescape=html)
     key = "html_template" if html else "terminal_template"
-    return env.from_string(style["since"][key]).render(p=period, style=style["html"])
+    return render_template(style, ("since", key), html, p=period, style=style["html"])
 
 
 __all__ = ["render_period", "build_report", "find", "load_style", "render_text", "render_html"]

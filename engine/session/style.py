@@ -7,6 +7,9 @@ FILE:LINE:COL line before any transcript is read.
 from engine.base.errors import ValidationErrors
 
 BUILTIN = ("pipelines", "reports", "session.yaml")
+# Where each template is, in the style's own words (the rendering's errors say so).
+TEMPLATES = (("terminal", "template"), ("html", "template"), ("since", "terminal_template"),
+             ("since", "html_template"))
 
 
 def builtin_path():
@@ -28,8 +31,7 @@ def problems(doc):
     for key in ("skip_lines", "strip"):
         for i, pattern in enumerate(data["errors"].get(key) or ()):
             out.extend(_pattern(doc, pattern, ("errors", key, i)))
-    for where in (("terminal", "template"), ("html", "template"), ("since", "terminal_template"),
-                  ("since", "html_template")):
+    for where in TEMPLATES:
         out.extend(_template(doc, data[where[0]][where[1]], where))
     return out
 
@@ -68,5 +70,6 @@ def load(path=None):
     if errors:
         raise ValidationErrors(errors)
     from engine.core.defaults import filled
+    from engine.core.templates import with_places
 
-    return filled("report", doc.data)
+    return with_places(filled("report", doc.data), doc, TEMPLATES)

@@ -1,8 +1,10 @@
-"""The bounded Jinja2 sandbox banners are rendered in (banner.py): every
-operator, call, filter, `~` concatenation, literal list, tuple or dict, and
-printed value that could build a value larger than
-`hooks.templates.max_output_chars` is refused before it runs, and all
-range() calls of one rendering produce at most `max_range_items` items.
+"""The bounded Jinja2 sandbox the hooks' banners (engine/hooks/banner.py)
+and the reports' templates (engine/session, engine/replay) render in:
+every operator, call, filter, `~` concatenation, literal list, tuple or
+dict, and printed value that could build a value larger than
+`max_output_chars` (`hooks.templates`, a report style's `render`) is
+refused before it runs, and all range() calls of one rendering produce at
+most `max_range_items` items.
 
 Sizes are measured before anything is built: a format's widths and
 precisions (str.format's nested `{}` fields resolved, `%`'s `*` taken from
@@ -24,7 +26,7 @@ from jinja2.sandbox import SandboxedEnvironment, SandboxedFormatter
 from jinja2.utils import Namespace, generate_lorem_ipsum
 from markupsafe import EscapeFormatter, Markup
 
-from .errors import TemplateLimit
+from engine.base.errors import TemplateLimit
 
 _SEQUENCES: tuple[type, ...] = (list, tuple, set, frozenset, type({}.keys()), type({}.values()), type({}.items()))
 _DIGITS = re.compile(r"\d+")  # as str.format reads a width or a precision: any decimal digit
@@ -127,15 +129,16 @@ class EscapeFormatterBounded(Formatter, EscapeFormatter):
 
 
 class Bounded(SandboxedEnvironment):
-    """The sandbox with the limits of `hooks.templates`: (max_output_chars,
-    max_range_items), either None for no limit."""
+    """The sandbox with `limits`: (max_output_chars, max_range_items), either
+    None for no limit; `source` names where they are set, for the message."""
 
     code_generator_class = Generator
     intercepted_binops = frozenset({"*", "**", "+", "%"})
 
-    def __init__(self, limits, **kw):
+    def __init__(self, limits, source="hooks.templates", **kw):
         super().__init__(**kw)
         self.max_chars, self.max_range = limits
+        self.source = source
         self.cap = None if self.max_chars is None else self.max_chars * 4  # check_call's generous bound
         self.range_left = self.max_range
         self.globals["range"] = self._range
@@ -146,7 +149,7 @@ class Bounded(SandboxedEnvironment):
 
     # -- limits ------------------------------------------------------
     def refuse(self, what):
-        raise TemplateLimit(f"template {what} (hooks.templates limits it to {self.max_chars} characters"
+        raise TemplateLimit(f"template {what} ({self.source} limits it to {self.max_chars} characters"
                             f" and {self.max_range} range items)")
 
     def check_call(self, first, rest):
@@ -252,7 +255,10 @@ class Bounded(SandboxedEnvironment):
             plain = [a for a in args if not isinstance(a, (Context, SandboxedEnvironment)) and
                      type(a).__name__ != "EvalContext"]
             if plain:
-                env.check_call(plain[0], plain[1:] + list(kwargs.values()))
+                # the filtered value is what the filter works on, not how much it
+                # makes: an int there weighs its digits (`n|int`, `n|abs`)
+                subject = str(plain[0]) if isinstance(plain[0], int) and not isinstance(plain[0], bool) else plain[0]
+                env.check_call(subject, plain[1:] + list(kwargs.values()))
             return env.checked(f(*args, **kwargs))
 
         return guarded
@@ -276,7 +282,9 @@ class Bounded(SandboxedEnvironment):
                 args, kwargs = (), args[0]
             return type(text)(formatter.vformat(text, args, kwargs))
 
-        return functools.update_wrapper(wrapper, value)
+        wrapper = functools.update_wrapper(wrapper, value)
+        wrapper.measured = True  # call() leaves its arguments to the Formatter
+        return wrapper
 
     def call_binop(self, context, op, left, right):
         if self.max_chars is not None:
@@ -300,7 +308,9 @@ class Bounded(SandboxedEnvironment):
 
     def call(__self, __context, __obj, *args, **kwargs):  # noqa: N805 - the sandbox's own signature
         owner = getattr(__obj, "__self__", None)
-        if owner is not None and not isinstance(owner, type) and owner is not __self:
+        if getattr(__obj, "measured", False):
+            pass  # str.format: its Formatter (wrap_str_format) measures every field it writes
+        elif owner is not None and not isinstance(owner, type) and owner is not __self:
             __self.check_call(owner, list(args) + list(kwargs.values()))
         else:
             __self.check_call(None, list(args) + list(kwargs.values()))
@@ -311,3 +321,33 @@ class Bounded(SandboxedEnvironment):
             self.refuse("joins values too large")
         text = "".join(map(str, parts))
         return self.checked(text)
+
+
+def written(template, values):
+    """What `template` (of a Bounded environment) writes with `values`, its
+    range budget renewed, refused past max_output_chars as it is written."""
+    env = template.environment
+    env.range_left = env.max_range
+    out, n = [], 0
+    for chunk in template.generate(**values):
+        n += len(chunk)
+        if env.max_chars is not None and n > env.max_chars:
+            env.refuse("wrote too much")
+        out.append(chunk)
+    return "".join(out)
+
+
+def render_bounded(source, limits, name, autoescape=False, helpers=None, /, **values):
+    """`source` rendered with `values` under `limits` (a report style's
+    `render`: max_output_chars, max_range_items, timeout_ms; `name` says
+    where they are set): TemplateLimit past the first two, TimeUp
+    (engine/base/timebox.py) past the last."""
+    from jinja2 import StrictUndefined
+
+    from engine.base.timebox import within
+
+    env = Bounded((limits["max_output_chars"], limits["max_range_items"]), name, undefined=StrictUndefined,
+                  autoescape=autoescape, keep_trailing_newline=False)
+    env.globals.update(helpers or {})
+    template = env.from_string(source)
+    return within(limits["timeout_ms"] / 1000.0, lambda: written(template, values))
