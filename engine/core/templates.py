@@ -6,7 +6,7 @@ document's own `render` bounds, an error said at the template's place."""
 def with_places(data, doc, templates):
     """`data` with its file and its templates' places under "_places", for
     an error of a rendering (render_template)."""
-    data["_places"] = {"/".join(t): (str(doc.file), *doc.where(t)) for t in templates}
+    data["_places"] = {".".join(t): (str(doc.file), *doc.where(t)) for t in templates}
     return data
 
 
@@ -21,11 +21,11 @@ def render_template(style, where, autoescape=False, helpers=None, /, **values):
     source = style
     for key in where:
         source = source[key]
-    name = "/".join(where)
+    name = ".".join(where)
     try:
         return render_bounded(source, style["render"], "this document's `render`", autoescape, helpers, **values)
     except TemplateLimit as exc:
-        raise UserError(f"{name.replace('/', '.')}: {exc}", *style["_places"][name]) from None
+        raise UserError(f"{name}: {exc}", *style["_places"][name]) from None
     except TimeUp:
-        raise UserError(f"{name.replace('/', '.')}: template does not finish within render.timeout_ms "
+        raise UserError(f"{name}: template does not finish within render.timeout_ms "
                         f"({style['render']['timeout_ms']} ms)", *style["_places"][name]) from None
