@@ -335,12 +335,14 @@ def test_a_style_pattern_that_runs_away_is_one_line_with_its_place(tmp_path):
      "too many range() items"),  # before: it never ended
     ('{% for c in "y" * 100000 %}{% for d in "y" * 100000 %}{% endfor %}{% endfor %}', 500,
      "does not finish within render.timeout_ms (500 ms)"),
+    ("{{ r.nosuch.deeper }}", None, "template fails: UndefinedError"),  # before: a traceback
+    ("{{ 10 ** 5000 }}", None, "template fails: ValueError"),  # before: a traceback
 ])
 def test_a_style_template_past_its_bounds_is_one_line_at_its_place(tmp_path, template, render, words):
     """A style's templates render in the engine's bounded sandbox, within
     the style's own `render` bounds: one that would build gigabytes, loop
-    over ten billion range() items, or run past its time is one line at
-    the template's place, in well under the test's bound."""
+    over ten billion range() items, run past its time, or fail is one line
+    at the template's place, in well under the test's bound."""
     text = open(os.path.join(REPO, "pipelines", "reports", "session.yaml"), encoding="utf-8").read()
     text = text.replace("    Session {{ r.session_id }}", "    " + template + "Session {{ r.session_id }}", 1)
     if render:

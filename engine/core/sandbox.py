@@ -152,11 +152,14 @@ class Bounded(SandboxedEnvironment):
         raise TemplateLimit(f"template {what} ({self.source} limits it to {self.max_chars} characters"
                             f" and {self.max_range} range items)")
 
-    def check_call(self, first, rest):
-        """A generous upper bound of what a call builds, refused before it runs."""
+    def check_call(self, first, rest, filtered=False):
+        """A generous upper bound of what a call builds, refused before it
+        runs.  A filtered value (`filtered`) is what the filter works on,
+        not how much it makes: an int there weighs its digits (`n|int`)."""
         if self.max_chars is None:
             return
-        if (1 + _size(first, self.cap)) * (1 + sum(_size(a, self.cap) for a in rest)) > self.cap:
+        lead = _weight(first, self.cap) if filtered else _size(first, self.cap)
+        if (1 + lead) * (1 + sum(_size(a, self.cap) for a in rest)) > self.cap:
             self.refuse("asks for a value too large")
 
     def check_percent(self, fmt, values):
@@ -255,10 +258,7 @@ class Bounded(SandboxedEnvironment):
             plain = [a for a in args if not isinstance(a, (Context, SandboxedEnvironment)) and
                      type(a).__name__ != "EvalContext"]
             if plain:
-                # the filtered value is what the filter works on, not how much it
-                # makes: an int there weighs its digits (`n|int`, `n|abs`)
-                subject = str(plain[0]) if isinstance(plain[0], int) and not isinstance(plain[0], bool) else plain[0]
-                env.check_call(subject, plain[1:] + list(kwargs.values()))
+                env.check_call(plain[0], plain[1:] + list(kwargs.values()), filtered=True)
             return env.checked(f(*args, **kwargs))
 
         return guarded

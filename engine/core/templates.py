@@ -12,7 +12,8 @@ def with_places(data, doc, templates):
 
 def render_template(style, where, autoescape=False, helpers=None, /, **values):
     """The document's template at `where` rendered within its `render`
-    bounds; one past them is a UserError at the template's FILE:LINE:COL."""
+    bounds; one past them, or failing (an undefined name), is a UserError
+    at the template's FILE:LINE:COL."""
     from engine.base.errors import TemplateLimit, UserError
     from engine.base.timebox import TimeUp
 
@@ -29,3 +30,5 @@ def render_template(style, where, autoescape=False, helpers=None, /, **values):
     except TimeUp:
         raise UserError(f"{name}: template does not finish within render.timeout_ms "
                         f"({style['render']['timeout_ms']} ms)", *style["_places"][name]) from None
+    except Exception as exc:  # noqa: BLE001 - a template of the user's failing: one line at it, never a traceback
+        raise UserError(f"{name}: template fails: {type(exc).__name__}: {exc}", *style["_places"][name]) from None
