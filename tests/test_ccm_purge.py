@@ -290,3 +290,40 @@ def test_the_report_command_of_a_purged_transcript_gives_the_originals_figures(c
     after = json.loads(run.out)
     assert after["purged_results"] > 0 and after["tools"] == before["tools"], run
     assert "Purged: " in cli("session", "report", path).out
+
+
+def _strict_lines(path):
+    """The file's lines as JSON read from strict UTF-8, as the agent reads them."""
+    return [json.loads(x.decode("utf-8")) for x in path.read_bytes().splitlines()]
+
+
+def test_a_lone_surrogate_in_a_rewritten_line_stays_an_escape(settings, store, tmp_path):
+    """JSON may escape half a surrogate pair ("\\udc80": an output cut in the
+    middle of an emoji).  A line purge rewrites keeps it as that escape: it
+    wrote the raw surrogate (ED B2 80, no UTF-8), so no JSON reader took the
+    line back and the next purge kept it unparsed (no repair in the file)."""
+    rows, big, _secret = made_up()
+    for r in rows:
+        if r.get("uuid") == "u2":
+            r["note"] = "cut \udc80 here"  # json.dumps writes it as \udc80
+    path = write(tmp_path / "S.jsonl", rows)
+    report, backup = purge_file(str(path), settings, store)
+    assert backup
+    out = {r.get("uuid"): r for r in _strict_lines(path)}
+    assert out["u2"]["note"] == "cut \udc80 here"
+    assert out["u2"]["toolUseResult"]["stdout"].startswith("[CCM_CACHED]")
+    os.utime(path, (1, 1))
+    again, _ = purge_file(str(path), settings, store)
+    assert "kept_unparsable_line" not in again.repairs, again.repairs
+
+
+def test_summarize_caches_an_original_with_a_lone_surrogate_as_json(settings, store, tmp_path):
+    """The cached original of a summarized message is JSON that reads back
+    (strict UTF-8) to the content it replaced, a lone surrogate included."""
+    rows = _prose_session()
+    rows[1]["message"]["content"][1]["text"] += " cut \ud83d"
+    path = write(tmp_path / "S.jsonl", rows)
+    purge_file(str(path), settings, store, keep_thinking=True, summarize=True, recency=4)
+    text = _strict_lines(path)[1]["message"]["content"][-1]["text"]
+    (key,) = keys_in(text)
+    assert json.loads(store.get(key[:64]).decode("utf-8")) == rows[1]["message"]["content"]

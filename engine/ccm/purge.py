@@ -391,7 +391,9 @@ def _content(d):
 
 
 def _dump(d):
-    return (json.dumps(d, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8", "surrogatepass")
+    from engine.core.transcript import json_utf8
+
+    return json_utf8(json.dumps(d, ensure_ascii=False, separators=(",", ":")) + "\n")
 
 
 # -- the whole operation -------------------------------------------------------

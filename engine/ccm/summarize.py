@@ -59,10 +59,12 @@ class ProseSummarizer:
         out = compress_messages([d], self.pipeline, transcript=True, recency=0)
         if not out["verbatim"]:
             return False
-        original = json.dumps(d["message"]["content"], ensure_ascii=False).encode("utf-8", "surrogatepass")
+        from engine.core.transcript import json_utf8
+
+        original = json_utf8(json.dumps(d["message"]["content"], ensure_ascii=False))  # JSON that reads back
         summary = out["messages"][0]["message"]["content"]
         sized = _with_note(summary, self.reference.format(key="0" * 64, engine=self.engine))
-        after = len(json.dumps(sized, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+        after = len(json_utf8(json.dumps(sized, ensure_ascii=False)))
         if after >= len(original):  # the summary and its reference would not be shorter
             return False
         cwd = d.get("cwd") if isinstance(d.get("cwd"), str) else None  # its project is the entry's origin

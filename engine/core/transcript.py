@@ -19,7 +19,11 @@ bad bytes replaced; an incomplete last line (a live session being written)
 is noted, not an error.
 
 A record of an unexpected shape is skipped, never an error; a usage figure
-is a number between 0 and `transcripts.max_tokens` (`usage_tokens`)."""
+is a number between 0 and `transcripts.max_tokens` (`usage_tokens`).
+
+Writing (`json_utf8`): a line written back must be UTF-8, as the agent
+wrote it; JSON escapes half a surrogate pair ("\\ud800"), which has no
+UTF-8 at all, so it goes back out as its escape."""
 
 import os
 
@@ -212,6 +216,19 @@ def copy_range(src, dst, start, end, chunk_bytes=None):
         else:
             dst.write(piece)
     return done
+
+
+def json_utf8(text):
+    """The UTF-8 bytes of JSON text made with ensure_ascii=False: non-ASCII
+    as it is, a lone surrogate (only ever inside a string) as its \\u escape,
+    as JSON.stringify writes it (encoded as it is, it is no UTF-8: no JSON
+    reader takes the line back, and the next purge keeps it unparsed)."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        import re
+
+        return re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", text).encode("utf-8")
 
 
 def windows(fh, overlap, chunk_bytes=None):
