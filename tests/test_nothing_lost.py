@@ -157,6 +157,31 @@ def test_gc_keeps_blobs_named_by_transcripts_under_claude_config_dir(tmp_path):
     assert store.get(named) is not None and store.get(loose) is None
 
 
+def test_gc_and_prune_keep_what_a_transcript_purged_elsewhere_names(tmp_path):
+    """Old: `engine purge PATH` of a transcript outside the agent's folders
+    (a copy, an archive) stubbed its outputs, and the next gc or prune past
+    the grace period deleted every one (gc: 'deleted 1 unreferenced entry
+    (0 referenced)'): its stubs read back nothing.  It is searched once
+    purged, until it is gone."""
+    env = env_for(tmp_path)
+    cfg = tmp_path / "cc.yaml"
+    cfg.write_text(open(config.builtin_path()).read().replace("grace_seconds: 3600", "grace_seconds: 0"))
+    env["ENGINE_CONTENT_CACHE"] = str(cfg)
+    (tmp_path / "archive").mkdir()
+    path = write_rows(tmp_path / "archive" / "S.jsonl", _conversation())
+    assert engine(tmp_path, "purge", path, env=env).returncode == 0
+    keys = sorted({key_of_stub(x) for x in path.read_text().split("[CCM_CACHED]")[1:]})
+    assert keys
+    for args in (["cache", "gc"], ["cache", "prune", "--max-size-mb", "0", "--max-age-days", "0"]):
+        assert engine(tmp_path, *args, env=env).returncode == 0
+        for key in keys:
+            r = engine(tmp_path, "cache", "show", "--all", key, env=env)
+            assert r.returncode == 0 and r.stdout, (args, r.stderr)
+    path.unlink()
+    assert engine(tmp_path, "cache", "gc", env=env).returncode == 0
+    assert engine(tmp_path, "cache", "show", "--all", keys[0], env=env).returncode == 1
+
+
 def test_purge_and_report_find_sessions_under_claude_config_dir(tmp_path):
     """Old: purge looked under ~/.claude only (a session id found nothing)."""
     folder = tmp_path / "claude" / "projects" / "-work-p"

@@ -62,7 +62,7 @@ def prune(store, max_age_days=None, max_size_mb=None, dry_run=False, temp_grace_
 
     now = time.time()
     grace = store.settings["gc"]["grace_seconds"]
-    refs = referenced(store, roots(store.settings["gc"]["transcripts"]) if folders is None else folders)
+    refs = referenced(store, roots(store.settings["gc"]["transcripts"], store) if folders is None else folders)
     doomed, before, after = plan(store, max_age_days, max_size_mb, now, refs=refs, grace_seconds=grace)
     if temp_grace_seconds is None:
         temp_grace_seconds = store.settings["store"]["temp_grace_seconds"]
@@ -94,7 +94,7 @@ def bound(store, keep_keys=(), deadline_seconds=None):
     if limit is None or store.disk_bytes() <= limit * MB:
         return []
     deadline = None if deadline_seconds is None else time.monotonic() + deadline_seconds
-    refs = referenced(store, roots(store.settings["gc"]["transcripts"]), deadline, wait=deadline is None,
+    refs = referenced(store, roots(store.settings["gc"]["transcripts"], store), deadline, wait=deadline is None,
                       incremental=True)
     if refs is None:
         store.log(f"size bound deferred: the transcripts could not be searched within {deadline_seconds} s; "

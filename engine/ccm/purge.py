@@ -442,7 +442,11 @@ def purge_file(path, settings, store, threshold=None, keep_thinking=False, repai
             if (now.st_size, now.st_mtime_ns) != (before.st_size, before.st_mtime_ns):
                 raise UserError("the transcript changed while it was being purged (a live session?); nothing was "
                                 "replaced, run again when it is idle", given)
+            from .refs import remember
+
             with purge_files.writing(path, path):
+                if p.report.keys:  # gc searches it for its stubs from now on
+                    remember(store, path, settings["gc"]["transcripts"])
                 os.replace(tmp, path)
                 tmp = None
                 purge_files.sync_folder(path)

@@ -18,6 +18,11 @@ the last scan stopped changed) is read again whole.  A scan that runs out
 of time (`deadline`, a monotonic time) keeps what it read and answers
 None: the caller then deletes nothing.  One scan at a time, under a lock;
 a caller that may not wait (a hook) gets None while another scans.
+
+A transcript `engine purge` rewrote outside those folders is searched too:
+its stubs name outputs only the cache holds.  purge records its real path
+(`remember`, purged.json in the cache folder) and `roots` adds each one
+still there; one moved or deleted names nothing any more.
 """
 
 import json
@@ -31,8 +36,9 @@ CHUNK = 1 << 20
 PROBE = 64  # bytes at the start, and before where a scan stopped, that say a file is the one read
 
 
-def roots(extra=()):
-    """The folders searched: where the agent keeps transcripts, and `extra`."""
+def roots(extra=(), store=None):
+    """The folders searched: where the agent keeps transcripts, and `extra`;
+    with `store`, also the transcripts purged outside them (`remember`)."""
     from engine.session.locate import transcript_roots
 
     out = []
@@ -40,7 +46,41 @@ def roots(extra=()):
         r = os.path.abspath(os.path.expanduser(r))
         if r not in out:
             out.append(r)
+    if store is not None:
+        out += [p for p in _purged(store) if os.path.isfile(p) and p not in out]
     return out
+
+
+def remember(store, path, extra=()):
+    """Search the transcript at `path` (a real path) from now on, when it is
+    outside the folders searched (`extra`: the settings' gc.transcripts)."""
+    from engine.base.files import Locked
+
+    if any(_within(path, r) for r in roots(extra)):
+        return
+    store.ensure()
+    with Locked(os.path.join(store.root, "purged.lock")):
+        files = [p for p in _purged(store) if os.path.exists(p) and p != path] + [path]
+        store.write_private(_purged_path(store), json.dumps({"files": files}, sort_keys=True).encode(), sync=True)
+
+
+def _within(path, folder):
+    folder = os.path.realpath(folder)
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _purged_path(store):
+    return os.path.join(store.root, "purged.json")
+
+
+def _purged(store):
+    try:
+        with open(_purged_path(store), "rb") as fh:
+            data = json.loads(fh.read())
+    except (FileNotFoundError, ValueError):
+        return []
+    files = data.get("files") if isinstance(data, dict) else None
+    return [p for p in files if isinstance(p, str)] if isinstance(files, list) else []
 
 
 def transcript_files(folders):

@@ -134,7 +134,7 @@ def _gc(store, settings, args):
     from engine.ccm.refs import roots
 
     grace = settings["gc"]["grace_seconds"] if args.grace_seconds is None else args.grace_seconds
-    res = gc(store, args.transcripts or roots(settings["gc"]["transcripts"]), grace, args.dry_run)
+    res = gc(store, args.transcripts or roots(settings["gc"]["transcripts"], store), grace, args.dry_run)
     verb = "would delete" if args.dry_run else "deleted"
     freed = "would be freed" if args.dry_run else "freed"
     print(f"{verb} {len(res['deleted'])} unreferenced entr{'y' if len(res['deleted']) == 1 else 'ies'} "
