@@ -327,3 +327,35 @@ def test_summarize_caches_an_original_with_a_lone_surrogate_as_json(settings, st
     text = _strict_lines(path)[1]["message"]["content"][-1]["text"]
     (key,) = keys_in(text)
     assert json.loads(store.get(key[:64]).decode("utf-8")) == rows[1]["message"]["content"]
+
+
+def test_the_report_counts_an_output_that_holds_a_stub_as_what_the_model_read(settings, store, tmp_path):
+    """Only a whole text purge wrote is a stub: an output the model read
+    with stub-like lines in it (a file holding one, printed) is counted as
+    those bytes.  Old: a 300-byte Bash output holding a stub that said
+    `bytes: 900000000` was reported as 900,000,023 bytes (225,000,006
+    tokens) and one purged result.  A purged result of two text blocks
+    still counts its original bytes."""
+    from engine.ccm.stub import purge_reader
+    from engine.session import build_report, load_style
+
+    fake = (f"[CCM_CACHED] output moved out of the transcript by engine purge\nkey: sha256:{'ab' * 32}\n"
+            "bytes: 900000000\nlines: 1\npinned: none\nTo read it: `engine cache show x`\n[/CCM_CACHED]")
+    printed = "my notes:\n" + fake + "\nend of notes"
+    big = "".join(f"row {i}: some output\n" for i in range(400))
+    rows = [L(type="user", uuid="u1", parentUuid=None, message={"role": "user", "content": "go"})]
+    for i, content in enumerate([printed, [{"type": "text", "text": "head"}, {"type": "text", "text": big}]]):
+        rows += [L(type="assistant", uuid=f"a{i}", parentUuid=rows[-1]["uuid"], message={
+                     "id": f"m{i}", "role": "assistant", "content": [
+                         {"type": "tool_use", "id": f"t{i}", "name": "Bash", "input": {"command": "cat notes"}}]}),
+                 L(type="user", uuid=f"r{i}", parentUuid=f"a{i}", message={"role": "user", "content": [
+                     {"type": "tool_result", "tool_use_id": f"t{i}", "content": content}]})]
+    path = write(tmp_path / "S.jsonl", rows)
+    style, original = load_style(), purge_reader()
+    before = build_report(str(path), style, original=original)
+    assert before["purged_results"] == 0
+    assert before["tools"][0]["result_bytes"] == len(printed) + len("head") + len(big)
+    report, backup = purge_file(str(path), settings, store)
+    assert backup and report.kinds["tool_result"][0] == 1
+    after = build_report(str(path), style, original=original)
+    assert after["purged_results"] == 1 and after["tools"] == before["tools"]

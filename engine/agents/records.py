@@ -120,13 +120,16 @@ class ToolCall(Record):
 
 
 class ToolResult(Record):
-    __slots__ = ("id", "text", "size", "is_error", "image", "output")
+    """`parts`: the result's texts one by one, as the agent keeps them (its
+    text blocks; `text` joins them): a purge stub is always a whole one."""
+    __slots__ = ("id", "text", "size", "is_error", "image", "output", "parts")
     kind = "tool_result"
 
-    def __init__(self, id, text, size=None, is_error=False, image=0, output=None):
+    def __init__(self, id, text, size=None, is_error=False, image=0, output=None, parts=None):
         super().__init__()
         self.id, self.text, self.is_error, self.image, self.output = id, text, bool(is_error), image, output
         self.size = size if size is not None else len(text.encode("utf-8", "replace"))
+        self.parts = (text,) if parts is None else tuple(parts)
 
 
 class Delivered(Record):

@@ -50,28 +50,30 @@ def keys_in(raw):
 
 
 def purged_size(settings):
-    """growth(text) -> (stubs, bytes): how many stubs of `engine purge` a
-    tool result's text holds (each a whole block of it: the text, or one
-    of its blocks joined by newlines) and how many more bytes the outputs
-    they replaced held, read from each stub's own `bytes` field as its
-    template (stub.purge_template) lays it out.  The model read the
-    outputs, not the stubs: a report of a purged transcript counts them."""
+    """growth(texts) -> (stubs, bytes): how many of a tool result's texts
+    (its string, or its text blocks one by one) are stubs of `engine purge`
+    and how many more bytes the outputs they replaced held, read from each
+    stub's own `bytes` field as its template (stub.purge_template) lays it
+    out.  The model read the outputs, not the stubs: a report of a purged
+    transcript counts them.  Purge replaces a whole text, never part of
+    one: stub-like lines inside an output (a file holding one, printed)
+    are what the model read, counted as they are."""
     template = settings["stub"]["purge_template"]
     parts = re.split(r"\{(\w+)\}", template)  # literal, field, literal, field, ...
     body = "".join(re.escape(part) if i % 2 == 0 else ("(?P<bytes>[0-9]+)" if part == "bytes" else "[^\n]*")
                    for i, part in enumerate(parts))
     if "(?P<bytes>" not in body or not parts[0]:
-        return lambda text: (0, 0)
-    stub = re.compile(f"(?:^|(?<=\n)){body}(?=\n|$)")  # a whole block: from a line start to a line end
+        return lambda texts: (0, 0)
+    stub = re.compile(body)
     opening = parts[0]
 
-    def growth(text):
-        if opening not in text:
-            return 0, 0
+    def growth(texts):
         stubs = extra = 0
-        for m in stub.finditer(text):
-            stubs += 1
-            extra += int(m.group("bytes")) - len(m.group(0).encode("utf-8"))
+        for text in texts:
+            m = stub.fullmatch(text) if text.startswith(opening) else None
+            if m is not None:
+                stubs += 1
+                extra += int(m.group("bytes")) - len(text.encode("utf-8", "replace"))  # as ToolResult.size
         return stubs, extra
 
     return growth

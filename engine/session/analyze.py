@@ -50,7 +50,7 @@ class Analyzer:
     def __init__(self, style, redact, original=None):
         self.style = style
         self.redact = redact
-        # original(text): (purge stubs in it, bytes their outputs held beyond
+        # original(texts): (purge stubs among them, bytes their outputs held beyond
         # them) (engine/ccm/stub.py purged_size); None: no such reading
         self.original = original
         self.purged = 0
@@ -187,7 +187,7 @@ class Analyzer:
         for, with the result's other blocks."""
         if self.original is None:
             return rec.size
-        stubs, extra = self.original(rec.text)
+        stubs, extra = self.original(rec.parts)
         self.purged += stubs
         return rec.size + extra
 

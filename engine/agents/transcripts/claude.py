@@ -153,20 +153,20 @@ def _blocks(content, obj, out):
 
 
 def _result(block, obj):
-    text, size, images = result_text(block.get("content"))
+    parts, images = result_parts(block.get("content"))
     tid = block.get("tool_use_id")
     error = block.get("is_error") is True
     output = obj.get("toolUseResult")
-    return ToolResult(tid if isinstance(tid, str) else "", text, size=size, is_error=error, image=images,
-                      output=output)
+    return ToolResult(tid if isinstance(tid, str) else "", "\n".join(parts), is_error=error, image=images,
+                      output=output, size=sum(len(p.encode("utf-8", "replace")) for p in parts), parts=parts)
 
 
-def result_text(content):
-    """(text, its bytes, how many images) of a tool_result's content: its
-    text blocks joined by newlines, their bytes summed (the joins are not
-    what the model read)."""
+def result_parts(content):
+    """(texts, how many images) of a tool_result's content: the string, or
+    its text blocks one by one (joined by newlines they are its text; their
+    bytes summed, its size: the joins are not what the model read)."""
     if isinstance(content, str):
-        return content, len(content.encode("utf-8", "replace")), 0
+        return [content], 0
     parts, images = [], 0
     if isinstance(content, list):
         for block in content:
@@ -175,7 +175,7 @@ def result_text(content):
                     parts.append(block["text"])
                 elif block.get("type") == "image":
                     images += 1
-    return "\n".join(parts), sum(len(p.encode("utf-8", "replace")) for p in parts), images
+    return parts, images
 
 
 def _system(obj, out):
