@@ -359,3 +359,21 @@ def test_the_report_counts_an_output_that_holds_a_stub_as_what_the_model_read(se
     assert backup and report.kinds["tool_result"][0] == 1
     after = build_report(str(path), style, original=original)
     assert after["purged_results"] == 1 and after["tools"] == before["tools"]
+
+
+def test_a_line_with_a_number_json_cannot_write_back_is_kept_as_it_was(settings, store, tmp_path):
+    """Old: a line holding 1e400 (valid JSON) beside a long output was
+    rewritten with `Infinity`, which no JSON reader (the agent's JSON.parse)
+    takes: the line was lost to the agent.  It is kept byte for byte, as a
+    line purge cannot parse."""
+    rows, _big, _secret = made_up()
+    path = write(tmp_path / "S.jsonl", rows)
+    lines = path.read_bytes().splitlines(keepends=True)
+    at = next(i for i, x in enumerate(lines) if b'"uuid": "u2"' in x)
+    lines[at] = lines[at].replace(b'"uuid": "u2"', b'"n": 1e400, "uuid": "u2"')
+    path.write_bytes(b"".join(lines))
+    os.utime(path, (1, 1))
+    report, backup = purge_file(str(path), settings, store)
+    assert backup and report.repairs.get("kept_unparsable_line") == 1
+    assert lines[at] in path.read_bytes().splitlines(keepends=True)
+    assert b"Infinity" not in path.read_bytes()

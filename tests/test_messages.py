@@ -205,6 +205,20 @@ def test_cli_a_lone_surrogate_in_valid_json_round_trips(cli, tmp_path):
     assert back.returncode == 0 and json.loads(back.out) == msgs, back
 
 
+def test_cli_refuses_numbers_its_output_could_not_write_as_json(cli, tmp_path):
+    """Old: 1e400 (valid JSON) came out as Infinity (no JSON reader takes
+    it back), and NaN passed through: one line naming the file (and the
+    line of a transcript), exit 1, nothing printed on stdout."""
+    src = write(tmp_path, "in.json", '[{"role": "user", "content": "hi", "n": 1e400}]\n')
+    jl = write(tmp_path, "t.jsonl", '{"type": "user", "message": {"role": "user", "content": "x"}}\n'
+               '{"type": "user", "n": NaN, "message": {"role": "user", "content": "x"}}\n')
+    for args, where in ((["compress", src], f"{src}: "), (["restore", src], f"{src}: "),
+                        (["compress", "--transcript", jl], f"{jl}:2:")):
+        r = cli("messages", *args)
+        assert r.returncode == 1 and r.out == "" and "Traceback" not in r.err, r
+        assert r.err.startswith(where) and len(r.err.splitlines()) == 1, r.err
+
+
 def test_cli_request_body_and_transcript(cli, tmp_path):
     body = {"model": "m", "messages": [{"role": "user", "content": PROSE * 2}, {"role": "user", "content": "hi"}]}
     src = write(tmp_path, "body.json", _dump(body) + "\n")

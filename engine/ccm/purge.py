@@ -363,9 +363,12 @@ class _Writer:
 
 def _parse(raw):
     """A transcript line as a dict, or None when it is not one (not JSON, not
-    UTF-8, torn, not an object, nested too deep to parse)."""
+    UTF-8, torn, not an object, nested too deep to parse, or a number JSON
+    cannot write back: 1e400 would come back as Infinity, no JSON)."""
+    from engine.base import strictjson
+
     try:
-        d = json.loads(raw)
+        d = strictjson.loads(raw)
     except (ValueError, RecursionError):
         return None
     return d if isinstance(d, dict) else None

@@ -32,13 +32,17 @@ def add_parser(sub):
 
 def _parse_json(text, name, wanted="a JSON list of messages", lines_hint="; for a transcript (one JSON object per "
                 "line) add --transcript"):
+    from engine.base import strictjson
+
     try:
-        return json.loads(text)
+        return strictjson.loads(text)
     except json.JSONDecodeError as exc:
         # JSON on the first line and more after it: one object per line, a transcript
         lines = exc.msg == "Extra data" and exc.lineno > 1
         hint = lines_hint if lines else ""
         raise UserError(f"not JSON: {exc.msg}; give {wanted}{hint}", name, exc.lineno, exc.colno) from None
+    except ValueError as exc:  # NaN, Infinity, 1e400: the output would not be JSON
+        raise UserError(str(exc), name) from None
     except RecursionError:
         raise UserError("JSON nested too deep to read", name) from None
 
@@ -54,15 +58,19 @@ def _read(name):
 
 
 def _parse_jsonl(text, name):
+    from engine.base import strictjson
+
     lines = []
     for n, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
         try:
-            lines.append(json.loads(line))
+            lines.append(strictjson.loads(line))
         except json.JSONDecodeError as exc:
             raise UserError(f"not a JSON line: {exc.msg}; a transcript holds one JSON object per line",
                             name, n, exc.colno) from None
+        except ValueError as exc:  # NaN, Infinity, 1e400: the output would not be JSON
+            raise UserError(str(exc), name, n) from None
     return lines
 
 

@@ -15,6 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from engine.base import strictjson
 from engine.base.errors import UserError
 from engine.base.files import private_dir, replace_atomic
 
@@ -34,7 +35,7 @@ def load(path, container=("hooks",)):
     if not text.strip():
         return {}, raw
     try:
-        data = json.loads(text, parse_constant=_no_constant, parse_float=_finite_float)
+        data = strictjson.loads(text)
     except ValueError as exc:
         line, col = getattr(exc, "lineno", None), getattr(exc, "colno", None)
         msg = getattr(exc, "msg", str(exc))
@@ -72,18 +73,6 @@ def _read(path):
         raise UserError("settings file is not a regular file; nothing was changed", where) from None
     except OSError as exc:
         raise UserError(f"cannot read settings file ({exc.strerror}); nothing was changed", where) from None
-
-
-def _no_constant(name):
-    raise ValueError(f"{name} is not JSON")
-
-
-def _finite_float(text):
-    value = float(text)
-    if value - value != 0:  # rewritten, it would become Infinity, which is not JSON
-        raise ValueError(f"the number {text[:40]} is out of range for JSON readers (it would become Infinity); "
-                         "write it as a string or a smaller number")
-    return value
 
 
 def check_shape(data, where, container=("hooks",)):
