@@ -6,6 +6,7 @@ import json
 import os
 import shlex
 import subprocess
+import sys
 
 import pytest
 
@@ -63,9 +64,10 @@ def test_install_project_into_a_fresh_project(hk):
     for event, matcher, cmd, timeout in ours:
         argv = shlex.split(cmd)
         assert os.path.isabs(argv[0]) and os.access(argv[0], os.X_OK), cmd
-        # the `engine-hook` script beside the interpreter (here: the test's own
-        # install ships it), else `engine hook`, else the interpreter with -m
-        assert os.path.basename(argv[0]) == "engine-hook" and argv[1:] == ["--agent", "claude-code"], cmd
+        # the interpreter, isolated, on the `engine-hook` script beside it (here:
+        # the test's own install ships it), else on `engine hook`, else with -m
+        assert argv[:2] == [sys.executable, "-I"] and os.path.basename(argv[2]) == "engine-hook", cmd
+        assert argv[3:] == ["--agent", "claude-code"], cmd
         assert isinstance(timeout, int) and timeout > 0
     assert not (hk.home / ".claude" / "settings.json").exists(), "--project does not touch the user settings"
 

@@ -7,9 +7,11 @@ project's folder; a project's agent settings may set their environment
 `python -m engine.cli` puts the working folder first on the import path, and
 $PYTHONPATH (an empty entry meaning the working folder) comes before the
 installed engine: a cloned repository holding an `engine/` package would run
-its own code as the engine's hook.  Here such a package writes a marker when
-imported, and each command the engine writes runs in its folder with
-PYTHONPATH pointing at it.
+its own code as the engine's hook.  And an interpreter that is not isolated
+(a script started by its `#!` line, as pip writes them) imports the
+`sitecustomize.py` $PYTHONPATH names before the script's first line.  Here
+such a package or module writes a marker when imported, and each command
+the engine writes runs in its folder with PYTHONPATH pointing at it.
 """
 
 import json
@@ -24,15 +26,18 @@ import pytest
 from engine.ccm import selfcmd
 from engine.hooks import hookcmd
 from support.agent import REPO
-from support.plugin import HOOK, START, plugin_env, run_hook, wait_for, wait_gone
+from support.plugin import HOOK, START, plugin_env, run_hook, wait_for, wait_gone, warm_cache
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="POSIX")
 
 
 def _hostile_project(tmp_path):
-    """A project with its own `engine`, `pip` and `venv` packages, each
-    writing tmp_path/PWNED-<name> when imported."""
+    """A project with its own `engine`, `pip` and `venv` packages and its own
+    `sitecustomize` module, each writing tmp_path/PWNED-<name> when imported."""
     project = tmp_path / "project"
+    project.mkdir()
+    (project / "sitecustomize.py").write_text(f"open({str(tmp_path / 'PWNED-sitecustomize')!r}, 'w').write('ran')\n",
+                                              encoding="utf-8")
     for name in ("engine", "engine/cli", "pip", "venv"):
         pkg = project / name
         pkg.mkdir(parents=True, exist_ok=True)
@@ -68,34 +73,46 @@ def test_the_hook_command_runs_the_engine_not_the_projects_package(tmp_path, mon
     if form == "python -I -m":  # no script beside the interpreter (a --user install of the system Python)
         monkeypatch.setattr(hookcmd, "_runs_this_python", lambda script: False)
     command = hookcmd.hook_command(agent="claude-code")
-    assert (form == "python -I -m") == (" -I -m engine.cli hook" in command), command
-    if form == "as installed":  # pip copied scripts/engine-hook at install time: the copy is this checkout's
-        installed = Path(shlex.split(command)[0]).read_text().split("\n", 1)[1]
-        assert installed == (REPO / "scripts" / "engine-hook").read_text().split("\n", 1)[1], \
-            "the installed engine-hook is not this checkout's: reinstall (pip install -e .)"
     proc = subprocess.run(command, shell=True, cwd=project, input=_start(project, project), capture_output=True,
                           text=True, timeout=60, env=_env(project))
+    assert _markers(tmp_path) == [], command
     assert proc.returncode == 0 and not proc.stderr, proc
     assert "rules-engine" in proc.stdout, proc  # the engine answered (its effort guidance)
-    assert _markers(tmp_path) == []
+    argv = shlex.split(command)
+    assert argv[:2] == [sys.executable, "-I"], command  # isolated, whichever form
+    assert (form == "python -I -m") == (argv[2:5] == ["-m", "engine.cli", "hook"]), command
+    if form == "as installed":  # pip copied scripts/engine-hook at install time: the copy is this checkout's
+        installed = Path(argv[2]).read_text().split("\n", 1)[1]
+        assert installed == (REPO / "scripts" / "engine-hook").read_text().split("\n", 1)[1], \
+            "the installed engine-hook is not this checkout's: reinstall (pip install -e .)"
 
 
-def test_the_engines_own_command_in_a_stub_runs_the_engine(tmp_path, monkeypatch):
+@pytest.mark.parametrize("form", ["as installed", "python -I -m"])
+def test_the_engines_own_command_in_a_stub_runs_the_engine(tmp_path, monkeypatch, form):
     project = _hostile_project(tmp_path)
-    monkeypatch.setattr(selfcmd.os.path, "isfile", lambda path: False)  # no `engine` script beside the interpreter
-    argv = selfcmd.engine_argv()
-    assert argv == [sys.executable, "-I", "-m", "engine.cli"]
+    if form == "python -I -m":  # no `engine` script beside the interpreter
+        monkeypatch.setattr(selfcmd.os.path, "isfile", lambda path: False)
     proc = subprocess.run(selfcmd.engine_shell() + " --version", shell=True, cwd=project, capture_output=True,
                           text=True, timeout=60, env=_env(project))
+    assert _markers(tmp_path) == [], selfcmd.engine_shell()
     assert proc.returncode == 0 and proc.stdout.startswith("engine "), proc
-    assert _markers(tmp_path) == []
+    script = Path(sys.executable).parent / "engine"
+    assert selfcmd.engine_argv() == ([sys.executable, "-I", str(script)] if form == "as installed"
+                                     else [sys.executable, "-I", "-m", "engine.cli"])
 
 
 def test_uninstall_still_knows_the_hook_command_written_before_isolation(tmp_path):
-    old = shlex.join([sys.executable, "-m", "engine.cli", "hook", "--agent", "codex"])
-    new = shlex.join([sys.executable, "-I", "-m", "engine.cli", "hook", "--agent", "codex"])
-    assert hookcmd.parse(old) == hookcmd.parse(new) == {"agent": "codex", "event": None, "profile": None}
-    assert hookcmd.parse(shlex.join([sys.executable, "-I", "-m", "engine.cli", "hook-x"])) is None
+    bindir = Path(sys.executable).parent
+    shapes = ([sys.executable, "-m", "engine.cli", "hook"], [sys.executable, "-I", "-m", "engine.cli", "hook"],
+              [str(bindir / "engine-hook")], [sys.executable, "-I", str(bindir / "engine-hook")],
+              [str(bindir / "engine"), "hook"], [sys.executable, "-I", str(bindir / "engine"), "hook"])
+    for shape in shapes:
+        assert hookcmd.parse(shlex.join([*shape, "--agent", "codex"])) == {"agent": "codex", "event": None,
+                                                                         "profile": None}, shape
+    for shape in ([sys.executable, "-I", "-m", "engine.cli", "hook-x"], [sys.executable, "-I", "engine-hook"],
+                  [sys.executable, "-I", str(bindir / "engine")], [sys.executable, "-I", str(bindir / "other")],
+                  [sys.executable, "-E", str(bindir / "engine-hook")]):
+        assert hookcmd.parse(shlex.join(shape)) is None, shape
 
 
 @pytest.mark.slow
@@ -111,6 +128,39 @@ def test_the_plugin_builds_and_runs_the_engine_not_the_projects_packages(tmp_pat
     rc, out, err = run_hook(env, json.loads(_start(project, project)), cwd=project)
     assert rc == 0 and "rules-engine" in out, (out, err)
     assert _markers(tmp_path) == []
+
+
+def _ready_pip_environment(data):
+    """The plugin's environment as its build leaves it (bin/plugin-hook,
+    build): a venv, its `engine-hook` the script pip writes (`#!` naming the
+    venv's interpreter), the ready file naming that interpreter.  Its
+    packages are this checkout and this interpreter's (a .pth file), not
+    pip-installed: the suite stays offline."""
+    import sysconfig
+
+    venv = data / "venv"
+    subprocess.run([sys.executable, "-I", "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    python = venv / "bin" / "python"
+    site = subprocess.run([str(python), "-I", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    Path(site, "engine.pth").write_text(f"{REPO}\n{sysconfig.get_paths()['purelib']}\n", encoding="utf-8")
+    script = (REPO / "scripts" / "engine-hook").read_text(encoding="utf-8").replace("#!python", f"#!{python}", 1)
+    (venv / "bin" / "engine-hook").write_text(script, encoding="utf-8")
+    (venv / "bin" / "engine-hook").chmod(0o755)
+    version = json.loads((REPO / ".claude-plugin" / "plugin.json").read_text())["version"]
+    (venv / ".plugin-ready").write_text(f"{version}\n{python}\n", encoding="utf-8")
+
+
+def test_the_plugins_ready_environment_runs_isolated(tmp_path):
+    """pip's engine-hook started by its `#!` line would import the
+    sitecustomize.py the project's PYTHONPATH names, before its first line."""
+    project = _hostile_project(tmp_path)
+    _ready_pip_environment(tmp_path / "data")
+    env = plugin_env(tmp_path, ENGINE_CACHE_DIR=warm_cache(tmp_path))
+    env["PYTHONPATH"] = os.pathsep + str(project)  # as the project's settings `env` gives it
+    rc, out, err = run_hook(env, json.loads(_start(project, project)), cwd=project)
+    assert _markers(tmp_path) == []
+    assert rc == 0 and "rules-engine" in out, (out, err)  # the engine answered (its effort guidance)
 
 
 @pytest.mark.parametrize("settings", ["names", "over-a-megabyte"])

@@ -7,6 +7,7 @@ import itertools
 import json
 import os
 import shlex
+import sys
 from pathlib import Path
 
 import pytest
@@ -64,9 +65,11 @@ def test_each_agent_gets_its_own_shape_where_its_yaml_says(hk, agent, scope):
     for event, group, handler in _handlers(agent, data):
         command = handler["bash" if agent == "copilot" else "command"]
         argv = shlex.split(command)
-        assert os.path.isabs(argv[0]) and argv[1:3] == ["--agent", agent], command
+        # the interpreter, isolated, on the engine-hook script beside it: options from argv[3]
+        assert argv[:2] == [sys.executable, "-I"] and os.path.isabs(argv[2]), command
+        assert argv[3:5] == ["--agent", agent], command
         # Copilot's payload does not name its event: the command does
-        assert argv[3:] == (["--event", event] if agent == "copilot" else []), command
+        assert argv[5:] == (["--event", event] if agent == "copilot" else []), command
         timeout = handler["timeoutSec" if agent == "copilot" else "timeout"]
         assert timeout == (10000 if agent == "gemini" else 10), "the profile's 10 s in the agent's unit"
         wants_matcher = agent != "copilot" and event in TOOL_EVENTS

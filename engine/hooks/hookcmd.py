@@ -1,11 +1,13 @@
 """The command line of the engine's hook, as `engine install` writes it into
 an agent's settings, and the test that tells such a line from any other.
 
-A line is ours when it has exactly a shape hook_command writes: the
-`engine-hook` script, `engine hook`, or `<python> -I -m engine.cli hook`
-(`<python> -m engine.cli hook` as written before -I), by absolute path, then any of `--agent NAME`, `--event NAME`, `--profile REF`
-(each at most once), quoted as shlex.quote quotes.  A command that merely
-contains those words is the user's."""
+A line is ours when it has exactly a shape hook_command writes: `<python>
+-I` on the `engine-hook` script or on `engine hook`, or `<python> -I -m
+engine.cli hook`, or as written before -I (the `engine-hook` script, `engine
+hook`, `<python> -m engine.cli hook`), by absolute paths, then any of
+`--agent NAME`, `--event NAME`, `--profile REF` (each at most once), quoted
+as shlex.quote quotes.  A command that merely contains those words is the
+user's."""
 
 import os
 import shlex
@@ -13,22 +15,23 @@ import sys
 from pathlib import Path
 
 from engine.base.refs import is_path
-from engine.ccm.selfcmd import ISOLATED_MODULE
+from engine.ccm.selfcmd import ISOLATED, ISOLATED_MODULE, isolated
 
 # The options a hook command may carry, in the order they are written.
 OPTIONS = ("--agent", "--event", "--profile")
 
 
 def hook_command(profile_ref=None, cwd=None, agent=None, event=None):
-    """A command that works without any virtual environment being active: the
-    `engine-hook` script installed beside this interpreter (its first line
-    names the interpreter; it spares every event the ~10 ms of the generated
-    `engine` wrapper), else `engine hook`, else the interpreter itself with
-    -I -m, which costs about 10 ms more again (runpy).  -I because the agent
-    runs its hooks in the project's folder: `python -m` alone puts that
-    folder first on the import path, and a project holding an `engine/`
-    package would run its own code as the engine.  It names the agent and,
-    for an agent whose payload does not, the event."""
+    """A command that works without any virtual environment being active:
+    this interpreter, isolated (-I), on the `engine-hook` script installed
+    beside it (it spares every event the ~10 ms of the generated `engine`
+    wrapper), else on `engine hook`, else with -m, which costs about 10 ms
+    more again (runpy).  -I because the agent runs its hooks in the
+    project's folder, with the project's variables (selfcmd.py): `python -m`
+    alone puts that folder first on the import path, and a script started
+    by its `#!` line runs the `sitecustomize.py` a project's PYTHONPATH
+    names before its first line.  It names the agent and, for an agent whose
+    payload does not, the event."""
     parts = _base()
     if agent:
         parts += ["--agent", agent]
@@ -47,7 +50,7 @@ def _base():
     for name, args in (("engine-hook", []), ("engine", ["hook"])):
         script = os.path.join(bindir, name)
         if os.path.isfile(script) and os.access(script, os.X_OK) and _runs_this_python(script):
-            return [script, *args]
+            return [*isolated(script), *args]
     return [sys.executable, *ISOLATED_MODULE, "engine.cli", "hook"]
 
 
@@ -85,11 +88,24 @@ def parse(cmd):
 
 def _after_base(argv):
     """The options after the command's base, or None when the base is not ours."""
+    n = len(ISOLATED)
+    if argv[1:n + 1] == list(ISOLATED) and len(argv) > n + 1 and os.path.isabs(argv[n + 1]):
+        return _after_script(argv[n + 1:])  # <python> -I <script>: as written now
+    return _after_script(argv) if os.path.basename(argv[0]) in ("engine-hook", "engine") else _after_module(argv)
+
+
+def _after_script(argv):
+    """The options after `<abs>/engine-hook` or `<abs>/engine hook`, or None."""
     name = os.path.basename(argv[0])
     if name == "engine-hook":
         return argv[1:]
     if name == "engine" and argv[1:2] == ["hook"]:
         return argv[2:]
+    return None
+
+
+def _after_module(argv):
+    """The options after `<python> [-I] -m engine.cli hook`, or None."""
     for flags in (list(ISOLATED_MODULE), ["-m"]):  # as written now, and before -I
         n = len(flags)
         if argv[1:n + 3] == [*flags, "engine.cli", "hook"]:
