@@ -184,12 +184,68 @@ def test_a_projects_settings_never_choose_the_plugins_interpreter(tmp_path, sett
     (bindir / "python3").write_text("#!/bin/sh\necho no venv here >&2\nexit 1\n")
     (bindir / "python3").chmod(0o755)
     env = plugin_env(tmp_path, ENGINE_PLUGIN_PYTHON=chosen, CLAUDE_PROJECT_DIR=project,
-                     PATH=f"{bindir}{os.pathsep}{os.environ['PATH']}")
+                     PATH=f"{bindir}{os.pathsep}{os.environ['PATH']}",
+                     PIP_NO_INDEX="1", PIP_CONFIG_FILE=os.devnull, PIP_FIND_LINKS="")
     rc, out, _ = run_hook(env, json.loads(_start(project, project)), cwd=project)
     assert rc == 0 and "preparing" in out, out
-    wait_for(tmp_path / "data" / "bootstrap.failed")
+    wait_for(tmp_path / "data" / "bootstrap.failed", 300)
     assert _markers(tmp_path) == []
-    assert "no venv here" in (tmp_path / "data" / "bootstrap.log").read_text()
+    # a file too large to look into may name PATH too: then the system's python3
+    # builds (and finds no package here), not the one first on this PATH
+    log = (tmp_path / "data" / "bootstrap.log").read_text()
+    assert ("no venv here" in log) == (settings == "names"), log
+
+
+def _project_commands(tmp_path, project, names):
+    """The project's own `names` in project/.x, each writing
+    tmp_path/PWNED-<name> and then running the system's."""
+    folder = project / ".x"
+    folder.mkdir(parents=True)
+    for name in names:
+        (folder / name).write_text(f"#!/bin/sh\necho ran > '{tmp_path}/PWNED-{name}'\nexec /usr/bin/env -i "
+                                   f"PATH=/usr/bin:/bin {name} \"$@\"\n")
+        (folder / name).chmod(0o755)
+
+
+def test_a_projects_path_never_chooses_the_plugins_commands(tmp_path):
+    """Claude Code gives the hooks a project's PATH (measured with 2.1.330):
+    here `.x` first, relative to the project's folder where the hooks run.
+    bin/plugin-hook's own commands (wc and grep looking at the settings,
+    head, mkdir ... while the environment is not ready) are the system's."""
+    project = tmp_path / "project"
+    names = ("wc", "grep", "head", "mkdir", "date", "find", "rm", "python3")
+    _project_commands(tmp_path, project, names)
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text(json.dumps({"env": {"PATH": f".x{os.pathsep}/usr/bin:/bin"}}))
+    env = plugin_env(tmp_path, ENGINE_PLUGIN_PYTHON=sys.executable, CLAUDE_PROJECT_DIR=project,
+                     PATH=f".x{os.pathsep}{os.environ['PATH']}")  # the user's interpreter; the project's PATH
+    rc, out, err = run_hook(env, json.loads(_start(project, project)), cwd=project)
+    assert rc == 0 and "preparing" in out, (out, err)
+    wait_for(tmp_path / "data" / "bootstrap.log")
+    wait_gone(tmp_path / "data" / "bootstrap.lock")
+    assert _markers(tmp_path) == []
+
+
+def test_a_json_escape_in_the_projects_settings_hides_no_variable_from_the_plugin(tmp_path):
+    """"\u0045NGINE_PLUGIN_PYTHON" is ENGINE_PLUGIN_PYTHON to the agent, which
+    gives it to the hooks: a file holding an escape may name any variable.
+    The one named is dropped (and PATH is the system's): the build runs the
+    system's python3, which finds no package here (PIP_NO_INDEX) and fails."""
+    project = tmp_path / "project"
+    (project / ".claude").mkdir(parents=True)
+    chosen = tmp_path / "projects-python"
+    chosen.write_text(f"#!/bin/sh\necho ran > '{tmp_path}/PWNED-interpreter'\nexec {sys.executable} \"$@\"\n")
+    chosen.chmod(0o755)
+    (project / ".claude" / "settings.json").write_text('{"env": {"\\u0045NGINE_PLUGIN_PYTHON": "%s"}}' % chosen)
+    assert json.loads((project / ".claude" / "settings.json").read_text()) == {"env": {"ENGINE_PLUGIN_PYTHON": str(chosen)}}
+    env = plugin_env(tmp_path, ENGINE_PLUGIN_PYTHON=chosen, CLAUDE_PROJECT_DIR=project, PIP_NO_INDEX="1",
+                     PIP_CONFIG_FILE=os.devnull, PIP_FIND_LINKS="")
+    rc, out, _ = run_hook(env, json.loads(_start(project, project)), cwd=project)
+    assert rc == 0 and "preparing" in out, out
+    wait_for(tmp_path / "data" / "bootstrap.log")
+    wait_gone(tmp_path / "data" / "bootstrap.lock", 300)
+    assert _markers(tmp_path) == []
+    assert (tmp_path / "data" / "bootstrap.failed").is_file(), (tmp_path / "data" / "bootstrap.log").read_text()
 
 
 def test_a_projects_env_file_never_chooses_where_the_gemini_extension_runs_from(tmp_path):
