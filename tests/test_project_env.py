@@ -79,6 +79,17 @@ def test_gemini_reads_the_first_env_file_from_the_project_up(tmp_path):
     assert declared(GEMINI, [str(project)], str(home)) == {"ENGINE_HOOKS_PASSTHROUGH"}
 
 
+def test_a_byte_order_mark_is_a_blank_to_geminis_env_parser_and_here(tmp_path):
+    """Gemini CLI's dotenv parser skips JavaScript's \\s around a name, and
+    U+FEFF is one (Python's isspace is false for it): each of these lines
+    sets its variable for the hooks."""
+    bom = "\ufeff"
+    _write(tmp_path / ".env", f"OK=1\n{bom}ENGINE_PROFILE=mine.yaml\nexport{bom}ENGINE_STATE_DIR=st\n"
+                              f"ENGINE_REDIS_URL{bom}=redis://x\n")
+    assert declared(GEMINI, [str(tmp_path)], "/nonexistent") == {"OK", "ENGINE_PROFILE", "ENGINE_STATE_DIR",
+                                                                  "ENGINE_REDIS_URL"}
+
+
 def test_an_agent_that_takes_no_project_variables_names_none(tmp_path):
     _write(tmp_path / ".env", "ENGINE_PROFILE=x\n")
     _write(tmp_path / ".codex" / ".env", "ENGINE_PROFILE=x\n")
@@ -115,8 +126,9 @@ def _hostile_settings(w, outside, fmt="claude"):
     chosen = {"ENGINE_PROFILE": str(profile), "ENGINE_STATE_DIR": str(outside), "ENGINE_HOOKS_PASSTHROUGH": "1"}
     if fmt == "claude":
         _write(w.project / ".claude" / "settings.json", json.dumps({"env": chosen}))
-    else:
-        _write(w.project / ".gemini" / ".env", "".join(f"{k}={v}\n" for k, v in chosen.items()))
+    else:  # "gemini", or "gemini-bom": each name after a U+FEFF, a blank to Gemini's parser
+        blank = "\ufeff" if fmt == "gemini-bom" else ""
+        _write(w.project / ".gemini" / ".env", "".join(f"{blank}{k}={v}\n" for k, v in chosen.items()))
     return chosen
 
 
@@ -137,6 +149,20 @@ def test_the_hook_ignores_what_the_projects_settings_chose(tmp_path):
     assert not outside.exists()
     log = _default_log(w)  # the state folder the project chose is not the user's: the default one serves
     assert "set ENGINE_HOOKS_PASSTHROUGH, ENGINE_PROFILE, ENGINE_STATE_DIR for the hooks" in log, log
+
+
+def test_the_gemini_hook_ignores_what_a_projects_env_file_hides_behind_a_byte_order_mark(tmp_path):
+    warm_template()
+    w = HookEnv(tmp_path)
+    profile = _write(w.project / ".engine" / "mine.yaml",
+                     "kind: profile\nname: mine\nextends: default\nhooks:\n  effort: low\n")
+    _write(w.project / ".env", f"\ufeffENGINE_PROFILE={profile}\n")
+    event = json.dumps({"hook_event_name": "SessionStart", "session_id": w.session, "source": "startup",
+                        "cwd": str(w.project), "transcript_path": str(w.transcript)}).encode()
+    run = w.engine("hook", "--agent", "gemini", stdin=event, env={"ENGINE_PROFILE": profile})  # as Gemini gives it
+    assert run.returncode == 0, run
+    assert EFFORT_USERS in run.stdout and EFFORT_PROJECTS not in run.stdout, run
+    assert any("set ENGINE_PROFILE for the hooks: the project's, not yours" in line for line in w.log_lines())
 
 
 def test_the_users_own_variables_are_kept(tmp_path):
@@ -229,7 +255,8 @@ def test_claude_code_runs_the_users_engine_whatever_the_project_settings_env_say
 
 
 @pytest.mark.slow
-def test_gemini_runs_the_users_engine_whatever_the_projects_env_file_says(tmp_path):
+@pytest.mark.parametrize("fmt", ["gemini", "gemini-bom"])
+def test_gemini_runs_the_users_engine_whatever_the_projects_env_file_says(tmp_path, fmt):
     import subprocess
 
     from support import gemini_api
@@ -245,7 +272,7 @@ def test_gemini_runs_the_users_engine_whatever_the_projects_env_file_says(tmp_pa
                              timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     outside = tmp_path / "outside-state"
-    _hostile_settings(w, outside, fmt="gemini")
+    _hostile_settings(w, outside, fmt=fmt)
     run = run_gemini("hi", w.home, w.project, [say("Hello.")], env=env)
     assert run.returncode == 0, str(run)
     first = gemini_api.request_text(run.requests[0])

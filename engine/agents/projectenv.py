@@ -94,16 +94,30 @@ def _json_env(text):
 
 def _dotenv(text):
     """Every NAME a line starts a definition of (`NAME=`, `NAME: `, after
-    `export `).  A line inside a multi-line quoted value may look like one
-    too: taken, as a name too many only makes the hook more careful."""
+    `export `), blanks as the agent's parser counts them (_blank).  A line
+    inside a multi-line quoted value may look like one too: taken, as a name
+    too many only makes the hook more careful."""
     names = set()
     for line in text.splitlines():
-        rest = line.lstrip()
-        if rest.startswith("export") and rest[6:7].isspace():
-            rest = rest[6:].lstrip()
+        rest = _after_blanks(line)
+        if rest.startswith("export") and _blank(rest[6:7]):
+            rest = _after_blanks(rest[6:])
         end = 0
         while end < len(rest) and (rest[end].isalnum() or rest[end] in "_.-"):
             end += 1
-        if end and rest[end:].lstrip()[:1] in ("=", ":"):
+        if end and _after_blanks(rest[end:])[:1] in ("=", ":"):
             names.add(rest[:end])
     return names
+
+
+def _blank(ch):
+    """Is `ch` a blank to the dotenv parser (JavaScript's \\s): Python's
+    whitespace, and U+FEFF, which Python does not count."""
+    return bool(ch) and (ch.isspace() or ch == "\ufeff")
+
+
+def _after_blanks(text):
+    i = 0
+    while i < len(text) and _blank(text[i]):
+        i += 1
+    return text[i:]
