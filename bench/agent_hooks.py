@@ -58,12 +58,13 @@ def payloads(project, transcript):
 
 
 def hook_argv():
-    """The hook command as `engine install` writes it: the `engine-hook`
-    script beside this interpreter, else `python -m engine.cli hook`."""
-    script = Path(sys.executable).with_name("engine-hook")
-    if script.is_file() and os.access(script, os.X_OK):
-        return [str(script)]
-    return [sys.executable, "-m", "engine.cli", "hook"]
+    """The hook command as `engine install` writes it (this interpreter,
+    isolated, on the `engine-hook` script beside it)."""
+    import shlex
+
+    from engine.hooks.hookcmd import hook_command
+
+    return shlex.split(hook_command())
 
 
 def timed(argv, data, env, cwd):
