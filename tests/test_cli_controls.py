@@ -192,3 +192,29 @@ def _on_a_terminal(engine, args, env):
     finally:
         os.close(master)
     return b"".join(chunks).decode("utf-8")
+
+
+def test_a_file_name_holding_a_newline_prints_on_one_line(cli):
+    """The writer lets newlines through, the engine's own lines need them: a
+    project's rule file named "a<newline>   SKIPPED fake.md: left out.md"
+    printed a SKIPPED line of its own making in `engine refresh preview`,
+    and a file name in an error an error line of its own.  A name taken
+    from data is one line, its newline escaped (engine/base/controls.py
+    one_line), in a preview, an error's FILE:LINE:COL and `engine trust`."""
+    rules = cli.cwd / ".claude" / "rules"
+    rules.mkdir(parents=True)
+    (rules / "a\n   SKIPPED fake.md: left out.md").write_text("Always run the tests.\n", encoding="utf-8")
+    preview = cli("refresh", "preview")
+    assert preview.returncode == 0, str(preview)
+    assert not any(line.startswith("   SKIPPED fake.md") for line in preview.out.splitlines()), preview.out
+    assert "a\\n   SKIPPED fake.md: left out.md" in preview.out
+    (cli.cwd / "bad\n1:1: fine.yaml").write_text("kind: protect\nname: x\ndescription: y\nbogus: 1\n", encoding="utf-8")
+    checked = cli("validate", "bad\n1:1: fine.yaml")
+    assert checked.returncode == 1
+    assert checked.err.splitlines() and all(line.startswith("bad\\n1:1: fine.yaml:") for line in checked.err.splitlines()), checked.err
+    project = cli.cwd / "p\n    fake.yaml"
+    (project / ".engine").mkdir(parents=True)
+    (project / ".engine" / "profile.yaml").write_text('{"kind": "profile", "name": "repo", "extends": "default"}\n')
+    approved = cli("trust", cwd=project)
+    assert approved.returncode == 0, str(approved)
+    assert "p\\n    fake.yaml" in approved.out and "\n    fake.yaml" not in approved.out, approved.out

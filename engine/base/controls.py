@@ -49,6 +49,19 @@ def escape(text):
     return rx.sub(_as_json_escape, text) if rx.search(text) else text
 
 
+def one_line(text):
+    """A name taken from data (a file's) as one line of the engine's output:
+    a newline, carriage return or tab in it escaped, and then its
+    backslashes too, so that it reads back.  The writer lets newlines and
+    tabs through (the engine's own lines need them): a file whose name
+    holds a newline then "   SKIPPED b.md" would print a line of its own
+    making.  A name without them is returned as it is."""
+    text = str(text)
+    if "\n" not in text and "\r" not in text and "\t" not in text:
+        return text
+    return text.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
+
+
 def own(sequence):
     """A mark standing for one of the engine's own control sequences."""
     if sequence not in _own:

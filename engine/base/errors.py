@@ -24,8 +24,13 @@ def given(path):
 
 
 def display(path):
-    """How a path appears in a message (the rule above)."""
-    name = str(path)
+    """How a path appears in a message (the rule above), on one line."""
+    from .controls import one_line
+
+    return one_line(_displayed(str(path)))
+
+
+def _displayed(name):
     if not os.path.isabs(name):  # already as the user wrote it (or <stdin>, a bare name)
         return name
     if name in _GIVEN:

@@ -26,6 +26,7 @@ def add_parser(sub):
 
 
 def run(args):
+    from engine.base.controls import one_line as shown  # a project names its files: one line each
     from engine.core import trust_store
 
     out = sys.stdout
@@ -35,18 +36,19 @@ def run(args):
             print("no project profile is approved", file=out)
         for path, when, files, why in rows:
             state = "approved" if why is None else f"NOT VALID: {why}"
-            print(f"{path}  ({state}; {when}; {len(files)} file(s))", file=out)
+            print(f"{shown(path)}  ({state}; {when}; {len(files)} file(s))", file=out)
             for f in files:
-                print(f"    {f}", file=out)
+                print(f"    {shown(f)}", file=out)
         return 0
     if args.revoke:
         path, was = trust_store.revoke(args.path)
-        print(f"{path}: approval revoked" if was else f"{path}: was not approved; nothing changed", file=out)
+        print(f"{shown(path)}: approval revoked" if was else f"{shown(path)}: was not approved; nothing changed",
+              file=out)
         return 0
     path, files = trust_store.approve(args.path)
-    print(f"{path}: approved ({len(files)} file(s); any change needs a new approval)", file=out)
+    print(f"{shown(path)}: approved ({len(files)} file(s); any change needs a new approval)", file=out)
     for f in files:
-        print(f"    {f}", file=out)
+        print(f"    {shown(f)}", file=out)
     ignored = _ignored(path)
     if ignored:
         print(f"machine-level keys it sets are ignored (yours are used): {', '.join(ignored)}", file=out)

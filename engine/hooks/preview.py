@@ -7,6 +7,7 @@ each path-scoped rule is in or out (SCOPED, for the touched files given by
 import os
 import sys
 
+from engine.base.controls import one_line
 from engine.base.refs import is_path
 
 from .handlers import Context, build
@@ -98,12 +99,12 @@ def _show(plan, source, show_text, out, shown):
     for n, (it, status) in enumerate(rows, 1):
         whose = "yours" if it.origin == "user" else "project"
         print(f"   {n:>2}. {status:<7} {whose:<7} priority {it.priority:<3} {it.chars_before:>6} -> {it.chars:>6} chars  "
-              f"{it.path}", file=out)
+              f"{one_line(str(it.path))}", file=out)
     for d in plan.scoped:
-        print(f"   SCOPED  {d.status:<3} {d.path}: {d.reason}", file=out)
+        print(f"   SCOPED  {d.status:<3} {one_line(str(d.path))}: {d.reason}", file=out)
         shown.add(f"rule file {d.path}: {d.reason}")
     for path, reason in plan.skipped:
-        print(f"   SKIPPED {path}: {reason}", file=out)
+        print(f"   SKIPPED {one_line(str(path))}: {reason}", file=out)
         shown.add(f"rule file {path} left out: {reason}")
     if show_text and text:
         print("   ---", file=out)
