@@ -285,7 +285,10 @@ def test_the_report_command_of_a_purged_transcript_gives_the_originals_figures(c
     shutil.copy(transcript("24-erk-interactive-12prompts-api500-393e5f27.jsonl"), path)
     os.utime(path, (1, 1))
     before = json.loads(cli("session", "report", path, "--json").out)
-    assert cli("purge", path, "--force").returncode == 0
+    purged = cli("purge", path, "--force")
+    assert purged.returncode == 0
+    # its thinking blocks went without a stub: the backup is their only copy, and the user is told so
+    assert "  thinking: 16 x" in purged.out and "(the only copy of what went without a stub" in purged.out, purged.out
     run = cli("session", "report", path, "--json")
     after = json.loads(run.out)
     assert after["purged_results"] > 0 and after["tools"] == before["tools"], run

@@ -72,5 +72,7 @@ def run(args):
     for kind, n in sorted(report.repairs.items()):
         print(f"  repair {kind}: {n}")
     if backup:
-        print(f"  backup: {backup}")
+        # what went without a stub (thinking, dropped lines) lives only there
+        print(f"  backup: {backup} (the only copy of what went without a stub; the newest "
+              f"{settings['purge']['backups_kept']} backups are kept)")
     return 0
