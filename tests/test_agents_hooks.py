@@ -86,6 +86,29 @@ def test_a_large_shell_output_is_kept_out_by_the_agents_own_mechanism_and_reads_
         assert refused.returncode == 1 and "make build" not in refused.stdout + refused.stderr, str(refused)
 
 
+def _failing(agent, payload):
+    """The payload of the same call exiting with status 3, as the agent reports it in the text."""
+    text = json.dumps(payload)
+    if agent == "copilot":
+        return json.loads(text.replace("completed with exit code 0>", "completed with exit code 3>"))
+    payload["tool_response"]["llmContent"] = (f"<untrusted_context>\nOutput: {BIG}\nExit Code: 3\n"
+                                              "Process Group PGID: 29910\n</untrusted_context>")
+    return payload
+
+
+@pytest.mark.parametrize("agent", ["gemini", "copilot"])
+def test_the_stub_of_a_failing_command_says_the_exit_status_the_model_would_have_read(hk, agent):
+    """Copilot and Gemini write a command's exit status at the end of the
+    output's text: the stub the model reads instead says that status, not 0."""
+    payload, event_arg, _shown = _payload(agent, hk.project, hk.transcript)
+    answer = _run_hook(hk, agent, _failing(agent, payload), event_arg)
+    stub = _stub_of(agent, answer)
+    if agent == "gemini":
+        argv = shlex.split(answer["hookSpecificOutput"]["tailToolCallRequest"]["args"]["command"])
+        stub = hk.engine(*argv[argv.index("cache"):]).stdout
+    assert "\nexit: 3\n" in stub, stub
+
+
 @pytest.mark.parametrize("agent", ["codex", "gemini", "copilot"])
 def test_a_small_shell_output_is_left_as_it_is(hk, agent):
     payload, event_arg, _shown = _payload(agent, hk.project, hk.transcript)

@@ -36,6 +36,8 @@ def _value(event, name):
         return list(found) if found is not None else None
     if name == "file_paths":
         return event.file_paths()
+    if name == "exit_code":
+        return event.exit_code()
     return getattr(event, name)
 
 

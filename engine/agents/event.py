@@ -178,6 +178,27 @@ class Event:
         return None
 
 
+    def exit_code(self):
+        """The exit status a shell call's output text reports, per the
+        agent's `failure.exit_pattern` (its last match in the text's tail),
+        or None where the agent's text reports none."""
+        pattern = self.agent.data["failure"].get("exit_pattern")
+        streams = self.output_streams() if pattern and self.tool_kind == "shell" else None
+        if not streams:
+            return None
+        import re
+
+        found = None
+        for found in re.finditer(pattern, streams[0][-EXIT_TAIL_CHARS:]):
+            pass
+        code = found.group(1) if found else None
+        return int(code) if code and code.isascii() and code.isdigit() else None
+
+
+# The exit status is written after the output: its last characters hold it.
+EXIT_TAIL_CHARS = 4096
+
+
 def payload_for(agent, kind, fields, environ=None):
     """(the agent's event name, a payload as the agent would send it) for a
     neutral event `kind` with neutral `fields` (session, cwd, prompt, tool,

@@ -51,7 +51,7 @@ def failure(event, memory):
     streams = event.output_streams() if event.tool_kind == "shell" else None
     if streams is None:
         return None
-    if spec.get("exit_pattern") and _exit_status(spec["exit_pattern"], streams[0]):
+    if event.exit_code():
         return streams[0]
     tools = memory["pattern_tools"]  # tool kinds (shell), or an agent's tool names
     if memory.get("error_patterns") and (event.tool_kind in tools or event.tool in tools):
@@ -60,15 +60,6 @@ def failure(event, memory):
         if text and _matches_a_line(text, memory["error_patterns"]):
             return text
     return None
-
-
-def _exit_status(pattern, text):
-    """The non-zero exit status the agent's text reports (its exit_pattern), or None."""
-    import re
-
-    found = re.search(pattern, text[-4096:])
-    code = found.group(1) if found else None
-    return int(code) if code and code.isdigit() and int(code) != 0 else None
 
 
 def _matches_a_line(text, patterns):

@@ -53,10 +53,15 @@ def _left_alone(event):
 
 
 def _status(event):
-    """The exit status the output came with: its interpretation where the agent gives one, else 0."""
+    """The exit status the output came with: its interpretation where the
+    agent gives one, else the status its text reports (Copilot's and
+    Gemini's end with it), else 0."""
     raw, field = event.tool_output, (event.agent.tools("shell").get("output") or {}).get("status")
     value = raw.get(field) if isinstance(raw, dict) and field else None
-    return value if isinstance(value, str) and value else "0"
+    if isinstance(value, str) and value:
+        return value
+    code = event.exit_code()
+    return str(code) if code is not None else "0"
 
 
 def replacement(event, settings, log=None):
