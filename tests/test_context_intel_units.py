@@ -215,3 +215,23 @@ def test_compaction_keeps_the_latest_sessions_of_an_entry(tmp_path):
     store.compact(path, 10, sessions_kept=2)
     (entry,) = store.entries(path)
     assert entry["sessions"] == ["s4", "s5"] and entry["count"] == 6
+
+
+@pytest.mark.parametrize("reader,sample", [("codex", "codex/session-0.169.0.jsonl"),
+                                           ("gemini", "gemini/session-0.61.0.jsonl"),
+                                           ("copilot", "copilot/session-1.0.102.jsonl")])
+def test_an_agents_lines_around_a_shell_output_are_not_the_error(reader, sample):
+    """The failed `ls` of each agent's measured transcript is remembered by
+    what ls printed, not by the agent's wrapper (Gemini's
+    <untrusted_context>, which named every error alike) or header (Codex's
+    `Chunk ID: a59b30`, which named each call's error apart)."""
+    from engine.agents.transcripts import forwards
+    from engine.core.transcript import Problems
+
+    mem = memory_settings()["memory"]
+    with open(REPO / "tests" / "data" / "transcripts" / sample, "rb") as fh:
+        failed = [r.text for r in forwards(reader, fh, {"max_line_bytes": 1 << 22, "chunk_bytes": 1 << 16}, Problems())
+                  if r.kind == "tool_result" and r.is_error]
+    assert failed, "the sample holds a failed call"
+    want = "ls: cannot access '/no-such-folder-for-the-sample': No such file or directory"
+    assert [record.error_line(text, mem) for text in failed] == [(want, True)] * len(failed)
