@@ -177,7 +177,6 @@ class Event:
             return raw, ""
         return None
 
-
     def exit_code(self):
         """The exit status a shell call's output text reports, per the
         agent's `failure.exit_pattern` (its last match in the text's tail),
