@@ -100,8 +100,12 @@ def _engine(home, project, env, *args):
 # output is the engine's to keep.
 RUNS = {"codex": run_codex, "gemini": run_gemini, "copilot": run_copilot}
 LARGE = {"codex": ([shell(SEQ), shell(SEQ)], 60000),
-         "gemini": ([shell(SEQ)], 60000),
-         "copilot": ([shell("seq 1 2000")], 2000)}
+         "gemini": ([shell(SEQ + "; exit 3")], 60000),
+         "copilot": ([shell("seq 1 2000; exit 3")], 2000)}
+# The exit status the large output's stub tells the model: Gemini's and
+# Copilot's command failed (their output's text says so); Codex's ran once
+# through the engine's wrapper, which saw it end well.
+EXIT = {"codex": "0", "gemini": "3", "copilot": "3"}
 # The context monitor's warning, to the model too (to_model): each stand-in
 # reports a prompt past 70% of the window the agent works with, and a later
 # request holds the warning, read from that agent's own usage records.
@@ -176,6 +180,7 @@ def _reads_the_stub(agent, last, home, project, env, lines):
     else:
         seen = responses_api.tool_outputs(last)[-1]
     assert "[CCM_CACHED]" in seen and len(seen) < 2000, seen[:3000]
+    assert f"\nexit: {EXIT[agent]}\n" in seen, seen
     assert f"\n{lines // 2}\n" not in seen, "the model reads the stub, not the output"
     key = KEY.search(seen).group(1)
     rc, out, err = _engine(home, project, env, "cache", "show", key)

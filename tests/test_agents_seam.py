@@ -38,6 +38,8 @@ def _value(event, name):
         return event.file_paths()
     if name == "exit_code":
         return event.exit_code()
+    if name == "exit_status":
+        return event.exit_status()
     return getattr(event, name)
 
 

@@ -193,6 +193,21 @@ class Event:
         code = found.group(1) if found else None
         return int(code) if code and code.isascii() and code.isdigit() else None
 
+    def exit_status(self):
+        """What a stub says of a shell call's exit status: the output's own
+        field for it (`tools.shell.output.status`, an interpretation, or
+        `exit_code`), else the status its text reports (exit_code), else
+        what an output that states none means for this agent
+        (`failure.exit_unsaid`: "0" where a failed call shows otherwise,
+        else words saying it is not known)."""
+        raw, shape = self.tool_output, self.agent.tools("shell").get("output") or {}
+        for field in (shape.get("status"), shape.get("exit_code")):
+            value = _at(raw, field) if isinstance(raw, dict) and field else None
+            if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value):
+                return str(value)
+        code = self.exit_code()
+        return str(code) if code is not None else self.agent.data["failure"]["exit_unsaid"]
+
 
 # The exit status is written after the output: its last characters hold it.
 EXIT_TAIL_CHARS = 4096

@@ -36,13 +36,6 @@ def stub_text(value):
     return text if isinstance(text, str) else ""
 
 
-def _status(agent, output):
-    """The exit code an output came with, where the agent's YAML names its field (`exit_code`), else 0."""
-    field = (agent.tools("shell").get("output") or {}).get("exit_code")
-    value = output.get(field) if isinstance(output, dict) and field else None
-    return str(value) if value not in (None, "") else "0"
-
-
 def wrapper_stubs(agent, event, payload):
     """[(original text, stub)] per stream over the threshold (each stream
     judged on its own, as engine/ccm/runner.py does), stored in the world's
@@ -54,7 +47,7 @@ def wrapper_stubs(agent, event, payload):
     settings = config.load()
     ev = _event(agent, payload)
     command = ev.command or ""
-    status = _status(agent, ev.tool_output)
+    status = ev.exit_status()
     store, out = None, []
     for text in ev.output_streams() or ():
         data = text.encode("utf-8", "surrogatepass")

@@ -52,18 +52,6 @@ def _left_alone(event):
     return isinstance(raw, dict) and any(raw.get(k) for k in shape.get("leave_alone", ()))
 
 
-def _status(event):
-    """The exit status the output came with: its interpretation where the
-    agent gives one, else the status its text reports (Copilot's and
-    Gemini's end with it), else 0."""
-    raw, field = event.tool_output, (event.agent.tools("shell").get("output") or {}).get("status")
-    value = raw.get(field) if isinstance(raw, dict) and field else None
-    if isinstance(value, str) and value:
-        return value
-    code = event.exit_code()
-    return str(code) if code is not None else "0"
-
-
 def replacement(event, settings, log=None):
     """The neutral tool output ({text, command}) for this post_tool event, or None."""
     from engine.ccm.intercept import WRAPPER_MARK
@@ -93,7 +81,7 @@ def _stored(event, settings, data, command, log):
 
         pins = SessionPins(store, session)
         pin = pins.take()
-    status = _status(event)
+    status = event.exit_status()
     key = store.put(data, {"tool": event.tool, "command": command, "cwd": event.cwd, "exit": status,
                            "tool_use_id": event.tool_use_id or None, "agent": event.agent.name},
                     session=session, pin=pin)
