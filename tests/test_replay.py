@@ -85,6 +85,45 @@ def test_pricing_model_by_hand(tmp_path):
     assert family(dict(load(), default="sonnet"), "some-new-model")["name"] == "sonnet"  # a default names one
 
 
+def _one_hour(lines):
+    """The lines with every usage's cache writes made 1-hour ones, as Claude
+    Code 2.1 records them in interactive sessions (shared sessions 22, 24, 25)."""
+    for line in lines:
+        usage = line.get("message", {}).get("usage")
+        if usage is not None:
+            usage.update(cache_creation_input_tokens=100, cache_creation={
+                "ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 100})
+    return lines
+
+
+def test_one_hour_cache_writes_are_priced_at_the_one_hour_rate(tmp_path):
+    """Anthropic bills a 1-hour cache write at 2x input, a 5-minute one at
+    1.25x: a session whose usage shows 1-hour writes has its additions
+    written at the 1-hour rate (opus 4.6: $10, not $6.25, per MTok)."""
+    from engine.replay.pricing import session_rates
+    from engine.replay.run import replay
+    from testdata import transcript
+
+    path = tmp_path / "one-hour.jsonl"
+    path.write_bytes(b"".join(json.dumps(l).encode() + b"\n" for l in _one_hour(_lines())))
+    t = Timeline(path)
+    assert t.cache_ttl() == "1h" and Timeline(tiny(tmp_path)).cache_ttl() is None
+    rates, note = session_rates(family(load(), t.model), t)
+    assert (rates["cache_write"], rates["cache_read"], rates["cache_ttl"], note) == (10.0, 0.5, "1h", None)
+    assert price(1000, 1, 1, rates, 1_000_000) == pytest.approx(0.0105)
+    s = replay([str(path)], profile="default")["sessions"][0]
+    assert s["rates"]["cache_write"] == 10.0 and s["rates"]["cache_ttl"] == "1h"
+    injected = s["injected"]
+    assert injected["cache_writes"] > 0
+    assert injected["cost"] == pytest.approx((injected["cache_writes"] * 10.0 + injected["cache_read_tokens"] * 0.5) / 1e6)
+    # a family that names no 1-hour rate: its cache_write, said
+    rates, note = session_rates({k: v for k, v in family(load(), t.model).items() if k != "cache_write_1h"}, t)
+    assert rates["cache_write"] == 6.25 and "no cache_write_1h" in note
+    # the real sessions: 24 (2.1.56, interactive) wrote 1-hour entries, 23 (2.1.56) 5-minute ones
+    assert Timeline(transcript("24-erk-interactive-12prompts-api500-393e5f27.jsonl")).cache_ttl() == "1h"
+    assert Timeline(transcript("23-erk-local-v2156-compact-ae4a1257.jsonl")).cache_ttl() is None
+
+
 def test_pricing_document_errors_say_where(tmp_path):
     bad = tmp_path / "p.yaml"
     text = (REPO / "pipelines/reports/pricing.yaml").read_text()

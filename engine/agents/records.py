@@ -71,13 +71,17 @@ class Prompt(Record):
 
 
 class Usage(Record):
-    __slots__ = ("context", "input", "output", "cache_read", "cache_write", "model", "response", "window", "synthetic")
+    """One response's usage; `cache_write_1h`: the part of `cache_write`
+    written with the 1-hour lifetime, which is billed higher (Anthropic)."""
+    __slots__ = ("context", "input", "output", "cache_read", "cache_write", "cache_write_1h", "model", "response",
+                 "window", "synthetic")
     kind = "usage"
 
     def __init__(self, input=0, output=0, cache_read=0, cache_write=0, model=None, response=None, window=None,
-                 context=None, synthetic=False):
+                 context=None, synthetic=False, cache_write_1h=0):
         super().__init__()
         self.input, self.output, self.cache_read, self.cache_write = input, output, cache_read, cache_write
+        self.cache_write_1h = min(cache_write_1h, cache_write)
         self.context = context if context is not None else input + cache_read + cache_write
         self.model, self.response, self.window, self.synthetic = model, response, window, synthetic
 

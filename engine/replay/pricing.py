@@ -12,7 +12,10 @@ The rates (a `kind: pricing` document, pipelines/reports/pricing.yaml by
 default) are per token kind and model family; the family is the one whose
 pattern the transcript's main model matches first, else the document's
 `default` when it names one; a model no family prices has no rates (the
-replay says so and gives no cost: never a silent 0).
+replay says so and gives no cost: never a silent 0).  A cache write costs
+what the session's own writes cost: a family's `cache_write_1h` where the
+transcript's usage shows its cache writes were mostly 1-hour ones
+(Claude Code records the split), else its `cache_write`.
 """
 
 import re
@@ -85,6 +88,18 @@ def family(pricing, model, none_ok=False):
     return next((f for f in pricing["families"] if f["name"] == pricing.get("default")), None)
 
 
+def session_rates(fam, timeline):
+    """(rates, note) of a session priced with family `fam`: its cache writes
+    at the 1-hour rate where the session wrote 1-hour entries (`cache_ttl`
+    says which), with a note when the family gives no such rate."""
+    if fam is None or timeline.cache_ttl() != "1h":
+        return fam, None
+    if "cache_write_1h" not in fam:
+        return dict(fam, cache_ttl="1h"), (f"the session's cache writes are 1-hour ones and family {fam['name']} "
+                                           "gives no cache_write_1h: they are priced at its cache_write")
+    return dict(fam, cache_write=fam["cache_write_1h"], cache_ttl="1h"), None
+
+
 def _response(rec, start):
     """What names a usage record's response: its id, else the line it starts
     (a response is recorded on several lines sharing its id)."""
@@ -108,6 +123,7 @@ class Timeline:
         self.seen = set()
         self._model = None     # the latest model a Window record named
         self.side_calls = set()  # responses of a side chain (a subagent's), by id
+        self.writes = {"1h": 0, "other": 0}  # cache-write tokens of the main chain's calls, by lifetime
         with open(path, "rb") as fh:
             for start, end, recs in spans(reader, fh):
                 for rec in recs or ():
@@ -128,9 +144,16 @@ class Timeline:
                 return  # one response recorded several times
             self.seen.add(ident)
             self.calls.append((end, len(self.boundaries)))
+            self.writes["1h"] += rec.cache_write_1h
+            self.writes["other"] += rec.cache_write - rec.cache_write_1h
             model = rec.model or self._model
             if model:
                 self.models[model] = self.models.get(model, 0) + 1
+
+    def cache_ttl(self):
+        """"1h" when most of the session's cache-write tokens were 1-hour
+        ones, else None (the default lifetime: the family's cache_write)."""
+        return "1h" if self.writes["1h"] > self.writes["other"] else None
 
     def epoch_at(self, offset):
         """The compaction epoch of an event that saw `offset` bytes."""

@@ -99,17 +99,19 @@ def ask_hooks(agent, event_name, payload, profile_ref, log, hooks):
     return trace
 
 
-def _rates(pricing, model):
-    """(rates, note): the model's family; None and why for a model with no price."""
-    from .pricing import family
+def _rates(pricing, timeline):
+    """(rates, note): the family of the session's model, its cache writes at
+    the lifetime the session used; None and why for a model with no price."""
+    from .pricing import family, session_rates
 
+    model = timeline.model
     if model is None:
         return family(pricing, model, none_ok=True), None
     rates = family(pricing, model)
     if rates is None:
         return None, (f"model {model} has no price in {pricing['file']}: its costs are not given "
                       "(add a family whose pattern names it)")
-    return rates, None
+    return session_rates(rates, timeline)
 
 
 def replay_one(path, world, profile_ref, pricing, count, progress=None, project=None, agent=None):
@@ -125,7 +127,7 @@ def replay_one(path, world, profile_ref, pricing, count, progress=None, project=
     reader = agent.data["transcript"]["reader"]
     size = os.path.getsize(path)
     timeline = Timeline(path, reader)  # one bounded line at a time: the file is never held whole
-    rates, unpriced = _rates(pricing, timeline.model)
+    rates, unpriced = _rates(pricing, timeline)
     project = project or world.project
     session = session_name(path, size)
     tpath = os.path.join(world.fresh(agent), f"{session}.jsonl")
@@ -148,7 +150,8 @@ def replay_one(path, world, profile_ref, pricing, count, progress=None, project=
             tally.answer(event, built, trace, offset)
     result = {"transcript": str(path), "agent": agent.name, "bytes": size, "events": tally.events,
               "api_calls": len(timeline.calls), "compactions": len(timeline.boundaries), "model": timeline.model,
-              "rates": {k: rates[k] for k in ("name", "input", "cache_write", "cache_read", "output")} if rates else None,
+              "rates": {k: rates.get(k) for k in ("name", "input", "cache_write", "cache_read", "output", "cache_ttl")}
+              if rates else None,
               **tally.figures(),
               "problems": ([unpriced] if unpriced else []) + _subagent(timeline) + _long_lines(skipped)
               + [l for l in log.lines if "failed" in l or "internal error" in l]}

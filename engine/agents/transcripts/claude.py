@@ -3,7 +3,8 @@
 - every line may carry `version`, `timestamp`, `sessionId`, `cwd` and
   `permissionMode`; `isSidechain` marks a subagent's line;
 - `assistant` lines hold `message.usage` (one response spans several lines
-  sharing `message.id`, each repeating it) and `tool_use` blocks; the model
+  sharing `message.id`, each repeating it; its `cache_creation` splits the
+  cache writes by lifetime, 5-minute or 1-hour) and `tool_use` blocks; the model
   `<synthetic>` marks records the agent wrote itself (API errors);
 - `user` lines hold the prompt (a string, or text and image blocks) or
   `tool_result` blocks (`is_error`; content a string or a list of blocks;
@@ -101,7 +102,8 @@ def _assistant(obj, out):
         model = msg.get("model") if isinstance(msg.get("model"), str) else None
         response = next((i for i in (msg.get("id"), obj.get("requestId")) if isinstance(i, str) and i), None)
         out.append(Usage(input=figures[0], output=tokens(usage.get("output_tokens")) or 0, cache_read=figures[1],
-                         cache_write=figures[2], model=model, response=response, synthetic=model == SYNTHETIC))
+                         cache_write=figures[2], model=model, response=response, synthetic=model == SYNTHETIC,
+                         cache_write_1h=_one_hour(usage)))
     content = msg.get("content")
     if obj.get("isApiErrorMessage") is True:  # the failure the agent showed once its retries ran out
         texts = [b.get("text") for b in content if isinstance(b, dict)] if isinstance(content, list) else []
@@ -112,6 +114,13 @@ def _assistant(obj, out):
                 # a call without an id still names its files (path-scoped rules); nothing answers it
                 tid = block.get("id")
                 out.append(ToolCall(tid if isinstance(tid, str) else "", block["name"], block.get("input")))
+
+
+def _one_hour(usage):
+    """The cache writes of the 1-hour lifetime (`cache_creation`, 2.0.x and
+    later: `ephemeral_1h_input_tokens`; the rest are 5-minute ones)."""
+    split = usage.get("cache_creation")
+    return (tokens(split.get("ephemeral_1h_input_tokens")) or 0) if isinstance(split, dict) else 0
 
 
 def _user(obj, out):
