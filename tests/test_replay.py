@@ -124,6 +124,21 @@ def test_one_hour_cache_writes_are_priced_at_the_one_hour_rate(tmp_path):
     assert Timeline(transcript("23-erk-local-v2156-compact-ae4a1257.jsonl")).cache_ttl() is None
 
 
+def test_a_codex_call_began_before_the_tool_calls_it_made():
+    """Codex writes a response's token_usage_record after its function_call
+    lines: the request was sent before them, so what a PreToolUse hook adds
+    at the first shell call is first sent by the second request (written
+    by it, read by the third and the fourth, the compaction's) and the
+    first call is one made before that event."""
+    from testdata import agent_transcript
+
+    path = agent_transcript("codex")
+    t = Timeline(path, "codex")
+    pre = [off for ev, off in events(path) if ev["hook_event_name"] == "PreToolUse"]
+    assert [t.exposure(off) for off in pre] == [(1, 2), (1, 1), (1, 0)]
+    assert [sum(1 for at, _ in t.calls if at <= off) for off in pre] == [1, 2, 3]
+
+
 def test_pricing_document_errors_say_where(tmp_path):
     bad = tmp_path / "p.yaml"
     text = (REPO / "pipelines/reports/pricing.yaml").read_text()

@@ -107,17 +107,24 @@ def _response(rec, start):
 
 
 class Timeline:
-    """The main chain's API calls of a transcript: where each one's first line
-    ends (byte offset) and its compaction epoch; the compactions' start
-    offsets; the model seen most.  Read by the agent's transcript reader
-    (`reader`), one bounded line at a time: a line too long to hold is no
-    call.  A call is a response's usage, once however often it is recorded;
-    one the agent wrote itself (an API error's) is none."""
+    """The main chain's API calls of a transcript: where each one stands (the
+    end of its first line, byte offset) and its compaction epoch; the
+    compactions' start offsets; the model seen most.  Read by the agent's
+    transcript reader (`reader`), one bounded line at a time: a line too
+    long to hold is no call.  A call is a response's usage, once however
+    often it is recorded; one the agent wrote itself (an API error's) is
+    none.  Where the agent writes a response's usage after its output
+    (the reader's USAGE_AFTER_OUTPUT: Codex), the call stands at the start
+    of its first tool call's line: the request was sent before the tool
+    call existed, so what a hook adds at that call is not in it."""
 
     def __init__(self, path, reader="claude"):
+        from engine.agents.transcripts import reader as reader_module
         from engine.agents.transcripts import spans
 
-        self.calls = []        # [(end offset of the call's first line, epoch)]
+        self._usage_after = reader_module(reader).USAGE_AFTER_OUTPUT
+        self._began = None     # the start of the line of the first tool call awaiting its response's usage
+        self.calls = []        # [(where the call stands, epoch)]
         self.boundaries = []   # start offsets of compaction lines
         self.models = {}
         self.seen = set()
@@ -138,17 +145,25 @@ class Timeline:
             self.boundaries.append(start)
         elif rec.kind == "window" and rec.model:
             self._model = rec.model
+        elif rec.kind == "tool_call" and self._usage_after and self._began is None:
+            self._began = start
+        elif rec.kind in ("tool_result", "prompt"):
+            self._began = None  # an input: a response that wrote no usage (interrupted) is over
         elif rec.kind == "usage" and not rec.synthetic:
-            ident = _response(rec, start)
-            if ident in self.seen:
-                return  # one response recorded several times
-            self.seen.add(ident)
-            self.calls.append((end, len(self.boundaries)))
-            self.writes["1h"] += rec.cache_write_1h
-            self.writes["other"] += rec.cache_write - rec.cache_write_1h
-            model = rec.model or self._model
-            if model:
-                self.models[model] = self.models.get(model, 0) + 1
+            self._usage(rec, start, end)
+
+    def _usage(self, rec, start, end):
+        ident = _response(rec, start)
+        began, self._began = self._began, None
+        if ident in self.seen:
+            return  # one response recorded several times
+        self.seen.add(ident)
+        self.calls.append((end if began is None else began, len(self.boundaries)))
+        self.writes["1h"] += rec.cache_write_1h
+        self.writes["other"] += rec.cache_write - rec.cache_write_1h
+        model = rec.model or self._model
+        if model:
+            self.models[model] = self.models.get(model, 0) + 1
 
     def cache_ttl(self):
         """"1h" when most of the session's cache-write tokens were 1-hour

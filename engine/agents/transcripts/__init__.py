@@ -20,8 +20,10 @@ size parses only the lines that can hold a usage record),
 `records_of(obj, seen=None)`: the records of one parsed line, in order
 (`seen`, a dict kept over one forward reading, for a format whose record
 depends on earlier lines), `looks_like(obj)`: whether a parsed line is in
-its format (cheap: a key or two), and `project_key(cwd)`: how its session
-records name a project folder (`Session.project`).
+its format (cheap: a key or two), `project_key(cwd)`: how its session
+records name a project folder (`Session.project`), and
+`USAGE_AFTER_OUTPUT`: whether a response's usage record is written after
+its output's lines (then the call began before them: replay's Timeline).
 """
 
 READERS = {

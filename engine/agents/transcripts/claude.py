@@ -24,6 +24,8 @@
 
 from ..records import ApiError, Compaction, Delivered, Prompt, Session, Summary, ToolCall, ToolResult, Usage, Version, tokens, usage_figures
 
+# Each line of a response carries its usage: none is written after its output.
+USAGE_AFTER_OUTPUT = False
 MARKS = {
     "version": (b'"version"',),
     "session": (b'"sessionId"',),

@@ -42,6 +42,9 @@ from ..records import (
     usage_figures,
 )
 
+# A response's `token_usage_record` follows its output items (its function_call lines):
+# the request was sent before them.
+USAGE_AFTER_OUTPUT = True
 MARKS = {
     "version": (b'"session_meta"',),
     "session": (b'"session_meta"', b'"turn_context"'),

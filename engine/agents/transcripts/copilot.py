@@ -36,6 +36,8 @@ from ..records import (
     usage_figures,
 )
 
+# A response's `session.usage_record` comes before its `assistant.message`.
+USAGE_AFTER_OUTPUT = False
 MARKS = {
     "version": (b'"session.start"',),
     "session": (b'"session.start"',),

@@ -25,6 +25,8 @@ import hashlib
 
 from ..records import Compaction, Delivered, Prompt, Session, Summary, ToolCall, ToolResult, Usage, tokens, usage_figures
 
+# A message line carries its tokens with its tool calls: no usage is written after them.
+USAGE_AFTER_OUTPUT = False
 MARKS = {
     "session": (b'"projectHash"',),
     "usage": (b'"tokens"',),
