@@ -272,3 +272,18 @@ def test_a_backup_name_taken_by_a_link_is_not_written_through(hk, monkeypatch):
     install.install("project", ["SessionStart"], cwd=str(hk.project))
     assert _snapshot(hk.home) == {}, "the backup went beside the link, not through it"
     assert path.with_name("settings.json.bak-20300101-000000-001").read_text() == '{"model": "opus"}\n'
+
+
+def test_a_lone_surrogate_escape_is_kept_as_an_escape(hk):
+    """A "\\ud800" escape is JSON every agent's JSON.parse reads; written out as it is
+    it has no UTF-8: install wrote nothing and died with a traceback."""
+    path = _settings(hk)
+    path.parent.mkdir(parents=True)
+    original = '{\n  "note": "\\ud800 and é"\n}\n'
+    path.write_text(original)
+    run = hk.engine("install", "--project")
+    assert run.returncode == 0 and "Traceback" not in run.stderr, str(run)
+    text = path.read_bytes().decode("utf-8")
+    assert '"\\ud800 and é"' in text and json.loads(text)["hooks"]
+    assert hk.engine("uninstall", "--project").returncode == 0
+    assert path.read_text() == original

@@ -144,8 +144,12 @@ def backups(path):
 
 
 def encode(data, indent, newline):
+    """The file's UTF-8 bytes; a lone surrogate (JSON.parse takes "\\ud800")
+    stays its \\u escape, since as it is it has no UTF-8."""
+    from engine.core.transcript import json_utf8
+
     text = json.dumps(data, indent=indent, ensure_ascii=False, allow_nan=False)
-    return (text + ("\n" if newline else "")).encode("utf-8")
+    return json_utf8(text + ("\n" if newline else ""))
 
 
 def write(path, data, original, keep=3, exact=None):
