@@ -287,3 +287,19 @@ def test_a_lone_surrogate_escape_is_kept_as_an_escape(hk):
     assert '"\\ud800 and é"' in text and json.loads(text)["hooks"]
     assert hk.engine("uninstall", "--project").returncode == 0
     assert path.read_text() == original
+
+
+def test_uninstall_reads_no_backup_a_project_planted(hk):
+    """Uninstall looks for the backup to give the file back byte for byte:
+    a project's settings.json.bak-* that is a FIFO (or a link to /dev/zero:
+    its size says 0) was read to its end, which never comes."""
+    path = _settings(hk)
+    path.parent.mkdir(parents=True)
+    path.write_text('{"model": "opus"}\n')
+    os.mkfifo(path.with_name("settings.json.bak-99999999-999999"))
+    assert hk.engine("install", "--project").returncode == 0
+    data = json.loads(path.read_text())
+    path.write_text(json.dumps(dict(data, effort="high")))  # the user's edit: no backup is the file as it is now
+    run = hk.engine("uninstall", "--project", timeout=60)
+    assert run.returncode == 0, str(run)
+    assert json.loads(path.read_text()) == {"model": "opus", "effort": "high"}

@@ -218,12 +218,17 @@ def _as_it_was(path, new, max_bytes=1 << 20):
     """The bytes of the newest backup whose content is `new` (the file as it
     was before install, its layout included), or None."""
     import json
+    import stat
+
+    from engine.base.files import read_regular
 
     for backup in sorted(settingsfile.backups(path), key=lambda p: p.lstat().st_mtime_ns, reverse=True):
         try:
-            if backup.stat().st_size > max_bytes:
+            # install writes regular files: a project's link (to /dev/zero, a
+            # FIFO, a file outside) is not one of them, and is never read
+            if not stat.S_ISREG(backup.lstat().st_mode):
                 continue
-            raw = backup.read_bytes()
+            raw = read_regular(backup, max_bytes)
             if json.loads(raw.decode("utf-8")) == new:
                 return raw
         except (OSError, ValueError):
