@@ -257,6 +257,22 @@ def test_install_through_a_symlinked_settings_file_keeps_the_link(hk):
     assert data["model"] == "opus" and {e for e, *_ in _ours(data)} == BUILTIN_EVENTS
 
 
+def test_uninstall_through_a_symlinked_settings_file_gives_it_back_byte_for_byte(hk):
+    """The backups sit beside the file the link leads to: uninstall looked
+    for them beside the link, found none, and rewrote the user's layout."""
+    dotfiles = hk.root / "dotfiles"
+    dotfiles.mkdir()
+    target = dotfiles / "claude[1].json"
+    original = '{\n  "model": "opus",\n  "permissions": {"allow": ["Bash(ls)"]}\n}\n'
+    target.write_text(original)
+    link = _settings(hk, "user")
+    link.parent.mkdir(parents=True)
+    link.symlink_to(target)
+    _install(hk, "--user", cwd=hk.root)
+    assert hk.engine("uninstall", "--user", cwd=hk.root).returncode == 0
+    assert link.is_symlink() and target.read_text() == original
+
+
 # ------------------------------------------------ backups, layout, created files (issue 11)
 
 

@@ -8,6 +8,7 @@ Which files and folders install created is recorded, so uninstall may
 remove them once they hold nothing else."""
 
 import errno
+import glob
 import json
 import os
 import stat
@@ -140,7 +141,10 @@ def _backup(path, keep):
 
 
 def backups(path):
-    return list(Path(path).parent.glob(f"{Path(path).name}.bak-*"))
+    """The backups of the settings file: beside the file a link leads to,
+    where write() puts them (a dotfiles repository), not beside the link."""
+    real = Path(os.path.realpath(path))
+    return list(real.parent.glob(f"{glob.escape(real.name)}.bak-*"))
 
 
 def encode(data, indent, newline):
