@@ -231,6 +231,20 @@ def test_detect_installs_for_every_agent_found_and_lists_each_file(hk):
     assert run.returncode == 1 and "found no agent" in run.stderr, str(run)
 
 
+def test_detect_changes_no_agent_when_one_agents_file_is_broken(hk):
+    """--detect installed Codex, then stopped at Gemini's broken file with
+    "nothing was changed": every agent's file is read before any is written."""
+    path = _fake_agents(hk, ["codex", "gemini"])
+    gemini = _path(hk, "gemini", "user")
+    gemini.parent.mkdir(parents=True)
+    gemini.write_text('{"general": {},}\n')
+    for command in ("install", "uninstall"):
+        run = _engine(hk, command, "--detect", "--user", env={"PATH": path})
+        assert run.returncode == 1 and "settings.json:1:" in run.stderr and "nothing was changed" in run.stderr, str(run)
+        assert "Codex CLI:" not in run.stdout, run.stdout
+        assert sorted(os.listdir(hk.home)) == [".gemini"] and os.listdir(gemini.parent) == ["settings.json"]
+
+
 def test_the_hook_command_passes_its_agent_and_event_to_the_dispatcher(monkeypatch, tmp_path):
     import importlib
 

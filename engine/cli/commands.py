@@ -352,7 +352,7 @@ def _agents(args):
 
 def cmd_install(args):
     from engine.core.profile import load_profile, user_profile_ref
-    from engine.hooks.install import install, profile_events, stays_inside
+    from engine.hooks.install import check_first, install, profile_events
 
     # --user writes into the user's own settings: only the user's own profile
     # may decide them, never a project profile found from the working folder.
@@ -360,8 +360,8 @@ def cmd_install(args):
     hooks = load_profile(ref).hooks
     events = profile_events(hooks)
     agents = _agents(args)
-    for agent in agents:  # every agent's files checked before the first is written
-        stays_inside(_scope(args), agent=agent)
+    for agent in agents:  # every agent's files checked before the first is written (check_first)
+        check_first(_scope(args), agent=agent)
     for agent in agents:
         if args.detect:
             print(f"{agent.data['display']}:")
@@ -401,7 +401,7 @@ def _list_files(title, files):
 
 def cmd_uninstall(args):
     from engine.core.profile import load_profile
-    from engine.hooks.install import stays_inside, uninstall
+    from engine.hooks.install import check_first, uninstall
 
     try:
         keep = load_profile(None).hooks["install_backups_kept"]
@@ -409,7 +409,7 @@ def cmd_uninstall(args):
         keep = load_profile("default").hooks["install_backups_kept"]
     agents = _agents(args)
     for agent in agents:  # every agent's files checked before the first is removed
-        stays_inside(_scope(args), agent=agent, installing=False)
+        check_first(_scope(args), agent=agent, installing=False)
     for agent in agents:
         if args.detect:
             print(f"{agent.data['display']}:")

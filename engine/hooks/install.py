@@ -135,6 +135,16 @@ def stays_inside(scope, cwd=None, agent=DEFAULT_AGENT, installing=True):
                             "the project (nothing was changed)", str(target))
 
 
+def check_first(scope, cwd=None, agent=DEFAULT_AGENT, installing=True):
+    """What install (or uninstall) refuses before it writes anything: a link
+    out of a project, a settings file it cannot read as the agent does.
+    With several agents (--detect) each is checked before the first is
+    written, so one agent's broken file leaves every agent as it was."""
+    spec = agent_named(agent) if isinstance(agent, str) else agent
+    stays_inside(scope, cwd, spec, installing)
+    settingsfile.load(settings_path(scope, cwd, spec), _container(spec))
+
+
 def install(scope, events, profile_ref=None, timeout=10, cwd=None, keep=3, autocompact_pct=0, agent=DEFAULT_AGENT):
     """Add our entries for the profile's `events` (and the agent's extras);
     returns a Done."""
