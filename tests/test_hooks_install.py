@@ -342,3 +342,21 @@ def test_install_keeps_the_users_indent(hk, indent):
         assert text == json.dumps(json.loads(text), indent=indent) + "\n"
     assert hk.engine("uninstall", "--project").returncode == 0
     assert path.read_text() == original, "uninstall gives back the file byte for byte"
+
+
+def test_install_keeps_the_users_crlf_line_ends(hk):
+    """A settings file written on Windows: every line came back with "\\n",
+    so a project's diff showed every line changed, not only ours."""
+    path = _settings(hk)
+    path.parent.mkdir(parents=True)
+    original = json.dumps(EXISTING, indent=2).replace("\n", "\r\n") + "\r\n"
+    path.write_bytes(original.encode())
+    _install(hk, "--project")
+    raw = path.read_bytes()
+    assert raw.count(b"\n") == raw.count(b"\r\n") > 10 and raw.endswith(b"}\r\n")
+    data = json.loads(raw)
+    assert data["hooks"] and json.dumps(data, indent=2).replace("\n", "\r\n") + "\r\n" == raw.decode()
+    data["model"] = "opus"
+    path.write_bytes(json.dumps(data, indent=2).replace("\n", "\r\n").encode())  # no backup is this file now
+    assert hk.engine("uninstall", "--project").returncode == 0
+    assert b"\n" in path.read_bytes() and path.read_bytes().count(b"\n") == path.read_bytes().count(b"\r\n")

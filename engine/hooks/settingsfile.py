@@ -98,21 +98,25 @@ def kind(value):
 
 
 def _layout(path):
-    """(indent, trailing newline) of the user's file, so a rewrite keeps its
-    look: the first indented line's indent (spaces or a tab), None for a file
-    on one line; 2 spaces and a newline for a new file."""
+    """(indent, line end, trailing line end) of the user's file, so a rewrite
+    keeps its look: the first indented line's indent (spaces or a tab), None
+    for a file on one line; its line end, "\\r\\n" when its first line
+    ends so (a file written on Windows stays so, and a project's diff shows
+    only what install added); 2 spaces, "\\n" and a trailing one for a new file."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_bytes().decode("utf-8")  # its line ends as they are
     except (OSError, UnicodeDecodeError):
-        return 2, True
+        return 2, "\n", True
     if not text.strip():
-        return 2, True
+        return 2, "\n", True
+    first = text.find("\n")
+    eol = "\r\n" if first > 0 and text[first - 1] == "\r" else "\n"
     for line in text.splitlines()[1:]:
         stripped = line.lstrip(" \t")
         if stripped and stripped != line:
             indent = line[: len(line) - len(stripped)]
-            return (indent if "\t" in indent else len(indent)), text.endswith("\n")
-    return None, text.endswith("\n")
+            return (indent if "\t" in indent else len(indent)), eol, text.endswith("\n")
+    return None, eol, text.endswith("\n")
 
 
 def _backup(path, keep):
@@ -147,13 +151,13 @@ def backups(path):
     return list(real.parent.glob(f"{glob.escape(real.name)}.bak-*"))
 
 
-def encode(data, indent, newline):
+def encode(data, indent, newline, eol="\n"):
     """The file's UTF-8 bytes; a lone surrogate (JSON.parse takes "\\ud800")
     stays its \\u escape, since as it is it has no UTF-8."""
     from engine.core.transcript import json_utf8
 
-    text = json.dumps(data, indent=indent, ensure_ascii=False, allow_nan=False)
-    return json_utf8(text + ("\n" if newline else ""))
+    text = json.dumps(data, indent=indent, ensure_ascii=False, allow_nan=False)  # a "\\n" here is a line end
+    return json_utf8((text + ("\n" if newline else "")).replace("\n", eol))
 
 
 def write(path, data, original, keep=3, exact=None):
@@ -166,14 +170,14 @@ def write(path, data, original, keep=3, exact=None):
     where = str(path)
     real = Path(os.path.realpath(path))  # write through a link (dotfile managers keep the real file elsewhere)
     tmp = backup = None
-    indent, newline = _layout(real) if original is not None else (2, True)
+    indent, eol, newline = _layout(real) if original is not None else (2, "\n", True)
     made = _missing_folders(real.parent)
     try:
         real.parent.mkdir(parents=True, exist_ok=True)
         mode = (real.stat().st_mode & 0o7777) if original is not None else 0o600
         fd, tmp = tempfile.mkstemp(dir=real.parent, prefix=".settings-")
         with os.fdopen(fd, "wb") as fh:
-            fh.write(exact if exact is not None else encode(data, indent, newline))
+            fh.write(exact if exact is not None else encode(data, indent, newline, eol))
         os.chmod(tmp, mode)
         if current(real) != original:
             raise UserError("settings file changed while it was being updated (another program wrote it); "
