@@ -303,3 +303,20 @@ def test_uninstall_reads_no_backup_a_project_planted(hk):
     run = hk.engine("uninstall", "--project", timeout=60)
     assert run.returncode == 0, str(run)
     assert json.loads(path.read_text()) == {"model": "opus", "effort": "high"}
+
+
+def test_a_key_named_twice_is_refused_where_it_is_and_doctor_still_reads_the_file(hk):
+    """The agent reads the last of two same keys; install rewrote the file
+    from that, and the other one's bytes were gone once the backups turned over."""
+    path = _settings(hk)
+    path.parent.mkdir(parents=True)
+    text = '{\n  "model": "opus",\n  "env": {"A": "1", "A": "2"}\n}\n'
+    path.write_text(text)
+    for command in ("install", "uninstall"):
+        msg = _one_line_error(hk.engine(command, "--project"))
+        assert 'settings.json:3:10: the key "A" appears twice' in msg and "nothing was changed" in msg, msg
+        assert path.read_text() == text and _listing(path.parent) == ["settings.json"]
+    run = hk.engine("doctor", "--json", "--agent", "claude-code")
+    assert run.returncode == 0, str(run)
+    project = next(s for s in json.loads(run.stdout)["agents"][0]["hooks"] if s["scope"] == "project")
+    assert project["error"] is None and project["installed"] == [], project

@@ -74,7 +74,7 @@ def scope_report(agent, scope, project, events):
         return dict(out, error="none for this agent")
     out["file"] = str(path)
     try:
-        data, _ = settingsfile.load(path, tuple(agent.data["install"]["container"][:-1]))
+        data, _ = settingsfile.load(path, tuple(agent.data["install"]["container"][:-1]), rewrite=False)
     except UserError as exc:
         return dict(out, error=str(exc))
     present = {event for event, *_ in entries.ours(agent, data)}

@@ -21,10 +21,12 @@ from engine.base.errors import UserError
 from engine.base.files import private_dir, replace_atomic
 
 
-def load(path, container=("hooks",)):
+def load(path, container=("hooks",), rewrite=True):
     """(settings data, the file's bytes or None when there is no file).
     Anything but a readable JSON object of the shape the agent reads is a
-    one-line error, before anything is changed."""
+    one-line error, before anything is changed; so is, for a file to be
+    rewritten, an object naming a key twice (the agent reads the last, and
+    a rewrite would drop the other's bytes)."""
     raw = _read(path)
     if raw is None:
         return {}, None
@@ -36,7 +38,10 @@ def load(path, container=("hooks",)):
     if not text.strip():
         return {}, raw
     try:
-        data = strictjson.loads(text)
+        data = strictjson.loads(text, unique=rewrite)
+    except strictjson.DuplicateKey as exc:
+        raise UserError(f"{exc.msg}: the agent reads only the last, and a rewrite would drop the other; remove "
+                        "one, nothing was changed", where, exc.lineno, exc.colno) from None
     except ValueError as exc:
         line, col = getattr(exc, "lineno", None), getattr(exc, "colno", None)
         msg = getattr(exc, "msg", str(exc))
