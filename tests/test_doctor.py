@@ -247,3 +247,15 @@ def test_a_mechanism_names_the_fields_carrying_the_engines_words_not_the_agents_
                          "verdict": "{decision}", "mode": "replace"}}
     assert mechanism(spec) == "out.body, verdict, mode=replace"
     assert mechanism({"plain": True, "template": {"x": "{text}"}}) == "plain text on the hook's output"
+
+
+def test_a_trust_record_that_is_a_fifo_is_unknown_not_waited_on(hk):
+    """Codex's config.toml as a FIFO: its size says 0, and doctor opened it
+    and waited for a writer that never came."""
+    env = _agents_on_path(hk, {"codex": VERSIONS["codex"]})
+    assert hk.engine("install", "--agent", "codex", "--user", env=env).returncode == 0
+    os.mkfifo(hk.home / ".codex" / "config.toml")
+    run = hk.engine("doctor", "--json", "--agent", "codex", env=env, timeout=60)
+    assert run.returncode == 0, str(run)
+    trust = _scope(json.loads(run.stdout)["agents"][0], "user")["trust"]
+    assert trust["state"] == "unknown" and "not a regular file" in trust["why"], trust

@@ -24,15 +24,16 @@ MAX_BYTES = 4 << 20  # a trust record larger than this is not read
 
 
 def _read(path):
-    try:
-        if os.path.getsize(path) > MAX_BYTES:
-            return None, f"{path} is larger than {MAX_BYTES} bytes; not read"
-        with open(path, "rb") as fh:
-            return fh.read().decode("utf-8", "replace"), None
+    from engine.base.files import read_regular
+
+    try:  # a FIFO or a device is not waited on or read (its size says 0)
+        return read_regular(path, MAX_BYTES).decode("utf-8", "replace"), None
     except FileNotFoundError:
         return "", None
     except OSError as exc:
         return None, f"cannot read {path}: {exc.strerror}"
+    except ValueError as exc:
+        return None, f"{path} is not read: {exc}"
 
 
 def without_comments(text):
