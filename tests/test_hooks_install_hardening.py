@@ -320,3 +320,20 @@ def test_a_key_named_twice_is_refused_where_it_is_and_doctor_still_reads_the_fil
     assert run.returncode == 0, str(run)
     project = next(s for s in json.loads(run.stdout)["agents"][0]["hooks"] if s["scope"] == "project")
     assert project["error"] is None and project["installed"] == [], project
+
+
+@pytest.mark.parametrize("command", ["install", "uninstall"])
+def test_a_settings_file_the_user_made_read_only_is_left_alone(hk, command):
+    """Old: a settings file with no write permission (chmod 444: the user
+    locked it) was replaced all the same (a rename needs only its folder),
+    with its mode kept.  Now one line says so, and nothing changes."""
+    path = _settings(hk)
+    path.parent.mkdir(parents=True)
+    path.write_text('{"model": "opus"}\n')
+    path.chmod(0o444)
+    before = _listing(path.parent)
+    msg = _one_line_error(hk.engine(command, "--project"))
+    assert "read-only" in msg and "chmod u+w" in msg, msg
+    assert path.read_text() == '{"model": "opus"}\n' and _listing(path.parent) == before
+    path.chmod(0o644)
+    assert hk.engine(command, "--project").returncode == 0

@@ -26,11 +26,13 @@ def load(path, container=("hooks",), rewrite=True):
     Anything but a readable JSON object of the shape the agent reads is a
     one-line error, before anything is changed; so is, for a file to be
     rewritten, an object naming a key twice (the agent reads the last, and
-    a rewrite would drop the other's bytes)."""
+    a rewrite would drop the other's bytes), or a file nobody may write."""
     raw = _read(path)
     if raw is None:
         return {}, None
     where = str(path)
+    if rewrite:
+        _refuse_read_only(path)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -79,6 +81,16 @@ def _read(path):
         raise UserError("settings file is not a regular file; nothing was changed", where) from None
     except OSError as exc:
         raise UserError(f"cannot read settings file ({exc.strerror}); nothing was changed", where) from None
+
+
+def _refuse_read_only(path):
+    """A settings file with no write permission is one the user locked:
+    install would replace it all the same (a rename needs only the folder),
+    so it refuses instead."""
+    mode = os.stat(path).st_mode
+    if not mode & 0o222:
+        raise UserError(f"settings file is read-only (mode {stat.S_IMODE(mode):04o}), as if locked; make it "
+                        "writable (chmod u+w) to change it, nothing was changed", str(path))
 
 
 def check_shape(data, where, container=("hooks",)):
