@@ -96,6 +96,9 @@ KNOWN = [
     # opened a new item ("- -" + "the x" -> "- the x") whose mark the next pass took off
     "* +\n  an entry of the queue\n",
     "- -\n  the step wraps\n",
+    # standard: a short cell holding an escaped pipe ("a \\| b") was protected in the table only
+    # up to the pipe, and once flattened not at all: the second pass dropped its "a"
+    "| Column | The value |\n|---|---|\n| a \\| b | `x` |\n| the long cell is here | the production |\n",
 ]
 
 
