@@ -360,3 +360,15 @@ def test_a_short_cell_with_an_escaped_pipe_is_a_value(level):
     twice = compress(profile(level), once).text
     assert in_order(["a \\| b", "the \\| c"], once) == [], once
     assert twice == once
+
+
+@pytest.mark.parametrize("level", ("aggressive", "vowels"))
+def test_a_label_made_of_a_heading_keeps_its_protected_tokens(level):
+    """aggressive turns the deepest headings into labels; the heading's text
+    was protected whole, and the label's words are compressed: the code,
+    quoted text and paths inside it must still come through (they used to
+    lose their words: "`the a`" -> "``")."""
+    doc = '# Guide\n\n### Run `the a` with "the x" in docs/the/configuration.md\n\nRun it.\n'
+    out = compress(load_profile("default", level), doc).text
+    assert in_order(["`the a`", '"the x"', "docs/the/configuration.md"], out) == [], out
+    assert out.endswith(":\n\nRun it.\n"), out  # it was made a label

@@ -4,6 +4,8 @@ from dataclasses import dataclass, field
 
 from engine.base.errors import UserError
 
+from .mask import Mask
+
 
 @dataclass
 class Change:
@@ -80,7 +82,9 @@ def compress(profile, text, *, explain=False, tokenizers=()):
                     changes.extend(_describe(t.name, work, edits))
                 before = len(work)
                 work, mask, dropped = mask.apply(work, edits)
-                replaced.extend((s.category, t.name) for s in dropped)
+                if dropped:
+                    replaced.extend((s.category, t.name) for s in dropped)
+                    mask = _protect_written(profile.protector, work, mask, edits)
                 edits = t.settle(work, mask, profile, edits) if len(work) < before else ()
     except TimeoutError:
         raise UserError(
@@ -100,6 +104,40 @@ def compress(profile, text, *, explain=False, tokenizers=()):
             result.tokens_before[name] = count(text, name)
             result.tokens_after[name] = count(out, name)
     return result
+
+
+def _written_ranges(edits):
+    """Where each edit's new text stands in the text after the edits (they
+    are sorted and disjoint)."""
+    out, delta = [], 0
+    for e in edits:
+        start = e[0] + delta
+        out.append((start, start + len(e[2])))
+        delta += len(e[2]) - (e[1] - e[0])
+    return out
+
+
+def _protect_written(protector, text, mask, edits):
+    """The mask with the protected tokens of the text the edits wrote: a
+    transform allowed to replace a protected span (a heading made a label,
+    a link made its text) writes text that no span covers any longer, and
+    the code, quoted text or paths inside it must stay as a second pass,
+    which masks them, would leave them.  Each written range is scanned
+    with its lines, so a token is read in its context."""
+    found = []
+    for start, end in _written_ranges(edits):
+        if end <= start:
+            continue
+        line_start = text.rfind("\n", 0, start) + 1
+        line_end = text.find("\n", end)
+        line_end = len(text) if line_end < 0 else line_end
+        for s, e, cat in protector.scan(text[line_start:line_end]):
+            s, e = s + line_start, e + line_start
+            if start <= s and e <= end:
+                found.append((s, e, cat))
+    if not found:
+        return mask
+    return Mask.from_matches([*mask.spans, *found])
 
 
 def _describe(name, text, edits):
