@@ -96,6 +96,12 @@ KNOWN = [
     # opened a new item ("- -" + "the x" -> "- the x") whose mark the next pass took off
     "* +\n  an entry of the queue\n",
     "- -\n  the step wraps\n",
+    # aggressive: removing a hedge put a multi-word phrase whose guard reads what comes before it
+    # (a capitalised phrase only at a sentence start, "it is recommended to" only there) at a
+    # sentence start; settle looked again only for phrases of one word
+    "Please In order to deploy, run it.\n",
+    "Really Make sure that the build passes.\n",
+    "Please it is recommended to pin it.\n",
     # standard: a short cell holding an escaped pipe ("a \\| b") was protected in the table only
     # up to the pipe, and once flattened not at all: the second pass dropped its "a"
     "| Column | The value |\n|---|---|\n| a \\| b | `x` |\n| the long cell is here | the production |\n",

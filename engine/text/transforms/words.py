@@ -128,14 +128,16 @@ class WordRules(Transform):
         # which words are listed alone, and how far a phrase reaches
         phrases = [(r, normalize(p).split(), g) for r in self.rules for p, g in r.phrases]
         self.pairs = frozenset((a, b) for _, words, _ in phrases for a, b in zip(words, words[1:]))
-        # listed words whose guard reads the next word, or what comes before
-        # (a capitalised word is rewritten only at a sentence start)
+        # listed words and phrases whose guard reads the next word (found by
+        # their last word), or what comes before (by their first; a
+        # capitalised word is rewritten only at a sentence start): an edit
+        # beside a phrase changes what its guard reads as much as one beside
+        # a word ("Please it is recommended to" -> "it is recommended to")
         self.reads_next = frozenset(
-            words[0] for _, words, g in phrases
-            if len(words) == 1 and g is not None and g.reads_next())
+            words[-1] for _, words, g in phrases if g is not None and g.reads_next())
         self.reads_prev = frozenset(
             words[0] for r, words, g in phrases
-            if len(words) == 1 and ((g is not None and (g.before or g.after_words)) or r.capitalised_ok is not None))
+            if (g is not None and (g.before or g.after_words)) or r.capitalised_ok is not None)
         # listed words whose guard reads a context after them that may run
         # past other words (only_followed_by: "is" reads past adverbs)
         self.reads_far = frozenset(
