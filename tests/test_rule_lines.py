@@ -32,6 +32,9 @@ def test_a_paragraph_after_a_rule_stays_out_of_the_item_above(level):
     "Text.\n\n- - -\n  - nested item\n",
     "Intro.\n\n  - the nested\n- - -\n  - the other\n",
     "Para one.\n***\nPara two.\n",
+    # a line of dashes under a rule is a rule too (a rule underlines nothing)
+    "<!-- c -->\n- - -\n---\ntext\n",
+    "Text\n***\n---\nMore\n",
 ])
 def test_rules_and_lists_are_a_fixed_point(level, text):
     once = compress(profile(level), text).text
