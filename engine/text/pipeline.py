@@ -122,22 +122,45 @@ def _protect_written(protector, text, mask, edits):
     transform allowed to replace a protected span (a heading made a label,
     a link made its text) writes text that no span covers any longer, and
     the code, quoted text or paths inside it must stay as a second pass,
-    which masks them, would leave them.  Each written range is scanned
-    with its lines, so a token is read in its context."""
-    found = []
-    for start, end in _written_ranges(edits):
-        if end <= start:
-            continue
-        line_start = text.rfind("\n", 0, start) + 1
-        line_end = text.find("\n", end)
-        line_end = len(text) if line_end < 0 else line_end
-        for s, e, cat in protector.scan(text[line_start:line_end]):
-            s, e = s + line_start, e + line_start
-            if start <= s and e <= end:
-                found.append((s, e, cat))
+    which masks them, would leave them.  Each line holding written text is
+    scanned once, whole, so a token is read in its context (a line with
+    many edits costs one scan, not one per edit)."""
+    ranges = [(s, e) for s, e in _written_ranges(edits) if e > s]
+    starts = [start for start, _ in ranges]
+    found, i = [], 0
+    while i < len(ranges):
+        first, last, i = _line_group(text, ranges, i)
+        tokens = [(s + first, e + first, cat) for s, e, cat in protector.scan(text[first:last])]
+        found += _within(tokens, ranges, starts)
     if not found:
         return mask
     return Mask.from_matches([*mask.spans, *found])
+
+
+def _line_group(text, ranges, i):
+    """(start, end) of the lines holding ranges[i] and every later range on
+    them, and the index of the first range past them."""
+    first = text.rfind("\n", 0, ranges[i][0]) + 1
+    last = -1
+    while i < len(ranges) and (last < 0 or ranges[i][0] <= last):
+        end = text.find("\n", ranges[i][1])
+        last = max(last, len(text) if end < 0 else end)
+        i += 1
+    return first, last, i
+
+
+def _within(tokens, ranges, starts):
+    """The tokens that lie wholly inside one of the ranges (sorted,
+    disjoint; `starts` their starts): the range starting last at or before
+    each token's start."""
+    from bisect import bisect_right
+
+    out = []
+    for s, e, cat in tokens:
+        r = bisect_right(starts, s) - 1
+        if r >= 0 and e <= ranges[r][1]:
+            out.append((s, e, cat))
+    return out
 
 
 def _describe(name, text, edits):
