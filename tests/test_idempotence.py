@@ -102,9 +102,6 @@ KNOWN = [
     "Please In order to deploy, run it.\n",
     "Really Make sure that the build passes.\n",
     "Please it is recommended to pin it.\n",
-    # standard: a short cell holding an escaped pipe ("a \\| b") was protected in the table only
-    # up to the pipe, and once flattened not at all: the second pass dropped its "a"
-    "| Column | The value |\n|---|---|\n| a \\| b | `x` |\n| the long cell is here | the production |\n",
 ]
 
 
