@@ -200,6 +200,32 @@ def test_output_onto_a_folder_fails_and_leaves_nothing_behind(cli):
     assert _leftovers(cli.cwd, ["rules.md", "target"]) == []
 
 
+def test_in_place_through_a_symbolic_link_writes_its_file_and_keeps_the_link(cli):
+    """CLAUDE.md -> AGENTS.md, compressed in place: AGENTS.md is compressed
+    and CLAUDE.md stays a link (the rename put a file in the link's place)."""
+    real = write(cli.cwd, "AGENTS.md", SAMPLE)
+    os.symlink("AGENTS.md", cli.cwd / "CLAUDE.md")
+    expected = cli("compress", "AGENTS.md", "--level", "standard").out_bytes
+    r = cli("compress", "CLAUDE.md", "--level", "standard", "-i")
+    assert r.returncode == 0, r
+    assert os.readlink(cli.cwd / "CLAUDE.md") == "AGENTS.md"
+    assert real.read_bytes() == expected != SAMPLE.encode()
+    assert _leftovers(cli.cwd, ["AGENTS.md", "CLAUDE.md"]) == []
+
+
+def test_output_onto_a_fifo_is_refused_and_left_a_fifo(cli):
+    """-o naming a FIFO (or a device, /dev/full) is one error; the rename
+    put a regular file in its place (as root, in /dev too)."""
+    write(cli.cwd, "rules.md", SAMPLE)
+    os.mkfifo(cli.cwd / "pipe")
+    r = cli("compress", "rules.md", "-o", "pipe")
+    assert r.returncode == 1, r
+    assert r.err.strip() == ("pipe: cannot write: this is not a regular file (a device, a FIFO or a socket); "
+                             "name a file, nothing was changed"), r.err
+    assert stat.S_ISFIFO(os.lstat(cli.cwd / "pipe").st_mode)
+    assert _leftovers(cli.cwd, ["rules.md", "pipe"]) == []
+
+
 def test_failed_read_leaves_the_output_file_alone(cli):
     (cli.cwd / "bad.md").write_bytes(b"caf\xe9\n")
     out = write(cli.cwd, "out.md", "keep me\n")

@@ -94,6 +94,24 @@ def write_text_atomic(path, text, mode):
     from .files import replace_atomic
 
     try:
-        replace_atomic(path, text.encode("utf-8"), mode, prefix=".engine-")
+        replace_atomic(_replaced(path), text.encode("utf-8"), mode, prefix=".engine-")
     except OSError as exc:
         raise UserError(f"cannot write: {exc.strerror}; nothing was changed", path) from None
+
+
+def _replaced(path):
+    """The file a write to `path` replaces: a symbolic link's target (the
+    rename would put a file in the link's place: CLAUDE.md -> AGENTS.md
+    compressed in place left AGENTS.md as it was and the link gone).  A
+    device or a FIFO is refused: the rename would put a file in its place."""
+    import os
+    import stat
+
+    try:
+        kind = os.stat(path).st_mode
+    except OSError:  # not there yet (or unreachable: the write says why)
+        kind = stat.S_IFREG
+    if not (stat.S_ISREG(kind) or stat.S_ISDIR(kind)):
+        raise UserError("cannot write: this is not a regular file (a device, a FIFO or a socket); "
+                        "name a file, nothing was changed", path)
+    return os.path.realpath(path)
