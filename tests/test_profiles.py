@@ -296,6 +296,32 @@ def test_wrong_kind_of_document(cli):
     assert p.is_in(wrong, cli.cwd), r.err  # said at the wrong document's own kind
 
 
+BASE = "kind: profile\nname: base\nextends: default\n"
+
+
+@pytest.mark.parametrize("text, wrong, kind", [
+    # the profile it extends, read before as a profile, used as a slot's dictionary (was: KeyError 'words')
+    ("kind: profile\nname: p\nextends: ./base.yaml\ndictionaries:\n  fillers:\n    use: [./base.yaml]\n",
+     "base.yaml", "dictionary"),
+    # its own file as a dictionary (was: 'this dictionary holds words but the slot holds entries')
+    ("kind: profile\nname: p\nextends: default\ndictionaries:\n  abbreviations:\n    files: [./p.yaml]\n",
+     "p.yaml", "dictionary"),
+    # a dictionary read for a slot, then named as the level (was: KeyError 'transforms')
+    ("kind: profile\nname: p\nextends: default\nlevel: ./more.yaml\ndictionaries:\n  fillers:\n    files: [./more.yaml]\n",
+     "more.yaml", "level"),
+], ids=["profile-as-dictionary", "itself-as-dictionary", "dictionary-as-level"])
+def test_a_document_read_before_is_still_checked_for_its_kind(cli, text, wrong, kind):
+    write(cli.cwd, "base.yaml", BASE)
+    write(cli.cwd, "more.yaml", MORE_FILLERS)
+    write(cli.cwd, "p.yaml", text)
+    for args in (("validate", "p.yaml"), ("compress", "-", "--profile", "p.yaml")):
+        r = cli(*args, input="the text\n", timeout=60)
+        assert r.returncode == 1, r
+        [p] = problems(r)
+        assert p.is_in(cli.cwd / wrong, cli.cwd) and (p.line, p.col) == (1, 7), r.err
+        assert p.msg.startswith(f"expected a {kind} document here, found kind"), r.err
+
+
 def test_entries_and_words_in_one_slot(cli):
     text = "kind: profile\nname: p\nextends: default\ndictionaries:\n  fillers:\n    add: {foo: bar}\n"
     path = write(cli.cwd, "p.yaml", text)

@@ -115,12 +115,16 @@ class Library:
             doc = load_file(path)
             doc.origin = self.origin_of(path)
             schema.require_valid(doc)
-            actual = doc.data.get("kind")
-            if actual != kind:
-                raise doc.error(f"expected a {kind} document here, found kind {actual!r}", ("kind",))
             self._docs[key] = doc
             self.files.append(key)
-        return self._docs[key]
+        doc = self._docs[key]
+        # On every lookup, not only the first: a profile's own file, or a
+        # built-in read before as its own kind, named where another kind goes
+        # went on as that kind (a KeyError traceback, or a slot's misleading error).
+        actual = doc.data.get("kind")
+        if actual != kind:
+            raise doc.error(f"expected a {kind} document here, found kind {actual!r}", ("kind",))
+        return doc
 
     def get(self, ref, kind, base_dir, origin=None):
         return self.load(self.locate(ref, kind, base_dir, origin), kind)
