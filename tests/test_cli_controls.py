@@ -218,3 +218,17 @@ def test_a_file_name_holding_a_newline_prints_on_one_line(cli):
     approved = cli("trust", cwd=project)
     assert approved.returncode == 0, str(approved)
     assert "p\\n    fake.yaml" in approved.out and "\n    fake.yaml" not in approved.out, approved.out
+
+
+def test_a_path_quoted_in_an_error_message_prints_on_one_line(cli):
+    """A message quotes names from data too: a profile's `extends:` holding
+    a newline printed `no profile file at ./x` and then a line of its own
+    making, here a forged FILE:LINE:COL line saying all is good.  An
+    error's message is one line, as its place is (UserError.__str__)."""
+    text = 'kind: profile\nname: p\nextends: "./x\\nother.yaml:1:1: all good.yaml"\n'
+    (cli.cwd / "p.yaml").write_text(text, encoding="utf-8")
+    for args in (("validate", "p.yaml"), ("compress", "-", "--profile", "p.yaml")):
+        r = cli(*args, input="x\n")
+        assert r.returncode == 1, str(r)
+        [line] = r.err.splitlines()
+        assert line.startswith("p.yaml:3:10: no profile file at ") and line.endswith("x\\nother.yaml:1:1: all good.yaml; check the path"), r.err

@@ -70,8 +70,12 @@ class UserError(Exception):
         return f"{name}:{self.line}:{self.col or 1}"
 
     def __str__(self):
-        loc = self.location()
-        return f"{loc}: {self.message}" if loc else self.message
+        from .controls import one_line
+
+        # One line, as its place is: a name quoted from data (a path in a
+        # profile's `extends:`) may hold a newline that would print a line of its own.
+        loc, message = self.location(), one_line(self.message)
+        return f"{loc}: {message}" if loc else message
 
 
 class ValidationErrors(UserError):
