@@ -257,6 +257,18 @@ def test_json_shape_and_glob(tmp_path):
     assert bad.returncode != 0 and "Traceback" not in bad.stderr and "none-*.jsonl:" in bad.stderr
 
 
+@pytest.mark.parametrize("where", ["no-such-folder", "a-file.md"])
+def test_a_project_that_is_no_folder_is_refused(tmp_path, where):
+    """--project mistyped (or naming a file) replayed every session in an
+    empty folder, without its rules, and exited 0."""
+    (tmp_path / "a-file.md").write_text("# rules\n")
+    run = cli(str(tiny(tmp_path)), "--profile", "default", "--project", where, env_root=tmp_path)
+    assert run.returncode == 1, run.stdout
+    what = "no such folder" if where == "no-such-folder" else "this is a file, not a folder"
+    assert run.stderr.strip() == f"{where}: {what}; --project names the folder the sessions ran in (or leave it out: an empty one)"
+    assert run.stdout == ""
+
+
 def test_html_is_escaped_and_private(tmp_path):
     path = tiny(tmp_path, "a<b>&x.jsonl")
     out = tmp_path / "r.html"

@@ -243,7 +243,7 @@ def replay(transcripts, profile=None, progress=None, pricing=None, project=None,
     chosen = choice(profile)
     shown = str(Library().locate(chosen.ref, "profile", chosen.base))
     profile_ref = shown if is_path(chosen.ref) else chosen.ref
-    project = os.path.abspath(project) if project else None
+    project = _project_folder(project)
     if agent is not None:
         from engine.session.agent import named
 
@@ -263,6 +263,19 @@ def replay(transcripts, profile=None, progress=None, pricing=None, project=None,
     return {"profile": shown, "pricing": {"file": rates["file"], "currency": rates["currency"],
                                                  "per_tokens": rates["per_tokens"]},
             "tokenizer": TOKENIZER, "sessions": sessions, "totals": totals(sessions), "notes": notes}
+
+
+def _project_folder(project):
+    """`project` made absolute, or None; one that is no folder is refused (a
+    mistyped path replayed every session in an empty folder, exit 0)."""
+    if not project:
+        return None
+    if not os.path.isdir(project):
+        from engine.base.errors import UserError
+
+        what = "this is a file, not a folder" if os.path.exists(project) else "no such folder"
+        raise UserError(f"{what}; --project names the folder the sessions ran in (or leave it out: an empty one)", project)
+    return os.path.abspath(project)
 
 
 def _ticker(progress, base, total, name):
