@@ -150,6 +150,20 @@ def test_pricing_document_errors_say_where(tmp_path):
     assert f"{bad}:" in str(err.value) and "default names no family" in str(err.value)
 
 
+@pytest.mark.parametrize("option, wrong, kind, found", [
+    ("--pricing", "pipelines/reports/session.yaml", "pricing", "report"),
+    ("--style", "pipelines/reports/pricing.yaml", "replay_report", "pricing"),
+])
+def test_a_document_of_another_kind_is_said_in_one_line(tmp_path, option, wrong, kind, found):
+    """A report style given as --pricing (or a pricing file as --style) was
+    checked against the other kind's schema: a dozen lines of keys 'required
+    here' and 'unknown', the kind one among them; the loaders' own check of
+    the kind, after the schema's, was never reached."""
+    run = cli(str(tiny(tmp_path)), "--profile", "default", option, str(REPO / wrong), env_root=tmp_path)
+    assert run.returncode == 1, run.stdout
+    assert run.stderr.splitlines() == [f"{REPO / wrong}:1:7: expected a {kind} document here, found kind {found!r}"]
+
+
 def snapshot(*roots):
     out = {}
     for root in roots:

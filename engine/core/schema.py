@@ -101,6 +101,10 @@ def check(doc, kind=None):
     if kind is None and "kind" not in data:
         return [doc.error(f"`kind:` is missing; add a first line saying what this file is: `kind: profile` "
                           f"(or {', '.join(KINDS[1:])})")]
+    if kind is not None and data.get("kind", kind) != kind:
+        # A document of another kind, named where this one goes (a profile as
+        # --style): one line, not every key of this kind it lacks or has too many.
+        return [doc.error(f"expected a {kind} document here, found kind {data['kind']!r}", ("kind",))]
     kind = kind or data.get("kind")
     if kind not in KINDS:
         return [doc.error(f"unknown kind {data.get('kind')!r}{suggest(data.get('kind'), KINDS)}; "

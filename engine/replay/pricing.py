@@ -60,8 +60,6 @@ def load(path=None):
         given(path)
     doc = load_file(path or builtin_path())
     errors = schema.check(doc, "pricing")
-    if not errors and doc.data.get("kind") != "pricing":
-        errors = [doc.error(f"expected a pricing document here, found kind {doc.data.get('kind')!r}", ("kind",))]
     if not errors:
         errors = problems(doc)
     if errors:

@@ -63,8 +63,6 @@ def load(path=None):
         given(path)
     doc = load_file(path or builtin_path())
     errors = schema.check(doc, "report")
-    if not errors and doc.data.get("kind") != "report":
-        errors = [doc.error(f"expected a report document here, found kind {doc.data.get('kind')!r}", ("kind",))]
     if not errors:
         errors = problems(doc)
     if errors:
