@@ -169,6 +169,25 @@ def _engine(tmp_path, *args, env=None):
     return r
 
 
+@pytest.mark.parametrize("args", [
+    ("prune", "--max-size-mb", "1e400"),  # was: OverflowError traceback
+    ("prune", "--max-size-mb", "nan"),  # was: ValueError traceback
+    ("prune", "--max-age-days", "nan"),  # was: 'would delete 0 entries', exit 0
+    ("prune", "--max-age-days=-1"),
+    ("gc", "--grace-seconds", "inf"),
+], ids=["size-1e400", "size-nan", "age-nan", "age-negative", "grace-inf"])
+def test_a_prune_or_gc_bound_that_is_no_finite_number_is_refused(tmp_path, args):
+    """The schema asks the settings' bounds for numbers of 0 or more; the
+    options that stand in for them took whatever float() takes."""
+    r = subprocess.run([sys.executable, "-m", "engine.cli", "cache", *args, "--dry-run"], capture_output=True,
+                       timeout=120, env=_env(tmp_path), cwd=str(tmp_path))
+    option, value = args[1].split("=") if "=" in args[1] else args[1:]
+    assert r.returncode == 1 and r.stdout == b"", r
+    assert r.stderr.decode().splitlines() == [
+        f"engine: argument {option}: {value!r} is not a number of 0 or more; give one, e.g. 30 "
+        f"(see `engine cache {args[0]} --help`)"], r.stderr
+
+
 def _slow_settings(tmp_path):
     """Settings under which storing a few MB takes seconds (tiny chunks, the
     slowest zstd level): a kill lands while the store writes."""

@@ -31,6 +31,21 @@ def _nearest(parser, message):
     return ""
 
 
+def amount(text):
+    """An option's number of days, megabytes or seconds: finite, 0 or more.
+    float() alone takes nan, inf and 1e400: a prune by them deleted nothing
+    and said so with exit 0, or ended in an OverflowError traceback."""
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of 0 or more; give one, e.g. 30")
+    return value
+
+
 def parse(parser, argv):
     """parser.parse_args(argv), with arguments nobody takes said by the
     command they were given to (argparse says them at the top level)."""

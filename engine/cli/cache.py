@@ -8,6 +8,8 @@ from engine.base.errors import UserError
 
 
 def add_parser(sub):
+    from .argparser import amount
+
     p = sub.add_parser("cache", help="the content cache of large tool outputs (CCM)",
                        description="Large tool outputs stored by key (a keyed sha256), each with its project: list, show, pin "
                        "and unpin see the working folder's project only, unless --all; settings in "
@@ -39,13 +41,13 @@ def add_parser(sub):
     _all(x)
     x = s.add_parser("prune", help="delete by age and size: unpinned oldest first, then soft pins, never hard; "
                      "never what a transcript names or what was stored or read within gc.grace_seconds")
-    x.add_argument("--max-age-days", type=float, metavar="N", help="default: the settings' prune.max_age_days")
-    x.add_argument("--max-size-mb", type=float, metavar="N", help="default: the settings' prune.max_size_mb")
+    x.add_argument("--max-age-days", type=amount, metavar="N", help="default: the settings' prune.max_age_days")
+    x.add_argument("--max-size-mb", type=amount, metavar="N", help="default: the settings' prune.max_size_mb")
     x.add_argument("--dry-run", action="store_true", help="say what would go; delete nothing")
     x = s.add_parser("gc", help="delete entries no transcript references (stored or read before the grace period; "
                      "pins stay)")
     x.add_argument("--dry-run", action="store_true")
-    x.add_argument("--grace-seconds", type=float, metavar="N",
+    x.add_argument("--grace-seconds", type=amount, metavar="N",
                    help="keep unreferenced entries younger than this (default: the settings' gc.grace_seconds)")
     x.add_argument("--transcripts", action="append", metavar="DIR", help="folders to search instead (default: the agent's transcript folders, "
                    "$CLAUDE_CONFIG_DIR/projects and ~/.claude/projects, plus the settings' gc.transcripts)")
