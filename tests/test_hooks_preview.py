@@ -128,3 +128,17 @@ def test_a_priority_that_is_not_a_number_is_reported(hk):
     assert "priority 5" in line
     hk.hook(hk.event("SessionStart", source="compact")).assert_ok()
     assert any("words.md" in l and "high" in l for l in hk.log_lines()), hk.log_lines()
+
+
+def test_a_cwd_that_is_no_folder_is_a_user_error(hk):
+    """A mistyped --cwd previewed a project with no rules ('no files found',
+    exit 0); cache run's said it could not be written to."""
+    _world(hk)
+    (hk.root / "a-file").write_text("x\n")
+    for command in (("refresh", "preview"), ("memory", "preview", "session_start"), ("cache", "run")):
+        for where, what in (("projec", "no such folder"), ("a-file", "this is not a folder")):
+            args = (*command, "--cwd", where) + (("--", "true") if command[0] == "cache" else ())
+            run = hk.engine(*args, cwd=hk.root)
+            assert run.returncode == 1 and run.stdout == "", str(run)
+            assert run.stderr.splitlines() == [f"engine: argument --cwd: {where!r}: {what}; give the project's folder "
+                                               f"(see `engine {' '.join(command[:2])} --help`)"], str(run)

@@ -46,6 +46,18 @@ def amount(text):
     return value
 
 
+def folder(text):
+    """A --cwd: a folder that is there.  A mistyped one previewed a project
+    without its rules ('no files found', exit 0), or said it could not be
+    written to."""
+    import os
+
+    if not os.path.isdir(text):
+        what = "this is not a folder" if os.path.exists(text) else "no such folder"
+        raise argparse.ArgumentTypeError(f"{text!r}: {what}; give the project's folder")
+    return text
+
+
 def parse(parser, argv):
     """parser.parse_args(argv), with arguments nobody takes said by the
     command they were given to (argparse says them at the top level)."""

@@ -8,7 +8,7 @@ from engine.base.errors import UserError
 
 
 def add_parser(sub):
-    from .argparser import amount
+    from .argparser import amount, folder
 
     p = sub.add_parser("cache", help="the content cache of large tool outputs (CCM)",
                        description="Large tool outputs stored by key (a keyed sha256), each with its project: list, show, pin "
@@ -55,7 +55,7 @@ def add_parser(sub):
     x.add_argument("--project", nargs="?", const=".", metavar="DIR", help="only this project (default: the working folder)")
     x = s.add_parser("run", help="run a command; print its output, or a stub when it is over the threshold "
                      "(what an intercepted Bash call runs)")
-    x.add_argument("--cwd")
+    x.add_argument("--cwd", type=folder)
     x.add_argument("--session")
     x.add_argument("--tool-use-id")
     x.add_argument("shell_command", nargs="+", metavar="COMMAND", help="after --: the command, as one shell string")

@@ -18,6 +18,8 @@ RECORDING = ("tool_memory_record", "tool_memory_scan", "clear_state")
 
 
 def add_parser(sub):
+    from .argparser import folder
+
     p = sub.add_parser("memory", help="tool memory (failed tool calls remembered across sessions), and a preview "
                        "of the context hooks")
     msub = p.add_subparsers(dest="memory_command", metavar="SUBCOMMAND")
@@ -38,7 +40,7 @@ def add_parser(sub):
     s.add_argument("--transcript", help="transcript JSONL for the context fill (Stop)")
     s.add_argument("--source", default="startup", help="SessionStart source (default: startup)")
     s.add_argument("--effort", choices=("low", "medium", "high"), help="instead of the profile's effort")
-    s.add_argument("--cwd", help="project folder (default: the working directory)")
+    s.add_argument("--cwd", type=folder, help="project folder (default: the working directory)")
     s.add_argument("--profile", metavar="NAME|PATH", help=PROFILE_HELP)
 
 

@@ -137,12 +137,14 @@ def _uninstall(sub):
 
 
 def _refresh(sub):
+    from .argparser import folder
+
     p = sub.add_parser("refresh", help="rule re-injection")
     rsub = p.add_subparsers(dest="refresh_command", metavar="SUBCOMMAND")
     rsub.required = True
     s = rsub.add_parser("preview", help="show what the refresh handlers would inject")
     s.add_argument("--turn", type=int, help="the prompt number to preview (default: every refresh handler, as if due)")
-    s.add_argument("--cwd", help="project folder (default: the working directory)")
+    s.add_argument("--cwd", type=folder, help="project folder (default: the working directory)")
     s.add_argument("--profile", metavar="NAME|PATH", help=PROFILE_HELP)
     s.add_argument("--text", action="store_true", help="print the injected text too")
     s.add_argument("--touched", nargs="+", metavar="PATH", help="files the session touched (path-scoped rules)")
