@@ -142,3 +142,19 @@ def test_a_cwd_that_is_no_folder_is_a_user_error(hk):
             assert run.returncode == 1 and run.stdout == "", str(run)
             assert run.stderr.splitlines() == [f"engine: argument --cwd: {where!r}: {what}; give the project's folder "
                                                f"(see `engine {' '.join(command[:2])} --help`)"], str(run)
+
+
+def test_memory_preview_refuses_an_input_that_is_no_object_and_a_missing_transcript(hk):
+    """A tool input that is JSON but no object ('"rm -rf /"', [1]) was
+    previewed as an input holding nothing, and a missing --transcript as no
+    context fill: '(nothing printed)', exit 0."""
+    _world(hk)
+    for value in ('"rm -rf /"', "[1]", "null"):
+        run = hk.engine("memory", "preview", "PreToolUse", "--input", value, cwd=hk.root)
+        assert run.returncode == 1 and run.stdout == "", str(run)
+        assert run.stderr.splitlines() == ["""engine: --input is JSON but not an object; give the tool input as a JSON """
+                                           """object, e.g. '{"command": "ls"}'"""], str(run)
+    run = hk.engine("memory", "preview", "Stop", "--transcript", "gone.jsonl", cwd=hk.root)
+    assert run.returncode == 1 and run.stdout == "", str(run)
+    assert run.stderr.splitlines() == ["gone.jsonl: no transcript file here; give the path of a session's transcript "
+                                       "file (.jsonl)"], str(run)

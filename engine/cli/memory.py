@@ -159,6 +159,9 @@ def _preview_event(args, cwd, tool_input):
     kind = neutral_name(args.event)
     if kind is None or not agent.agent_events(kind):
         raise UserError(f"{agent.name} sends no event {args.event!r}; its events: {', '.join(agent.data['events'])}")
+    if args.transcript and not os.path.isfile(args.transcript):  # else previewed with no context fill, exit 0
+        raise UserError("no transcript file here; give the path of a session's transcript file (.jsonl)",
+                        args.transcript)
     fields = {"session": "preview", "cwd": cwd,
               "transcript": os.path.abspath(args.transcript) if args.transcript else None}
     if kind in ("pre_tool", "post_tool", "tool_failure"):
@@ -171,11 +174,26 @@ def _preview_event(args, cwd, tool_input):
     return make(agent, kind, **fields)
 
 
+def _tool_input(text):
+    """--input as the tool's input: a JSON object, as every agent sends one
+    (a string or a list was previewed as an input holding nothing, exit 0)."""
+    import json
+
+    from engine.base.errors import UserError
+
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise UserError(f"--input is not JSON ({exc}); give the tool input as a JSON object") from None
+    if not isinstance(value, dict):
+        raise UserError("""--input is JSON but not an object; give the tool input as a JSON object, e.g. '{"command": "ls"}'""")
+    return value
+
+
 def _preview(args):
     import json
     import os
 
-    from engine.base.errors import UserError
     from engine.hooks.dispatch import merge
     from engine.hooks.handlers import Context, build
 
@@ -183,11 +201,7 @@ def _preview(args):
     hooks = _hooks(args, cwd)
     if args.effort:
         hooks = dict(hooks, effort=args.effort)
-    try:
-        tool_input = json.loads(args.input)
-    except ValueError as exc:
-        raise UserError(f"--input is not JSON ({exc}); give the tool input as a JSON object") from None
-    event = _preview_event(args, cwd, tool_input)
+    event = _preview_event(args, cwd, _tool_input(args.input))
     lines = []
 
     def log(message):
