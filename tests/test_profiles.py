@@ -322,6 +322,22 @@ def test_a_document_read_before_is_still_checked_for_its_kind(cli, text, wrong, 
         assert p.msg.startswith(f"expected a {kind} document here, found kind"), r.err
 
 
+@pytest.mark.parametrize("line, said", [
+    ('level: "a\\0b"', "no built-in level named 'a\\x00b'"),
+    ('extends: "a\\0b"', "no built-in profile named 'a\\x00b'"),
+    ('protect: {add: ["./a\\0b.yaml"]}', "no protect file at "),
+], ids=["level", "extends", "protect-file"])
+def test_a_name_holding_a_nul_is_said_where_it_is(cli, line, said):
+    """A YAML string may hold a NUL (\\0); the failed compile's cache entry
+    hashed every file looked for, and os.stat raises ValueError, not
+    OSError, for such a name: a traceback (RuntimeError: compiling failed:
+    ValueError: embedded null byte) instead of the reference's error."""
+    head = "kind: profile\nname: p\n" + ("" if line.startswith("extends") else "extends: default\n")
+    text = f"{head}{line}\n"
+    path = write(cli.cwd, "p.yaml", text)
+    _check_one_problem(cli, path, text, '"', [said], occurrence=0)
+
+
 def test_entries_and_words_in_one_slot(cli):
     text = "kind: profile\nname: p\nextends: default\ndictionaries:\n  fillers:\n    add: {foo: bar}\n"
     path = write(cli.cwd, "p.yaml", text)
