@@ -8,7 +8,7 @@ import re
 import pytest
 import yaml
 
-from conftest import Engine, position, problems, write
+from conftest import REPO, Engine, position, problems, write
 
 TICKETS = """kind: protect
 name: tickets
@@ -322,20 +322,32 @@ def test_a_document_read_before_is_still_checked_for_its_kind(cli, text, wrong, 
         assert p.msg.startswith(f"expected a {kind} document here, found kind"), r.err
 
 
-@pytest.mark.parametrize("line, said", [
-    ('level: "a\\0b"', "no built-in level named 'a\\x00b'"),
-    ('extends: "a\\0b"', "no built-in profile named 'a\\x00b'"),
-    ('protect: {add: ["./a\\0b.yaml"]}', "no protect file at "),
-], ids=["level", "extends", "protect-file"])
-def test_a_name_holding_a_nul_is_said_where_it_is(cli, line, said):
-    """A YAML string may hold a NUL (\\0); the failed compile's cache entry
-    hashed every file looked for, and os.stat raises ValueError, not
-    OSError, for such a name: a traceback (RuntimeError: compiling failed:
-    ValueError: embedded null byte) instead of the reference's error."""
+@pytest.mark.parametrize("line", ['level: "a\\0b"', 'extends: "a\\0b"', 'protect: {add: ["./a\\0b.yaml"]}'],
+                         ids=["level", "extends", "protect-file"])
+def test_a_string_holding_a_nul_is_said_where_it_is(cli, line):
+    """A double-quoted YAML string may hold a NUL (\\0), which no name, path
+    or word holds and every file call refuses with ValueError: such a
+    profile ended in a traceback (RuntimeError: compiling failed:
+    ValueError: embedded null byte).  The loader says it at the string."""
     head = "kind: profile\nname: p\n" + ("" if line.startswith("extends") else "extends: default\n")
     text = f"{head}{line}\n"
     path = write(cli.cwd, "p.yaml", text)
-    _check_one_problem(cli, path, text, '"', [said], occurrence=0)
+    _check_one_problem(cli, path, text, '"', ["this string holds a NUL character"])
+
+
+def test_a_content_cache_folder_holding_a_nul_is_said_where_it_is(cli):
+    """The content cache's `folder:` holding a NUL passed engine validate and
+    ended engine cache stats in a traceback (os.listdir: ValueError)."""
+    text = (REPO / "pipelines/settings/content_cache.yaml").read_text(encoding="utf-8")
+    assert '\nfolder: ""\n' in text
+    text = text.replace('\nfolder: ""\n', '\nfolder: "/tmp/a\\0b"\n')
+    path = write(cli.cwd, "cc.yaml", text)
+    for args, env in ((("validate", "cc.yaml"), {}), (("cache", "stats"), {"ENGINE_CONTENT_CACHE": str(path)})):
+        r = cli(*args, env=env, timeout=60)
+        assert r.returncode == 1, r
+        [p] = problems(r)
+        assert p.is_in(path, cli.cwd) and (p.line, p.col) == position(text, '"/tmp/a'), r.err
+        assert p.msg == "this string holds a NUL character (\\0 or \\x00); remove it", r.err
 
 
 def test_entries_and_words_in_one_slot(cli):

@@ -49,7 +49,7 @@ def file_digest(path):
             digest = sha256(fh.read()).hexdigest()
         _DIGESTS[path] = (sig, digest)
         return digest
-    except (OSError, ValueError):  # ValueError: a NUL in the name (a YAML string may hold one): no such file
+    except OSError:
         return ABSENT
 
 

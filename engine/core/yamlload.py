@@ -127,13 +127,19 @@ def _mark(node):
 
 def _construct(loader, node, file):
     try:
-        return loader.construct_object(node, deep=True)
+        value = loader.construct_object(node, deep=True)
     except yaml.YAMLError:
         raise
     except (ValueError, OverflowError, RecursionError) as exc:  # e.g. an integer of 100,000 digits
         line, col = _mark(node)
         reason = "a number too long to read" if isinstance(exc, ValueError) and "digits" in str(exc) else "a value that cannot be read"
         raise UserError(f"{reason}; shorten it", file, line, col) from None
+    if isinstance(value, str) and "\0" in value:
+        # "\0" in a double-quoted string: no name, path, word or template
+        # holds one, and every file call raises ValueError on it.
+        line, col = _mark(node)
+        raise UserError("this string holds a NUL character (\\0 or \\x00); remove it", file, line, col)
+    return value
 
 
 def _build(loader, node, path, doc, file, limits=None):
