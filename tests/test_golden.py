@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import position, problems
 from engine.core import defaults
 from engine.core.golden import find_cases, load_case, run_case, run_golden
 
@@ -160,3 +161,21 @@ def test_cli_reports_a_changed_case_and_exits_1(tmp_path):
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "+++ trap-globs/light.md (now)" in proc.stdout
     assert "-an extra line" in proc.stdout
+
+
+def test_a_missing_profile_or_level_is_said_at_its_place_in_case_yaml(cli):
+    """case.yaml naming a level or a profile that is not there: engine golden
+    said it by the name alone ('nosuch: no built-in level named ...') or at
+    the missing profile's own path, and engine validate passed the file."""
+    text = "kind: golden\ndescription: x\nprofile: ./nope.yaml\nlevels: [light, standrd]\n"
+    case = cli.cwd / "cases" / "c"
+    case.mkdir(parents=True)
+    (case / "input.md").write_text("# Rules\n\nNever push.\n")
+    (case / "case.yaml").write_text(text)
+    for args in (("golden", "cases"), ("validate", "cases/c/case.yaml")):
+        r = cli(*args)
+        assert r.returncode == 1, r
+        found = problems(r)
+        assert [(p.line, p.col) for p in found] == [position(text, "./nope"), position(text, "standrd")], r.err
+        assert all(p.is_in(case / "case.yaml", cli.cwd) for p in found), r.err
+        assert "no profile file at" in found[0].msg and "did you mean 'standard'?" in found[1].msg, r.err

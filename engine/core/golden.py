@@ -37,8 +37,40 @@ def load_case(folder):
     if path.is_file():
         doc = load_file(path)
         schema.require_valid(doc, "golden")
+        errors = reference_errors(doc, folder)
+        if errors:
+            from engine.base.errors import ValidationErrors
+
+            raise ValidationErrors(errors)
         spec = doc.data
     return defaults.fill(defaults.schema("golden"), spec)
+
+
+def reference_errors(doc, folder):
+    """The profile and the level names case.yaml gives, looked up as
+    run_case will: an error for each missing one, at its place in case.yaml
+    (engine golden said it by its name alone, 'nosuch: no built-in level
+    ...', or at the missing file's own path; engine validate not at all)."""
+    from engine.base.refs import is_path
+
+    from .documents import Library
+
+    lib, errors = Library(), []
+    refs = [(_profile_ref(folder, doc.data), "profile", ("profile",))]
+    refs += [(level, "level", ("levels", i)) for i, level in enumerate(doc.data.get("levels", [])) if not is_path(level)]
+    for ref, kind, where in refs:
+        try:
+            if ref:
+                lib.locate(ref, kind, Path.cwd(), (doc, where))
+        except UserError as exc:
+            errors.append(exc)
+    return errors
+
+
+def _profile_ref(folder, spec):
+    """case.yaml's profile: a name, or a path relative to the case folder."""
+    ref = spec.get("profile")
+    return str((folder / ref).resolve()) if ref and "/" in ref else ref
 
 
 def run_case(folder, spec):
@@ -50,9 +82,7 @@ def run_case(folder, spec):
 
     data = (folder / "input.md").read_bytes()
     text = decode(data, str(folder / "input.md"))
-    profile_ref = spec.get("profile")
-    if profile_ref and "/" in profile_ref:
-        profile_ref = str((folder / profile_ref).resolve())
+    profile_ref = _profile_ref(folder, spec)
     out = []
     for level in spec["levels"]:
         profile = load_profile(profile_ref, level)
