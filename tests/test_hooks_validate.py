@@ -128,3 +128,16 @@ def test_a_template_that_never_ends_fails_within_deadline_ms(hk, handler):
     took = time.monotonic() - start
     _problem_at(hk, run, path, _line_of(text, loop), "does not finish within deadline_ms (400 ms)")
     assert took < 30, f"{took:.1f} s: the compile box's minute, not the profile's 400 ms"
+
+
+@pytest.mark.parametrize("path", ["$HOME/mem.ndjson", "state/mem.ndjson"])
+def test_a_relative_tool_memory_path_is_refused(hk, path):
+    """hooks.memory.path expands ~ and {state}, not $VARs: '$HOME/mem.ndjson'
+    passed validate and was taken from the working folder (engine memory
+    clear made a folder named '$HOME' there; each hook, one in every project)."""
+    text = f"kind: profile\nname: t\nextends: default\nhooks:\n  memory:\n    path: {path}\n"
+    prof, run = _validate(hk, text)
+    _problem_at(hk, run, prof, 1, "hooks.memory.path", "is relative", "start it with ~, {state}")
+    cleared = hk.engine("memory", "clear", "--profile", prof, cwd=hk.root)
+    assert cleared.returncode == 1, str(cleared)
+    assert not (hk.root / path.split("/")[0]).exists()

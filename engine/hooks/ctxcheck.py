@@ -11,7 +11,24 @@ def check_settings(resolved):
     memory = resolved.hooks.get("memory")
     if not isinstance(memory, dict):
         return []
-    return _check_regexes(memory, lambda message: UserError(message, resolved.file, 1, 1))
+    def err(message):
+        return UserError(message, resolved.file, 1, 1)
+
+    return _check_regexes(memory, err) + _check_path(memory, err)
+
+
+def _check_path(memory, err):
+    """The store's path is absolute once ~ and {state} are expanded: a
+    relative one ('$HOME/mem.ndjson': $VARs are not expanded) was taken from
+    each working folder, and a hook wrote the store into every project."""
+    import os
+
+    from engine.memory.store import store_path
+
+    if "path" not in memory or os.path.isabs(store_path(memory)):
+        return []
+    return [err(f"hooks.memory.path {memory['path']!r} is relative ($VARs are not expanded); start it with ~, "
+                "{state} (the engine's state folder) or /")]
 
 
 def _check_regexes(memory, err):
