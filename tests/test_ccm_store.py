@@ -204,3 +204,23 @@ def test_settings_whose_stub_gc_could_not_find_are_refused(tmp_path):
     bad.write_text(text)
     run = forkrun.completed(["validate", str(bad)], env=dict(os.environ, PYTHONPATH=REPO, ENGINE_CACHE_DIR=str(tmp_path / "c")))
     assert run.returncode == 1 and "must contain sha256:{key}" in run.stderr
+
+
+@pytest.mark.parametrize("given", ["$HOME/ccm", "ccm-here"])
+def test_settings_with_a_relative_folder_are_refused(tmp_path, given):
+    """folder: expands ~, not $VARs: '$HOME/ccm' passed validate and was taken
+    from the working folder (engine cache stats named '<cwd>/$HOME/ccm'; a
+    hook would keep a store in every project)."""
+    text = open(config.builtin_path()).read()
+    assert '\nfolder: ""\n' in text
+    bad = tmp_path / "content_cache.yaml"
+    bad.write_text(text.replace('\nfolder: ""\n', f'\nfolder: "{given}"\n'))
+    env = dict(os.environ, PYTHONPATH=REPO, ENGINE_CACHE_DIR=str(tmp_path / "c"), ENGINE_CONTENT_CACHE=str(bad))
+    line = text[:text.index('\nfolder: ""\n')].count("\n") + 2
+    for args in (["validate", str(bad)], ["cache", "stats"]):
+        run = forkrun.completed(args, env=env, cwd=str(tmp_path))
+        assert run.returncode == 1 and run.stdout == "", run
+        [said] = run.stderr.splitlines()
+        assert said.endswith(f"content_cache.yaml:{line}:9: folder: {given!r} is relative ($VARs are not expanded); "
+                             "start it with ~ or /, or leave it empty for the cache folder's ccm/"), run.stderr
+    assert not (tmp_path / given.split("/")[0]).exists()

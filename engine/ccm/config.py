@@ -99,7 +99,18 @@ def semantic_errors(doc):
     for i, category in enumerate(data.get("secret_categories", [])):
         if not os.path.isfile(os.path.join(builtin_root_str(), "protect", f"{category}.yaml")):
             errors.append(doc.error(f"secret_categories: no protect category {category!r}; see protect/", ("secret_categories", i)))
-    return errors
+    return errors + _folder_errors(doc)
+
+
+def _folder_errors(doc):
+    """`folder:` is absolute once ~ is expanded: a relative one ('$HOME/ccm':
+    $VARs are not expanded) was taken from each working folder, a store in
+    every project the agent ran in."""
+    given = doc.data.get("folder")
+    if not isinstance(given, str) or not given or os.path.isabs(os.path.expanduser(given)):
+        return []
+    return [doc.error(f"folder: {given!r} is relative ($VARs are not expanded); start it with ~ or /, "
+                      "or leave it empty for the cache folder's ccm/", ("folder",))]
 
 
 def folder(settings):
