@@ -224,3 +224,17 @@ def test_settings_with_a_relative_folder_are_refused(tmp_path, given):
         assert said.endswith(f"content_cache.yaml:{line}:9: folder: {given!r} is relative ($VARs are not expanded); "
                              "start it with ~ or /, or leave it empty for the cache folder's ccm/"), run.stderr
     assert not (tmp_path / given.split("/")[0]).exists()
+
+
+def test_settings_with_a_relative_gc_transcripts_folder_are_refused(tmp_path):
+    """gc.transcripts: a relative folder ('$HOME/t') was searched under the
+    working folder, so gc did not see the transcripts it names (and could
+    delete the entries they still point to)."""
+    text = open(config.builtin_path()).read()
+    assert "\n  transcripts: []\n" in text
+    bad = tmp_path / "content_cache.yaml"
+    bad.write_text(text.replace("\n  transcripts: []\n", '\n  transcripts: [/ok, "$HOME/t"]\n'))
+    run = forkrun.completed(["validate", str(bad)], env=dict(os.environ, PYTHONPATH=REPO, ENGINE_CACHE_DIR=str(tmp_path / "c")))
+    assert run.returncode == 1, run
+    [said] = run.stderr.splitlines()
+    assert said.endswith(": gc.transcripts[1]: '$HOME/t' is relative ($VARs are not expanded); start it with ~ or /"), said

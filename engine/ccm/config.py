@@ -103,14 +103,17 @@ def semantic_errors(doc):
 
 
 def _folder_errors(doc):
-    """`folder:` is absolute once ~ is expanded: a relative one ('$HOME/ccm':
-    $VARs are not expanded) was taken from each working folder, a store in
-    every project the agent ran in."""
-    given = doc.data.get("folder")
-    if not isinstance(given, str) or not given or os.path.isabs(os.path.expanduser(given)):
-        return []
-    return [doc.error(f"folder: {given!r} is relative ($VARs are not expanded); start it with ~ or /, "
-                      "or leave it empty for the cache folder's ccm/", ("folder",))]
+    """`folder:` and gc.transcripts are absolute once ~ is expanded: a
+    relative one ('$HOME/ccm': $VARs are not expanded) was taken from each
+    working folder: a store in every project the agent ran in, or a gc that
+    did not see the transcripts it was told to keep entries for."""
+    data = doc.data
+    given = [("folder", ("folder",), data.get("folder"), ", or leave it empty for the cache folder's ccm/")]
+    given += [(f"gc.transcripts[{i}]", ("gc", "transcripts", i), t, "")
+              for i, t in enumerate(data.get("gc", {}).get("transcripts", []))]
+    return [doc.error(f"{name}: {path!r} is relative ($VARs are not expanded); start it with ~ or /{also}", where)
+            for name, where, path, also in given
+            if isinstance(path, str) and path and not os.path.isabs(os.path.expanduser(path))]
 
 
 def folder(settings):
