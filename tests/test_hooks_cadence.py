@@ -267,3 +267,17 @@ def test_every_tokens_with_a_last_record_larger_than_a_read_block(hk):
     big[1]["message"]["content"] = [{"type": "text", "text": "x" * 300000}]
     records += big
     assert _token_step(hk, prof, None, raw_records=records) is True
+
+
+def test_growth_cadence_never_delivers_at_a_subagents_tool_call(hk):
+    """The growth is the main context's: a subagent's tool call neither takes
+    the rules that went far back nor moves the main chain's next due point,
+    so the main model gets them at its own next tool call."""
+    hk.rule("a.md", "# A\nMarker ALPHA.\n")
+    hk.write_transcript(transcript_records(50000, session=hk.session))
+    read = {"tool_name": "Read", "tool_input": {"file_path": str(hk.project / "x.py")}}
+    sub = hk.hook(hk.event("PostToolUse", agent_id="a1", agent_type="general", **read))
+    assert sub.returncode == 0, str(sub)
+    assert "ALPHA" not in (sub.context or ""), sub.context
+    main = hk.hook(hk.event("PostToolUse", **read))
+    assert "ALPHA" in _injection(main, "PostToolUse")

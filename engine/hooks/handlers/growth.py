@@ -5,7 +5,8 @@ An agentic session runs hundreds of tool calls on one prompt: a cadence
 counted at UserPromptSubmit never fires there.  This handler sits on
 PostToolUse and asks each target refresh whether its growth cadence is
 due (one stat on the quiet path, engine/hooks/cadence.py); the
-target then delivers only the rules that went that far back."""
+target then delivers only the rules that went that far back.  Never at a
+subagent's tool call: its context is not the one that grew."""
 
 from .base import Handler, HandlerSpec
 
@@ -27,6 +28,10 @@ class GrowthRefresh(Handler):
         return bool(every) and _has_files(spec, ctx.cwd, ctx.agent) and grown(ctx, name, every)
 
     def due(self, ctx):
+        # Never inside a subagent: the growth is the main context's, and a
+        # delivery there would count as in view while the main model lacks it.
+        if ctx.event.subagent:
+            return False
         return any(self._live(n, ctx) for n in self.spec.handlers)
 
     def parts(self, ctx):
