@@ -122,6 +122,20 @@ def test_an_old_agent_gets_the_scoped_rule_before_a_write_once_per_epoch(hk):
     assert "IVPY" not in (other.context or "")
 
 
+def test_a_subagents_write_gets_the_scoped_rule_without_it_counting_in_view_for_the_main_context(hk):
+    """The subagent writing the file needs the rule; the main model did not
+    get it, so its own later write of a matching file still does."""
+    _write_world(hk, "2.1.56")
+    path = hk.project / "src" / "new.py"
+    sub = hk.hook(hk.event("PreToolUse", tool_name="Write", tool_input={"file_path": str(path)}, tool_use_id="s1",
+                           agent_id="a1", agent_type="general")).assert_ok()
+    assert "IVPY" in (sub.context or ""), sub
+    main = _write(hk, "2.1.56", hk.project / "src" / "other.py", 2).assert_ok()
+    assert "IVPY" in (main.context or ""), main
+    again = _write(hk, "2.1.56", hk.project / "src" / "third.py", 3).assert_ok()
+    assert "IVPY" not in (again.context or ""), "in view in the main context now: once per epoch"
+
+
 def test_an_agent_that_loads_it_on_write_gets_nothing_at_pretooluse(hk):
     _write_world(hk, "2.1.330")
     run = _write(hk, "2.1.330", hk.project / "src" / "new.py", 1).assert_ok()

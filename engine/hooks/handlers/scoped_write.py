@@ -7,7 +7,9 @@ only where its YAML says so (`scoped_on_write_since` of the instruction
 source: Claude Code from 2.1.328; claude-code#23478, #63142 before): a
 session that creates src/new.py never sees the rule for src/**/*.py.  The
 version is the one reader's; a rule already in view in this epoch (delivered
-by the agent or the engine) is not delivered again (engine/hooks/inview.py)."""
+by the agent or the engine) is not delivered again (engine/hooks/inview.py).
+A subagent's write gets the rule too, but it is not recorded as in view:
+the main context did not receive it."""
 
 from .base import Handler, HandlerSpec
 
@@ -50,9 +52,10 @@ class ScopedOnWrite(Handler):
             for h in (self.registry[n] for n in self.spec.handlers):
                 try:
                     for part in h.parts(ctx):
-                        # a scoped delivery is not the target's cadence: keep only what says it is in view
+                        # a scoped delivery is not the target's cadence: keep only what says it is in
+                        # view, and in a subagent not even that (the main model does not get it)
                         marks = {k: v for k, v in (part.marks or {}).items() if k.startswith(KEY)}
-                        part.marks = marks
+                        part.marks = {} if ctx.event.subagent else marks
                         part.name = self.name
                         out.append(part)
                 except Exception as exc:  # one broken target must not silence the others
