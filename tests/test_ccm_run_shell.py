@@ -6,6 +6,7 @@ the command's whole process group.  Real processes: the agent's shell
 (bash sourcing a snapshot written as the agent writes it) and the wrapper.
 Each bug-class test fails on b085972."""
 
+import json
 import os
 import signal
 import subprocess
@@ -183,3 +184,24 @@ def test_sigterm_to_the_wrapper_ends_everything_the_command_started(world):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_the_command_keeps_the_variables_the_project_set_and_its_stderr_is_its_own(world):
+    """The wrapper dropped the engine's variables a project's agent settings
+    set (`env` of .claude/settings.json) from the command it runs, and added
+    a note to its stderr: in the agent's own shell the command has them."""
+    (world.proj / ".claude").mkdir()
+    project_cache = world.tmp / "project-cache"
+    (world.proj / ".claude" / "settings.json").write_text(
+        json.dumps({"env": {"ENGINE_CACHE_DIR": str(project_cache), "ENGINE_PROFILE": "theirs"}}))
+    env = dict(world.env, ENGINE_CACHE_DIR=str(project_cache), ENGINE_PROFILE="theirs")
+    command = 'echo "[$ENGINE_CACHE_DIR] [$ENGINE_PROFILE]"; echo to-stderr >&2; seq 1 1000'
+    done = subprocess.run([sys.executable, "-m", "engine.cli", "cache", "run", "--cwd", str(world.proj), "--",
+                           "echo \"[$ENGINE_CACHE_DIR] [$ENGINE_PROFILE]\" >&2"],
+                          env=env, cwd=str(world.proj), capture_output=True, timeout=120)
+    assert (done.returncode, done.stdout) == (0, b"")
+    assert done.stderr == f"[{project_cache}] [theirs]\n".encode()  # the command's stderr, nothing added
+    big = subprocess.run([sys.executable, "-m", "engine.cli", "cache", "run", "--cwd", str(world.proj), "--", command],
+                         env=env, cwd=str(world.proj), capture_output=True, timeout=120)
+    assert big.stderr == b"to-stderr\n" and b"[CCM_CACHED]" in big.stdout
+    assert not project_cache.exists()  # the engine itself still ignores the project's cache folder

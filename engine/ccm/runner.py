@@ -7,7 +7,9 @@ anything.  The rule kept: the command behaves as the agent's Bash tool
 would run it.
 - It runs once, with `bash -c` (bash as the Bash tool uses, never `$SHELL`:
   `[[ ]]` and other bash syntax work whatever the user's login shell is), in
-  the folder given by --cwd (the event's).
+  the folder given by --cwd (the event's), with the environment the agent's
+  shell gave the wrapper: the engine's variables a project set (which the
+  engine itself ignores, engine/hooks/projectenv.py) included.
 - stdout and stderr stay apart: the command's stdout goes to the wrapper's
   stdout, its stderr to the wrapper's stderr.  Each stream is judged on its
   own: at or under the threshold, or holding a secret, it is written back
@@ -99,9 +101,9 @@ def _kill_group(group, sig):
         pass  # the group has ended
 
 
-def run(command, cwd=None, session=None, tool_use_id=None, settings=None, out=None, err=None):
-    """Run `command`; write what the agent reads to `out` (stdout) and `err`
-    (stderr); return the exit status.  An output is never read whole into
+def run(command, cwd=None, session=None, tool_use_id=None, settings=None, out=None, err=None, env=None):
+    """Run `command` (in environment `env`, else this process's); write what
+    the agent reads to `out` (stdout) and `err` (stderr); return the exit status.  An output is never read whole into
     memory: its size decides, then it is copied or stored in chunks."""
     from . import config
 
@@ -113,7 +115,7 @@ def run(command, cwd=None, session=None, tool_use_id=None, settings=None, out=No
         with Forwarding(settings["run"]["forward_signals"]) as forward:
             # its own process group (setpgid): a forwarded signal reaches all it started, never the wrapper
             proc = subprocess.Popen([shell(), "-c", command], cwd=cwd or None, stdout=fo, stderr=fe,
-                                    preexec_fn=os.setpgrp)
+                                    env=env, preexec_fn=os.setpgrp)
             forward.to(proc.pid)
             rc = proc.wait()
         status = 128 - rc if rc < 0 else rc

@@ -74,8 +74,11 @@ def run(args):
     cmd = args.cache_command
     if cmd == "run":
         from engine.ccm.runner import run as run_command
+        from engine.hooks.projectenv import received
 
-        return run_command(" ".join(args.shell_command), args.cwd, args.session, args.tool_use_id, settings)
+        # the command runs with the variables the agent's shell gave, the project's included
+        return run_command(" ".join(args.shell_command), args.cwd, args.session, args.tool_use_id, settings,
+                           env=received())
     store = Store(settings)
     if cmd == "stats":
         return _stats(store, args)

@@ -20,6 +20,11 @@ def main(argv=None):
     return _guarded(_command, argv)
 
 
+# The wrapper a rewritten shell call runs: its stderr is the command's own,
+# so the note is not added there (the command keeps the variables anyway).
+WRAPPER = ["cache", "run"]
+
+
 def _command(argv):
     """Any other command, once the engine's variables the project's agent
     settings set are dropped (an agent's shell may run it with them: a
@@ -27,7 +32,7 @@ def _command(argv):
     from engine.hooks.projectenv import guard_any, said
 
     dropped = guard_any()
-    if dropped:
+    if dropped and argv[:2] != WRAPPER:
         print(f"engine: note: {said(dropped, 'this command')}", file=sys.stderr)
     return _run(argv)
 

@@ -21,6 +21,11 @@ import os
 
 from engine.base.paths import USER_VARIABLES, working_folder
 
+# What this process's guard dropped, with the values it had: the command
+# `engine cache run` wraps still gets them (received()), as the agent's
+# shell gave them to it; only the engine itself ignores them.
+_dropped: dict[str, str] = {}
+
 
 def guard(agent_name=None, cwd=None):
     """Drop from os.environ the engine's variables the project set for the
@@ -67,8 +72,14 @@ def _drop(docs, chosen, cwd):
         names |= found
     dropped = sorted(n for n in set_here if names is ANY or n in names)
     for name in dropped:
-        del os.environ[name]
+        _dropped[name] = os.environ.pop(name)
     return dropped
+
+
+def received():
+    """The environment this process was given, before the guard dropped the
+    project's variables: the one a command run on the agent's behalf gets."""
+    return {**os.environ, **_dropped}
 
 
 def engine_variables(docs):
