@@ -8,6 +8,7 @@ Each bug-class test fails on b085972."""
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -205,3 +206,33 @@ def test_the_command_keeps_the_variables_the_project_set_and_its_stderr_is_its_o
                          env=env, cwd=str(world.proj), capture_output=True, timeout=120)
     assert big.stderr == b"to-stderr\n" and b"[CCM_CACHED]" in big.stdout
     assert not project_cache.exists()  # the engine itself still ignores the project's cache folder
+
+
+def test_the_agent_killing_its_shell_group_ends_the_command_too(world):
+    """The agent ends a shell call at its timeout by killing its shell's
+    process group with SIGKILL.  The wrapper, killed so, forwarded nothing,
+    and the command (in a group of its own) ran on for ever."""
+    pids = world.tmp / "pids"
+    command = f"sleep 321 | cat & echo $! >> {pids}; echo $$ >> {pids}; sleep 322"
+    wrapper = " ".join(shlex.quote(p) for p in [sys.executable, "-m", "engine.cli", "cache", "run", "--", command])
+    agent_shell = subprocess.Popen(["bash", "-c", wrapper], env=world.env, cwd=str(world.proj),
+                                   start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    started = []
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and (not pids.exists() or len(pids.read_text().split()) < 2):
+            time.sleep(0.02)
+        started = [int(p) for p in pids.read_text().split()]
+        assert len(started) == 2 and all(_alive(p) for p in started)
+        os.killpg(agent_shell.pid, signal.SIGKILL)  # the agent's timeout: the group of the shell this test started
+        agent_shell.wait(timeout=60)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and any(_alive(p) for p in started):
+            time.sleep(0.02)
+        assert not [p for p in started if _alive(p)], "the command outlived the agent's shell"
+    finally:
+        if len(started) == 2:  # the command's group ($$ leads it): what this test started, if anything was left
+            try:
+                os.killpg(started[1], signal.SIGKILL)
+            except ProcessLookupError:
+                pass

@@ -30,7 +30,9 @@ would run it.
   wrapper are passed on to that whole group: the command and everything it
   started (a pipeline, a background job) get them, and the wrapper ends as
   the command does.  A signal that comes before the command has started is
-  passed on as soon as it has.  (The command is then not in a terminal's
+  passed on as soon as it has.  A wrapper killed outright (SIGKILL, or
+  the agent killing its shell's group at its timeout) forwards nothing: a
+  watchdog in the command's group then kills that group (Watchdog).  (The command is then not in a terminal's
   foreground: the wrapper is made for the agent's Bash tool, whose commands
   read no terminal.)
 - A command that calls a function or alias of the agent's shell snapshot is
@@ -94,6 +96,46 @@ class Forwarding:
             signal.signal(sig, handler)
 
 
+# The watchdog's program: it waits for the end of its stdin (the wrapper's
+# pipe), then kills its whole process group: the command's.
+WATCHDOG = "read -r _; kill -KILL 0"
+
+
+class Watchdog:
+    """While entered, a process in the command's group `group` that kills
+    that group should this wrapper end without leaving the block: killed
+    itself (SIGKILL, or its group killed by the agent's timeout), it can
+    forward nothing, and the command, in a group of its own, would run on.
+    It learns of that as the pipe only this process holds closes; it ignores
+    the `signals` forwarded to the group.  Left normally, it is ended
+    quietly (a background job may stay, as with the agent's own shell)."""
+
+    def __init__(self, group, signals):
+        self.group, self.signals, self.proc = group, signals, None
+
+    def __enter__(self):
+        read, self.write = os.pipe()
+        try:
+            self.proc = subprocess.Popen([shell(), "-c", WATCHDOG], stdin=read, stdout=subprocess.DEVNULL,
+                                         stderr=subprocess.DEVNULL, preexec_fn=self._join)
+        except (OSError, subprocess.SubprocessError):
+            pass  # the group has ended already: nothing to watch
+        finally:
+            os.close(read)
+        return self
+
+    def _join(self):
+        for sig in self.signals:
+            signal.signal(sig, signal.SIG_IGN)  # kept across exec: a forwarded signal is not for it
+        os.setpgid(0, self.group)
+
+    def __exit__(self, *exc):
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait()
+        os.close(self.write)
+
+
 def _kill_group(group, sig):
     try:
         os.killpg(group, sig)
@@ -117,7 +159,8 @@ def run(command, cwd=None, session=None, tool_use_id=None, settings=None, out=No
             proc = subprocess.Popen([shell(), "-c", command], cwd=cwd or None, stdout=fo, stderr=fe,
                                     env=env, preexec_fn=os.setpgrp)
             forward.to(proc.pid)
-            rc = proc.wait()
+            with Watchdog(proc.pid, forward.signals):
+                rc = proc.wait()
         status = 128 - rc if rc < 0 else rc
         # what the files hold now: a background job may write more later
         sizes = os.fstat(fo.fileno()).st_size, os.fstat(fe.fileno()).st_size
