@@ -327,3 +327,17 @@ def test_every_stub_writer_names_the_engine_by_absolute_path(builtin, tmp_path, 
     assert f"`{engine_shell()} cache show " in out["text"]
     stub = Purger(s, store)._stub("y" * 5000, "tool_result", {"tool": "Read"})
     assert f"`{engine_shell()} cache show " in stub
+
+
+def test_cache_run_of_a_command_line_not_utf8_prints_its_stub_and_status(tmp_path):
+    """A command whose text is not UTF-8 (a Latin-1 pattern) with a large
+    output: its stub could not be encoded, the wrapper ended in a traceback,
+    exit 1, and printed neither the output nor the stub."""
+    command = b"printf 'caf\xe9\\n'; seq 1 1000; exit 3"
+    r = subprocess.run([sys.executable, "-m", "engine.cli", "cache", "run", "--", command], capture_output=True,
+                       timeout=120, env=_env(tmp_path), cwd=str(tmp_path))
+    assert (r.returncode, r.stderr) == (3, b"")
+    assert r.stdout.startswith(b"[CCM_CACHED]") and b"command: printf 'caf\xe9\\n'" in r.stdout
+    key = r.stdout.split(b"key: sha256:")[1].split()[0].decode()
+    back = _engine(tmp_path, "cache", "show", key)
+    assert back.stdout == b"caf\xe9\n" + "".join(f"{i}\n" for i in range(1, 1001)).encode()

@@ -176,7 +176,7 @@ def run(command, cwd=None, session=None, tool_use_id=None, settings=None, out=No
             if text is None:
                 _copy(fh, size, stream, chunk)
             else:
-                data = text.encode("utf-8")
+                data = text.encode("utf-8", "surrogateescape")  # a command line not UTF-8: its own bytes
                 stream.write(data)
                 kept.append((size, len(data)))
             stream.flush()
