@@ -74,13 +74,19 @@ def _purged_path(store):
 
 
 def _purged(store):
+    return [p for p in _files_of(_purged_path(store), list) if isinstance(p, str)]
+
+
+def _files_of(path, kind):
+    """The `files` entry (a `kind`: list or dict) of a JSON file the store
+    keeps; empty when the file is absent or not what was written."""
     try:
-        with open(_purged_path(store), "rb") as fh:
+        with open(path, "rb") as fh:
             data = json.loads(fh.read())
     except (FileNotFoundError, ValueError):
-        return []
+        return kind()
     files = data.get("files") if isinstance(data, dict) else None
-    return [p for p in files if isinstance(p, str)] if isinstance(files, list) else []
+    return files if isinstance(files, kind) else kind()
 
 
 def transcript_files(folders):
@@ -188,13 +194,7 @@ def _path(store):
 
 
 def _load(store):
-    try:
-        with open(_path(store), "rb") as fh:
-            data = json.loads(fh.read())
-    except (FileNotFoundError, ValueError):
-        return {}
-    files = data.get("files") if isinstance(data, dict) else None
-    return files if isinstance(files, dict) else {}
+    return _files_of(_path(store), dict)
 
 
 def _save(store, index):
