@@ -152,3 +152,20 @@ def test_an_entry_under_an_old_key_still_reads_back_from_its_project(settings, c
     assert key in cli("cache", "list", cwd=world.alpha, env=world.env).out
     assert cli("cache", "show", key, cwd=world.beta, env=world.env).returncode == 1
     assert cli("cache", "show", "--all", key, cwd=world.beta, env=world.env).out_bytes == data
+
+
+def test_folders_under_a_home_kept_in_git_are_not_one_project(cli, world):
+    """With ~/.git (dotfiles), every folder below the home without a .git of
+    its own had the home as its project: from ~/notes-b, `cache list` named
+    ~/notes-a's command and `cache show` printed its output."""
+    home = world.tmp / "home"
+    (home / ".git").mkdir(parents=True)
+    a, b = home / "notes-a", home / "notes-b"
+    a.mkdir(), b.mkdir()
+    ran = cli("cache", "run", "--cwd", a, "--", "seq 1 3000 | sed 's/^/notes-a-row /'", cwd=a, env=world.env)
+    assert ran.returncode == 0 and ran.out.startswith("[CCM_CACHED]"), ran
+    key = _stored_key(ran.out)
+    assert key not in cli("cache", "list", cwd=b, env=world.env).out
+    assert cli("cache", "show", key, cwd=b, env=world.env).out_bytes == b""
+    assert cli("cache", "show", key, cwd=home, env=world.env).out_bytes == b""
+    assert b"notes-a-row 3000" in cli("cache", "show", key, cwd=a, env=world.env).out_bytes

@@ -125,3 +125,15 @@ def test_a_failure_in_a_project_whose_folder_is_gone_is_not_remembered(hk):
     assert not [l for l in hk.log_lines() if "failed" in l or "internal error" in l], hk.log_lines()
     _fail(hk, a, error="<error: No such file or directory (os error 2)>", command="pwd; ls", tid="toolu_a3")
     assert [e["project"] for e in _store(hk)] == [str(a.resolve())]  # where the folder is there, it is
+
+
+def test_folders_under_a_home_kept_in_git_are_not_one_project(hk):
+    """With ~/.git (dotfiles), a failure in ~/notes-a (no .git of its own)
+    was recorded for the home and shown in ~/notes-b's sessions."""
+    (hk.home / ".git").mkdir(exist_ok=True)
+    a, b = hk.home / "notes-a", hk.home / "notes-b"
+    a.mkdir(), b.mkdir()
+    _fail(hk, a)
+    assert _store(hk)[0]["project"] == str(a.resolve())
+    _banner(hk, b, "session-b").assert_silent()
+    assert "IMPORTANT SYSTEM NOTE" in _banner(hk, a, "session-a2").context

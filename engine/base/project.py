@@ -1,7 +1,8 @@
 """Which project a folder belongs to: the nearest folder at or above it that
 holds `.git` (a repository's root; a worktree's `.git` file counts), else
-the folder itself, by real path.  One walk for every reader of the fact
-(the tool memory's entries, the content cache's origins).  os only."""
+the folder itself, by real path.  One walk for every reader of the fact;
+`project_folder` (trust, the tool memory's entries, the content cache's
+origins) never takes the user's home for a project.  os only."""
 
 import os
 

@@ -2,7 +2,7 @@
 and whether a project may list or read it.
 
 An entry's project is the project (engine/base/project.py: the repository
-root above the folder, else the folder) of the folder its output was made
+root above the folder, never the user's home kept in git, else the folder) of the folder its output was made
 in: the event's cwd for a hook, `--cwd` for `engine cache run`, the
 transcript line's cwd for `engine purge`.  The reader's project is found
 the same way from the folder it runs in, never from $CLAUDE_PROJECT_DIR
@@ -19,12 +19,13 @@ import os
 
 
 def project_of(folder=None):
-    """The project of `folder` (default: the working folder), a real path."""
-    from engine.base.project import root_of
+    """The project of `folder` (default: the working folder), a real path:
+    the one trust uses (a home kept in git is no project)."""
+    from engine.base.project import project_folder
 
     if not isinstance(folder, str) or not os.path.isabs(folder):
         folder = os.getcwd()
-    return root_of(folder)
+    return project_folder(folder)
 
 
 def origin(meta):

@@ -219,8 +219,8 @@ def project_of(event):
     """The session's project: the folder the agent started in, where it
     names it in its hooks' environment (`project_env` of its YAML), else
     the repository root above the event's cwd (the nearest folder holding
-    .git), else that cwd.  Never the cwd of a `cd` into a subfolder:
-    entries are kept and shown per project."""
+    .git, never the user's home or above), else that cwd.  Never the cwd
+    of a `cd` into a subfolder: entries are kept and shown per project."""
     from engine.agents.event import as_event
 
     event = as_event(event)
@@ -231,6 +231,6 @@ def project_of(event):
     cwd = event.cwd
     if not os.path.isabs(cwd):
         cwd = os.getcwd()
-    from engine.base.project import root_of
+    from engine.base.project import project_folder
 
-    return root_of(cwd)
+    return project_folder(cwd)  # a home kept in git is no project: its folders are not one
