@@ -137,3 +137,20 @@ def test_folders_under_a_home_kept_in_git_are_not_one_project(hk):
     assert _store(hk)[0]["project"] == str(a.resolve())
     _banner(hk, b, "session-b").assert_silent()
     assert "IMPORTANT SYSTEM NOTE" in _banner(hk, a, "session-a2").context
+
+
+def test_projects_whose_paths_redact_alike_stay_apart(hk):
+    """The entry's project was compared as its redacted path: a failure in
+    /w/sk-learn-tutorial-notebooks (a path the secrets redactor takes for a
+    key) was recorded as /w/[REDACTED], never shown in its own project,
+    one entry with /w/sk-learn-tutorial-notebooks-2's, and shown in a
+    project at /w/[REDACTED]."""
+    a, b, c = (hk.root / n for n in ("sk-learn-tutorial-notebooks", "sk-learn-tutorial-notebooks-2", "[REDACTED]"))
+    for p in (a, b, c):
+        (p / ".git").mkdir(parents=True)
+    _fail(hk, a)
+    _fail(hk, b, tid="toolu_b1")
+    assert [r["project"] for r in _store(hk)] == [str(hk.root.resolve() / "[REDACTED]")] * 2  # no secret kept
+    assert len({r["k"] for r in _store(hk)}) == 2
+    _banner(hk, c, "session-c").assert_silent()
+    assert "IMPORTANT SYSTEM NOTE" in _banner(hk, a, "session-a2").context

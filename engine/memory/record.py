@@ -199,14 +199,15 @@ def build(event, error_text, memory, redact, project):
 
         says_something = not any(re.fullmatch(p, error) for p in memory["generic_errors"])
     short = short_input(_user_input(event), memory, redact)
-    project = redact(project or "")
     sig = signature(error, memory)
-    parts = (tool, sig, "" if says_something else signature(short, memory), project)
+    # The real path in the key and the id: two projects whose paths redact alike stay two.
+    parts = (tool, sig, "" if says_something else signature(short, memory), project or "")
     key = sha256("\x00".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:24]
-    from .store import now
+    from .store import now, project_id
 
     return {"k": key, "t": now(), "tool": tool, "sig": sig[: memory["max_field_chars"]], "error": error,
-            "input": short, "project": project, "session": event.session}
+            "input": short, "project": redact(project or ""), "pid": project_id(project or ""),
+            "session": event.session}
 
 
 def path_of(memory):

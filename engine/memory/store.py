@@ -75,9 +75,27 @@ def append(path, records, max_kept, compact_bytes, sessions_kept=None, examples_
         compact(path, max_kept, sessions_kept, examples_kept)
 
 
+def project_id(project):
+    """The id of a project (its real path): what entries are compared by.
+    The path an entry shows is redacted, and two paths can redact alike
+    (`/w/sk-learn-notebooks` and `/w/sk-learn-notebooks-2` are both
+    `/w/[REDACTED]`); their ids differ, and an id holds no secret."""
+    from engine.core.cache import sha256
+
+    return sha256(project.encode("utf-8", "surrogatepass")).hexdigest()[:24] if project else ""
+
+
+def of_project(entry, project):
+    """Is the entry `project`'s?  The one place an entry's project is
+    compared: by id; an entry written before ids were kept, by its path."""
+    if entry.get("pid"):
+        return entry["pid"] == project_id(project)
+    return entry["project"] == project
+
+
 def _line(r):
     return {"k": r["k"], "t": r["t"], "n": r.get("n", 1), "tool": r["tool"], "sig": r.get("sig", ""),
-            "error": r["error"], "input": r["input"], "project": r.get("project", ""),
+            "error": r["error"], "input": r["input"], "project": r.get("project", ""), "pid": r.get("pid", ""),
             "sessions": r.get("sessions") or ([r["session"]] if r.get("session") else [])}
 
 
@@ -129,7 +147,7 @@ def merged(lines, sessions_kept=None, examples_kept=None):
         if e is None:
             by[r["k"]] = e = {"k": r["k"], "tool": r["tool"], "sig": str(r.get("sig", "")),
                               "error": str(r.get("error", "")), "input": inp,
-                              "project": str(r.get("project", "")), "count": 0, "first": t, "last": t,
+                              "project": str(r.get("project", "")), "pid": str(r.get("pid") or ""), "count": 0, "first": t, "last": t,
                               "examples": [], "sessions": []}
         e["count"] += n
         e["first"] = min(e["first"], r.get("first", t) if isinstance(r.get("first"), (int, float)) else t)
@@ -138,6 +156,7 @@ def merged(lines, sessions_kept=None, examples_kept=None):
             e["error"], e["input"] = str(r.get("error", "")) or e["error"], inp or e["input"]
             e["sig"] = str(r.get("sig", "")) or e["sig"]
             e["project"] = str(r.get("project", "")) or e["project"]
+            e["pid"] = str(r.get("pid") or "") or e["pid"]
         _latest(e["examples"], examples, examples_kept)
         _latest(e["sessions"], sessions, sessions_kept)
     return sorted(by.values(), key=lambda e: e["last"], reverse=True)
@@ -155,7 +174,7 @@ def entries(path, tool=None, session=None, project=None, examples_kept=None):
     if session is not None:
         out = [e for e in out if session in e["sessions"]]
     if project is not None:
-        out = [e for e in out if e["project"] == project]
+        out = [e for e in out if of_project(e, project)]
     return out
 
 
@@ -190,6 +209,7 @@ def _rewrite(path, kept):
     """Replace the store by `kept` (merged entries): under the exclusive lock."""
     lines = [_dumps({"k": e["k"], "t": e["last"], "first": e["first"], "n": e["count"], "tool": e["tool"],
                      "sig": e["sig"], "error": e["error"], "input": e["input"], "project": e["project"],
+                     "pid": e["pid"],
                      "examples": e["examples"], "sessions": e["sessions"]}) + "\n"
              for e in reversed(kept)]  # oldest first, like appends
     try:

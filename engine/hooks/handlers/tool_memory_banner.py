@@ -62,7 +62,7 @@ class ToolMemoryBanner(Handler):
         """(this project's entries, other projects' entries or [] unless the
         user opted in), newest first; only those some other session met."""
         from engine.memory.record import project_of
-        from engine.memory.store import entries_for_tool, store_path
+        from engine.memory.store import entries_for_tool, of_project, store_path
 
         memory = ctx.settings["memory"]
         found = entries_for_tool(store_path(memory), tool, memory.get("examples_kept"))
@@ -72,8 +72,8 @@ class ToolMemoryBanner(Handler):
         if not found:
             return [], []
         project = project_of(ctx.event)
-        own = [e for e in found if e["project"] == project]
-        others = [e for e in found if e["project"] != project] if memory.get("other_projects") is True else []
+        own = [e for e in found if of_project(e, project)]
+        others = [e for e in found if not of_project(e, project)] if memory.get("other_projects") is True else []
         return own, others
 
     def _shown(self, found):
