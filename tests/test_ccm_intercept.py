@@ -278,3 +278,22 @@ def test_install_writes_pin_commands_and_uninstall_removes_exactly_those(world):
     assert (cmds / "pin-end.md").read_text() == "edited by the user\n", "install never overwrites the user's file"
     assert engine(world, "uninstall", "--project").returncode == 0
     assert sorted(p.name for p in cmds.iterdir()) == ["mine.md", "pin-end.md"]
+
+
+def test_pin_last_never_pins_another_projects_output(world):
+    """A session id met in two projects (a session resumed elsewhere, or a
+    crafted payload): `ccm:pin last` in project B pinned the output the
+    session last cached in project A, which B cannot even list."""
+    other = world.tmp / "other"
+    (other / ".git").mkdir(parents=True)
+    out = engine(world, "cache", "run", "--session", "s9", "--", "seq 1 3000").stdout.decode()
+    key = out.split("sha256:")[1].split()[0]
+    prompt = {"session_id": "s9", "transcript_path": "", "cwd": str(other), "hook_event_name": "UserPromptSubmit",
+              "prompt": "ccm:pin last level=hard"}
+    r = engine(world, "hook", stdin=json.dumps(prompt).encode(), cwd=str(other))
+    assert "no cached output to pin yet" in json.loads(r.stdout)["systemMessage"]
+    store = Store(config.load(config.builtin_path()))
+    assert store.meta(key)["pin"]["level"] == "none"
+    prompt["cwd"] = str(world.proj)
+    engine(world, "hook", stdin=json.dumps(prompt).encode())
+    assert store.meta(key)["pin"]["level"] == "hard"

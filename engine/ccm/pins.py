@@ -61,8 +61,11 @@ class SessionPins:
             _atomic_write(self.path, json.dumps(state).encode())
             return result
 
-    def apply(self, directives, default_level):
-        """Handle the directives of one prompt; what was done, as short lines."""
+    def apply(self, directives, default_level, project=None):
+        """Handle the directives of one prompt in `project` (a real path, as
+        origin.project_of finds it; None: any); what was done, as short lines."""
+        from .origin import belongs
+
         done = []
 
         def change(state):
@@ -70,7 +73,9 @@ class SessionPins:
                 pin = {"level": level or default_level, "reason": reason}
                 if action == "last":
                     key = state.get("last")
-                    if key and self.store.meta(key) is not None:
+                    meta = self.store.meta(key) if key else None
+                    # a session id met in two projects (a resumed session) pins only this project's output
+                    if meta is not None and (project is None or belongs(meta, project)):
                         pin_key(self.store, key, pin["level"], pin["reason"])
                         done.append(f"pinned {key[:12]} ({pin['level']})")
                     else:

@@ -31,5 +31,8 @@ class CcmPin(Handler):
         session = ctx.event.session
         if not directives or not session:
             return []
-        done = SessionPins(Store(settings, log=ctx.log), session).apply(directives, settings["pins"]["default_level"])
+        from engine.ccm.origin import project_of
+
+        pins = SessionPins(Store(settings, log=ctx.log), session)
+        done = pins.apply(directives, settings["pins"]["default_level"], project_of(ctx.cwd))
         return [Part(self.name, user_message="ccm: " + "; ".join(done))] if done else []
