@@ -421,3 +421,17 @@ def test_assistant_prose_pipeline_leaves_user_lines_alone():
     assert set(result["verbatim"]) == {"2"}  # the assistant line only; the user prompt stays
     assert result["messages"][1] == lines[1]
     assert restore_messages(result["messages"], result["verbatim"], transcript=True) == lines
+
+
+def test_a_near_duplicate_differing_in_a_negation_is_not_a_reference(pipe):
+    # "do not run" 87% alike "please run": a reference would say the opposite
+    text = ("When you release the service this week, {} run the database migration before the new build is live "
+            "on every node of the cluster, and check the dashboard for the error rate after each step of the "
+            "rollout so that we can roll back quickly if the numbers look wrong to anyone on the team.")
+    filler = [{"role": "user", "content": "ok"}] * 4
+    messages = [{"role": "user", "content": text.format("do not")}, {"role": "user", "content": text.format("please")}]
+    out = compress_messages(messages + filler, pipe)
+    assert "duplicate" not in out["messages"][0]["content"]
+    assert "do not run" in out["messages"][0]["content"]
+    same = [messages[0], {"role": "user", "content": text.format("do not") + " Thanks."}]  # alike, same negation
+    assert compress_messages(same + filler, pipe)["stats"]["decisions"][0] == "duplicate/duplicates/fuzzy"

@@ -5,7 +5,8 @@ shingles overlap by fuzzy_threshold (Jaccard) or more.  Candidates come from
 a bottom-k sketch of each text's shingles (deterministic crc32 hashes): a
 later text sharing min_sketch_shared of the sketch, among the nearest
 max_candidates per sketch entry, so the work stays linear in the number of
-messages."""
+messages.  A fuzzy pair whose spans of keep_apart_categories differ (a
+negation in one text only) is no pair: the reference would say the opposite."""
 
 import heapq
 import zlib
@@ -22,6 +23,8 @@ class DuplicatesStep(Step):
         self.sketch = spec.sketch_size
         self.max_candidates = spec.max_candidates
         self.min_shared = spec.min_sketch_shared
+        names = list(spec.keep_apart_categories)
+        self.apart = ctx.scanner(names, ctx.step + ("keep_apart_categories",)) if names else None
 
     def _shingles(self, text, ids):
         """Hashes of the word k-grams.  A word's id is its crc32; a k-gram's
@@ -39,6 +42,15 @@ class DuplicatesStep(Step):
         if len(seq) < k:
             return {hash(tuple(seq))}
         return set(map(hash, zip(*(seq[i:] for i in range(k)))))
+
+    def _marks(self, run, i):
+        """The spans of keep_apart_categories in message i, as a sorted
+        tuple of lower-cased strings (order-free)."""
+        if self.apart is None:
+            return ()
+        v = run.views[i]
+        text = run.text(v)
+        return tuple(sorted(text[s:e].lower() for s, e in self.apart.spans(text, run.memo(v))))
 
     def prepare(self, run):
         self.target = {}
@@ -73,7 +85,8 @@ class DuplicatesStep(Step):
                 if small < self.threshold * large:
                     continue  # Jaccard cannot reach the threshold
                 sim = len(sh & other) / len(sh | other)
-                if sim >= self.threshold and (best is None or sim > best[1] or (sim == best[1] and j < best[0])):
+                if sim >= self.threshold and (best is None or sim > best[1] or (sim == best[1] and j < best[0])) \
+                        and self._marks(run, v.index) == self._marks(run, j):
                     best = (j, sim)
             for h in sketch:
                 index.setdefault(h, []).append(v.index)
