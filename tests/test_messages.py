@@ -435,3 +435,32 @@ def test_a_near_duplicate_differing_in_a_negation_is_not_a_reference(pipe):
     assert "do not run" in out["messages"][0]["content"]
     same = [messages[0], {"role": "user", "content": text.format("do not") + " Thanks."}]  # alike, same negation
     assert compress_messages(same + filler, pipe)["stats"]["decisions"][0] == "duplicate/duplicates/fuzzy"
+
+
+@pytest.mark.parametrize("shape", ["list", "body", "transcript"])
+def test_cli_input_compress_accepts_is_input_restore_gives_back(cli, tmp_path, shape):
+    """The pack nests the input a level or two deeper: the deepest input
+    compress accepts (found by bisection) restores; deeper is one line."""
+    def text(depth):
+        deep = "[" * depth + "]" * depth
+        msg = f'{{"role": "user", "content": "hi", "x": {deep}}}'
+        return {"list": f"[{msg}]", "body": f'{{"tools": {deep}, "messages": [{msg}]}}',
+                "transcript": f'{{"type": "user", "message": {msg}}}'}[shape]
+
+    def compress(depth):
+        extra = ["--transcript"] if shape == "transcript" else []
+        return cli("messages", "compress", write(tmp_path, "in.json", text(depth) + "\n"), "--json", *extra)
+
+    lo, hi, packed = 1, 3000, None
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        r = compress(mid)
+        if r.returncode == 0:
+            lo, packed = mid + 1, (mid, r)
+        else:
+            assert "nested" in r.err and "Traceback" not in r.err, r
+            hi = mid - 1
+    depth, r = packed
+    back = cli("messages", "restore", "-", input=r.out)
+    assert back.returncode == 0, (depth, back.err)
+    assert json.loads(back.out) == json.loads(text(depth))

@@ -74,6 +74,29 @@ def _parse_jsonl(text, name):
     return lines
 
 
+def _depth(value):
+    """How deeply value nests (a scalar: 0), without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        node, level = stack.pop()
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else None
+        if children is not None:
+            deepest = max(deepest, level)
+            stack.extend((c, level + 1) for c in children)
+    return deepest
+
+
+def _check_depth(data, name):
+    """Refuse input the pack could not carry: the pack nests it deeper, and
+    restore reads the pack with the same JSON reader."""
+    from engine.core.settings import plain
+
+    limit = plain()["messages"]["max_depth"]
+    if _depth(data) > limit:
+        raise UserError(f"JSON nested deeper than {limit} levels: the object `compress --json` prints could not "
+                        "be read back by restore (messages.max_depth, pipelines/settings/engine.yaml)", name)
+
+
 def _dump(value):
     return json.dumps(value, ensure_ascii=False)
 
@@ -98,6 +121,7 @@ def run(args):
             wrapper, data = data, data["messages"]
         if not isinstance(data, list):
             raise UserError("expected a JSON list of messages, or an object with a `messages` list", name)
+    _check_depth(wrapper if wrapper is not None else data, name)  # a request body's other keys go in the pack too
     profile = args.profile if args.profile == "default" or "/" not in args.profile else given(args.profile)
     result = compress_messages(data, profile, recency=args.recency, budget=args.budget, transcript=args.transcript,
                                count_tokens=args.json)
