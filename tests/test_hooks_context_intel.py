@@ -205,6 +205,18 @@ def test_monitor_to_model_when_the_profile_says_so(hk):
     assert "past 90%" in run.context and "past 90%" in run.json["systemMessage"]
 
 
+def test_monitor_to_model_waits_for_the_main_model_not_a_subagent(hk):
+    """The fill is the main chain's: a subagent's tool call must not put the
+    warning in the subagent's context (its model never saw that figure) nor
+    use the threshold up; the main model's next tool call gets it."""
+    prof = shared_profile(profile_text({"PostToolUse": [{"name": "context_monitor_tools", "to_model": True}]}))
+    _fill(hk, 150000)
+    sub = hk.event("PostToolUse", tool_response={"stdout": "ok"}, agent_id="a1b2c3", agent_type="general-purpose")
+    hk.hook(sub, profile=prof).assert_silent()
+    run = hk.hook(hk.event("PostToolUse", tool_response={"stdout": "ok"}), profile=prof)
+    assert "past 70%" in run.context and "past 70%" in run.json["systemMessage"], str(run)
+
+
 def test_effort_guidance_at_session_start(hk):
     assert "[Effort policy: medium]" in hk.hook(hk.event("SessionStart", source="startup")).context
     assert "[Effort policy: medium]" in hk.hook(hk.event("SessionStart", source="clear")).context

@@ -3,7 +3,10 @@ context fill crosses it, per compaction epoch; a session below the first
 threshold hears nothing.  When several are crossed at once, one warning names
 the highest.  With `rearm`, thresholds the fill fell back below (a
 compaction) warn again on the next crossing.  Shown to the user; to the model
-only with `to_model: true`.
+only with `to_model: true`, and then never at a subagent's event: the fill
+is the main chain's, so its warning waits for the main model's next event
+(a subagent's PostToolUse would put it in the subagent's context instead,
+and use up the threshold).
 
 It runs at Stop and, because an agentic session may run hundreds of tool
 calls and several auto-compactions between two Stops, at PostToolUse too.
@@ -55,7 +58,8 @@ class ContextMonitor(Handler):
         return f"warned:{self.warnings}:{t}"
 
     def due(self, ctx):
-        return not ctx.event.stop_active
+        # the main chain's fill, for the main model: not the subagent's to read
+        return not ctx.event.stop_active and not (self.spec.to_model and ctx.event.subagent)
 
     def _size(self, ctx):
         path = ctx.transcript()
