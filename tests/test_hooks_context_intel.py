@@ -250,6 +250,17 @@ def test_precompact_prints_the_instructions(hk):
     assert hk.hook(ev).stdout == "Keep only the plan.\n"
 
 
+def test_precompact_cuts_the_users_file_between_characters(hk):
+    """A file over max_file_bytes (20000) whose cut falls inside a two-byte
+    character: the instructions end on the last whole character, within
+    the bound, with no replacement character."""
+    mine = hk.home / ".claude" / "compact-instructions.txt"
+    mine.parent.mkdir(parents=True, exist_ok=True)
+    mine.write_text("K" + "\u00e9" * 10050, encoding="utf-8")
+    out = hk.hook(hk.event("PreCompact", trigger="auto")).stdout
+    assert out == "K" + "\u00e9" * 9999 + "\n", repr(out[-8:])
+
+
 def test_passthrough_makes_every_hook_do_nothing(hk):
     env = {"ENGINE_HOOKS_PASSTHROUGH": "1"}
     for ev in (hk.event("SessionStart"), failure(hk, "x", "boom"), hk.event("PreCompact", trigger="auto"), b"not json"):

@@ -43,8 +43,7 @@ class CompactInstructions(Handler):
         if len(data) > self.spec.max_file_bytes:
             ctx.log(f"{self.name}: {path} is over max_file_bytes ({self.spec.max_file_bytes}); cut there")
             data = data[: self.spec.max_file_bytes]
-        text = data.decode("utf-8", "replace").strip()
-        return text or None
+        return _text(data) or None
 
     def parts(self, ctx):
         text = self.user_file(ctx)
@@ -54,3 +53,11 @@ class CompactInstructions(Handler):
             text = render_cached(self.spec.template, ctx.settings["templates"], trigger=ctx.event.trigger,
                                  custom_instructions=ctx.event.custom_instructions).strip("\n")
         return [Part(self.name, stdout=text)] if text else []
+
+
+def _text(data):
+    """The file's text; a character the max_file_bytes cut split is left
+    out whole, not turned into a replacement character."""
+    import codecs
+
+    return codecs.getincrementaldecoder("utf-8")("replace").decode(data, final=False).strip()
