@@ -154,6 +154,24 @@ def _alive(pid):
         return False
 
 
+def _written_pids(pids, n):
+    """The `n` process ids the command wrote to the file `pids`, each alive."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (not pids.exists() or len(pids.read_text().split()) < n):
+        time.sleep(0.02)
+    started = [int(p) for p in pids.read_text().split()]
+    assert len(started) == n and all(_alive(p) for p in started)
+    return started
+
+
+def _left_alive(started):
+    """Those of `started` still alive after a grace of up to 10 s."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(_alive(p) for p in started):
+        time.sleep(0.02)
+    return [p for p in started if _alive(p)]
+
+
 def test_sigterm_to_the_wrapper_ends_everything_the_command_started(world):
     """b085972: SIGTERM to `engine cache run` ended the wrapper and left the
     command's processes running."""
@@ -164,17 +182,10 @@ def test_sigterm_to_the_wrapper_ends_everything_the_command_started(world):
                             env=world.env, cwd=str(world.proj), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     started = []
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and (not pids.exists() or len(pids.read_text().split()) < 3):
-            time.sleep(0.02)
-        started = [int(p) for p in pids.read_text().split()]
-        assert len(started) == 3 and all(_alive(p) for p in started)
+        started = _written_pids(pids, 3)
         os.kill(proc.pid, signal.SIGTERM)  # the wrapper this test started, only
         out, _err = proc.communicate(timeout=60)
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and any(_alive(p) for p in started):
-            time.sleep(0.02)
-        assert not [p for p in started if _alive(p)], "the command's processes outlived the wrapper"
+        assert not _left_alive(started), "the command's processes outlived the wrapper"
         assert proc.returncode == 128 + signal.SIGTERM and b"late" not in out  # it ends as the command did
     finally:
         for pid in started:  # what this test started, if anything was left
@@ -219,17 +230,10 @@ def test_the_agent_killing_its_shell_group_ends_the_command_too(world):
                                    start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     started = []
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and (not pids.exists() or len(pids.read_text().split()) < 2):
-            time.sleep(0.02)
-        started = [int(p) for p in pids.read_text().split()]
-        assert len(started) == 2 and all(_alive(p) for p in started)
+        started = _written_pids(pids, 2)
         os.killpg(agent_shell.pid, signal.SIGKILL)  # the agent's timeout: the group of the shell this test started
         agent_shell.wait(timeout=60)
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and any(_alive(p) for p in started):
-            time.sleep(0.02)
-        assert not [p for p in started if _alive(p)], "the command outlived the agent's shell"
+        assert not _left_alive(started), "the command outlived the agent's shell"
     finally:
         if len(started) == 2:  # the command's group ($$ leads it): what this test started, if anything was left
             try:
