@@ -3,8 +3,9 @@
 Sentences are scored (first sentence, constraints, references, questions:
 weights in YAML) and picked best first while they fit a budget that scales
 with the prose length; picked sentences keep their order.  Sentences holding
-a negation (must_keep_categories) are picked before any other, even past the
-budget, up to max_share of the text.
+a negation (must_keep_categories) are picked before any other, every one,
+even past the budget and max_share (a summary no shorter than its text is
+not used: the text stays whole).
 Every reference (inline code, URL, path, identifier, number...) of the text
 that the picked sentences do not already hold goes into the entity suffix,
 so nothing a later turn may point at is lost from view.
@@ -99,10 +100,12 @@ class Summarizer:
             scored.append((-score, n))
         budget = self.limit(len(text))
         chosen, used, seen = [], 0, set()
-        hard_cap = len(text) * self.max_share
-        for n, (s, e) in enumerate(sents):  # negations first, over the budget if need be
+        # negations first, every one, past the budget and max_share if need be: a summary
+        # without one would turn a constraint around (a marker no shorter than its text
+        # leaves the text whole: engine/messages/run.py)
+        for n, (s, e) in enumerate(sents):
             size = e - s + (len(self.joiner) if chosen else 0)
-            if must_spans.count(s, e) and used + size <= hard_cap and text[s:e] not in seen:
+            if must_spans.count(s, e) and text[s:e] not in seen:
                 seen.add(text[s:e])
                 chosen.append(n)
                 used += size
