@@ -156,6 +156,25 @@ def test_codex_trust_is_told_per_hook_from_its_config(hk):
     assert state(["[hooks\n"])["state"] == "unknown"  # not TOML: said, never raised
 
 
+def test_codex_trust_through_a_linked_codex_home_names_the_real_folder(hk):
+    """Codex canonicalizes CODEX_HOME: with it a link (a dotfiles folder),
+    its /hooks trust keys name the real hooks.json (measured, hooks/list),
+    and doctor reads them so."""
+    from engine.agents.table import get
+
+    real = hk.home / "dotfiles" / "codex"
+    real.mkdir(parents=True)
+    (hk.home / "codex-link").symlink_to(real)
+    env = {**_agents_on_path(hk, {"codex": "codex-cli 0.169.0"}), "CODEX_HOME": str(hk.home / "codex-link")}
+    assert hk.engine("install", "--agent", "codex", "--user", env=env).returncode == 0
+    data = json.loads((real / "hooks.json").read_text())
+    spec = get("codex").data["install"]["trust_check"]
+    _write(real / "config.toml", "".join(
+        f'[hooks.state."{real / "hooks.json"}:{spec["labels"][event]}:0:0"]\n'
+        f'trusted_hash = "{_codex_hash(event, groups[0])}"\n' for event, groups in data["hooks"].items()))
+    assert _scope(_doctor(hk, env)["codex"], "user")["trust"]["state"] == "trusted"
+
+
 def test_folder_trust_rules_of_gemini_and_copilot(hk, monkeypatch):
     from engine.agents.table import get
     from engine.hooks.agenttrust import check

@@ -80,6 +80,8 @@ class Agent:
         env = environ if environ is not None else os.environ
         spec = self.data["home"]
         value = env.get(spec["env"]) if spec.get("env") else None
+        if value and spec.get("resolved"):  # the agent's own name for it: links followed, absolute
+            return os.path.realpath(os.path.expanduser(value))
         return os.path.expanduser(value or spec["default"])
 
     def expand(self, template, project="", environ=None):
