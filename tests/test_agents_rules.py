@@ -251,6 +251,8 @@ def test_codex_cuts_its_project_files_at_project_doc_max_bytes_so_a_file_past_it
     assert whole(repo / "AGENTS.md", repo), "alone, 20,000 bytes fit"
     (home / ".codex" / "config.toml").write_text('model = "m"\nproject_doc_max_bytes = 65536\n')
     assert whole(repo / "svc" / "AGENTS.md", repo / "svc"), "the user's config.toml raises the figure"
+    (home / ".codex" / "config.toml").write_bytes(b"\xef\xbb\xbfproject_doc_max_bytes = 65536\n")
+    assert whole(repo / "svc" / "AGENTS.md", repo / "svc"), "Codex reads a config.toml opening with a BOM"
     (home / ".codex" / "config.toml").write_text('project_doc_max_bytes = "lots"\n')
     assert not whole(repo / "svc" / "AGENTS.md", repo / "svc"), "a figure that is no number: the default"
 

@@ -140,8 +140,9 @@ def test_codex_trust_is_told_per_hook_from_its_config(hk):
     data = json.loads(hooks_file.read_text())
     spec = get("codex").data["install"]["trust_check"]
 
-    def state(lines):
-        _write(hk.home / ".codex" / "config.toml", 'model = "x"\n' + "".join(lines))
+    def state(lines, bom=""):
+        _write(hk.home / ".codex" / "config.toml", "")
+        (hk.home / ".codex" / "config.toml").write_bytes((bom + 'model = "x"\n' + "".join(lines)).encode("utf-8"))
         return _scope(_doctor(hk, env)["codex"], "user")["trust"]
 
     entries = []
@@ -150,6 +151,7 @@ def test_codex_trust_is_told_per_hook_from_its_config(hk):
         value = _codex_hash(event, groups[0])
         entries.append(f'\n[hooks.state."{hooks_file}:{label}:0:0"]\ntrusted_hash = "{value}"\n')
     assert state(entries)["state"] == "trusted"
+    assert state(entries, bom="\ufeff")["state"] == "trusted", "Codex reads a config.toml opening with a BOM"
     assert state(entries[1:])["state"] == "partly"
     stale = entries[0].rsplit('"sha256:', 1)[0] + '"sha256:' + "0" * 64 + '"\n'
     assert state([stale] + entries[1:])["state"] == "modified"

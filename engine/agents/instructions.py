@@ -297,7 +297,7 @@ def _setting(data, name, key):
         if name.endswith(".toml"):
             import tomllib
 
-            return tomllib.loads(text).get(key)
+            return tomllib.loads(text.removeprefix("\ufeff")).get(key)  # Codex reads a file with a BOM
         from engine.base.fastjson import loads
 
         found = loads(text)

@@ -111,7 +111,7 @@ def _toml(path):
     except ImportError:  # Python 3.10
         return None, "reading the agent's TOML settings needs Python 3.11 or later (tomllib)"
     try:
-        return tomllib.loads(text), None
+        return tomllib.loads(text.removeprefix("\ufeff")), None  # Codex reads a file with a BOM (tomllib does not)
     except (ValueError, RecursionError):
         return None, f"{path} is not TOML the engine can read"
 
