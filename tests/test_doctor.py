@@ -190,7 +190,9 @@ def test_folder_trust_rules_of_gemini_and_copilot(hk, monkeypatch):
     for rules, want in (({str(hk.project): "TRUST_FOLDER"}, "trusted"),
                         ({str(project / "src"): "TRUST_PARENT"}, "trusted"),
                         ({str(hk.project): "TRUST_FOLDER", str(project): "DO_NOT_TRUST"}, "untrusted"),
-                        ({str(project) + "-other": "TRUST_FOLDER"}, "untrusted")):
+                        ({str(project) + "-other": "TRUST_FOLDER"}, "untrusted"),
+                        # Gemini 0.61.0 (isPathTrusted): the longest rule path wins, a TRUST_PARENT's own
+                        ({str(project): "DO_NOT_TRUST", str(project) + "/src": "TRUST_PARENT"}, "trusted")):
         _write(gemini, "// comment\n" + json.dumps(rules))
         assert check(get("gemini"), "project", str(project), "x", {})["state"] == want, rules
     assert check(get("gemini"), "user", str(project), "x", {})["state"] == "not needed"

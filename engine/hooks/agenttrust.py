@@ -80,12 +80,12 @@ def folder_map(agent, spec, project, **_):
     data, why = _json(path)
     if data is None or not isinstance(data, dict):
         return {"state": "unknown", "why": why or f"{path} is not a JSON object"}
-    best = None  # the most specific rule that covers the folder decides
+    best = None  # of the rules that cover the folder, the longest rule path decides (its own, not its parent's)
     for folder, level in data.items():
         meaning = spec["levels"].get(level) if isinstance(level, str) else None
         root = os.path.dirname(folder) if meaning == "parent" else folder
-        if meaning and inside(os.path.realpath(project), os.path.realpath(root)) and (best is None or len(root) > len(best[0])):
-            best = (root, meaning)
+        if meaning and inside(os.path.realpath(project), os.path.realpath(root)) and (best is None or len(folder) > len(best[0])):
+            best = (folder, meaning)
     if best is None or best[1] == "never":
         return {"state": "untrusted", "why": f"{project} is not trusted in {path}"}
     return {"state": "trusted", "why": f"trusted in {path}"}
