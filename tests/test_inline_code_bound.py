@@ -2,16 +2,24 @@
 whole by a class scan and its length checked once by a look-behind, where
 the former lazy loop tried the closing backtick after every character.  The
 spans must not move, at the 1000-character bound above all (random texts
-are too short to reach it)."""
+are too short to reach it).  A span holds backtick runs of another length
+than its own ("`a``b`"), as Markdown reads it: the reference reads so too."""
 
 import itertools
+import random
 from pathlib import Path
 
 import regex
 import yaml
 
 REPO = Path(__file__).resolve().parent.parent
-FORMER = r"(?P<t>`(?<!``)`*+)(?:[^`\n]|\n(?![ \t]*\n)|(?<=[^`])`(?=[^`])){1,1000}?(?<!`)(?P=t)(?!`)"
+# The reference: the former lazy loop, read as Markdown reads a code span
+# (the content may hold backtick runs of another length than the opening
+# one): a backtick is content where it starts a run that is not exactly the
+# opening's length, or goes on with one; the closing run starts after no
+# backtick.  One item a character, so the bound counts characters.
+FORMER = (r"(?P<t>`(?<!``)`*+)(?:[^`\n]|\n(?![ \t]*\n)|(?<!`)(?!(?P=t)(?!`))`|(?<=`)`){1,1000}?"
+          r"(?<!`)(?P=t)(?!`)")
 
 
 def _current():
@@ -26,18 +34,36 @@ def _spans(p, text):
 def test_spans_at_the_length_bound():
     former, current = regex.compile(FORMER, regex.V0), _current()
     assert current.pattern != FORMER
-    pieces = ["a", "\n", "\n\n", "` ", " `", "``", " `` ", "```", "\n \n"]
+    pieces = ["a", "\n", "\n\n", "` ", " `", "``", " `` ", "```", "\n \n", "````", "a``b", " ``` "]
     n = 0
     for ticks in ("`", "``", "```"):
-        for size in (1, 999, 1000, 1001):
+        for size in (1, 998, 999, 1000, 1001):
             for a, b in itertools.product(pieces, repeat=2):
                 for cut in (0, size // 2, size - 1):
                     body = ("x" * size)[:cut] + a + ("y" * size)[cut:] + b
-                    for tail in (ticks, ticks + "`", "`", "``", ""):
+                    for tail in (ticks, ticks + "`", "`", "``", "```", ""):
                         text = "p " + ticks + body + tail + " q `z` r"
                         assert _spans(current, text) == _spans(former, text), (ticks, size, a, b, cut, tail)
                         n += 1
     assert n > 2500
+
+
+def test_runs_of_another_length_are_content():
+    # "`a``b`" is one span, and so is "``a```b``"; a run of the opening's
+    # length closes it, wherever it stands
+    former, current = regex.compile(FORMER, regex.V0), _current()
+    for text, spans in [("x `a``b` y", [(2, 8)]), ("x ``a```b`` y", [(2, 11)]), ("`a``", []),
+                        ("``a`b``c``", [(0, 7)]), ("`a```b` `c`", [(0, 7), (8, 11)])]:
+        assert _spans(current, text) == _spans(former, text) == spans, text
+
+
+def test_random_texts_with_runs_of_every_length():
+    former, current = regex.compile(FORMER, regex.V0), _current()
+    rnd = random.Random(18)
+    alphabet = ["`", "``", "```", "````", "a", " ", "\n", "\n\n", "\n \n", "b c"]
+    for _ in range(20000):
+        text = "".join(rnd.choice(alphabet) for _ in range(rnd.randint(1, 25)))
+        assert _spans(current, text) == _spans(former, text), repr(text)
 
 
 def test_the_one_backtick_branch_scans_classes():

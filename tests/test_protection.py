@@ -165,6 +165,8 @@ SENTENCES = [
      ["must not push", "do not merge"]),
     ("Run `kubectl delete pod api-0` only in the staging environment.", ["`kubectl delete pod api-0`", "only"]),
     ("Set `configuration` and ``a ` b`` in the file.", ["`configuration`", "``a ` b``"]),
+    # a code span holds runs of backticks of another length than its own ("`a``b`" is one span)
+    ("Write `the a``b` and ``a```the``` b`` in the configuration.", ["`the a``b`", "``a```the``` b``"]),
     ("Edit ~/.claude/rules/*.md and ./scripts/deploy.sh, never /etc/nginx/nginx.conf directly.",
      ["~/.claude/rules/*.md", "./scripts/deploy.sh", "never", "/etc/nginx/nginx.conf"]),
     ("Lint src/**/*.ts and all *.md files in ../shared/documentation before the release.",
