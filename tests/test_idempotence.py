@@ -102,6 +102,11 @@ KNOWN = [
     "Please In order to deploy, run it.\n",
     "Really Make sure that the build passes.\n",
     "Please it is recommended to pin it.\n",
+    # standard: a short cell holding an escaped pipe ("a \\| b") was protected in the table only
+    # up to the pipe, and once flattened not at all: the second pass dropped its "a"
+    "| Column | The value |\n|---|---|\n| a \\| b | `x` |\n| the long cell is here | the production |\n",
+    # ... and the part of a longer cell before an escaped pipe ("the x \\") was a value in the table
+    "| a | the b |\n--- | ---\n| the x \\| y | z | is the only     the code\n",
 ]
 
 

@@ -361,3 +361,14 @@ def test_a_label_made_of_a_heading_keeps_its_protected_tokens(level):
     out = compress(load_profile("default", level), doc).text
     assert in_order(["`the a`", '"the x"', "docs/the/configuration.md"], out) == [], out
     assert out.endswith(":\n\nRun it.\n"), out  # it was made a label
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_a_short_cell_with_an_escaped_pipe_is_a_value(level):
+    """"a \\| b" is one cell (the pipe is escaped): a value, kept whole in the
+    table and once the table is flattened."""
+    doc = "| Op | Value |\n|---|---|\n| or | a \\| b |\n| and | the \\| c |\n"
+    once = compress(profile(level), doc).text
+    twice = compress(profile(level), once).text
+    assert in_order(["a \\| b", "the \\| c"], once) == [], once
+    assert twice == once
