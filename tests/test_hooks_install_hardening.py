@@ -337,3 +337,31 @@ def test_a_settings_file_the_user_made_read_only_is_left_alone(hk, command):
     assert path.read_text() == '{"model": "opus"}\n' and _listing(path.parent) == before
     path.chmod(0o644)
     assert hk.engine(command, "--project").returncode == 0
+
+
+def test_an_install_waits_for_another_to_end(hk):
+    """Install and uninstall read, change and write their records whole
+    (the settings files and folders install created, the variable and
+    commands it wrote): two at once lost one's change, and uninstall then
+    left `{}` where install had created the file.  One waits for the other
+    now (the lock of settingsfile.records_locked)."""
+    import fcntl
+    import subprocess
+    import sys
+
+    from engine.base.files import private_dir
+
+    private_dir(str(hk.state))
+    with open(hk.state / "install.lock", "a+") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # as another install holding it
+        proc = subprocess.Popen([sys.executable, "-m", "engine.cli", "install", "--project"], cwd=str(hk.project),
+                                env=hk.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            with pytest.raises(subprocess.TimeoutExpired):
+                proc.wait(timeout=3)  # it waits for the lock, however long
+            assert not _settings(hk).exists(), "nothing written while the other holds it"
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+        out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert _settings(hk).is_file()

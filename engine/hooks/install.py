@@ -147,7 +147,12 @@ def check_first(scope, cwd=None, agent=DEFAULT_AGENT, installing=True):
 
 def install(scope, events, profile_ref=None, timeout=10, cwd=None, keep=3, autocompact_pct=0, agent=DEFAULT_AGENT):
     """Add our entries for the profile's `events` (and the agent's extras);
-    returns a Done."""
+    returns a Done.  One install or uninstall at a time (records_locked)."""
+    with settingsfile.records_locked():
+        return _install(scope, events, profile_ref, timeout, cwd, keep, autocompact_pct, agent)
+
+
+def _install(scope, events, profile_ref, timeout, cwd, keep, autocompact_pct, agent):
     spec = agent_named(agent)
     stays_inside(scope, cwd, spec)
     path = settings_path(scope, cwd, spec)
@@ -180,6 +185,11 @@ def uninstall(scope, cwd=None, keep=3, agent=DEFAULT_AGENT):
     """Remove our entries and the extras install wrote; returns a Done.  A
     file that install created and that now holds nothing else is removed
     (backup None), and so are the folders install created for it, when empty."""
+    with settingsfile.records_locked():
+        return _uninstall(scope, cwd, keep, agent)
+
+
+def _uninstall(scope, cwd, keep, agent):
     spec = agent_named(agent)
     stays_inside(scope, cwd, spec, installing=False)
     path = settings_path(scope, cwd, spec)

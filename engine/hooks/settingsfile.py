@@ -250,6 +250,17 @@ def save_record(record, data, prefix):
     return record
 
 
+def records_locked():
+    """Held by an install or uninstall from its first read to its last
+    write: its records (which settings file and folders it created, the
+    variable and slash commands it wrote) are read, changed and written
+    whole, and two at once would lose one's change (uninstall would then
+    leave `{}` where install had created the file)."""
+    from engine.base.files import Locked
+
+    return Locked(str(record_path("install.lock")))
+
+
 def record_path(name="installed-settings.json"):
     from engine.base.paths import state_dir_str
 
