@@ -197,8 +197,13 @@ def test_folder_trust_rules_of_gemini_and_copilot(hk, monkeypatch):
         assert check(get("gemini"), "project", str(project), "x", {})["state"] == want, rules
     assert check(get("gemini"), "user", str(project), "x", {})["state"] == "not needed"
     copilot = hk.home / ".copilot" / "config.json"
+    (link := hk.root / "app-link").symlink_to(project)
+    # Copilot 1.0.102 (measured, copilot.yaml covers): a listed folder trusts the folders below it; links followed
     for config, want in (({"trustedFolders": [str(project)]}, "trusted"), ({"trusted_folders": [str(hk.project)]},
-                                                                           "untrusted"), ({}, "untrusted")):
+                                                                           "trusted"), ({}, "untrusted"),
+                         ({"trusted_folders": [str(link)]}, "trusted"), ({"trusted_folders": [str(project / "src")]},
+                                                                        "untrusted"),
+                         ({"trusted_folders": [str(project) + "-other"]}, "untrusted")):
         _write(copilot, json.dumps(config))
         assert check(get("copilot"), "project", str(project), "x", {})["state"] == want, config
 

@@ -97,7 +97,9 @@ def folder_list(agent, spec, project, **_):
     if data is None or not isinstance(data, dict):
         return {"state": "unknown", "why": why or f"{path} is not a JSON object"}
     listed = [f for key in spec["keys"] for f in (data.get(key) or []) if isinstance(f, str)]
-    if any(os.path.realpath(f) == os.path.realpath(project) for f in listed):
+    here = os.path.realpath(project)
+    below = spec.get("covers") == "subfolders"  # a listed folder trusts the folders below it
+    if any(inside(here, real) if below else real == here for real in map(os.path.realpath, listed)):
         return {"state": "trusted", "why": f"listed in {path}"}
     return {"state": "untrusted", "why": f"{project} is not among the trusted folders of {path}"}
 
