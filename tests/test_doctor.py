@@ -287,3 +287,34 @@ def test_a_trust_record_that_is_a_fifo_is_unknown_not_waited_on(hk):
     assert run.returncode == 0, str(run)
     trust = _scope(json.loads(run.stdout)["agents"][0], "user")["trust"]
     assert trust["state"] == "unknown" and "not a regular file" in trust["why"], trust
+
+
+def test_codex_project_trust_covers_its_repository_as_codex_reads_it(tmp_path):
+    """Codex 0.169.0 (measured, hooks/list, offline): a trusted git root
+    trusts every folder below it in the repository; a trusted folder above
+    the root does not count, nor one trusted through a link's path (the
+    working folder is taken by its real path).  Doctor looked up the exact
+    folder only, so a session in a subfolder of a trusted repository was
+    reported untrusted."""
+    from engine.agents.table import get
+    from engine.hooks.agenttrust import _project_trusted
+
+    pt = get("codex").data["install"]["trust_check"]["project_trust"]
+    outer = tmp_path / "work"
+    repo = outer / "repo"
+    deep = repo / "sub" / "deep"
+    deep.mkdir(parents=True)
+    (repo / ".git").mkdir()
+    (tmp_path / "link").symlink_to(repo)
+
+    def trusted(names, folder):
+        return _project_trusted({"projects": {str(n): {"trust_level": "trusted"} for n in names}}, pt, str(folder))
+
+    assert trusted([repo], deep) and trusted([repo], repo) and trusted([repo / "sub"], deep)
+    assert trusted([repo], tmp_path / "link" / "sub"), "the working folder by its real path"
+    assert not trusted([outer], deep), "above the repository's root"
+    assert not trusted([tmp_path / "link"], deep), "a link's path is not the folder's"
+    assert not trusted([repo / "sub" / "deep"], repo / "sub"), "a folder below does not trust the one above"
+    plain = tmp_path / "plain" / "child"
+    plain.mkdir(parents=True)
+    assert not trusted([tmp_path / "plain"], plain), "no repository: the folder itself only"

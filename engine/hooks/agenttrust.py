@@ -146,10 +146,8 @@ def codex_hook_hashes(agent, spec, project, settings, data, scope):
     config, why = _toml(path)
     if config is None:
         return {"state": "unknown", "why": why}
-    if scope == "project":
-        pt = spec["project_trust"]
-        if _at(config, [*pt["table"], project, pt["field"]]) != pt["value"]:
-            return {"state": "untrusted", "why": f"the project {project} is not trusted in {path}"}
+    if scope == "project" and not _project_trusted(config, spec["project_trust"], project):
+        return {"state": "untrusted", "why": f"the project {project} is not trusted in {path}"}
     states = _at(config, spec["table"]) or {}
     matcher_key = (agent.data["install"].get("matcher") or {}).get("key")
     lists = entries.event_lists(agent, data) or {}
@@ -161,6 +159,22 @@ def codex_hook_hashes(agent, spec, project, settings, data, scope):
         now = hook_hash(spec, label, lists[event][gi], handler, matcher_key, agent.data["timeout_caps"].get(event))
         counts["untrusted" if stored is None else "trusted" if stored == now else "modified"] += 1
     return _summary(counts, path)
+
+
+def _project_trusted(config, pt, project):
+    """Whether the agent's config trusts the project: its folder by real
+    path, or (covers: repository) a folder above it up to the root of its
+    git repository, each named as written."""
+    from engine.base.project import root_of
+
+    folder = os.path.realpath(project)
+    top = root_of(folder) if pt["covers"] == "repository" else folder
+    while True:
+        if _at(config, [*pt["table"], folder, pt["field"]]) == pt["value"]:
+            return True
+        if folder == top or os.path.dirname(folder) == folder:
+            return False
+        folder = os.path.dirname(folder)
 
 
 def _summary(counts, path):
