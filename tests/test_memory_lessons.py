@@ -245,3 +245,32 @@ def test_the_session_report_counts_no_error_in_a_successful_result(tmp_path):
                       "content": "<tool_use_error>File does not exist.</tool_use_error>"}])]
     report = build_report(str(write(tmp_path / "s.jsonl", records)), load_style())
     assert report["error_count"] == 1 and [e["message"] for e in report["errors"]] == ["File does not exist."]
+
+
+# -- a damaged store line --------------------------------------------------------
+
+DAMAGED = [{"k": "bad-sessions", "t": 5, "tool": "Write", "error": "e1", "input": "i", "sessions": 7},
+           {"k": "bad-examples", "t": 6, "tool": "Write", "error": "e2", "input": "i", "examples": 3,
+            "sessions": ["session-a"]},
+           {"k": "bad-time", "t": 1e20, "tool": "Write", "error": "e3", "input": "i", "sessions": ["session-a"]}]
+
+
+def test_a_damaged_store_line_hides_no_lesson_and_breaks_no_reader(hk):
+    """A line whose sessions or examples are no list, or whose time no
+    clock can show, is read as far as it can be: the banner still shows the
+    tool's other lessons, `engine memory list` still lists them, and
+    compaction (run by the recording hook) still keeps the store bounded."""
+    _write_failure(hk, "/p/a.py", "toolu_1", session="session-a")
+    path = hk.state / "tool-memory.ndjson"
+    with path.open("a") as fh:
+        fh.write("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in DAMAGED))  # as the store writes
+    ctx = _banner(hk, "session-b").context
+    assert ctx is not None and "File has not been read yet" in ctx, ctx
+    listed = _listed(hk, "Write")
+    assert {e["k"] for e in listed} >= {"bad-sessions", "bad-examples", "bad-time"}, listed
+    run = hk.engine("memory", "list")
+    assert run.returncode == 0 and "[?] Write -- e3" in run.stdout, str(run)
+    from engine.memory import store
+
+    store.compact(str(path), 100)
+    assert len(path.read_text().splitlines()) == 4

@@ -98,12 +98,9 @@ def _list(args):
 
 def _when(stamp):
     """A record's time, or `?` for one no clock can show (a damaged store)."""
-    import time
+    from engine.memory.store import when
 
-    try:
-        return time.strftime("%Y-%m-%d %H:%M", time.localtime(stamp))
-    except (OverflowError, ValueError, OSError):
-        return "?"
+    return when(stamp, "%Y-%m-%d %H:%M")
 
 
 def _clear(args):

@@ -131,6 +131,21 @@ def _latest(kept, items, bound):
         del kept[:-bound]
 
 
+def _strings(value):
+    """The strings of a line's list field; nothing for any other value (a
+    damaged line's `"sessions": 7` is no list of sessions, and no reader fails on it)."""
+    return [x for x in value if isinstance(x, str)] if isinstance(value, list) else []
+
+
+def when(stamp, fmt):
+    """A record's time in `fmt`, or `?` for one no clock can show (a damaged
+    line's 1e20): one such line never hides the other lessons."""
+    try:
+        return time.strftime(fmt, time.localtime(stamp))
+    except (OverflowError, ValueError, OSError, TypeError):
+        return "?"
+
+
 def merged(lines, sessions_kept=None, examples_kept=None):
     """Entries by key: the newest line's error, input and project, the summed
     count, the first and last time, the different inputs met (`examples`,
@@ -140,9 +155,9 @@ def merged(lines, sessions_kept=None, examples_kept=None):
     for r in lines:
         t = r.get("t") if isinstance(r.get("t"), (int, float)) else 0
         n = r.get("n") if isinstance(r.get("n"), int) and r.get("n") > 0 else 1
-        sessions = [s for s in r.get("sessions") or () if isinstance(s, str)]
+        sessions = _strings(r.get("sessions"))
         inp = str(r.get("input", ""))
-        examples = [x for x in r.get("examples") or () if isinstance(x, str)] or ([inp] if inp else [])
+        examples = _strings(r.get("examples")) or ([inp] if inp else [])
         e = by.get(r["k"])
         if e is None:
             by[r["k"]] = e = {"k": r["k"], "tool": r["tool"], "sig": str(r.get("sig", "")),

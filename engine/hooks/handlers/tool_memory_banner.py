@@ -19,8 +19,6 @@ quotes, quotes, backslashes and line breaks escaped), so a stderr line that
 reads like an instruction is visibly a quoted string, and the template (in
 YAML) frames it as recorded output."""
 
-import time
-
 from engine.core.log import clean
 
 from .base import Handler, HandlerSpec
@@ -77,9 +75,10 @@ class ToolMemoryBanner(Handler):
         return own, others
 
     def _shown(self, found):
+        from engine.memory.store import when
+
         fmt = self.spec.time_format
-        return [dict(e, first=time.strftime(fmt, time.localtime(e["first"])),
-                     last=time.strftime(fmt, time.localtime(e["last"])),
+        return [dict(e, first=when(e["first"], fmt), last=when(e["last"], fmt),
                      error_quoted=quoted(e["error"]), input_quoted=quoted(e["input"]),
                      examples_quoted=[quoted(x) for x in reversed(e.get("examples") or [e["input"]]) if x],
                      project_quoted=quoted(e["project"])) for e in found[: self.spec.show]]
