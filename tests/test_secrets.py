@@ -51,6 +51,8 @@ PROVIDERS = [
     ("env password", 'export DB_PASSWORD="s3cr3t pass"', "s3cr3t pass"),
     ("yaml password", "password: hunter2", "hunter2"), ("env password bare", "DB_PASSWORD=correcthorse", "correcthorse"),
     ("json password", '{"password": "battery-staple"}', "battery-staple"),
+    ("netrc", "machine api.github.com login bob password Zq8vLm2xWp4t", "Zq8vLm2xWp4t"),
+    ("netrc lines", "machine ftp.example.com\n  login alice\n  password Tr0ub4dor&3\n", "Tr0ub4dor&3"),
 ]
 
 CLEAN = [
