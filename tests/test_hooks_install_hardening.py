@@ -352,7 +352,8 @@ def test_an_install_waits_for_another_to_end(hk):
     from engine.base.files import private_dir
 
     private_dir(str(hk.state))
-    with open(hk.state / "install.lock", "a+") as lock:
+    lock = os.open(hk.state, os.O_RDONLY)  # the state folder is the lock: no file is left behind
+    try:
         fcntl.flock(lock, fcntl.LOCK_EX)  # as another install holding it
         proc = subprocess.Popen([sys.executable, "-m", "engine.cli", "install", "--project"], cwd=str(hk.project),
                                 env=hk.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -363,5 +364,7 @@ def test_an_install_waits_for_another_to_end(hk):
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
         out, err = proc.communicate(timeout=120)
+    finally:
+        os.close(lock)
     assert proc.returncode == 0, err
     assert _settings(hk).is_file()

@@ -255,10 +255,19 @@ def records_locked():
     write: its records (which settings file and folders it created, the
     variable and slash commands it wrote) are read, changed and written
     whole, and two at once would lose one's change (uninstall would then
-    leave `{}` where install had created the file)."""
+    leave `{}` where install had created the file).  The lock is on the
+    state folder itself, so it leaves no file behind; without a state folder
+    there are no records to keep, and nothing to lock."""
+    from contextlib import nullcontext
+
     from engine.base.files import Locked
 
-    return Locked(str(record_path("install.lock")))
+    folder = str(record_path().parent)
+    try:
+        private_dir(folder)
+    except OSError:
+        return nullcontext()
+    return Locked(folder, existing=True)
 
 
 def record_path(name="installed-settings.json"):
