@@ -641,3 +641,16 @@ def test_profile_show_with_defaults_shows_what_a_hook_reads(cli, api_env):
         for said, read in zip(handlers, filled["events"][event]):
             assert {k: read[k] for k in said} == said, (event, said["name"])
     assert plain["deadline_ms"] == filled["deadline_ms"]
+
+
+def test_in_place_through_a_link_out_of_its_project_is_refused(cli, tmp_path):
+    """A cloned repository's CLAUDE.md linked to a file of the user's
+    (~/.zshrc) made `compress -i CLAUDE.md` rewrite that file: a link is
+    followed only to a file of its own project."""
+    outside = tmp_path / "home" / ".zshrc"
+    outside.parent.mkdir(parents=True)
+    outside.write_text(SAMPLE)
+    os.symlink(outside, cli.cwd / "CLAUDE.md")
+    r = cli("compress", "CLAUDE.md", "--level", "standard", "-i")
+    assert r.returncode == 1 and "outside its project" in r.err, r
+    assert outside.read_text() == SAMPLE and os.path.islink(cli.cwd / "CLAUDE.md")

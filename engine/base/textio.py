@@ -114,4 +114,21 @@ def _replaced(path):
     if not (stat.S_ISREG(kind) or stat.S_ISDIR(kind)):
         raise UserError("cannot write: this is not a regular file (a device, a FIFO or a socket); "
                         "name a file, nothing was changed", path)
-    return os.path.realpath(path)
+    real = os.path.realpath(path)
+    _within_its_project(path, real)
+    return real
+
+
+def _within_its_project(path, real):
+    """A link is followed only to a file of the link's own project (the
+    repository above it, else its folder): a cloned repository's CLAUDE.md
+    linked to ~/.zshrc must not make `compress -i` rewrite that file."""
+    import os
+
+    from .paths import inside
+    from .project import root_of
+
+    project = root_of(os.path.dirname(os.path.abspath(path)))
+    if real != os.path.abspath(path) and not inside(real, project):
+        raise UserError(f"cannot write: this is a link to {real}, outside its project ({project}); name that "
+                        "file itself to change it, nothing was changed", path)
