@@ -181,14 +181,15 @@ class Event:
         """The exit status a shell call's output text reports, per the
         agent's `failure.exit_pattern` (its last match in the text's tail),
         or None where the agent's text reports none."""
-        pattern = self.agent.data["failure"].get("exit_pattern")
+        failure = self.agent.data["failure"]
+        pattern = failure.get("exit_pattern")
         streams = self.output_streams() if pattern and self.tool_kind == "shell" else None
         if not streams:
             return None
         import re
 
         found = None
-        for found in re.finditer(pattern, streams[0][-EXIT_TAIL_CHARS:]):
+        for found in re.finditer(pattern, streams[0][-failure["exit_tail_chars"]:]):
             pass
         code = found.group(1) if found else None
         return int(code) if code and code.isascii() and code.isdigit() else None
@@ -208,9 +209,6 @@ class Event:
         code = self.exit_code()
         return str(code) if code is not None else self.agent.data["failure"]["exit_unsaid"]
 
-
-# The exit status is written after the output: its last characters hold it.
-EXIT_TAIL_CHARS = 4096
 
 
 def payload_for(agent, kind, fields, environ=None):
