@@ -93,6 +93,11 @@ def _warm_up():
     from engine.core import profile
 
     profile._WARM["done"] = True  # what warm_compiles() would do first in a child: done here already
+    # The agents' YAML files read once: a child writes its own cache folder's
+    # copy from them (engine/agents/table.py), as a hook on a cold cache does.
+    from engine.agents.table import agents
+
+    agents(settle=False)
     # Children would otherwise walk (and so copy) every object the zygote
     # holds at their first collection: park them out of the collector.
     gc.collect()

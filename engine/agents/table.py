@@ -25,6 +25,10 @@ _FOLDER = ("pipelines", "agents")
 _SCHEMA = ("schemas", "agent.schema.json")
 _COPY = "engine-agents.json"
 _table = None
+# The YAML files as read, by their paths and stamp: a process forked with another
+# cache folder (the test suite's zygote) writes its own copy from them
+# instead of parsing and filling the same files again.
+_parsed = None
 
 
 def folder():
@@ -68,7 +72,10 @@ def _from_copy(copy, stamp):
     return None
 
 
-def _from_yaml(paths):
+def _from_yaml(paths, stamp):
+    global _parsed
+    if _parsed is not None and _parsed[0] == (paths, stamp):
+        return _parsed[1]
     import yaml
 
     table = {}
@@ -76,6 +83,7 @@ def _from_yaml(paths):
         with open(p, encoding="utf-8") as fh:
             doc = yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
         table[doc["name"]] = complete(doc)
+    _parsed = ((paths, stamp), table)
     return table
 
 
@@ -118,7 +126,7 @@ def agents(settle=True):
     table = _from_copy(copy, stamp) if folder_is_private(os.path.dirname(copy), tighten=settle) else None
     unsaved = None
     if table is None:
-        table = _from_yaml(paths)
+        table = _from_yaml(paths, stamp)
         if settle:
             _save(copy, stamp, table)
         else:

@@ -110,7 +110,7 @@ def cmd_compress(args):
                 "protected_spans": len(result.protected), "output": target, "text": out if target is None else None,
             })
     if args.json and (several or figures):
-        json.dump(figures if several else figures[0], sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write(json.dumps(figures if several else figures[0], ensure_ascii=False, indent=2))
         sys.stdout.write("\n")
     return _say_failed(inputs, failed, several)
 
@@ -203,7 +203,7 @@ def cmd_validate(args):
     if args.json:
         rows = [{"file": display(p.file) if p.file is not None else None, "line": p.line, "col": p.col,
                  "message": p.message} for p in problems]
-        json.dump({"ok": not problems, "problems": rows}, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write(json.dumps({"ok": not problems, "problems": rows}, ensure_ascii=False, indent=2))
         sys.stdout.write("\n")
     else:
         for p in problems:
@@ -257,7 +257,7 @@ def cmd_diff(args):
                "tokenizer": tok, "chars_before": result.chars_before, "chars_after": result.chars_after,
                "tokens_before": result.tokens_before[tok], "tokens_after": result.tokens_after[tok],
                "protected_spans": len(result.protected)}
-        json.dump(fig, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write(json.dumps(fig, ensure_ascii=False, indent=2))
         sys.stdout.write("\n")
     else:
         color = use_color(args.color)
@@ -274,7 +274,7 @@ def cmd_explain(args):
     text = _read_input(args.file, _cap(profile))
     result = compress(profile, text, explain=True)
     if args.json:
-        json.dump(explain_data(args.file, text, result, profile), sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write(json.dumps(explain_data(args.file, text, result, profile), ensure_ascii=False, indent=2))
         sys.stdout.write("\n")
     else:
         sys.stdout.write(explain(args.file, text, result, profile))
@@ -319,7 +319,8 @@ def cmd_profile(args):
 
         print("# hooks: as a hook reads them, every default filled in (schemas/profile.schema.json)")
         shown["hooks"] = compile_hooks(resolved)
-    yaml.safe_dump(shown, sys.stdout, sort_keys=False, allow_unicode=True, width=100)
+    # one write: the escaping stream (engine/cli/output.py) costs a call per write, and the emitter writes per token
+    sys.stdout.write(yaml.safe_dump(shown, sort_keys=False, allow_unicode=True, width=100))
     return 0
 
 

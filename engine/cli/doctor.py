@@ -33,7 +33,7 @@ def run(args):
         agent_named(name)  # an unknown name: one line, the agents listed
     report = doctor(names=args.agent, profile_ref=args.profile)
     if args.json:
-        json.dump(report, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write(json.dumps(report, ensure_ascii=False, indent=2))
         sys.stdout.write("\n")
         return 0
     print(f"project: {display(report['project'])}")

@@ -193,7 +193,7 @@ def stats(paths, levels, profile_name, tokenizer, as_json):
         totals.append({"file": "TOTAL", "level": profiles[lv].level,
                        **{k: sum(r[k] for r in sel) for k in ("chars_before", "chars_after", "tokens_before", "tokens_after")}})
     if as_json:
-        json.dump({"tokenizer": tok, "rows": rows, "totals": totals}, sys.stdout, indent=2)
+        sys.stdout.write(json.dumps({"tokenizer": tok, "rows": rows, "totals": totals}, indent=2))
         sys.stdout.write("\n")
         return 0
     name_w = max(len("file"), *(len(r["file"]) for r in rows))

@@ -32,9 +32,10 @@ class Literals:
     """A fixed set of lower-case ASCII literals."""
 
     def __init__(self, literals):
-        words = sorted({k.lower() for k in literals if k})
-        self._in_words = [(k, k.encode("ascii")) for k in words if not any(c.encode() in _SEPARATORS for c in k)]
-        self._whole = [(k, k.encode("ascii")) for k in words if any(c.encode() in _SEPARATORS for c in k)]
+        pairs = [(k, k.encode("ascii")) for k in sorted({k.lower() for k in literals if k})]
+        # a literal holds a separator when deleting the separators shortens it (one C call each)
+        self._in_words = [(k, raw) for k, raw in pairs if len(raw.translate(None, _SEPARATORS)) == len(raw)]
+        self._whole = [(k, raw) for k, raw in pairs if len(raw.translate(None, _SEPARATORS)) != len(raw)]
 
     def present(self, data):
         """The literals that occur in data (UTF-8 bytes)."""
