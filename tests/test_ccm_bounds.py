@@ -74,7 +74,10 @@ def _data(nbytes):
 
 def test_put_stream_reads_in_chunks_and_round_trips(store):
     """Old code had no stream API: a Store put needed the whole output in memory."""
-    data = _data(3 * 1024 * 1024)
+    # 1 MB: 256 chunks of CHUNK, each read checked by Chunked (the store has
+    # no bound of its own on the size, only the chunk; more chunks would be
+    # more of the same read)
+    data = _data(1024 * 1024)
     stream = Chunked(data, CHUNK)
     key = store.put_stream(stream, {"tool": "Bash", "command": "make"})
     assert stream.reads > 100
@@ -144,11 +147,13 @@ def test_cache_run_never_reads_an_output_whole(settings, tmp_path, monkeypatch):
 
     monkeypatch.setattr(runner.tempfile, "TemporaryFile", guarded)
     out, err = io.BytesIO(), io.BytesIO()
-    rc = runner.run("seq 1 400000; echo small >&2", cwd=str(tmp_path), settings=settings, out=out, err=err)
+    # 100,000 lines (589 KB): 144 chunks of CHUNK, far over the Bash
+    # threshold; every read is checked by Guarded, whatever the size
+    rc = runner.run("seq 1 100000; echo small >&2", cwd=str(tmp_path), settings=settings, out=out, err=err)
     assert rc == 0 and files
     assert out.getvalue().startswith(b"[CCM_CACHED]") and err.getvalue() == b"small\n"
     key = out.getvalue().decode().split("key: sha256:")[1].split()[0]
-    assert Store(settings).get(key) == "".join(f"{i}\n" for i in range(1, 400001)).encode()
+    assert Store(settings).get(key) == "".join(f"{i}\n" for i in range(1, 100001)).encode()
 
 
 # -- temporary files a killed writer leaves ------------------------------------
