@@ -37,18 +37,21 @@ ANTHROPIC_BASE_URL on the stand-in and CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=
   in $HOME/.claude/settings.json lets the Bash call run without a prompt.
 - A run of these sessions takes 1-2 s on an idle machine, hooks included.
 
-Each test starts its own stand-in (own port) and its own HOME, so they run in
-parallel under xdist.
+Each agent run has its own stand-in (own port) and its own HOME, so they run
+in parallel under xdist; the plain world's session runs once per test run
+(tests/support/shared.py), for the smoke test and the hostile-profile test.
 """
 
 import json
 import re
 import sys
+from types import SimpleNamespace
 
 import pytest
 
 import forkrun
 from hook_fixtures import HookEnv, warm_template
+from support import shared
 from support.agent import find_claude, install_hooks, request_text, run_agent, text, tool, tool_results
 
 pytestmark = pytest.mark.slow  # end to end: started first, on their own workers
@@ -81,10 +84,8 @@ def _run(w, prompt, script, **kw):
     return run
 
 
-def test_smoke_a_scripted_bash_call_with_the_engine_hooks(tmp_path):
-    w = _world(tmp_path / "w")
-    run = _run(w, "say hi through the shell", [tool("Bash", command="echo hi", description="say hi"),
-                                                text("It said hi.")])
+def test_smoke_a_scripted_bash_call_with_the_engine_hooks(plain):
+    run = plain.first
     assert run.result == "It said hi."
     assert len(run.requests) == 2, str(run)
     first, after = run.requests
@@ -94,10 +95,10 @@ def test_smoke_a_scripted_bash_call_with_the_engine_hooks(tmp_path):
     assert "RULE_MARKER_4d1c" in request_text(first)
     assert tool_results(first) == []
     assert tool_results(after) == ["hi"], tool_results(after)
-    # the hooks ran this checkout's engine, with the test's state folder
-    settings = json.loads((w.home / ".claude" / "settings.json").read_text())
+    # the hooks ran this checkout's engine, with the test's state folder (both as the run left them)
+    settings = plain.settings_after_first
     assert "PostToolUse" in settings["hooks"] and "Bash" in settings["permissions"]["allow"]
-    assert w.state.is_dir()
+    assert plain.state_after_first
     # every request the agent made was answered by the stand-in
     assert all(r.path.startswith("/v1/messages") for r in run.log), [r.path for r in run.log]
 
@@ -142,19 +143,34 @@ def _normal(value, w):
 
 
 def _session(w):
+    """A session with one Bash call (the smoke test's), then its /compact."""
     counter = w.project / "counter.txt"
-    first = _run(w, "note it", [tool("Bash", command="echo hi", description="say hi"), text("Noted.")])
+    first = _run(w, "say hi through the shell", [tool("Bash", command="echo hi", description="say hi"),
+                                                  text("It said hi.")])
+    settings = w.home / ".claude" / "settings.json"
+    after_first = {"settings_after_first": json.loads(settings.read_text()), "state_after_first": w.state.is_dir()}
     compact = _run(w, "/compact", [text("<analysis>a</analysis>\n<summary>We said hi.</summary>")],
                    resume=first.session_id)
     assert not counter.exists()
-    return first.requests + compact.requests
+    return SimpleNamespace(root=w.root, first=first, compact=compact, requests=first.requests + compact.requests,
+                           settings=json.loads(settings.read_text()), **after_first)
 
 
-def test_an_unapproved_project_profile_changes_nothing_the_model_or_the_machine_sees(tmp_path):
-    plain = _world(tmp_path / "a")
+def _plain_session(folder):
+    return _session(_world(folder / "a"))
+
+
+@pytest.fixture(scope="session")
+def plain(tmp_path_factory):
+    """The plain world's session, run once for the whole test run (tests/support/shared.py):
+    the smoke test reads its first run, the hostile-profile test compares its own to it."""
+    return shared.once(tmp_path_factory, "real-agent-plain-session", _plain_session)
+
+
+def test_an_unapproved_project_profile_changes_nothing_the_model_or_the_machine_sees(tmp_path, plain):
     hostile = _world(tmp_path / "b", hostile=_hostile)
-    seen_plain = _session(plain)
-    seen_hostile = _session(hostile)
+    session = _session(hostile)
+    seen_plain, seen_hostile = plain.requests, session.requests
     marker = "SECRET_MARKER_7f3a"
     for body in seen_hostile:
         assert marker not in json.dumps(body)
@@ -167,8 +183,7 @@ def test_an_unapproved_project_profile_changes_nothing_the_model_or_the_machine_
         assert _normal(a, plain) == _normal(b, hostile)
     # and the user's settings: `engine install --user` run inside the project
     # wrote the same entries as anywhere else (no timeout, no autocompact from it)
-    settings = [json.loads((x.home / ".claude" / "settings.json").read_text()) for x in (plain, hostile)]
-    assert _normal(settings[0], plain) == _normal(settings[1], hostile)
+    assert _normal(plain.settings, plain) == _normal(session.settings, hostile)
 
 
 def test_a_large_bash_output_reaches_the_model_as_the_cache_stub_and_runs_once(tmp_path):
