@@ -169,8 +169,9 @@ def test_the_real_environment_is_a_venv_with_the_plugin_installed(tmp_path):
     bindir = Path(sys.executable).parent
     env = plugin_env(tmp_path, CLAUDE_PLUGIN_ROOT=root, PATH=f"{bindir}{os.pathsep}{os.environ['PATH']}",
                      ENGINE_PLUGIN_PIP_ARGS="--no-compile", ENGINE_CACHE_DIR=tmp_path / "engine-cache")
-    for name in ("ENGINE_PLUGIN_PYTHON", "ENGINE_PLUGIN_VENV_ARGS", "PYTHONHOME", "VIRTUAL_ENV"):
-        env.pop(name, None)
+    for name in ("ENGINE_PLUGIN_PYTHON", "ENGINE_PLUGIN_VENV_ARGS", "PYTHONHOME", "VIRTUAL_ENV", "PYTHONPYCACHEPREFIX"):
+        env.pop(name, None)  # no PYTHONPYCACHEPREFIX either: the hook's interpreter is isolated (-I) and
+        # ignores it, so the engine's bytecode goes into the venv once, for every command below
     hook = root / "bin" / "plugin-hook"
     assert "preparing" in run_hook(env, START, cwd=tmp_path, hook=hook)[1]
     data = tmp_path / "data"

@@ -30,8 +30,10 @@ def readme_install_command():
 def _debian_env(home):
     if not SYSTEM_PYTHON.exists() or not glob.glob("/usr/lib/python3*/EXTERNALLY-MANAGED"):
         pytest.skip("needs a system /usr/bin/python3 marked EXTERNALLY-MANAGED (Debian 12, Ubuntu 23.04 and later)")
-    env = agent_env(home, {"PYTHONPATH": None, "VIRTUAL_ENV": None, "PYENV_VERSION": None})
+    env = agent_env(home, {"PYTHONPATH": None, "VIRTUAL_ENV": None, "PYENV_VERSION": None, "PYTHONPYCACHEPREFIX": None})
     env["PATH"] = "/usr/bin:/bin"  # python3 is the distribution's
+    # (no PYTHONPYCACHEPREFIX, as on the user's machine: the engine the command runs reads the bytecode
+    # pip compiled into the venv, instead of compiling it all again into the run's folder)
     return env
 
 
