@@ -156,20 +156,22 @@ def _session(w):
                            settings=json.loads(settings.read_text()), **after_first)
 
 
-def _plain_session(folder):
-    return _session(_world(folder / "a"))
+def _plain_session(tmp_path_factory):
+    """The plain world's session, run once for the whole test run (tests/support/shared.py):
+    the smoke test reads its first run, the hostile-profile test compares its own to it."""
+    return shared.once(tmp_path_factory, "real-agent-plain-session", lambda folder: _session(_world(folder / "a")))
 
 
 @pytest.fixture(scope="session")
 def plain(tmp_path_factory):
-    """The plain world's session, run once for the whole test run (tests/support/shared.py):
-    the smoke test reads its first run, the hostile-profile test compares its own to it."""
-    return shared.once(tmp_path_factory, "real-agent-plain-session", _plain_session)
+    return _plain_session(tmp_path_factory)
 
 
-def test_an_unapproved_project_profile_changes_nothing_the_model_or_the_machine_sees(tmp_path, plain):
+def test_an_unapproved_project_profile_changes_nothing_the_model_or_the_machine_sees(tmp_path, tmp_path_factory):
     hostile = _world(tmp_path / "b", hostile=_hostile)
     session = _session(hostile)
+    # the plain session after this one's: run meanwhile by the smoke test on another worker, it is not waited for
+    plain = _plain_session(tmp_path_factory)
     seen_plain, seen_hostile = plain.requests, session.requests
     marker = "SECRET_MARKER_7f3a"
     for body in seen_hostile:
