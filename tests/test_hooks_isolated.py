@@ -118,7 +118,9 @@ def test_uninstall_still_knows_the_hook_command_written_before_isolation(tmp_pat
 @pytest.mark.slow
 def test_the_plugin_builds_and_runs_the_engine_not_the_projects_packages(tmp_path):
     project = _hostile_project(tmp_path)
-    env = plugin_env(tmp_path, ENGINE_PLUGIN_PYTHON=sys.executable, PYTHONPATH=os.pathsep + str(project))
+    # a warm compiled-profile cache: the engine answers without compiling the built-in profile first
+    env = plugin_env(tmp_path, ENGINE_PLUGIN_PYTHON=sys.executable, PYTHONPATH=os.pathsep + str(project),
+                     ENGINE_CACHE_DIR=warm_cache(tmp_path))
     data = tmp_path / "data"
     rc, out, _ = run_hook(env, json.loads(_start(project, project)), cwd=project)  # starts the build
     assert rc == 0 and "preparing" in out, out
