@@ -14,6 +14,7 @@ import pytest
 import yaml
 
 from conftest import HOSTILE, REPO, position, problems, run_under_an_address_space_cap, write
+from support import shared
 
 # Each case: file name -> (YAML text, [(needle, occurrence, words the message must hold)]).
 # The expected position is that of `needle` in the text (LINE:COL, 1-based);
@@ -199,15 +200,19 @@ CASES = {
 
 @pytest.fixture(scope="module")
 def batch(tmp_path_factory, cache_dir):
-    """One `engine validate` over every case file."""
+    """One `engine validate` over every case file, once per test run
+    (tests/support/shared.py: its runaway probes wait their whole time, on
+    whichever worker runs it first)."""
     from conftest import Engine
 
-    d = tmp_path_factory.mktemp("validate")
-    for name, (text, _) in CASES.items():
-        write(d, name, text)
-    cli = Engine(cache_dir, d)
-    run = cli("validate", *CASES, timeout=300)
-    return d, run, problems(run)
+    def make(d):
+        d.mkdir(parents=True)
+        for name, (text, _) in CASES.items():
+            write(d, name, text)
+        run = Engine(cache_dir, d)("validate", *CASES, timeout=300)
+        return d, run, problems(run)
+
+    return shared.once(tmp_path_factory, "validate-batch", make)
 
 
 def test_batch_exit_status(batch):
