@@ -253,6 +253,7 @@ def _whole_run_modules(config):
     return [p.stem for f in folders for p in sorted(f.glob("test_*.py")) if p.parent == Path(__file__).parent]
 
 
+@pytest.hookimpl(optionalhook=True)  # a run without xdist has no such hook
 def pytest_xdist_auto_num_workers(config):
     """`-n auto`: one worker more than the CPUs this run may use.  A test
     spends part of its time waiting for the processes it starts (an agent's
