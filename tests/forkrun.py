@@ -98,6 +98,11 @@ def _warm_up():
     from engine.agents.table import agents
 
     agents(settle=False)
+    # The fingerprint of the engine's own files (a stat of each module, once
+    # per process): the code does not change under a test run.
+    from engine.core.cache import code_fingerprint
+
+    code_fingerprint()
     # Children would otherwise walk (and so copy) every object the zygote
     # holds at their first collection: park them out of the collector.
     gc.collect()
