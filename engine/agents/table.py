@@ -73,7 +73,6 @@ def _from_copy(copy, stamp):
 
 
 def _from_yaml(paths, stamp):
-    global _parsed
     if _parsed is not None and _parsed[0] == (paths, stamp):
         return _parsed[1]
     import yaml
@@ -83,7 +82,6 @@ def _from_yaml(paths, stamp):
         with open(p, encoding="utf-8") as fh:
             doc = yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
         table[doc["name"]] = complete(doc)
-    _parsed = ((paths, stamp), table)
     return table
 
 
@@ -112,7 +110,7 @@ def agents(settle=True):
     the cache folder is only read, never created, closed or written: a hook
     asks so before it knows whether the folder's variable is the user's
     (engine/hooks/projectenv.py); the copy it lacked is written later."""
-    global _table
+    global _table, _parsed
     copy = os.path.join(cache_dir_str(), _COPY)
     if _table is not None and _table[0] == copy:  # keyed by the copy: a forked process may have another cache
         if settle and _table[2] is not None:
@@ -132,6 +130,7 @@ def agents(settle=True):
         else:
             unsaved = stamp
     _table = (copy, table, unsaved)  # unsaved: the stamp of a copy still to write
+    _parsed = ((paths, stamp), table)  # read from a copy or the files alike
     return table
 
 
