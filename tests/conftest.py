@@ -258,8 +258,8 @@ def pytest_xdist_auto_num_workers(config):
     """`-n auto`: one worker more than the CPUs this run may use.  A test
     spends part of its time waiting for the processes it starts (an agent's
     answer, a hook's deadline, a child's timeout); the extra worker's tests
-    run meanwhile (bench/suite.py: on 2 CPUs the machine's CPU was idle 8%
-    of the run with 2 workers)."""
+    run meanwhile (on 2 CPUs the machine's CPU was idle 8% of a run with 2
+    workers: docs/benchmarks.md)."""
     return len(os.sched_getaffinity(0)) + 1
 
 

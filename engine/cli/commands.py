@@ -1,10 +1,11 @@
 """What each `engine` subcommand does (argument parsing lives in cli.py)."""
 
-import json
 import os
 import sys
 
 from engine.base.errors import UserError, display, given
+
+from .output import json_document
 
 
 def _read_input(name, cap=None):
@@ -110,8 +111,7 @@ def cmd_compress(args):
                 "protected_spans": len(result.protected), "output": target, "text": out if target is None else None,
             })
     if args.json and (several or figures):
-        sys.stdout.write(json.dumps(figures if several else figures[0], ensure_ascii=False, indent=2))
-        sys.stdout.write("\n")
+        json_document(figures if several else figures[0])
     return _say_failed(inputs, failed, several)
 
 
@@ -203,8 +203,7 @@ def cmd_validate(args):
     if args.json:
         rows = [{"file": display(p.file) if p.file is not None else None, "line": p.line, "col": p.col,
                  "message": p.message} for p in problems]
-        sys.stdout.write(json.dumps({"ok": not problems, "problems": rows}, ensure_ascii=False, indent=2))
-        sys.stdout.write("\n")
+        json_document({"ok": not problems, "problems": rows})
     else:
         for p in problems:
             print(str(p), file=sys.stderr)
@@ -257,8 +256,7 @@ def cmd_diff(args):
                "tokenizer": tok, "chars_before": result.chars_before, "chars_after": result.chars_after,
                "tokens_before": result.tokens_before[tok], "tokens_after": result.tokens_after[tok],
                "protected_spans": len(result.protected)}
-        sys.stdout.write(json.dumps(fig, ensure_ascii=False, indent=2))
-        sys.stdout.write("\n")
+        json_document(fig)
     else:
         color = use_color(args.color)
         sys.stdout.write(unified_diff(text, result.text, args.file, f"{args.file} ({result.level})", color))
@@ -274,8 +272,7 @@ def cmd_explain(args):
     text = _read_input(args.file, _cap(profile))
     result = compress(profile, text, explain=True)
     if args.json:
-        sys.stdout.write(json.dumps(explain_data(args.file, text, result, profile), ensure_ascii=False, indent=2))
-        sys.stdout.write("\n")
+        json_document(explain_data(args.file, text, result, profile))
     else:
         sys.stdout.write(explain(args.file, text, result, profile))
     return 0
@@ -319,7 +316,7 @@ def cmd_profile(args):
 
         print("# hooks: as a hook reads them, every default filled in (schemas/profile.schema.json)")
         shown["hooks"] = compile_hooks(resolved)
-    # one write: the escaping stream (engine/cli/output.py) costs a call per write, and the emitter writes per token
+    # one write: the escaping stream (engine/cli/output.py) costs a call per write, the emitter writes per token
     sys.stdout.write(yaml.safe_dump(shown, sort_keys=False, allow_unicode=True, width=100))
     return 0
 

@@ -3,11 +3,11 @@ thin layer over engine/hooks/doctor.py).  Text for a person, or --json;
 either way every character taken from a file or an agent's output is
 escaped on its way out (engine/cli/output.py)."""
 
-import json
-import sys
 import time
 
 from engine.base.errors import display
+
+from .output import json_document
 
 
 def add_parser(sub):
@@ -33,8 +33,7 @@ def run(args):
         agent_named(name)  # an unknown name: one line, the agents listed
     report = doctor(names=args.agent, profile_ref=args.profile)
     if args.json:
-        sys.stdout.write(json.dumps(report, ensure_ascii=False, indent=2))
-        sys.stdout.write("\n")
+        json_document(report)
         return 0
     print(f"project: {display(report['project'])}")
     if not report["agents"]:

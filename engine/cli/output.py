@@ -91,6 +91,14 @@ class escaped_streams:
         return False
 
 
+def json_document(value, ensure_ascii=False):
+    """Write `value` as indented JSON and a newline, in one write: the
+    escaping stream costs a call per write, and json.dump writes per token."""
+    import json
+
+    sys.stdout.write(json.dumps(value, ensure_ascii=ensure_ascii, indent=2) + "\n")
+
+
 def product(text):
     """Write a command's product (a compressed text) as it is: exact bytes for
     a pipe or a file, escaped on a terminal."""

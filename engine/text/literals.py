@@ -32,10 +32,11 @@ class Literals:
     """A fixed set of lower-case ASCII literals."""
 
     def __init__(self, literals):
-        pairs = [(k, k.encode("ascii")) for k in sorted({k.lower() for k in literals if k})]
-        # a literal holds a separator when deleting the separators shortens it (one C call each)
-        self._in_words = [(k, raw) for k, raw in pairs if len(raw.translate(None, _SEPARATORS)) == len(raw)]
-        self._whole = [(k, raw) for k, raw in pairs if len(raw.translate(None, _SEPARATORS)) != len(raw)]
+        self._in_words, self._whole = [], []
+        for k in sorted({k.lower() for k in literals if k}):
+            raw = k.encode("ascii")
+            # it holds a separator when deleting the separators shortens it (one C call)
+            (self._in_words if len(raw.translate(None, _SEPARATORS)) == len(raw) else self._whole).append((k, raw))
 
     def present(self, data):
         """The literals that occur in data (UTF-8 bytes)."""
