@@ -147,8 +147,11 @@ WATCHED = [os.path.join(_REAL_HOME, *p) for p in ((".cache", "rules-engine"), ("
 # Where the whole run lives instead: HOME, the XDG folders, the engine's cache
 # and state, the agent's config folder (set before xdist starts its workers,
 # so they and every process they start inherit it).
+# TMPDIR too: what the processes a test starts leave in the temporary
+# folder (the real Claude Code keeps $TMPDIR/claude-<uid>/<project>/ of
+# every session) goes with the run.
 ISOLATED = ("HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "ENGINE_CACHE_DIR",
-            "ENGINE_STATE_DIR", "CLAUDE_CONFIG_DIR")
+            "ENGINE_STATE_DIR", "CLAUDE_CONFIG_DIR", "TMPDIR")
 
 
 def _snapshot(paths):
@@ -171,6 +174,7 @@ def pytest_configure(config):
         return
     import tempfile
 
+    tempfile.tempdir = _scratch_root(config)  # pytest's tmp_path folders go there, whatever TMPDIR says below
     config._real_home_before = _snapshot(WATCHED)
     os.environ["ENGINE_TESTS_REAL_HOME"] = _REAL_HOME
     base = tempfile.mkdtemp(prefix="engine-tests-home-")
@@ -198,6 +202,44 @@ def pytest_configure(config):
     # The recorded transcripts, unpacked once for the whole run (tests/testdata.py).
     os.environ["ENGINE_TESTS_DATA"] = os.path.join(base, "data")
     forkrun.start_environment(os.environ)  # a run without workers forks from here
+
+
+# The run's scratch (pytest's tmp_path folders, the isolated home, the
+# bytecode, the agents' temporary files) goes to a memory file system when
+# the machine has one with room: the suite makes and removes tens of
+# thousands of files, and on this machine's ext4 /tmp the kernel's work for
+# them was a quarter of the run's system time (docs/benchmarks.md).
+IN_MEMORY = "/dev/shm"
+IN_MEMORY_ROOM = 2 << 30  # a whole run holds about 600 MB at its peak
+
+
+def _scratch_root(config):
+    """/dev/shm, unless the user chose a TMPDIR or a --basetemp, or /dev/shm
+    is small, read-only or mounted noexec (the tests run programs they build
+    in their folders); the usual temporary folder otherwise."""
+    import tempfile
+
+    if os.environ.get("TMPDIR") or config.option.basetemp or not _roomy_and_executable(IN_MEMORY):
+        return tempfile.gettempdir()
+    return IN_MEMORY
+
+
+def _roomy_and_executable(folder):
+    import tempfile
+
+    try:
+        st = os.statvfs(folder)
+        if st.f_bavail * st.f_frsize < IN_MEMORY_ROOM:
+            return False
+        fd, probe = tempfile.mkstemp(dir=folder, prefix="engine-tests-probe-")
+    except OSError:
+        return False
+    try:
+        os.fchmod(fd, 0o700)
+        return os.access(probe, os.X_OK)  # false on a noexec mount
+    finally:
+        os.close(fd)
+        os.unlink(probe)
 
 
 def pytest_sessionfinish(session, exitstatus):
