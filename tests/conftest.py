@@ -174,7 +174,7 @@ def pytest_configure(config):
         return
     import tempfile
 
-    tempfile.tempdir = _scratch_root(config)  # pytest's tmp_path folders go there, whatever TMPDIR says below
+    tempfile.tempdir = scratch_root(config)  # pytest's tmp_path folders go there, whatever TMPDIR says below
     config._real_home_before = _snapshot(WATCHED)
     os.environ["ENGINE_TESTS_REAL_HOME"] = _REAL_HOME
     base = tempfile.mkdtemp(prefix="engine-tests-home-")
@@ -213,18 +213,18 @@ IN_MEMORY = "/dev/shm"
 IN_MEMORY_ROOM = 2 << 30  # a whole run holds about 600 MB at its peak
 
 
-def _scratch_root(config):
+def scratch_root(config):
     """/dev/shm, unless the user chose a TMPDIR or a --basetemp, or /dev/shm
     is small, read-only or mounted noexec (the tests run programs they build
     in their folders); the usual temporary folder otherwise."""
     import tempfile
 
-    if os.environ.get("TMPDIR") or config.option.basetemp or not _roomy_and_executable(IN_MEMORY):
+    if os.environ.get("TMPDIR") or config.option.basetemp or not roomy_and_executable(IN_MEMORY):
         return tempfile.gettempdir()
     return IN_MEMORY
 
 
-def _roomy_and_executable(folder):
+def roomy_and_executable(folder):
     import tempfile
 
     try:
