@@ -177,7 +177,10 @@ def pytest_configure(config):
     tempfile.tempdir = scratch_root(config)  # pytest's tmp_path folders go there, whatever TMPDIR says below
     config._real_home_before = _snapshot(WATCHED)
     os.environ["ENGINE_TESTS_REAL_HOME"] = _REAL_HOME
-    base = tempfile.mkdtemp(prefix="engine-tests-home-")
+    remove_stale_runs(tempfile.gettempdir())
+    base = tempfile.mkdtemp(prefix=RUN_PREFIX)
+    with open(os.path.join(base, "owner"), "w", encoding="ascii") as fh:
+        fh.write(str(os.getpid()))
     os.environ.setdefault("PYENV_ROOT", os.path.join(_REAL_HOME, ".pyenv"))  # pyenv's shims find it by HOME otherwise
     for name in ISOLATED:
         os.environ[name] = os.path.join(base, name.lower())
@@ -222,6 +225,34 @@ def scratch_root(config):
     if os.environ.get("TMPDIR") or config.option.basetemp or not roomy_and_executable(IN_MEMORY):
         return tempfile.gettempdir()
     return IN_MEMORY
+
+
+RUN_PREFIX = "engine-tests-home-"
+
+
+def remove_stale_runs(root):
+    """The folders of earlier runs that were killed before their end (a run
+    removes its own when it ends): in memory they would hold their share of
+    the machine's RAM until the next boot.  Only this user's folders whose
+    `owner` file names a process that no longer exists."""
+    import shutil
+
+    try:
+        names = [n for n in os.listdir(root) if n.startswith(RUN_PREFIX)]
+    except OSError:
+        return
+    for name in names:
+        folder = os.path.join(root, name)
+        try:
+            if os.lstat(folder).st_uid != os.getuid():
+                continue
+            with open(os.path.join(folder, "owner"), encoding="ascii") as fh:
+                pid = int(fh.read())
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            shutil.rmtree(folder, ignore_errors=True)
+        except (OSError, ValueError):
+            continue  # no owner said, or its process is alive (or not ours to signal): kept
 
 
 def roomy_and_executable(folder):

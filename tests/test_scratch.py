@@ -12,7 +12,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from conftest import IN_MEMORY, REPO, roomy_and_executable, scratch_root
+from conftest import IN_MEMORY, REPO, RUN_PREFIX, remove_stale_runs, roomy_and_executable, scratch_root
 
 # Mounts made in a mount namespace of their own (`unshare -rm`): nothing
 # outside the test sees them, and they go when the process ends.
@@ -66,3 +66,17 @@ def test_every_process_of_the_run_has_a_temporary_folder_inside_the_runs_own():
     out = subprocess.run([sys.executable, "-c", "import tempfile; print(tempfile.gettempdir())"],
                          capture_output=True, text=True, timeout=60).stdout.strip()
     assert out == tmpdir
+
+
+def test_the_folder_of_a_killed_run_is_removed_and_no_other(tmp_path):
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()  # its pid names no process now
+    killed, alive, unsaid = (tmp_path / f"{RUN_PREFIX}{n}" for n in ("killed", "alive", "unsaid"))
+    for folder, owner in ((killed, gone.pid), (alive, os.getpid()), (unsaid, None)):
+        (folder / "home").mkdir(parents=True)
+        if owner is not None:
+            (folder / "owner").write_text(str(owner))
+    (tmp_path / "someone-elses").mkdir()
+    (tmp_path / "someone-elses" / "owner").write_text(str(gone.pid))
+    remove_stale_runs(str(tmp_path))
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([alive.name, unsaid.name, "someone-elses"])
