@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from engine.ccm import config
+from engine.ccm import config, runner
 from engine.ccm.intercept import decide
 from engine.ccm.learned import learn
 
@@ -228,15 +228,32 @@ def test_the_agent_killing_its_shell_group_ends_the_command_too(world):
     wrapper = " ".join(shlex.quote(p) for p in [sys.executable, "-m", "engine.cli", "cache", "run", "--", command])
     agent_shell = subprocess.Popen(["bash", "-c", wrapper], env=world.env, cwd=str(world.proj),
                                    start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    started = []
+    started, group = [], None
     try:
         started = _written_pids(pids, 2)
+        group = os.getpgid(started[1])
+        # the watchdog leads the command's group and was there first: no
+        # moment of the command is unwatched (it was started after the
+        # command, and a wrapper killed in between left the command running)
+        assert _command_line(group)[1:] == ["-c", runner.WATCHDOG]
+        assert _start_tick(group) <= _start_tick(started[1])
         os.killpg(agent_shell.pid, signal.SIGKILL)  # the agent's timeout: the group of the shell this test started
         agent_shell.wait(timeout=60)
         assert not _left_alive(started), "the command outlived the agent's shell"
     finally:
-        if len(started) == 2:  # the command's group ($$ leads it): what this test started, if anything was left
+        if group is not None:  # the command's group: what this test started, if anything was left
             try:
-                os.killpg(started[1], signal.SIGKILL)
+                os.killpg(group, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+
+
+def _command_line(pid):
+    with open(f"/proc/{pid}/cmdline", "rb") as fh:
+        return [a.decode() for a in fh.read().split(b"\0")[:-1]]
+
+
+def _start_tick(pid):
+    """When the process started, in clock ticks since boot (/proc/PID/stat)."""
+    with open(f"/proc/{pid}/stat", "rb") as fh:
+        return int(fh.read().rsplit(b")", 1)[1].split()[19])

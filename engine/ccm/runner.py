@@ -25,16 +25,17 @@ would run it.
   what the files hold at that moment (a bound: what a background job writes
   later is not waited for, as with the agent's own Bash).
 - The exit status is the command's (128 + N when a signal N ended it).
-- The command runs in a process group of its own, and the signals in
+- The command runs in a process group apart from the wrapper's, and the signals in
   `run.forward_signals` (SIGTERM, SIGINT, SIGHUP, ...) that reach the
   wrapper are passed on to that whole group: the command and everything it
   started (a pipeline, a background job) get them, and the wrapper ends as
   the command does.  A signal that comes before the command has started is
   passed on as soon as it has.  A wrapper killed outright (SIGKILL, or
   the agent killing its shell's group at its timeout) forwards nothing: a
-  watchdog in the command's group then kills that group (Watchdog).  (The command is then not in a terminal's
-  foreground: the wrapper is made for the agent's Bash tool, whose commands
-  read no terminal.)
+  watchdog that leads the command's group, started before the command,
+  then kills that group (Watchdog).  (The command is then not in a
+  terminal's foreground: the wrapper is made for the agent's Bash tool,
+  whose commands read no terminal.)
 - A command that calls a function or alias of the agent's shell snapshot is
   never routed here (intercept.py, snapshot.py): this bash has none of them.
 """
@@ -102,32 +103,47 @@ WATCHDOG = "read -r _; kill -KILL 0"
 
 
 class Watchdog:
-    """While entered, a process in the command's group `group` that kills
-    that group should this wrapper end without leaving the block: killed
-    itself (SIGKILL, or its group killed by the agent's timeout), it can
-    forward nothing, and the command, in a group of its own, would run on.
-    It learns of that as the pipe only this process holds closes; it ignores
-    the `signals` forwarded to the group.  Left normally, it is ended
-    quietly (a background job may stay, as with the agent's own shell)."""
+    """While entered, a process that leads the process group the command
+    then joins (join), and kills that group should this wrapper end without
+    leaving the block: killed itself (SIGKILL, or its group killed by the
+    agent's timeout), it can forward nothing, and the command, in a group
+    apart from the wrapper's, would run on.  It learns of that as the pipe
+    only this process holds closes; it ignores the `signals` forwarded to
+    the group.  It starts before the command, so no moment of the command's
+    run goes unwatched (started after it, a wrapper killed in between left
+    the command running).  Left normally, it is ended quietly (a background
+    job may stay, as with the agent's own shell)."""
 
-    def __init__(self, group, signals):
-        self.group, self.signals, self.proc = group, signals, None
+    def __init__(self, signals):
+        self.signals, self.proc, self.write = signals, None, None
 
     def __enter__(self):
         read, self.write = os.pipe()
         try:
             self.proc = subprocess.Popen([shell(), "-c", WATCHDOG], stdin=read, stdout=subprocess.DEVNULL,
-                                         stderr=subprocess.DEVNULL, preexec_fn=self._join)
+                                         stderr=subprocess.DEVNULL, preexec_fn=self._lead)
         except (OSError, subprocess.SubprocessError):
-            pass  # the group has ended already: nothing to watch
+            pass  # no watchdog: the command leads a group of its own
         finally:
             os.close(read)
         return self
 
-    def _join(self):
+    def _lead(self):
         for sig in self.signals:
             signal.signal(sig, signal.SIG_IGN)  # kept across exec: a forwarded signal is not for it
-        os.setpgid(0, self.group)
+        os.setpgrp()
+
+    def join(self):
+        """The command's preexec_fn: into the watched group, or a group of
+        its own when there is no watchdog."""
+        if self.proc is None:
+            return os.setpgrp
+        group = self.proc.pid
+        return lambda: os.setpgid(0, group)
+
+    def group(self, command_pid):
+        """The command's process group."""
+        return command_pid if self.proc is None else self.proc.pid
 
     def __exit__(self, *exc):
         if self.proc is not None:
@@ -154,13 +170,12 @@ def run(command, cwd=None, session=None, tool_use_id=None, settings=None, out=No
     out = out or sys.stdout.buffer
     err = err or sys.stderr.buffer
     with tempfile.TemporaryFile() as fo, tempfile.TemporaryFile() as fe:
-        with Forwarding(settings["run"]["forward_signals"]) as forward:
-            # its own process group (setpgid): a forwarded signal reaches all it started, never the wrapper
+        with Forwarding(settings["run"]["forward_signals"]) as forward, Watchdog(forward.signals) as watchdog:
+            # a process group apart from the wrapper's: a forwarded signal reaches all it started, never the wrapper
             proc = subprocess.Popen([shell(), "-c", command], cwd=cwd or None, stdout=fo, stderr=fe,
-                                    env=env, preexec_fn=os.setpgrp)
-            forward.to(proc.pid)
-            with Watchdog(proc.pid, forward.signals):
-                rc = proc.wait()
+                                    env=env, preexec_fn=watchdog.join())
+            forward.to(watchdog.group(proc.pid))
+            rc = proc.wait()
         status = 128 - rc if rc < 0 else rc
         # what the files hold now: a background job may write more later
         sizes = os.fstat(fo.fileno()).st_size, os.fstat(fe.fileno()).st_size
