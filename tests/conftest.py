@@ -211,7 +211,7 @@ def pytest_configure(config):
 # bytecode, the agents' temporary files) goes to a memory file system when
 # the machine has one with room: the suite makes and removes tens of
 # thousands of files, and on this machine's ext4 /tmp the kernel's work for
-# them was a quarter of the run's system time (docs/benchmarks.md).
+# them was a fifth of the run's system CPU, 16 s of 75 (docs/benchmarks.md).
 IN_MEMORY = "/dev/shm"
 IN_MEMORY_ROOM = 2 << 30  # a whole run holds about 600 MB at its peak
 
@@ -256,6 +256,7 @@ def remove_stale_runs(root):
 
 
 def roomy_and_executable(folder):
+    """Whether `folder` has IN_MEMORY_ROOM free and a program written there may run."""
     import tempfile
 
     try:
