@@ -17,6 +17,7 @@ from engine.memory.scan import transcript_failures
 from engine.replay.events import events
 from engine.session import build_report, find, load_style
 from engine.session.locate import EVERY
+from support import code
 from testdata import agent_transcript
 
 AGENTS = ("codex", "gemini", "copilot")
@@ -308,18 +309,6 @@ AGENT_WORDS = ("isSidechain", "compact_boundary", "toolUseResult", "isCompactSum
                "tool_response", ".claude", "projects", "CLAUDE.md", "Bash")
 
 
-def _code_strings(path):
-    """The string constants of a module's code, docstrings left out."""
-    import ast
-
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    docs = {id(n.body[0].value) for n in ast.walk(tree)
-            if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef)) and n.body
-            and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
-    return [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
-            and id(n) not in docs]
-
-
 def test_no_report_module_names_what_an_agent_writes():
     from pathlib import Path
 
@@ -328,7 +317,7 @@ def test_no_report_module_names_what_an_agent_writes():
     import re
 
     words = re.compile("|".join(rf"(?<![\w.]){re.escape(w)}(?!\w)" for w in AGENT_WORDS))
-    found = [(m.name, s) for m in modules for s in _code_strings(m) if words.search(s)]
+    found = [(m.name, s) for m in modules for _, s in code.strings(m) if words.search(s)]
     assert found == []
 
 

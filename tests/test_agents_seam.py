@@ -11,6 +11,7 @@ import yaml
 from engine.agents import table
 from engine.agents.answer import render
 from engine.agents.event import Event
+from support import code
 
 FIXTURES = sorted((Path(__file__).parent / "agents").glob("*.yaml"))
 
@@ -191,21 +192,6 @@ def _agent_words():
     return words - NEUTRAL_WORDS - set(NEUTRAL_EVENTS) - {""}
 
 
-def _code_strings(path):
-    """String constants of a module's code (docstrings left out)."""
-    import ast
-
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    docs = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
-            first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
-                docs.add(id(first.value))
-    return [(n.lineno, n.value) for n in ast.walk(tree)
-            if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs]
-
-
 def test_no_module_outside_the_seam_names_an_agents_events_or_fields():
     words = _agent_words()
     assert {"UserPromptSubmit", "hookSpecificOutput", "tool_response", "tailToolCallRequest",
@@ -215,7 +201,7 @@ def test_no_module_outside_the_seam_names_an_agents_events_or_fields():
         rel = path.relative_to(ENGINE).as_posix()
         if rel.startswith("agents/") or rel in AGENT_SPECIFIC:
             continue
-        found += [f"engine/{rel}:{line}: {value!r}" for line, value in _code_strings(path) if value in words]
+        found += [f"engine/{rel}:{line}: {value!r}" for line, value in code.strings(path) if value in words]
     assert found == [], "read these through engine/agents (event.Event, answer.render, the agent's YAML):\n" + \
         "\n".join(found)
 
@@ -255,6 +241,6 @@ def test_no_module_outside_the_seam_names_an_agents_folder():
         rel = path.relative_to(ENGINE).as_posix()
         if rel.startswith("agents/") or rel in AGENT_SPECIFIC or rel.startswith("cli/"):
             continue  # the CLI's help text may give examples
-        found += [f"engine/{rel}:{line}: {value!r}" for line, value in _code_strings(path)
+        found += [f"engine/{rel}:{line}: {value!r}" for line, value in code.strings(path)
                   if folders & set(value.replace("\\", "/").split("/"))]
     assert found == [], "read these from the agent's YAML (engine/agents):\n" + "\n".join(found)

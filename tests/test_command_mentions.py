@@ -8,13 +8,13 @@ a command with subcommands must be followed by one of them (or by an
 option)."""
 
 import argparse
-import ast
 import re
 from pathlib import Path
 
 import pytest
 
 from engine.cli.parser import build_parser
+from support import code
 
 REPO = Path(__file__).resolve().parent.parent
 # `engine` then a lowercase word, then maybe a second one, as a command line is written.
@@ -35,9 +35,8 @@ def _commands():
 def _code_strings():
     """(where, text) of every string constant under engine/."""
     for path in sorted((REPO / "engine").rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str):
-                yield f"{path.relative_to(REPO)}:{node.lineno}", node.value
+        for line, text in code.strings(path, docstrings=True):
+            yield f"{path.relative_to(REPO)}:{line}", text
 
 
 def _doc_lines():

@@ -8,6 +8,8 @@ file:line and length, so one run shows all that are left.
 import ast
 from pathlib import Path
 
+from support import code
+
 ENGINE = Path(__file__).resolve().parent.parent / "engine"
 LIMIT = 60
 
@@ -15,8 +17,7 @@ LIMIT = 60
 def _long_functions(root: Path, limit: int) -> list[tuple[str, int, str, int]]:
     found = []
     for path in sorted(root.rglob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-        for node in ast.walk(tree):
+        for node in code.nodes(path):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 length = (node.end_lineno or node.lineno) - node.lineno + 1
                 if length > limit:

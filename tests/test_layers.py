@@ -21,6 +21,8 @@ import ast
 import functools
 from pathlib import Path
 
+from support import code
+
 REPO = Path(__file__).resolve().parent.parent
 ENGINE = REPO / "engine"
 
@@ -57,10 +59,9 @@ def engine_modules():
 
 def imports_of(path, name, known):
     """Engine modules `path` imports (a `from pkg import sub` counts as sub)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
     is_pkg = path.name == "__init__.py"
     out = set()
-    for node in ast.walk(tree):
+    for node in code.nodes(path):
         if isinstance(node, ast.Import):
             targets = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -175,9 +176,8 @@ def test_only_the_cli_imports_the_cli():
 
 
 def _top_imports(path):
-    tree = ast.parse(path.read_text(encoding="utf-8"))
     out = set()
-    for node in ast.walk(tree):
+    for node in code.nodes(path):
         if isinstance(node, ast.Import):
             out.update(a.name.split(".")[0] for a in node.names)
         elif isinstance(node, ast.ImportFrom) and not node.level and node.module:

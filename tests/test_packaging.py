@@ -5,6 +5,8 @@ from pathlib import Path
 
 import tomllib
 
+from support import code
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -45,8 +47,7 @@ def test_every_folder_holding_yaml_ships():
 def _imports(path):
     import ast
 
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    for node in ast.walk(tree):
+    for node in code.nodes(path):
         if isinstance(node, ast.Import):
             yield from (a.name.split(".")[0] for a in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:

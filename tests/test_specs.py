@@ -25,6 +25,7 @@ import pytest
 
 from engine.core import defaults, specs
 from engine.core.compile import TRANSFORM
+from support import code
 
 REPO = Path(__file__).resolve().parent.parent
 ENGINE = REPO / "engine"
@@ -89,7 +90,7 @@ def defaults_in_python(root=ENGINE):
     found = []
     for path in sorted(root.rglob("*.py")):
         rel = path.relative_to(root.parent).as_posix()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in code.nodes(path):
             call = None
             if isinstance(node, ast.Call) and len(node.args) == 2 and _literal(node.args[1]):
                 call = node
@@ -394,8 +395,7 @@ def test_resolve_takes_the_hooks_settings_from_the_schema():
     assert all(props[k]["type"] == "object" for k in mappings)
     names = set(props) - {"events"}
     for module in ("resolve.py", "compile.py"):
-        tree = ast.parse((ENGINE / "core" / module).read_text(encoding="utf-8"))
-        said = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+        said = {text for _, text in code.strings(ENGINE / "core" / module, docstrings=True)}
         assert not said & names, (module, sorted(said & names))
 
 
