@@ -787,7 +787,10 @@ def test_fact_copilot_compacts_offline_under_a_small_prompt_limit_and_keeps_only
     kinds = [r.kind for r in run.api.log]
     assert "summary" in kinds, kinds
     at = kinds.index("summary")
-    summary, after = run.api.log[at].body, run.api.log[at + 1].body
+    # the first request with the summary (a main-loop request with the whole history goes out beside the
+    # summary request: it compacts in the background)
+    summary = run.api.log[at].body
+    after = next(r.body for r in run.api.log[at + 1:] if "<summary>" in responses_api.request_text(r.body))
     assert responses_api.last_user_text(summary).startswith("Please create a detailed summary of the conversation")
     assert "preCompact" in hook.events() and hook.events().count("sessionStart") == 1
     text = responses_api.request_text(after)
@@ -801,6 +804,60 @@ def test_fact_copilot_compacts_offline_under_a_small_prompt_limit_and_keeps_only
     assert done["success"] and done["summaryContent"] == api.summary and done["messagesRemoved"] > 0
     usage = [r["data"]["usage"] for r in records if r["type"] == "session.usage_record"]
     assert usage[0]["inputTokens"] == 1000 and {"outputTokens", "cacheReadTokens", "cacheWriteTokens"} <= set(usage[0])
+
+
+def _call_ids(body):
+    return [i["call_id"] for i in body.get("input") or [] if i.get("type") == "function_call_output"]
+
+
+@facts
+@pytest.mark.slow
+def test_fact_copilot_keeps_what_the_turn_added_during_a_background_compaction_after_the_summary(tmp_path):
+    home, cwd = _world(tmp_path)
+    hook = LogHook(tmp_path, {"*": {"additionalContext": "CTX_{event}_MARK"}})
+    served = []
+
+    def tokens(req):  # 85% of the limit from the second answer on: it compacts, and does not wait for it
+        served.append(req)
+        return 1000 if len(served) < 2 else 17000
+    api = ResponsesAPI([shell(f"echo step-{i}") for i in range(1, 11)] + [say("done")], tokens=tokens,
+                       summary_after=3)  # the summary comes once three more main requests are served
+    run = run_copilot("go", home, cwd, None, api=api, env={"COPILOT_PROVIDER_MAX_PROMPT_TOKENS": "20000"},
+                      hooks=copilot_hooks(hook, ["sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse"]))
+    assert run.returncode == 0, str(run)
+    log = run.api.log
+    at = [r.kind for r in log].index("summary")
+    snapshot = log[at].body["input"][:-1]  # the history the summary was asked of (then its own request)
+    after = next(i for i in range(at + 1, len(log)) if "<summary>" in responses_api.request_text(log[i].body))
+    # the main loop's requests while it compacts (one goes out beside the summary request): the whole
+    # history, growing by each call
+    while_compacting = [i for i in range(after) if log[i].kind == "main" and log[i].body["input"][:len(snapshot)] == snapshot]
+    during = [log[i].body for i in while_compacting]
+    assert len(during) >= 3 and all(i >= at - 1 for i in while_compacting), [r.kind for r in log]
+    assert [len(b["input"]) for b in during] == sorted({len(b["input"]) for b in during})
+    # the first request after it: the summary, then every item added since the summary was asked, kept
+    first = log[after].body["input"]
+    assert f"<summary>\n{api.summary}\n</summary>" in responses_api.input_texts({"input": first[:1]})[0][1]
+    kept = during[-1]["input"][len(snapshot):]
+    assert first[1:1 + len(kept)] == kept and len(first) > 1 + len(kept)  # and the last one's call
+    new_calls = [c for c in _call_ids(log[after].body) if c not in _call_ids({"input": snapshot})]
+    assert new_calls == _call_ids(log[after].body) == [f"call_{i + 1:04d}" for i in while_compacting]  # call_N: the Nth
+    # what the hooks added then is among it: every output with its postToolUse text, each preToolUse message
+    outs = responses_api.tool_outputs(log[after].body)
+    assert all("CTX_postToolUse_MARK" in o for o in outs)
+    assert responses_api.request_text(log[after].body).count("CTX_preToolUse_MARK") == len(outs)
+    assert "CTX_sessionStart_MARK" not in responses_api.request_text(log[after].body)  # that was summarized
+    # events.jsonl: compaction_start before the usage of the first request made with the summary's, the
+    # complete (same attempt) right before the usage of the first request that holds the summary
+    records = events_of(run)
+    types = [r["type"] for r in records]
+    start, done = types.index("session.compaction_start"), types.index("session.compaction_complete")
+    assert records[start]["data"]["compactionAttemptId"] == records[done]["data"]["compactionAttemptId"]
+    usage = {r["data"]["usage"]["apiCallId"]: i for i, r in enumerate(records) if r["type"] == "session.usage_record"}
+    assert all(start < usage[f"resp_{i + 1:04d}"] < done for i in while_compacting)
+    assert usage[f"resp_{after + 1:04d}"] == done + 1
+    results = {r["data"]["toolCallId"]: i for i, r in enumerate(records) if r["type"] == "tool.execution_complete"}
+    assert all(start < results[c] < done for c in new_calls)
 
 
 @facts

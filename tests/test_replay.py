@@ -139,6 +139,31 @@ def test_a_codex_call_began_before_the_tool_calls_it_made():
     assert [sum(1 for at, _ in t.calls if at <= off) for off in pre] == [1, 2, 3]
 
 
+def test_a_copilot_compaction_keeps_what_the_turn_added_after_it_started():
+    """Copilot compacts in the background (AGENTS-MEASURED.md, "After a
+    compaction"): the summary is asked of the history as it stood at
+    `session.compaction_start`; the main loop's requests until
+    `session.compaction_complete` carry the whole history, and the first
+    request after it carries the summary and then every call, result and
+    hook addition made since the start.  The recorded session (3 calls
+    between start and complete, a second compaction that failed) with what
+    each call's hook additions cost: written and read in the old epoch,
+    written again by the first call after the summary and read by the rest
+    of the new epoch; none of what came before the start."""
+    from engine.replay.events import neutral_events
+    from testdata import agent_transcript
+
+    path = agent_transcript("copilot", "compacting")
+    t = Timeline(path, "copilot")
+    assert [e for _, e in t.calls] == [0] * 5 + [1] * 4 and len(t.boundaries) == 1  # the failed one is none
+    seen = {(ev["kind"], ev["tool_use_id"]): t.exposure(off) for ev, off in neutral_events(path, "copilot")
+            if ev["kind"] in ("pre_tool", "post_tool")}
+    want = {"call_0001": (1, 3), "call_0002": (1, 2),  # before the start: summarized
+            "call_0004": (1 + 1, 1 + 3), "call_0005": (1 + 1, 0 + 3), "call_0006": (0 + 1, 0 + 3),  # kept
+            "call_0007": (1, 2), "call_0008": (1, 1), "call_0010": (1, 0)}  # after it
+    assert seen == {(kind, call): w for call, w in want.items() for kind in ("pre_tool", "post_tool")}
+
+
 def test_pricing_document_errors_say_where(tmp_path):
     bad = tmp_path / "p.yaml"
     text = (REPO / "pipelines/reports/pricing.yaml").read_text()

@@ -55,15 +55,20 @@ def test_every_recorded_file_has_its_source_bytes_and_licence(folder, files, unp
 
 def test_every_agent_session_is_listed_with_its_bytes_and_version():
     """The sessions recorded from other agents (tests/support/samples.py):
-    every file under transcripts/<agent>/ listed once, its bytes the ones
-    listed, the version its name says the version of its agent's harness."""
-    rows = testdata.agent_samples()
+    every file under transcripts/<agent>/ listed once (each agent's own
+    session, and variants of it), its bytes the ones listed, the version its
+    name says the version of its agent's harness."""
+    rows = testdata.agent_rows()
     on_disk = sorted(str(p.relative_to(testdata.PACKED)) for p in testdata.PACKED.glob("*/*") if p.is_file())
-    assert sorted(r["file"] for r in rows.values()) == on_disk
-    for agent, r in rows.items():
-        data = testdata.agent_transcript(agent).read_bytes()
+    assert sorted(r["file"] for r in rows) == on_disk
+    assert sorted(testdata.agent_samples()) == sorted({r["agent"] for r in rows})  # each agent's own session
+    for r in rows:
+        agent = r["agent"]
+        variant = re.fullmatch(rf"{re.escape(agent)}/session-{re.escape(r['version'])}(?:-([a-z-]+))?\.jsonl", r["file"])
+        assert variant, r["file"]
+        data = testdata.agent_transcript(agent, variant.group(1)).read_bytes()
         assert hashlib.sha256(data).hexdigest() == r["sha256"] and len(data) == int(r["bytes"]), r["file"]
-        assert data.count(b"\n") == int(r["lines"]) and r["file"] == f"{agent}/session-{r['version']}.jsonl"
+        assert data.count(b"\n") == int(r["lines"])
         harness = (REPO / "tests" / "support" / f"{agent}.py").read_text(encoding="utf-8")
         assert f'VERSION = "{r["version"]}"' in harness, (agent, r["version"])
 

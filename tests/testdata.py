@@ -13,6 +13,7 @@ only through this module, never from a path outside the repository:
     transcript("23-erk-...jsonl")   # a transcript, unpacked: a Path to read (do not write it)
     transcripts()                   # every recorded transcript, unpacked, sorted by name
     agent_transcript("codex")       # the recorded session of another agent (a Path; do not write it)
+    agent_transcript("copilot", "compacting")  # a variant of it (session-<version>-compacting.jsonl)
 
 Transcripts are unpacked once per test run into its own folder (the
 conftest names it in ENGINE_TESTS_DATA; elsewhere a temporary folder removed
@@ -66,19 +67,31 @@ def transcripts():
 AGENTS = PACKED / "AGENTS.tsv"
 
 
-def agent_samples():
-    """{agent: row of AGENTS.tsv} of the recorded sessions of other agents."""
+def agent_rows():
+    """Every row of AGENTS.tsv: the recorded sessions of other agents."""
     import csv
 
     with open(AGENTS, encoding="utf-8", newline="") as fh:
-        return {r["agent"]: r for r in csv.DictReader(fh, delimiter="\t")}
+        return list(csv.DictReader(fh, delimiter="\t"))
 
 
-def agent_transcript(agent):
-    """The recorded session of `agent` (codex, gemini, copilot): its Path."""
+def agent_samples():
+    """{agent: row of AGENTS.tsv} of each agent's own recorded session
+    (`<agent>/session-<version>.jsonl`; a variant adds `-<what>`)."""
+    return {r["agent"]: r for r in agent_rows() if r["file"] == f"{r['agent']}/session-{r['version']}.jsonl"}
+
+
+def agent_transcript(agent, variant=None):
+    """The recorded session of `agent` (codex, gemini, copilot), or its
+    `variant` (`<agent>/session-<version>-<variant>.jsonl`): its Path."""
     row = agent_samples().get(agent)
     if row is None:
         raise FileNotFoundError(f"no recorded session of {agent} (looked in {AGENTS})")
+    if variant is not None:
+        name = f"{agent}/session-{row['version']}-{variant}.jsonl"
+        if not any(r["file"] == name for r in agent_rows()):
+            raise FileNotFoundError(f"no recorded session {name} (looked in {AGENTS})")
+        return PACKED / name
     return PACKED / row["file"]
 
 

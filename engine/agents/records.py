@@ -11,6 +11,10 @@ reader (transcripts/) yields, whatever the agent writes on disk.
   records it.
 - Window: the model and its context window, where the agent records them.
 - Compaction: the context was compacted here (a new epoch starts).
+- CompactionStart: where an agent that compacts in the background took
+  the history its summary is made of (its Compaction, with the same `id`,
+  comes later); what the session added in between is kept after the
+  summary (Copilot).
 - Summary: the compaction's summary, the first thing of the new context
   (on the compaction's own line, or on a line of its own after it).
 - ToolCall / ToolResult: a tool call and its result, paired by `id`; a
@@ -103,6 +107,15 @@ class Compaction(Record):
     def __init__(self, id="", pre_tokens=None, trigger=None):
         super().__init__()
         self.id, self.pre_tokens, self.trigger = id, pre_tokens, trigger
+
+
+class CompactionStart(Record):
+    __slots__ = ("id",)
+    kind = "compaction_start"
+
+    def __init__(self, id=""):
+        super().__init__()
+        self.id = id
 
 
 class Summary(Record):

@@ -6,7 +6,11 @@ call i of the main chain is written to the prompt cache once, by call i,
 and read back by every later call of the same compaction epoch (a
 compaction replaces the context: what came before is not read again).  A
 kept-out output counts the same way, as a saving.  An addition after the
-last call of its epoch is never sent and costs nothing.
+last call of its epoch is never sent and costs nothing.  An agent that
+compacts in the background (Copilot: its reader's CompactionStart record)
+summarizes the history as it stood when the compaction started and keeps
+what was added after that behind the summary: such an addition is written
+again by the first call of the next epoch and read by the rest of it.
 
 The rates (a `kind: pricing` document, pipelines/reports/pricing.yaml by
 default) are per token kind and model family; the family is the one whose
@@ -124,6 +128,9 @@ class Timeline:
         self._began = None     # the start of the line of the first tool call awaiting its response's usage
         self.calls = []        # [(where the call stands, epoch)]
         self.boundaries = []   # start offsets of compaction lines
+        self.kept_since = []   # per compaction: the start offset of the line where it started in the
+        #                        background (what came after is kept behind its summary), else None
+        self._start = None     # (id, start offset) of the latest CompactionStart line
         self.models = {}
         self.seen = set()
         self._model = None     # the latest model a Window record named
@@ -139,8 +146,12 @@ class Timeline:
         self.model = max(self.models, key=self.models.get) if self.models else None
 
     def _record(self, rec, start, end):
-        if rec.kind == "compaction":
+        if rec.kind == "compaction_start":
+            self._start = (rec.id, start)  # one at a time: a later start replaces one that never completed
+        elif rec.kind == "compaction":
+            began, self._start = self._start, None
             self.boundaries.append(start)
+            self.kept_since.append(began[1] if began is not None and began[0] == rec.id else None)
         elif rec.kind == "window" and rec.model:
             self._model = rec.model
         elif rec.kind == "tool_call" and self._usage_after and self._began is None:
@@ -175,13 +186,21 @@ class Timeline:
     def exposure(self, offset):
         """(writes, reads) of an addition made by an event that saw `offset`
         bytes: the first later call of its epoch writes it, every further
-        call of that epoch reads it."""
+        call of that epoch reads it.  Made after the next compaction started
+        in the background, it is kept behind that compaction's summary: the
+        next epoch's first call writes it again, its other calls read it."""
         epoch = self.epoch_at(offset)
         later = [e for end, e in self.calls if end > offset]
-        if not later or later[0] != epoch:
-            return 0, 0
-        n = sum(1 for e in later if e == epoch)
-        return 1, n - 1
+        held = [epoch]
+        since = self.kept_since[epoch] if epoch < len(self.kept_since) else None
+        if since is not None and since < offset:
+            held.append(epoch + 1)
+        writes = reads = 0
+        for e in held:
+            n = sum(1 for x in later if x == e)
+            if n:
+                writes, reads = writes + 1, reads + n - 1
+        return writes, reads
 
 
 def price(tokens, writes, reads, rates, per_tokens):

@@ -4,6 +4,7 @@ folder's harness) and trimmed.  Run by hand, as root, with the pinned agents
 installed (tests/support/AGENTS-MEASURED.md), from the tests folder:
 
     cd tests && python -m support.samples ../tests/data/transcripts
+    cd tests && python -m support.samples ../tests/data/transcripts copilot-compacting
 
 One session per agent, the same script for each: a prompt; hooks that add a
 rules-refresh banner at the session's start and a plain text before each
@@ -100,6 +101,35 @@ def make_copilot(work):
     return path, {"home": home, "project": cwd}, COPILOT_VERSION
 
 
+def make_copilot_compacting(work):
+    """A variant (session-1.0.102-compacting.jsonl): Copilot's turn goes on
+    while it compacts.  Answers report 85% of the 20,000 prompt limit (past
+    where it compacts in the background, under where it waits for the
+    summary) and the stand-in answers the summary request only once three
+    more main-loop requests are served: their tool results and what the
+    hooks added then (preToolUse and postToolUse context) are kept after the
+    summary (AGENTS-MEASURED.md, "After a compaction")."""
+    home, cwd = work / "home", work / "project"
+    cwd.mkdir(parents=True)
+    hook = LogHook(work / "hook", {"sessionStart": {"additionalContext": BANNER},
+                                   "preToolUse": {"additionalContext": PLAIN},
+                                   "postToolUse": {"additionalContext": "Checked after the tool ran."}})
+    hooks = copilot_hooks(hook, ["sessionStart", "preToolUse", "postToolUse"])
+    count, cached = tokens(4800)
+
+    def near(req):  # 4,800, then 17,000 and a little more each time: 85% of the limit
+        n = count(req)
+        return n if n == 4800 else 17000 + n // 48
+    api = ResponsesAPI([shell(f"printf 'step-%d\\n' {i}") for i in range(1, 9)] + [say("Eight steps ran.")],
+                       tokens=near, cached=cached, summary_after=3)
+    run = run_copilot(PROMPT, home, cwd, None, hooks=hooks, api=api, env={"COPILOT_PROVIDER_MAX_PROMPT_TOKENS": "20000"})
+    assert run.returncode == 0, str(run)
+    kinds = [r.kind for r in api.log]
+    assert "summary" in kinds and kinds[kinds.index("summary") + 1:].count("main") > 3, kinds
+    (path,) = sorted((home / ".copilot" / "session-state").glob("*/events.jsonl"))
+    return path, {"home": home, "project": cwd}, COPILOT_VERSION
+
+
 def make_gemini(work):
     home, cwd = work / "home", work / "project"
     cwd.mkdir(parents=True)
@@ -149,6 +179,8 @@ def write_trimmed(src, dst, folders):
 
 
 MAKERS = {"codex": make_codex, "gemini": make_gemini, "copilot": make_copilot}
+# Variants: `<agent>-<what>` writes <agent>/session-<version>-<what>.jsonl.
+VARIANTS = {"copilot-compacting": make_copilot_compacting}
 
 
 def main(out, agents=None):
@@ -156,8 +188,9 @@ def main(out, agents=None):
     for agent in agents or MAKERS:
         work = Path(tempfile.mkdtemp(prefix=f"sample-{agent}-"))
         try:
-            src, folders, version = MAKERS[agent](work)
-            dst = out / agent / f"session-{version}.jsonl"
+            src, folders, version = {**MAKERS, **VARIANTS}[agent](work)
+            name, _, what = agent.partition("-")
+            dst = out / name / (f"session-{version}-{what}.jsonl" if what else f"session-{version}.jsonl")
             write_trimmed(src, dst, folders)
             print(f"{dst}: {dst.stat().st_size} bytes from {src.name} ({agent} {version})")
         finally:

@@ -22,6 +22,7 @@ Script turns (shared by every wire format):
 
 import json
 import threading
+import time
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -75,13 +76,18 @@ class Request:
 class StandIn:
     """The server and the script. `requests` are the bodies of the main-loop
     requests in order, `summaries` those of the compaction requests, `log`
-    every request. After the script each main request gets `say(after)`."""
+    every request. After the script each main request gets `say(after)`.
+    `summary_after=N`: a compaction request is answered only once N more
+    main-loop requests have been served since it came (at most
+    `summary_wait` seconds later): an agent that compacts in the background
+    (Copilot) goes on with its turn meanwhile."""
 
     after = "done."
     summary_text = "SUMMARY_OF_THE_SESSION: the user asked; the shell ran; the answer was given."
 
-    def __init__(self, script=(), summary=None, tokens=1000, cached=0):
+    def __init__(self, script=(), summary=None, tokens=1000, cached=0, summary_after=0, summary_wait=20.0):
         self.script = list(script)
+        self.summary_after, self.summary_wait = summary_after, summary_wait
         self.summary = summary or self.summary_text
         self.tokens = tokens  # input tokens each answer reports: a number, or a function of the Request
         self.cached = cached  # how many of those the answer reports as read from the prompt cache (idem)
@@ -135,7 +141,17 @@ class StandIn:
                 return self.other(req)
             req.turn = self.next_turn(req)
             n = len(self.log)
+            goal = self.served + self.summary_after
+        if req.kind == SUMMARY and self.summary_after:
+            self._wait_for(goal)
         return self.answer(req, req.turn, n)
+
+    def _wait_for(self, served):
+        """Hold this request (its own thread) until `served` main-loop
+        requests have been answered, or summary_wait seconds have passed."""
+        end = time.monotonic() + self.summary_wait
+        while self.served < served and time.monotonic() < end:
+            time.sleep(0.01)
 
     def input_tokens(self, req):
         """The input tokens the answer to `req` reports (the agent's usage figures)."""

@@ -15,13 +15,20 @@ Lines are `{type, data, id, timestamp, parentId}`:
   still `success`, with `shellExecution.exitCode`);
 - `hook.end`: a hook's `output` (its `additionalContext`);
 - `session.compaction_start` (`trigger`) and `session.compaction_complete`
-  (`success`, `preCompactionTokens`): a compaction;
+  (`success`, `preCompactionTokens`), the same `compactionAttemptId`: a
+  compaction in the background.  Its summary is of the history at the
+  start; the turn goes on meanwhile (requests with the whole history), and
+  the complete comes right before the first request with the summary,
+  which keeps every call, result and hook addition made since the start
+  (measured with 1.0.102; a compaction still running at the end completes
+  with `success` false);
 - `session.error`: a failed model call.
 """
 
 from ..records import (
     ApiError,
     Compaction,
+    CompactionStart,
     Delivered,
     Prompt,
     Session,
@@ -48,6 +55,7 @@ MARKS = {
     "prompt": (b'"user.message"',),
     "delivered": (b'"hook.end"',),
     "compaction": (b"compaction_complete",),
+    "compaction_start": (b"compaction_start",),
     "summary": (b"compaction_complete",),
     "api_error": (b'"session.error"',),
 }
@@ -146,6 +154,10 @@ def _compacted(data):
     return [Compaction(str(data.get("compactionAttemptId") or "")[:8], pre, trigger), Summary(summary)]
 
 
+def _compacting(data):
+    return [CompactionStart(str(data.get("compactionAttemptId") or "")[:8])]
+
+
 def _error(data):
     return [ApiError(data["message"] if isinstance(data.get("message"), str) else "")]
 
@@ -157,6 +169,7 @@ _BY_TYPE = {
     "assistant.message": _calls,
     "tool.execution_complete": _result,
     "hook.end": _hook,
+    "session.compaction_start": _compacting,
     "session.compaction_complete": _compacted,
     "session.error": _error,
 }
