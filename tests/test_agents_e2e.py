@@ -244,7 +244,10 @@ def test_copilot_gets_a_scoped_instruction_before_its_first_write_and_nothing_it
     second copy of copilot-instructions.md, which Copilot loaded itself.
     A rule folder of the user's own goes in once at the start, though the
     profile refreshes rules at every prompt and Copilot starts
-    userPromptSubmitted while sessionStart still runs (both delivered it)."""
+    userPromptSubmitted while sessionStart still runs (both delivered it).
+    The scoped file goes in once: a second write under web/ does not bring
+    it again, though Copilot's transcript does not show what preToolUse
+    added (`transcript.unwitnessed` of its YAML)."""
     home, project, env = _world(tmp_path)
     (project / ".github" / "instructions").mkdir(parents=True)
     (project / ".github" / "copilot-instructions.md").write_text("Keep answers short (UNSCOPED_77aa).\n")
@@ -256,7 +259,8 @@ def test_copilot_gets_a_scoped_instruction_before_its_first_write_and_nothing_it
         {"agent": "rules"}, {"dir": "{project}/myrules", "glob": "*.md"}]}]})
     _install("copilot", home, project, env, profile=shared_profile(every_prompt))
     created = call("create", path=str(project / "web" / "app.ts"), file_text="export const a = 1\n")
-    run = run_copilot("go", home, project, None, api=ResponsesAPI([created, say("ok")]), env=env)
+    again = call("create", path=str(project / "web" / "b.ts"), file_text="export const b = 2\n")
+    run = run_copilot("go", home, project, None, api=ResponsesAPI([created, again, say("ok")]), env=env)
     assert run.returncode == 0, str(run)
     first, last = (responses_api.request_text(r.body) for r in (run.api.log[0], run.api.log[-1]))
     assert first.count("UNSCOPED_77aa") == 1 and "WEB_SCOPED_88bb" not in first

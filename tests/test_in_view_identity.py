@@ -10,12 +10,14 @@ not reach the model.  Transcripts in the shapes Claude Code 2.1.330 writes
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
 from hook_fixtures import profile_text, shared_profile
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
 
+REPO = Path(__file__).resolve().parent.parent
 VERSION = "2.1.330"
 USER_RULE = "# Release\nMarker USERRELEASE: tag only from the main branch.\n"
 ID = re.compile(r"\[rules-engine delivery ([0-9a-f]{16})\]")
@@ -191,8 +193,9 @@ def test_delivery_records_read_back_and_only_well_formed_ids_count():
     items = [Item("a.md", "/p/.claude/rules/a.md", 5, 10, 10, "x", 3, "project", "/p/.claude/rules/a.md", "0" * 16),
              Item("b.md", "/h/b.md", 5, 10, 10, "y", 3, "user", "/h/real b.md", "f" * 16),
              Item("c.md", "/p/c\nd.md", 5, 10, 10, "z", 3, "project", "/p/c\nd.md", "1" * 16)]
-    epoch_id, position, files = delivery.parse(delivery.record("next:start", 4200, items))
-    assert (epoch_id, position) == ("next:start", 4200)
+    epoch_id, position, files, witnessed = delivery.parse(delivery.record("next:start", 4200, items))
+    assert (epoch_id, position, witnessed) == ("next:start", 4200, True)
+    assert delivery.parse(delivery.record("next:start", 4200, items, witnessed=False))[1:] == (4200, files, False)
     assert files == {("/p/.claude/rules/a.md", "0" * 16), ("/h/real b.md", "f" * 16)}, "a path with a line break is left out"
     fmt = "[rules-engine delivery {id}]"
     text = ("[rules-engine delivery 0123456789abcdef] [rules-engine delivery 0123456789ABCDEF] "
@@ -233,3 +236,41 @@ def test_the_first_prompt_does_not_repeat_what_the_session_start_delivered(hk):
     assert "FIRST_5e1a" not in (first.context or ""), str(first)
     second = hk.hook(hk.prompt(2), profile=prof)
     assert "FIRST_5e1a" in (second.context or ""), "from the second prompt on, only the transcript says what is in view"
+
+
+def test_what_copilot_got_during_a_background_compaction_stays_in_view_after_it(tmp_path):
+    """Copilot compacts in the background and keeps what the turn added
+    after the compaction started behind its summary
+    (tests/support/AGENTS-MEASURED.md, "After a compaction"): a delivery
+    recorded then is in view in the new epoch, from its start; one made
+    before the start is summarized away.  The recorded Copilot 1.0.102
+    session, cut after the first compaction, with the engine's marker in
+    the postToolUse output of a call before the start, one during the
+    compaction and one after it."""
+    import yaml
+
+    from engine.agents import table
+    from engine.agents.spec import Agent
+    from engine.hooks import inview
+    from testdata import agent_transcript
+
+    settings = yaml.safe_load((REPO / "pipelines" / "default.yaml").read_text(encoding="utf-8"))["hooks"]
+    fmt = settings["in_view"]["delivery_marker"]
+    lines = agent_transcript("copilot", "compacting").read_text(encoding="utf-8").splitlines(keepends=True)
+    kinds = [json.loads(line)["type"] for line in lines]
+    start, done = kinds.index("session.compaction_start"), kinds.index("session.compaction_complete")
+    ids = {"before": "a" * 16, "during": "b" * 16, "after": "c" * 16}
+    posts = [i for i, kind in enumerate(kinds)
+             if kind == "hook.end" and json.loads(lines[i])["data"].get("hookType") == "postToolUse"]
+    at = {"before": max(i for i in posts if i < start), "during": min(i for i in posts if start < i < done),
+          "after": min(i for i in posts if i > done)}
+    for name, i in at.items():
+        rec = json.loads(lines[i])
+        rec["data"]["output"]["additionalContext"] += "\n" + fmt.replace("{id}", ids[name])
+        lines[i] = json.dumps(rec) + "\n"
+    path = tmp_path / "events.jsonl"
+    path.write_text("".join(lines[:at["after"] + 1]), encoding="utf-8")
+    iv = inview.read(Agent(table.agents()["copilot"]), str(path), str(tmp_path), settings)
+    assert iv.previous is not None and set(iv.previous.delivered) == {ids["before"], ids["during"]}
+    assert set(iv.current.delivered) == {ids["during"], ids["after"]}
+    assert iv.current.delivered[ids["during"]] == 0

@@ -44,21 +44,27 @@ def identity(x):
     return x.real, x.digest
 
 
-def record(epoch_id, position, items):
-    """The state value of one delivery: its epoch and position, then one
-    `digest<TAB>real path` line per file (a path holding a line break cannot
-    be written down, and so never counts as delivered)."""
-    lines = [f"{epoch_id}\t{int(position)}"]
+UNWITNESSED = "\tunwitnessed"  # ends the head line of a delivery the transcript cannot show
+
+
+def record(epoch_id, position, items, witnessed=True):
+    """The state value of one delivery: its epoch and position (and whether
+    the agent's transcript can show it), then one `digest<TAB>real path`
+    line per file (a path holding a line break cannot be written down, and
+    so never counts as delivered)."""
+    lines = [f"{epoch_id}\t{int(position)}" + ("" if witnessed else UNWITNESSED)]
     lines += [f"{it.digest}\t{it.real}" for it in items if "\n" not in it.real and "\t" not in it.digest]
     return "\n".join(lines)
 
 
 def parse(value):
-    """(epoch id, position, {(real, digest)}) of a state value, or None."""
+    """(epoch id, position, {(real, digest)}, witnessed) of a state value,
+    or None."""
     if not isinstance(value, str):
         return None
     head, _, rest = value.partition("\n")
-    epoch_id, _, pos = head.rpartition("\t")
+    witnessed = not head.endswith(UNWITNESSED)
+    epoch_id, _, pos = head.removesuffix(UNWITNESSED).rpartition("\t")
     try:
         position = int(pos)
     except ValueError:
@@ -68,7 +74,7 @@ def parse(value):
         digest, tab, real = line.partition("\t")
         if tab:
             files.add((real, digest))
-    return epoch_id, position, files
+    return epoch_id, position, files, witnessed
 
 
 def forgotten(snapshot, epochs):
@@ -107,7 +113,8 @@ def positions(snapshot, epoch, others, witnessing):
     per the transcript where it witnessed the delivery (epoch.delivered),
     else per the state's record; a delivery the transcript shows in another
     epoch (`others`) is not in this one, and one a `witnessing` agent's
-    transcript does not show, with a response after it, is lost."""
+    transcript does not show, with a response after it, is lost (unless
+    it was made at an event whose additions the transcript never shows)."""
     out = {}
     for key, value in snapshot.items():
         if not (isinstance(key, str) and key.startswith(KEY)):
@@ -116,12 +123,12 @@ def positions(snapshot, epoch, others, witnessing):
         if rec is None:
             continue
         did = key[len(KEY):]
-        epoch_id, position, files = rec
+        epoch_id, position, files, witnessed = rec
         if did in epoch.delivered:
             position = epoch.delivered[did]
         elif any(did in e.delivered for e in others) or epoch_id not in epoch.ids:
             continue
-        elif witnessing and epoch.complete and epoch.tokens is not None and epoch.tokens > position:
+        elif witnessing and witnessed and epoch.complete and epoch.tokens is not None and epoch.tokens > position:
             continue  # (an epoch cut by the read bound may hold the record unread)
         for ident in files:
             out[ident] = max(position, out.get(ident, 0))

@@ -17,7 +17,10 @@ What the engine delivered is also in the session's state (delivery.py).
 The transcript is read backwards, bounded, and only as far as the start of
 the epoch before the current one.  Positions are tokens of context per the
 latest main-chain usage record before a record; 0 stands for the start of
-an epoch (before its first usage record).
+an epoch (before its first usage record).  An agent that compacts in the
+background (Copilot: a CompactionStart record, then the Compaction with
+the same id) keeps what the turn added in between behind the summary: it
+is in view in the new epoch too, from its start.
 """
 
 import os
@@ -96,7 +99,7 @@ def _real(path):
         return None
 
 
-KINDS = ("usage", "compaction", "delivered", "tool_call", "prompt")
+KINDS = ("usage", "compaction", "compaction_start", "delivered", "tool_call", "prompt")
 
 
 def _tail(agent, path, settings):
@@ -133,12 +136,18 @@ def read(agent, path, cwd, settings, compacting=False):
     epochs[0].complete = complete
     position = 0
     marker = settings["in_view"]["delivery_marker"]
+    kept = None  # (id, [record]) since a compaction started in the background
     for rec in recs:
-        if rec.kind == "compaction":
+        if rec.kind == "compaction_start":
+            kept = (rec.id, [])
+        elif rec.kind == "compaction":
             new = Epoch(str(rec.id or "")[:8] or f"c{len(epochs)}", after=epochs[-1].id)
             new.complete = True
             epochs.append(new)
             position = 0
+            for held in kept[1] if kept is not None and kept[0] == rec.id else ():
+                _note(iv, new, held, 0, marker)  # behind the summary: in view from the epoch's start
+            kept = None
         elif rec.kind == "usage" and not rec.synthetic:
             position = rec.context
             ep = epochs[-1]
@@ -146,6 +155,8 @@ def read(agent, path, cwd, settings, compacting=False):
             ep.tokens = position
         else:
             _note(iv, epochs[-1], rec, position, marker)
+            if kept is not None:
+                kept[1].append(rec)
     if compacting and (epochs[-1].tokens is not None or epochs[-1].touched):
         fresh = Epoch("next:" + epochs[-1].id)
         fresh.complete = True
@@ -496,7 +507,8 @@ def delivered_marks(ctx, items, delivery_id):
     position = 0 if _compacting(ctx) else (iv.current.tokens or 0)
     read = [e for e in (iv.previous, iv.current) if e is not None]
     out = delivery.forgotten(ctx.snapshot(), read) if iv.known else {}
-    out[delivery.KEY + delivery_id] = delivery.record(iv.current.id, position, items)
+    unwitnessed = ctx.agent.data["transcript"]["unwitnessed"]
+    out[delivery.KEY + delivery_id] = delivery.record(iv.current.id, position, items, ctx.name not in unwitnessed)
     return out
 
 
