@@ -149,12 +149,12 @@ def _copilot_events(lines):
     outs = [{"textResultForLlm": d["result"]["content"]} for t, d in data if t == "tool.execution_complete"]
     pre = [("preToolUse", r["name"], r["arguments"]) for r in calls]
     names = ["sessionStart", "userPromptSubmitted"]
-    for t, d in data:  # a compaction between tool calls: preCompact (no sessionStart follows it)
+    for t, d in data:  # preCompact before a compaction starts in the background (no sessionStart after it)
         if t == "assistant.message":
             names += ["preToolUse"] * len(d["toolRequests"])
         elif t == "tool.execution_complete":
             names.append("postToolUse")
-        elif t == "session.compaction_complete":
+        elif t == "session.compaction_start":
             names.append("preCompact")
     return {"names": names + ["agentStop", "sessionEnd"], "pre": pre, "outputs": outs}
 

@@ -19,7 +19,10 @@ is the agent's:
   tool_failure (with the result's text as `error`) before its result's
   line is written;
 - at a compaction: pre_compact (auto) before its line, then post_compact
-  and session_start (compact) once its summary is written;
+  and session_start (compact) once its summary is written; an agent that
+  compacts in the background (a CompactionStart record: Copilot) sends
+  pre_compact before the start's line instead, whether the compaction
+  completes or not;
 - session_end at the end.
 
 Side-chain (subagent) records send no events of the main session: a
@@ -79,7 +82,7 @@ def neutral_events(path, reader="claude", cwd=None, session_id=None, transcript_
     from engine.agents.transcripts import spans
 
     session = _Session(cwd, session_id, transcript_path, path)
-    state = {"tools": {}, "started": False, "prompted": False}
+    state = {"tools": {}, "started": False, "prompted": False, "compacting": set()}
     end = 0
     with open(path, "rb") as fh:
         for start, end, recs in spans(reader, fh, skipped):
@@ -103,8 +106,13 @@ def neutral_events(path, reader="claude", cwd=None, session_id=None, transcript_
 def _of_record(rec, session, state, start, end):
     """The events one main-chain record sends, with their offsets."""
     kind = rec.kind
-    if kind == "compaction":
-        yield session.event("pre_compact", trigger=rec.trigger or "auto", custom_instructions=""), start
+    if kind == "compaction_start":
+        state["compacting"].add(rec.id)
+        yield session.event("pre_compact", trigger="auto", custom_instructions=""), start
+    elif kind == "compaction":
+        if rec.id not in state["compacting"]:
+            yield session.event("pre_compact", trigger=rec.trigger or "auto", custom_instructions=""), start
+        state["compacting"].discard(rec.id)
     elif kind == "summary":
         yield session.event("post_compact", trigger="auto"), end
         yield session.event("session_start", source="compact"), end
