@@ -356,7 +356,7 @@ def pytest_runtest_protocol(item, nextitem):
 
 def _park_the_heap():
     """Collect, then freeze what survives.  A full collection walks every
-    object the collector tracks, and a worker holds 150,000 to 260,000 by
+    object the collector tracks, and a worker holds 175,000 to 260,000 by
     the end: the 21 to 36 full collections of each worker took 7.0 s of the
     run's CPU, 4.3 s with the heap parked after collection alone, 1.7 s
     parked at each file's end too (docs/benchmarks.md).  A parked object is
