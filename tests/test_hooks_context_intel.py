@@ -71,6 +71,9 @@ def test_a_successful_call_records_nothing(hk):
 
 
 def test_stop_scans_the_transcript_for_unreported_errors_once(hk):
+    """...and once only after the session ended: Gemini CLI fires SessionEnd
+    twice at an interactive exit, and a resumed session brings the same
+    transcript back (tests/support/AGENTS-MEASURED.md)."""
     hk.transcript.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(transcript("09-ccviewer-v10108-inline-sidechain.jsonl"), hk.transcript)
     hk.hook(hk.event("Stop")).assert_ok()
@@ -79,7 +82,17 @@ def test_stop_scans_the_transcript_for_unreported_errors_once(hk):
     hk.hook(hk.event("Stop")).assert_ok()
     assert len(store_lines(hk)) == 3, "each error is recorded once"
     hk.hook(hk.event("SessionEnd")).assert_ok()
+    hk.hook(hk.event("SessionEnd")).assert_ok()
+    hk.hook(hk.event("Stop")).assert_ok()  # resumed
     assert len(store_lines(hk)) == 3
+
+
+def test_an_error_first_found_at_session_end_is_recorded_once_though_session_end_comes_twice(hk):
+    hk.transcript.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(transcript("09-ccviewer-v10108-inline-sidechain.jsonl"), hk.transcript)
+    hk.hook(hk.event("SessionEnd")).assert_ok()
+    hk.hook(hk.event("SessionEnd")).assert_ok()
+    assert sorted(l["tool"] for l in store_lines(hk)) == ["Bash", "Edit", "Task"]
 
 
 def test_an_error_reported_by_post_tool_use_is_not_recorded_again_at_stop(hk):

@@ -413,11 +413,14 @@ def test_a_c_call_past_the_deadline_is_ended_by_the_watchdog(hk):
     assert run.returncode == 1 and run.stdout == "", str(run)
 
 
-def test_an_event_the_agent_gives_less_time_ends_before_the_agents_own_timeout(hk):
-    """Codex gives its SessionEnd hook 3 s, whatever hooks.json says
-    (measured; timeout_caps of codex.yaml): a hook that would run long ends
-    at the engine's margin before that (agent_cap_margin_ms), not at the
-    profile's deadline, which Codex would cut first."""
+@pytest.mark.parametrize("agent,event,deadline_ms", [("codex", "SessionEnd", 2000), ("copilot", "sessionEnd", 500)])
+def test_an_event_the_agent_gives_less_time_ends_before_the_agents_own_timeout(hk, agent, event, deadline_ms):
+    """Codex gives its SessionEnd hook 3 s, whatever hooks.json says, and
+    Copilot its sessionEnd hooks 1.5 s together at an interactive
+    session's end (measured; timeout_caps of codex.yaml and copilot.yaml):
+    a hook that would run long ends at the engine's margin before that
+    (agent_cap_margin_ms: 1 s), not at the profile's deadline, which the
+    agent would cut first."""
     hk.rule("a.md", "# A\nMarker ALPHA.\n")
     # slow only at the event (source ""), not with the compile check's sample values (source "startup"),
     # which would otherwise take the compile box deadline_ms per template
@@ -425,13 +428,15 @@ def test_an_event_the_agent_gives_less_time_ends_before_the_agents_own_timeout(h
             "{% endfor %}{% endif %}x")
     prof = shared_profile(profile_text({"session_end": [{"name": "slow_end", "kind": "effort_guidance",
                                                          "templates": {"low": slow, "medium": slow, "high": ""}}]}))
-    event = json.dumps({"hook_event_name": "SessionEnd", "session_id": hk.session, "cwd": str(hk.project),
-                        "transcript_path": str(hk.transcript), "reason": "other"}).encode()
+    payload = {"hook_event_name": "SessionEnd", "session_id": hk.session, "cwd": str(hk.project),
+               "transcript_path": str(hk.transcript), "reason": "other"} if agent == "codex" else \
+        {"sessionId": hk.session, "timestamp": 1764272000000, "cwd": str(hk.project), "reason": "user_exit"}
     start = time.monotonic()
-    run = hk.engine("hook", "--agent", "codex", "--profile", prof, stdin=event, timeout=60)
+    run = hk.engine("hook", "--agent", agent, "--event", event, "--profile", prof, stdin=json.dumps(payload).encode(),
+                    timeout=60)
     took = time.monotonic() - start
     assert run.returncode == 0 and run.stdout == "", str(run)
-    assert [l for l in hk.log_lines() if "deadline of 2000 ms reached" in l], (hk.log_lines(), took)
-    # the deadline is 2,000 ms from the process start (the log line); the wall time, which a loaded
+    assert [l for l in hk.log_lines() if f"deadline of {deadline_ms} ms reached" in l], (hk.log_lines(), took)
+    # the deadline is counted from the process start (the log line); the wall time, which a loaded
     # machine stretches, only has to tell it from the profile's 8 s
     assert took < 6, f"{took:.1f} s: the profile's deadline, not the agent's"

@@ -102,8 +102,8 @@ def bound_by_agent(deadline, event, bounds):
     its YAML), by the engine's margins (agent_cap_margin_ms)."""
     cap = event.agent.data["timeout_caps"].get(event.agent_event)
     if cap is not None and deadline is not None:
-        margin = bounds["agent_cap_margin_ms"]
-        deadline.lower(cap * 1000 - margin["deadline"], cap * 1000 - margin["kill"])
+        margin, cap_ms = bounds["agent_cap_margin_ms"], int(cap * 1000)
+        deadline.lower(cap_ms - margin["deadline"], cap_ms - margin["kill"])
 
 
 def count_turn(event, hooks, bounds, log):
@@ -242,8 +242,13 @@ def _answer(event, handlers, state, turn, profile, log, trace):
         trace.append(answer)
     if event.session and (answer.added or answer.tool_output):  # only an event that answered something is recorded
         record(event, answer)
-    if answer.marks and state is not None and event.kind != "session_end":
-        _save_marks(state, answer.marks, log)
+    marks = answer.marks
+    if marks and event.kind == "session_end":  # the state is cleared: only what outlives the session
+        from .handlers.clear_state import survives
+
+        marks = {k: v for k, v in marks.items() if survives(k)}
+    if marks and state is not None:
+        _save_marks(state, marks, log)
     return answer
 
 

@@ -1,10 +1,24 @@
-"""clear_state: forget the session (SessionEnd), all but what the engine
-delivered into its context (engine/hooks/delivery.py): a session the agent
-resumes (`--resume`, `claude -c`) brings its transcript back into the
-context, deliveries included, and the ids there mean something only with
-their records.  Those expire with the state (hooks.state.ttl_hours)."""
+"""clear_state: forget the session (SessionEnd), all but what stays true
+of its transcript: what the engine delivered into its context
+(engine/hooks/delivery.py) and which failed calls are in the tool memory
+(tool_memory_banner.MARK).  A session the agent resumes (`--resume`,
+`claude -c`) brings its transcript back, deliveries and failures included:
+the delivery ids mean something only with their records, and a failure
+scanned again is not counted twice.  Gemini CLI fires SessionEnd twice at
+an interactive session's end, the second after the first one's clear_state
+(tests/support/AGENTS-MEASURED.md): its scan finds the marks.  What is
+kept expires with the state (hooks.state.ttl_hours)."""
 
 from .base import Handler
+
+
+def survives(key):
+    """Whether a state key outlives the session's end (kept here, and saved
+    when a session_end handler sets it: the dispatcher)."""
+    from ..delivery import KEY
+    from .tool_memory_banner import MARK
+
+    return isinstance(key, str) and key.startswith((KEY, MARK))
 
 
 class ClearState(Handler):
@@ -14,9 +28,7 @@ class ClearState(Handler):
     def run(self, ctx):
         if ctx.state is None:
             return None, None
-        from ..delivery import KEY
-
-        kept = {k: v for k, v in ctx.state.get().items() if isinstance(k, str) and k.startswith(KEY) and v}
+        kept = {k: v for k, v in ctx.state.get().items() if survives(k) and v}
         ctx.state.clear()
         if kept:
             ctx.state.update(kept)

@@ -31,6 +31,10 @@ def quoted(text):
     return '"' + clean(text).replace('"', '\\"') + '"'
 
 
+# State key prefix: MARK + a call's id says its failure is in the store
+# (tool_memory_record, tool_memory_scan); kept by clear_state.
+MARK = "mem:"
+
 # the keys hooks.memory holds after extends
 MEMORY_KEYS = ("path", "max_kept", "compact_bytes", "sessions_kept", "max_field_chars", "redact", "input_fields",
                "pattern_tools", "error_patterns", "error_wrappers", "strip_patterns", "skip_lines", "signature",

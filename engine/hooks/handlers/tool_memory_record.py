@@ -6,7 +6,7 @@ tool_use_id so the Stop scan does not record it twice."""
 
 from .base import Handler
 from .part import Part
-from .tool_memory_banner import MEMORY_KEYS
+from .tool_memory_banner import MARK, MEMORY_KEYS
 
 
 class ToolMemoryRecord(Handler):
@@ -23,7 +23,7 @@ class ToolMemoryRecord(Handler):
         if error is None:
             return []
         tid = ctx.event.tool_use_id
-        mark = f"mem:{tid}" if tid else None
+        mark = MARK + tid if tid else None
         if mark and ctx.snapshot().get(mark):
             return []
         from engine.memory import remember

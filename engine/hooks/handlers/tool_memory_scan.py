@@ -5,7 +5,7 @@ every recorded call is marked by its call id in the session's state."""
 
 from .base import Handler, HandlerSpec
 from .part import Part
-from .tool_memory_banner import MEMORY_KEYS
+from .tool_memory_banner import MARK, MEMORY_KEYS
 
 
 class ToolMemoryScanSpec(HandlerSpec):
@@ -25,7 +25,7 @@ class ToolMemoryScan(Handler):
         found = transcript_failures(ctx.transcript(), self.spec.max_tail_bytes,
                                     ctx.settings["memory"]["error_wrappers"], ctx.agent)
         snap = ctx.snapshot()
-        new = [f for f in found if not snap.get(f"mem:{f['id']}")]
+        new = [f for f in found if not snap.get(MARK + f["id"])]
         if not new:
             return []
         from engine.agents.event import make
@@ -43,4 +43,4 @@ class ToolMemoryScan(Handler):
             if rec is not None:
                 records.append(rec)
         remember(ctx.settings, records)
-        return [Part(self.name, marks={f"mem:{f['id']}": 1 for f in new})]
+        return [Part(self.name, marks={MARK + f["id"]: 1 for f in new})]
