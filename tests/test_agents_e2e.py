@@ -148,7 +148,10 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
     one = RUNS[agent]("go", home, project, None, api=api, env=env, **options)
     assert one.returncode == 0, str(one)
     sessions = tmp_path / "world" / "state" / "sessions"
-    assert sessions.is_dir() and not list(sessions.iterdir()), "the session's end reached the engine, which cleared it"
+    # the session's end reached the engine, which cleared it: all but the marks of the failed calls (their
+    # lessons are not counted again if the session is resumed) and the state's own time stamp
+    left = {k for p in sessions.glob("*.json") for k in json.loads(p.read_text(encoding="utf-8"))} - {"_touched"}
+    assert sessions.is_dir() and left and all(k.startswith("mem:") for k in left), left
     _doctor_saw_one_session(agent, home, project, env)
     if agent == "copilot":  # every hook Copilot ran ended well (its own record of them)
         ended = [r["data"] for r in events_of(one) if r["type"] == "hook.end"]
