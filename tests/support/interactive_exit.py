@@ -127,7 +127,7 @@ import argparse  # noqa: E402
 import re  # noqa: E402
 import shlex  # noqa: E402
 import subprocess  # noqa: E402
-from contextlib import contextmanager  # noqa: E402
+from contextlib import closing  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import yaml  # noqa: E402
@@ -296,7 +296,7 @@ def measure(agent, how, out, sleep, trace=False, second=None):
     pane = Pane(world / "tmux.sock")
     notes, screens = [], {}
     dns = NoDNS()
-    with Netns() as ns, _closing(dns):
+    with Netns() as ns, closing(dns):
         ns.run(dns.bind)
         dns.start()
         ns.run(api.bind)
@@ -355,14 +355,6 @@ def measure(agent, how, out, sleep, trace=False, second=None):
                "requests": [(r.method, r.path.split("?")[0], r.kind) for r in api.log]}
     (world / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
     return summary
-
-
-@contextmanager
-def _closing(thing):
-    try:
-        yield thing
-    finally:
-        thing.close()
 
 
 def done_with(log_calls, event, t0):

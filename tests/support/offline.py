@@ -28,7 +28,7 @@ import struct
 import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -194,7 +194,7 @@ def run_offline(agent, cmd, cwd, setup, api, timeout):
     Waits at most `timeout` seconds (then kills its process group and fails
     the test). Returns an AgentRun."""
     dns = NoDNS()
-    with Netns() as ns, _closing(dns):
+    with Netns() as ns, closing(dns):
         ns.run(dns.bind)
         dns.start()
         ns.run(api.bind)
@@ -213,14 +213,6 @@ def run_offline(agent, cmd, cwd, setup, api, timeout):
             seconds = time.monotonic() - start
             _reap(proc.pid)
     return AgentRun(agent, proc.returncode, out, err, seconds, api, cwd=Path(cwd), extra={"dns": list(dns.names)})
-
-
-@contextmanager
-def _closing(thing):
-    try:
-        yield thing
-    finally:
-        thing.close()
 
 
 def _reap(pgid):
