@@ -10,7 +10,10 @@ Issue 24 and the developers' guide ask for under 90 s on 2 cores.
 
 Run it on a quiet machine; `--repo` (repeatable) times other checkouts (a
 worktree of an older commit) one after the other in the same conditions,
-for a before and after: one row each.  Prints the figures and writes
+for a before and after: one row each.  Every checkout runs with this
+interpreter: where its venv holds an editable install of another
+checkout, the hook commands the real agents start (`python -I`, no
+PYTHONPATH) run that checkout's engine.  Prints the figures and writes
 bench/results-suite.md.
 
 `--per-test` runs this checkout's suite once with bench/pertest.py, which
