@@ -34,7 +34,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import git_info, loadavg, measured_line, write_section
+from common import fmt_table, git_info, loadavg, measured_line, write_section
 
 HERE = Path(__file__).resolve().parent
 
@@ -70,6 +70,20 @@ def per_test():
     return wall, cpu, summary, rc, rows
 
 
+def by_command(rows):
+    """A markdown table of the forked children's CPU by command, the costliest first."""
+    total = {}
+    for row in rows:
+        for name, (n, cpu) in row.get("commands", {}).items():
+            tally = total.setdefault(name, [0, 0.0])
+            tally[0] += n
+            tally[1] += cpu
+    ranked = sorted(total.items(), key=lambda item: item[1][1], reverse=True)
+    return fmt_table(["command", "children", "CPU", "per child"],
+                     [(f"`engine {name}`", n, f"{cpu:.1f} s", f"{1000 * cpu / n:.1f} ms") for name, (n, cpu) in ranked],
+                     md=True)
+
+
 def floor_line(rows, over, cpus):
     """What the tests under `over` seconds cost together, and the wall time
     that is on `cpus` CPUs at best."""
@@ -98,6 +112,8 @@ def where(top):
         f"The {len(slow)} tests marked slow: {sum(cost(r) for r in slow):.0f} s. The other {len(rows) - len(slow)}: "
         f"{total - sum(cost(r) for r in slow):.0f} s.",
         floor_line(rows, 1.0, cpus), floor_line(rows, 2.0, cpus),
+        "The forked `engine` children by command (their own CPU and that of what they waited for, such as "
+        "the compile box; from the first argument that is no option):", by_command(rows),
         f"The {top} costliest tests:"]
     table = [f"| {r['id']} | {cost(r):.1f} s | {r['own']:.1f} s | {r['kids']:.1f} s | {'slow' if r['slow'] else ''} |"
              for r in sorted(rows, key=cost, reverse=True)[:top]]

@@ -65,6 +65,8 @@ _ZYGOTE = {}  # "proc", "sock": the running zygote of this worker
 # CPU seconds of the children this worker has waited for (they are the
 # zygote's children, so not in this process's RUSAGE_CHILDREN): bench/pertest.py.
 CHILD_CPU = [0.0]
+# The same by command (`engine hook`, `engine validate`...): [children, CPU seconds].
+CHILD_CPU_BY_COMMAND = {}
 
 
 def _warm_up():
@@ -232,11 +234,19 @@ def _exit_status(child, deadline):
     try:
         code, cpu = _line(child.status, deadline).split()
         CHILD_CPU[0] += float(cpu)
+        tally = CHILD_CPU_BY_COMMAND.setdefault(_command(child.args), [0, 0.0])
+        tally[0] += 1
+        tally[1] += float(cpu)
         return int(code)
     except TimeoutError:
         os.kill(child.pid, signal.SIGKILL)
         _line(child.status, time.monotonic() + 60)
         raise subprocess.TimeoutExpired(["engine", *child.args], child.timeout) from None
+
+
+def _command(args):
+    """The command a child ran: its first argument that is no option."""
+    return next((str(a) for a in args if not str(a).startswith("-")), "(none)")
 
 
 # The zygote's side.
