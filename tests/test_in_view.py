@@ -156,6 +156,24 @@ def test_before_the_transcript_is_on_disk_the_version_comes_from_the_agent_envir
     assert "IVPY" in (old.context or ""), "an older agent named there still gets the rule before the write"
 
 
+def test_before_the_transcript_is_on_disk_a_second_write_does_not_bring_the_scoped_rule_again(hk):
+    """The session's state is the only witness until the agent writes its
+    transcript: a scoped rule given before one write is in view at the next
+    (Copilot CLI writes its events on a timer: its second tool call came
+    before its first record in about three runs of four of
+    tests/test_agents_e2e.py, and the rule then went in twice)."""
+    hk.rule("py.md", "---\npaths: src/**/*.py\n---\nMarker IVPY: type hints everywhere.\n")
+    old = {"AI_AGENT": "claude-code_2-1-56_harness"}
+
+    def write(name, n):
+        return hk.hook(hk.event("PreToolUse", tool_name="Write", tool_use_id=f"t{n}",
+                                tool_input={"file_path": str(hk.project / "src" / name)}), env=old).assert_ok()
+
+    assert not hk.transcript.exists()
+    assert "IVPY" in (write("new.py", 1).context or "")
+    assert "IVPY" not in (write("other.py", 2).context or ""), "the state says it went in"
+
+
 def test_the_agent_version_is_read_from_its_environment_as_the_settings_say():
     from engine.agents import table
     from engine.agents.version import from_env

@@ -379,11 +379,11 @@ def _covering(files, spec, path):
 
 def _nothing_known(ctx, iv, files, far):
     """No agent's transcript to read (missing, empty, or not the agent's):
-    nothing is known to be in view, so nothing is held back (but what the
-    session's start delivered, at its first prompt), and the growth counts
-    from this delivery."""
-    if ctx.name == "prompt" and ctx.turn == 1:
-        files = _after_the_start(ctx, iv, files)
+    nothing is known to be in view but what the session's state says the
+    engine delivered in it, which is held back at the session's first
+    prompt and before a write; the growth counts from this delivery."""
+    if (ctx.name == "prompt" and ctx.turn == 1) or ctx.scoped_for is not None:
+        files = _held_by_the_state(ctx, iv, files)
     if far and not _compacting(ctx) and ctx.scoped_for is None:
         ctx.in_view_next_due = (iv.current.tokens or 0) + far
     return files
@@ -435,11 +435,14 @@ def _due_by_growth(iv, pos, far, next_due):
     return False
 
 
-def _after_the_start(ctx, iv, files):
-    """The session's first prompt, its transcript not on disk yet (Claude
-    Code writes it after this hook): what the engine delivered at the
-    session's start goes to the model in the same first request, so it is in
-    view already (the state's record of that delivery is all there is)."""
+def _held_by_the_state(ctx, iv, files):
+    """`files` but those the session's state says the engine delivered in
+    this epoch, when the transcript is not on disk yet (the state's record
+    is all there is).  At the session's first prompt (Claude Code writes
+    its transcript after this hook): what the session's start delivered goes
+    to the model in the same first request.  Before a write: a scoped rule
+    an earlier write brought is in view (Copilot writes its events on a
+    timer, so its second tool call can come before its first record)."""
     started = delivery.positions(ctx.snapshot(), iv.current, [], False)
     held = [rf for rf in files if delivery.identity(rf) in started]
     if not held:
