@@ -274,3 +274,51 @@ def test_what_copilot_got_during_a_background_compaction_stays_in_view_after_it(
     assert iv.previous is not None and set(iv.previous.delivered) == {ids["before"], ids["during"]}
     assert set(iv.current.delivered) == {ids["during"], ids["after"]}
     assert iv.current.delivered[ids["during"]] == 0
+
+
+def test_what_copilot_got_unrecorded_during_a_background_compaction_stays_in_view_after_it(tmp_path):
+    """Copilot's preToolUse context is in no transcript record
+    (`transcript.unwitnessed` of copilot.yaml): the session's state alone
+    says it went in.  One given while the compaction runs is kept behind
+    the summary like the rest of the turn's additions, so the epoch after
+    the compaction has it from its start; one given before the compaction
+    started is summarized away.  The recorded Copilot 1.0.102 session, cut
+    inside its first compaction for the delivery, then after it."""
+    import yaml
+
+    from engine.agents import table
+    from engine.agents.spec import Agent
+    from engine.hooks import delivery, inview
+    from engine.hooks.plan import Item
+    from testdata import agent_transcript
+
+    settings = yaml.safe_load((REPO / "pipelines" / "default.yaml").read_text(encoding="utf-8"))["hooks"]
+    lines = agent_transcript("copilot", "compacting").read_text(encoding="utf-8").splitlines(keepends=True)
+    kinds = [json.loads(line)["type"] for line in lines]
+    start, done = kinds.index("session.compaction_start"), kinds.index("session.compaction_complete")
+    path = tmp_path / "events.jsonl"
+    copilot = Agent(table.agents()["copilot"])
+
+    def read(upto):
+        path.write_text("".join(lines[:upto]), encoding="utf-8")
+        return inview.read(copilot, str(path), str(tmp_path), settings)
+
+    def item(name, digest):
+        real = f"/p/.github/instructions/{name}"
+        return Item(name, real, 5, 10, 10, "x", 3, "project", real, digest)
+
+    before, during = read(start - 1), read(start + 2)
+    assert before.current.record_id(witnessed=False) == before.current.id
+    assert during.current.record_id(witnessed=False).startswith(inview.KEPT)
+    assert during.current.record_id(witnessed=True) == during.current.id == before.current.id
+    snap = {"ivd:" + "a" * 16: delivery.record(before.current.record_id(False), 900, [item("early.md", "1" * 16)], False),
+            "ivd:" + "b" * 16: delivery.record(during.current.record_id(False), 950, [item("mid.md", "2" * 16)], False)}
+    early, mid = ("/p/.github/instructions/early.md", "1" * 16), ("/p/.github/instructions/mid.md", "2" * 16)
+    assert delivery.positions(snap, during.current, [], inview.witnesses(during)) == {early: 900, mid: 950}
+
+    after = read(done + 3)
+    assert after.current.id != after.previous.id == before.current.id
+    witnessing = inview.witnesses(after)
+    assert delivery.positions(snap, after.current, [after.previous], witnessing) == {mid: 0}
+    assert delivery.positions(snap, after.previous, [after.current], witnessing) == {early: 900, mid: 950}
+    assert delivery.forgotten(snap, [after.previous, after.current]) == {}

@@ -81,7 +81,7 @@ def forgotten(snapshot, epochs):
     """State updates that empty the records of deliveries made before the
     epochs the transcript reader still reads (`epochs`): nothing can show
     them in view again, and a long session's state stays small."""
-    ids = {i for e in epochs for i in e.ids}
+    ids = {i for e in epochs for i in (*e.ids, *e.carried)}
     seen = {d for e in epochs for d in e.delivered}
     out = {}
     for key, value in snapshot.items():
@@ -114,7 +114,9 @@ def positions(snapshot, epoch, others, witnessing):
     else per the state's record; a delivery the transcript shows in another
     epoch (`others`) is not in this one, and one a `witnessing` agent's
     transcript does not show, with a response after it, is lost (unless
-    it was made at an event whose additions the transcript never shows)."""
+    it was made at an event whose additions the transcript never shows).
+    One the epoch's compaction kept behind its summary (`epoch.carried`)
+    is in view from the epoch's start."""
     out = {}
     for key, value in snapshot.items():
         if not (isinstance(key, str) and key.startswith(KEY)):
@@ -126,7 +128,11 @@ def positions(snapshot, epoch, others, witnessing):
         epoch_id, position, files, witnessed = rec
         if did in epoch.delivered:
             position = epoch.delivered[did]
-        elif any(did in e.delivered for e in others) or epoch_id not in epoch.ids:
+        elif any(did in e.delivered for e in others):
+            continue
+        elif epoch_id in epoch.carried:
+            position = 0
+        elif epoch_id not in epoch.ids:
             continue
         elif witnessing and witnessed and epoch.complete and epoch.tokens is not None and epoch.tokens > position:
             continue  # (an epoch cut by the read bound may hold the record unread)

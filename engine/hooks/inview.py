@@ -20,7 +20,10 @@ latest main-chain usage record before a record; 0 stands for the start of
 an epoch (before its first usage record).  An agent that compacts in the
 background (Copilot: a CompactionStart record, then the Compaction with
 the same id) keeps what the turn added in between behind the summary: it
-is in view in the new epoch too, from its start.
+is in view in the new epoch too, from its start: the transcript shows a
+hook's addition there, and the session's state one it cannot show (a
+delivery made while a compaction runs is recorded under that compaction's
+`kept:` name, which both epochs answer to).
 """
 
 import os
@@ -32,7 +35,7 @@ class Epoch:
     """One compaction epoch as seen in the transcript."""
 
     __slots__ = ("id", "ids", "base", "tokens", "agent", "agent_digest", "delivered", "touched", "complete",
-                 "instructions")
+                 "instructions", "keeping", "carried")
 
     def __init__(self, epoch_id, after=None):
         self.id = epoch_id
@@ -48,6 +51,17 @@ class Epoch:
         self.touched = []  # (project-relative path, tool name, position), in order
         self.complete = False  # its start was read (not cut by the read bound)
         self.instructions = False  # an `instructions` attachment was seen in it
+        # A compaction running in the background at its end (its `kept:`
+        # name, also one of `ids`), and the names of what the compaction
+        # that started this epoch kept behind its summary: in view from its start.
+        self.keeping = None
+        self.carried = ()
+
+    def record_id(self, witnessed):
+        """The name a delivery made now is recorded under: while a compaction
+        runs in the background, one the transcript cannot show goes under
+        the compaction's `kept:` name, so the epoch after it knows it kept it."""
+        return self.keeping if self.keeping is not None and not witnessed else self.id
 
     def growth(self, position):
         """Tokens of context added since `position` in this epoch."""
@@ -100,6 +114,7 @@ def _real(path):
 
 
 KINDS = ("usage", "compaction", "compaction_start", "delivered", "tool_call", "prompt")
+KEPT = "kept:"  # the state's name of what a delivery made during a background compaction went under
 
 
 def _tail(agent, path, settings):
@@ -132,31 +147,7 @@ def read(agent, path, cwd, settings, compacting=False):
 
     iv = InView(agent, cwd)
     recs, complete = _tail(agent, path, settings)
-    epochs = [Epoch("start")]
-    epochs[0].complete = complete
-    position = 0
-    marker = settings["in_view"]["delivery_marker"]
-    kept = None  # (id, [record]) since a compaction started in the background
-    for rec in recs:
-        if rec.kind == "compaction_start":
-            kept = (rec.id, [])
-        elif rec.kind == "compaction":
-            new = Epoch(str(rec.id or "")[:8] or f"c{len(epochs)}", after=epochs[-1].id)
-            new.complete = True
-            epochs.append(new)
-            position = 0
-            for held in kept[1] if kept is not None and kept[0] == rec.id else ():
-                _note(iv, new, held, 0, marker)  # behind the summary: in view from the epoch's start
-            kept = None
-        elif rec.kind == "usage" and not rec.synthetic:
-            position = rec.context
-            ep = epochs[-1]
-            ep.base = position if ep.base is None else ep.base
-            ep.tokens = position
-        else:
-            _note(iv, epochs[-1], rec, position, marker)
-            if kept is not None:
-                kept[1].append(rec)
+    epochs = _epochs(iv, recs, complete, settings["in_view"]["delivery_marker"])
     if compacting and (epochs[-1].tokens is not None or epochs[-1].touched):
         fresh = Epoch("next:" + epochs[-1].id)
         fresh.complete = True
@@ -177,6 +168,41 @@ def read(agent, path, cwd, settings, compacting=False):
 
         iv.version = from_env(spec.get("env"))
     return iv
+
+
+def _epochs(iv, recs, complete, marker):
+    """The epochs of the records read, oldest first, with what each holds."""
+    epochs = [Epoch("start")]
+    epochs[0].complete = complete
+    position = 0
+    kept = None  # (id, [record]) since a compaction started in the background
+    for rec in recs:
+        if rec.kind == "compaction_start":
+            kept = (rec.id, [])
+            if rec.id:
+                epochs[-1].ids += (KEPT + str(rec.id)[:8],)
+        elif rec.kind == "compaction":
+            new = Epoch(str(rec.id or "")[:8] or f"c{len(epochs)}", after=epochs[-1].id)
+            new.complete = True
+            epochs.append(new)
+            position = 0
+            if kept is not None and kept[0] == rec.id:
+                new.carried = (KEPT + str(rec.id)[:8],)
+                for held in kept[1]:
+                    _note(iv, new, held, 0, marker)  # behind the summary: in view from the epoch's start
+            kept = None
+        elif rec.kind == "usage" and not rec.synthetic:
+            position = rec.context
+            ep = epochs[-1]
+            ep.base = position if ep.base is None else ep.base
+            ep.tokens = position
+        else:
+            _note(iv, epochs[-1], rec, position, marker)
+            if kept is not None:
+                kept[1].append(rec)
+    if kept is not None and kept[0]:  # still running (or cancelled: then nothing carries the name)
+        epochs[-1].keeping = KEPT + str(kept[0])[:8]
+    return epochs
 
 
 def _note(iv, ep, rec, position, marker):
@@ -511,7 +537,8 @@ def delivered_marks(ctx, items, delivery_id):
     read = [e for e in (iv.previous, iv.current) if e is not None]
     out = delivery.forgotten(ctx.snapshot(), read) if iv.known else {}
     unwitnessed = ctx.agent.data["transcript"]["unwitnessed"]
-    out[delivery.KEY + delivery_id] = delivery.record(iv.current.id, position, items, ctx.name not in unwitnessed)
+    witnessed = ctx.name not in unwitnessed
+    out[delivery.KEY + delivery_id] = delivery.record(iv.current.record_id(witnessed), position, items, witnessed)
     return out
 
 
