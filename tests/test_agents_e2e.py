@@ -8,8 +8,10 @@ back.  The stand-in of each model API, the network namespace and the agents
 are those of tests/test_agents_offline.py (tests/support/)."""
 
 import json
+import os
 import re
 import subprocess
+import time
 
 import pytest
 
@@ -269,3 +271,48 @@ def test_copilot_gets_a_scoped_instruction_before_its_first_write_and_nothing_it
     assert first.count("UNSCOPED_77aa") == 1 and "WEB_SCOPED_88bb" not in first
     assert first.count("OWN_RULE_99cc") == 1, first[-3000:]
     assert last.count("WEB_SCOPED_88bb") == 1 and last.count("UNSCOPED_77aa") == 1, last[-3000:]
+
+
+@pytest.mark.skipif(not os.environ.get("ENGINE_TEST_AGENT_FACTS"),
+                    reason="a 30 s run of the real Copilot CLI, opt-in (ENGINE_TEST_AGENT_FACTS=1): "
+                           "tests/test_in_view_identity.py checks the same on its recorded session")
+@pytest.mark.slow
+def test_copilot_keeps_a_scoped_instruction_given_during_a_background_compaction_and_the_engine_knows(tmp_path):
+    """Copilot compacts in the background and keeps what the turn adds
+    meanwhile behind the summary (tests/support/AGENTS-MEASURED.md, "After
+    a compaction"); its preToolUse context is in no record of its
+    transcript.  The scoped file given before a `create` made while the
+    compaction runs is in the first request with the summary, and the next
+    `create` under it, after the compaction, brings no second copy.  Each
+    answer takes 1.2 s, as a model's does: Copilot writes its events on a
+    timer, and the engine reads the compaction's start there."""
+    home, project, env = _world(tmp_path)
+    (project / ".github" / "instructions").mkdir(parents=True)
+    (project / ".github" / "instructions" / "web.instructions.md").write_text(
+        '---\napplyTo: "web/**"\n---\nType every export (WEB_SCOPED_88bb).\n')
+    (project / "web").mkdir()
+    _install("copilot", home, project, env)
+    served = []
+
+    def tokens(req):  # 85% of the limit from the second answer on: it compacts in the background
+        served.append(req)
+        time.sleep(1.2)
+        return 1000 if len(served) < 2 else 17000
+
+    steps = [shell("echo step-1"), shell("echo step-2"),
+             call("create", path=str(project / "web" / "a.ts"), file_text="export const a = 1\n"),
+             shell("echo step-4"), shell("echo step-5"), shell("echo step-6"),
+             call("create", path=str(project / "web" / "b.ts"), file_text="export const b = 2\n"), say("done")]
+    api = ResponsesAPI(steps, tokens=tokens, summary_after=3)
+    run = run_copilot("go", home, project, None, api=api, env={**env, "COPILOT_PROVIDER_MAX_PROMPT_TOKENS": "20000"},
+                      timeout=120)
+    assert run.returncode == 0, str(run)
+    log = run.api.log
+    kinds = [r.kind for r in log]
+    texts = [responses_api.request_text(r.body) for r in log]
+    summary = kinds.index("summary")
+    after = next(i for i in range(summary + 1, len(log)) if "<summary>" in texts[i])
+    given = next(i for i, t in enumerate(texts) if "WEB_SCOPED_88bb" in t)
+    assert summary - 1 <= given < after, (kinds, given, after)  # given while it compacted
+    assert "WEB_SCOPED_88bb" not in texts[summary], "not in the history the summary was asked of"
+    assert [t.count("WEB_SCOPED_88bb") for t in texts[after:]] == [1] * (len(log) - after), kinds
