@@ -171,6 +171,7 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
     assert two.returncode == 0, str(two)
     lesson = text(two.api.log[-1].body)
     assert "TOOL MEMORY" in lesson and "settings-4c1d.conf" in lesson, lesson[-3000:]
+    assert " times)" not in lesson, "one failure, remembered once (Gemini and Copilot name no call in its report)"
     log = tmp_path / "world" / "state" / "hook.log"
     logged = log.read_text() if log.exists() else ""
     assert "internal error" not in logged and "deadline" not in logged, logged

@@ -141,3 +141,53 @@ def test_codex_runs_a_large_command_through_the_wrapper_only_where_nothing_would
     assert specific["permissionDecision"] == "allow", out
     argv = shlex.split(specific["updatedInput"]["command"])
     assert argv[argv.index("cache"):argv.index("cache") + 2] == ["cache", "run"] and argv[-2:] == ["--", "make build"]
+
+
+def _session_events(agent, hk, error):
+    """(sample session id, [(payload, event argument)]) of one failed shell
+    call as the agent reports it after the fact (its payload names no call),
+    then the turn's end and the session's end, twice as Gemini CLI sends it
+    at an interactive exit; the recorded session of the agent, which holds
+    that failure, is where the agent keeps it."""
+    from testdata import agent_transcript
+
+    sample = agent_transcript(agent)
+    command = "ls /no-such-folder-for-the-sample"
+    if agent == "gemini":
+        hk.transcript.parent.mkdir(parents=True, exist_ok=True)
+        hk.transcript.write_bytes(sample.read_bytes())
+        base = {"session_id": "c03b9526-ecbd-49a5-a45f-34eababde849", "transcript_path": str(hk.transcript),
+                "cwd": str(hk.project), "timestamp": "2026-11-26T08:56:09Z"}
+        return [(dict(base, hook_event_name="AfterTool", tool_name="run_shell_command", tool_input={"command": command},
+                      tool_response={"llmContent": error, "returnDisplay": ""}), None),
+                (dict(base, hook_event_name="AfterAgent", prompt="go", prompt_response="done",
+                      stop_hook_active=False), None)] + [(dict(base, hook_event_name="SessionEnd", reason="exit"), None)] * 2
+    session = "d16ca2b3-0e0d-4f10-b1e8-5f975a4065ca"
+    events = hk.home / ".copilot" / "session-state" / session / "events.jsonl"
+    events.parent.mkdir(parents=True)
+    events.write_bytes(sample.read_bytes())
+    base = {"sessionId": session, "timestamp": 1795674298969, "cwd": str(hk.project)}
+    return [(dict(base, toolName="bash", toolArgs={"command": command, "description": "run the command", "mode": "sync"},
+                  toolResult={"textResultForLlm": error, "resultType": "success"}), "postToolUse"),
+            (dict(base, transcriptPath=str(events), stopReason="end_turn"), "agentStop")] + \
+        [(dict(base, reason="complete"), "sessionEnd")] * 2
+
+
+@pytest.mark.parametrize("agent", ["gemini", "copilot"])
+def test_a_failure_reported_without_a_call_id_is_remembered_once(hk, agent):
+    """Gemini CLI's AfterTool and Copilot CLI's postToolUse name no call
+    (tests/support/AGENTS-MEASURED.md): the failure they report is recorded
+    then, and the scan of the session's transcript at the turn's end and at
+    each session end finds the same failure again.  With Gemini CLI run
+    interactively (a failing `ls`, then `/quit`), `engine memory list` said
+    "(2 times)" for it."""
+    from engine.memory.scan import transcript_failures
+    from testdata import agent_transcript
+
+    (failed,) = transcript_failures(str(agent_transcript(agent)), 10**6, (), agent)
+    for payload, event_arg in _session_events(agent, hk, failed["error"]):
+        args = ["hook", "--agent", agent] + (["--event", event_arg] if event_arg else [])
+        hk.engine(*args, stdin=json.dumps(payload).encode()).assert_ok()
+    listed = hk.engine("memory", "list", "--json")
+    assert listed.returncode == 0, str(listed)
+    assert [(e["tool"], e["count"]) for e in json.loads(listed.stdout)] == [(failed["tool"], 1)]

@@ -422,15 +422,17 @@ def _hooks(kind, case, default):
 def _check_world(world, case, hooks, log, agent):
     """The case's expect_* keys against the world after the events."""
     said = f"{agent.name}: "
-    if "expect_state" in case:
+    if "expect_state" in case or "expect_state_keys" in case:
         from engine.hooks.state import open_state
 
         snap = open_state(case["event"].get("session", "kinds"), hooks["state"], log).get()
-        for key, value in case["expect_state"].items():
+        for key, value in case.get("expect_state", {}).items():
             if value is None:
                 assert key not in snap, f"{said}state {key!r} is {snap[key]!r}; expected none"
             else:
                 assert world.same(value, snap.get(key)), f"{said}state {key!r} is {snap.get(key)!r}; expected {value!r}"
+        for pattern in case.get("expect_state_keys", ()):
+            assert any(re.fullmatch(pattern, str(k)) for k in snap), f"{said}no state key matches {pattern!r}: {sorted(snap)}"
     for name, text in case.get("expect_files", {}).items():
         path = world.path(name)
         if text is None:
