@@ -162,6 +162,7 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
     _reads_the_stub(agent, one.requests[len(script) - 1], home, project, env, lines)
     first = text(one.api.log[0].body)
     assert EFFORT in first, "SessionStart reached the engine, and its answer the model"
+    assert "ultrathink" not in first, "Claude Code's word for its deepest reasoning is no word of this agent's"
     later = "".join(text(r.body) for r in one.api.log[1:] if isinstance(r.body, dict))
     assert "past 70%" not in first
     assert "past 70%" in later and window in later, later[-3000:]

@@ -91,6 +91,7 @@ def test_smoke_a_scripted_bash_call_with_the_engine_hooks(plain):
     first, after = run.requests
     # the engine's SessionStart hook ran: its additionalContext is in what the model reads
     assert EFFORT in request_text(first), request_text(first)[:3000]
+    assert "Reserve high effort (ultrathink) for complex decisions." in request_text(first), "Claude Code's own word"
     # the user's rule file is there (delivered by the agent itself)
     assert "RULE_MARKER_4d1c" in request_text(first)
     assert tool_results(first) == []

@@ -18,9 +18,9 @@ class EffortGuidanceSpec(HandlerSpec):
 class EffortGuidance(Handler):
     Spec = EffortGuidanceSpec
     settings = {"effort": ()}
-    variables = {f"{key}.{e}": {"effort", "source"} for key in ("templates", "model_advice")
+    variables = {f"{key}.{e}": {"effort", "source", "effort_keyword"} for key in ("templates", "model_advice")
                  for e in ("low", "medium", "high")}
-    samples = pick("effort", "source")
+    samples = pick("effort", "source", "effort_keyword")
 
     def due(self, ctx):
         sources = self.spec.when.get("source")
@@ -32,7 +32,9 @@ class EffortGuidance(Handler):
     def parts(self, ctx):
         from ..banner import render_cached
 
-        values = dict(effort=ctx.settings["effort"], source=ctx.event.source)
+        # the agent's own word for its deepest reasoning, where it has one (its YAML)
+        values = dict(effort=ctx.settings["effort"], source=ctx.event.source,
+                      effort_keyword=ctx.agent.data.get("effort_keyword") or "")
         text = render_cached(self.template(ctx), ctx.settings["templates"], **values).strip("\n")
         advice = self.spec.model_advice[ctx.settings["effort"]]
         if text and advice:
