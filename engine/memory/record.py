@@ -69,19 +69,28 @@ def _matches_a_line(text, patterns):
 
 
 def error_line(text, memory):
-    """(the first line that says something, whether one did): not blank,
-    not a bare "Error:"/"Exit code 1", the agent's wrapper tags removed.
-    When every line is such a line, the text itself, and False: it says
-    nothing on its own (then the input joins the entry's key)."""
+    """(the line that says what went wrong, whether one did): the first
+    line matching one of `error_patterns`, else the first that says
+    something: not blank, not a bare "Error:"/"Exit code 1", the agent's
+    wrapper tags removed.  (An agent that gives the model one text for
+    both output streams puts a failing command's error after what it
+    printed first: a build's log, then its `error: ...` line.)  When every
+    line is a skipped one, the text itself, and False: it says nothing on
+    its own (then the input joins the entry's key)."""
     import re
 
     for pat in memory["strip_patterns"]:
         text = re.sub(pat, "", text)
-    for line in text.splitlines():
-        line = line.strip()
-        if line and not any(re.fullmatch(p, line) for p in memory["skip_lines"]):
-            return line[: memory["max_field_chars"]], True
+    lines = [line.strip() for line in text.splitlines()]
+    said = [line for line in lines if line and not any(re.fullmatch(p, line) for p in memory["skip_lines"])]
+    if said:
+        patterns = memory.get("error_patterns") or ()
+        error = next((line for line in said[:_ERROR_LINES] if any(re.search(p, line) for p in patterns)), said[0])
+        return error[: memory["max_field_chars"]], True
     return text.strip()[: memory["max_field_chars"]], False
+
+
+_ERROR_LINES = 200  # lines of a failure's text searched for an error line (the first ones: the text is bounded)
 
 
 def first_line(text, memory):
