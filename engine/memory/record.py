@@ -84,7 +84,7 @@ def error_line(text, memory):
     lines = [line.strip() for line in text.splitlines()]
     said = [line for line in lines if line and not any(re.fullmatch(p, line) for p in memory["skip_lines"])]
     if said:
-        patterns = memory.get("error_patterns") or ()
+        patterns = memory["error_patterns"]
         error = next((line for line in said[:_ERROR_LINES] if any(re.search(p, line) for p in patterns)), said[0])
         return error[: memory["max_field_chars"]], True
     return text.strip()[: memory["max_field_chars"]], False
