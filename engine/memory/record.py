@@ -70,27 +70,41 @@ def _matches_a_line(text, patterns):
 
 def error_line(text, memory):
     """(the line that says what went wrong, whether one did): the first
-    line matching one of `error_patterns`, else the first that says
-    something: not blank, not a bare "Error:"/"Exit code 1", the agent's
-    wrapper tags removed.  (An agent that gives the model one text for
-    both output streams puts a failing command's error after what it
-    printed first: a build's log, then its `error: ...` line.)  When every
-    line is a skipped one, the text itself, and False: it says nothing on
-    its own (then the input joins the entry's key)."""
+    line matching one of `error_patterns` in the text's first
+    _SEARCHED_CHARS, else the first that says something: not blank, not a
+    bare "Error:"/"Exit code 1", the agent's wrapper tags removed.  (An
+    agent that gives the model one text for both output streams puts a
+    failing command's error after what it printed first: a build's log,
+    then its `error: ...` line.)  When every line is a skipped one, the
+    text itself, and False: it says nothing on its own (then the input
+    joins the entry's key)."""
     import re
 
     for pat in memory["strip_patterns"]:
         text = re.sub(pat, "", text)
-    lines = [line.strip() for line in text.splitlines()]
-    said = [line for line in lines if line and not any(re.fullmatch(p, line) for p in memory["skip_lines"])]
-    if said:
-        patterns = memory["error_patterns"]
-        error = next((line for line in said[:_ERROR_LINES] if any(re.search(p, line) for p in patterns)), said[0])
-        return error[: memory["max_field_chars"]], True
+    first = None
+    for line in _said(text[:_SEARCHED_CHARS], memory["skip_lines"]):
+        first = first or line
+        if any(re.search(p, line) for p in memory["error_patterns"]):
+            return line[: memory["max_field_chars"]], True
+    first = first or next(_said(text[_SEARCHED_CHARS:], memory["skip_lines"]), None)
+    if first:
+        return first[: memory["max_field_chars"]], True
     return text.strip()[: memory["max_field_chars"]], False
 
 
-_ERROR_LINES = 200  # lines of a failure's text searched for an error line (the first ones: the text is bounded)
+# A failure's text can be a whole build log: the error line is looked for in its head.
+_SEARCHED_CHARS = 20000
+
+
+def _said(text, skip_lines):
+    """The lines of `text` that say something (stripped), lazily."""
+    import re
+
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not any(re.fullmatch(p, line) for p in skip_lines):
+            yield line
 
 
 def first_line(text, memory):
