@@ -144,8 +144,8 @@ def test_codex_runs_a_large_command_through_the_wrapper_only_where_nothing_would
 
 
 def _session_events(agent, hk, error):
-    """(sample session id, [(payload, event argument)]) of one failed shell
-    call as the agent reports it after the fact (its payload names no call),
+    """[(payload, event argument)] of one failed shell call as the agent
+    reports it after the fact (its payload names no call),
     then the turn's end and the session's end, twice as Gemini CLI sends it
     at an interactive exit; the recorded session of the agent, which holds
     that failure, is where the agent keeps it."""
