@@ -119,6 +119,9 @@ MONITOR = {"codex": ("of 258400 tokens", 200000),  # Codex's token_count records
 # response's usage is on disk once its first command took that long.
 FAILING = "cat settings-4c1d.conf"
 FIRST = {"codex": FAILING, "gemini": FAILING, "copilot": f"sleep 1.5; {FAILING}"}
+# Two commands that print data, no error, and exit non-zero: two lessons,
+# each with its command, never one merged under their numbers.
+DATA_ONLY = ["echo 42; exit 1", "date +%s; exit 2"]
 
 
 @pytest.mark.slow
@@ -132,7 +135,8 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
       AfterTool, Copilot's postToolUse), from the figures the agent recorded
       for the response that asked for it, and with `to_model` a later
       request holds the warning, the first one not;
-    - a shell command fails (the agent's exit status in its output).
+    - a shell command fails (the agent's exit status in its output), and
+      two more that print only data fail too.
     `engine doctor` then reports the hooks trusted as the install said they
     had to be, and firing.  In the project's next session the model reads the remembered error at its
     first shell call (PreToolUse context: Codex as a developer item, Copilot
@@ -145,7 +149,7 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
     prof = shared_profile(profile_text({"post_tool": [{"name": "context_monitor_tools", "to_model": True}]},
                                        name=f"monitor-{agent}"))
     options = _trusted(agent, home, project, env, _install(agent, home, project, env, profile=prof))
-    script = [shell(FIRST[agent]), *large, say("ok")]
+    script = [shell(FIRST[agent]), *map(shell, DATA_ONLY), *large, say("ok")]
     api = (gemini_api.GeminiAPI if agent == "gemini" else ResponsesAPI)(script, tokens=lambda req: tokens)
     one = RUNS[agent]("go", home, project, None, api=api, env=env, **options)
     assert one.returncode == 0, str(one)
@@ -173,6 +177,7 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
     lesson = text(two.api.log[-1].body)
     assert "TOOL MEMORY" in lesson and "settings-4c1d.conf" in lesson, lesson[-3000:]
     assert " times)" not in lesson, "one failure, remembered once (Gemini and Copilot name no call in its report)"
+    assert all(command in lesson for command in DATA_ONLY), "each data-only failure is its own lesson, with its command"
     log = tmp_path / "world" / "state" / "hook.log"
     logged = log.read_text() if log.exists() else ""
     assert "internal error" not in logged and "deadline" not in logged, logged
