@@ -105,6 +105,28 @@ def test_the_session_report_of_each_agent_is_its_file_read_plainly(agent, style,
     assert err["message"] == "ls: cannot access '/no-such-folder-for-the-sample': No such file or directory"
 
 
+def test_a_patch_codex_could_not_apply_is_an_error_of_its_report(style, tmp_path, monkeypatch):
+    """Codex answers a patch that does not apply with its message alone, no
+    exit status (measured with 0.169.0: a file missing, lines not found, no
+    patch at all): the report counts it among the session's errors, by the
+    style's marker, with the sample's own failed `ls`."""
+    monkeypatch.setenv("ENGINE_STATE_DIR", str(tmp_path / "state"))
+    lines = _lines("codex")
+    when = lines[-1]["timestamp"]
+    patch = "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: x.txt\n@@\n-two\n+three\n*** End Patch\nEOF"
+    lines += [{"timestamp": when, "type": "response_item", "payload": {
+                  "type": "function_call", "name": "exec_command", "call_id": "call_patch",
+                  "arguments": json.dumps({"cmd": patch})}},
+              {"timestamp": when, "type": "response_item", "payload": {
+                  "type": "function_call_output", "call_id": "call_patch",
+                  "output": "apply_patch verification failed: Failed to find expected lines in /p/x.txt:\ntwo"}}]
+    path = tmp_path / agent_transcript("codex").name
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    r = build_report(str(path), style)
+    assert r["agent"] == "codex" and r["error_count"] == 2
+    assert [e["message"] for e in r["errors"]][-1] == "apply_patch verification failed: Failed to find expected lines in /p/x.txt:"
+
+
 def test_an_agent_named_reads_the_file_as_that_agents(tmp_path, style, cli):
     """--agent names the reader when the lines show no agent's format; a Codex
     file named as Claude Code's (it would read as empty) is one line saying

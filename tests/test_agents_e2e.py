@@ -122,6 +122,10 @@ FIRST = {"codex": FAILING, "gemini": FAILING, "copilot": f"sleep 1.5; {FAILING}"
 # Two commands that print data, no error, and exit non-zero: two lessons,
 # each with its command, never one merged under their numbers.
 DATA_ONLY = ["echo 42; exit 1", "date +%s; exit 2"]
+# Codex answers a patch that does not apply with its message alone (no exit
+# status, no PostToolUse: measured with 0.169.0); the turn's end finds it.
+PATCH = "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: missing-9e2b.txt\n@@\n-a\n+b\n*** End Patch\nEOF"
+MORE = {"codex": [PATCH], "gemini": [], "copilot": []}
 
 
 @pytest.mark.slow
@@ -136,7 +140,8 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
       for the response that asked for it, and with `to_model` a later
       request holds the warning, the first one not;
     - a shell command fails (the agent's exit status in its output), and
-      two more that print only data fail too.
+      two more that print only data fail too (with Codex, a patch that does
+      not apply as well).
     `engine doctor` then reports the hooks trusted as the install said they
     had to be, and firing.  In the project's next session the model reads the remembered error at its
     first shell call (PreToolUse context: Codex as a developer item, Copilot
@@ -149,7 +154,7 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
     prof = shared_profile(profile_text({"post_tool": [{"name": "context_monitor_tools", "to_model": True}]},
                                        name=f"monitor-{agent}"))
     options = _trusted(agent, home, project, env, _install(agent, home, project, env, profile=prof))
-    script = [shell(FIRST[agent]), *map(shell, DATA_ONLY), *large, say("ok")]
+    script = [shell(FIRST[agent]), *map(shell, DATA_ONLY + MORE[agent]), *large, say("ok")]
     api = (gemini_api.GeminiAPI if agent == "gemini" else ResponsesAPI)(script, tokens=lambda req: tokens)
     one = RUNS[agent]("go", home, project, None, api=api, env=env, **options)
     assert one.returncode == 0, str(one)
@@ -178,6 +183,8 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
     assert "TOOL MEMORY" in lesson and "settings-4c1d.conf" in lesson, lesson[-3000:]
     assert " times)" not in lesson, "one failure, remembered once (Gemini and Copilot name no call in its report)"
     assert all(command in lesson for command in DATA_ONLY), "each data-only failure is its own lesson, with its command"
+    for _patch in MORE[agent]:  # Codex's patch that did not apply is a lesson too
+        assert "apply_patch verification failed" in lesson and "missing-9e2b.txt" in lesson, lesson[-3000:]
     log = tmp_path / "world" / "state" / "hook.log"
     logged = log.read_text() if log.exists() else ""
     assert "internal error" not in logged and "deadline" not in logged, logged
