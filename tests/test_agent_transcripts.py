@@ -190,6 +190,10 @@ COPILOT = [
                                                   "shellExecution": {"exitCode": 1},
                                                   "result": {"content": "1 failing"}}},
     {"type": "hook.end", "data": {"hookType": "userPromptSubmitted", "output": {"additionalContext": "NOTE"}}},
+    {"type": "assistant.message", "data": {"toolRequests": [{"toolCallId": "q2", "name": "edit",
+                                                              "arguments": {"path": "/w/web/a.ts"}}]}},
+    {"type": "tool.execution_complete", "data": {"toolCallId": "q2", "success": False,
+                                                  "error": {"message": "No match found", "code": "failure"}}},
     {"type": "session.error", "data": {"errorType": "query", "message": "no response"}},
     {"type": "session.compaction_complete", "data": {"success": False, "preCompactionTokens": 1}},
     {"type": "session.compaction_complete", "data": {"success": True, "compactionAttemptId": "c0mpact-9",
@@ -207,8 +211,10 @@ def test_copilot_records(tmp_path):
     assert _one(recs, "prompt").text == "add a test"
     u = _one(recs, "usage")
     assert (u.context, u.input, u.cache_read, u.cache_write, u.window) == (30000, 5000, 25000, 100, 128000)
-    assert _one(recs, "tool_call").tool == "bash"
-    assert _one(recs, "tool_result").is_error  # `success`, but the shell exited 1
+    assert [c.tool for c in recs if c.kind == "tool_call"] == ["bash", "edit"]
+    shell, edit = (r for r in recs if r.kind == "tool_result")
+    assert shell.is_error and shell.text == "1 failing"  # `success`, but the shell exited 1
+    assert edit.is_error and edit.text == "No match found"  # a failed call: no `result`, its error's message
     assert _one(recs, "delivered").texts == ["NOTE"]
     assert _one(recs, "api_error").text == "no response"
     c = _one(recs, "compaction")  # the failed attempt is none

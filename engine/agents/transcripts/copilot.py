@@ -12,7 +12,10 @@ Lines are `{type, data, id, timestamp, parentId}`:
 - `assistant.message`: `toolRequests` (`toolCallId`, `name`, `arguments`);
 - `tool.execution_complete`: `result.content` is what the model read
   (`success` false for a failure; a shell command that exits non-zero is
-  still `success`, with `shellExecution.exitCode`);
+  still `success`, with `shellExecution.exitCode`); a call that failed (an
+  edit whose text is not found, a view of a missing path) has no `result`
+  but `error {message, code}`, and fires no postToolUse (measured with
+  1.0.102);
 - `hook.end`: a hook's `output` (its `additionalContext`);
 - `session.compaction_start` (`trigger`) and `session.compaction_complete`
   (`success`, `preCompactionTokens`), the same `compactionAttemptId`: a
@@ -129,10 +132,14 @@ def _calls(data):
 
 
 def _result(data):
+    """What the model read; for a call that failed, which has no `result`,
+    the record's `error.message` ("No match found", "Path does not exist")."""
     result = data.get("result")
     text = result.get("content") if isinstance(result, dict) else None
     if not isinstance(text, str):
-        text = ""
+        error = data.get("error")
+        text = error.get("message") if isinstance(error, dict) else None
+        text = text if isinstance(text, str) else ""
     shell = data.get("shellExecution") if isinstance(data.get("shellExecution"), dict) else {}
     code = shell.get("exitCode")
     exited = isinstance(code, int) and not isinstance(code, bool) and code != 0
