@@ -122,10 +122,20 @@ FIRST = {"codex": FAILING, "gemini": FAILING, "copilot": f"sleep 1.5; {FAILING}"
 # Two commands that print data, no error, and exit non-zero: two lessons,
 # each with its command, never one merged under their numbers.
 DATA_ONLY = ["echo 42; exit 1", "date +%s; exit 2"]
-# Codex answers a patch that does not apply with its message alone (no exit
-# status, no PostToolUse: measured with 0.169.0); the turn's end finds it.
+# Calls that fail by the agent's own report, not a command's exit status
+# (measured): Codex answers a patch that does not apply with its message
+# alone and no PostToolUse (the turn's end finds it); Copilot reports a view
+# of a missing path by postToolUseFailure.  (script turns, what the next
+# session's lesson then says)
 PATCH = "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: missing-9e2b.txt\n@@\n-a\n+b\n*** End Patch\nEOF"
-MORE = {"codex": [PATCH], "gemini": [], "copilot": []}
+
+
+def _failed_calls(agent, project):
+    if agent == "codex":
+        return [shell(PATCH)], ["apply_patch verification failed", "missing-9e2b.txt"]
+    if agent == "copilot":
+        return [call("view", path=str(project / "missing-5c1a.txt"))], ["Path does not exist", "missing-5c1a.txt"]
+    return [], []
 
 
 @pytest.mark.slow
@@ -140,8 +150,9 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
       for the response that asked for it, and with `to_model` a later
       request holds the warning, the first one not;
     - a shell command fails (the agent's exit status in its output), and
-      two more that print only data fail too (with Codex, a patch that does
-      not apply as well).
+      two more that print only data fail too, and one the agent itself
+      reports failed (Codex: a patch that does not apply; Copilot: a view
+      of a missing path).
     `engine doctor` then reports the hooks trusted as the install said they
     had to be, and firing.  In the project's next session the model reads the remembered error at its
     first shell call (PreToolUse context: Codex as a developer item, Copilot
@@ -154,7 +165,9 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
     prof = shared_profile(profile_text({"post_tool": [{"name": "context_monitor_tools", "to_model": True}]},
                                        name=f"monitor-{agent}"))
     options = _trusted(agent, home, project, env, _install(agent, home, project, env, profile=prof))
-    script = [shell(FIRST[agent]), *map(shell, DATA_ONLY + MORE[agent]), *large, say("ok")]
+    failing, said = _failed_calls(agent, project)
+    # the agent-reported failure last: at the turn's end Copilot's transcript does not hold it yet (its timer)
+    script = [shell(FIRST[agent]), *map(shell, DATA_ONLY), *large, *failing, say("ok")]
     api = (gemini_api.GeminiAPI if agent == "gemini" else ResponsesAPI)(script, tokens=lambda req: tokens)
     one = RUNS[agent]("go", home, project, None, api=api, env=env, **options)
     assert one.returncode == 0, str(one)
@@ -167,8 +180,10 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
     if agent == "copilot":  # every hook Copilot ran ended well (its own record of them)
         ended = [r["data"] for r in events_of(one) if r["type"] == "hook.end"]
         assert ended and all(d["success"] for d in ended), ended
+        # the failed view reached the engine by the event Copilot has for it (install wrote it)
+        assert [d["hookType"] for d in ended].count("postToolUseFailure") == 1, ended
     text = gemini_api.request_text if agent == "gemini" else responses_api.request_text
-    _reads_the_stub(agent, one.requests[len(script) - 1], home, project, env, lines)
+    _reads_the_stub(agent, one.requests[len(script) - 1 - len(failing)], home, project, env, lines)
     first = text(one.api.log[0].body)
     assert EFFORT in first, "SessionStart reached the engine, and its answer the model"
     assert "ultrathink" not in first, "Claude Code's word for its deepest reasoning is no word of this agent's"
@@ -177,14 +192,14 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
     assert "past 70%" in later and window in later, later[-3000:]
     assert "TOOL MEMORY" not in first + later, "nothing remembered before the failure"
 
-    two = RUNS[agent]("again", home, project, [shell("echo fine"), say("ok")], env=env, **options)
+    again = [call("view", path=str(project))] if agent == "copilot" else []  # the lesson comes before that tool's first use
+    two = RUNS[agent]("again", home, project, [shell("echo fine"), *again, say("ok")], env=env, **options)
     assert two.returncode == 0, str(two)
     lesson = text(two.api.log[-1].body)
     assert "TOOL MEMORY" in lesson and "settings-4c1d.conf" in lesson, lesson[-3000:]
     assert " times)" not in lesson, "one failure, remembered once (Gemini and Copilot name no call in its report)"
     assert all(command in lesson for command in DATA_ONLY), "each data-only failure is its own lesson, with its command"
-    for _patch in MORE[agent]:  # Codex's patch that did not apply is a lesson too
-        assert "apply_patch verification failed" in lesson and "missing-9e2b.txt" in lesson, lesson[-3000:]
+    assert all(words in lesson for words in said), ("a call the agent reported failed is a lesson too", lesson[-3000:])
     log = tmp_path / "world" / "state" / "hook.log"
     logged = log.read_text() if log.exists() else ""
     assert "internal error" not in logged and "deadline" not in logged, logged

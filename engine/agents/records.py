@@ -138,13 +138,19 @@ class ToolCall(Record):
 
 class ToolResult(Record):
     """`parts`: the result's texts one by one, as the agent keeps them (its
-    text blocks; `text` joins them): a purge stub is always a whole one."""
-    __slots__ = ("id", "text", "size", "is_error", "image", "output", "parts")
+    text blocks; `text` joins them): a purge stub is always a whole one.
+    `is_error`: the call failed, by any sign (a command's exit status too);
+    `call_failed`: the agent itself reported the call failed, so its
+    failure event fired (Copilot: `success` false; a command that exited
+    non-zero is a success there, reported by postToolUse); by default the
+    same as `is_error`."""
+    __slots__ = ("id", "text", "size", "is_error", "call_failed", "image", "output", "parts")
     kind = "tool_result"
 
-    def __init__(self, id, text, size=None, is_error=False, image=0, output=None, parts=None):
+    def __init__(self, id, text, size=None, is_error=False, image=0, output=None, parts=None, call_failed=None):
         super().__init__()
         self.id, self.text, self.is_error, self.image, self.output = id, text, bool(is_error), image, output
+        self.call_failed = self.is_error if call_failed is None else bool(call_failed)
         self.size = size if size is not None else len(text.encode("utf-8", "replace"))
         self.parts = (text,) if parts is None else tuple(parts)
 

@@ -15,9 +15,9 @@ is the agent's:
 - prompt for a prompt, before its line is written; stop before the next
   prompt and at the end (the turn had ended);
 - pre_tool for each tool call, once its line is written; post_tool (with
-  the tool's output as the agent's hooks get it) or, for a failed call,
-  tool_failure (with the result's text as `error`) before its result's
-  line is written;
+  the tool's output as the agent's hooks get it) or, for a call the agent
+  reported failed (`ToolResult.call_failed`), tool_failure (with the
+  result's text as `error`) before its result's line is written;
 - at a compaction: pre_compact (auto) before its line, then post_compact
   and session_start (compact) once its summary is written; an agent that
   compacts in the background (a CompactionStart record: Copilot) sends
@@ -129,7 +129,7 @@ def _of_record(rec, session, state, start, end):
         if call is None:
             return
         fields = dict(tool=call.tool, tool_input=call.input, tool_use_id=rec.id)
-        if rec.is_error:
+        if rec.call_failed:
             yield session.event("tool_failure", error=rec.text, output_text=rec.text, tool_output=rec.output,
                                 **fields), start
         else:

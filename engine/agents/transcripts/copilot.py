@@ -14,8 +14,8 @@ Lines are `{type, data, id, timestamp, parentId}`:
   (`success` false for a failure; a shell command that exits non-zero is
   still `success`, with `shellExecution.exitCode`); a call that failed (an
   edit whose text is not found, a view of a missing path) has no `result`
-  but `error {message, code}`, and fires no postToolUse (measured with
-  1.0.102);
+  but `error {message, code}`, and fires postToolUseFailure instead of
+  postToolUse (measured with 1.0.102);
 - `hook.end`: a hook's `output` (its `additionalContext`);
 - `session.compaction_start` (`trigger`) and `session.compaction_complete`
   (`success`, `preCompactionTokens`), the same `compactionAttemptId`: a
@@ -143,7 +143,8 @@ def _result(data):
     shell = data.get("shellExecution") if isinstance(data.get("shellExecution"), dict) else {}
     code = shell.get("exitCode")
     exited = isinstance(code, int) and not isinstance(code, bool) and code != 0
-    return [ToolResult(str(data.get("toolCallId") or ""), text, is_error=data.get("success") is False or exited)]
+    failed = data.get("success") is False
+    return [ToolResult(str(data.get("toolCallId") or ""), text, is_error=failed or exited, call_failed=failed)]
 
 
 def _hook(data):
