@@ -412,3 +412,37 @@ def test_a_superprojects_claude_md_above_a_submodule_is_the_projects_not_the_use
     origin = {p: origins.of(p, os.path.realpath(p), listed[p].get("origin"))[0] for p in listed if os.path.isfile(p)}
     assert origin == {str(home / ".claude" / "CLAUDE.md"): USER, str(outer / "CLAUDE.md"): PROJECT,
                       str(sub / "CLAUDE.md"): PROJECT}, origin
+
+
+def _copilot_session(hk, tool, path):
+    """A Copilot session's events.jsonl (1.0.102's records) in which the
+    model ran `tool` on `path`, as the hook reads it: its record of what
+    that loaded (a `<system_reminder>` after the output) not on disk yet."""
+    hk.write_transcript([
+        {"type": "session.start", "data": {"sessionId": hk.session, "copilotVersion": "1.0.102",
+                                           "context": {"cwd": str(hk.project)}}},
+        {"type": "user.message", "data": {"content": "go"}},
+        {"type": "assistant.message", "data": {"toolRequests": [
+            {"toolCallId": "c1", "name": tool, "arguments": {"path": str(path), "file_text": "x\n"}}]}},
+        {"type": "tool.execution_complete", "data": {"toolCallId": "c1", "success": True,
+                                                     "result": {"content": "1. x"}}}])
+
+
+@pytest.mark.parametrize("tool,sent", [("view", False), ("create", True)])
+def test_copilot_loads_a_claude_rule_with_paths_itself_after_a_view_of_a_matching_file(hk, tool, sent):
+    """Measured with Copilot CLI 1.0.102: a `.claude/rules` file with
+    `paths:` is listed at the start and loaded after `view` reads a matching
+    file, as its own `applyTo` files are; a `create` loads nothing.  So the
+    engine leaves it to Copilot after a view, even before Copilot's record
+    of it is on disk, and sends it after a create; the unscoped rule is
+    Copilot's from the start."""
+    rules = hk.project / ".claude" / "rules"
+    rules.mkdir(parents=True)
+    (rules / "general.md").write_text("# General\nAlways GENERAL_1a.\n")
+    (rules / "web.md").write_text('---\npaths: ["web/**"]\n---\n# Web\nUse WEB_2b.\n')
+    (hk.project / "web").mkdir()
+    (hk.project / "web" / "a.ts").write_text("x\n")
+    _copilot_session(hk, tool, hk.project / "web" / "a.ts")
+    text = _context("copilot", hk, "prompt", profile=shared_profile(EVERY_PROMPT), transcriptPath=str(hk.transcript))
+    assert "GENERAL_1a" not in text, text
+    assert ("WEB_2b" in text) == sent, text
