@@ -380,3 +380,22 @@ def test_a_line_with_a_number_json_cannot_write_back_is_kept_as_it_was(settings,
     assert backup and report.repairs.get("kept_unparsable_line") == 1
     assert lines[at] in path.read_bytes().splitlines(keepends=True)
     assert b"Infinity" not in path.read_bytes()
+
+
+@pytest.mark.parametrize("agent", ["codex", "gemini", "copilot"])
+def test_another_agents_transcript_is_refused_and_left_as_it_was(cli, tmp_path, agent):
+    """Only Claude Code's format is one purge rewrites (`transcript.purge` of
+    the agent's YAML): another agent's session is refused with its name,
+    not reported as having nothing to remove, and no byte of it changes."""
+    from testdata import agent_transcript
+
+    (tmp_path / "sessions").mkdir()
+    path = tmp_path / "sessions" / agent_transcript(agent).name
+    shutil.copy(agent_transcript(agent), path)
+    os.utime(path, (1, 1))
+    before = path.read_bytes()
+    run = cli("purge", path, "--force")
+    assert run.returncode == 1 and run.out == "", run
+    display = {"codex": "Codex CLI", "gemini": "Gemini CLI", "copilot": "Copilot CLI"}[agent]
+    assert run.err.startswith(f"{path}:") and f"a transcript of {display}" in run.err and "Claude Code" in run.err, run
+    assert path.read_bytes() == before and os.listdir(path.parent) == [path.name], "no backup, no temporary file"

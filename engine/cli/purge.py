@@ -36,6 +36,20 @@ def resolve(args):
     return locate.find(args.target, False, None)
 
 
+def _purgeable(path):
+    """A transcript of an agent whose format purge does not rewrite is
+    refused, not reported as having nothing to remove."""
+    from engine.agents.table import agents
+    from engine.session.agent import for_transcript
+
+    agent = for_transcript(path)
+    if not agent.data["transcript"]["purge"]:
+        able = ", ".join(a["display"] for a in agents().values() if a["transcript"]["purge"])
+        raise UserError(f"this is a transcript of {agent.data['display']}, whose format engine purge does not rewrite "
+                        f"(only {able}'s); it is left as it was. Its large outputs are in the content cache where the "
+                        "engine's hooks kept them out: engine cache list", path)
+
+
 def run(args):
     from engine.ccm import config
     from engine.ccm.purge import analysis, purge_file
@@ -49,6 +63,7 @@ def run(args):
     if args.recency is not None and not args.summarize:
         raise UserError("--recency applies to --summarize; add --summarize")
     path = resolve(args)
+    _purgeable(path)
     report, backup = purge_file(path, settings, Store(settings), args.threshold, args.keep_thinking, args.repair_only,
                                 args.dry_run, args.analyze, args.force, args.summarize, args.recency)
     kinds = analysis(report, settings["purge"]["tokenizer"]) if args.analyze else {
