@@ -270,6 +270,30 @@ def test_codex_gets_a_rule_it_lost_in_its_compaction_back_once(tmp_path):
 
 
 @pytest.mark.slow
+def test_codex_gets_a_nested_agents_md_below_its_folder_before_its_first_patch_there(tmp_path):
+    """Codex loads AGENTS.md from the root down to its working folder, never
+    one below (measured); its model is told to look for those itself.  Its
+    patch through the shell that adds svc/api/a.py brings svc/AGENTS.md
+    (PreToolUse context, before the patch runs), and the request after it
+    holds that file once, named by its folder; the next patch there brings
+    no second copy; the root's, which Codex loaded, is there once."""
+    home, project, env = _world(tmp_path)
+    (project / "AGENTS.md").write_text("# Team\nRun the tests (ROOT_0a1b).\n")
+    (project / "svc" / "api").mkdir(parents=True)
+    (project / "svc" / "AGENTS.md").write_text("# Services\nNever log a token (SVC_2c3d).\n")
+    options = _trusted("codex", home, project, env, _install("codex", home, project, env))
+    patch = "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: svc/api/{}.py\n+x = 1\n*** End Patch\nEOF"
+    api = ResponsesAPI([shell(patch.format("a")), shell(patch.format("b")), say("ok")])
+    run = run_codex("go", home, project, None, api=api, env=env, **options)
+    assert run.returncode == 0, str(run)
+    assert (project / "svc" / "api" / "a.py").is_file() and (project / "svc" / "api" / "b.py").is_file()
+    first, after, last = map(responses_api.request_text, run.requests[:3])
+    assert "SVC_2c3d" not in first and first.count("ROOT_0a1b") == 1
+    assert after.count("SVC_2c3d") == 1 and "## svc/AGENTS.md" in after, after[-3000:]
+    assert last.count("SVC_2c3d") == 1 and last.count("ROOT_0a1b") == 1, last[-3000:]
+
+
+@pytest.mark.slow
 def test_copilot_gets_a_scoped_instruction_before_its_first_write_and_nothing_it_has(tmp_path):
     """Copilot loads `.github/instructions` files lazily, on a `view` of a
     matching file, never on a `create` (measured): the engine gives the

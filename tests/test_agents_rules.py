@@ -446,3 +446,43 @@ def test_copilot_loads_a_claude_rule_with_paths_itself_after_a_view_of_a_matchin
     text = _context("copilot", hk, "prompt", profile=shared_profile(EVERY_PROMPT), transcriptPath=str(hk.transcript))
     assert "GENERAL_1a" not in text, text
     assert ("WEB_2b" in text) == sent, text
+
+
+PATCH = "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: {path}\n+x\n*** End Patch\nEOF"
+
+
+def _codex_pre_tool(hk, command):
+    """The engine's PreToolUse answer to Codex's shell call `command` (the
+    built-in profile), and the hook's log."""
+    payload = {"session_id": hk.session, "transcript_path": str(hk.transcript), "cwd": str(hk.project),
+               "hook_event_name": "PreToolUse", "model": "gpt-5.1-codex", "permission_mode": "default",
+               "turn_id": "t1", "tool_name": "Bash", "tool_input": {"command": command}, "tool_use_id": "call_1"}
+    hk.compiled("default")
+    run = hk.engine("hook", "--agent", "codex", stdin=json.dumps(payload).encode())
+    run.assert_ok()
+    out = json.loads(run.stdout) if run.stdout.strip() else {}
+    return (out.get("hookSpecificOutput") or {}).get("additionalContext") or ""
+
+
+def test_codex_gets_a_nested_agents_md_below_its_folder_before_a_patch_there(hk):
+    """Codex loads AGENTS.md from the repository's root down to its working
+    folder, never one below (measured with 0.169.0; its model is told to
+    look for them).  A patch through the shell that adds or updates a file
+    under svc/api gets svc/AGENTS.md and svc/api/AGENTS.md first, top down,
+    each once; a patch at the top, or a command that is no patch, gets
+    neither; the root's, which Codex loaded, never."""
+    (hk.project / ".git").mkdir()
+    (hk.project / "AGENTS.md").write_text("ROOT_AGENTS_0a.\n")
+    for folder, mark in (("svc", "SVC_1b"), ("svc/api", "API_2c"), ("web", "WEB_3d")):
+        (hk.project / folder).mkdir(parents=True)
+        (hk.project / folder / "AGENTS.md").write_text(f"# {folder}\nKeep {mark}.\n")
+    hk.write_transcript([])
+    assert _codex_pre_tool(hk, PATCH.format(path="top.txt")) == ""
+    assert _codex_pre_tool(hk, "cat svc/api/AGENTS.md") == ""
+    text = _codex_pre_tool(hk, PATCH.format(path="svc/api/new.py"))
+    assert text.count("SVC_1b") == 1 and text.count("API_2c") == 1, text
+    assert "## svc/AGENTS.md\n" in text and "## svc/api/AGENTS.md\n" in text, "each named by its folder: its scope"
+    assert text.index("SVC_1b") < text.index("API_2c"), "top down"
+    assert "WEB_3d" not in text and "ROOT_AGENTS_0a" not in text, text
+    again = _codex_pre_tool(hk, PATCH.format(path="svc/api/other.py"))
+    assert "SVC_1b" not in again and "API_2c" not in again, "once: the engine's delivery is in view"

@@ -119,8 +119,13 @@ class Event:
 
     @property
     def tool_kind(self):
-        """What the tool does: shell, read, write, search, task; None for others."""
-        return self.agent.tool_kind(self.tool) if self.tool else None
+        """What the tool does: shell, read, write, search, task; None for
+        others.  A shell command that stands for another kind's call (its
+        YAML's `from_shell`: Codex's patch through the shell) is that kind."""
+        kind = self.agent.tool_kind(self.tool) if self.tool else None
+        if kind == "shell":
+            return self.agent.shell_kind(self.agent.shell_command(self.tool_input)) or kind
+        return kind
 
     @property
     def tool_input(self):
@@ -148,6 +153,8 @@ class Event:
         kind = self.tool_kind
         if kind not in kinds:
             return []
+        if self.agent.tool_kind(self.tool) == "shell":  # a call through the shell: the paths its command names
+            return self.agent.shell_paths(kind, self.agent.shell_command(self.tool_input))
         out = []
         for field in self.agent.tools(kind).get("path", ()):
             value = _at(self.tool_input, field)

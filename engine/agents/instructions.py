@@ -166,6 +166,33 @@ def _has_text(path):
     return False
 
 
+def below(agent, cwd, touched):
+    """[(path, folder)] of the nested instruction files the agent never loads
+    itself (`below_loads: []`) in the folders between `cwd` and each touched
+    path (relative to `cwd`) below it, top down; `folder` relative to `cwd`."""
+    entries = [e for e in agent.data.get("instructions", ()) if "path" in e and e.get("below_loads") == []]
+    if not entries:
+        return []
+    named = [(e, _setting_names(agent, e, cwd), _fallbacks(agent, e)) for e in entries]
+    out, looked = [], set()
+    for rel in touched:
+        parts = rel.split("/")[:-1]  # the folders above the touched file, within cwd
+        if not parts or parts[0] in ("", ".", ".."):
+            continue  # at the working folder, or outside it (relative() keeps those absolute)
+        for i in range(1, len(parts) + 1):
+            folder_rel = "/".join(parts[:i])
+            if folder_rel in looked:
+                continue
+            looked.add(folder_rel)
+            folder = os.path.join(cwd, folder_rel)
+            for entry, names, fallbacks in named:
+                for name in names:
+                    path = os.path.join(folder, _chosen(entry, folder, name, fallbacks))
+                    if os.path.isfile(path):
+                        out.append((path, folder_rel))
+    return out
+
+
 def folders(agent, cwd, environ=None):
     """[(folder, glob, entry)] of the rule folders the agent reads for `cwd`."""
     return [(folder, e["glob"], e) for e in agent.data.get("instructions", ()) if "dir" in e

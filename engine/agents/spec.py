@@ -53,6 +53,38 @@ class Agent:
         """The declaration of one tool kind ({} when the agent has none)."""
         return self.data.get("tools", {}).get(kind) or {}
 
+    def shell_kind(self, command):
+        """The tool kind a shell command stands for (`from_shell` of a kind:
+        Codex's `apply_patch <<'EOF'` is a write), or None: a command."""
+        if not isinstance(command, str):
+            return None
+        head = command.lstrip()
+        for kind, spec in self.data.get("tools", {}).items():
+            starts = spec["from_shell"]["starts"] if "from_shell" in spec else None
+            if starts and head.startswith(starts) and head[len(starts):len(starts) + 1] in ("", " ", "\t", "\n"):
+                return kind
+        return None
+
+    def shell_paths(self, kind, command):
+        """The paths a shell command standing for `kind` names, as written
+        (the group 1 of each match of its `from_shell.paths`)."""
+        import re
+
+        spec = self.tools(kind)
+        if "from_shell" not in spec or not isinstance(command, str):
+            return []
+        return [m.group(1) for m in re.finditer(spec["from_shell"]["paths"], command, re.M)]
+
+    def shell_command(self, tool_input):
+        """The command of a shell call's input, as the hooks or the
+        transcript name its field (`command`, `transcript_fields`)."""
+        spec = self.tools("shell")
+        field = spec.get("command")
+        value = tool_input.get(field) if field and isinstance(tool_input, dict) else None
+        if value is None and isinstance(tool_input, dict) and "transcript_fields" in spec:
+            value = next((tool_input.get(k) for k, v in spec["transcript_fields"].items() if v == field), None)
+        return value if isinstance(value, str) else None
+
     def tool_names(self, *kinds):
         return [n for k in kinds for n in self.tools(k).get("names", ())]
 

@@ -364,8 +364,13 @@ def touched_in_transcript(path, cwd, settings, agent=None):
 
 
 def call_paths(agent, tool, inp, cwd):
-    """The project-relative paths one file tool call names."""
+    """The project-relative paths one file tool call names (a shell command
+    that stands for a file tool's call: the paths it names)."""
     kind = agent.tool_kind(tool)
+    if kind == "shell":
+        command = agent.shell_command(inp)
+        kind = agent.shell_kind(command)
+        return [rel for rel in (relative(p, cwd) for p in agent.shell_paths(kind, command)) if rel] if kind else []
     if kind not in ("read", "write", "search"):
         return []
     spec = agent.tools(kind)
@@ -428,6 +433,9 @@ def scope_for(rf, default_key):
     """The Scope of a rule file, by its source's scope key (Copilot's
     applyTo, Cursor's globs) or the handler's (`paths`); a file whose
     source's always key is true in its frontmatter applies everywhere."""
+    folder = getattr(rf, "folder_scope", None)
+    if folder:  # an instruction file below the working folder: the files under its folder
+        return Scope([folder + "/**"])
     always = getattr(rf, "always_key", None)
     if always:
         from .sources import field_of

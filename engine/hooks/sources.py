@@ -13,10 +13,11 @@ class RuleFile:
     identity is (real, digest), never its base name."""
 
     def __init__(self, path, name, priority, text="", real=None, origin="project", project="", digest="",
-                 scope_key=None, always_key=None):
+                 scope_key=None, always_key=None, folder_scope=None):
         self.path = path
         self.scope_key = scope_key  # the frontmatter key of its source's scope (None: the handler's)
         self.always_key = always_key  # the frontmatter key that makes it apply everywhere
+        self.folder_scope = folder_scope  # a folder (relative to the working one) whose every file it covers
         self.name = name
         self.priority = priority
         self.text = text
@@ -146,6 +147,8 @@ def source_folders(spec, cwd, agent=None):
     (engine/agents/instructions.py), with their scope keys."""
     out = []
     for src in spec["sources"]:
+        if src.get("agent") == "below":
+            continue  # files, not folders: _listed finds them from the touched paths
         if src.get("agent") == "rules":
             if agent is not None:
                 from engine.agents.instructions import folders
@@ -172,10 +175,12 @@ def source_files(spec, cwd, agent=None):
     return out
 
 
-def _listed(spec, cwd, log, agent=None):
+def _listed(spec, cwd, log, agent=None, touched=None):
     """(path, rule folder, source) of every candidate file, in the spec's
-    order: each source's matches sorted by name, then the named files."""
-    out = []
+    order: each source's matches sorted by name, then the named files.
+    `touched()`: the paths the session touched (relative to `cwd`), for
+    `{agent: below}`."""
+    out = _below(spec, cwd, agent, touched)
     for folder, pattern, src in source_folders(spec, cwd, agent):
         if os.path.isdir(folder):
             if "/" in pattern or "**" in pattern:  # a glob across folders: pathlib's rules
@@ -194,6 +199,18 @@ def _listed(spec, cwd, log, agent=None):
         elif os.path.islink(p):
             log(f"{p} is a broken link; left out")
     return out
+
+
+def _below(spec, cwd, agent, touched):
+    """`{agent: below}`: the agent's instruction files it never loads itself
+    in the folders between the working one and a touched file, each scoped
+    to its folder (engine/agents/instructions.py below)."""
+    if agent is None or touched is None or not any(src.get("agent") == "below" for src in spec["sources"]):
+        return []
+    from engine.agents.instructions import below
+
+    src = next(s for s in spec["sources"] if s.get("agent") == "below")
+    return [(p, os.path.dirname(p), dict(src, folder_scope=rel)) for p, rel in below(agent, cwd, touched())]
 
 
 def _read(p, real, cap, log):
@@ -217,7 +234,7 @@ def _read(p, real, cap, log):
     return data
 
 
-def collect(spec, cwd, log, trust=None, skipped=None, agent=None):
+def collect(spec, cwd, log, trust=None, skipped=None, agent=None, touched=None):
     """RuleFiles for a handler: its `sources` (dir + glob) or its `files`,
     the user's own first (origin.py), then by priority and file name for
     sources, in the order given for files; unreadable, non-UTF-8, empty,
@@ -236,7 +253,7 @@ def collect(spec, cwd, log, trust=None, skipped=None, agent=None):
     cap = hook_bounds()["max_rule_file_bytes"]
     origins = Origins(cwd)
     seen, out, folders = set(), [], {}
-    for p, folder, src in _listed(spec, cwd, log, agent):
+    for p, folder, src in _listed(spec, cwd, log, agent, touched):
         real = _realpath(p, folders)
         name = os.path.basename(p)
         if real in seen or name in skip:
@@ -265,8 +282,11 @@ def collect(spec, cwd, log, trust=None, skipped=None, agent=None):
         if problem:
             log(f"rule file {p}: {problem}")
         origin, project = origins.of(p, real, src.get("origin"))
+        folder_scope = src.get("folder_scope")
+        if folder_scope:  # svc/AGENTS.md, not AGENTS.md: where it applies is part of what it says
+            name = f"{folder_scope}/{name}"
         out.append(RuleFile(p, name, priority, text, real, origin, project, hashlib.sha256(data).hexdigest()[:16],
-                            src.get("scope_key"), src.get("always_key")))
+                            src.get("scope_key"), src.get("always_key"), folder_scope))
     if spec["files"]:
         out.sort(key=lambda r: rank(r.origin))  # a list of files keeps its order within an origin
     else:

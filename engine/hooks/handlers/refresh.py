@@ -126,7 +126,8 @@ class Refresh(Handler):
         from ..trust import for_event
 
         trust = for_event(ctx.chosen, ctx.cwd or None, ctx.settings)
-        files = collect(self.spec, ctx.cwd, log, trust, skipped, ctx.agent)
+        touched = (lambda: ctx.touched(self.spec.path_scope)) if self.spec.path_scope else None
+        files = collect(self.spec, ctx.cwd, log, trust, skipped, ctx.agent, touched)
         if self.spec.path_scope:  # path-scoped rules only when a matching file was touched
             from ..pathscope import select
 
