@@ -231,6 +231,8 @@ def test_codex_gets_a_rule_it_lost_in_its_compaction_back_once(tmp_path):
     hooks' earlier context is gone: SessionStart(compact) brings the rule
     back (without the engine's after_compaction handler it is not there at
     all), and the request after the compaction holds it exactly once.
+    So does svc/AGENTS.md, which the engine gave before the first call, a
+    patch under svc/ (Codex never loads a folder's below its own).
     The project's AGENTS.md is 40 KB: Codex reads only its first 32 KiB
     (project_doc_max_bytes), so the engine does not count it as in view and
     names it at the start and again after the compaction (it is too large
@@ -241,14 +243,17 @@ def test_codex_gets_a_rule_it_lost_in_its_compaction_back_once(tmp_path):
     (rules / "naming.md").write_text("# Naming\nName each migration after the table it changes (LOST_7f3d).\n")
     body = "".join(f"- Step {i:04d}: keep the migration reversible.\n" for i in range(900))  # 40 KB
     (project / "AGENTS.md").write_text(f"# Team (AGM_HEAD_1c9e)\n{body}Tag every release (AGM_TAIL_2d8f).\n")
+    (project / "svc").mkdir()
+    (project / "svc" / "AGENTS.md").write_text("# Services\nNever log a token (BELOW_3e4f).\n")
     prof = shared_profile(profile_text({"prompt": [
-        {"name": "rules", "sources": [{"dir": "{project}/docs/rules", "glob": "*.md"}]}]}, name="lost"))
+        {"name": "rules", "sources": [{"dir": "{project}/docs/rules", "glob": "*.md"}, {"agent": "below"}]}]}, name="lost"))
     served = []
 
     def tokens(req):  # over the limit from the second answer on
         served.append(req)
         return 1000 if len(served) < 2 else 1600
-    api = ResponsesAPI([shell("echo one"), shell("echo two"), say("done")], tokens=tokens)
+    patch = "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: svc/a.py\n+x = 1\n*** End Patch\nEOF"
+    api = ResponsesAPI([shell(patch), shell("echo two"), say("done")], tokens=tokens)
     _install("codex", home, project, env, profile=prof)
     run = run_codex("go", home, project, None, api=api, env=env, config="model_auto_compact_token_limit = 1500")
     assert run.returncode == 0, str(run)
@@ -263,6 +268,8 @@ def test_codex_gets_a_rule_it_lost_in_its_compaction_back_once(tmp_path):
         first[-3000:]
     after = responses_api.request_text(run.api.log[kinds.index("summary") + 1].body)
     assert after.count("LOST_7f3d") == 1, after[-3000:]
+    # the nested AGENTS.md the engine gave before the patch under svc/ comes back once too
+    assert "BELOW_3e4f" not in first and after.count("BELOW_3e4f") == 1, after[-3000:]
     # Codex reloaded the cut file's start only: the engine names it again, once.
     assert "AGM_TAIL_2d8f" not in after, "Codex's own cut, again"
     assert after.count("[File not injected — size limit reached: Team (AGM_HEAD_1c9e). Read AGENTS.md]") == 1, \
