@@ -486,3 +486,21 @@ def test_codex_gets_a_nested_agents_md_below_its_folder_before_a_patch_there(hk)
     assert "WEB_3d" not in text and "ROOT_AGENTS_0a" not in text, text
     again = _codex_pre_tool(hk, PATCH.format(path="svc/api/other.py"))
     assert "SVC_1b" not in again and "API_2c" not in again, "once: the engine's delivery is in view"
+
+
+def test_refresh_preview_for_an_agent_shows_its_nested_agents_md_for_a_touched_file(hk):
+    """`engine refresh preview --agent codex --touched svc/api/a.py` shows
+    svc/AGENTS.md (in, by its folder) and its text; without --agent the
+    preview is Claude Code's, which loads such a file itself; a name that
+    is no agent's is said with the agents' names, exit status 1."""
+    (hk.project / ".git").mkdir()
+    (hk.project / "svc" / "api").mkdir(parents=True)
+    (hk.project / "svc" / "AGENTS.md").write_text("# Services\nNever log a token (SVC_9a).\n")
+    args = ("refresh", "preview", "--cwd", hk.project, "--touched", "svc/api/a.py", "--text")
+    run = hk.engine(*args, "--agent", "codex")
+    assert run.returncode == 0, str(run)
+    assert "SCOPED  in  " in run.stdout and "svc/api/a.py matches svc/**" in run.stdout, run.stdout
+    assert "## svc/AGENTS.md\n" in run.stdout and "SVC_9a" in run.stdout
+    assert "SVC_9a" not in hk.engine(*args).stdout
+    bad = hk.engine(*args, "--agent", "nope")
+    assert bad.returncode == 1 and "no agent named 'nope'" in bad.stderr and "codex" in bad.stderr, str(bad)

@@ -429,7 +429,9 @@ def cmd_completion(args):
 
 
 def cmd_refresh(args):
+    from engine.hooks.install import agent_named
     from engine.hooks.preview import preview
 
+    agent = agent_named(args.agent).name if args.agent else None  # an unknown name is said, with the agents
     return preview(args.profile, args.turn, args.cwd, args.text, touched=getattr(args, "touched", None),
-                   transcript=getattr(args, "transcript", None))
+                   transcript=getattr(args, "transcript", None), agent=agent)

@@ -149,6 +149,8 @@ def _refresh(sub):
     s.add_argument("--text", action="store_true", help="print the injected text too")
     s.add_argument("--touched", nargs="+", metavar="PATH", help="files the session touched (path-scoped rules)")
     s.add_argument("--transcript", metavar="FILE", help="read the touched files from this transcript's tool calls")
+    s.add_argument("--agent", metavar="NAME", help="preview for this agent: its own rule files and what it loads "
+                   "itself (" + AGENT_HELP + ")")
 
 
 def _profile(sub):
