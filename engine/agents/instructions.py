@@ -168,14 +168,16 @@ def _has_text(path):
 
 def below(agent, cwd, touched):
     """[(path, folder)] of the nested instruction files the agent never loads
-    itself (`below_loads: []`) in the folders between `cwd` and each touched
-    path (relative to `cwd`) below it, top down; `folder` relative to `cwd`."""
+    itself (`below_loads: []`) in the folders between `cwd` and each path
+    `touched()` gives (relative to `cwd`) below it, top down; `folder`
+    relative to `cwd`.  `touched` is called only for such an agent (it
+    reads the transcript)."""
     entries = [e for e in agent.data.get("instructions", ()) if "path" in e and e.get("below_loads") == []]
     if not entries:
         return []
     named = [(e, _setting_names(agent, e, cwd), _fallbacks(agent, e)) for e in entries]
     out, looked = [], set()
-    for rel in touched:
+    for rel in touched():
         parts = rel.split("/")[:-1]  # the folders above the touched file, within cwd
         if not parts or parts[0] in ("", ".", ".."):
             continue  # at the working folder, or outside it (relative() keeps those absolute)

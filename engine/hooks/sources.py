@@ -210,7 +210,7 @@ def _below(spec, cwd, agent, touched):
     from engine.agents.instructions import below
 
     src = next(s for s in spec["sources"] if s.get("agent") == "below")
-    return [(p, os.path.dirname(p), dict(src, folder_scope=rel)) for p, rel in below(agent, cwd, touched())]
+    return [(p, os.path.dirname(p), dict(src, folder_scope=rel)) for p, rel in below(agent, cwd, touched)]
 
 
 def _read(p, real, cap, log):
