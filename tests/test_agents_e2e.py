@@ -12,6 +12,7 @@ import os
 import re
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
@@ -23,7 +24,7 @@ from support.copilot import events_of, run_copilot
 from support.gemini import run_gemini
 from support.offline import base_env
 from support.responses_api import ResponsesAPI
-from support.standin import call, say, shell
+from support.standin import call, custom, say, shell
 
 SEQ = "seq 1 60000"  # 348,894 bytes: every agent cuts it itself
 KEY = re.compile(r"sha256:([0-9a-f]{64})")
@@ -298,6 +299,43 @@ def test_codex_gets_a_nested_agents_md_below_its_folder_before_its_first_patch_t
     assert "SVC_2c3d" not in first and first.count("ROOT_0a1b") == 1
     assert after.count("SVC_2c3d") == 1 and "## svc/AGENTS.md" in after, after[-3000:]
     assert last.count("SVC_2c3d") == 1 and last.count("ROOT_0a1b") == 1, last[-3000:]
+
+
+# A model catalog naming the test model as one with Codex's freeform
+# apply_patch tool: one entry of the catalog Codex 0.169.0 carries in its
+# binary (its `gpt-5.5`, renamed, its long texts cut), so that Codex offers
+# the tool it offers OpenAI's models; offline it offers none otherwise.
+CATALOG = Path(__file__).parent / "support" / "codex_catalog.json"
+
+
+@pytest.mark.slow
+def test_codex_own_patch_tool_gets_the_nested_agents_md_and_a_patch_that_fails_is_a_lesson(tmp_path):
+    """With its apply_patch tool (measured: PreToolUse `apply_patch`
+    {command: the patch}; PostToolUse only for a patch that applies; the
+    transcript a custom_tool_call {input}), a patch adding svc/api/a.py
+    gets svc/AGENTS.md first, once, named by its folder; a patch of a file
+    that is not there is remembered at the turn's end, and the project's
+    next session reads it as a lesson at its first patch."""
+    home, project, env = _world(tmp_path)
+    (project / "svc" / "api").mkdir(parents=True)
+    (project / "svc" / "AGENTS.md").write_text("# Services\nNever log a token (SVC_5a6b).\n")
+    options = _trusted("codex", home, project, env, _install("codex", home, project, env))
+    config = f'model_catalog_json = "{CATALOG}"'
+    add = "*** Begin Patch\n*** Add File: svc/api/a.py\n+x = 1\n*** End Patch\n"
+    bad = "*** Begin Patch\n*** Update File: svc/gone-7c8d.py\n@@\n-a\n+b\n*** End Patch\n"
+    api = ResponsesAPI([custom("apply_patch", add), custom("apply_patch", bad), say("ok")])
+    one = run_codex("go", home, project, None, api=api, env=env, config=config, **options)
+    assert one.returncode == 0, str(one)
+    assert "apply_patch" in responses_api.tool_names(one.requests[0]), "Codex offers its patch tool"
+    assert (project / "svc" / "api" / "a.py").is_file()
+    first, after = map(responses_api.request_text, one.requests[:2])
+    assert "SVC_5a6b" not in first and after.count("SVC_5a6b") == 1 and "## svc/AGENTS.md" in after, after[-3000:]
+    assert responses_api.request_text(one.requests[2]).count("SVC_5a6b") == 1
+    ok = custom("apply_patch", "*** Begin Patch\n*** Add File: b.txt\n+b\n*** End Patch\n")
+    two = run_codex("again", home, project, [ok, say("ok")], env=env, config=config, **options)
+    lesson = responses_api.request_text(two.requests[-1])
+    assert "TOOL MEMORY" in lesson and "apply_patch verification failed" in lesson and "gone-7c8d.py" in lesson, \
+        lesson[-3000:]
 
 
 @pytest.mark.slow

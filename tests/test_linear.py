@@ -508,8 +508,8 @@ def _re_run_patterns():
         folder = transcript.get("project_folder") or {}
         out += [(f"{Path(f).stem}.transcript.{k}", p) for k, p in (("session_id", transcript.get("session_id")),
                                                                    ("project_folder.keep", folder.get("keep"))) if p]
-        out += [(f"{Path(f).stem}.tools.{kind}.from_shell.paths", spec["from_shell"]["paths"])
-                for kind, spec in (_yaml(f).get("tools") or {}).items() if spec.get("from_shell")]
+        out += [(f"{Path(f).stem}.tools.{kind}.paths_in.pattern", spec["paths_in"]["pattern"])
+                for kind, spec in (_yaml(f).get("tools") or {}).items() if spec.get("paths_in")]
     return out
 
 

@@ -32,7 +32,7 @@ def problems(doc):
         out.append(doc.error(f"no transcript reader named {reader!r}; readers: {', '.join(sorted(READERS))}",
                              ("transcript", "reader")))
     out.extend(_patterns(doc, data.get("transcript") or {}))
-    out.extend(_shell_patterns(doc, data.get("tools") or {}))
+    out.extend(_path_patterns(doc, data.get("tools") or {}))
     if not data.get("event_key") and not (data.get("install") or {}).get("event_arg"):
         out.append(doc.error("the payload names no event (no event_key) and the hook command does not either: "
                              "set install.event_arg: true", ("install",)))
@@ -86,8 +86,8 @@ def _patterns(doc, transcript):
     return out
 
 
-def _shell_patterns(doc, tools):
-    """Each `from_shell.paths` compiles, does not run away and has a group
+def _path_patterns(doc, tools):
+    """Each `paths_in.pattern` compiles, does not run away and has a group
     (the path)."""
     import re
 
@@ -95,10 +95,10 @@ def _shell_patterns(doc, tools):
 
     out = []
     for kind, spec in tools.items():
-        if "from_shell" not in spec:
+        if "paths_in" not in spec:
             continue
-        pattern = spec["from_shell"]["paths"]
-        where = ("tools", kind, "from_shell", "paths")
+        pattern = spec["paths_in"]["pattern"]
+        where = ("tools", kind, "paths_in", "pattern")
         found = re_pattern_problems(doc, pattern, where)
         out.extend(found)
         if not found and re.compile(pattern).groups < 1:

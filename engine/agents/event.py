@@ -153,14 +153,15 @@ class Event:
         kind = self.tool_kind
         if kind not in kinds:
             return []
-        if self.agent.tool_kind(self.tool) == "shell":  # a call through the shell: the paths its command names
-            return self.agent.shell_paths(kind, self.agent.shell_command(self.tool_input))
+        agent = self.agent
+        if agent.tool_kind(self.tool) == "shell":  # a call through the shell: the paths its command names
+            return agent.text_paths(kind, agent.shell_command(self.tool_input))
         out = []
-        for field in self.agent.tools(kind).get("path", ()):
+        for field in agent.tools(kind).get("path", ()):
             value = _at(self.tool_input, field)
             if isinstance(value, str) and value:
                 out.append(value)
-        return out
+        return out + [p for text in agent.input_texts(kind, self.tool_input) for p in agent.text_paths(kind, text)]
 
     @property
     def tool_output(self):

@@ -55,7 +55,8 @@ class Agent:
 
     def shell_kind(self, command):
         """The tool kind a shell command stands for (`from_shell` of a kind:
-        Codex's `apply_patch <<'EOF'` is a write), or None: a command."""
+        Codex's `apply_patch <<'EOF'` is a write), or None: a command.  Its
+        text is then read as that kind's (`paths_in`)."""
         if not isinstance(command, str):
             return None
         head = command.lstrip()
@@ -65,15 +66,22 @@ class Agent:
                 return kind
         return None
 
-    def shell_paths(self, kind, command):
-        """The paths a shell command standing for `kind` names, as written
-        (the group 1 of each match of its `from_shell.paths`)."""
+    def text_paths(self, kind, text):
+        """The paths a `kind` call's text names, as written (group 1 of each
+        match of its `paths_in.pattern`): a patch's files."""
         import re
 
         spec = self.tools(kind)
-        if "from_shell" not in spec or not isinstance(command, str):
+        if "paths_in" not in spec or not isinstance(text, str):
             return []
-        return [m.group(1) for m in re.finditer(spec["from_shell"]["paths"], command, re.M)]
+        return [m.group(1) for m in re.finditer(spec["paths_in"]["pattern"], text, re.M)]
+
+    def input_texts(self, kind, tool_input):
+        """The texts of a `kind` call's input that `paths_in` reads."""
+        spec = self.tools(kind)
+        if "paths_in" not in spec or not isinstance(tool_input, dict):
+            return []
+        return [tool_input[f] for f in spec["paths_in"]["fields"] if isinstance(tool_input.get(f), str)]
 
     def shell_command(self, tool_input):
         """The command of a shell call's input, as the hooks or the

@@ -370,11 +370,13 @@ def call_paths(agent, tool, inp, cwd):
     if kind == "shell":
         command = agent.shell_command(inp)
         kind = agent.shell_kind(command)
-        return [rel for rel in (relative(p, cwd) for p in agent.shell_paths(kind, command)) if rel] if kind else []
+        return [rel for rel in (relative(p, cwd) for p in agent.text_paths(kind, command)) if rel] if kind else []
     if kind not in ("read", "write", "search"):
         return []
     spec = agent.tools(kind)
     out = list(input_paths(inp, spec["path"], cwd))
+    named = (p for text in agent.input_texts(kind, inp) for p in agent.text_paths(kind, text))  # a patch's files
+    out.extend(rel for rel in (relative(p, cwd) for p in named) if rel)
     field = spec["glob"].get(tool)
     if field and isinstance(inp.get(field), str):
         # A glob call's pattern, under its folder, as written: a rule glob

@@ -12,7 +12,7 @@ both agents: see SHELL_TOOLS.
 
 import json
 
-from .standin import MAIN, SIDE, SUMMARY, Call, Say, Shell, StandIn, sse
+from .standin import MAIN, SIDE, SUMMARY, Call, Custom, Say, Shell, StandIn, sse
 
 # The shell tool each agent declares, and how its arguments carry a command
 # (name -> function of the command). The first one the request lists wins.
@@ -93,6 +93,9 @@ class ResponsesAPI(StandIn):
         if isinstance(turn, Say):
             return {"type": "message", "id": f"msg_{n:04d}", "status": "completed", "role": "assistant",
                     "content": [{"type": "output_text", "text": turn.text, "annotations": []}]}
+        if isinstance(turn, Custom):
+            return {"type": "custom_tool_call", "id": f"ctc_{n:04d}", "call_id": f"call_{n:04d}", "name": turn.name,
+                    "input": turn.input, "status": "completed"}
         if isinstance(turn, Shell):
             names = tool_names(body)
             name = next((t for t in SHELL_TOOLS if t in names), None)
@@ -107,12 +110,17 @@ def _item_events(item):
     added = dict(item, status="in_progress")
     if item["type"] == "message":
         added["content"] = []
+    if item["type"] == "custom_tool_call":
+        added["input"] = ""  # it comes in the deltas
     out = [sse({"type": "response.output_item.added", "output_index": 0, "item": added},
                "response.output_item.added")]
     if item["type"] == "message":
         text = item["content"][0]["text"]
         out.append(sse({"type": "response.output_text.delta", "item_id": item["id"], "output_index": 0,
                         "content_index": 0, "delta": text}, "response.output_text.delta"))
+    elif item["type"] == "custom_tool_call":
+        out.append(sse({"type": "response.custom_tool_call_input.delta", "item_id": item["id"], "output_index": 0,
+                        "delta": item["input"]}, "response.custom_tool_call_input.delta"))
     else:
         out.append(sse({"type": "response.function_call_arguments.delta", "item_id": item["id"], "output_index": 0,
                         "delta": item["arguments"]}, "response.function_call_arguments.delta"))

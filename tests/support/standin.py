@@ -17,6 +17,8 @@ Script turns (shared by every wire format):
     shell("echo hi")          the agent's shell tool runs `echo hi`
     call("read_file", path=...)  any other tool, by its name in the request
     say("done")               a final text that ends the turn
+    custom("apply_patch", text)  a freeform tool with a text input (the
+                              Responses API's custom_tool_call: Codex's patch)
     a callable(body) -> turn  decided when the request arrives
 """
 
@@ -43,6 +45,12 @@ class Say:
     text: str
 
 
+@dataclass
+class Custom:
+    name: str
+    input: str
+
+
 def shell(command):
     """A scripted turn: the agent's own shell tool runs `command`."""
     return Shell(command)
@@ -51,6 +59,11 @@ def shell(command):
 def call(name, **args):
     """A scripted turn: the tool `name` (as the request's tool list names it) with `args`."""
     return Call(name, args)
+
+
+def custom(name, text):
+    """A scripted turn: the freeform tool `name` with the text `text` (a Responses API custom_tool_call)."""
+    return Custom(name, text)
 
 
 def say(text):
