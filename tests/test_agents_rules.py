@@ -452,8 +452,8 @@ PATCH = "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: {path}\n+x\n*** End
 
 
 def _codex_pre_tool(hk, command):
-    """The engine's PreToolUse answer to Codex's shell call `command` (the
-    built-in profile), and the hook's log."""
+    """The context of the engine's PreToolUse answer to Codex's shell call
+    `command` (the built-in profile), "" when it adds none."""
     payload = {"session_id": hk.session, "transcript_path": str(hk.transcript), "cwd": str(hk.project),
                "hook_event_name": "PreToolUse", "model": "gpt-5.1-codex", "permission_mode": "default",
                "turn_id": "t1", "tool_name": "Bash", "tool_input": {"command": command}, "tool_use_id": "call_1"}
