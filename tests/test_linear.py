@@ -280,7 +280,7 @@ def _memory_lists():
     against a whole line."""
     memory = _yaml(REPO / "pipelines" / "default.yaml")["hooks"]["memory"]
     hows = {"error_patterns": "search", "strip_patterns": "sub", "skip_lines": "fullmatch",
-            "generic_errors": "fullmatch"}
+            "generic_errors": "fullmatch", "own_answers": "search"}
     return [(f"hooks.memory.{key}[{i}]", p, how) for key, how in hows.items() for i, p in enumerate(memory[key])]
 
 

@@ -207,7 +207,8 @@ def build(event, error_text, memory, redact, project):
     concrete error and input as its example.  None when the project's
     folder is gone: after `rm -rf "$PWD"` every call of the session fails
     for that reason alone (measured with Claude Code and Copilot CLI,
-    tests/support/AGENTS-MEASURED.md), which says nothing of the project."""
+    tests/support/AGENTS-MEASURED.md), which says nothing of the project;
+    None for the engine's own answer to the call (`own_answers`)."""
     from engine.agents.event import as_event
     from engine.core.cache import sha256
 
@@ -216,6 +217,8 @@ def build(event, error_text, memory, redact, project):
     if not tool or (project and not os.path.isdir(project)):
         return None
     line, says_something = error_line(redact(error_text), memory)
+    if _own_answer(line, memory):
+        return None
     error = redact(line)
     if says_something and memory.get("generic_errors"):
         import re
@@ -231,6 +234,16 @@ def build(event, error_text, memory, redact, project):
     return {"k": key, "t": now(), "tool": tool, "sig": sig[: memory["max_field_chars"]], "error": error,
             "input": short, "project": redact(project or ""), "pid": project_id(project or ""),
             "session": event.session}
+
+
+def _own_answer(line, memory):
+    """Whether the error line is the engine's own answer to the call (its
+    denial of a whole-file read), which the agent shows as a failure."""
+    if not memory.get("own_answers"):
+        return False
+    import re
+
+    return any(re.search(p, line) for p in memory["own_answers"])
 
 
 def path_of(memory):
