@@ -131,6 +131,32 @@ DATA_ONLY = ["echo 42; exit 1", "date +%s; exit 2"]
 PATCH = "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: missing-9e2b.txt\n@@\n-a\n+b\n*** End Patch\nEOF"
 
 
+# A whole-file read of a large file: where the agent reads it whole itself
+# (Gemini's read_file: up to 2,000 lines, measured), the engine denies it
+# with how to read a part, and a read of a part passes (Copilot refuses a
+# whole `view` of 26 KB itself; Codex reads through its shell).
+BIG = "big-3f1a.py"
+
+
+def _reads(agent, project):
+    if agent != "gemini":
+        return []
+    (project / BIG).write_text("".join(f"line_{i:05d} = {i}  # a line of a large module\n" for i in range(1, 1201)))
+    return [call("read_file", file_path=str(project / BIG)),
+            call("read_file", file_path=str(project / BIG), start_line=3, end_line=5)]
+
+
+def _read_in_parts(one, reads):
+    """The whole read reached the model as the engine's reason (how to read
+    a part, in Gemini's words), not the file; the part read as asked."""
+    if not reads:
+        return
+    whole, part = (json.loads(gemini_api.tool_outputs(one.requests[i])[-1]) for i in (reads, reads + 1))
+    assert whole["error"].startswith("Tool execution blocked: [CCM] Read not run, this is not an error: "), whole
+    assert "start_line and end_line" in whole["error"] and "line_00600" not in json.dumps(whole), whole
+    assert "line_00003 = 3" in part["output"] and "line_00006" not in part["output"], part
+
+
 def _failed_calls(agent, project):
     if agent == "codex":
         return [shell(PATCH)], ["apply_patch verification failed", "missing-9e2b.txt"]
@@ -167,8 +193,9 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
                                        name=f"monitor-{agent}"))
     options = _trusted(agent, home, project, env, _install(agent, home, project, env, profile=prof))
     failing, said = _failed_calls(agent, project)
+    reads = _reads(agent, project)
     # the agent-reported failure last: at the turn's end Copilot's transcript does not hold it yet (its timer)
-    script = [shell(FIRST[agent]), *map(shell, DATA_ONLY), *large, *failing, say("ok")]
+    script = [shell(FIRST[agent]), *map(shell, DATA_ONLY), *reads, *large, *failing, say("ok")]
     api = (gemini_api.GeminiAPI if agent == "gemini" else ResponsesAPI)(script, tokens=lambda req: tokens)
     one = RUNS[agent]("go", home, project, None, api=api, env=env, **options)
     assert one.returncode == 0, str(one)
@@ -185,6 +212,7 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
         assert [d["hookType"] for d in ended].count("postToolUseFailure") == 1, ended
     text = gemini_api.request_text if agent == "gemini" else responses_api.request_text
     _reads_the_stub(agent, one.requests[len(script) - 1 - len(failing)], home, project, env, lines)
+    _read_in_parts(one, reads and 1 + len(DATA_ONLY) + 1)
     first = text(one.api.log[0].body)
     assert EFFORT in first, "SessionStart reached the engine, and its answer the model"
     assert "ultrathink" not in first, "Claude Code's word for its deepest reasoning is no word of this agent's"
@@ -199,6 +227,7 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
     lesson = text(two.api.log[-1].body)
     assert "TOOL MEMORY" in lesson and "settings-4c1d.conf" in lesson, lesson[-3000:]
     assert " times)" not in lesson, "one failure, remembered once (Gemini and Copilot name no call in its report)"
+    assert "Read not run" not in lesson, "the engine's own denial of a whole-file read is no lesson"
     assert all(command in lesson for command in DATA_ONLY), "each data-only failure is its own lesson, with its command"
     assert all(words in lesson for words in said), ("a call the agent reported failed is a lesson too", lesson[-3000:])
     log = tmp_path / "world" / "state" / "hook.log"

@@ -883,6 +883,27 @@ def test_fact_copilot_modified_result_replaces_the_output_and_claude_shaped_answ
 
 @facts
 @pytest.mark.slow
+def test_fact_copilot_pre_tool_ask_is_a_denial_allow_takes_modified_args_and_a_26_kb_view_is_refused(tmp_path):
+    def view_with(name, answer, kb=30):
+        home, cwd = _world(tmp_path / name)
+        big = cwd / "big.py"
+        big.write_text(("x" * 99 + "\n") * (kb * 1024 // 100))
+        if answer and "modifiedArgs" in answer:
+            answer["modifiedArgs"]["path"] = str(big)
+        hook = LogHook(tmp_path / name, {"preToolUse": answer} if answer else {})
+        run = run_copilot("go", home, cwd, [call("view", path=str(big)), say("ok")],
+                          hooks=copilot_hooks(hook, ["preToolUse"]))
+        assert run.returncode == 0, str(run)
+        return responses_api.tool_outputs(run.requests[1])[-1]
+    assert view_with("plain", None, kb=26).startswith("File too large to read at once (26.0 KB). Consider using the grep tool")
+    assert view_with("ask", {"permissionDecision": "ask", "permissionDecisionReason": "ASK_R"}) == \
+        "Denied by preToolUse hook (unable to ask user for confirmation): ASK_R"
+    allowed = view_with("allow", {"permissionDecision": "allow", "modifiedArgs": {"path": "", "view_range": [1, 3]}})
+    assert allowed.splitlines() == ["x" * 99] * 3, allowed[:500]  # the file's first three lines, as modifiedArgs asked
+
+
+@facts
+@pytest.mark.slow
 def test_fact_copilot_saves_a_349_kb_output_to_a_temporary_file_for_the_session_and_shows_500_characters(tmp_path):
     home, cwd = _world(tmp_path)
     run = run_copilot("go", home, cwd, [shell(SEQ_349K), say("ok")])

@@ -190,13 +190,26 @@ def test_an_unapproved_project_profile_changes_nothing_the_model_or_the_machine_
 
 
 def test_a_large_bash_output_reaches_the_model_as_the_cache_stub_and_runs_once(tmp_path):
+    """And in the same session, a whole-file Read of a 57 KB module is
+    denied with how to read it in parts (the agent itself would read its
+    1,200 lines whole), a Read of a part passes, and the engine's own denial
+    is no lesson of the tool memory."""
     w = _world(tmp_path / "w")
     counter = w.project / "counter.txt"
+    big = w.project / "big-3f1a.py"
+    big.write_text("".join(f"line_{i:05d} = {i}  # a line of a large module\n" for i in range(1, 1201)))
     # ~24 KB: over the engine's 2,000-byte threshold, under the size the
     # agent keeps out by itself (<persisted-output>, seen at 38 KB)
     command = f"echo ran >> {counter}; seq 1 5000"
-    run = _run(w, "count to 5000", [tool("Bash", command=command, description="count"), text("Counted.")])
-    assert len(run.requests) == 2, str(run)
+    reads = [tool("Read", file_path=str(big)), tool("Read", file_path=str(big), offset=3, limit=3)]
+    run = _run(w, "count to 5000", [tool("Bash", command=command, description="count"), *reads, text("Counted.")])
+    assert len(run.requests) == 4, str(run)
+    whole, part = tool_results(run.requests[2])[-1], tool_results(run.requests[3])[-1]
+    assert "[CCM] Read not run, this is not an error: " in whole and "offset and limit" in whole, whole
+    assert "line_00600" not in whole and "line_00003 = 3" in part and "line_00006" not in part, part
+    env = {**w.env(), "ENGINE_STATE_DIR": str(w.state), "ENGINE_CACHE_DIR": str(w.cache)}
+    memory = forkrun.completed(["memory", "list", "--json"], cwd=str(w.project), env=env, timeout=60)
+    assert memory.returncode == 0 and "Read not run" not in memory.stdout, memory.stdout
     (result,) = tool_results(run.requests[1])
     assert counter.read_text() == "ran\n", "the command ran exactly once"
     assert "4999\n5000" not in result and len(result) < 2000, result[:500]
@@ -204,7 +217,6 @@ def test_a_large_bash_output_reaches_the_model_as_the_cache_stub_and_runs_once(t
     assert "<persisted-output>" not in result
     # the stub's key prints the whole output back
     key = re.search(r"key: sha256:([0-9a-f]+)", result).group(1)
-    env = {**w.env(), "ENGINE_STATE_DIR": str(w.state), "ENGINE_CACHE_DIR": str(w.cache)}
     shown = forkrun.completed(["cache", "show", key], cwd=str(w.project), env=env, timeout=60)
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.splitlines()[-1] == "5000" and len(shown.stdout.splitlines()) == 5000

@@ -76,8 +76,10 @@ def render(agent, event, context=None, user_message=None, decision=None, rewrite
         dropped.append("compaction_instructions")
     if context:
         add("context", {"text": context})
-    if decision:
-        add("decision", {"decision": decision.get("decision", ""), "reason": decision.get("reason", "")})
+    if decision and agent.takes_decision(decision.get("decision", "")):
+        add("decision", {"decision": decision["decision"], "reason": decision.get("reason", "")})
+    elif decision:
+        dropped.append("decision")
     if rewrite is not None:
         spec = agent.answer("decision")
         if agent.answers_at("decision", kind) and "rewrite" in spec:

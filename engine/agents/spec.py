@@ -113,6 +113,12 @@ class Agent:
     def answers_at(self, what, neutral_event):
         return neutral_event in self.answer_events(what)
 
+    def takes_decision(self, decision):
+        """Whether the agent takes this tool decision (allow, ask, deny): it
+        has a decision answer, whose `decisions` name it (all, unsaid)."""
+        spec = self.answer("decision")
+        return spec is not None and ("decisions" not in spec or decision in spec["decisions"])
+
     # ---------------------------------------------------------------- places
 
     def home(self, environ=None):

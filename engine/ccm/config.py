@@ -18,7 +18,7 @@ NAME = "content_cache.yaml"
 TEMPLATE_FIELDS = {
     "template": {"key", "path", "bytes", "lines", "exit", "command", "pinned", "show"},
     "purge_template": {"key", "path", "bytes", "lines", "exit", "command", "pinned", "show"},
-    "read_template": {"path", "bytes", "threshold", "limit"},
+    "read_template": {"path", "bytes", "threshold", "limit", "how"},
     "show_command": {"key", "engine"},
 }
 

@@ -102,10 +102,10 @@ def _shell(event, settings, post_replaces=True):
     new_input = dict(event.tool_input, **{field: wrapped(command, cwd, event.session, event.tool_use_id)})
     if verdict == "yes" and policy == "rewrite":
         return {"input": new_input}
-    if verdict == "yes":
+    if verdict == "yes" and agent.takes_decision("allow"):
         return {"decision": "allow", "input": new_input,
                 "reason": "allowed by your rules; output over the threshold is cached"}
-    if icpt["unsure"] == "ask":
+    if verdict != "yes" and icpt["unsure"] == "ask" and agent.takes_decision("ask"):
         return {"decision": "ask", "input": new_input,
                 "reason": "routed through engine cache run (large output is cached)"}
     return None
@@ -146,7 +146,7 @@ def _read(event, settings):
     can read a part (`range` in its YAML) and the agent takes a decision."""
     ranges = event.agent.tools("read").get("range")
     paths = event.file_paths(("read",))
-    if not ranges or not paths or event.agent.answer("decision") is None:
+    if not ranges or not paths or not event.agent.takes_decision("deny"):
         return None
     path = paths[0]
     if any(event.tool_input.get(f) is not None for f in ranges):
@@ -165,6 +165,8 @@ def _read(event, settings):
     name = os.path.basename(path)
     if any(fnmatchcase(name, p) for p in read["bypass"]):
         return None
+    limit = read["suggest_limit"]
+    how = event.agent.tools("read")["read_in_parts"].replace("{limit}", str(limit))
     reason = settings["stub"]["read_template"].format(path=path, bytes=st.st_size, threshold=read["threshold_bytes"],
-                                                       limit=read["suggest_limit"])
+                                                       limit=limit, how=how)
     return {"decision": "deny", "reason": reason}

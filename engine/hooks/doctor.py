@@ -109,6 +109,8 @@ def mechanism(spec):
 
     if "template" in spec:  # none: the answer is plain text
         walk(spec["template"], "")
+    if "decisions" in spec:  # the decisions it takes, where not all
+        parts.append(f"only {', '.join(spec['decisions'])}")
     return ", ".join(parts)
 
 
