@@ -189,28 +189,43 @@ def test_an_unapproved_project_profile_changes_nothing_the_model_or_the_machine_
     assert _normal(plain.settings, plain) == _normal(session.settings, hostile)
 
 
-def test_a_large_bash_output_reaches_the_model_as_the_cache_stub_and_runs_once(tmp_path):
-    """And in the same session, a whole-file Read of a 57 KB module is
-    denied with how to read it in parts (the agent itself would read its
-    1,200 lines whole), a Read of a part passes, and the engine's own denial
-    is no lesson of the tool memory."""
+def test_large_outputs_reach_the_model_as_stubs_and_every_byte_reads_back(tmp_path):
+    """One session, with the engine's hooks:
+    - a large Bash output reaches the model as the cache's stub, the
+      command ran once, and the stub's key gives the whole output back;
+    - a whole-file Read of a 57 KB module is denied with how to read it in
+      parts (the agent itself would read its 1,200 lines whole), a Read of
+      a part passes, and the engine's own denial is no lesson of the tool
+      memory;
+    - a Read of a 19 KB file (under the denial's threshold) reaches the
+      model whole; after `engine purge` of the ended session, its resumed
+      session sends the model the purge's stub in its place, and the stub's
+      key gives back exactly what the model had read."""
     w = _world(tmp_path / "w")
     counter = w.project / "counter.txt"
-    big = w.project / "big-3f1a.py"
+    big, notes = w.project / "big-3f1a.py", w.project / "notes-8e2c.txt"
     big.write_text("".join(f"line_{i:05d} = {i}  # a line of a large module\n" for i in range(1, 1201)))
+    notes.write_text("".join(f"note {i:05d}: the build uses make and pytest\n" for i in range(1, 401)))
     # ~24 KB: over the engine's 2,000-byte threshold, under the size the
     # agent keeps out by itself (<persisted-output>, seen at 38 KB)
     command = f"echo ran >> {counter}; seq 1 5000"
-    reads = [tool("Read", file_path=str(big)), tool("Read", file_path=str(big), offset=3, limit=3)]
+    reads = [tool("Read", file_path=str(big)), tool("Read", file_path=str(big), offset=3, limit=3),
+             tool("Read", file_path=str(notes))]
     run = _run(w, "count to 5000", [tool("Bash", command=command, description="count"), *reads, text("Counted.")])
-    assert len(run.requests) == 4, str(run)
+    assert len(run.requests) == 5, str(run)
+    env = {**w.env(), "ENGINE_STATE_DIR": str(w.state), "ENGINE_CACHE_DIR": str(w.cache)}
+    _reads_the_bash_stub(tool_results(run.requests[1])[-1], counter, w, env)
     whole, part = tool_results(run.requests[2])[-1], tool_results(run.requests[3])[-1]
     assert "[CCM] Read not run, this is not an error: " in whole and "offset and limit" in whole, whole
     assert "line_00600" not in whole and "line_00003 = 3" in part and "line_00006" not in part, part
-    env = {**w.env(), "ENGINE_STATE_DIR": str(w.state), "ENGINE_CACHE_DIR": str(w.cache)}
     memory = forkrun.completed(["memory", "list", "--json"], cwd=str(w.project), env=env, timeout=60)
     assert memory.returncode == 0 and "Read not run" not in memory.stdout, memory.stdout
-    (result,) = tool_results(run.requests[1])
+    read = tool_results(run.requests[4])[-1]
+    assert "note 00400" in read and "[CCM" not in read, read[:500]
+    _purged_then_resumed(w, env, run.session_id, read)
+
+
+def _reads_the_bash_stub(result, counter, w, env):
     assert counter.read_text() == "ran\n", "the command ran exactly once"
     assert "4999\n5000" not in result and len(result) < 2000, result[:500]
     assert "[CCM_CACHED]" in result, result[:2000]
@@ -221,6 +236,19 @@ def test_a_large_bash_output_reaches_the_model_as_the_cache_stub_and_runs_once(t
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.splitlines()[-1] == "5000" and len(shown.stdout.splitlines()) == 5000
 
+
+def _purged_then_resumed(w, env, session, read):
+    """`engine purge SESSION` moves the large Read out of the transcript; the
+    agent resumes from the purged file and the model reads the stub."""
+    purge = forkrun.completed(["purge", session, "--force", "--json"], cwd=str(w.project), env=env, timeout=60)
+    assert purge.returncode == 0 and json.loads(purge.stdout)["kinds"]["tool_result"]["count"] >= 1, purge.stdout
+    resumed = _run(w, "next", [text("ok")], resume=session)
+    stub = tool_results(resumed.requests[0])[-1]
+    assert stub.startswith("[CCM_CACHED] output moved out of the transcript by engine purge") and "note 00200" not in \
+        request_text(resumed.requests[0]), stub
+    key = re.search(r"key: sha256:([0-9a-f]+)", stub).group(1)
+    shown = forkrun.completed(["cache", "show", key], cwd=str(w.project), env=env, timeout=60)
+    assert shown.returncode == 0 and shown.stdout == read, (shown.stdout[:300], read[:300])
 
 
 HOOK = r"""
