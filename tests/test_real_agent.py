@@ -200,7 +200,9 @@ def test_large_outputs_reach_the_model_as_stubs_and_every_byte_reads_back(tmp_pa
     - a Read of a 19 KB file (under the denial's threshold) reaches the
       model whole; after `engine purge` of the ended session, its resumed
       session sends the model the purge's stub in its place, and the stub's
-      key gives back exactly what the model had read."""
+      key gives back exactly what the model had read;
+    - that resumed session's prompt is the slash command `/pin-last REASON`
+      (`engine install` wrote it): the Bash output's entry is pinned."""
     w = _world(tmp_path / "w")
     counter = w.project / "counter.txt"
     big, notes = w.project / "big-3f1a.py", w.project / "notes-8e2c.txt"
@@ -214,7 +216,7 @@ def test_large_outputs_reach_the_model_as_stubs_and_every_byte_reads_back(tmp_pa
     run = _run(w, "count to 5000", [tool("Bash", command=command, description="count"), *reads, text("Counted.")])
     assert len(run.requests) == 5, str(run)
     env = {**w.env(), "ENGINE_STATE_DIR": str(w.state), "ENGINE_CACHE_DIR": str(w.cache)}
-    _reads_the_bash_stub(tool_results(run.requests[1])[-1], counter, w, env)
+    key = _reads_the_bash_stub(tool_results(run.requests[1])[-1], counter, w, env)
     whole, part = tool_results(run.requests[2])[-1], tool_results(run.requests[3])[-1]
     assert "[CCM] Read not run, this is not an error: " in whole and "offset and limit" in whole, whole
     assert "line_00600" not in whole and "line_00003 = 3" in part and "line_00006" not in part, part
@@ -223,6 +225,9 @@ def test_large_outputs_reach_the_model_as_stubs_and_every_byte_reads_back(tmp_pa
     read = tool_results(run.requests[4])[-1]
     assert "note 00400" in read and "[CCM" not in read, read[:500]
     _purged_then_resumed(w, env, run.session_id, read)
+    listed = forkrun.completed(["cache", "list", "--json"], cwd=str(w.project), env=env, timeout=60)
+    assert {e["key"]: e["pin"] for e in json.loads(listed.stdout)}[key] == {"level": "soft", "reason": "the count"}, \
+        listed.stdout
 
 
 def _reads_the_bash_stub(result, counter, w, env):
@@ -235,14 +240,16 @@ def _reads_the_bash_stub(result, counter, w, env):
     shown = forkrun.completed(["cache", "show", key], cwd=str(w.project), env=env, timeout=60)
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.splitlines()[-1] == "5000" and len(shown.stdout.splitlines()) == 5000
+    return key
 
 
 def _purged_then_resumed(w, env, session, read):
     """`engine purge SESSION` moves the large Read out of the transcript; the
-    agent resumes from the purged file and the model reads the stub."""
+    agent resumes from the purged file and the model reads the stub (the
+    resumed prompt pins the session's last cached output)."""
     purge = forkrun.completed(["purge", session, "--force", "--json"], cwd=str(w.project), env=env, timeout=60)
     assert purge.returncode == 0 and json.loads(purge.stdout)["kinds"]["tool_result"]["count"] >= 1, purge.stdout
-    resumed = _run(w, "next", [text("ok")], resume=session)
+    resumed = _run(w, "/pin-last the count", [text("ok")], resume=session)
     stub = tool_results(resumed.requests[0])[-1]
     assert stub.startswith("[CCM_CACHED] output moved out of the transcript by engine purge") and "note 00200" not in \
         request_text(resumed.requests[0]), stub

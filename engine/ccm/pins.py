@@ -17,6 +17,22 @@ from .store import PIN_LEVELS, _atomic_write
 ACTIONS = ("last", "next", "start", "end")
 
 
+def expand_command(prompt, commands):
+    """The prompt with one of the engine's slash commands (`commands`:
+    {name: text}, pins.slash_commands) in its text, `$ARGUMENTS` filled in
+    as the agent fills it.  Claude Code gives UserPromptSubmit what was
+    typed, `/pin-last build log`, and only the model the command's text
+    (measured with 2.1.330); the plugin's commands are also typed with its
+    name before them (`/rules-engine:pin-last`).  Any other prompt as it is."""
+    words = prompt.strip().split(None, 1)
+    if not words or not words[0].startswith("/"):
+        return prompt
+    text = commands.get(words[0][1:].rpartition(":")[2])
+    if text is None:
+        return prompt
+    return text.replace("$ARGUMENTS", words[1].strip() if len(words) > 1 else "")
+
+
 def parse(prompt, directive):
     """The directives in a prompt, in order: [(action, level or None, reason)]."""
     out = []

@@ -1,5 +1,7 @@
 """ccm_pin (UserPromptSubmit): `ccm:pin last|next|start|end` directives in a
-prompt pin cached outputs; the user is told what was done."""
+prompt, or typed as one of the engine's slash commands (`/pin-last REASON`:
+the agent sends the hook what was typed), pin cached outputs; the user is
+told what was done."""
 
 from .base import Handler, HandlerSpec
 from .part import Part
@@ -18,16 +20,17 @@ class CcmPin(Handler):
         self.directive = self.spec.directive
 
     def due(self, ctx):
-        # no settings read for a prompt without a directive: the quiet path stays as it was
-        return self.directive in ctx.event.prompt
+        # no settings read for a prompt without a directive or a slash command: the quiet path stays as it was
+        prompt = ctx.event.prompt
+        return self.directive in prompt or prompt.lstrip().startswith("/")
 
     def parts(self, ctx):
         from engine.ccm import config
-        from engine.ccm.pins import SessionPins, parse
+        from engine.ccm.pins import SessionPins, expand_command, parse
         from engine.ccm.store import Store
 
         settings = config.load()
-        directives = parse(ctx.event.prompt, self.directive)
+        directives = parse(expand_command(ctx.event.prompt, settings["pins"]["slash_commands"]), self.directive)
         session = ctx.event.session
         if not directives or not session:
             return []
