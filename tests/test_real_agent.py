@@ -50,7 +50,7 @@ from types import SimpleNamespace
 import pytest
 
 import forkrun
-from hook_fixtures import HookEnv, warm_template
+from hook_fixtures import HookEnv, profile_text, shared_profile, warm_template
 from support import shared
 from support.agent import find_claude, install_hooks, request_text, run_agent, text, tool, tool_results
 
@@ -62,10 +62,11 @@ EFFORT = ("SessionStart hook additional context: [from rules-engine profile defa
           "see `engine profile show`]\n[Effort policy: medium]")
 
 
-def _world(root, hostile=None):
+def _world(root, hostile=None, install_args=()):
     """A throwaway HOME and project with a user rule file and the engine's
-    hooks installed by `engine install --user` run in the project; `hostile`
-    is written as the project's .engine/profile.yaml first."""
+    hooks installed by `engine install --user` (plus `install_args`) run in
+    the project; `hostile` is written as the project's .engine/profile.yaml
+    first."""
     find_claude()  # skip (or fail under CI) before building anything
     warm_template()
     w = HookEnv(root)
@@ -74,7 +75,7 @@ def _world(root, hostile=None):
         (w.project / ".engine").mkdir()
         (w.project / ".engine" / "profile.yaml").write_text(hostile(w), encoding="utf-8")
     w.agent_env = {"ENGINE_STATE_DIR": w.state, "ENGINE_CACHE_DIR": w.cache}
-    install_hooks(w.home, w.project, w.agent_env)
+    install_hooks(w.home, w.project, w.agent_env, install_args)
     return w
 
 
@@ -228,6 +229,32 @@ def test_large_outputs_reach_the_model_as_stubs_and_every_byte_reads_back(tmp_pa
     listed = forkrun.completed(["cache", "list", "--json"], cwd=str(w.project), env=env, timeout=60)
     assert {e["key"]: e["pin"] for e in json.loads(listed.stdout)}[key] == {"level": "soft", "reason": "the count"}, \
         listed.stdout
+
+
+# Two commands that print data, no error, and exit non-zero: two lessons,
+# each with its command (as for the other agents, tests/test_agents_e2e.py).
+DATA_ONLY = ["echo 42; exit 1", "date +%s; exit 2"]
+
+
+def test_a_failure_is_the_next_sessions_lesson_and_the_monitor_warns_from_the_agents_usage(tmp_path):
+    """Claude Code's side of what tests/test_agents_e2e.py shows with the
+    other agents: every response of the first session reports 150,000
+    input tokens (75% of the 200K window), and the warning reaches the model
+    after the first tool call (the monitor's `to_model`), not before; three
+    Bash calls after it fail, and the project's next session reads the lessons
+    at its first Bash call (PreToolUse context, after the call's result)."""
+    prof = shared_profile(profile_text({"post_tool": [{"name": "context_monitor_tools", "to_model": True}]},
+                                       name="monitor-claude"))
+    w = _world(tmp_path / "w", install_args=("--profile", str(prof)))
+    commands = ["ls", "cat settings-4c1d.conf", *DATA_ONLY]  # the monitor reads at a call that succeeded (PostToolUse)
+    one = _run(w, "go", [*(tool("Bash", command=c, description="run") for c in commands), text("ok")], tokens=150000)
+    first, later = request_text(one.requests[0]), "".join(map(request_text, one.requests[1:]))
+    assert "past 70%" not in first and "TOOL MEMORY" not in first + later
+    assert "past 70%" in later and "of 200000 tokens" in later, later[-3000:]
+    two = _run(w, "again", [tool("Bash", command="echo fine", description="fine"), text("ok")])
+    lesson = request_text(two.requests[-1])
+    assert "TOOL MEMORY" in lesson and "settings-4c1d.conf" in lesson, lesson[-3000:]
+    assert all(command in lesson for command in DATA_ONLY) and " times)" not in lesson, lesson[-3000:]
 
 
 def _reads_the_bash_stub(result, counter, w, env):

@@ -99,10 +99,13 @@ class FakeAPI:
     the script (after the script: "done."); side requests (another model
     such as a haiku title, a request without tools, count_tokens, GET/HEAD)
     get a harmless answer and do not consume the script. Every request is
-    recorded in `log`; `requests` are the scripted bodies, in order."""
+    recorded in `log`; `requests` are the scripted bodies, in order.
+    `tokens` (an int) is every response's input tokens, its usage as the
+    agent records it (100 when not given)."""
 
-    def __init__(self, script=()):
+    def __init__(self, script=(), tokens=100):
         self.script = list(script)
+        self.tokens = tokens
         self.log = []
         self._lock = threading.Lock()
         self._ids = 0
@@ -176,10 +179,10 @@ class FakeAPI:
                 turn = Text("Test")  # a title / topic side request: any short text will do
             self._ids += 1
             n = self._ids
-        return self._message(body, turn, n)
+        return self._message(body, turn, n, self.tokens)
 
     @staticmethod
-    def _message(body, turn, n):
+    def _message(body, turn, n, tokens):
         model = body.get("model", "claude-test")
         if isinstance(turn, ToolCall):
             block = {"type": "tool_use", "id": f"toolu_{n:04d}", "name": turn.name, "input": {}}
@@ -191,7 +194,7 @@ class FakeAPI:
             delta = {"type": "text_delta", "text": turn.text}
             full = {"type": "text", "text": turn.text}
             stop = "end_turn"
-        usage = {"input_tokens": 100, "output_tokens": 10, "cache_creation_input_tokens": 0,
+        usage = {"input_tokens": tokens, "output_tokens": 10, "cache_creation_input_tokens": 0,
                  "cache_read_input_tokens": 0}
         msg_id = f"msg_{n:04d}"
         if not body.get("stream"):
@@ -331,19 +334,19 @@ class AgentRun:
                 f"requests: {[(r.method, r.path, r.scripted) for r in self.log]}")
 
 
-def run_agent(prompt, home, cwd, script, resume=None, env=None, timeout=60, allow=DEFAULT_ALLOW, args=()):
+def run_agent(prompt, home, cwd, script, resume=None, env=None, timeout=60, allow=DEFAULT_ALLOW, args=(), tokens=100):
     """Run `claude -p PROMPT --output-format json` (with `--resume SESSION_ID`
     when given; PROMPT may be `/compact`) in `cwd`, HOME=home, against a
     FakeAPI driven by `script`. Allow rules `allow` are added to the user's
-    settings first. Returns an AgentRun; a run past `timeout` seconds is
-    killed and fails the test."""
+    settings first; every response reports `tokens` input tokens. Returns
+    an AgentRun; a run past `timeout` seconds is killed and fails the test."""
     claude = find_claude()
     if allow:
         allow_tools(home, allow)
     cmd = [str(claude), "-p", prompt, "--output-format", "json", *args]
     if resume:
         cmd += ["--resume", resume]
-    with FakeAPI(script) as api:
+    with FakeAPI(script, tokens) as api:
         full_env = agent_env(home, {"ANTHROPIC_BASE_URL": api.url, **(env or {})})
         proc = subprocess.Popen(cmd, cwd=str(cwd), env=full_env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, start_new_session=True)
