@@ -109,7 +109,9 @@ def test_successes_are_not_failures(resp):
 
 
 def test_first_line_removes_the_agents_wrapper():
-    mem = memory_settings()["memory"]
+    from engine.agents import table
+
+    mem = record.for_agent(memory_settings()["memory"], table.get("claude-code"))  # its wrapper: its YAML's
     assert record.first_line("<tool_use_error>File does not exist.</tool_use_error>", mem) == "File does not exist."
 
 
@@ -225,10 +227,11 @@ def test_an_agents_lines_around_a_shell_output_are_not_the_error(reader, sample)
     what ls printed, not by the agent's wrapper (Gemini's
     <untrusted_context>, which named every error alike) or header (Codex's
     `Chunk ID: a59b30`, which named each call's error apart)."""
+    from engine.agents import table
     from engine.agents.transcripts import forwards
     from engine.core.transcript import Problems
 
-    mem = memory_settings()["memory"]
+    mem = record.for_agent(memory_settings()["memory"], table.get(reader))  # its own lines: its YAML's failure
     with open(REPO / "tests" / "data" / "transcripts" / sample, "rb") as fh:
         failed = [r.text for r in forwards(reader, fh, {"max_line_bytes": 1 << 22, "chunk_bytes": 1 << 16}, Problems())
                   if r.kind == "tool_result" and r.is_error]

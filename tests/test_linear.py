@@ -277,11 +277,17 @@ def _memory_lists():
     pattern lists (engine/memory/record.py): error_patterns searched in each
     line of an error stream's first 20,000 characters, strip_patterns
     removed from the error text, skip_lines and generic_errors matched
-    against a whole line."""
+    against a whole line; and each agent's failure.strip and skip_lines."""
     memory = _yaml(REPO / "pipelines" / "default.yaml")["hooks"]["memory"]
     hows = {"error_patterns": "search", "strip_patterns": "sub", "skip_lines": "fullmatch",
             "generic_errors": "fullmatch", "own_answers": "search"}
-    return [(f"hooks.memory.{key}[{i}]", p, how) for key, how in hows.items() for i, p in enumerate(memory[key])]
+    out = [(f"hooks.memory.{key}[{i}]", p, how) for key, how in hows.items() for i, p in enumerate(memory[key])]
+    # each agent's own, which the memory (and the report) add to those lists
+    for f in sorted(glob.glob(str(REPO / "pipelines" / "agents" / "*.yaml"))):
+        failure = _yaml(f).get("failure") or {}
+        out += [(f"{Path(f).stem}.failure.{key}[{i}]", p, how) for key, how in (("strip", "sub"), ("skip_lines", "fullmatch"))
+                for i, p in enumerate(failure.get(key) or ())]
+    return out
 
 
 @pytest.mark.parametrize("name,pattern,how", _memory_lists(), ids=[m[0] for m in _memory_lists()])

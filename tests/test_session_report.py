@@ -315,7 +315,7 @@ def test_a_style_pattern_that_runs_away_is_one_line_with_its_place(tmp_path):
     from session_fixtures import user
 
     text = open(os.path.join(REPO, "pipelines", "reports", "session.yaml"), encoding="utf-8").read()
-    text = text.replace("  skip_lines:\n", "  skip_lines:\n    - '(a+)+$'\n", 1)
+    text = text.replace("  skip_lines: []\n", "  skip_lines:\n    - '(a+)+$'\n", 1)
     bad = tmp_path / "style.yaml"
     bad.write_text(text, encoding="utf-8")
     records = synthetic() + [user([{"type": "tool_result", "tool_use_id": "t2", "is_error": True,

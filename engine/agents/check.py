@@ -33,6 +33,7 @@ def problems(doc):
                              ("transcript", "reader")))
     out.extend(_patterns(doc, data.get("transcript") or {}))
     out.extend(_path_patterns(doc, data.get("tools") or {}))
+    out.extend(_failure_patterns(doc, data.get("failure") or {}))
     if not data.get("event_key") and not (data.get("install") or {}).get("event_arg"):
         out.append(doc.error("the payload names no event (no event_key) and the hook command does not either: "
                              "set install.event_arg: true", ("install",)))
@@ -104,6 +105,15 @@ def _path_patterns(doc, tools):
         if not found and re.compile(pattern).groups < 1:
             out.append(doc.error("the pattern has no group: put the path in (...)", where))
     return out
+
+
+def _failure_patterns(doc, failure):
+    """Each pattern that reads a failure (`strip`, `skip_lines`) compiles
+    with Python's re and does not run away."""
+    from engine.core.patterncheck import re_pattern_problems
+
+    return [p for key in ("strip", "skip_lines") for i, pattern in enumerate(failure.get(key) or ())
+            for p in re_pattern_problems(doc, pattern, ("failure", key, i))]
 
 
 def _version_errors(doc, what, spec):

@@ -68,11 +68,22 @@ def _matches_a_line(text, patterns):
     return any(re.search(p, line) for line in text[:20000].splitlines() for p in patterns)
 
 
+def for_agent(memory, agent):
+    """The tool memory's settings with the agent's own failure facts added
+    (`failure` of its YAML): its error wrappers, the patterns that strip
+    its wrapper tags and labels, the lines it writes around an output."""
+    facts = agent.data["failure"]
+    return dict(memory, error_wrappers=[*facts["wrappers"], *memory["error_wrappers"]],
+                strip_patterns=[*facts["strip"], *memory["strip_patterns"]],
+                skip_lines=[*facts["skip_lines"], *memory["skip_lines"]])
+
+
 def error_line(text, memory):
     """(the line that says what went wrong, whether one did): the first
     line matching one of `error_patterns` in the text's first
     _SEARCHED_CHARS, else the first that says something: not blank, not a
-    bare "Error:"/"Exit code 1", the agent's wrapper tags removed.  (An
+    bare "Error:"/"Exit code 1", the agent's wrapper tags removed (`memory`
+    with the agent's facts: for_agent).  (An
     agent that gives the model one text for both output streams puts a
     failing command's error after what it printed first: a build's log,
     then its `error: ...` line.)  When every line is a skipped one, the
@@ -216,6 +227,7 @@ def build(event, error_text, memory, redact, project):
     tool = event.tool
     if not tool or (project and not os.path.isdir(project)):
         return None
+    memory = for_agent(memory, event.agent)
     line, says_something = error_line(redact(error_text), memory)
     if _own_answer(line, memory):
         return None

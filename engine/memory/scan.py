@@ -1,8 +1,9 @@
 """Tool errors in a transcript, of any agent: tool results the agent
 flagged as failed (its reader's `ToolResult.is_error`: Claude Code's
 `is_error`, Copilot's `success: false` or exit code ...) or whose text
-starts with one of the agent's error wrappers (`hooks.memory.error_wrappers`,
-`<tool_use_error>`), with the name and input of the call they answer, as
+starts with one of the agent's error wrappers (`failure.wrappers` of its
+YAML, Claude Code's `<tool_use_error>`, and the profile's own
+`hooks.memory.error_wrappers`), with the name and input of the call they answer, as
 the agent's hooks name them.  The wrapper anywhere else in a result is the
 result's text (a README that quotes it), not a failure.  Reads the last
 `max_bytes` of the file through the agent's reader (engine/agents/
@@ -28,11 +29,12 @@ def _agent(path, agent):
 def transcript_failures(path, max_bytes, wrappers=(), agent=None):
     """[{id, tool, input, error}] of the failed calls, oldest first.
     `agent`: an Agent (engine/agents/spec.py) or its name (default: the one
-    the file's lines show)."""
+    the file's lines show); `wrappers`: the profile's, beside the agent's."""
     from engine.agents.transcripts import backwards
     from engine.session.agent import hook_call
 
     agent = _agent(path, agent)
+    wrappers = (*agent.data["failure"]["wrappers"], *wrappers)
     recs = list(backwards(agent.data["transcript"]["reader"], path, max_bytes, kinds=("tool_call", "tool_result")))
     recs.reverse()  # oldest first
     failed = {r.id: r.text[:MAX_ERROR_CHARS] or "tool error" for r in recs

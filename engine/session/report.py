@@ -83,11 +83,21 @@ def analyze_file(path, style, redact, agent=None, original=None):
 
     agent = agent if agent is not None and not isinstance(agent, str) else for_transcript(path, agent)
     problems = Problems()
-    an = Analyzer(style, redact, original)
+    an = Analyzer(with_agent_errors(style, agent), redact, original)
     with _open(path) as fh:
         for rec in forwards(agent.data["transcript"]["reader"], fh, style["reading"], problems):
             an.feed(rec)
     return an, problems
+
+
+def with_agent_errors(style, agent):
+    """The report style with the agent's own failure facts added to its
+    `errors` (`failure` of the agent's YAML): its error wrappers as markers,
+    the lines it writes around an output, its labels to strip."""
+    facts, errors = agent.data["failure"], style["errors"]
+    return dict(style, errors=dict(errors, markers=[*facts["wrappers"], *errors["markers"]],
+                                   skip_lines=[*facts["skip_lines"], *errors["skip_lines"]],
+                                   strip=[*facts["strip"], *errors["strip"]]))
 
 
 def _subagents(path, style, redact, agent):
