@@ -165,11 +165,6 @@ def _post(hk, stdout):
                     tool_response={"stdout": stdout, "stderr": "", "interrupted": False, "isImage": False})
 
 
-def _pre(hk):
-    return hk.event("PreToolUse", tool_name="Bash", tool_input={"command": "find . -name '*.rs'"},
-                    permission_mode="bypassPermissions")
-
-
 def _env(hk, version=None):
     """The agent's hook environment (the project and config folders the
     permission check reads), naming `version` in AI_AGENT when given."""
@@ -179,19 +174,20 @@ def _env(hk, version=None):
     return env
 
 
-def _rewritten(hk, env):
-    out = hk.hook(_pre(hk), env=env).assert_ok()
-    return bool(out.stdout) and " cache run " in out.json["hookSpecificOutput"]["updatedInput"]["command"]
+def _replaced(hk, env, size):
+    """Whether a `size`-character output is replaced after the call (a
+    current agent's way; an old agent's output is left for the wrapper)."""
+    out = hk.hook(_post(hk, _filler(size)), env=env).assert_ok()
+    return bool(out.stdout) and "updatedToolOutput" in out.json.get("hookSpecificOutput", {})
 
 
 def test_the_content_cache_replaces_for_a_current_agent_behind_a_long_line(hk):
-    """Old code: the tool result line of 700 KB hid the version: PreToolUse
-    rewrote the call and PostToolUse left the output whole."""
+    """Old code: the tool result line of 700 KB hid the version: PostToolUse
+    left the output whole."""
     hk.transcript.parent.mkdir(parents=True, exist_ok=True)
     _write(hk.transcript, [_assistant_new("2.1.100"), _user_result_new("x", "2.1.100")])
-    assert _rewritten(hk, _env(hk)), "an old agent's call is rewritten"
+    assert not _replaced(hk, _env(hk), 9000), "an old agent's output is the wrapper's to keep"
     _write(hk.transcript, [_assistant_new(), _user_result_new(_filler(700_000))])
-    assert not _rewritten(hk, _env(hk))
     out = hk.hook(_post(hk, _filler(9000)), env=_env(hk)).json["hookSpecificOutput"]
     assert out["updatedToolOutput"]["stdout"].startswith("[CCM_CACHED]")
 
@@ -199,7 +195,6 @@ def test_the_content_cache_replaces_for_a_current_agent_behind_a_long_line(hk):
 def test_the_content_cache_takes_the_version_from_the_environment(hk):
     """Old code: only what is in view read AI_AGENT; with no transcript on disk
     yet the content cache took the agent for an old one."""
-    assert _rewritten(hk, _env(hk, "2.1.170")), "an old agent named there still gets the rewrite"
-    assert not _rewritten(hk, _env(hk, "2.1.334"))
+    assert not _replaced(hk, _env(hk, "2.1.170"), 5000), "an old agent named there: the wrapper's to keep"
     out = hk.hook(_post(hk, _filler(5000)), env=_env(hk, "2.1.334")).json["hookSpecificOutput"]
     assert out["updatedToolOutput"]["stdout"].startswith("[CCM_CACHED]")

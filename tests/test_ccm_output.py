@@ -101,12 +101,15 @@ def test_old_or_known_bad_version_uses_the_rewrite(hk, version):
 
 
 @pytest.mark.parametrize("version", ["2.1.121", "2.1.178", "2.1.330", "3.0.0"])
-def test_supported_version_gets_no_rewrite_at_pre_tool_use(hk, version):
-    """Old code: the listed `find` was rewritten whatever the version; the
-    output is now replaced after it ran, so the call must pass untouched."""
+def test_supported_version_replaces_after_the_call_and_wraps_only_what_a_failure_would_cut(hk, version):
+    """A command neither listed nor learned passes untouched and its output
+    is replaced after it ran.  A listed one (`find`) goes through the
+    wrapper whatever the version: should it fail, the agent cuts its output
+    before its hook sees it (failed_cut_above_bytes of claude-code.yaml)."""
     transcript(hk, version)
-    hk.hook(pre(hk), env=env(hk)).assert_silent()
+    hk.hook(pre(hk, "python3 gen.py"), env=env(hk)).assert_silent()
     assert "updatedToolOutput" in hk.hook(post(hk), env=env(hk)).json["hookSpecificOutput"]
+    assert " cache run " in hk.hook(pre(hk), env=env(hk)).json["hookSpecificOutput"]["updatedInput"]["command"]
 
 
 def test_version_from_the_last_line_that_has_one(tmp_path):

@@ -257,6 +257,38 @@ def test_a_failure_is_the_next_sessions_lesson_and_the_monitor_warns_from_the_ag
     assert all(command in lesson for command in DATA_ONLY) and " times)" not in lesson, lesson[-3000:]
 
 
+def test_a_large_output_of_a_failing_command_is_kept_whole_by_the_wrapper(tmp_path):
+    """Claude Code cuts a failed command's output to about 10 KB before its
+    hook sees it (PostToolUseFailure, which takes no replacement): the
+    middle, where a test run's failures are, would be lost.  `make` (listed
+    as large) runs through `engine cache run` (PreToolUse allow with the new
+    input, where an allow rule proves it would have run): the model reads the
+    stub with make's exit status, the key gives back every line, and the
+    tool memory's lesson is make's own error line, read behind the stub.  An
+    unlisted command is cut the first time, learned from its failure, and
+    kept whole the next."""
+    w = _world(tmp_path / "w")
+    (w.project / "Makefile").write_text("all:\n\tseq 1 5000; exit 1\n")
+    (w.project / "fail.sh").write_text("seq 1 5000\necho 'FAILED 3 of 40 tests' >&2\nexit 1\n")
+    script = [tool("Bash", command="make", description="build"), tool("Bash", command="sh fail.sh", description="test"),
+              tool("Bash", command="sh fail.sh", description="again"), text("ok")]
+    run = _run(w, "build and test", script)
+    made, cut, kept = (tool_results(run.requests[i])[-1] for i in (1, 2, 3))
+    env = {**w.env(), "ENGINE_STATE_DIR": str(w.state), "ENGINE_CACHE_DIR": str(w.cache)}
+    # stdout is cached; a small stderr passes through the wrapper as it was, after the stub
+    for result, status, err in ((made, "2", "make: *** [Makefile:2: all] Error 1"), (kept, "1", "FAILED 3 of 40 tests")):
+        assert result.startswith(f"Exit code {status}\n[CCM_CACHED]") and len(result) < 2000, result[:500]
+        assert f"\nexit: {status}\n" in result and result.endswith(f"[/CCM_CACHED]\n{err}"), result
+        key = re.search(r"key: sha256:([0-9a-f]+)", result).group(1)
+        shown = forkrun.completed(["cache", "show", key], cwd=str(w.project), env=env, timeout=60)
+        assert shown.returncode == 0 and shown.stdout.splitlines()[-5000:] == [str(i) for i in range(1, 5001)], \
+            shown.stdout[-300:]
+    assert "characters truncated" in cut and "\n2500\n" not in cut, "the agent's own cut, before the engine learned"
+    memory = forkrun.completed(["memory", "list", "--json"], cwd=str(w.project), env=env, timeout=60)
+    errors = [e["error"] for e in json.loads(memory.stdout)]
+    assert "make: *** [Makefile:2: all] Error 1" in errors and not any("CCM" in e for e in errors), errors
+
+
 def _reads_the_bash_stub(result, counter, w, env):
     assert counter.read_text() == "ran\n", "the command ran exactly once"
     assert "4999\n5000" not in result and len(result) < 2000, result[:500]

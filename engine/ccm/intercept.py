@@ -10,7 +10,8 @@ the ccm_output handler), the call passes through untouched here: the
 output is replaced after it ran, with no decision and no rewrite, never
 both.  Only for an agent that cannot (an older Claude Code), or one that
 cuts a large output before its hooks see it (`cut_above_bytes` in its
-YAML: Codex), is a shell call rewritten (a new tool input) to run inside its shell tool through the
+YAML: Codex; `failed_cut_above_bytes`: Claude Code, a command that fails),
+is a shell call rewritten (a new tool input) to run inside its shell tool through the
 wrapper (runner.py), which stores a large output and prints its stub: the
 command runs once, under the tool's own sandbox and timeout, in the event's
 folder.  A command that calls a function or alias of the agent's shell
@@ -86,7 +87,7 @@ def _shell(event, settings, post_replaces=True):
     policy = icpt["modes"].get(event.permission_mode or icpt["mode_when_unnamed"], icpt["unlisted_mode"])
     if policy == "pass":
         return None
-    if post_replaces and not agent.tools("shell").get("output", {}).get("cut_above_bytes"):
+    if post_replaces and not _cuts_before_the_hook(agent):
         from engine.agents.capability import takes
 
         if takes(event, "replace_output", "shell", at="post_tool"):
@@ -109,6 +110,14 @@ def _shell(event, settings, post_replaces=True):
         return {"decision": "ask", "input": new_input,
                 "reason": "routed through engine cache run (large output is cached)"}
     return None
+
+
+def _cuts_before_the_hook(agent):
+    """Whether the agent cuts a large shell output, or a failed call's,
+    before its hook sees it (`cut_above_bytes`, `failed_cut_above_bytes`
+    of its shell output): only the wrapper keeps such an output whole."""
+    output = agent.tools("shell").get("output") or {}
+    return "cut_above_bytes" in output or "failed_cut_above_bytes" in output
 
 
 def _verdict(agent, command, policy):

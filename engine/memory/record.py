@@ -219,7 +219,9 @@ def build(event, error_text, memory, redact, project):
     folder is gone: after `rm -rf "$PWD"` every call of the session fails
     for that reason alone (measured with Claude Code and Copilot CLI,
     tests/support/AGENTS-MEASURED.md), which says nothing of the project;
-    None for the engine's own answer to the call (`own_answers`)."""
+    None for the engine's own answer to the call (`own_answers`).  A shell
+    call that printed the content cache's stub is read by the output the
+    stub stands for (behind.py)."""
     from engine.agents.event import as_event
     from engine.core.cache import sha256
 
@@ -228,6 +230,11 @@ def build(event, error_text, memory, redact, project):
     if not tool or (project and not os.path.isdir(project)):
         return None
     memory = for_agent(memory, event.agent)
+    if event.tool_kind == "shell":
+        from .behind import read_behind
+
+        behind = read_behind(error_text, event.cwd)  # the wrapper printed the cache's stub: its output says
+        error_text = error_text if behind is None else behind
     line, says_something = error_line(redact(error_text), memory)
     if _own_answer(line, memory):
         return None

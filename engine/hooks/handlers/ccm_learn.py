@@ -1,7 +1,9 @@
-"""ccm_learn (PostToolUse on Bash): a command whose output was over the Bash
-threshold is learned for this project, so its next run is intercepted.  A
-command whose learned words hold a secret (`mysql -pPASSWORD`) is not
-learned: the learned file would keep it."""
+"""ccm_learn (post_tool and tool_failure on the shell tool): a command whose
+output was over the Bash threshold is learned for this project, so its next
+run is intercepted.  At tool_failure the output is the failure's text (Claude
+Code hands its hook a failed command's output there, already cut: only the
+wrapper keeps the next one whole).  A command whose learned words hold a
+secret (`mysql -pPASSWORD`) is not learned: the learned file would keep it."""
 
 from .base import Handler
 
@@ -19,7 +21,8 @@ class CcmLearn(Handler):
         if not isinstance(command, str) or WRAPPER_MARK in command:
             return []
         settings = config.load()
-        size = output_bytes(ctx.event.output_streams())
+        event = ctx.event
+        size = output_bytes(event.output_streams() if event.kind == "post_tool" else (event.error or "",))
         if size <= settings["intercept"]["bash"]["threshold_bytes"]:
             return []
         if _starts_with(command, settings["intercept"]["bash"]["pass_through"]):
