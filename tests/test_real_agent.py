@@ -240,13 +240,17 @@ def test_a_failure_is_the_next_sessions_lesson_and_the_monitor_warns_from_the_ag
     """Claude Code's side of what tests/test_agents_e2e.py shows with the
     other agents: every response of the first session reports 150,000
     input tokens (75% of the 200K window), and the warning reaches the model
-    after the first tool call (the monitor's `to_model`), not before; three
-    Bash calls after it fail, and the project's next session reads the lessons
-    at its first Bash call (PreToolUse context, after the call's result)."""
-    prof = shared_profile(profile_text({"post_tool": [{"name": "context_monitor_tools", "to_model": True}]},
+    after the first tool call (the monitor's `to_model`), not before, though
+    every call fails (Claude Code reports a command that exits non-zero by
+    PostToolUseFailure, never PostToolUse: the built-in profile's
+    context_monitor_failures); the three failures are the lessons the
+    project's next session reads at its first Bash call (PreToolUse context,
+    after the call's result)."""
+    prof = shared_profile(profile_text({"post_tool": [{"name": "context_monitor_tools", "to_model": True}],
+                                        "tool_failure": [{"name": "context_monitor_failures", "to_model": True}]},
                                        name="monitor-claude"))
     w = _world(tmp_path / "w", install_args=("--profile", str(prof)))
-    commands = ["ls", "cat settings-4c1d.conf", *DATA_ONLY]  # the monitor reads at a call that succeeded (PostToolUse)
+    commands = ["cat settings-4c1d.conf", *DATA_ONLY]
     one = _run(w, "go", [*(tool("Bash", command=c, description="run") for c in commands), text("ok")], tokens=150000)
     first, later = request_text(one.requests[0]), "".join(map(request_text, one.requests[1:]))
     assert "past 70%" not in first and "TOOL MEMORY" not in first + later
