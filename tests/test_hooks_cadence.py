@@ -281,3 +281,16 @@ def test_growth_cadence_never_delivers_at_a_subagents_tool_call(hk):
     assert "ALPHA" not in (sub.context or ""), sub.context
     main = hk.hook(hk.event("PostToolUse", **read))
     assert "ALPHA" in _injection(main, "PostToolUse")
+
+
+def test_growth_cadence_delivers_after_a_call_that_failed(hk):
+    """Claude Code reports a command that exits non-zero by
+    PostToolUseFailure, never PostToolUse (measured with 2.1.330): the
+    built-in profile's growth cadence runs there too
+    (rules_on_growth_after_failures), so a session of failing test runs gets
+    the rules that went far back."""
+    hk.rule("a.md", "# A\nMarker ALPHA.\n")
+    hk.write_transcript(transcript_records(50000, session=hk.session))
+    failed = hk.hook(hk.event("PostToolUseFailure", tool_name="Bash", tool_input={"command": "make test"},
+                              tool_use_id="toolu_7", error="Exit code 2\nmake: *** [test] Error 1"))
+    assert "ALPHA" in _injection(failed, "PostToolUseFailure")
