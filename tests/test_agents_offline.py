@@ -428,6 +428,7 @@ def test_fact_codex_compaction_brings_back_agents_md_and_sessionstart_context_on
 @facts
 @pytest.mark.slow
 def test_fact_codex_answer_shapes_block_reason_replaces_updated_output_is_discarded_updated_input_rewrites(tmp_path):
+    """And PreToolUse deny stops the call; ask is not taken."""
     cmd = "printf 'orig-%d\\n' 7"
 
     def run_with(name, answers):
@@ -447,6 +448,12 @@ def test_fact_codex_answer_shapes_block_reason_replaces_updated_output_is_discar
         "hookEventName": "PreToolUse", "permissionDecision": "allow", "additionalContext": "CTX_PRE",
         "updatedInput": {"command": "printf 'rewritten-%d' 9"}}}})
     assert out.endswith("Output:\nrewritten-9") and "CTX_PRE" in dev
+    out, _ = run_with("deny", {"PreToolUse": {"hookSpecificOutput": {
+        "hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "DENIED_7f"}}})
+    assert out == f"Command blocked by PreToolUse hook: DENIED_7f. Command: {cmd}"
+    out, _ = run_with("ask", {"PreToolUse": {"hookSpecificOutput": {
+        "hookEventName": "PreToolUse", "permissionDecision": "ask", "permissionDecisionReason": "ASKED_7f"}}})
+    assert out.endswith("Output:\norig-7\n"), out  # not taken: the call runs as it was (decisions of codex.yaml)
 
 
 @facts

@@ -74,7 +74,8 @@ def test_doctor_on_a_home_with_each_agent_installed(hk):
     assert cache["claude-code"]["mechanism"] == "hookSpecificOutput.updatedToolOutput.stdout"
     assert cache["claude-code"]["note"] is None
     decisions = {n: next(f for f in a["features"] if f["name"] == "tool decisions") for n, a in found.items()}
-    assert decisions["codex"]["mechanism"] == "hookSpecificOutput.permissionDecision, hookSpecificOutput.permissionDecisionReason"
+    assert decisions["codex"]["mechanism"] == ("hookSpecificOutput.permissionDecision, "
+                                               "hookSpecificOutput.permissionDecisionReason, only allow, deny")
     assert decisions["gemini"]["mechanism"] == "decision, reason, only deny" and decisions["gemini"]["note"] is None
     assert decisions["copilot"]["mechanism"] is None and "no such answer" in decisions["copilot"]["note"]
 
