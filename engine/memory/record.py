@@ -83,7 +83,9 @@ def error_line(text, memory):
     line matching one of `error_patterns` in the text's first
     _SEARCHED_CHARS, else the first that says something: not blank, not a
     bare "Error:"/"Exit code 1", the agent's wrapper tags removed (`memory`
-    with the agent's facts: for_agent).  (An
+    with the agent's facts: for_agent), and not one of `generic_errors`
+    where a later line is not (a script that printed data, "1" ... "5000",
+    then "FAILED 3 of 40 tests": the latter).  (An
     agent that gives the model one text for both output streams puts a
     failing command's error after what it printed first: a build's log,
     then its `error: ...` line.)  When every line is a skipped one, the
@@ -93,12 +95,15 @@ def error_line(text, memory):
 
     for pat in memory["strip_patterns"]:
         text = re.sub(pat, "", text)
-    first = None
+    first = specific = None
+    generic = memory["generic_errors"] if "generic_errors" in memory else ()
     for line in _said(text[:_SEARCHED_CHARS], memory["skip_lines"]):
         first = first or line
         if any(re.search(p, line) for p in memory["error_patterns"]):
             return line[: memory["max_field_chars"]], True
-    first = first or next(_said(text[_SEARCHED_CHARS:], memory["skip_lines"]), None)
+        if specific is None and not any(re.fullmatch(p, line) for p in generic):
+            specific = line
+    first = specific or first or next(_said(text[_SEARCHED_CHARS:], memory["skip_lines"]), None)
     if first:
         return first[: memory["max_field_chars"]], True
     return text.strip()[: memory["max_field_chars"]], False
