@@ -17,20 +17,22 @@ from .store import PIN_LEVELS, _atomic_write
 ACTIONS = ("last", "next", "start", "end")
 
 
-def expand_command(prompt, commands):
-    """The prompt with one of the engine's slash commands (`commands`:
-    {name: text}, pins.slash_commands) in its text, `$ARGUMENTS` filled in
-    as the agent fills it.  Claude Code gives UserPromptSubmit what was
-    typed, `/pin-last build log`, and only the model the command's text
-    (measured with 2.1.330); the plugin's commands are also typed with its
-    name before them (`/rules-engine:pin-last`).  Any other prompt as it is."""
+def expand_command(prompt, commands, typed):
+    """The prompt typed as one of the engine's slash commands (`commands`:
+    {name: text}, pins.slash_commands) as that command's text, its
+    arguments filled in as the agent fills them; any other prompt as it is.
+    The agent hands its hook what was typed and only the model the text
+    (`typed`: install.slash_typed of its YAML, how a typed command reads)."""
     words = prompt.strip().split(None, 1)
-    if not words or not words[0].startswith("/"):
+    if not words or not words[0].startswith(typed["prefix"]):
         return prompt
-    text = commands.get(words[0][1:].rpartition(":")[2])
+    name = words[0][len(typed["prefix"]):]
+    if "namespace_separator" in typed:  # a plugin's command, typed with the plugin's name before it
+        name = name.rpartition(typed["namespace_separator"])[2]
+    text = commands.get(name)
     if text is None:
         return prompt
-    return text.replace("$ARGUMENTS", words[1].strip() if len(words) > 1 else "")
+    return text.replace(typed["arguments"], words[1].strip() if len(words) > 1 else "")
 
 
 def parse(prompt, directive):

@@ -21,8 +21,8 @@ class CcmPin(Handler):
 
     def due(self, ctx):
         # no settings read for a prompt without a directive or a slash command: the quiet path stays as it was
-        prompt = ctx.event.prompt
-        return self.directive in prompt or prompt.lstrip().startswith("/")
+        prompt, typed = ctx.event.prompt, _typed(ctx.agent)
+        return self.directive in prompt or (typed is not None and prompt.lstrip().startswith(typed["prefix"]))
 
     def parts(self, ctx):
         from engine.ccm import config
@@ -30,7 +30,10 @@ class CcmPin(Handler):
         from engine.ccm.store import Store
 
         settings = config.load()
-        directives = parse(expand_command(ctx.event.prompt, settings["pins"]["slash_commands"]), self.directive)
+        prompt, typed = ctx.event.prompt, _typed(ctx.agent)
+        if typed is not None:
+            prompt = expand_command(prompt, settings["pins"]["slash_commands"], typed)
+        directives = parse(prompt, self.directive)
         session = ctx.event.session
         if not directives or not session:
             return []
@@ -39,3 +42,10 @@ class CcmPin(Handler):
         pins = SessionPins(Store(settings, log=ctx.log), session)
         done = pins.apply(directives, settings["pins"]["default_level"], project_of(ctx.cwd))
         return [Part(self.name, user_message="ccm: " + "; ".join(done))] if done else []
+
+
+def _typed(agent):
+    """How a slash command typed in this agent reaches its hook (its YAML's
+    install.slash_typed), or None: the agent has no slash commands of ours."""
+    install = agent.data["install"]
+    return install["slash_typed"] if "slash_typed" in install else None
