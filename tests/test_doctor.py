@@ -77,7 +77,7 @@ def test_doctor_on_a_home_with_each_agent_installed(hk):
     assert decisions["codex"]["mechanism"] == ("hookSpecificOutput.permissionDecision, "
                                                "hookSpecificOutput.permissionDecisionReason, only allow, deny")
     assert decisions["gemini"]["mechanism"] == "decision, reason, only deny" and decisions["gemini"]["note"] is None
-    assert decisions["copilot"]["mechanism"] is None and "no such answer" in decisions["copilot"]["note"]
+    assert decisions["copilot"]["mechanism"] == "permissionDecision, permissionDecisionReason, only allow, deny"
 
 
 def test_doctor_text_names_what_is_missing_and_escapes_what_an_agent_printed(hk):
