@@ -194,7 +194,7 @@ def test_large_outputs_reach_the_model_as_stubs_and_every_byte_reads_back(tmp_pa
     """One session, with the engine's hooks:
     - a large Bash output reaches the model as the cache's stub, the
       command ran once, and the stub's key gives the whole output back;
-    - a whole-file Read of a 57 KB module is denied with how to read it in
+    - a whole-file Read of a 54 KB module is denied with how to read it in
       parts (the agent itself would read its 1,200 lines whole), a Read of
       a part passes, and the engine's own denial is no lesson of the tool
       memory;
