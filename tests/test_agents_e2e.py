@@ -146,12 +146,11 @@ def _reads(agent, project):
             call("read_file", file_path=str(project / BIG), start_line=3, end_line=5)]
 
 
-def _read_in_parts(one, reads):
-    """The whole read reached the model as the engine's reason (how to read
-    a part, in Gemini's words), not the file; the part read as asked."""
-    if not reads:
-        return
-    whole, part = (json.loads(gemini_api.tool_outputs(one.requests[i])[-1]) for i in (reads, reads + 1))
+def _read_in_parts(one, at):
+    """The whole read (the request `at` follows it) reached the model as the
+    engine's reason (how to read a part, in Gemini's words), not the file;
+    the part read as asked."""
+    whole, part = (json.loads(gemini_api.tool_outputs(one.requests[i])[-1]) for i in (at, at + 1))
     assert whole["error"].startswith("Tool execution blocked: [CCM] Read not run, this is not an error: "), whole
     assert "start_line and end_line" in whole["error"] and "line_00600" not in json.dumps(whole), whole
     assert "line_00003 = 3" in part["output"] and "line_00006" not in part["output"], part
@@ -212,7 +211,8 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
         assert [d["hookType"] for d in ended].count("postToolUseFailure") == 1, ended
     text = gemini_api.request_text if agent == "gemini" else responses_api.request_text
     _reads_the_stub(agent, one.requests[len(script) - 1 - len(failing)], home, project, env, lines)
-    _read_in_parts(one, reads and 1 + len(DATA_ONLY) + 1)
+    if reads:  # after the first command and the data-only ones
+        _read_in_parts(one, 1 + len(DATA_ONLY) + 1)
     first = text(one.api.log[0].body)
     assert EFFORT in first, "SessionStart reached the engine, and its answer the model"
     assert "ultrathink" not in first, "Claude Code's word for its deepest reasoning is no word of this agent's"
