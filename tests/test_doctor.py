@@ -320,3 +320,23 @@ def test_codex_project_trust_covers_its_repository_as_codex_reads_it(tmp_path):
     plain = tmp_path / "plain" / "child"
     plain.mkdir(parents=True)
     assert not trusted([tmp_path / "plain"], plain), "no repository: the folder itself only"
+
+
+def test_the_commands_whose_failing_output_claude_code_cuts_and_the_rules_let_the_cache_keep_are_said(hk):
+    """Claude Code cuts a failing command's large output before its hook
+    (failed_cut_above_bytes of its YAML): only a command its permission
+    rules prove runs without asking goes through the engine's cache.  The
+    doctor says which of the listed commands do and which do not; nothing
+    for an agent that takes no such rewrite (Codex: no permission rules it
+    can read)."""
+    env = _agents_on_path(hk)
+    _write(hk.home / ".claude" / "settings.json", json.dumps({"permissions": {"allow": ["Bash(make:*)", "Bash(pytest:*)"]}}))
+    found = _doctor(hk, env)
+    claude = found["claude-code"]
+    assert claude["wrapped"]["allowed"] == ["pytest", "make"] and "npm test" in claude["wrapped"]["not_allowed"]
+    (line,) = [m for m in claude["missing"] if "cuts a failing command's large output" in m]
+    assert "let only pytest, make of the commands" in line and "not find," in line and "Bash(make:*)" in line
+    assert found["codex"]["wrapped"] is None
+    _write(hk.home / ".claude" / "settings.json", json.dumps({"permissions": {"allow": ["Bash"]}}))
+    claude = _doctor(hk, env)["claude-code"]
+    assert claude["wrapped"]["not_allowed"] == [] and not [m for m in claude["missing"] if "cuts a failing" in m]

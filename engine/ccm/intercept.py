@@ -87,7 +87,7 @@ def _shell(event, settings, post_replaces=True):
     policy = icpt["modes"].get(event.permission_mode or icpt["mode_when_unnamed"], icpt["unlisted_mode"])
     if policy == "pass":
         return None
-    if post_replaces and not _cuts_before_the_hook(agent):
+    if post_replaces and not cuts_before_the_hook(agent):
         from engine.agents.capability import takes
 
         if takes(event, "replace_output", "shell", at="post_tool"):
@@ -112,7 +112,7 @@ def _shell(event, settings, post_replaces=True):
     return None
 
 
-def _cuts_before_the_hook(agent):
+def cuts_before_the_hook(agent):
     """Whether the agent cuts a large shell output, or a failed call's,
     before its hook sees it (`cut_above_bytes`, `failed_cut_above_bytes`
     of its shell output): only the wrapper keeps such an output whole."""

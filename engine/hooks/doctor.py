@@ -60,6 +60,7 @@ def agent_report(agent, project, events, conf):
         "firing": firing.report(agent, conf["recent_sessions"], conf["scan_bytes"]),
         "features": features(agent, version, conf),
         "project_variables": projectenv.named(agent, project),
+        "wrapped": wrapped_commands(agent, project),
     }
     report["missing"] = missing(agent, report)
     return report
@@ -139,6 +140,38 @@ def features(agent, version, conf):
     return out
 
 
+def wrapped_commands(agent, project):
+    """For an agent that cuts a large shell output (or a failed call's)
+    before its hook sees it, the content cache's listed commands split by
+    whether its permission rules prove they run without asking: only those
+    go through the wrapper, which keeps their output whole.  None for
+    another agent, or where the content cache settings cannot be read."""
+    from engine.agents.permissions import runs_without_asking
+    from engine.ccm import config
+    from engine.ccm.intercept import cuts_before_the_hook
+
+    if not cuts_before_the_hook(agent) or "permissions" not in agent.data:
+        return None
+    try:
+        commands = config.load()["intercept"]["bash"]["commands"]
+    except UserError:
+        return None
+    environ = dict(os.environ, **{agent.data["permissions"]["project_env"]: project})
+    allowed = [c for c in commands if runs_without_asking(agent, c, "rules", environ) == "yes"]
+    return {"allowed": allowed, "not_allowed": [c for c in commands if c not in allowed]}
+
+
+def _wrapped_line(agent, wrapped):
+    """What the user may do so a failing command's large output is kept."""
+    if not wrapped or not wrapped["not_allowed"]:
+        return []
+    only = f"only {', '.join(wrapped['allowed'])}" if wrapped["allowed"] else "none"
+    return [f"{agent.data['display']} cuts a failing command's large output before the engine sees it: your permission "
+            f"rules let {only} of the commands the content cache lists (intercept.bash.commands) run through its "
+            f"cache, which keeps the output whole; not {', '.join(wrapped['not_allowed'])}: allow those you run "
+            "(a rule such as Bash(make:*))"]
+
+
 def _version_note(spec, have):
     since = _version_tuple(spec.get("since")) if spec.get("since") else None
     if since and have and have < since:
@@ -171,6 +204,7 @@ def missing(agent, report):
     if installed and fired["sessions"] and not fired["answered"]:
         out.append(f"no record of the engine answering in the last {fired['sessions']} session(s)")
     out += [f"{f['name']}: {f['note']}" for f in report["features"] if f["note"]]
+    out += _wrapped_line(agent, report["wrapped"])
     named = report["project_variables"]
     if named is None or named:
         which = ", ".join(named) if named else "a file too large to look into, so any of the engine's variables"
