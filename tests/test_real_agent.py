@@ -44,6 +44,7 @@ in parallel under xdist; the plain world's session runs once per test run
 
 import json
 import re
+import subprocess
 import sys
 from types import SimpleNamespace
 
@@ -270,7 +271,8 @@ def test_a_large_output_of_a_failing_command_is_kept_whole_by_the_wrapper(tmp_pa
     stub with make's exit status, the key gives back every line, and the
     tool memory's lesson is make's own error line, read behind the stub.  An
     unlisted command is cut the first time, learned from its failure, and
-    kept whole the next."""
+    kept whole the next; the first time, the model is told how to run it
+    again through the cache, and that command keeps it whole."""
     w = _world(tmp_path / "w")
     (w.project / "Makefile").write_text("all:\n\tseq 1 5000; exit 1\n")
     (w.project / "fail.sh").write_text("seq 1 5000\necho 'FAILED 3 of 40 tests' >&2\nexit 1\n")
@@ -288,6 +290,12 @@ def test_a_large_output_of_a_failing_command_is_kept_whole_by_the_wrapper(tmp_pa
         assert shown.returncode == 0 and shown.stdout.splitlines()[-5000:] == [str(i) for i in range(1, 5001)], \
             shown.stdout[-300:]
     assert "characters truncated" in cut and "\n2500\n" not in cut, "the agent's own cut, before the engine learned"
+    # with the cut, the model is told how to run it again through the cache; that command keeps it whole
+    told = request_text(run.requests[2])
+    assert "[CCM] The agent cut this output's middle before the content cache saw it." in told, told[-2000:]
+    again = subprocess.run(["bash", "-c", re.search(r"run the command again as `([^`]+)`", told).group(1)], cwd=w.project,
+                           env=env, capture_output=True, text=True, timeout=60)
+    assert again.returncode == 1 and again.stdout.startswith("[CCM_CACHED]") and "FAILED 3 of 40" in again.stderr, again
     memory = forkrun.completed(["memory", "list", "--json"], cwd=str(w.project), env=env, timeout=60)
     errors = [e["error"] for e in json.loads(memory.stdout)]
     assert "make: *** [Makefile:2: all] Error 1" in errors and not any("CCM" in e for e in errors), errors

@@ -546,3 +546,17 @@ def test_a_file_check_past_the_boxs_time_is_said_at_the_pattern_it_was_on(api_en
     [p] = validate.validate_paths([str(path)])
     assert (Path(p.file).resolve(), p.line, p.col) == (path.resolve(), *position(text, "'(a+)+$'")), str(p)
     assert "checking this file did not finish within 200 ms" in p.message and "here: simplify this pattern" in p.message, p
+
+
+def test_an_agent_documents_failure_patterns_are_checked_at_their_place(cli):
+    """An agent's failure.skip_lines, failure.strip and a shell output's
+    failed_cut_marker run with Python's re on a failure's text: one that
+    does not compile is said at its FILE:LINE:COL."""
+    text = (REPO / "pipelines" / "agents" / "claude-code.yaml").read_text(encoding="utf-8")
+    text = text.replace('  strip: ["</?tool_use_error>"]', '  strip: ["</?tool_use_error>", "([a-z"]')
+    text = text.replace("failed_cut_marker: '", "failed_cut_marker: '(?P<x")
+    path = write(cli.cwd, "agent.yaml", text)
+    r = cli("validate", "agent.yaml")
+    assert r.returncode == 1, r
+    found = sorted((p.line, p.col) for p in problems(r) if p.is_in(path, cli.cwd))
+    assert found == sorted([position(text, "'(?P<x"), position(text, '"([a-z"')]) and len(problems(r)) == 2, r

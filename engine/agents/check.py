@@ -34,6 +34,7 @@ def problems(doc):
     out.extend(_patterns(doc, data.get("transcript") or {}))
     out.extend(_path_patterns(doc, data.get("tools") or {}))
     out.extend(_failure_patterns(doc, data.get("failure") or {}))
+    out.extend(_cut_markers(doc, data.get("tools") or {}))
     if not data.get("event_key") and not (data.get("install") or {}).get("event_arg"):
         out.append(doc.error("the payload names no event (no event_key) and the hook command does not either: "
                              "set install.event_arg: true", ("install",)))
@@ -114,6 +115,15 @@ def _failure_patterns(doc, failure):
 
     return [p for key in ("strip", "skip_lines") for i, pattern in enumerate(failure.get(key) or ())
             for p in re_pattern_problems(doc, pattern, ("failure", key, i))]
+
+
+def _cut_markers(doc, tools):
+    """A tool output's `failed_cut_marker` compiles with Python's re and does not run away."""
+    from engine.core.patterncheck import re_pattern_problems
+
+    marked = [(kind, spec["output"]["failed_cut_marker"]) for kind, spec in tools.items()
+              if isinstance(spec.get("output"), dict) and "failed_cut_marker" in spec["output"]]
+    return [p for kind, marker in marked for p in re_pattern_problems(doc, marker, ("tools", kind, "output", "failed_cut_marker"))]
 
 
 def _version_errors(doc, what, spec):

@@ -19,6 +19,7 @@ TEMPLATE_FIELDS = {
     "template": {"key", "path", "bytes", "lines", "exit", "command", "pinned", "show"},
     "purge_template": {"key", "path", "bytes", "lines", "exit", "command", "pinned", "show"},
     "read_template": {"path", "bytes", "threshold", "limit", "how"},
+    "cut_template": {"run", "command"},
     "show_command": {"key", "engine"},
 }
 

@@ -2,10 +2,14 @@
 output was over the Bash threshold is learned for this project, so its next
 run is intercepted.  At tool_failure the output is the failure's text (Claude
 Code hands its hook a failed command's output there, already cut: only the
-wrapper keeps the next one whole).  A command whose learned words hold a
-secret (`mysql -pPASSWORD`) is not learned: the learned file would keep it."""
+wrapper keeps the next one whole); where the agent's cut mark is in it
+(`failed_cut_marker` of its YAML), the model is told how to run the command
+again with its whole output kept (stub.cut_template).  A command whose
+learned words hold a secret (`mysql -pPASSWORD`) is not learned: the
+learned file would keep it, and no note repeats it."""
 
 from .base import Handler
+from .part import Part
 
 
 class CcmLearn(Handler):
@@ -30,7 +34,22 @@ class CcmLearn(Handler):
         pattern = pattern_of(command, settings["learned"]["words"])
         if pattern and not _holds_secret(pattern, settings):
             learn(config.folder(settings), ctx.cwd, pattern, size, settings["learned"]["expiry_days"])
-        return []
+        note = _cut_note(event, settings, command)
+        return [Part(self.name, note)] if note and not _holds_secret(command, settings) else []
+
+
+def _cut_note(event, settings, command):
+    """How to read all of a failed command's output the agent cut (its cut
+    mark in the failure's text), or None."""
+    import re
+    from shlex import quote
+
+    from engine.ccm.selfcmd import engine_shell
+
+    marker = (event.agent.tools("shell").get("output") or {}).get("failed_cut_marker")
+    if event.kind != "tool_failure" or not marker or not re.search(marker, event.error or ""):
+        return None
+    return settings["stub"]["cut_template"].format(run=f"{engine_shell()} cache run -- {quote(command)}", command=command)
 
 
 def _holds_secret(pattern, settings):
