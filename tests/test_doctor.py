@@ -335,7 +335,8 @@ def test_the_commands_whose_failing_output_claude_code_cuts_and_the_rules_let_th
     claude = found["claude-code"]
     assert claude["wrapped"]["allowed"] == ["pytest", "make"] and "npm test" in claude["wrapped"]["not_allowed"]
     (line,) = [m for m in claude["missing"] if "cuts a failing command's large output" in m]
-    assert "let only pytest, make of the commands" in line and "not find," in line and "Bash(make:*)" in line
+    assert "cuts a failing command's large output" in line and "let only pytest, make of the commands" in line
+    assert "not find," in line and line.endswith("(a rule such as Bash(cargo test:*))")
     assert found["codex"]["wrapped"] is None
     _write(hk.home / ".claude" / "settings.json", json.dumps({"permissions": {"allow": ["Bash"]}}))
     claude = _doctor(hk, env)["claude-code"]

@@ -156,6 +156,12 @@ def _wild(body, command):
     return len(command) - pos >= len(last) and command.endswith(last)
 
 
+def allow_rule(agent, command):
+    """An allow rule of the agent's that proves `command` and the commands
+    that go on from it (`Bash(make:*)`), as the user would write it."""
+    return f"{agent.data['permissions']['tool']}({command}:*)"
+
+
 def proves(body, command):
     """Does an allow rule surely match this simple command?"""
     command = " ".join(command.split())

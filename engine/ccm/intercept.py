@@ -120,6 +120,12 @@ def cuts_before_the_hook(agent):
     return "cut_above_bytes" in output or "failed_cut_above_bytes" in output
 
 
+def cuts_only_failures(agent):
+    """Whether the agent cuts only a failed call's output (`failed_cut_above_bytes`)."""
+    output = agent.tools("shell").get("output") or {}
+    return "failed_cut_above_bytes" in output and "cut_above_bytes" not in output
+
+
 def _verdict(agent, command, policy):
     """Would the agent have run `command` without asking?  From its
     permission rules where its YAML says where they are; else only in a mode

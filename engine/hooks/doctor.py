@@ -162,14 +162,18 @@ def wrapped_commands(agent, project):
 
 
 def _wrapped_line(agent, wrapped):
-    """What the user may do so a failing command's large output is kept."""
+    """What the user may do so a (failing) command's large output is kept."""
+    from engine.agents.permissions import allow_rule
+    from engine.ccm.intercept import cuts_only_failures
+
     if not wrapped or not wrapped["not_allowed"]:
         return []
+    what = "a failing command's large output" if cuts_only_failures(agent) else "a large shell output"
     only = f"only {', '.join(wrapped['allowed'])}" if wrapped["allowed"] else "none"
-    return [f"{agent.data['display']} cuts a failing command's large output before the engine sees it: your permission "
-            f"rules let {only} of the commands the content cache lists (intercept.bash.commands) run through its "
-            f"cache, which keeps the output whole; not {', '.join(wrapped['not_allowed'])}: allow those you run "
-            "(a rule such as Bash(make:*))"]
+    return [f"{agent.data['display']} cuts {what} before the engine sees it: your permission rules let {only} of the "
+            f"commands the content cache lists (intercept.bash.commands) run through its cache, which keeps the "
+            f"output whole; not {', '.join(wrapped['not_allowed'])}: allow those you run (a rule such as "
+            f"{allow_rule(agent, wrapped['not_allowed'][-1])})"]
 
 
 def _version_note(spec, have):
