@@ -101,8 +101,8 @@ def test_synthetic_session(tmp_path, style):
     assert r["refresh_chars"] == 2 * len(RULES_BANNER) + len(CLAUDE_BANNER)
     assert r["tools"][0]["name"] == "Read" and r["tools"][0]["result_bytes"] == 4000
     assert r["tools"][0]["est_tokens"] == 4000 / style["tools"]["bytes_per_token"]
-    (err,) = r["errors"]
-    assert err["tool"] == "Bash" and err["message"] == "Exit code 2"
+    (err,) = r["errors"]  # Claude Code's own "Exit code 2" line passed over (failure.skip_lines of its YAML)
+    assert err["tool"] == "Bash" and err["message"] == "make: token [secret] rejected"
     assert r["problems"]["bad_lines"] == 0 and not r["problems"]["partial_tail"]
 
 
