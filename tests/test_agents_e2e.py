@@ -213,6 +213,9 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
     _reads_the_stub(agent, one.requests[len(script) - 1 - len(failing)], home, project, env, lines)
     if reads:  # after the first command and the data-only ones
         _read_in_parts(one, 1 + len(DATA_ONLY) + 1)
+    if agent == "codex":  # its own cut of the first large output: the model is told how to read all of it
+        cut = text(one.requests[1 + len(DATA_ONLY) + 1])
+        assert "[CCM] The agent cut this output's middle before the content cache saw it." in cut, cut[-2000:]
     first = text(one.api.log[0].body)
     assert EFFORT in first, "SessionStart reached the engine, and its answer the model"
     assert "ultrathink" not in first, "Claude Code's word for its deepest reasoning is no word of this agent's"

@@ -516,8 +516,9 @@ def _re_run_patterns():
                                                                    ("project_folder.keep", folder.get("keep"))) if p]
         out += [(f"{Path(f).stem}.tools.{kind}.paths_in.pattern", spec["paths_in"]["pattern"])
                 for kind, spec in (_yaml(f).get("tools") or {}).items() if spec.get("paths_in")]
-        out += [(f"{Path(f).stem}.tools.{kind}.output.failed_cut_marker", spec["output"]["failed_cut_marker"])
-                for kind, spec in (_yaml(f).get("tools") or {}).items() if (spec.get("output") or {}).get("failed_cut_marker")]
+        out += [(f"{Path(f).stem}.tools.{kind}.output.{key}", spec["output"][key])
+                for kind, spec in (_yaml(f).get("tools") or {}).items() for key in ("cut_marker", "failed_cut_marker")
+                if (spec.get("output") or {}).get(key)]
     return out
 
 

@@ -118,12 +118,12 @@ def _failure_patterns(doc, failure):
 
 
 def _cut_markers(doc, tools):
-    """A tool output's `failed_cut_marker` compiles with Python's re and does not run away."""
+    """A tool output's `cut_marker` and `failed_cut_marker` compile with Python's re and do not run away."""
     from engine.core.patterncheck import re_pattern_problems
 
-    marked = [(kind, spec["output"]["failed_cut_marker"]) for kind, spec in tools.items()
-              if isinstance(spec.get("output"), dict) and "failed_cut_marker" in spec["output"]]
-    return [p for kind, marker in marked for p in re_pattern_problems(doc, marker, ("tools", kind, "output", "failed_cut_marker"))]
+    marked = [(kind, key, spec["output"][key]) for kind, spec in tools.items() for key in ("cut_marker", "failed_cut_marker")
+              if isinstance(spec.get("output"), dict) and key in spec["output"]]
+    return [p for kind, key, marker in marked for p in re_pattern_problems(doc, marker, ("tools", kind, "output", key))]
 
 
 def _version_errors(doc, what, spec):

@@ -2,9 +2,10 @@
 output was over the Bash threshold is learned for this project, so its next
 run is intercepted.  At tool_failure the output is the failure's text (Claude
 Code hands its hook a failed command's output there, already cut: only the
-wrapper keeps the next one whole); where the agent's cut mark is in it
-(`failed_cut_marker` of its YAML), the model is told how to run the command
-again with its whole output kept (stub.cut_template).  A command whose
+wrapper keeps the next one whole); where the agent's cut mark is in an
+output or a failure (`cut_marker`, `failed_cut_marker` of its YAML: Codex
+cuts any large output, Claude Code a failed one), the model is told how to
+run the command again with its whole output kept (stub.cut_template).  A command whose
 learned words hold a secret (`mysql -pPASSWORD`) is not learned: the
 learned file would keep it, and no note repeats it."""
 
@@ -39,15 +40,18 @@ class CcmLearn(Handler):
 
 
 def _cut_note(event, settings, command):
-    """How to read all of a failed command's output the agent cut (its cut
-    mark in the failure's text), or None."""
+    """How to read all of an output the agent cut (its cut mark in the
+    text: `cut_marker` of its shell output after a call, `failed_cut_marker`
+    after one that failed), or None."""
     import re
     from shlex import quote
 
     from engine.ccm.selfcmd import engine_shell
 
-    marker = (event.agent.tools("shell").get("output") or {}).get("failed_cut_marker")
-    if event.kind != "tool_failure" or not marker or not re.search(marker, event.error or ""):
+    output = event.agent.tools("shell").get("output") or {}
+    marker = output.get("failed_cut_marker" if event.kind == "tool_failure" else "cut_marker")
+    text = (event.error or "") if event.kind == "tool_failure" else "\n".join(event.output_streams() or ())
+    if not marker or not re.search(marker, text):
         return None
     return settings["stub"]["cut_template"].format(run=f"{engine_shell()} cache run -- {quote(command)}", command=command)
 
