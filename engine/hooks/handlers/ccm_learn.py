@@ -27,7 +27,9 @@ class CcmLearn(Handler):
             return []
         settings = config.load()
         event = ctx.event
-        size = output_bytes(event.output_streams() if event.kind == "post_tool" else (event.error or "",))
+        failed = event.kind == "tool_failure"  # the failure's text is the output the agent handed over
+        streams = (event.error or "",) if failed else event.output_streams()
+        size = output_bytes(streams)
         if size <= settings["intercept"]["bash"]["threshold_bytes"]:
             return []
         if _starts_with(command, settings["intercept"]["bash"]["pass_through"]):
@@ -35,11 +37,11 @@ class CcmLearn(Handler):
         pattern = pattern_of(command, settings["learned"]["words"])
         if pattern and not _holds_secret(pattern, settings):
             learn(config.folder(settings), ctx.cwd, pattern, size, settings["learned"]["expiry_days"])
-        note = _cut_note(event, settings, command)
+        note = _cut_note(event.agent, failed, streams, settings, command)
         return [Part(self.name, note)] if note and not _holds_secret(command, settings) else []
 
 
-def _cut_note(event, settings, command):
+def _cut_note(agent, failed, streams, settings, command):
     """How to read all of an output the agent cut (its cut mark in the
     text: `cut_marker` of its shell output after a call, `failed_cut_marker`
     after one that failed), or None."""
@@ -48,10 +50,8 @@ def _cut_note(event, settings, command):
 
     from engine.ccm.selfcmd import engine_shell
 
-    output = event.agent.tools("shell").get("output") or {}
-    marker = output.get("failed_cut_marker" if event.kind == "tool_failure" else "cut_marker")
-    text = (event.error or "") if event.kind == "tool_failure" else "\n".join(event.output_streams() or ())
-    if not marker or not re.search(marker, text):
+    marker = (agent.tools("shell").get("output") or {}).get("failed_cut_marker" if failed else "cut_marker")
+    if not marker or not any(re.search(marker, text) for text in streams):
         return None
     return settings["stub"]["cut_template"].format(run=f"{engine_shell()} cache run -- {quote(command)}", command=command)
 
