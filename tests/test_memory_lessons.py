@@ -274,3 +274,31 @@ def test_a_damaged_store_line_hides_no_lesson_and_breaks_no_reader(hk):
 
     store.compact(str(path), 100)
     assert len(path.read_text().splitlines()) == 4
+
+
+def _first_failing_bash(name):
+    """(command, error text) of a transcript's first failed Bash call."""
+    from testdata import transcript
+
+    commands = {}
+    for line in transcript(name).read_text(encoding="utf-8").splitlines():
+        content = (json.loads(line).get("message") or {}).get("content")
+        for block in content if isinstance(content, list) else ():
+            if block.get("type") == "tool_use" and block.get("name") == "Bash":
+                commands[block["id"]] = block["input"]["command"]
+            if block.get("type") == "tool_result" and block.get("is_error") and block["tool_use_id"] in commands:
+                return commands[block["tool_use_id"]], block["content"]
+    raise AssertionError(f"{name}: no failed Bash call")
+
+
+def test_a_tracebacks_lesson_is_the_error_it_ends_with(hk):
+    """Session 21 (a real one): a command failed with a Python traceback;
+    the lesson is the error the traceback ends with, not its heading, which
+    says nothing of what went wrong (`hooks.memory.error_lead_ins`)."""
+    command, error = _first_failing_bash("21-erk-ci-compact-17errors-41files-ebe65926.jsonl")
+    assert error.splitlines()[1] == "Trace" + "back (most recent call last):"
+    ev = hk.event("PostToolUseFailure", tool_name="Bash", tool_use_id="toolu_tb1",
+                  tool_input={"command": command, "description": "x"}, error=error)
+    hk.hook(ev).assert_silent()
+    (entry,) = _listed(hk, "Bash")
+    assert entry["error"] == "TypeError: setup_impl_from_issue() got an unexpected keyword argument 'branch_slug'", entry

@@ -71,6 +71,17 @@ def test_real_errors_are_named_with_their_first_line(reports):
     assert all("<tool_use_error>" not in m for m in msgs)
 
 
+def test_a_traceback_is_named_by_the_error_it_ends_with(style):
+    """Session 21: a Bash call failed with a Python traceback; the report
+    names it by its error, as the tool memory does (`errors.lead_ins`)."""
+    from testdata import transcript
+
+    r = build_report(str(transcript("21-erk-ci-compact-17errors-41files-ebe65926.jsonl")), style)
+    bash = [e["message"] for e in r["errors"] if e["tool"] == "Bash"]
+    assert bash[0] == "TypeError: setup_impl_from_issue() got an unexpected keyword argument 'branch_slug'", bash
+    assert not any(m.endswith("(most recent call last):") for m in bash), bash
+
+
 def test_model_api_errors_of_both_forms_are_counted_and_shown(style):
     """Claude Code records a failed model call as a `system` line of subtype
     api_error (a retry, 2.1.15) or, once it gives up, as a `<synthetic>`

@@ -79,48 +79,35 @@ def for_agent(memory, agent):
 
 
 def error_line(text, memory):
-    """(the line that says what went wrong, whether one did): the first
-    line matching one of `error_patterns` in the text's first
-    _SEARCHED_CHARS, else the first that says something: not blank, not a
-    bare "Error:"/"Exit code 1", the agent's wrapper tags removed (`memory`
-    with the agent's facts: for_agent), and not one of `generic_errors`
-    where a later line is not (a script that printed data, "1" ... "5000",
-    then "FAILED 3 of 40 tests": the latter).  (An
-    agent that gives the model one text for both output streams puts a
-    failing command's error after what it printed first: a build's log,
-    then its `error: ...` line.)  When every line is a skipped one, the
-    text itself, and False: it says nothing on its own (then the input
-    joins the entry's key)."""
+    """(the line that says what went wrong, whether one did), by
+    engine/text/errorline.py's rule with the memory's lists (`memory` with
+    the agent's facts: for_agent), in the text's first _SEARCHED_CHARS,
+    after the agent's wrapper tags are removed: the error a traceback's
+    heading announces, else the first line matching one of
+    `error_patterns`, else the first that says something and is not one of
+    `generic_errors` (a script that printed data, "1" ... "5000", then
+    "FAILED 3 of 40 tests": the latter).  (An agent that gives the model
+    one text for both output streams puts a failing command's error after
+    what it printed first: a build's log, then its `error: ...` line.)
+    When every line is a skipped one, the text itself, and False: it says
+    nothing on its own (then the input joins the entry's key)."""
     import re
+
+    from engine.text.errorline import pick
 
     for pat in memory["strip_patterns"]:
         text = re.sub(pat, "", text)
-    first = specific = None
-    generic = memory["generic_errors"] if "generic_errors" in memory else ()
-    for line in _said(text[:_SEARCHED_CHARS], memory["skip_lines"]):
-        first = first or line
-        if any(re.search(p, line) for p in memory["error_patterns"]):
-            return line[: memory["max_field_chars"]], True
-        if specific is None and not any(re.fullmatch(p, line) for p in generic):
-            specific = line
-    first = specific or first or next(_said(text[_SEARCHED_CHARS:], memory["skip_lines"]), None)
-    if first:
-        return first[: memory["max_field_chars"]], True
+    skip = memory["skip_lines"]
+    line = pick(text[:_SEARCHED_CHARS], skip, memory["error_lead_ins"], memory["error_patterns"],
+                memory["generic_errors"] if "generic_errors" in memory else ())
+    line = line or pick(text[_SEARCHED_CHARS:], skip)
+    if line:
+        return line[: memory["max_field_chars"]], True
     return text.strip()[: memory["max_field_chars"]], False
 
 
 # A failure's text can be a whole build log: the error line is looked for in its head.
 _SEARCHED_CHARS = 20000
-
-
-def _said(text, skip_lines):
-    """The lines of `text` that say something (stripped), lazily."""
-    import re
-
-    for line in text.splitlines():
-        line = line.strip()
-        if line and not any(re.fullmatch(p, line) for p in skip_lines):
-            yield line
 
 
 def first_line(text, memory):

@@ -192,21 +192,34 @@ class Analyzer:
         return rec.size + extra
 
     def _first_line(self, text):
+        """The error's message: the line engine/text/errorline.py's rule
+        picks, with the style's lists (the tool memory's rule), redacted
+        and cut to `message_chars`."""
+        from engine.text.errorline import pick
+
         for m in self._markers:  # <tool_use_error>...</tool_use_error>: the words, not the tags
             if m.startswith("<") and m.endswith(">"):
                 text = text.replace(m, "").replace("</" + m[1:], "")
-        for line in text.splitlines():
-            line = line.strip()
-            if any(rx.fullmatch(line) for rx in self._skip):
-                continue  # an agent's own line around the output
-            for rx in self._strip:
-                line = rx.sub("", line, count=1) if rx.match(line) else line
-            line = line.strip()
-            if line:
-                limit = self.style["errors"]["message_chars"]
-                line = self.redact(line)
-                return line if len(line) <= limit else line[: limit - 1] + "…"
-        return ""
+        errors = self.style["errors"]
+        line = pick("\n".join(map(self._unlabelled, text.splitlines())), self._skip, errors["lead_ins"],
+                    generic=errors["generic"])
+        if not line:
+            return ""
+        limit = errors["message_chars"]
+        line = self.redact(line)
+        return line if len(line) <= limit else line[: limit - 1] + "…"
+
+    def _unlabelled(self, raw):
+        """A line without the label at its start (`strip`: Gemini CLI's
+        "Output: "); a line with none keeps its indentation (a traceback's
+        frames are told by it)."""
+        line = raw.strip()
+        if any(rx.fullmatch(line) for rx in self._skip):
+            return line  # an agent's own line around the output: skipped as it is
+        for rx in self._strip:
+            if rx.match(line):
+                return rx.sub("", line, count=1).strip()
+        return raw
 
     # -- the result -------------------------------------------------------
     def chain(self):

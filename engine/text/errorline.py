@@ -1,0 +1,52 @@
+"""The line of a failed tool's output that says what went wrong.
+
+One rule for the tool memory's lessons (engine/memory/record.py) and the
+session report's errors (engine/session/analyze.py), each with the lists of
+its own document (the profile's `hooks.memory`, the report style's
+`errors`), all whole-line regular expressions except `error_patterns`:
+
+- a line of `skip_lines` says nothing ("Exit code 1", an agent's header);
+- a line of `lead_ins` announces the error below it (a Python traceback's
+  heading, a Rust panic's): the error is the first line after it that is
+  not indented, past the frames (the traceback's `TypeError: ...`);
+- else the first line in which one of `error_patterns` is found;
+- else the first line that is not one of `generic` (a line of digits a
+  failing script printed before its error);
+- else the first line that says something; None when no line does.
+"""
+
+import re
+
+
+def pick(text, skip_lines=(), lead_ins=(), error_patterns=(), generic=()):
+    """The error line of `text` (stripped), or None."""
+    first = specific = None
+    lines = iter(text.splitlines())
+    for raw in lines:
+        line = raw.strip()
+        if not line or _whole(skip_lines, line):
+            continue
+        first = first or line
+        if _whole(lead_ins, line):
+            told = _announced(lines, skip_lines)
+            if told is not None:
+                return told
+        if any(re.search(p, line) for p in error_patterns):
+            return line
+        if specific is None and not _whole(generic, line):
+            specific = line
+    return specific or first
+
+
+def _whole(patterns, line):
+    return any(re.fullmatch(p, line) for p in patterns)
+
+
+def _announced(lines, skip_lines):
+    """The first line of `lines` (what follows a lead-in) that is neither
+    indented nor blank nor skipped: the error the frames led to."""
+    for raw in lines:
+        line = raw.strip()
+        if line and raw[:1] not in (" ", "\t") and not _whole(skip_lines, line):
+            return line
+    return None
