@@ -80,3 +80,11 @@ def test_skipped_lines_are_never_the_error_nor_the_one_announced():
     assert pick(f"{HEADING}\n  File x\n[stderr]\nValueError: v", ["\\[stderr\\]:?"], ["\\w+ \\(most recent call last\\):"]) \
         == "ValueError: v"
     assert pick("Error:\n \n", ["Error:?"]) is None
+
+
+def test_the_line_is_looked_for_in_the_head_of_a_long_output():
+    from engine.text.errorline import SEARCHED
+
+    data = "1\n" * SEARCHED  # a long output of data only: its head names it, the rest is not read
+    assert pick(data + "ValueError: late", generic=["[\\W\\d_]*"]) == "1"
+    assert pick(" \n" * SEARCHED + "ValueError: late") == "ValueError: late"  # nothing said in the head

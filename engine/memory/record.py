@@ -81,8 +81,8 @@ def for_agent(memory, agent):
 def error_line(text, memory):
     """(the line that says what went wrong, whether one did), by
     engine/text/errorline.py's rule with the memory's lists (`memory` with
-    the agent's facts: for_agent), in the text's first _SEARCHED_CHARS,
-    after the agent's wrapper tags are removed: the error a traceback's
+    the agent's facts: for_agent), after the agent's wrapper tags are
+    removed: the error a traceback's
     heading announces, else the first line matching one of
     `error_patterns`, else the first that says something and is not one of
     `generic_errors` (a script that printed data, "1" ... "5000", then
@@ -97,17 +97,11 @@ def error_line(text, memory):
 
     for pat in memory["strip_patterns"]:
         text = re.sub(pat, "", text)
-    skip = memory["skip_lines"]
-    line = pick(text[:_SEARCHED_CHARS], skip, memory["error_lead_ins"], memory["error_patterns"],
+    line = pick(text, memory["skip_lines"], memory["error_lead_ins"], memory["error_patterns"],
                 memory["generic_errors"] if "generic_errors" in memory else ())
-    line = line or pick(text[_SEARCHED_CHARS:], skip)
     if line:
         return line[: memory["max_field_chars"]], True
     return text.strip()[: memory["max_field_chars"]], False
-
-
-# A failure's text can be a whole build log: the error line is looked for in its head.
-_SEARCHED_CHARS = 20000
 
 
 def first_line(text, memory):

@@ -13,13 +13,23 @@ its own document (the profile's `hooks.memory`, the report style's
 - else the first line that is not one of `generic` (a line of digits a
   failing script printed before its error);
 - else the first line that says something; None when no line does.
+
+A failure's text can be a whole build log: the line is looked for in its
+first SEARCHED characters, and only when none there says something, the
+first that does after them.
 """
 
 import re
 
+SEARCHED = 20000
+
 
 def pick(text, skip_lines=(), lead_ins=(), error_patterns=(), generic=()):
     """The error line of `text` (stripped), or None."""
+    return _pick(text[:SEARCHED], skip_lines, lead_ins, error_patterns, generic) or _pick(text[SEARCHED:], skip_lines)
+
+
+def _pick(text, skip_lines, lead_ins=(), error_patterns=(), generic=()):
     first = specific = None
     lines = iter(text.splitlines())
     for raw in lines:
