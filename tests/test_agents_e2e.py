@@ -123,6 +123,11 @@ FIRST = {"codex": FAILING, "gemini": FAILING, "copilot": f"sleep 1.5; {FAILING}"
 # Two commands that print data, no error, and exit non-zero: two lessons,
 # each with its command, never one merged under their numbers.
 DATA_ONLY = ["echo 42; exit 1", "date +%s; exit 2"]
+# A command that fails with a Python traceback: its lesson is the error the
+# traceback ends with, never its heading.
+TRACEBACK = ("python3 setup-7d2e.py", "def setup(**options):\n    raise TypeError(f'setup() got an unexpected keyword "
+             "argument {next(iter(options))!r}')\n\n\nsetup(branch_slug='x')\n",
+             "TypeError: setup() got an unexpected keyword argument 'branch_slug'")
 # Calls that fail by the agent's own report, not a command's exit status
 # (measured): Codex answers a patch that does not apply with its message
 # alone and no PostToolUse (the turn's end finds it); Copilot reports a view
@@ -176,7 +181,8 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
       for the response that asked for it, and with `to_model` a later
       request holds the warning, the first one not;
     - a shell command fails (the agent's exit status in its output), and
-      two more that print only data fail too, and one the agent itself
+      two more that print only data fail too, one with a Python traceback,
+      and one the agent itself
       reports failed (Codex: a patch that does not apply; Copilot: a view
       of a missing path).
     `engine doctor` then reports the hooks trusted as the install said they
@@ -193,8 +199,11 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
     options = _trusted(agent, home, project, env, _install(agent, home, project, env, profile=prof))
     failing, said = _failed_calls(agent, project)
     reads = _reads(agent, project)
+    command, source, error = TRACEBACK
+    (project / command.split()[1]).write_text(source)
+    fails = [*map(shell, DATA_ONLY), shell(command)]
     # the agent-reported failure last: at the turn's end Copilot's transcript does not hold it yet (its timer)
-    script = [shell(FIRST[agent]), *map(shell, DATA_ONLY), *reads, *large, *failing, say("ok")]
+    script = [shell(FIRST[agent]), *fails, *reads, *large, *failing, say("ok")]
     api = (gemini_api.GeminiAPI if agent == "gemini" else ResponsesAPI)(script, tokens=lambda req: tokens)
     one = RUNS[agent]("go", home, project, None, api=api, env=env, **options)
     assert one.returncode == 0, str(one)
@@ -211,10 +220,10 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
         assert [d["hookType"] for d in ended].count("postToolUseFailure") == 1, ended
     text = gemini_api.request_text if agent == "gemini" else responses_api.request_text
     _reads_the_stub(agent, one.requests[len(script) - 1 - len(failing)], home, project, env, lines)
-    if reads:  # after the first command and the data-only ones
-        _read_in_parts(one, 1 + len(DATA_ONLY) + 1)
+    if reads:  # after the first command and the other failing ones
+        _read_in_parts(one, 1 + len(fails) + 1)
     if agent == "codex":  # its own cut of the first large output: the model is told how to read all of it
-        cut = text(one.requests[1 + len(DATA_ONLY) + 1])
+        cut = text(one.requests[1 + len(fails) + 1])
         assert "[CCM] The agent cut this output's middle before the content cache saw it." in cut, cut[-2000:]
     first = text(one.api.log[0].body)
     assert EFFORT in first, "SessionStart reached the engine, and its answer the model"
@@ -232,6 +241,7 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
     assert " times)" not in lesson, "one failure, remembered once (Gemini and Copilot name no call in its report)"
     assert "Read not run" not in lesson, "the engine's own denial of a whole-file read is no lesson"
     assert all(command in lesson for command in DATA_ONLY), "each data-only failure is its own lesson, with its command"
+    assert error in lesson and "most recent call last" not in lesson, ("a traceback's lesson is its error", lesson[-3000:])
     assert all(words in lesson for words in said), ("a call the agent reported failed is a lesson too", lesson[-3000:])
     log = tmp_path / "world" / "state" / "hook.log"
     logged = log.read_text() if log.exists() else ""
