@@ -117,6 +117,24 @@ def check(doc, kind=None):
     return errors
 
 
+def load_checked(path, builtin, kind, problems):
+    """The `kind` document at `path` (said as the user wrote it), else the
+    built-in file `builtin`: valid against its schema, then without
+    `problems(doc)` (what the schema cannot say: patterns, templates);
+    ValidationErrors, every one at its place, when it is not usable."""
+    from engine.base.errors import ValidationErrors, given
+
+    from .yamlload import load_file
+
+    if path is not None:
+        given(path)
+    doc = load_file(path or builtin)
+    errors = check(doc, kind) or problems(doc)
+    if errors:
+        raise ValidationErrors(errors)
+    return doc
+
+
 # Files of this process found valid, as read (see yamlload._PARSED).
 _VALID: set = set()
 

@@ -24,8 +24,6 @@ transcript's usage shows its cache writes were mostly 1-hour ones
 
 import re
 
-from engine.base.errors import ValidationErrors
-
 BUILTIN = ("pipelines", "reports", "pricing.yaml")
 KINDS = ("input", "cache_write", "cache_read", "output")
 
@@ -56,18 +54,9 @@ def problems(doc):
 
 def load(path=None):
     """The pricing document's data, checked (UserError when not usable)."""
-    from engine.base.errors import given
-    from engine.core import schema
-    from engine.core.yamlload import load_file
+    from engine.core.schema import load_checked
 
-    if path is not None:
-        given(path)
-    doc = load_file(path or builtin_path())
-    errors = schema.check(doc, "pricing")
-    if not errors:
-        errors = problems(doc)
-    if errors:
-        raise ValidationErrors(errors)
+    doc = load_checked(path, builtin_path(), "pricing", problems)
     data = dict(doc.data)
     data["file"] = str(doc.file)
     return data

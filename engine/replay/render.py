@@ -5,8 +5,6 @@ bounded sandbox within the document's `render` bounds (engine/core/templates.py)
 the page is autoescaped (every transcript path and handler name is text,
 never markup) and self-contained (inline CSS, no script, nothing fetched)."""
 
-from engine.base.errors import ValidationErrors
-
 BUILTIN = ("pipelines", "reports", "replay.yaml")
 
 
@@ -33,16 +31,10 @@ def problems(doc):
 
 
 def load(path=None):
-    from engine.base.errors import given
-    from engine.core import schema
-    from engine.core.yamlload import load_file
+    """The replay report's style, checked (UserError when it is not usable)."""
+    from engine.core.schema import load_checked
 
-    if path is not None:
-        given(path)  # said as the user wrote it
-    doc = load_file(path or builtin_path())
-    errors = schema.check(doc, "replay_report") or problems(doc)
-    if errors:
-        raise ValidationErrors(errors)
+    doc = load_checked(path, builtin_path(), "replay_report", problems)
     from engine.core.defaults import filled
     from engine.core.templates import with_places
 

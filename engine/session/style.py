@@ -4,8 +4,6 @@ file probed for runaways) and its templates parsed, so a mistake is one
 FILE:LINE:COL line before any transcript is read.
 """
 
-from engine.base.errors import ValidationErrors
-
 BUILTIN = ("pipelines", "reports", "session.yaml")
 # Where each template is, in the style's own words (the rendering's errors say so).
 TEMPLATES = (("terminal", "template"), ("html", "template"), ("since", "terminal_template"),
@@ -55,18 +53,9 @@ def _template(doc, source, path):
 
 def load(path=None):
     """The style document's data, checked (UserError when it is not usable)."""
-    from engine.base.errors import given
-    from engine.core import schema
-    from engine.core.yamlload import load_file
+    from engine.core.schema import load_checked
 
-    if path is not None:
-        given(path)
-    doc = load_file(path or builtin_path())
-    errors = schema.check(doc, "report")
-    if not errors:
-        errors = problems(doc)
-    if errors:
-        raise ValidationErrors(errors)
+    doc = load_checked(path, builtin_path(), "report", problems)
     from engine.core.defaults import filled
     from engine.core.templates import with_places
 
