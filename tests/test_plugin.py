@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from support.agent import REPO, FakeAPI, agent_env, find_claude, request_text, run_agent, text, tool, tool_results
+from support.agent import REPO, MessagesAPI, agent_env, find_claude, request_text, run_agent, text, tool, tool_results
 from support.plugin import HOOK, START, plugin_env, run_hook, wait_for, wait_gone
 
 # what engine install's hooks inject at a session's start (tests/test_real_agent.py), source line first
@@ -93,7 +93,7 @@ def _claude(args, home, cwd):
     """`claude ARGS` in the throwaway HOME; its API is the local stand-in
     (with the key and no base URL the plugin commands spend ~18 s trying to
     reach the real service)."""
-    with FakeAPI() as api:
+    with MessagesAPI() as api:
         proc = subprocess.run([str(find_claude()), *args], cwd=str(cwd), env=agent_env(home, {"ANTHROPIC_BASE_URL": api.url}),
                               capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
     assert proc.returncode == 0, f"claude {' '.join(args)}\n{proc.stdout}\n{proc.stderr}"

@@ -2,7 +2,7 @@
 Messages API, and record exactly what the model would have read.
 
 The rule it keeps: nothing leaves the machine and nothing is written outside
-the test's folders. The agent talks only to `FakeAPI` on 127.0.0.1 (any
+the test's folders. The agent talks only to `MessagesAPI` on 127.0.0.1 (any
 request it makes is answered, none is forwarded), its HOME, config, XDG and
 engine folders are the test's, and its hooks run this checkout's engine
 (PYTHONPATH) with the test's state and cache folders.
@@ -24,12 +24,13 @@ set): CI installs the agent (.ci/run), so it can never skip silently.
 import json
 import os
 import subprocess
-import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+
+from .offline import merge_json
+from .standin import MAIN, SIDE, Call, Say, Shell, StandIn, sse
 
 REPO = Path(__file__).resolve().parents[2]
 AGENT_VERSION = "2.1.330"  # the version .ci/run installs; the measurements in test_real_agent.py are of it
@@ -80,78 +81,19 @@ def text(value):
 # ---------------------------------------------------------------- the stand-in
 
 
-@dataclass
-class Request:
-    method: str
-    path: str
-    headers: dict
-    body: object  # parsed JSON, raw bytes when not JSON, None when empty
-    scripted: bool = False  # answered from the script (a main-loop /v1/messages call)
-
-
-def _sse(event, data):
-    return f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
-
-
-class FakeAPI:
-    """A threaded HTTP server on 127.0.0.1:<free port> standing in for the
-    Messages API. Each main-loop `POST /v1/messages` takes the next turn of
-    the script (after the script: "done."); side requests (another model
-    such as a haiku title, a request without tools, count_tokens, GET/HEAD)
-    get a harmless answer and do not consume the script. Every request is
-    recorded in `log`; `requests` are the scripted bodies, in order.
-    `tokens` (an int) is every response's input tokens, its usage as the
-    agent records it (100 when not given)."""
+class MessagesAPI(StandIn):
+    """The Messages API on 127.0.0.1:<free port>, on the stand-in's clock
+    (support/standin.py). Each main-loop `POST /v1/messages` takes the next
+    turn of the script (after the script: "done."); side requests (another
+    model such as a haiku title, a request without tools, count_tokens,
+    GET/HEAD) get a harmless answer and do not consume the script. Every
+    request is recorded in `log`; `requests` are the main-loop bodies, in
+    order. `tokens` (an int) is every response's input tokens, its usage as
+    the agent records it (100 when not given). A turn may be this module's
+    (tool, text) or the stand-in's (shell, call, say)."""
 
     def __init__(self, script=(), tokens=100):
-        self.script = list(script)
-        self.tokens = tokens
-        self.log = []
-        self._lock = threading.Lock()
-        self._ids = 0
-        api = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):  # quiet: the log is api.log
-                pass
-
-            def _serve(self):
-                n = int(self.headers.get("content-length") or 0)
-                raw = self.rfile.read(n) if n else b""
-                try:
-                    body = json.loads(raw) if raw else None
-                except ValueError:
-                    body = raw
-                req = Request(self.command, self.path, dict(self.headers), body)
-                status, ctype, data = api._answer(req)
-                self.send_response(status)
-                self.send_header("content-type", ctype)
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                if self.command != "HEAD":
-                    self.wfile.write(data)
-
-            do_POST = do_GET = do_HEAD = do_PUT = do_DELETE = do_PATCH = _serve
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.port = self.server.server_address[1]
-        self.url = f"http://127.0.0.1:{self.port}"
-        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self):
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.server.shutdown()
-        self.server.server_close()
-
-    @property
-    def requests(self):
-        return [r.body for r in self.log if r.scripted]
+        super().__init__(script, tokens=tokens)
 
     @staticmethod
     def is_main(req):
@@ -162,24 +104,19 @@ class FakeAPI:
         body = req.body if isinstance(req.body, dict) else {}
         return bool(body.get("tools")) and "haiku" not in str(body.get("model", ""))
 
-    def _answer(self, req):
-        with self._lock:
-            self.log.append(req)
-            if req.method == "POST" and req.path.split("?")[0].endswith("/count_tokens"):
-                return 200, "application/json", b'{"input_tokens": 100}'
-            if req.method != "POST" or "/v1/messages" not in req.path:
-                return 200, "application/json", b"{}"
-            body = req.body if isinstance(req.body, dict) else {}
-            if self.is_main(req):
-                req.scripted = True
-                turn = self.script.pop(0) if self.script else Text("done.")
-                if callable(turn):
-                    turn = turn(body)
-            else:
-                turn = Text("Test")  # a title / topic side request: any short text will do
-            self._ids += 1
-            n = self._ids
-        return self._message(body, turn, n, self.tokens)
+    def kind(self, req):
+        if req.method != "POST" or "/v1/messages" not in req.path or _counts_tokens(req):
+            return None
+        return MAIN if self.is_main(req) else SIDE
+
+    def other(self, req):
+        if _counts_tokens(req):
+            return 200, "application/json", b'{"input_tokens": 100}'
+        return 200, "application/json", b"{}"
+
+    def answer(self, req, turn, n):
+        return self._message(req.body if isinstance(req.body, dict) else {}, _claude_turn(turn), n,
+                             self.input_tokens(req))
 
     @staticmethod
     def _message(body, turn, n, tokens):
@@ -202,17 +139,32 @@ class FakeAPI:
                    "stop_reason": stop, "stop_sequence": None, "usage": usage}
             return 200, "application/json", json.dumps(msg).encode()
         events = [
-            _sse("message_start", {"type": "message_start", "message": {
+            sse({"type": "message_start", "message": {
                 "id": msg_id, "type": "message", "role": "assistant", "model": model, "content": [],
-                "stop_reason": None, "stop_sequence": None, "usage": dict(usage, output_tokens=1)}}),
-            _sse("content_block_start", {"type": "content_block_start", "index": 0, "content_block": block}),
-            _sse("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}),
-            _sse("content_block_stop", {"type": "content_block_stop", "index": 0}),
-            _sse("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
-                                   "usage": {"output_tokens": 10}}),
-            _sse("message_stop", {"type": "message_stop"}),
+                "stop_reason": None, "stop_sequence": None, "usage": dict(usage, output_tokens=1)}}, "message_start"),
+            sse({"type": "content_block_start", "index": 0, "content_block": block}, "content_block_start"),
+            sse({"type": "content_block_delta", "index": 0, "delta": delta}, "content_block_delta"),
+            sse({"type": "content_block_stop", "index": 0}, "content_block_stop"),
+            sse({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
+                 "usage": {"output_tokens": 10}}, "message_delta"),
+            sse({"type": "message_stop"}, "message_stop"),
         ]
         return 200, "text/event-stream", b"".join(events)
+
+
+def _counts_tokens(req):
+    return req.method == "POST" and req.path.split("?")[0].endswith("/count_tokens")
+
+
+def _claude_turn(turn):
+    """A stand-in turn (shell, call, say) as this module's (tool, text)."""
+    if isinstance(turn, Shell):
+        return ToolCall("Bash", {"command": turn.command})
+    if isinstance(turn, Call):
+        return ToolCall(turn.name, dict(turn.args))
+    if isinstance(turn, Say):
+        return Text(turn.text)
+    return turn
 
 
 # ---------------------------------------------------------------- reading requests
@@ -255,23 +207,13 @@ def tool_results(body):
 # ---------------------------------------------------------------- running the agent
 
 
-def _merge_json(path, update):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        data = {}
-    update(data)
-    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-
-
 def allow_tools(home, rules=DEFAULT_ALLOW):
     """Add allow rules to $HOME/.claude/settings.json (kept with what is there)."""
     def update(data):
         perms = data.setdefault("permissions", {})
         allow = perms.setdefault("allow", [])
         allow.extend(r for r in rules if r not in allow)
-    _merge_json(Path(home) / ".claude" / "settings.json", update)
+    merge_json(Path(home) / ".claude" / "settings.json", update)
 
 
 def agent_env(home, env=None):
@@ -331,13 +273,13 @@ class AgentRun:
 
     def __str__(self):
         return (f"claude -> exit {self.returncode}\nstdout: {self.stdout[:3000]}\nstderr: {self.stderr[-3000:]}\n"
-                f"requests: {[(r.method, r.path, r.scripted) for r in self.log]}")
+                f"requests: {[(r.method, r.path, r.kind) for r in self.log]}")
 
 
 def run_agent(prompt, home, cwd, script, resume=None, env=None, timeout=60, allow=DEFAULT_ALLOW, args=(), tokens=100):
     """Run `claude -p PROMPT --output-format json` (with `--resume SESSION_ID`
     when given; PROMPT may be `/compact`) in `cwd`, HOME=home, against a
-    FakeAPI driven by `script`. Allow rules `allow` are added to the user's
+    MessagesAPI driven by `script`. Allow rules `allow` are added to the user's
     settings first; every response reports `tokens` input tokens. Returns
     an AgentRun; a run past `timeout` seconds is killed and fails the test."""
     claude = find_claude()
@@ -346,7 +288,7 @@ def run_agent(prompt, home, cwd, script, resume=None, env=None, timeout=60, allo
     cmd = [str(claude), "-p", prompt, "--output-format", "json", *args]
     if resume:
         cmd += ["--resume", resume]
-    with FakeAPI(script, tokens) as api:
+    with MessagesAPI(script, tokens) as api:
         full_env = agent_env(home, {"ANTHROPIC_BASE_URL": api.url, **(env or {})})
         proc = subprocess.Popen(cmd, cwd=str(cwd), env=full_env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, start_new_session=True)
@@ -362,4 +304,4 @@ def run_agent(prompt, home, cwd, script, resume=None, env=None, timeout=60, allo
         output = json.loads(out)
     except ValueError:
         output = None
-    return AgentRun(proc.returncode, out, err, output, [r.body for r in log if r.scripted], log)
+    return AgentRun(proc.returncode, out, err, output, [r.body for r in log if r.kind == MAIN], log)

@@ -137,11 +137,11 @@ sys.path.insert(0, str(REPO / "tests"))
 
 from support import agent as claude_support  # noqa: E402
 from support import codex, copilot, gemini  # noqa: E402
+from support.agent import MessagesAPI  # noqa: E402
 from support.gemini_api import GeminiAPI  # noqa: E402
 from support.nodns import NoDNS  # noqa: E402
 from support.offline import Netns, base_env, merge_json  # noqa: E402
 from support.responses_api import ResponsesAPI  # noqa: E402
-from support.rmcwd import ClaudeAPI  # noqa: E402
 from support.standin import say  # noqa: E402
 
 SESSION_END = {"claude-code": "SessionEnd", "codex": "SessionEnd", "gemini": "SessionEnd", "copilot": "sessionEnd"}
@@ -240,7 +240,7 @@ def add_second(agent, home, log, seconds):
 
 
 SETUP = {"claude-code": setup_claude, "codex": setup_codex, "gemini": setup_gemini, "copilot": setup_copilot}
-API = {"claude-code": ClaudeAPI, "codex": ResponsesAPI, "gemini": GeminiAPI, "copilot": ResponsesAPI}
+API = {"claude-code": MessagesAPI, "codex": ResponsesAPI, "gemini": GeminiAPI, "copilot": ResponsesAPI}
 
 
 # ---------------------------------------------------------------- the terminal

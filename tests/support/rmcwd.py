@@ -89,7 +89,7 @@ from support.codex import run_codex  # noqa: E402
 from support.copilot import events_of, run_copilot  # noqa: E402
 from support.gemini import run_gemini  # noqa: E402
 from support.offline import base_env, run_offline  # noqa: E402
-from support.standin import MAIN, SIDE, Say, Shell, StandIn, say, shell  # noqa: E402
+from support.standin import say, shell  # noqa: E402
 
 # The events logged, per agent (the engine's own plus a few it does not take).
 EVENTS = {
@@ -105,33 +105,10 @@ SETTINGS = {"claude-code": ".claude/settings.json", "codex": ".codex/hooks.json"
             "gemini": ".gemini/settings.json", "copilot": ".copilot/hooks/rules-engine.json"}
 
 
-class ClaudeAPI(StandIn):
-    """The Messages API for Claude Code, on the StandIn clock (agent.py's FakeAPI wire format)."""
-
-    def kind(self, req):
-        if req.method == "POST" and req.path.split("?")[0].endswith("/count_tokens"):
-            return None
-        if req.method != "POST" or "/v1/messages" not in req.path:
-            return None
-        return MAIN if claude_support.FakeAPI.is_main(req) else SIDE
-
-    def other(self, req):
-        if req.path.split("?")[0].endswith("/count_tokens"):
-            return 200, "application/json", b'{"input_tokens": 100}'
-        return 200, "application/json", b"{}"
-
-    def answer(self, req, turn, n):
-        if isinstance(turn, Shell):
-            turn = claude_support.ToolCall("Bash", {"command": turn.command})
-        elif isinstance(turn, Say):
-            turn = claude_support.Text(turn.text)
-        return claude_support.FakeAPI._message(req.body if isinstance(req.body, dict) else {}, turn, n)
-
-
 def run_claude(prompt, home, cwd, script=None, api=None, env=None, timeout=60):
     claude = claude_support.find_claude()
     claude_support.allow_tools(home)
-    api = api or ClaudeAPI(script)
+    api = api or claude_support.MessagesAPI(script)
 
     def setup(api):
         return base_env(home, {"CLAUDE_CONFIG_DIR": Path(home) / ".claude", "ANTHROPIC_API_KEY": "test",
@@ -203,7 +180,7 @@ def measure(agent, out):
     subprocess.run(["git", "init", "-q", str(project)], check=True)
     (project / "README.md").write_text("a project\n")
     install(agent, home, project, log)
-    api = (gemini_api.GeminiAPI if agent == "gemini" else ClaudeAPI if agent == "claude-code"
+    api = (gemini_api.GeminiAPI if agent == "gemini" else claude_support.MessagesAPI if agent == "claude-code"
            else responses_api.ResponsesAPI)(script(project))
     run = RUNS[agent]("go", home, project, None, api=api, timeout=120, env={"PWD": project})  # as a terminal in proj/
     calls = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
