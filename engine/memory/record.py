@@ -82,11 +82,10 @@ def error_line(text, memory):
     """(the line that says what went wrong, whether one did), by
     engine/text/errorline.py's rule with the memory's lists (`memory` with
     the agent's facts: for_agent), after the agent's wrapper tags are
-    removed: the error a traceback's
-    heading announces, else the first line matching one of
-    `error_patterns`, else the first that says something and is not one of
-    `generic_errors` (a script that printed data, "1" ... "5000", then
-    "FAILED 3 of 40 tests": the latter).  (An agent that gives the model
+    removed: the error a traceback's heading announces, else the first line
+    matching one of `error_patterns`, else the first that says something
+    and is not one of `generic_errors` (a script that printed data, "1" ...
+    "5000", then "FAILED 3 of 40 tests": the latter).  (An agent that gives the model
     one text for both output streams puts a failing command's error after
     what it printed first: a build's log, then its `error: ...` line.)
     When every line is a skipped one, the text itself, and False: it says

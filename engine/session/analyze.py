@@ -195,27 +195,23 @@ class Analyzer:
         """The error's message: the line engine/text/errorline.py's rule
         picks, with the style's lists (the tool memory's rule), redacted
         and cut to `message_chars`."""
-        from engine.text.errorline import SEARCHED, pick
+        from engine.text.errorline import pick
 
         for m in self._markers:  # <tool_use_error>...</tool_use_error>: the words, not the tags
             if m.startswith("<") and m.endswith(">"):
                 text = text.replace(m, "").replace("</" + m[1:], "")
         errors = self.style["errors"]
-        line = pick(self._unlabelled(text[:SEARCHED]), self._skip, errors["lead_ins"], generic=errors["generic"]) \
-            or pick(self._unlabelled(text[SEARCHED:]), self._skip)
+        line = pick(text, self._skip, errors["lead_ins"], generic=errors["generic"], clean=self._unlabelled)
         if not line:
             return ""
         limit = errors["message_chars"]
         line = self.redact(line)
         return line if len(line) <= limit else line[: limit - 1] + "…"
 
-    def _unlabelled(self, text):
-        """The text's lines without the label at their start (`strip`:
-        Gemini CLI's "Output: "); a line with none keeps its indentation (a
-        traceback's frames are told by it)."""
-        return "\n".join(map(self._unlabelled_line, text.splitlines()))
-
-    def _unlabelled_line(self, raw):
+    def _unlabelled(self, raw):
+        """A line without the label at its start (`strip`: Gemini CLI's
+        "Output: "); a line with none keeps its indentation (a traceback's
+        frames are told by it)."""
         line = raw.strip()
         if any(rx.fullmatch(line) for rx in self._skip):
             return line  # an agent's own line around the output: skipped as it is

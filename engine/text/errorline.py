@@ -24,14 +24,16 @@ import re
 SEARCHED = 20000
 
 
-def pick(text, skip_lines=(), lead_ins=(), error_patterns=(), generic=()):
-    """The error line of `text` (stripped), or None."""
-    return _pick(text[:SEARCHED], skip_lines, lead_ins, error_patterns, generic) or _pick(text[SEARCHED:], skip_lines)
+def pick(text, skip_lines=(), lead_ins=(), error_patterns=(), generic=(), clean=None):
+    """The error line of `text` (stripped), or None; `clean(line)`, when
+    given, is each line as read (a label taken off its start)."""
+    return _pick(text[:SEARCHED], clean, skip_lines, lead_ins, error_patterns, generic) \
+        or _pick(text[SEARCHED:], clean, skip_lines)
 
 
-def _pick(text, skip_lines, lead_ins=(), error_patterns=(), generic=()):
+def _pick(text, clean, skip_lines, lead_ins=(), error_patterns=(), generic=()):
     first = specific = None
-    lines = iter(text.splitlines())
+    lines = iter(text.splitlines() if clean is None else map(clean, text.splitlines()))
     for raw in lines:
         line = raw.strip()
         if not line or _whole(skip_lines, line):
