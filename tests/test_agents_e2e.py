@@ -11,6 +11,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -128,6 +129,9 @@ DATA_ONLY = ["echo 42; exit 1", "date +%s; exit 2"]
 TRACEBACK = ("python3 setup-7d2e.py", "def setup(**options):\n    raise TypeError(f'setup() got an unexpected keyword "
              "argument {next(iter(options))!r}')\n\n\nsetup(branch_slug='x')\n",
              "TypeError: setup() got an unexpected keyword argument 'branch_slug'")
+# A test run that fails: its lesson is the line that names the failed test.
+TEST_RUN = ("test_bad.py", "def test_bad():\n    x = {'a': 1}\n    assert x['a'] == 2\n",
+            "FAILED test_bad.py::test_bad - assert 1 == 2")
 # Calls that fail by the agent's own report, not a command's exit status
 # (measured): Codex answers a patch that does not apply with its message
 # alone and no PostToolUse (the turn's end finds it); Copilot reports a view
@@ -182,7 +186,7 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
       request holds the warning, the first one not;
     - a shell command fails (the agent's exit status in its output), and
       two more that print only data fail too, one with a Python traceback,
-      and one the agent itself
+      a test run, and one the agent itself
       reports failed (Codex: a patch that does not apply; Copilot: a view
       of a missing path).
     `engine doctor` then reports the hooks trusted as the install said they
@@ -201,7 +205,12 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
     reads = _reads(agent, project)
     command, source, error = TRACEBACK
     (project / command.split()[1]).write_text(source)
-    fails = [*map(shell, DATA_ONLY), shell(command)]
+    (project / TEST_RUN[0]).write_text(TEST_RUN[1])
+    # this interpreter has pytest; named in a script of the project's, as a project's test script does
+    # (measured: Codex's shell finds its own python3 on PATH, and Copilot asks before it runs a
+    # program named by a path outside the project, with no one to ask under -p)
+    (project / "run-tests.sh").write_text(f"exec {sys.executable} -m pytest -q -p no:cacheprovider {TEST_RUN[0]}\n")
+    fails = [*map(shell, DATA_ONLY), shell(command), shell("sh run-tests.sh")]
     # the agent-reported failure last: at the turn's end Copilot's transcript does not hold it yet (its timer)
     script = [shell(FIRST[agent]), *fails, *reads, *large, *failing, say("ok")]
     api = (gemini_api.GeminiAPI if agent == "gemini" else ResponsesAPI)(script, tokens=lambda req: tokens)
@@ -242,6 +251,7 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
     assert "Read not run" not in lesson, "the engine's own denial of a whole-file read is no lesson"
     assert all(command in lesson for command in DATA_ONLY), "each data-only failure is its own lesson, with its command"
     assert error in lesson and "most recent call last" not in lesson, ("a traceback's lesson is its error", lesson[-3000:])
+    assert TEST_RUN[2] in lesson, ("a test run's lesson is its failed test", lesson[-3000:])
     assert all(words in lesson for words in said), ("a call the agent reported failed is a lesson too", lesson[-3000:])
     log = tmp_path / "world" / "state" / "hook.log"
     logged = log.read_text() if log.exists() else ""

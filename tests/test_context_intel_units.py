@@ -101,6 +101,8 @@ def test_failures_are_detected(event, expected):
 @pytest.mark.parametrize("resp", [
     {"stdout": "Permission denied appears in a grep result", "stderr": ""},
     {"stdout": "ok", "stderr": "warning: something minor", "exit_code": 0},
+    # a test run's line names what failed (hooks.memory.failure_lines) but marks no call failed
+    {"stdout": "", "stderr": "FAILED tests/test_a.py::test_bad - assert 1 == 2", "exit_code": 0},
     None,
 ])
 def test_successes_are_not_failures(resp):

@@ -43,14 +43,42 @@ index out of bounds: the len is 3 but the index is 7
 note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace"""
 
 
+PYTEST = """============================= test session starts ==============================
+platform linux -- Python 3.11.7, pytest-9.2.0, pluggy-1.7.0
+collected 2 items
+
+test_a.py .F                                                             [100%]
+
+=================================== FAILURES ===================================
+___________________________________ test_bad ___________________________________
+
+    def test_bad():
+        x = {"a": 1}
+>       assert x["a"] == 2
+E       assert 1 == 2
+
+test_a.py:6: AssertionError
+=========================== short test summary info ============================
+FAILED test_a.py::test_bad - assert 1 == 2
+========================= 1 failed, 1 passed in 0.62s =========================="""
+
+GO = """--- FAIL: TestParse (0.00s)
+    parse_test.go:12: got 3, want 4
+FAIL
+FAIL\texample.com/parse\t0.002s"""
+
+
 def _memory_lists():
     memory = yaml.safe_load((REPO / "pipelines" / "default.yaml").read_text(encoding="utf-8"))["hooks"]["memory"]
-    return memory["skip_lines"], memory["error_lead_ins"], memory["error_patterns"], memory["generic_errors"]
+    return {"skip_lines": memory["skip_lines"], "failure_lines": memory["failure_lines"],
+            "lead_ins": memory["error_lead_ins"], "error_patterns": memory["error_patterns"],
+            "generic": memory["generic_errors"]}
 
 
 def _report_lists():
     errors = yaml.safe_load((REPO / "pipelines" / "reports" / "session.yaml").read_text(encoding="utf-8"))["errors"]
-    return errors["skip_lines"], errors["lead_ins"], (), errors["generic"]
+    return {"skip_lines": errors["skip_lines"], "failure_lines": errors["failure_lines"], "lead_ins": errors["lead_ins"],
+            "generic": errors["generic"]}
 
 
 @pytest.mark.parametrize("lists", [_memory_lists(), _report_lists()], ids=["memory", "report"])
@@ -63,23 +91,29 @@ def _report_lists():
     (f"{HEADING}\n  File \"a.py\", line 1, in <module>\n    main()", HEADING),
     ("1\n2\n3\nFAILED 3 of 40 tests", "FAILED 3 of 40 tests"),  # data printed before the error
     ("1\n2\n3", "1"),
+    # a test run: the line that names the failed test, after the whole log (and a traceback in it)
+    (PYTEST, "FAILED test_a.py::test_bad - assert 1 == 2"),
+    (PYTEST.replace("collected 2 items", f"{HEADING}\n  File x\nValueError: v"), "FAILED test_a.py::test_bad - assert 1 == 2"),
+    (GO, "--- FAIL: TestParse (0.00s)"),
+    ("PASS src/a.test.js\nFAIL src/b.test.js\n  \u25cf parse \u203a reads a number\n\n    expect(received).toBe(expected)",
+     "\u25cf parse \u203a reads a number"),
 ])
 def test_the_line_that_says_what_went_wrong(lists, text, line):
-    assert pick(text, *lists) == line
+    assert pick(text, **lists) == line
 
 
 def test_a_line_of_an_error_pattern_comes_before_an_earlier_one_that_is_not():
-    skip, lead_ins, patterns, generic = _memory_lists()
+    lists = _memory_lists()
     text = "building 12 targets\nnpm ERR! missing script: lint"
-    assert pick(text, skip, lead_ins, patterns, generic) == "npm ERR! missing script: lint"
-    assert pick(text, skip, lead_ins, (), generic) == "building 12 targets"
+    assert pick(text, **lists) == "npm ERR! missing script: lint"
+    assert pick(text, **dict(lists, error_patterns=())) == "building 12 targets"
 
 
 def test_skipped_lines_are_never_the_error_nor_the_one_announced():
-    assert pick("Error:\n\nboom", ["Error:?"]) == "boom"
-    assert pick(f"{HEADING}\n  File x\n[stderr]\nValueError: v", ["\\[stderr\\]:?"], ["\\w+ \\(most recent call last\\):"]) \
-        == "ValueError: v"
-    assert pick("Error:\n \n", ["Error:?"]) is None
+    assert pick("Error:\n\nboom", skip_lines=["Error:?"]) == "boom"
+    assert pick(f"{HEADING}\n  File x\n[stderr]\nValueError: v", skip_lines=["\\[stderr\\]:?"],
+                lead_ins=["\\w+ \\(most recent call last\\):"]) == "ValueError: v"
+    assert pick("Error:\n \n", skip_lines=["Error:?"]) is None
 
 
 def test_the_line_is_looked_for_in_the_head_of_a_long_output():

@@ -280,7 +280,8 @@ def _memory_lists():
     against a whole line; and each agent's failure.strip and skip_lines."""
     memory = _yaml(REPO / "pipelines" / "default.yaml")["hooks"]["memory"]
     hows = {"error_patterns": "search", "strip_patterns": "sub", "skip_lines": "fullmatch",
-            "error_lead_ins": "fullmatch", "generic_errors": "fullmatch", "own_answers": "search"}
+            "failure_lines": "search", "error_lead_ins": "fullmatch", "generic_errors": "fullmatch",
+            "own_answers": "search"}
     out = [(f"hooks.memory.{key}[{i}]", p, how) for key, how in hows.items() for i, p in enumerate(memory[key])]
     # each agent's own, which the memory (and the report) add to those lists
     for f in sorted(glob.glob(str(REPO / "pipelines" / "agents" / "*.yaml"))):
@@ -506,7 +507,7 @@ def _re_run_patterns():
     style = _yaml(REPO / "pipelines" / "reports" / "session.yaml")
     out = [(f"report.context_windows.models[{i}]", m["pattern"]) for i, m in enumerate(style["context_windows"]["models"])]
     out += [(f"report.refreshes.banners[{i}]", b["pattern"]) for i, b in enumerate(style["refreshes"]["banners"])]
-    out += [(f"report.errors.{key}[{i}]", p) for key in ("skip_lines", "strip", "lead_ins", "generic")
+    out += [(f"report.errors.{key}[{i}]", p) for key in ("skip_lines", "strip", "failure_lines", "lead_ins", "generic")
             for i, p in enumerate(style["errors"][key])]
     pricing = _yaml(REPO / "pipelines" / "reports" / "pricing.yaml")
     out += [(f"pricing.families[{i}]", f["pattern"]) for i, f in enumerate(pricing["families"])]

@@ -244,16 +244,19 @@ def test_a_failure_is_the_next_sessions_lesson_and_the_monitor_warns_from_the_ag
     after the first tool call (the monitor's `to_model`), not before, though
     every call fails (Claude Code reports a command that exits non-zero by
     PostToolUseFailure, never PostToolUse: the built-in profile's
-    context_monitor_failures); the four failures are the lessons the
+    context_monitor_failures); the five failures are the lessons the
     project's next session reads at its first Bash call (PreToolUse context,
-    after the call's result), a Python traceback's by the error it ends with."""
+    after the call's result), a Python traceback's by the error it ends
+    with, a test run's by the line that names its failed test."""
     prof = shared_profile(profile_text({"post_tool": [{"name": "context_monitor_tools", "to_model": True}],
                                         "tool_failure": [{"name": "context_monitor_failures", "to_model": True}]},
                                        name="monitor-claude"))
     w = _world(tmp_path / "w", install_args=("--profile", str(prof)))
     (w.project / "setup.py").write_text("def setup(**options):\n    raise TypeError(f'setup() got an unexpected keyword "
                                         "argument {next(iter(options))!r}')\n\n\nsetup(branch_slug='x')\n")
-    commands = ["cat settings-4c1d.conf", "python3 setup.py", *DATA_ONLY]
+    (w.project / "test_bad.py").write_text("def test_bad():\n    x = {'a': 1}\n    assert x['a'] == 2\n")
+    pytest_run = f"{sys.executable} -m pytest -q -p no:cacheprovider test_bad.py"
+    commands = ["cat settings-4c1d.conf", "python3 setup.py", pytest_run, *DATA_ONLY]
     one = _run(w, "go", [*(tool("Bash", command=c, description="run") for c in commands), text("ok")], tokens=150000)
     first, later = request_text(one.requests[0]), "".join(map(request_text, one.requests[1:]))
     assert "past 70%" not in first and "TOOL MEMORY" not in first + later
@@ -264,6 +267,7 @@ def test_a_failure_is_the_next_sessions_lesson_and_the_monitor_warns_from_the_ag
     assert all(command in lesson for command in DATA_ONLY) and " times)" not in lesson, lesson[-3000:]
     assert "TypeError: setup() got an unexpected keyword argument 'branch_slug'" in lesson, lesson[-3000:]
     assert "most recent call last" not in lesson, lesson[-3000:]
+    assert "FAILED test_bad.py::test_bad - assert 1 == 2" in lesson, lesson[-3000:]
 
 
 def test_a_large_output_of_a_failing_command_is_kept_whole_by_the_wrapper(tmp_path):

@@ -37,8 +37,8 @@ def _check_regexes(memory, err):
     from engine.core.patterncheck import re_runaway_reason
 
     out = []
-    for key in ("error_patterns", "strip_patterns", "skip_lines", "error_lead_ins", "signature", "generic_errors",
-                "own_answers"):
+    for key in ("error_patterns", "strip_patterns", "skip_lines", "failure_lines", "error_lead_ins", "signature",
+                "generic_errors", "own_answers"):
         if key not in memory:  # before defaults: a key not set has nothing to check
             continue
         for i, p in enumerate(memory[key]):

@@ -82,7 +82,8 @@ def error_line(text, memory):
     """(the line that says what went wrong, whether one did), by
     engine/text/errorline.py's rule with the memory's lists (`memory` with
     the agent's facts: for_agent), after the agent's wrapper tags are
-    removed: the error a traceback's heading announces, else the first line
+    removed: the first line that names a failed test (`failure_lines`),
+    else the error a traceback's heading announces, else the first line
     matching one of `error_patterns`, else the first that says something
     and is not one of `generic_errors` (a script that printed data, "1" ...
     "5000", then "FAILED 3 of 40 tests": the latter).  (An agent that gives the model
@@ -96,8 +97,9 @@ def error_line(text, memory):
 
     for pat in memory["strip_patterns"]:
         text = re.sub(pat, "", text)
-    line = pick(text, memory["skip_lines"], memory["error_lead_ins"], memory["error_patterns"],
-                memory["generic_errors"] if "generic_errors" in memory else ())
+    line = pick(text, skip_lines=memory["skip_lines"], failure_lines=memory["failure_lines"],
+                lead_ins=memory["error_lead_ins"], error_patterns=memory["error_patterns"],
+                generic=memory["generic_errors"] if "generic_errors" in memory else ())
     if line:
         return line[: memory["max_field_chars"]], True
     return text.strip()[: memory["max_field_chars"]], False

@@ -26,7 +26,7 @@ def problems(doc):
         out.extend(_pattern(doc, m["pattern"], ("context_windows", "models", i, "pattern")))
     for i, b in enumerate(data["refreshes"]["banners"]):
         out.extend(_pattern(doc, b["pattern"], ("refreshes", "banners", i, "pattern")))
-    for key in ("skip_lines", "strip", "lead_ins", "generic"):
+    for key in ("skip_lines", "strip", "failure_lines", "lead_ins", "generic"):
         for i, pattern in enumerate(data["errors"].get(key) or ()):
             out.extend(_pattern(doc, pattern, ("errors", key, i)))
     for where in TEMPLATES:

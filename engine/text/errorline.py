@@ -3,10 +3,14 @@
 One rule for the tool memory's lessons (engine/memory/record.py) and the
 session report's errors (engine/session/analyze.py), each with the lists of
 its own document (the profile's `hooks.memory`, the report style's
-`errors`), all whole-line regular expressions except `error_patterns`:
+`errors`), all whole-line regular expressions except `failure_lines` and
+`error_patterns`, which are searched:
 
 - a line of `skip_lines` says nothing ("Exit code 1", an agent's header);
-- a line of `lead_ins` announces the error below it (a Python traceback's
+- the first line in which one of `failure_lines` is found names what
+  failed, wherever it stands (a test runner's `FAILED path::test - reason`
+  after its whole log);
+- else a line of `lead_ins` announces the error below it (a Python traceback's
   heading, a Rust panic's): the error is the first line after it that is
   not indented, past the frames (the traceback's `TypeError: ...`);
 - else the first line in which one of `error_patterns` is found;
@@ -24,16 +28,30 @@ import re
 SEARCHED = 20000
 
 
-def pick(text, skip_lines=(), lead_ins=(), error_patterns=(), generic=(), clean=None):
+def pick(text, *, skip_lines=(), failure_lines=(), lead_ins=(), error_patterns=(), generic=(), clean=None):
     """The error line of `text` (stripped), or None; `clean(line)`, when
     given, is each line as read (a label taken off its start)."""
-    return _pick(text[:SEARCHED], clean, skip_lines, lead_ins, error_patterns, generic) \
-        or _pick(text[SEARCHED:], clean, skip_lines)
+    head = _lines(text[:SEARCHED], clean)
+    return _failure_line(head, skip_lines, failure_lines) \
+        or _pick(iter(head), skip_lines, lead_ins, error_patterns, generic) \
+        or _pick(iter(_lines(text[SEARCHED:], clean)), skip_lines)
 
 
-def _pick(text, clean, skip_lines, lead_ins=(), error_patterns=(), generic=()):
+def _lines(text, clean):
+    return text.splitlines() if clean is None else list(map(clean, text.splitlines()))
+
+
+def _failure_line(lines, skip_lines, failure_lines):
+    if failure_lines:
+        for raw in lines:
+            line = raw.strip()
+            if line and any(re.search(p, line) for p in failure_lines) and not _whole(skip_lines, line):
+                return line
+    return None
+
+
+def _pick(lines, skip_lines, lead_ins=(), error_patterns=(), generic=()):
     first = specific = None
-    lines = iter(text.splitlines() if clean is None else map(clean, text.splitlines()))
     for raw in lines:
         line = raw.strip()
         if not line or _whole(skip_lines, line):
