@@ -97,6 +97,16 @@ def _report_lists():
     (GO, "--- FAIL: TestParse (0.00s)"),
     ("PASS src/a.test.js\nFAIL src/b.test.js\n  \u25cf parse \u203a reads a number\n\n    expect(received).toBe(expected)",
      "\u25cf parse \u203a reads a number"),
+    # compilers and checkers: the line with the file, its place and the error, not the command echoed first
+    ("cc -O2 -c src/main.c\nsrc/main.c: In function 'main':\nsrc/main.c:3:5: error: 'x' undeclared (first use in this function)",
+     "src/main.c:3:5: error: 'x' undeclared (first use in this function)"),
+    ("engine/a.py:12: error: Incompatible return value type (got \"int\", expected \"str\")  [return-value]\n"
+     "Found 1 error in 1 file (checked 3 source files)",
+     "engine/a.py:12: error: Incompatible return value type (got \"int\", expected \"str\")  [return-value]"),
+    ("> tsc --noEmit\n\nsrc/a.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'.",
+     "src/a.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'."),
+    ("/repo/src/a.js\n  3:7  error  'x' is assigned a value but never used  no-unused-vars\n\n\u2716 1 problem (1 error, 0 warnings)",
+     "3:7  error  'x' is assigned a value but never used  no-unused-vars"),
 ])
 def test_the_line_that_says_what_went_wrong(lists, text, line):
     assert pick(text, **lists) == line
