@@ -286,7 +286,8 @@ def _memory_lists():
     # each agent's own, which the memory (and the report) add to those lists
     for f in sorted(glob.glob(str(REPO / "pipelines" / "agents" / "*.yaml"))):
         failure = _yaml(f).get("failure") or {}
-        out += [(f"{Path(f).stem}.failure.{key}[{i}]", p, how) for key, how in (("strip", "sub"), ("skip_lines", "fullmatch"))
+        out += [(f"{Path(f).stem}.failure.{key}[{i}]", p, how)
+                for key, how in (("strip", "sub"), ("skip_lines", "fullmatch"), ("not_lessons", "search"))
                 for i, p in enumerate(failure.get(key) or ())]
     return out
 

@@ -302,3 +302,34 @@ def test_a_tracebacks_lesson_is_the_error_it_ends_with(hk):
     hk.hook(ev).assert_silent()
     (entry,) = _listed(hk, "Bash")
     assert entry["error"] == "TypeError: setup_impl_from_issue() got an unexpected keyword argument 'branch_slug'", entry
+
+
+@pytest.mark.parametrize("name,tool", [("10-agentcmd-v2026-image-result.jsonl", "ExitPlanMode"),
+                                       ("02-spotter-subagent-a2898e3.jsonl", "Read")])
+def test_a_call_the_user_refused_or_a_sibling_cancelled_is_no_lesson(hk, name, tool):
+    """Recorded sessions: the user said no to an ExitPlanMode (10), a Read
+    was cancelled because a parallel call failed (02).  Neither says
+    anything of the tool (claude-code.yaml's failure.not_lessons): nothing
+    is remembered; a real failure of the same session still is."""
+    from testdata import transcript
+
+    said = [_result_text(block) for block in _error_results(transcript(name))]
+    cancelled = next(t for t in said if "doesn't want to proceed" in t or "Sibling tool call errored" in t)
+    ev = hk.event("PostToolUseFailure", tool_name=tool, tool_use_id="toolu_no1", tool_input={}, error=cancelled)
+    hk.hook(ev).assert_silent()
+    assert _listed(hk) == []
+    _write_failure(hk, "/p/a.py", "toolu_w1")
+    assert [e["tool"] for e in _listed(hk)] == ["Write"]
+
+
+def _error_results(path):
+    for line in path.read_text(encoding="utf-8").splitlines():
+        content = (json.loads(line).get("message") or {}).get("content")
+        for block in content if isinstance(content, list) else ():
+            if block.get("type") == "tool_result" and block.get("is_error"):
+                yield block
+
+
+def _result_text(block):
+    content = block["content"]
+    return content if isinstance(content, str) else "\n".join(b.get("text", "") for b in content if isinstance(b, dict))

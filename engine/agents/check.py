@@ -109,11 +109,11 @@ def _path_patterns(doc, tools):
 
 
 def _failure_patterns(doc, failure):
-    """Each pattern that reads a failure (`strip`, `skip_lines`) compiles
-    with Python's re and does not run away."""
+    """Each pattern that reads a failure (`strip`, `skip_lines`,
+    `not_lessons`) compiles with Python's re and does not run away."""
     from engine.core.patterncheck import re_pattern_problems
 
-    return [p for key in ("strip", "skip_lines") for i, pattern in enumerate(failure.get(key) or ())
+    return [p for key in ("strip", "skip_lines", "not_lessons") for i, pattern in enumerate(failure.get(key) or ())
             for p in re_pattern_problems(doc, pattern, ("failure", key, i))]
 
 

@@ -71,11 +71,13 @@ def _matches_a_line(text, patterns):
 def for_agent(memory, agent):
     """The tool memory's settings with the agent's own failure facts added
     (`failure` of its YAML): its error wrappers, the patterns that strip
-    its wrapper tags and labels, the lines it writes around an output."""
+    its wrapper tags and labels, the lines it writes around an output, its
+    answers for a call that did not run as asked (never a lesson)."""
     facts = agent.data["failure"]
     return dict(memory, error_wrappers=[*facts["wrappers"], *memory["error_wrappers"]],
                 strip_patterns=[*facts["strip"], *memory["strip_patterns"]],
-                skip_lines=[*facts["skip_lines"], *memory["skip_lines"]])
+                skip_lines=[*facts["skip_lines"], *memory["skip_lines"]],
+                own_answers=[*facts["not_lessons"], *memory["own_answers"]])
 
 
 def error_line(text, memory):
