@@ -333,3 +333,20 @@ def _error_results(path):
 def _result_text(block):
     content = block["content"]
     return content if isinstance(content, str) else "\n".join(b.get("text", "") for b in content if isinstance(b, dict))
+
+
+def test_a_copilot_call_no_one_could_approve_is_no_lesson():
+    """Copilot CLI 1.0.102 under -p refuses a program named by a path outside
+    the project with its own words (measured, tests/support/AGENTS-MEASURED.md):
+    no lesson of the tool (copilot.yaml's failure.not_lessons)."""
+    from engine.agents.event import Event
+    from engine.agents.table import get
+    from engine.memory import record
+
+    refused = ("Permission denied because no interactive user response was available. Retry in an interactive "
+               "session so the user can approve it, or try an alternative that does not require this permission.")
+    event = Event(get("copilot"), {"toolName": "bash", "toolArgs": {"command": "/opt/py/bin/python -m pytest"},
+                                   "sessionId": "s", "cwd": PROJECT})
+    assert record.build(event, refused, _memory(), lambda t: t, PROJECT) is None
+    assert record.build(event, "bash: /opt/py/bin/python: No such file or directory", _memory(), lambda t: t,
+                        PROJECT) is not None
