@@ -211,8 +211,10 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
     # program named by a path outside the project, with no one to ask under -p)
     (project / "run-tests.sh").write_text(f"exec {sys.executable} -m pytest -q -p no:cacheprovider {TEST_RUN[0]}\n")
     fails = [*map(shell, DATA_ONLY), shell(command), shell("sh run-tests.sh")]
+    # Copilot under -p refuses a program named by a path outside the project: its answer is no lesson
+    refused = [shell(f"{sys.executable} -c pass")] if agent == "copilot" else []
     # the agent-reported failure last: at the turn's end Copilot's transcript does not hold it yet (its timer)
-    script = [shell(FIRST[agent]), *fails, *reads, *large, *failing, say("ok")]
+    script = [shell(FIRST[agent]), *fails, *reads, *large, *refused, *failing, say("ok")]
     api = (gemini_api.GeminiAPI if agent == "gemini" else ResponsesAPI)(script, tokens=lambda req: tokens)
     one = RUNS[agent]("go", home, project, None, api=api, env=env, **options)
     assert one.returncode == 0, str(one)
@@ -228,7 +230,7 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
         # the failed view reached the engine by the event Copilot has for it (install wrote it)
         assert [d["hookType"] for d in ended].count("postToolUseFailure") == 1, ended
     text = gemini_api.request_text if agent == "gemini" else responses_api.request_text
-    _reads_the_stub(agent, one.requests[len(script) - 1 - len(failing)], home, project, env, lines)
+    _reads_the_stub(agent, one.requests[len(script) - 1 - len(failing) - len(refused)], home, project, env, lines)
     if reads:  # after the first command and the other failing ones
         _read_in_parts(one, 1 + len(fails) + 1)
     if agent == "codex":  # its own cut of the first large output: the model is told how to read all of it
@@ -252,6 +254,7 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
     assert all(command in lesson for command in DATA_ONLY), "each data-only failure is its own lesson, with its command"
     assert error in lesson and "most recent call last" not in lesson, ("a traceback's lesson is its error", lesson[-3000:])
     assert TEST_RUN[2] in lesson, ("a test run's lesson is its failed test", lesson[-3000:])
+    assert "no interactive user response" not in lesson, ("a call no one could approve is no lesson", lesson[-3000:])
     assert all(words in lesson for words in said), ("a call the agent reported failed is a lesson too", lesson[-3000:])
     log = tmp_path / "world" / "state" / "hook.log"
     logged = log.read_text() if log.exists() else ""
