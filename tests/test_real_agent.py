@@ -270,6 +270,20 @@ def test_a_failure_is_the_next_sessions_lesson_and_the_monitor_warns_from_the_ag
     assert "FAILED test_bad.py::test_bad - assert 1 == 2" in lesson, lesson[-3000:]
 
 
+def test_a_call_that_waits_for_an_approval_no_one_gives_is_no_lesson(tmp_path):
+    """Claude Code 2.1.330 under -p, no rule that allows Bash: `touch` in
+    the project "needs approval" (its words are the call's result) and does
+    not run. That says nothing of the tool: the project's next session
+    reads no lesson of it (claude-code.yaml's failure.not_lessons)."""
+    w = _world(tmp_path / "w")
+    one = _run(w, "go", [tool("Bash", command="touch made-here.txt", description="touch"), text("ok")],
+               allow=("Read",))
+    assert "needs approval" in tool_results(one.requests[1])[-1], str(one)
+    assert not (w.project / "made-here.txt").exists()
+    two = _run(w, "again", [tool("Bash", command="echo fine", description="fine"), text("ok")])
+    assert "TOOL MEMORY" not in "".join(map(request_text, two.requests)), request_text(two.requests[-1])[-3000:]
+
+
 def test_a_large_output_of_a_failing_command_is_kept_whole_by_the_wrapper(tmp_path):
     """Claude Code cuts a failed command's output to about 10 KB before its
     hook sees it (PostToolUseFailure, which takes no replacement): the
