@@ -54,6 +54,7 @@ import forkrun
 from hook_fixtures import HookEnv, profile_text, shared_profile, warm_template
 from support import shared
 from support.agent import find_claude, install_hooks, request_text, run_agent, text, tool, tool_results
+from support.offline import merge_json
 
 pytestmark = pytest.mark.slow  # end to end: started first, on their own workers
 
@@ -247,7 +248,10 @@ def test_a_failure_is_the_next_sessions_lesson_and_the_monitor_warns_from_the_ag
     context_monitor_failures); the five failures are the lessons the
     project's next session reads at its first Bash call (PreToolUse context,
     after the call's result), a Python traceback's by the error it ends
-    with, a test run's by the line that names its failed test."""
+    with, a test run's by the line that names its failed test. A sixth call
+    waits for an approval no one gives under -p (an ask rule of the user's:
+    Claude Code's own words are its result) and did not run: no lesson
+    (claude-code.yaml's failure.not_lessons)."""
     prof = shared_profile(profile_text({"post_tool": [{"name": "context_monitor_tools", "to_model": True}],
                                         "tool_failure": [{"name": "context_monitor_failures", "to_model": True}]},
                                        name="monitor-claude"))
@@ -255,9 +259,14 @@ def test_a_failure_is_the_next_sessions_lesson_and_the_monitor_warns_from_the_ag
     (w.project / "setup.py").write_text("def setup(**options):\n    raise TypeError(f'setup() got an unexpected keyword "
                                         "argument {next(iter(options))!r}')\n\n\nsetup(branch_slug='x')\n")
     (w.project / "test_bad.py").write_text("def test_bad():\n    x = {'a': 1}\n    assert x['a'] == 2\n")
-    pytest_run = f"{sys.executable} -m pytest -q -p no:cacheprovider test_bad.py"
-    commands = ["cat settings-4c1d.conf", "python3 setup.py", pytest_run, *DATA_ONLY]
+    # the plugins this interpreter has would cost the run most of its CPU
+    pytest_run = f"PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 {sys.executable} -m pytest -q -p no:cacheprovider test_bad.py"
+    commands = ["cat settings-4c1d.conf", "python3 setup.py", pytest_run, *DATA_ONLY, "touch made-here.txt"]
+    merge_json(w.home / ".claude" / "settings.json", lambda d: d.setdefault("permissions", {}).update(ask=["Bash(touch:*)"]))
     one = _run(w, "go", [*(tool("Bash", command=c, description="run") for c in commands), text("ok")], tokens=150000)
+    waited = tool_results(one.requests[len(commands)])[-1]
+    assert "needs approval" in waited or "haven't granted" in waited, waited
+    assert not (w.project / "made-here.txt").exists()
     first, later = request_text(one.requests[0]), "".join(map(request_text, one.requests[1:]))
     assert "past 70%" not in first and "TOOL MEMORY" not in first + later
     assert "past 70%" in later and "of 200000 tokens" in later, later[-3000:]
@@ -268,20 +277,7 @@ def test_a_failure_is_the_next_sessions_lesson_and_the_monitor_warns_from_the_ag
     assert "TypeError: setup() got an unexpected keyword argument 'branch_slug'" in lesson, lesson[-3000:]
     assert "most recent call last" not in lesson, lesson[-3000:]
     assert "FAILED test_bad.py::test_bad - assert 1 == 2" in lesson, lesson[-3000:]
-
-
-def test_a_call_that_waits_for_an_approval_no_one_gives_is_no_lesson(tmp_path):
-    """Claude Code 2.1.330 under -p, no rule that allows Bash: `touch` in
-    the project "needs approval" (its words are the call's result) and does
-    not run. That says nothing of the tool: the project's next session
-    reads no lesson of it (claude-code.yaml's failure.not_lessons)."""
-    w = _world(tmp_path / "w")
-    one = _run(w, "go", [tool("Bash", command="touch made-here.txt", description="touch"), text("ok")],
-               allow=("Read",))
-    assert "needs approval" in tool_results(one.requests[1])[-1], str(one)
-    assert not (w.project / "made-here.txt").exists()
-    two = _run(w, "again", [tool("Bash", command="echo fine", description="fine"), text("ok")])
-    assert "TOOL MEMORY" not in "".join(map(request_text, two.requests)), request_text(two.requests[-1])[-3000:]
+    assert "made-here.txt" not in lesson, lesson[-3000:]
 
 
 def test_a_large_output_of_a_failing_command_is_kept_whole_by_the_wrapper(tmp_path):
