@@ -206,10 +206,10 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
     command, source, error = TRACEBACK
     (project / command.split()[1]).write_text(source)
     (project / TEST_RUN[0]).write_text(TEST_RUN[1])
-    # this interpreter has pytest; named in a script of the project's, as a project's test script does
+    # the test run: this interpreter (it has pytest, whose plugins it loads none of: they would cost
+    # the run most of its CPU), named in a script of the project's as a project's test script does
     # (measured: Codex's shell finds its own python3 on PATH, and Copilot asks before it runs a
     # program named by a path outside the project, with no one to ask under -p)
-    # (without the plugins this interpreter has, which would cost the run most of its CPU)
     (project / "run-tests.sh").write_text(f"PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 exec {sys.executable} -m pytest -q "
                                           f"-p no:cacheprovider {TEST_RUN[0]}\n")
     fails = [*map(shell, DATA_ONLY), shell(command), shell("sh run-tests.sh")]
