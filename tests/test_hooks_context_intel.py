@@ -409,7 +409,8 @@ def test_validate_names_a_bad_error_pattern_once(hk):
     run = hk.engine("validate", "--profile", str(prof), str(prof))
     assert run.returncode != 0
     lines = [l for l in (run.stderr + run.stdout).splitlines() if "error_patterns[0]" in l]
-    assert len(lines) == 1 and lines[0].startswith(f"{prof}:1:1:"), str(run)
+    # at the pattern itself: line 6, after "    error_patterns: ["
+    assert len(lines) == 1 and lines[0].startswith(f"{prof}:6:22:"), str(run)
 
 
 def test_validate_names_a_tool_memory_pattern_that_runs_away(hk):
@@ -422,7 +423,7 @@ def test_validate_names_a_tool_memory_pattern_that_runs_away(hk):
     run = hk.engine("validate", str(prof))
     assert run.returncode == 1, str(run)
     lines = [l for l in (run.stderr + run.stdout).splitlines() if "skip_lines[0]" in l]
-    assert len(lines) == 1 and lines[0].startswith(f"{prof}:1:1: hooks.memory.skip_lines[0]: pattern runs away"), str(run)
+    assert len(lines) == 1 and lines[0].startswith(f"{prof}:6:18: hooks.memory.skip_lines[0]: pattern runs away"), str(run)
 
 
 def test_context_audit_without_a_tally_says_so(hk):

@@ -137,7 +137,7 @@ def test_a_relative_tool_memory_path_is_refused(hk, path):
     clear made a folder named '$HOME' there; each hook, one in every project)."""
     text = f"kind: profile\nname: t\nextends: default\nhooks:\n  memory:\n    path: {path}\n"
     prof, run = _validate(hk, text)
-    _problem_at(hk, run, prof, 1, "hooks.memory.path", "is relative", "start it with ~, {state}")
+    _problem_at(hk, run, prof, 6, "hooks.memory.path", "is relative", "start it with ~, {state}")
     cleared = hk.engine("memory", "clear", "--profile", prof, cwd=hk.root)
     assert cleared.returncode == 1, str(cleared)
     assert not (hk.root / path.split("/")[0]).exists()

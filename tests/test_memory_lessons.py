@@ -164,6 +164,7 @@ def test_validate_names_a_bad_signature_pattern(hk):
     assert run.returncode != 0
     out = run.stderr + run.stdout
     assert "hooks.memory.signature[0].pattern" in out and out.count("signature[0]") == 1, str(run)
+    assert f"{prof}:6:27: hooks.memory.signature[0].pattern" in out, str(run)  # at the pattern itself
     assert "Traceback" not in out
 
 

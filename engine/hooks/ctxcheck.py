@@ -5,16 +5,29 @@ profile).  What each kind reads and renders is declared on its class
 
 
 def check_settings(resolved):
-    """The regexes of `hooks.memory`, once per profile (not per handler)."""
-    from engine.base.errors import UserError
-
+    """The regexes of `hooks.memory`, once per profile (not per handler),
+    each problem at its place in the profile's file where that file sets
+    it (else at the nearest key it has: `memory:`, `hooks:`, its start)."""
     memory = resolved.hooks.get("memory")
     if not isinstance(memory, dict):
         return []
-    def err(message):
-        return UserError(message, resolved.file, 1, 1)
+    doc = _document(resolved.file)
+
+    def err(message, *path):
+        return doc.error(message, ("hooks", "memory", *path))
 
     return _check_regexes(memory, err) + _check_path(memory, err)
+
+
+def _document(file):
+    """The profile's own file as read (its places), or an empty one."""
+    from engine.base.errors import UserError
+    from engine.core.yamlload import Document, load_file
+
+    try:
+        return load_file(file)
+    except (UserError, OSError, TypeError):
+        return Document(file, {})
 
 
 def _check_path(memory, err):
@@ -28,7 +41,7 @@ def _check_path(memory, err):
     if "path" not in memory or os.path.isabs(store_path(memory)):
         return []
     return [err(f"hooks.memory.path {memory['path']!r} is relative ($VARs are not expanded); start it with ~, "
-                "{state} (the engine's state folder) or /")]
+                "{state} (the engine's state folder) or /", "path")]
 
 
 def _check_regexes(memory, err):
@@ -42,16 +55,16 @@ def _check_regexes(memory, err):
         if key not in memory:  # before defaults: a key not set has nothing to check
             continue
         for i, p in enumerate(memory[key]):
-            where = f"hooks.memory.{key}[{i}]"
+            where, path = f"hooks.memory.{key}[{i}]", (key, i)
             if isinstance(p, dict):  # a signature rule: {pattern, replacement}
-                p, where = p.get("pattern"), where + ".pattern"
+                p, where, path = p.get("pattern"), where + ".pattern", (*path, "pattern")
             try:
                 re.compile(p)
             except (re.error, TypeError) as exc:
-                out.append(err(f"{where} is not a valid regex: {exc}"))
+                out.append(err(f"{where} is not a valid regex: {exc}", *path))
                 continue
             reason = re_runaway_reason(p)  # the hooks run it over every failed tool call's output
             if reason:
-                out.append(err(f"{where}: {reason}"))
+                out.append(err(f"{where}: {reason}", *path))
     return out
 
