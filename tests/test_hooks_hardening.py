@@ -74,6 +74,9 @@ def test_the_deadline_must_be_below_the_install_timeout(hk):
     run = hk.engine("validate", str(prof))
     assert run.returncode == 1 and "Traceback" not in run.stderr, str(run)
     assert "deadline_ms (12000)" in run.stderr and "install_timeout_seconds" in run.stderr, run.stderr
+    # said at the deadline the profile sets
+    line = next(i for i, text in enumerate(prof.read_text().splitlines(), 1) if "deadline_ms" in text)
+    assert any(l.startswith(f"{prof}:{line}:") and "deadline_ms (12000)" in l for l in run.stderr.splitlines()), run.stderr
 
 
 class _Trickle:

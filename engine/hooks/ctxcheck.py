@@ -11,23 +11,24 @@ def check_settings(resolved):
     memory = resolved.hooks.get("memory")
     if not isinstance(memory, dict):
         return []
-    doc = _document(resolved.file)
 
     def err(message, *path):
-        return doc.error(message, ("hooks", "memory", *path))
+        return said_at(resolved, message, "hooks", "memory", *path)
 
     return _check_regexes(memory, err) + _check_path(memory, err)
 
 
-def _document(file):
-    """The profile's own file as read (its places), or an empty one."""
+def said_at(resolved, message, *path):
+    """A UserError at `path` of the profile's own file where that file sets
+    it, else at the nearest key above it the file has (else its start)."""
     from engine.base.errors import UserError
     from engine.core.yamlload import Document, load_file
 
     try:
-        return load_file(file)
+        doc = load_file(resolved.file)
     except (UserError, OSError, TypeError):
-        return Document(file, {})
+        doc = Document(resolved.file, {})
+    return doc.error(message, path)
 
 
 def _check_path(memory, err):
