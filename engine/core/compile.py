@@ -125,7 +125,15 @@ def _unused_slots(resolved, used):
         raise ValidationErrors(errors)
 
 
-def resolved_error(resolved, message):
+def resolved_error(resolved, message, *path):
+    """A UserError at `path` of the profile's own file where that file sets
+    it, else at the nearest key above it the file has (else its start)."""
     from engine.base.errors import UserError
 
-    return UserError(message, resolved.file, 1, 1)
+    from .yamlload import Document, load_file
+
+    try:
+        doc = load_file(resolved.file)
+    except (UserError, OSError, TypeError):
+        doc = Document(resolved.file, {})
+    return doc.error(message, path)

@@ -29,10 +29,13 @@ def check_hooks(resolved):
     missing = [k for k in DEFAULTS_REQUIRED if k not in hooks] + [
         f"{group}.{k}" for group, keys in NESTED_REQUIRED.items() for k in keys if k not in hooks.get(group, {})
     ]
-    from .ctxcheck import check_settings, said_at
+    from engine.core.compile import resolved_error
+
+    from .ctxcheck import check_settings
 
     if missing:
-        errors.append(said_at(resolved, f"hooks: set {', '.join(missing)} here or extend a profile that does", "hooks"))
+        errors.append(resolved_error(resolved, f"hooks: set {', '.join(missing)} here or extend a profile that does",
+                                     "hooks"))
     from .compiled import with_defaults
     from .handlers import events_of
 
@@ -53,12 +56,12 @@ def check_hooks(resolved):
 def _check_limits(resolved, hooks, names):
     """Settings that cannot all be honoured: a deadline past the time the
     agent gives a hook."""
-    from .ctxcheck import said_at
+    from engine.core.compile import resolved_error
 
     errors = []
     install_ms = hooks["install_timeout_seconds"] * 1000
     if not hooks["deadline_ms"] < hooks["kill_after_ms"] < install_ms:
-        errors.append(said_at(
+        errors.append(resolved_error(
             resolved,
             f"hooks: deadline_ms ({hooks['deadline_ms']}) < kill_after_ms ({hooks['kill_after_ms']}) < "
             f"install_timeout_seconds ({install_ms} ms) must hold, so a hook ends before the agent gives up on it",

@@ -12,23 +12,12 @@ def check_settings(resolved):
     if not isinstance(memory, dict):
         return []
 
+    from engine.core.compile import resolved_error
+
     def err(message, *path):
-        return said_at(resolved, message, "hooks", "memory", *path)
+        return resolved_error(resolved, message, "hooks", "memory", *path)
 
     return _check_regexes(memory, err) + _check_path(memory, err)
-
-
-def said_at(resolved, message, *path):
-    """A UserError at `path` of the profile's own file where that file sets
-    it, else at the nearest key above it the file has (else its start)."""
-    from engine.base.errors import UserError
-    from engine.core.yamlload import Document, load_file
-
-    try:
-        doc = load_file(resolved.file)
-    except (UserError, OSError, TypeError):
-        doc = Document(resolved.file, {})
-    return doc.error(message, path)
 
 
 def _check_path(memory, err):
