@@ -69,12 +69,12 @@ def compile_profile(resolved, files):
     except regexutil.PatternError as exc:
         doc, path = resolved.setting_origins.get("word_pattern", (None, None))
         if doc is None:
-            raise resolved_error(resolved, f"word_pattern: {exc}") from None
+            raise resolved_error(resolved, f"word_pattern: {exc}", "word_pattern") from None
         raise doc.error(f"word_pattern: {exc}", path) from None
     try:
         protector = Protector(cats, s["word_pattern"], s["pattern_timeout_ms"])
     except Exception as exc:  # regex.error from a combination of valid parts
-        raise resolved_error(resolved, f"the protect categories do not compile together: {exc}") from None
+        raise resolved_error(resolved, f"the protect categories do not compile together: {exc}", "protect") from None
     known = {name for name, _ in resolved.protect}
     transforms, notes, used = [], {}, set()
     for raw, doc, i in resolved.transforms:
