@@ -107,6 +107,11 @@ def _report_lists():
      "src/a.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'."),
     ("/repo/src/a.js\n  3:7  error  'x' is assigned a value but never used  no-unused-vars\n\n\u2716 1 problem (1 error, 0 warnings)",
      "3:7  error  'x' is assigned a value but never used  no-unused-vars"),
+    # Node's uncaught error: its file and line, the source line (not indented) and a caret come first
+    ("/srv/app/t.js:1\nfunction f(){ throw new TypeError('bad thing') }\n              ^\n\nTypeError: bad thing\n"
+     "    at f (/srv/app/t.js:1:21)", "TypeError: bad thing"),
+    ("node:internal/modules/cjs/loader:1210\n  throw err;\n  ^\n\nError: Cannot find module 'left-pad'\nRequire stack:\n"
+     "- /srv/app/m.js", "Error: Cannot find module 'left-pad'"),
 ])
 def test_the_line_that_says_what_went_wrong(lists, text, line):
     assert pick(text, **lists) == line

@@ -7,9 +7,11 @@ its own document (the profile's `hooks.memory`, the report style's
 `error_patterns`, which are searched:
 
 - a line of `skip_lines` says nothing ("Exit code 1", an agent's header);
-- the first line in which one of `failure_lines` is found names what
-  failed, wherever it stands (a test runner's `FAILED path::test - reason`
-  after its whole log);
+- a line in which one of `failure_lines` is found names what failed,
+  wherever it stands (a test runner's `FAILED path::test - reason` after
+  its whole log): the first line of the first pattern, in the list's
+  order, that any line matches (a test run's summary before an exception
+  line its log holds);
 - else a line of `lead_ins` announces the error below it (a Python traceback's
   heading, a Rust panic's): the error is the first line after it that is
   not indented, past the frames (the traceback's `TypeError: ...`);
@@ -43,10 +45,11 @@ def _lines(text, clean):
 
 def _failure_line(lines, skip_lines, failure_lines):
     if failure_lines:
-        for raw in lines:
-            line = raw.strip()
-            if line and any(re.search(p, line) for p in failure_lines) and not _whole(skip_lines, line):
-                return line
+        said = [line for line in (raw.strip() for raw in lines) if line and not _whole(skip_lines, line)]
+        for p in failure_lines:
+            found = next((line for line in said if re.search(p, line)), None)
+            if found is not None:
+                return found
     return None
 
 
