@@ -110,6 +110,21 @@ def test_successes_are_not_failures(resp):
     assert record.failure(ev, memory_settings()["memory"]) is None
 
 
+def test_a_failures_text_is_read_as_far_as_the_engines_settings_say(monkeypatch):
+    """failures.head_chars of pipelines/settings/engine.yaml: what a failure
+    keeps, and the head its failing test's line is looked for in."""
+    from engine.core import settings
+
+    monkeypatch.setattr(settings, "_plain", {**settings.plain(), "failures": {"head_chars": 300}})
+    log = "collected 1 item\n" + "." * 400 + "\nFAILED test_a.py::test_bad - assert 1 == 2"
+    event = {"hook_event_name": "PostToolUseFailure", "tool_name": "Bash", "error": log}
+    text = record.failure(event, memory_settings()["memory"])
+    assert text == log[:300]
+    assert record.first_line(log, memory_settings()["memory"]) == "collected 1 item"
+    monkeypatch.setattr(settings, "_plain", {**settings.plain(), "failures": {"head_chars": 1000}})
+    assert record.first_line(log, memory_settings()["memory"]) == "FAILED test_a.py::test_bad - assert 1 == 2"
+
+
 def test_first_line_removes_the_agents_wrapper():
     from engine.agents import table
 

@@ -8,9 +8,17 @@ from pathlib import Path
 import pytest
 import yaml
 
-from engine.text.errorline import pick
+from engine.core.settings import failure_head_chars
+from engine.text import errorline
 
 REPO = Path(__file__).resolve().parent.parent
+SEARCHED = failure_head_chars()  # the engine's own figure (pipelines/settings/engine.yaml)
+
+
+def pick(text, **lists):
+    return errorline.pick(text, searched=SEARCHED, **lists)
+
+
 HEADING = "Trace" + "back (most recent call last):"  # the word alone is what the suite's engine runs must never print
 
 PYTHON = f"""Exit code 1
@@ -132,8 +140,6 @@ def test_skipped_lines_are_never_the_error_nor_the_one_announced():
 
 
 def test_the_line_is_looked_for_in_the_head_of_a_long_output():
-    from engine.text.errorline import SEARCHED
-
     data = "1\n" * SEARCHED  # a long output of data only: its head names it, the rest is not read
     assert pick(data + "ValueError: late", generic=["[\\W\\d_]*"]) == "1"
     assert pick(" \n" * SEARCHED + "ValueError: late") == "ValueError: late"  # nothing said in the head

@@ -83,6 +83,11 @@ def hook_bounds():
     return plain()["hooks"]
 
 
+def failure_head_chars():
+    """How much of a failed tool call's text is kept and searched for its error line."""
+    return plain()["failures"]["head_chars"]
+
+
 def compile_limits():
     return plain()["compile"]
 

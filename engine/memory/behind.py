@@ -13,10 +13,6 @@ small stderr the wrapper passed through: `make: *** [all] Error 1`) comes
 first: it is usually the error.
 """
 
-# An error line is looked for in the head of a failure's text (record.py).
-HEAD_BYTES = 20000
-
-
 def read_behind(text, cwd):
     """The failure's text with the cache's stub taken out and the head of
     the output it stands for after what is left, or None: no stub of the
@@ -64,12 +60,15 @@ def _head(settings, key, cwd):
     meta = store.meta(key)
     if meta is None or not belongs(meta, project_of(cwd)):
         return None
+    from engine.core.settings import failure_head_chars
+
+    wanted = failure_head_chars()  # an error line is looked for in a failure's head (record.py)
     head = b""
     try:
         for data in store.chunks(key):
             head += data
-            if len(head) >= HEAD_BYTES:
+            if len(head) >= wanted:
                 break
     except (OSError, zstandard.ZstdError):
         return None
-    return head[:HEAD_BYTES].decode("utf-8", "replace")
+    return head[:wanted].decode("utf-8", "replace")

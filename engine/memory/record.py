@@ -18,9 +18,17 @@ Bash call the content cache wrapped, the user's command, never the wrapper.
 import os
 
 
-def _text(value, limit=20000):
-    """The text of a tool result: a string, a list of text blocks, or a dict
-    with content/text/error."""
+def _head_chars():
+    from engine.core.settings import failure_head_chars
+
+    return failure_head_chars()
+
+
+def _text(value, limit=None):
+    """The text of a tool result (a string, a list of text blocks, or a dict
+    with content/text/error), its first `failures.head_chars` characters."""
+    if limit is None:
+        limit = _head_chars()
     if isinstance(value, str):
         return value[:limit]
     if isinstance(value, list):
@@ -65,7 +73,7 @@ def failure(event, memory):
 def _matches_a_line(text, patterns):
     import re  # only for an error stream to read: re costs a quiet hook a fifth of its time
 
-    return any(re.search(p, line) for line in text[:20000].splitlines() for p in patterns)
+    return any(re.search(p, line) for line in text[:_head_chars()].splitlines() for p in patterns)
 
 
 def for_agent(memory, agent):
@@ -99,7 +107,7 @@ def error_line(text, memory):
 
     for pat in memory["strip_patterns"]:
         text = re.sub(pat, "", text)
-    line = pick(text, skip_lines=memory["skip_lines"], failure_lines=memory["failure_lines"],
+    line = pick(text, searched=_head_chars(), skip_lines=memory["skip_lines"], failure_lines=memory["failure_lines"],
                 lead_ins=memory["error_lead_ins"], error_patterns=memory["error_patterns"],
                 generic=memory["generic_errors"] if "generic_errors" in memory else ())
     if line:

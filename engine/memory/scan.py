@@ -11,8 +11,6 @@ transcripts/), bounded; a line that is not JSON (a file cut mid-write) is
 skipped; a failure whose call is outside the tail read is left out (its
 tool is unknown)."""
 
-MAX_ERROR_CHARS = 20000  # an error's text kept for the record (record.py cuts it further)
-
 
 def failed_result(result, wrappers):
     """True for a tool result the agent marked failed, or whose text starts
@@ -31,13 +29,15 @@ def transcript_failures(path, max_bytes, wrappers=(), agent=None):
     `agent`: an Agent (engine/agents/spec.py) or its name (default: the one
     the file's lines show); `wrappers`: the profile's, beside the agent's."""
     from engine.agents.transcripts import backwards
+    from engine.core.settings import failure_head_chars
     from engine.session.agent import hook_call
 
     agent = _agent(path, agent)
     wrappers = (*agent.data["failure"]["wrappers"], *wrappers)
     recs = list(backwards(agent.data["transcript"]["reader"], path, max_bytes, kinds=("tool_call", "tool_result")))
     recs.reverse()  # oldest first
-    failed = {r.id: r.text[:MAX_ERROR_CHARS] or "tool error" for r in recs
+    head = failure_head_chars()  # an error's text kept for the record (record.py cuts it further)
+    failed = {r.id: r.text[:head] or "tool error" for r in recs
               if r.kind == "tool_result" and r.id and failed_result(r, wrappers)}
     calls = {r.id: r for r in recs if r.kind == "tool_call" and r.id in failed}
     out = []

@@ -195,13 +195,14 @@ class Analyzer:
         """The error's message: the line engine/text/errorline.py's rule
         picks, with the style's lists (the tool memory's rule), redacted
         and cut to `message_chars`."""
+        from engine.core.settings import failure_head_chars
         from engine.text.errorline import pick
 
         for m in self._markers:  # <tool_use_error>...</tool_use_error>: the words, not the tags
             if m.startswith("<") and m.endswith(">"):
                 text = text.replace(m, "").replace("</" + m[1:], "")
         errors = self.style["errors"]
-        line = pick(text, skip_lines=self._skip, failure_lines=errors["failure_lines"], lead_ins=errors["lead_ins"],
+        line = pick(text, searched=failure_head_chars(), skip_lines=self._skip, failure_lines=errors["failure_lines"], lead_ins=errors["lead_ins"],
                     generic=errors["generic"], clean=self._unlabelled)
         if not line:
             return ""

@@ -21,22 +21,21 @@ its own document (the profile's `hooks.memory`, the report style's
 - else the first line that says something; None when no line does.
 
 A failure's text can be a whole build log: the line is looked for in its
-first SEARCHED characters, and only when none there says something, the
-first that does after them.
+first `searched` characters (`failures.head_chars` of the engine's
+settings), and only when none there says something, the first that does
+after them.
 """
 
 import re
 
-SEARCHED = 20000
 
-
-def pick(text, *, skip_lines=(), failure_lines=(), lead_ins=(), error_patterns=(), generic=(), clean=None):
+def pick(text, *, searched, skip_lines=(), failure_lines=(), lead_ins=(), error_patterns=(), generic=(), clean=None):
     """The error line of `text` (stripped), or None; `clean(line)`, when
     given, is each line as read (a label taken off its start)."""
-    head = _lines(text[:SEARCHED], clean)
+    head = _lines(text[:searched], clean)
     return _failure_line(head, skip_lines, failure_lines) \
         or _pick(iter(head), skip_lines, lead_ins, error_patterns, generic) \
-        or _pick(iter(_lines(text[SEARCHED:], clean)), skip_lines)
+        or _pick(iter(_lines(text[searched:], clean)), skip_lines)
 
 
 def _lines(text, clean):
