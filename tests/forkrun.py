@@ -86,9 +86,10 @@ def _warm_up():
 
     encoding("o200k_base")
     # One compile of the built-in profile, written nowhere: a child's compile
-    # then finds the schemas' validators and the built-in patterns compiled,
-    # as a second compile in one process does (caches of pure functions:
-    # schema files of the package, pattern texts), 0.47 s -> 0.14 s each.
+    # then finds the schemas' validators, the built-in patterns compiled and
+    # the built-in documents read, as a second compile in one process does
+    # (caches of what ships with the engine: schema files, pattern texts,
+    # documents), 0.47 s -> 0.14 s each.
     from engine.core.profile import build, choice
 
     build(chosen=choice("default"))

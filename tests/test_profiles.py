@@ -390,3 +390,28 @@ def test_level_extends_cycle_found_when_validating_the_level(cli):
     r = cli("validate", "la.yaml", timeout=60)
     assert r.returncode == 1, r
     assert all("circle" in p.msg for p in problems(r)) and problems(r), r.err
+
+
+def test_a_process_reads_a_builtin_document_once_and_a_users_file_at_every_resolve(tmp_path, monkeypatch):
+    """`engine validate` resolves the profile at every level, each in a
+    Library of its own: the built-in documents are read and checked once,
+    the user's own files every time (an edit between two is seen)."""
+    from engine.core import documents
+    from engine.core.profile import resolve
+
+    reads = []
+    real = documents.load_file
+    monkeypatch.setattr(documents, "load_file", lambda path: reads.append(str(path)) or real(path))
+    monkeypatch.setattr(documents, "_BUILTIN_READ", {})
+    write(tmp_path, "myabbr.yaml", MY_ABBREVIATIONS)
+    write(tmp_path, "mine.yaml", "kind: profile\nname: mine\nextends: default\n"
+                                 "dictionaries:\n  abbreviations:\n    files: [./myabbr.yaml]\n")
+    first, _ = resolve(str(tmp_path / "mine.yaml"))
+    builtin = [p for p in reads if documents.is_builtin(p)]
+    assert len(builtin) > 10 and len(set(builtin)) == len(builtin)
+    write(tmp_path, "myabbr.yaml", MY_ABBREVIATIONS.replace("envt", "env"))
+    reads.clear()
+    second, _ = resolve(str(tmp_path / "mine.yaml"))
+    assert sorted(reads) == sorted(str((tmp_path / name).resolve()) for name in ("mine.yaml", "myabbr.yaml"))
+    assert dict(first.slots["abbreviations"].entries)["environment"] == "envt"
+    assert dict(second.slots["abbreviations"].entries)["environment"] == "env"

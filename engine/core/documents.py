@@ -38,6 +38,10 @@ def is_builtin(path):
         return False
 
 
+# The built-in documents this process has read and checked, by path (Library._read).
+_BUILTIN_READ: dict = {}
+
+
 class Library:
     """Loads each file once per run and remembers every file it read.
 
@@ -112,10 +116,7 @@ class Library:
         key = str(path)
         if key not in self._docs:
             self.looked_at.append(key)
-            doc = load_file(path)
-            doc.origin = self.origin_of(path)
-            schema.require_valid(doc)
-            self._docs[key] = doc
+            self._docs[key] = self._read(key)
             self.files.append(key)
         doc = self._docs[key]
         # On every lookup, not only the first: a profile's own file, or a
@@ -124,6 +125,21 @@ class Library:
         actual = doc.data.get("kind")
         if actual != kind:
             raise doc.error(f"expected a {kind} document here, found kind {actual!r}", ("kind",))
+        return doc
+
+    def _read(self, path):
+        """The document at `path`, checked against its schema.  A built-in
+        one is read once per process (`engine validate` resolves a profile
+        at every level, each resolve in a Library of its own): it ships with
+        the engine, and no resolve changes a document's data."""
+        origin = self.origin_of(path)
+        doc = _BUILTIN_READ.get(path) if origin == "builtin" else None
+        if doc is None:
+            doc = load_file(path)
+            doc.origin = origin
+            schema.require_valid(doc)
+            if origin == "builtin":
+                _BUILTIN_READ[path] = doc
         return doc
 
     def get(self, ref, kind, base_dir, origin=None):
