@@ -110,13 +110,14 @@ LARGE = {"codex": ([shell(SEQ), shell(SEQ)], 60000),
 # Copilot's command failed (their output's text says so); Codex's ran once
 # through the engine's wrapper, which saw it end well.
 EXIT = {"codex": "0", "gemini": "3", "copilot": "3"}
+# The agent's answer to a call it refuses to run (measured: Copilot CLI 1.0.102 under -p, Codex 0.169.0's
+# exec, Gemini CLI 0.61.0 with a deny rule of the user's policy), and whether it is a lesson.
+REFUSED = {"copilot": ("no interactive user response", False),
+           "codex": ("you cannot ask for escalated permissions", False),
+           "gemini": ("Tool execution denied by policy", True)}
 # The context monitor's warning, to the model too (to_model): each stand-in
 # reports a prompt past 70% of the window the agent works with, and a later
 # request holds the warning, read from that agent's own usage records.
-# The agent's answer to a call it refuses to run (measured: Copilot CLI 1.0.102 under -p, Codex 0.169.0's
-# exec, Gemini CLI 0.61.0 with a deny rule of the user's policy).
-REFUSED = {"copilot": "no interactive user response", "codex": "you cannot ask for escalated permissions",
-           "gemini": "Tool execution denied by policy"}
 MONITOR = {"codex": ("of 258400 tokens", 200000),  # Codex's token_count records its window
            "gemini": ("of 1048576 tokens", 800000),  # Gemini records none: its YAML's
            "copilot": ("of 128000 tokens", 100000)}  # Copilot's usage records' maxPromptTokens
@@ -217,9 +218,10 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
     (project / "run-tests.sh").write_text(f"PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 exec {sys.executable} -m pytest -q "
                                           f"-p no:cacheprovider {TEST_RUN[0]}\n")
     fails = [*map(shell, DATA_ONLY), shell(command), shell("sh run-tests.sh")]
-    # a call the agent refuses is no lesson: Copilot under -p refuses a program named by a path outside
-    # the project; Codex's exec refuses a call that asks for escalated permissions (measured, 0.169.0);
-    # Gemini, one its user's policy denies
+    # a call the agent refuses as this session asked it is no lesson: Copilot under -p refuses a program
+    # named by a path outside the project; Codex's exec, a call that asks for escalated permissions
+    # (measured, 0.169.0). A call a standing rule of the user's denies is one (Gemini's policy): the next
+    # session is denied the same
     refused = {"copilot": [shell(f"{sys.executable} -c pass")],
                "codex": [call("exec_command", cmd="touch asked.txt", sandbox_permissions="require_escalated",
                               justification="write a file outside the sandbox")],
@@ -269,10 +271,12 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
     assert all(command in lesson for command in DATA_ONLY), "each data-only failure is its own lesson, with its command"
     assert error in lesson and "most recent call last" not in lesson, ("a traceback's lesson is its error", lesson[-3000:])
     assert TEST_RUN[2] in lesson, ("a test run's lesson is its failed test", lesson[-3000:])
-    if refused:  # the agent's refusal reached the model, and is no lesson
-        assert not (project / "asked.txt").exists()
-        assert REFUSED[agent] in text(one.requests[len(script) - 1 - len(failing)])
-        assert REFUSED[agent] not in lesson, ("a call the agent did not run is no lesson", lesson[-3000:])
+    answer, standing = REFUSED[agent]  # the agent's refusal reached the model; a standing rule's is a lesson
+    assert answer in text(one.requests[len(script) - 1 - len(failing)]) and not (project / "asked.txt").exists()
+    if standing:
+        assert answer in lesson and "touch asked.txt" in lesson, lesson[-3000:]
+    else:
+        assert answer not in lesson, ("a call the agent did not run as asked is no lesson", lesson[-3000:])
     assert all(words in lesson for words in said), ("a call the agent reported failed is a lesson too", lesson[-3000:])
     log = tmp_path / "world" / "state" / "hook.log"
     logged = log.read_text() if log.exists() else ""

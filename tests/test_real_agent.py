@@ -251,7 +251,8 @@ def test_a_failure_is_the_next_sessions_lesson_and_the_monitor_warns_from_the_ag
     with, a test run's by the line that names its failed test. A sixth call
     waits for an approval no one gives under -p (an ask rule of the user's:
     Claude Code's own words are its result) and did not run: no lesson
-    (claude-code.yaml's failure.not_lessons)."""
+    (claude-code.yaml's failure.not_lessons). A seventh, which a deny rule
+    of the user's stops, is one: the rule holds in the next session too."""
     prof = shared_profile(profile_text({"post_tool": [{"name": "context_monitor_tools", "to_model": True}],
                                         "tool_failure": [{"name": "context_monitor_failures", "to_model": True}]},
                                        name="monitor-claude"))
@@ -261,12 +262,15 @@ def test_a_failure_is_the_next_sessions_lesson_and_the_monitor_warns_from_the_ag
     (w.project / "test_bad.py").write_text("def test_bad():\n    x = {'a': 1}\n    assert x['a'] == 2\n")
     # the plugins this interpreter has would cost the run most of its CPU
     pytest_run = f"PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 {sys.executable} -m pytest -q -p no:cacheprovider test_bad.py"
-    commands = ["cat settings-4c1d.conf", "python3 setup.py", pytest_run, *DATA_ONLY, "touch made-here.txt"]
-    merge_json(w.home / ".claude" / "settings.json", lambda d: d.setdefault("permissions", {}).update(ask=["Bash(touch:*)"]))
+    commands = ["cat settings-4c1d.conf", "python3 setup.py", pytest_run, *DATA_ONLY, "touch made-here.txt", "rm kept-9e1f.txt"]
+    (w.project / "kept-9e1f.txt").write_text("mine\n")
+    merge_json(w.home / ".claude" / "settings.json",
+               lambda d: d.setdefault("permissions", {}).update(ask=["Bash(touch:*)"], deny=["Bash(rm:*)"]))
     one = _run(w, "go", [*(tool("Bash", command=c, description="run") for c in commands), text("ok")], tokens=150000)
-    waited = tool_results(one.requests[len(commands)])[-1]
+    waited, denied = tool_results(one.requests[len(commands) - 1])[-1], tool_results(one.requests[len(commands)])[-1]
     assert "needs approval" in waited or "haven't granted" in waited, waited
-    assert not (w.project / "made-here.txt").exists()
+    assert "denied" in denied, denied
+    assert not (w.project / "made-here.txt").exists() and (w.project / "kept-9e1f.txt").exists()
     first, later = request_text(one.requests[0]), "".join(map(request_text, one.requests[1:]))
     assert "past 70%" not in first and "TOOL MEMORY" not in first + later
     assert "past 70%" in later and "of 200000 tokens" in later, later[-3000:]
@@ -278,6 +282,8 @@ def test_a_failure_is_the_next_sessions_lesson_and_the_monitor_warns_from_the_ag
     assert "most recent call last" not in lesson, lesson[-3000:]
     assert "FAILED test_bad.py::test_bad - assert 1 == 2" in lesson, lesson[-3000:]
     assert "made-here.txt" not in lesson, lesson[-3000:]
+    # a deny rule of the user's holds in every session: its answer is a lesson, with the command
+    assert "Permission to use Bash with command rm kept-9e1f.txt has been denied." in lesson, lesson[-3000:]
 
 
 def test_a_large_output_of_a_failing_command_is_kept_whole_by_the_wrapper(tmp_path):
