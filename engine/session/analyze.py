@@ -202,8 +202,8 @@ class Analyzer:
             if m.startswith("<") and m.endswith(">"):
                 text = text.replace(m, "").replace("</" + m[1:], "")
         errors = self.style["errors"]
-        line = pick(text, searched=failure_head_chars(), skip_lines=self._skip, failure_lines=errors["failure_lines"], lead_ins=errors["lead_ins"],
-                    generic=errors["generic"], clean=self._unlabelled)
+        line = pick(text, searched=failure_head_chars(), skip_lines=self._skip, failure_lines=errors["failure_lines"],
+                    lead_ins=errors["lead_ins"], generic=errors["generic"], clean=self._unlabelled)
         if not line:
             return ""
         limit = errors["message_chars"]
