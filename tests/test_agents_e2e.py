@@ -110,11 +110,21 @@ LARGE = {"codex": ([shell(SEQ), shell(SEQ)], 60000),
 # Copilot's command failed (their output's text says so); Codex's ran once
 # through the engine's wrapper, which saw it end well.
 EXIT = {"codex": "0", "gemini": "3", "copilot": "3"}
-# The agent's answer to a call it refuses to run (measured: Copilot CLI 1.0.102 under -p, Codex 0.169.0's
-# exec, Gemini CLI 0.61.0 with a deny rule of the user's policy), and whether it is a lesson.
-REFUSED = {"copilot": ("no interactive user response", False),
-           "codex": ("you cannot ask for escalated permissions", False),
-           "gemini": ("Tool execution denied by policy", True)}
+# Calls the agent refuses to run, each with the words the model reads and
+# whether it is a lesson (measured: Copilot CLI 1.0.102 under -p, Codex
+# 0.169.0's exec, Gemini CLI 0.61.0). A refusal of how this session asked
+# is none: Copilot's of a program named by a path outside the project (no
+# one to approve it under -p), Codex's of a call asking for escalated
+# permissions. One by a standing rule of the user's is a lesson with its
+# command, since the next session is refused the same: Copilot's
+# --deny-tool, Gemini's policy. Each would change a file that stays as it was.
+REFUSALS = {
+    "copilot": [(shell(f"{sys.executable} -c 'open(\"asked.txt\", \"w\")'"), "no interactive user response", False),
+                (shell("rm kept-9e1f.txt"), "denied due to the following rules: `shell(rm)`", True)],
+    "codex": [(call("exec_command", cmd="touch asked.txt", sandbox_permissions="require_escalated",
+                    justification="write a file outside the sandbox"), "you cannot ask for escalated permissions", False)],
+    "gemini": [(shell("touch asked.txt"), "Tool execution denied by policy", True)]}
+RULES = {"copilot": {"args": ["--deny-tool", "shell(rm)"]}}  # Gemini's: its policy file (below)
 # The context monitor's warning, to the model too (to_model): each stand-in
 # reports a prompt past 70% of the window the agent works with, and a later
 # request holds the warning, read from that agent's own usage records.
@@ -218,14 +228,8 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
     (project / "run-tests.sh").write_text(f"PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 exec {sys.executable} -m pytest -q "
                                           f"-p no:cacheprovider {TEST_RUN[0]}\n")
     fails = [*map(shell, DATA_ONLY), shell(command), shell("sh run-tests.sh")]
-    # a call the agent refuses as this session asked it is no lesson: Copilot under -p refuses a program
-    # named by a path outside the project; Codex's exec, a call that asks for escalated permissions
-    # (measured, 0.169.0). A call a standing rule of the user's denies is one (Gemini's policy): the next
-    # session is denied the same
-    refused = {"copilot": [shell(f"{sys.executable} -c pass")],
-               "codex": [call("exec_command", cmd="touch asked.txt", sandbox_permissions="require_escalated",
-                              justification="write a file outside the sandbox")],
-               "gemini": [shell("touch asked.txt")]}[agent]
+    refused = [turn for turn, _, _ in REFUSALS[agent]]
+    (project / "kept-9e1f.txt").write_text("mine\n")
     if agent == "gemini":
         (home / ".gemini" / "policies").mkdir(parents=True)
         (home / ".gemini" / "policies" / "deny.toml").write_text(
@@ -233,7 +237,7 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
     # the agent-reported failure last: at the turn's end Copilot's transcript does not hold it yet (its timer)
     script = [shell(FIRST[agent]), *fails, *reads, *large, *refused, *failing, say("ok")]
     api = (gemini_api.GeminiAPI if agent == "gemini" else ResponsesAPI)(script, tokens=lambda req: tokens)
-    one = RUNS[agent]("go", home, project, None, api=api, env=env, **options)
+    one = RUNS[agent]("go", home, project, None, api=api, env=env, **options, **RULES.get(agent, {}))
     assert one.returncode == 0, str(one)
     sessions = tmp_path / "world" / "state" / "sessions"
     # the session's end reached the engine, which cleared it: all but the marks of the failed calls (their
@@ -271,12 +275,14 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
     assert all(command in lesson for command in DATA_ONLY), "each data-only failure is its own lesson, with its command"
     assert error in lesson and "most recent call last" not in lesson, ("a traceback's lesson is its error", lesson[-3000:])
     assert TEST_RUN[2] in lesson, ("a test run's lesson is its failed test", lesson[-3000:])
-    answer, standing = REFUSED[agent]  # the agent's refusal reached the model; a standing rule's is a lesson
-    assert answer in text(one.requests[len(script) - 1 - len(failing)]) and not (project / "asked.txt").exists()
-    if standing:
-        assert answer in lesson and "touch asked.txt" in lesson, lesson[-3000:]
-    else:
-        assert answer not in lesson, ("a call the agent did not run as asked is no lesson", lesson[-3000:])
+    assert not (project / "asked.txt").exists() and (project / "kept-9e1f.txt").exists()
+    after = len(script) - len(failing) - len(refused)  # the request after the first refused call
+    for i, (turn, answer, standing) in enumerate(REFUSALS[agent]):
+        assert answer in text(one.requests[after + i]), text(one.requests[after + i])[-2000:]
+        if standing:
+            assert answer in lesson and turn.command in lesson, lesson[-3000:]
+        else:
+            assert answer not in lesson, ("a call the agent did not run as asked is no lesson", lesson[-3000:])
     assert all(words in lesson for words in said), ("a call the agent reported failed is a lesson too", lesson[-3000:])
     log = tmp_path / "world" / "state" / "hook.log"
     logged = log.read_text() if log.exists() else ""
