@@ -102,7 +102,7 @@ def where(top):
     wall, cpu, summary, rc, rows = per_test()
     if not rows:  # no test ran (this interpreter lacks pytest, or the run broke): nothing worth writing
         print(f"no test ran: {summary} (exit {rc}); run it with the test environment's python "
-              "(README, Tests)", file=sys.stderr)
+              "(the README's \"Run the tests\")", file=sys.stderr)
         return rc or 1
     cpus = os.cpu_count() or 1
     slow = [r for r in rows if r["slow"]]
