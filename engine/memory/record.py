@@ -109,7 +109,7 @@ def error_line(text, memory):
         text = re.sub(pat, "", text)
     line = pick(text, searched=_head_chars(), skip_lines=memory["skip_lines"], failure_lines=memory["failure_lines"],
                 lead_ins=memory["error_lead_ins"], error_patterns=memory["error_patterns"],
-                generic=memory["generic_errors"] if "generic_errors" in memory else ())
+                generic=memory["generic_errors"])
     if line:
         return line[: memory["max_field_chars"]], True
     return text.strip()[: memory["max_field_chars"]], False
@@ -236,7 +236,7 @@ def build(event, error_text, memory, redact, project):
     if _own_answer(line, memory):
         return None
     error = redact(line)
-    if says_something and memory.get("generic_errors"):
+    if says_something and memory["generic_errors"]:
         import re
 
         says_something = not any(re.fullmatch(p, error) for p in memory["generic_errors"])
