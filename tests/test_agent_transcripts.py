@@ -220,6 +220,49 @@ def test_copilot_records(tmp_path):
     c = _one(recs, "compaction")  # the failed attempt is none
     assert (c.id, c.trigger, c.pre_tokens) == ("c0mpact-", "threshold", 118000)
     assert _one(recs, "summary").text == "SUMMED"
+    assert not any(r.sidechain for r in recs)
+
+
+# A task's subagent in its parent's file (measured with 1.0.102): each of its
+# lines carries agentId; what a subagentStart hook added went to the subagent.
+COPILOT_SUBAGENT = [
+    {"type": "user.message", "data": {"content": "go"}},
+    {"type": "assistant.message", "data": {"toolRequests": [{"toolCallId": "t1", "name": "task", "arguments": {
+        "agent_type": "general-purpose", "prompt": "Say hi.", "model": "claude-opus-4.5"}}]}},
+    {"type": "subagent.started", "agentId": "sub-1", "data": {"toolCallId": "t1", "model": "claude-opus-4.5"}},
+    {"type": "hook.end", "data": {"hookType": "subagentStart", "output": {"additionalContext": "TO_THE_SUBAGENT"}}},
+    {"type": "user.message", "agentId": "sub-1", "data": {"content": "Say hi."}},
+    {"type": "session.usage_record", "agentId": "sub-1", "data": {"usage": {
+        "model": "claude-opus-4.5", "inputTokens": 90000, "outputTokens": 10, "cacheReadTokens": 0,
+        "maxPromptTokens": 128000, "initiator": "sub-agent"}}},
+    {"type": "assistant.message", "agentId": "sub-1", "data": {"toolRequests": [
+        {"toolCallId": "s1", "name": "bash", "arguments": {"command": "cat nope-1.txt"}}]}},
+    {"type": "hook.end", "agentId": "sub-1", "data": {"hookType": "postToolUse",
+                                                      "output": {"additionalContext": "IN_THE_SUBAGENT"}}},
+    {"type": "tool.execution_complete", "agentId": "sub-1", "data": {
+        "toolCallId": "s1", "success": True, "shellExecution": {"exitCode": 1},
+        "result": {"content": "cat: nope-1.txt: No such file or directory"}}},
+    {"type": "tool.execution_complete", "data": {"toolCallId": "t1", "success": True,
+                                                  "result": {"content": "sub says hi"}}},
+    {"type": "session.usage_record", "data": {"usage": {"model": "gpt-5.1", "inputTokens": 3000, "outputTokens": 10,
+                                                         "maxPromptTokens": 128000}}},
+]
+
+
+def test_a_copilot_subagents_records_are_its_own(tmp_path):
+    """What a task's subagent read, used, ran and was given is not the main
+    context: the in-view check, the context monitor, the session report
+    and replay leave it out of the main context."""
+    recs, _ = _read("copilot", _write(tmp_path / "p.jsonl", COPILOT_SUBAGENT))
+    side = {(r.kind, getattr(r, "id", None) or getattr(r, "text", None) or getattr(r, "context", None))
+            for r in recs if r.sidechain}
+    main = {(r.kind, getattr(r, "id", None) or getattr(r, "text", None) or getattr(r, "context", None))
+            for r in recs if not r.sidechain}
+    assert side == {("prompt", "Say hi."), ("usage", 90000), ("tool_call", "s1"), ("tool_result", "s1"),
+                    ("delivered", None)}, side
+    assert main == {("prompt", "go"), ("tool_call", "t1"), ("tool_result", "t1"), ("usage", 3000)}, main
+    assert sorted(r.texts[0] for r in recs if r.kind == "delivered") == ["IN_THE_SUBAGENT", "TO_THE_SUBAGENT"]
+    assert all(r.sidechain for r in recs if r.kind == "delivered")
 
 
 # ------------------------------------------------------------ hostile files

@@ -497,3 +497,55 @@ def test_copilot_keeps_a_scoped_instruction_given_during_a_background_compaction
     assert summary - 1 <= given < after, (kinds, given, after)  # given while it compacted
     assert "WEB_SCOPED_88bb" not in texts[summary], "not in the history the summary was asked of"
     assert [t.count("WEB_SCOPED_88bb") for t in texts[after:]] == [1] * (len(log) - after), kinds
+
+
+# A subagent asking for an expensive model (measured: Copilot CLI 1.0.102's
+# task runs it on the model given, Codex 0.169.0's spawn_agent refuses one
+# its catalog does not list after PreToolUse): the model Codex is given,
+# which the built-in profile does not name expensive (it names Claude's
+# opus), is named so in the session's profile.
+SUBAGENT = {"copilot": (call("task", name="probe", prompt="Check the settings.", agent_type="general-purpose",
+                             description="check settings", model="claude-opus-4.5", mode="sync"), None),
+            "codex": (call("spawn_agent", message="Check the settings.", model="gpt-5-pro", reasoning_effort="high"),
+                      {"pre_tool": [{"name": "subagent_effort", "expensive_models": ["opus", "gpt-5-pro"]}]})}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("agent", sorted(SUBAGENT))
+def test_a_subagent_on_an_expensive_model_is_flagged_to_the_model_and_its_records_stay_its_own(tmp_path, agent):
+    """With the hooks `engine install --agent NAME` wrote, the model asks
+    for a subagent on an expensive model: the request after that call holds
+    the engine's effort warning, naming the model.  Copilot's subagent runs
+    (on claude-opus-4.5), fails a command and reports a context of 110,000
+    tokens of 128,000: the failure is remembered once, and the session's
+    context is its main agent's (the session report's peak is the main
+    model's 3,000 tokens, the subagent's figures are its own), with no state
+    kept under the subagent's id."""
+    home, project, env = _world(tmp_path)
+    turn, profile = SUBAGENT[agent]
+    prof = shared_profile(profile_text(profile, name=f"subagent-{agent}")) if profile else None
+    options = _trusted(agent, home, project, env, _install(agent, home, project, env, profile=prof))
+    inside = [shell("cat settings-4c1d.conf"), say("The settings file is missing.")] if agent == "copilot" else []
+    script = [turn, *inside, say("ok")]
+    subagent_model = turn.args["model"]
+
+    def tokens(req):  # the subagent's requests report a nearly full context, the main agent's little
+        return 110000 if req.body.get("model") == subagent_model else 3000
+    api = ResponsesAPI(script, tokens=tokens)
+    run = RUNS[agent]("go", home, project, None, api=api, env=env, **options)
+    assert run.returncode == 0, str(run)
+    after = responses_api.request_text(run.requests[-1])
+    assert "This subagent asks for model " + subagent_model + ", an expensive one" in after, after[-3000:]
+    if agent != "copilot":
+        return
+    assert [r.get("model") for r in run.requests].count(subagent_model) == 2, "the subagent ran on the model it asked for"
+    rc, out, err = _engine(home, project, env, "memory", "list", "--json")
+    assert rc == 0, err
+    assert [(e["input"], e["count"]) for e in json.loads(out)] == [("cat settings-4c1d.conf", 1)], out
+    (events,) = (home / ".copilot" / "session-state").glob("*/events.jsonl")
+    rc, out, err = _engine(home, project, env, "session", "report", str(events), "--agent", "copilot", "--json")
+    assert rc == 0, err
+    report = json.loads(out)
+    assert report["peak"]["tokens"] == 3000 and {p["tokens"] for p in report["fill"]} == {3000}, report["fill"]
+    kept = [p.stem for p in (tmp_path / "world" / "state" / "sessions").glob("*.json")]
+    assert kept and all(events.parent.name in name for name in kept), ("no state under the subagent's id", kept)

@@ -32,6 +32,11 @@ class Event:
         self.kind = agent.neutral(self.agent_event) or ""
         self._cache = {}
         self._environ = environ
+        if self.kind == "stop" and self.subagent:
+            # A subagent's own end, where the agent reports it as a stop that
+            # carries the subagent's id (Copilot's agentStop inside a task):
+            # the session goes on.
+            self.kind = "subagent_stop"
 
     def field(self, name):
         """A neutral payload field, decoded as the agent's YAML says."""
@@ -59,7 +64,10 @@ class Event:
 
     @property
     def session(self):
-        return self._text("session")
+        """The session's id; for the event of a subagent that the agent gives
+        an id of its own, its parent's (`parent_session`), whose state,
+        transcript and records the subagent shares as in Claude Code."""
+        return self._text("parent_session") or self._text("session")
 
     @property
     def transcript(self):

@@ -102,8 +102,21 @@ class ResponsesAPI(StandIn):
             if name is None:
                 raise AssertionError(f"no shell tool known among the request's tools {names}")
             turn = Call(name, SHELL_TOOLS[name](turn.command))
-        return {"type": "function_call", "id": f"fc_{n:04d}", "call_id": f"call_{n:04d}", "name": turn.name,
+        item = {"type": "function_call", "id": f"fc_{n:04d}", "call_id": f"call_{n:04d}", "name": turn.name,
                 "arguments": json.dumps(turn.args), "status": "completed"}
+        namespace = _namespace_of(body, turn.name)
+        if namespace:  # a tool listed inside a namespace is called by both names (Codex's multi_agent_v1)
+            item["namespace"] = namespace
+        return item
+
+
+def _namespace_of(body, name):
+    """The name of the namespace tool of the request that lists tool `name`, or None."""
+    for tool in body.get("tools") or ():
+        if isinstance(tool, dict) and tool.get("type") == "namespace" and any(
+                isinstance(t, dict) and t.get("name") == name for t in tool.get("tools") or ()):
+            return tool.get("name")
+    return None
 
 
 def _item_events(item):

@@ -56,8 +56,9 @@ def shell(command):
     return Shell(command)
 
 
-def call(name, **args):
-    """A scripted turn: the tool `name` (as the request's tool list names it) with `args`."""
+def call(name, /, **args):
+    """A scripted turn: the tool `name` (as the request's tool list names it)
+    with `args` (a `name` among them too: Copilot's task takes one)."""
     return Call(name, args)
 
 

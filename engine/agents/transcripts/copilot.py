@@ -26,6 +26,11 @@ Lines are `{type, data, id, timestamp, parentId}`:
   (measured with 1.0.102; a compaction still running at the end completes
   with `success` false);
 - `session.error`: a failed model call.
+
+What a task's subagent does is in the same file: each of its lines carries
+`agentId` (its prompt, usage, calls, results, hooks); those records are
+`sidechain`, not the main context, and so is what a subagentStart hook
+added, which reaches the subagent's first request (measured with 1.0.102).
 """
 
 from ..records import (
@@ -82,8 +87,9 @@ def records_of(obj, seen=None):
     handler = _BY_TYPE.get(kind)
     out = handler(data) if handler is not None else []
     time = obj.get("timestamp") if isinstance(obj.get("timestamp"), str) else None
+    side = isinstance(obj.get("agentId"), str) or data.get("hookType") == "subagentStart"
     for rec in out:
-        rec.time = time
+        rec.time, rec.sidechain = time, side
     return out
 
 

@@ -3,7 +3,8 @@ the agent's YAML names its subagent tools and the input field naming their
 model) asking for an expensive model (`expensive_models`) while the
 profile's effort is one of `efforts`: a warning in the model's context, or
 with `action: ask` the agent asks the user first (an ask decision, the
-warning as the reason)."""
+warning as the reason); an agent that takes no ask decision (Codex,
+Copilot) gets the warning."""
 
 from .base import Handler, HandlerSpec
 from .part import Part
@@ -42,6 +43,6 @@ class SubagentEffort(Handler):
                              model=self.model(ctx), tool=ctx.event.tool).strip("\n")
         if not text:
             return []
-        if self.spec.action == "ask":
+        if self.spec.action == "ask" and ctx.event.agent.takes_decision("ask"):
             return [Part(self.name, tool_decision={"decision": "ask", "reason": text})]
         return [Part(self.name, text)]
