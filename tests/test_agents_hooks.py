@@ -120,6 +120,28 @@ def test_a_small_shell_output_is_left_as_it_is(hk, agent):
     assert not {"decision", "modifiedResult"} & set(out) and "tailToolCallRequest" not in json.dumps(out), out
 
 
+# A subagent's call, as each agent marks it (measured: Codex 0.169.0's
+# spawn_agent subagent, its hooks with the parent's session_id; Copilot
+# 1.0.102's task subagent, its own id as sessionId).
+INSIDE_A_SUBAGENT = {"codex": {"agent_id": "01a22097-ad23-77e1-815f-a51694cf8cd3", "agent_type": "default"},
+                     "copilot": {"sessionId": "9e8d7c6b-5a49-4382-b716-a5f4e3d2c1b0",
+                                 "agentId": "9e8d7c6b-5a49-4382-b716-a5f4e3d2c1b0", "agentType": "general-purpose",
+                                 "parentAgentId": "c1"}}
+
+
+@pytest.mark.parametrize("agent", sorted(INSIDE_A_SUBAGENT))
+def test_a_subagents_large_output_is_left_to_it(hk, agent):
+    """A subagent reads its output in full, as Claude Code's does (ccm_output):
+    the engine knows a subagent's call by the field the agent marks it with."""
+    payload, event_arg, _shown = _payload(agent, hk.project, hk.transcript)
+    answer = hk.engine("hook", "--agent", agent, *(["--event", event_arg] if event_arg else []),
+                       stdin=json.dumps(dict(payload, **INSIDE_A_SUBAGENT[agent])).encode())
+    answer.assert_ok()
+    out = json.loads(answer.stdout) if answer.stdout.strip() else {}
+    assert not {"decision", "modifiedResult"} & set(out) and "CCM_CACHED" not in json.dumps(out), out
+    assert _stub_of(agent, _run_hook(hk, agent, payload, event_arg)), "the main agent's same call is kept out"
+
+
 @pytest.mark.parametrize("mode,rewritten", [("bypassPermissions", True), ("default", False), (None, False)])
 def test_codex_runs_a_large_command_through_the_wrapper_only_where_nothing_would_ask(hk, mode, rewritten):
     """Codex cuts an output over ~10 KB before PostToolUse, so a command known
