@@ -251,7 +251,9 @@ def test_effort_guidance_at_session_start(hk):
 def test_subagent_on_an_expensive_model_is_warned_or_asked(hk):
     task = hk.event("PreToolUse", tool_name="Task", tool_input={"description": "d", "prompt": "p",
                                                                  "subagent_type": "general-purpose", "model": "opus"})
-    assert "expensive" in hk.hook(task).context
+    assert hk.hook(task).context.endswith("[Effort policy: medium] This subagent asks for model opus, an expensive "
+                                          "one; under medium effort prefer a cheaper model unless the task needs deep "
+                                          "planning.")
     ask = shared_profile(profile_text({"PreToolUse": [{"name": "subagent_effort", "action": "ask"}]}))
     out = hk.hook(task, profile=ask).json["hookSpecificOutput"]
     assert out["permissionDecision"] == "ask" and "opus" in out["permissionDecisionReason"]

@@ -11,7 +11,8 @@ SAMPLES = {"tool": "shell", "entries": [ENTRY], "total": 3, "more": 2, "cwd": "/
            "tokens": 156000, "window": 200000, "threshold": 70, "thresholds": [70, 80, 90],
            "top": [{"tool": "shell", "tokens": 5000, "bytes": 20000, "calls": 3, "share": 61.0}],
            "total_tokens": 8200, "effort": "medium", "model": "opus", "trigger": "auto",
-           "custom_instructions": "keep the test names", "source": "startup", "effort_keyword": "ultrathink"}
+           "custom_instructions": "keep the test names", "source": "startup", "effort_keyword": "ultrathink",
+           "asked_effort": "high", "expensive": True, "deeper": True}
 
 
 def pick(*names):
