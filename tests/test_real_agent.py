@@ -395,3 +395,20 @@ def test_where_hook_answers_land_in_what_the_model_reads(tmp_path):
     tail = after["messages"][-1]
     assert tail["role"] == "system" and "PreToolUse:Bash hook additional context: CTX_PreToolUse_MARK" in json.dumps(tail)
     assert "PostToolUse:Bash hook additional context: CTX_PostToolUse_MARK" in json.dumps(tail)
+
+
+def test_a_subagent_on_an_expensive_model_is_flagged_to_the_model(tmp_path):
+    """The model asks for a subagent on opus (the Task tool, which Claude Code
+    2.1.330 reports to PreToolUse as Agent): the request after it holds the
+    engine's effort warning, after the subagent's answer."""
+    w = _world(tmp_path / "a")
+    run = _run(w, "delegate", [tool("Task", description="look around", prompt="Say hi.",
+                                    subagent_type="general-purpose", model="opus"),
+                               text("The subagent said hi."), text("Done.")])
+    after = request_text(run.requests[-1])
+    assert ("PreToolUse:Agent hook additional context: [from rules-engine profile default, handler "
+            "pre_tool/subagent_effort: see `engine profile show`]\n[Effort policy: medium] This subagent asks for model "
+            "opus, an expensive one; under medium effort prefer a cheaper model unless the task needs deep "
+            "planning.") in after, after[-3000:]
+    assert "<result>The subagent said hi.</result>" in after
+    assert "This subagent asks" not in request_text(run.requests[0])
