@@ -319,6 +319,36 @@ def test_current_is_the_newest_session_of_this_project_of_any_agent(tmp_path, mo
         find(None, True, "/sample/elsewhere", "gemini")
 
 
+def test_a_codex_subagents_rollout_is_no_session_of_its_own(tmp_path, monkeypatch):
+    """Codex 0.169.0 keeps a spawned agent's rollout beside its sessions,
+    its session_meta naming its parent (measured: `parent_thread_id`,
+    `thread_source: subagent`).  Newer than its parent's, it is still not
+    the project's current session, no session of its own in a listing,
+    and not one of the sessions `engine doctor` looks for the hooks in."""
+    from engine.agents.spec import Agent
+    from engine.hooks.firing import recent_sessions
+    from engine.session.did import sessions_since
+
+    placed = _install(tmp_path, monkeypatch)
+    main, path = placed["codex"]
+    sub = "01a22099-9092-7dc3-9d1a-8f8495987349"
+    meta = {"timestamp": "2026-11-26T08:56:06.000Z", "type": "session_meta", "payload": {
+        "session_id": main, "id": sub, "parent_thread_id": main, "cwd": "/sample/project", "originator": "codex_exec",
+        "cli_version": "0.169.0", "source": {"subagent": {"thread_spawn": {"parent_thread_id": main, "depth": 1}}},
+        "thread_source": "subagent"}}
+    spawned = path.with_name(f"rollout-2026-11-26T08-56-06-{sub}.jsonl")
+    spawned.write_text(json.dumps(meta) + "\n", encoding="utf-8")
+    os.utime(path, (1_800_000_000, 1_800_000_000))
+    os.utime(spawned, (1_800_000_100, 1_800_000_100))
+    assert find(None, True, "/sample/project", "codex") == str(path)
+    assert find(sub, False, "/sample/project", "codex") == str(spawned), "its own file is still found by its id"
+    listed = [(agent, sid) for _, sid, _project, _path, agent in sessions_since(10**10)]
+    assert ("codex", main) in listed and ("codex", sub) not in listed, listed
+    from engine.agents.table import agents
+
+    assert recent_sessions(Agent(agents()["codex"]), 5) == [str(path)]
+
+
 # ------------------------------------------------------------ one seam
 
 # What the agents write in their transcripts and folders: the readers'

@@ -56,12 +56,15 @@ class Version(Record):
 
 
 class Session(Record):
-    __slots__ = ("id", "cwd", "project", "mode")
+    """`parent`: the session a subagent's own file belongs to (Codex keeps a
+    spawned agent's rollout beside its sessions), else None."""
+
+    __slots__ = ("id", "cwd", "project", "mode", "parent")
     kind = "session"
 
-    def __init__(self, id=None, cwd=None, project=None, mode=None):
+    def __init__(self, id=None, cwd=None, project=None, mode=None, parent=None):
         super().__init__()
-        self.id, self.cwd, self.mode = id, cwd, mode
+        self.id, self.cwd, self.mode, self.parent = id, cwd, mode, parent
         self.project = project if project is not None else cwd
 
 

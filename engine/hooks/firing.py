@@ -10,7 +10,10 @@ import os
 
 
 def recent_sessions(agent, count):
-    """The newest `count` transcript files of the agent, newest first."""
+    """The newest `count` session files of the agent, newest first (a
+    subagent's file kept beside them is none: locate.is_subagents)."""
+    from engine.session.locate import is_subagents
+
     pattern = (agent.data.get("transcript") or {}).get("sessions")
     if not pattern:
         return []
@@ -20,7 +23,13 @@ def recent_sessions(agent, count):
             found.append((os.stat(path).st_mtime, path))
         except OSError:
             continue
-    return [p for _, p in sorted(found, reverse=True)[:count]]
+    out = []
+    for _, path in sorted(found, reverse=True):
+        if len(out) == count:
+            break
+        if not is_subagents(agent, path):
+            out.append(path)
+    return out
 
 
 def session_id(agent, path):

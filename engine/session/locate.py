@@ -195,11 +195,20 @@ def _newest(paths):
 
 
 def _names_project(agent, path, cwd):
-    """Whether the session file's first records name the project `cwd`."""
+    """Whether the session file's first records name the project `cwd`, as
+    a session's own (not a subagent's: is_subagents)."""
     from engine.agents.transcripts import reader
 
     key = reader(_spec(agent)["reader"]).project_key(os.path.abspath(cwd))
-    return any(r.project == key for r in _head_sessions(agent, path))
+    found = _head_sessions(agent, path)
+    return any(r.project == key for r in found) and not any(r.parent for r in found)
+
+
+def is_subagents(agent, path):
+    """Whether a session file is a subagent's that the agent keeps beside its
+    sessions (its first records name a parent: Codex's spawned agents), no
+    session of its own."""
+    return any(r.parent for r in _head_sessions(agent, path))
 
 
 def _head_sessions(agent, path):
@@ -208,13 +217,17 @@ def _head_sessions(agent, path):
     from engine.agents.transcripts import head_records
     from engine.core.settings import agent_facts
 
-    return head_records(_spec(agent)["reader"], path, agent_facts()["version"]["head_bytes"], ("session",))
+    return list(head_records(_spec(agent)["reader"], path, agent_facts()["version"]["head_bytes"], ("session",)))
 
 
 def head(agent, path):
     """(session id, project) a session file's first records name, each None when they do not."""
+    return _id_and_project(_head_sessions(agent, path))
+
+
+def _id_and_project(found):
     sid = project = None
-    for r in _head_sessions(agent, path):
+    for r in found:
         sid, project = sid or r.id, project or r.cwd or r.project
         if sid and project:
             break
@@ -231,8 +244,10 @@ def sessions(agent):
         for path in _files(agent, home=home):
             if by_folder:
                 yield path, session_id(agent, path, home), os.path.basename(os.path.dirname(path))
-            else:
-                sid, project = head(agent, path)
+                continue
+            found = _head_sessions(agent, path)
+            if not any(r.parent for r in found):  # else a subagent's file: no session of its own
+                sid, project = _id_and_project(found)
                 yield path, sid or session_id(agent, path, home), project or ""
 
 

@@ -3,7 +3,8 @@ measured with 0.169.0, tests/support/AGENTS-MEASURED.md, and the sample in
 tests/data/transcripts/codex/).
 
 Lines are `{timestamp, ordinal, type, payload}`:
-- `session_meta`: `cli_version` (the agent's version), `id`, `cwd`;
+- `session_meta`: `cli_version` (the agent's version), `id`, `cwd`; a
+  spawned subagent's rollout names its parent (`parent_thread_id`);
 - `turn_context`: the `model`, `cwd`; `event_msg` `token_count`:
   `info.model_context_window`; `event_msg` `error` / `stream_error`: a
   failed model call;
@@ -98,7 +99,7 @@ def _meta(payload, obj):
         out.append(Version(payload["cli_version"]))
     sid = _text(payload.get("id")) or _text(payload.get("session_id"))
     if sid or _text(payload.get("cwd")):
-        out.append(Session(sid, _text(payload.get("cwd"))))
+        out.append(Session(sid, _text(payload.get("cwd")), parent=_text(payload.get("parent_thread_id"))))
     return out
 
 
