@@ -201,14 +201,18 @@ def _names_project(agent, path, cwd):
 
     key = reader(_spec(agent)["reader"]).project_key(os.path.abspath(cwd))
     found = _head_sessions(agent, path)
-    return any(r.project == key for r in found) and not any(r.parent for r in found)
+    return any(r.project == key for r in found) and not _name_a_parent(found)
 
 
 def is_subagents(agent, path):
     """Whether a session file is a subagent's that the agent keeps beside its
-    sessions (its first records name a parent: Codex's spawned agents), no
-    session of its own."""
-    return any(r.parent for r in _head_sessions(agent, path))
+    sessions (Codex's spawned agents), no session of its own."""
+    return _name_a_parent(_head_sessions(agent, path))
+
+
+def _name_a_parent(found):
+    """Whether a file's first Session records name a parent session."""
+    return any(r.parent for r in found)
 
 
 def _head_sessions(agent, path):
@@ -246,7 +250,7 @@ def sessions(agent):
                 yield path, session_id(agent, path, home), os.path.basename(os.path.dirname(path))
                 continue
             found = _head_sessions(agent, path)
-            if not any(r.parent for r in found):  # else a subagent's file: no session of its own
+            if not _name_a_parent(found):  # else a subagent's file: no session of its own
                 sid, project = _id_and_project(found)
                 yield path, sid or session_id(agent, path, home), project or ""
 
