@@ -506,8 +506,13 @@ def test_copilot_keeps_a_scoped_instruction_given_during_a_background_compaction
 # opus), is named so in the session's profile.
 # The warning each model reads: Codex's call asks for more reasoning than
 # the profile's medium effort too.
+# Copilot's session adds Cursor's rules to the user's rule sources: a
+# folder Copilot does not read itself.
+CURSOR_RULES = {"prompt": [{"name": "rules", "sources": [
+    {"agent": "rules"}, {"dir": "{project}/.cursor/rules", "glob": "*.mdc", "scope_key": "globs",
+                         "always_key": "alwaysApply"}]}]}
 SUBAGENT = {"copilot": (call("task", name="probe", prompt="Check the settings.", agent_type="general-purpose",
-                             description="check settings", model="claude-opus-4.5", mode="sync"), None,
+                             description="check settings", model="claude-opus-4.5", mode="sync"), CURSOR_RULES,
                         "[Effort policy: medium] This subagent asks for model claude-opus-4.5, an expensive one; "
                         "under medium effort prefer a cheaper model unless the task needs deep planning."),
             "codex": (call("spawn_agent", message="Check the settings.", model="gpt-5-pro", reasoning_effort="high"),
@@ -528,8 +533,13 @@ def test_a_subagent_on_an_expensive_model_is_flagged_to_the_model_and_its_record
     tokens of 128,000: the failure is remembered once, and the session's
     context is its main agent's (the session report's peak is the main
     model's 3,000 tokens, the subagent's figures are its own), with no state
-    kept under the subagent's id."""
+    kept under the subagent's id.  Its user's profile adds Cursor's rules,
+    which Copilot does not read: the rule is in the main agent's first
+    request (sessionStart) and in the subagent's (subagentStart)."""
     home, project, env = _world(tmp_path)
+    (project / ".cursor" / "rules").mkdir(parents=True)
+    (project / ".cursor" / "rules" / "names.mdc").write_text(
+        "---\nalwaysApply: true\n---\n# Names\nName every branch CURSOR_SUB_61f0.\n")
     turn, profile, warning = SUBAGENT[agent]
     prof = shared_profile(profile_text(profile, name=f"subagent-{agent}")) if profile else None
     options = _trusted(agent, home, project, env, _install(agent, home, project, env, profile=prof))
@@ -547,6 +557,10 @@ def test_a_subagent_on_an_expensive_model_is_flagged_to_the_model_and_its_record
     if agent != "copilot":
         return
     assert [r.get("model") for r in run.requests].count(subagent_model) == 2, "the subagent ran on the model it asked for"
+    first_sub = next(r for r in run.requests if r.get("model") == subagent_model)
+    sub_text, main_text = responses_api.request_text(first_sub), responses_api.request_text(run.requests[0])
+    assert "CURSOR_SUB_61f0" in main_text and "Check the settings." not in main_text, main_text[-3000:]
+    assert "CURSOR_SUB_61f0" in sub_text and "Check the settings." in sub_text, sub_text[-3000:]
     rc, out, err = _engine(home, project, env, "memory", "list", "--json")
     assert rc == 0, err
     assert [(e["input"], e["count"]) for e in json.loads(out)] == [("cat settings-4c1d.conf", 1)], out

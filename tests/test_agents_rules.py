@@ -21,9 +21,15 @@ def _payload(agent, hk, event, **fields):
     """(payload, --event argument) of one `event` (prompt, session_start) of `agent`."""
     base = {"cwd": str(hk.project), "transcript_path": str(hk.transcript)}
     if agent == "copilot":
-        names = {"prompt": "userPromptSubmitted", "session_start": "sessionStart"}
+        names = {"prompt": "userPromptSubmitted", "session_start": "sessionStart", "subagent_start": "subagentStart"}
         data = {"sessionId": hk.session, "cwd": str(hk.project), "prompt": "go on", "source": "new", **fields}
+        if event == "subagent_start":  # as 1.0.102 sends it: the parent's session, the subagent's own id
+            data = {"sessionId": hk.session, "cwd": str(hk.project), "agentName": "explore", "agentId": "sub-1",
+                    "agentType": "explore", "parentAgentId": hk.session, **fields}
         return data, names[event]
+    if event == "subagent_start":  # Claude Code 2.1.330's: the parent's session_id, the subagent's agent_id
+        return dict(base, session_id=hk.session, hook_event_name="SubagentStart", agent_id="a1b2c3",
+                    agent_type="general-purpose", **fields), None
     names = {"claude-code": {"prompt": "UserPromptSubmit", "session_start": "SessionStart"},
              "codex": {"prompt": "UserPromptSubmit", "session_start": "SessionStart"},
              "gemini": {"prompt": "BeforeAgent", "session_start": "SessionStart"}}[agent]
@@ -504,3 +510,125 @@ def test_refresh_preview_for_an_agent_shows_its_nested_agents_md_for_a_touched_f
     assert "SVC_9a" not in hk.engine(*args).stdout
     bad = hk.engine(*args, "--agent", "nope")
     assert bad.returncode == 1 and "no agent named 'nope'" in bad.stderr and "codex" in bad.stderr, str(bad)
+
+
+# -- a subagent's start ------------------------------------------------------
+CURSOR_ALWAYS = shared_profile(profile_text({"prompt": [
+    {"name": "rules", "sources": [{"agent": "rules"}, CURSOR]}]}, name="cursorsub"))
+
+
+def _cursor_rules(hk, *texts):
+    rules = hk.project / ".cursor" / "rules"
+    rules.mkdir(parents=True, exist_ok=True)
+    for i, text in enumerate(texts):
+        (rules / f"r{i}.mdc").write_text(f"---\nalwaysApply: true\n---\n# Rule {i}\n{text}\n")
+
+
+def _state(hk):
+    files = hk.session_files()
+    return json.loads(files[0].read_text()) if files else {}
+
+
+@pytest.mark.parametrize("agent", ["claude-code", "copilot"])
+def test_a_subagent_starts_with_the_rules_only_the_engine_delivers_and_the_main_contexts_state_stays(hk, agent):
+    """A subagent's context starts with the agent's own instruction files
+    (measured with Claude Code 2.1.330 and Copilot CLI 1.0.102), never with
+    what the engine gave the main context: at its start (SubagentStart,
+    subagentStart: their context reaches its first request) the engine gives
+    it the rule files the agent does not load itself, even those the main
+    context has in view already, and records nothing as the main context's."""
+    _cursor_rules(hk, "Name every branch SUB_RULE_7d1e.")
+    (hk.project / "AGENTS.md").write_text("# Team\nAGENTS_OWN_3c9a.\n")
+    (hk.project / ".claude").mkdir(exist_ok=True)
+    if agent == "claude-code":
+        _claude_transcript(hk, "2.1.332")
+    start = _context(agent, hk, "session_start", profile=CURSOR_ALWAYS)
+    assert "SUB_RULE_7d1e" in start and "AGENTS_OWN_3c9a" not in start, start
+    before = _state(hk)
+    text = _context(agent, hk, "subagent_start", profile=CURSOR_ALWAYS)
+    assert "SUB_RULE_7d1e" in text and "AGENTS_OWN_3c9a" not in text, text
+    assert "[Rules refresh" in text, text
+    assert _state(hk) == before, "a subagent's delivery is not the main context's"
+    plain = _context(agent, hk, "subagent_start")
+    assert plain == "", "the built-in profile's sources are the agent's own: nothing to add"
+
+
+def test_a_subagent_of_a_claude_code_that_does_not_read_agents_md_gets_it(hk):
+    """Before 2.1.330 Claude Code did not read an AGENTS.md-only project's
+    file: the engine gives it at the session's start, and at each subagent's."""
+    (hk.project / "AGENTS.md").write_text("# Team\nRun the linter before each commit (AGM_SUB_5e).\n")
+    _claude_transcript(hk, "2.1.300")
+    assert "AGM_SUB_5e" in _context("claude-code", hk, "subagent_start")
+    _claude_transcript(hk, "2.1.332")
+    assert _context("claude-code", hk, "subagent_start") == ""
+
+
+def test_a_subagents_start_names_what_its_room_cannot_hold_and_leaves_no_round_pending(hk):
+    """Nothing can wait for a next event of a subagent's context (pending
+    rounds run in the main one): what one answer cannot hold is named with
+    where to read it, never said to follow, and no round opens in the
+    session's state."""
+    _claude_transcript(hk, "2.1.332")
+    _cursor_rules(hk, *[f"Rule text {i} SUBFIT_{i:02d} " + "word " * 600 for i in range(6)])
+    before = _state(hk)
+    text = _context("claude-code", hk, "subagent_start", profile=CURSOR_ALWAYS)
+    given = [i for i in range(6) if f"SUBFIT_{i:02d}" in text]
+    assert given and len(given) < 6, text
+    assert "follow at the next event" not in text, text
+    for i in sorted(set(range(6)) - set(given)):
+        assert f"r{i}.mdc" in text, (i, text)  # named, with its path to read
+    assert len(text) <= 10000, len(text)
+    assert _state(hk) == before
+
+
+def test_a_subagent_gets_no_path_scoped_rule_for_the_files_the_main_context_touched(hk):
+    """A scoped rule belongs to a context that touched a matching file: the
+    subagent touched none yet (its writes get the rule: scoped_rules)."""
+    rules = hk.project / ".cursor" / "rules"
+    rules.mkdir(parents=True)
+    (rules / "ts.mdc").write_text('---\nglobs: "web/**/*.ts"\nalwaysApply: false\n---\nSCOPED_SUB_8f.\n')
+    (rules / "all.mdc").write_text("---\nalwaysApply: true\n---\nALWAYS_SUB_2a.\n")
+    (hk.project / "web").mkdir()
+    (hk.project / "web" / "a.ts").write_text("x\n")
+    hk.write_transcript([
+        {"type": "user", "version": "2.1.332", "sessionId": hk.session, "isSidechain": False, "uuid": "u1",
+         "message": {"role": "user", "content": "edit it"}},
+        {"type": "assistant", "sessionId": hk.session, "isSidechain": False, "uuid": "a1",
+         "message": {"id": "m1", "role": "assistant", "content": [
+             {"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": str(hk.project / "web" / "a.ts")}}]}}])
+    scoped = shared_profile(profile_text({"prompt": [{"name": "rules", "every_turns": 1, "sources": [
+        {"agent": "rules"}, CURSOR]}]}, name="cursorscoped"))
+    assert "SCOPED_SUB_8f" in _context("claude-code", hk, "prompt", profile=scoped), "the main context touched it"
+    text = _context("claude-code", hk, "subagent_start", profile=scoped)
+    assert "ALWAYS_SUB_2a" in text and "SCOPED_SUB_8f" not in text, text
+
+
+def test_a_real_sessions_subagent_starts_with_the_rule_the_main_context_has_in_view(hk):
+    """Session 21 (a recorded Claude Code session that starts 16 Task
+    subagents), fed event by event to the hook command up to its first
+    Task call, with Cursor's rules added: the session's start gave the rule
+    to the main context, and the subagent started then gets it too; the
+    session's state is as the main context's events left it."""
+    from engine.replay.events import events
+    from testdata import transcript
+
+    _cursor_rules(hk, "Name every branch REAL_SUB_40d2.")
+    source = transcript("21-erk-ci-compact-17errors-41files-ebe65926.jsonl")
+    data = source.read_bytes()
+    hk.transcript.parent.mkdir(parents=True, exist_ok=True)
+    hk.transcript.write_bytes(b"")
+    hk.compiled(CURSOR_ALWAYS)
+    given, task = [], None
+    for ev, offset in events(source, cwd=str(hk.project), session_id=hk.session, transcript_path=str(hk.transcript)):
+        hk.transcript.write_bytes(data[:offset])
+        run = hk.hook(ev, profile=CURSOR_ALWAYS).assert_ok()
+        given.append("REAL_SUB_40d2" in run.stdout)
+        if ev["hook_event_name"] == "PreToolUse" and ev["tool_name"] == "Task":
+            task = ev
+            break
+    assert task is not None and given[0] and not any(given[1:]), given  # at the start only: in view since
+    before = _state(hk)
+    start = dict(hk.event("SubagentStart", agent_id="a7", agent_type=task["tool_input"].get("subagent_type", "x")))
+    text = hk.hook(start, profile=CURSOR_ALWAYS).assert_ok().context
+    assert "REAL_SUB_40d2" in text, text
+    assert _state(hk) == before

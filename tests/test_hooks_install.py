@@ -13,8 +13,8 @@ import pytest
 from hook_fixtures import parse_problems, profile_text
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
 
-BUILTIN_EVENTS = {"UserPromptSubmit", "SessionStart", "SessionEnd", "PreToolUse", "PostToolUse", "PostToolUseFailure",
-                  "Stop", "PreCompact"}
+BUILTIN_EVENTS = {"UserPromptSubmit", "SessionStart", "SubagentStart", "SessionEnd", "PreToolUse", "PostToolUse",
+                  "PostToolUseFailure", "Stop", "PreCompact"}
 
 EXISTING = {
     "model": "opus",

@@ -25,12 +25,12 @@ FILES = {
 }
 # The built-in profile's events each agent has, in its own names (the profile's order).
 EVENTS = {
-    "claude-code": ["UserPromptSubmit", "SessionStart", "PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop",
-                    "PreCompact", "SessionEnd"],
+    "claude-code": ["UserPromptSubmit", "SessionStart", "SubagentStart", "PreToolUse", "PostToolUse",
+                    "PostToolUseFailure", "Stop", "PreCompact", "SessionEnd"],
     "codex": ["UserPromptSubmit", "SessionStart", "PreToolUse", "PostToolUse", "Stop", "PreCompact", "SessionEnd"],
     "gemini": ["BeforeAgent", "SessionStart", "BeforeTool", "AfterTool", "AfterAgent", "SessionEnd"],
-    "copilot": ["userPromptSubmitted", "sessionStart", "preToolUse", "postToolUse", "postToolUseFailure", "agentStop",
-                "preCompact", "sessionEnd"],
+    "copilot": ["userPromptSubmitted", "sessionStart", "subagentStart", "preToolUse", "postToolUse",
+                "postToolUseFailure", "agentStop", "preCompact", "sessionEnd"],
 }
 TOOL_EVENTS = {"PreToolUse", "PostToolUse", "PostToolUseFailure", "BeforeTool", "AfterTool"}
 

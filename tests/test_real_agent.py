@@ -397,16 +397,36 @@ def test_where_hook_answers_land_in_what_the_model_reads(tmp_path):
     assert "PostToolUse:Bash hook additional context: CTX_PostToolUse_MARK" in json.dumps(tail)
 
 
+# A rule source of the user's that Claude Code does not read itself (Cursor's rules).
+CURSOR_RULES = shared_profile(profile_text({"prompt": [{"name": "rules", "sources": [
+    {"agent": "rules"}, {"dir": "{project}/.cursor/rules", "glob": "*.mdc", "scope_key": "globs",
+                         "always_key": "alwaysApply"}]}]}, name="cursor-claude"))
+
+
 def test_a_subagent_on_an_expensive_model_is_flagged_to_the_model(tmp_path):
     """The model asks for a subagent on opus (the Task tool, which Claude Code
     2.1.330 reports to PreToolUse as Agent): the request after it holds the
-    engine's effort warning, after the subagent's answer."""
-    w = _world(tmp_path / "a")
+    engine's effort warning, after the subagent's answer.  The user's
+    profile adds Cursor's rules, which Claude Code does not read: the main
+    agent's first request holds the rule (the session's start), and so does
+    the subagent's (SubagentStart), beside the files the agent loads itself."""
+    w = _world(tmp_path / "a", install_args=("--profile", str(CURSOR_RULES)))
+    (w.project / ".cursor" / "rules").mkdir(parents=True)
+    (w.project / ".cursor" / "rules" / "names.mdc").write_text(
+        "---\nalwaysApply: true\n---\n# Names\nName every branch CURSOR_SUB_61f0.\n")
     run = _run(w, "delegate", [tool("Task", description="look around", prompt="Say hi.",
                                     subagent_type="general-purpose", model="opus"),
                                text("The subagent said hi."), text("Done.")])
+    texts = [request_text(r) for r in run.requests]
+    main = texts[0]  # the subagent's requests say so in their billing header (not always the second one sent)
+    (sub,) = [t for t in texts if "cc_is_subagent=true" in t]
+    assert "CURSOR_SUB_61f0" in main and "cc_is_subagent" not in main, main[:3000]
+    assert "Say hi." in sub, sub[:3000]
+    assert ("SubagentStart hook additional context: [from rules-engine profile cursor-claude, handler "
+            "prompt/rules") in sub and "CURSOR_SUB_61f0" in sub, sub[-3000:]
+    assert "RULE_MARKER_4d1c" in sub and sub.count("RULE_MARKER_4d1c") == 1, "the agent's own rule: its own copy only"
     after = request_text(run.requests[-1])
-    assert ("PreToolUse:Agent hook additional context: [from rules-engine profile default, handler "
+    assert ("PreToolUse:Agent hook additional context: [from rules-engine profile cursor-claude, handler "
             "pre_tool/subagent_effort: see `engine profile show`]\n[Effort policy: medium] This subagent asks for model "
             "opus, an expensive one; under medium effort prefer a cheaper model unless the task needs deep "
             "planning.") in after, after[-3000:]

@@ -368,11 +368,13 @@ def narrow(ctx, spec, files):
     conf = ctx.settings.get("in_view")
     if ctx.scoped_for is not None:  # before a write: only the rules covering it, known or not
         files = _covering(files, spec, ctx.scoped_for)
-    starting = ctx.name == "session_start" and not _compacting(ctx)
+    starting = (ctx.name == "session_start" and not _compacting(ctx)) or ctx.opens_a_subagent
     if not conf or not files or not (ctx.transcript() or starting):
         return files
-    iv = ctx_inview(ctx)
     far = spec["every_tokens"]
+    if ctx.opens_a_subagent:
+        return _held_back(ctx, files, _not_in_view(ctx, _a_subagents(ctx), conf, spec, files, far, snap={}))
+    iv = ctx_inview(ctx)
     if not iv.known and starting:
         # A session starting (its transcript not on disk yet): the agent is
         # loading its own files now; only what it lacks goes in.
@@ -380,12 +382,28 @@ def narrow(ctx, spec, files):
         _documented(iv)
     if not iv.known:
         return _nothing_known(ctx, iv, files, far)
-    out = _not_in_view(ctx, iv, conf, spec, files, far)
+    return _held_back(ctx, files, _not_in_view(ctx, iv, conf, spec, files, far))
+
+
+def _held_back(ctx, files, out):
+    """`out`, the files of `files` to deliver; what is left out is what the
+    model has already (engine replay counts it)."""
     if files and not out:
         ctx.in_view_skipped = len(files)
     kept = {id(rf) for rf in out}
-    ctx.in_view_held = [rf for rf in files if id(rf) not in kept]  # what the model has already (engine replay counts it)
+    ctx.in_view_held = [rf for rf in files if id(rf) not in kept]
     return out
+
+
+def _a_subagents(ctx):
+    """What is in view in a subagent's context at its start: the files the
+    agent loads itself, as at a session's start (measured: Claude Code's and
+    Copilot's subagents hold them), and nothing the main context holds."""
+    iv = InView(ctx.agent, ctx.cwd)
+    iv.version = agent_version(ctx)
+    iv.known = True
+    _documented(iv)
+    return iv
 
 
 def _covering(files, spec, path):
@@ -415,12 +433,13 @@ def _nothing_known(ctx, iv, files, far):
     return files
 
 
-def _not_in_view(ctx, iv, conf, spec, files, far):
+def _not_in_view(ctx, iv, conf, spec, files, far, snap=None):
     """The files of `files` to deliver in the event's mode (narrow), in order;
-    with a growth cadence, ctx.in_view_next_due is when the next is due."""
+    with a growth cadence, ctx.in_view_next_due is when the next is due.
+    `snap`: the state whose deliveries count (the session's by default)."""
     key = spec["scope"]["key"]
     limit = spec["scope"]["max_brace_expansions"]
-    snap = ctx.snapshot()
+    snap = ctx.snapshot() if snap is None else snap
     now = Seen(iv, iv.current, snap, conf, key, limit)
     compact, scoped_for = _compacting(ctx), ctx.scoped_for
     out, next_due = [], []

@@ -30,8 +30,12 @@ import os
 PENDING, DIGEST = "pending", "digest"
 
 
-def mode(spec):
-    return spec["overflow"]
+def mode(spec, ctx=None):
+    """The handler's `overflow`; at a subagent's start `digest`: the rest of
+    a pending round would come at a next event of the main context (pending
+    never runs inside a subagent), so the subagent is told where to read it."""
+    chosen = spec["overflow"]
+    return DIGEST if chosen == PENDING and ctx is not None and ctx.opens_a_subagent else chosen
 
 
 def round_key(name):
@@ -48,7 +52,7 @@ def ident(x):
 def delivered_before(ctx, name, spec):
     """Identities (ident) already delivered or named in the round this
     event continues, or an empty set when this event opens a new round."""
-    if mode(spec) != PENDING or ctx.state is None or ctx.name == "session_start":
+    if mode(spec, ctx) != PENDING or ctx.state is None or ctx.name == "session_start":
         return set()
     snap = ctx.snapshot()
     if not snap.get(f"pending:{name}"):

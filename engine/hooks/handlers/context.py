@@ -27,6 +27,9 @@ class Context:
         self.in_view_held = []  # rule files held back: the model has them already (engine replay counts them)
         self.in_view_skipped = 0  # how many files were held back when none was left to deliver
         self.in_view_next_due = None  # tokens of context at which the growth cadence is due next (cadence.py)
+        # Characters of this event's answer that earlier parts took where a
+        # part cannot wait for the next event (a subagent's start: reinject.py).
+        self.room_taken = 0
 
     def say_nothing_found(self):
         """One log line for the handlers that found no file to inject, so a
@@ -49,6 +52,14 @@ class Context:
     def name(self):
         """The event in the engine's words (prompt, post_tool ...)."""
         return self.event.kind
+
+    @property
+    def opens_a_subagent(self):
+        """The event starts a subagent's context (subagent_start): a context
+        of its own, which holds what the agent loads itself and nothing the
+        main one was given; nothing was touched in it yet, and nothing given
+        to it is recorded as the main context's."""
+        return self.event.kind == "subagent_start"
 
     @property
     def cwd(self):
@@ -93,6 +104,8 @@ class Context:
     def touched(self, scope):
         """Project-relative files the session's tool calls named (path-scoped
         rules, pathscope.py); read from the transcript once per event."""
+        if self.touched_override is None and self.opens_a_subagent:
+            return []  # the transcript's touches are the main context's
         if self.touched_override is None:
             from ..pathscope import touched_in_transcript
 

@@ -108,7 +108,7 @@ class Refresh(Handler):
         items, unread = self._compress(comp, files, measure, settings, log)
         chosen, over, used = self._fill(items, limit)
         omitted = never + unread + over
-        never = never + self._never(over, limit)
+        never = never + self._never(ctx, over, limit)
         chosen, omitted, used = self._fit_digest(ctx, chosen, omitted, used, limit, measure, texts)
         plan = Plan(self.name, comp.info("level"), chosen, omitted, budget={unit: limit, "used": used}, problems=problems,
                     skipped=skipped, scoped=scoped, never=never, texts=texts, done=done)
@@ -152,7 +152,7 @@ class Refresh(Handler):
         the delivery's marker line."""
         from ..source import line
 
-        cap = ctx.settings["max_injection_chars"] - len(line(ctx.settings, ctx.name, self.name))
+        cap = ctx.settings["max_injection_chars"] - len(line(ctx.settings, ctx.name, self.name)) - ctx.room_taken
         return cap - (len(marker) + 1 if marker else 0)
 
     def _raw(self, rf):
@@ -306,16 +306,16 @@ class Refresh(Handler):
         done = overflow.delivered_before(ctx, self.name, self.spec)
         return ([f for f in files if overflow.ident(f) not in done] if done else files), done
 
-    def _never(self, omitted, limit):
+    def _never(self, ctx, omitted, limit):
         from .. import overflow
 
-        return overflow.never_fits(omitted, limit) if overflow.mode(self.spec) == overflow.PENDING else []
+        return overflow.never_fits(omitted, limit) if overflow.mode(self.spec, ctx) == overflow.PENDING else []
 
     def _fit_digest(self, ctx, chosen, omitted, used, limit, measure, texts):
         """Digest mode: the digest lines count against the budget too."""
         from .. import overflow
 
-        if overflow.mode(self.spec) != overflow.DIGEST or not omitted or "digest_template" not in self.spec:
+        if overflow.mode(self.spec, ctx) != overflow.DIGEST or not omitted or "digest_template" not in self.spec:
             return chosen, omitted, used
 
         def cost(items):
@@ -344,7 +344,7 @@ class Refresh(Handler):
 
         render = self._line_renderer(ctx)
         spec, cap = self.spec, ctx.settings["omitted_names_max"]
-        mode = overflow.mode(spec)
+        mode = overflow.mode(spec, ctx)
         never = plan.never
         head, rest = [], []
         if mode == overflow.PENDING and "pending_template" in spec:
@@ -394,7 +394,9 @@ class Refresh(Handler):
     def parts(self, ctx):
         ctx.in_view_held = []
         plan, text, marks = self.run(ctx)
-        if text and ctx.settings.get("in_view"):
+        if ctx.opens_a_subagent:
+            marks = {}  # given to the subagent's context: the main one's cadence, round and view are as they were
+        elif text and ctx.settings.get("in_view"):
             from ..inview import delivered_marks
 
             marks = {**marks, **delivered_marks(ctx, plan.items, plan.delivery)}
@@ -416,6 +418,7 @@ class Refresh(Handler):
 
 
 def _a_quiet_start(ctx):
-    """A session starting with nothing the agent lacks is the common case, not
-    news; nothing to bring back after a compaction is (the user may wonder)."""
-    return ctx.name == "session_start" and ctx.event.source != "compact"
+    """A session or a subagent starting with nothing the agent lacks is the
+    common case, not news; nothing to bring back after a compaction is (the
+    user may wonder)."""
+    return (ctx.name == "session_start" and ctx.event.source != "compact") or ctx.opens_a_subagent

@@ -55,11 +55,27 @@ class Reinject(Handler):
 
     def parts(self, ctx):
         """Each target's part on its own: the dispatcher fits them under the
-        cap and defers what does not fit."""
+        cap and defers what does not fit.  At a subagent's start nothing can
+        wait for a next event of its context: each target fits the room the
+        ones before it left, and names what it cannot hold."""
         out = []
         for h in self.targets(ctx):
             try:
-                out.extend(h.parts(ctx))
+                got = h.parts(ctx)
             except Exception as exc:  # one broken target must not silence the others
                 ctx.log(f"handler {h.name} (run by {self.name}) failed: {type(exc).__name__}: {exc}")
+                continue
+            out.extend(got)
+            if ctx.opens_a_subagent:
+                ctx.room_taken += sum(_room(ctx, part) for part in got)
         return out
+
+
+def _room(ctx, part):
+    """The characters `part` takes in the event's answer (dispatch.merge):
+    its source line, its text, and the blank line before it."""
+    if not part.text:
+        return 0
+    from ..source import line
+
+    return len(line(ctx.settings, ctx.name, part.name)) + len(part.text) + 2
