@@ -392,3 +392,52 @@ def test_a_replay_style_template_past_its_bounds_is_one_line_at_its_place(tmp_pa
     last = run.stderr.strip().splitlines()[-1]
     assert last.startswith(f"{style}:{at}:") and "terminal.template: template repeats a value too many times" in last, \
         run.stderr
+
+
+def _delegating(version):
+    """A session whose model starts a subagent (Task) and then ends."""
+    base = {"sessionId": "s1", "cwd": "/nowhere", "version": version}
+    usage = {"input_tokens": 10}
+    return [
+        {**base, "type": "user", "uuid": "u1", "message": {"role": "user", "content": "look around"}},
+        {**base, "type": "assistant", "uuid": "a1", "message": {
+            "id": "m1", "model": "claude-opus-4-6", "role": "assistant", "usage": usage,
+            "content": [{"type": "tool_use", "id": "t1", "name": "Task",
+                         "input": {"description": "look", "prompt": "Say hi.", "subagent_type": "general-purpose"}}]}},
+        {**base, "type": "user", "uuid": "u2", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": "hi"}]}},
+        {**base, "type": "assistant", "uuid": "a2", "message": {
+            "id": "m2", "model": "claude-opus-4-6", "role": "assistant", "usage": usage,
+            "content": [{"type": "text", "text": "done"}]}},
+    ]
+
+
+@pytest.mark.parametrize("version,given", [("2.1.200", True), ("2.1.332", False)])
+def test_what_a_subagents_start_adds_is_counted_apart_and_in_the_injected(tmp_path, version, given):
+    """A Task call starts a subagent: replay sends its start after the
+    call's PreToolUse, as Claude Code does.  In an AGENTS.md-only project a
+    Claude Code before 2.1.330 does not read that file, so the engine gives
+    it at the session's start and again at the subagent's; the subagent's
+    share is counted apart (`to_subagents`, priced as written once by the
+    subagent's first call) and is part of the injected total."""
+    path = tmp_path / "delegating.jsonl"
+    path.write_bytes(b"".join(json.dumps(l).encode() + b"\n" for l in _delegating(version)))
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "AGENTS.md").write_text("# Team\nRun the linter before each commit (AGM_REPLAY_2f).\n")
+    kinds = [ev["hook_event_name"] for ev, _ in events(path)]
+    assert kinds[kinds.index("PreToolUse") + 1] == "SubagentStart", kinds
+    run = cli(str(path), "--profile", "default", "--project", str(project), "--json", env_root=tmp_path)
+    assert run.returncode == 0, run.stderr
+    s = json.loads(run.stdout)["sessions"][0]
+    sub = s["to_subagents"]
+    (start,) = [a for a in s["answers"] if a["event"] == "SubagentStart"]
+    added = [p for p in start["parts"] if p["field"] == "context"]
+    if not given:  # its subagent reads AGENTS.md itself: held back as in view
+        assert sub["count"] == 0 and added == [] and [p["field"] for p in start["parts"]] == ["in_view"], start
+        return
+    assert sub["count"] == 1 and sub["tokens"] == sum(p["tokens"] for p in added) > 0
+    assert sub["cost"] == pytest.approx(sub["tokens"] * 6.25 / 1_000_000), "one cache write at opus's rate"
+    assert s["injected"]["tokens"] >= 2 * sub["tokens"], "the session's start gave it to the main context too"
+    text = cli(str(path), "--profile", "default", "--project", str(project), env_root=tmp_path).stdout
+    assert "at subagents' starts: 1 time(s)" in text, text

@@ -18,6 +18,9 @@ ANSWER_FIELDS = {"context": "context", "in_view": "in_view", "user_message": "wa
                  "tool_output": "replaced", "stdout": "instructions", "decision": "decision"}
 # In a neutral tool decision: the verdict, and the replaced input.
 DECISION, NEW_INPUT = "decision", "input"
+SUBAGENT_METHOD = ("added at a subagent's start, into the subagent's context: written to the cache once, by "
+                   "its first API call; the reads of its later calls are not counted (its calls are in its own "
+                   "transcript, or a side chain), so the cost is a lower bound")
 IN_VIEW_METHOD = ("rule files a refresh held back because the model had them in view already "
                   "(engine/hooks/inview.py), each counted once per compaction epoch as the raw file's tokens")
 
@@ -36,6 +39,7 @@ class Session:
         self.events = 0
         self.answers, self.by_handler = [], {}
         self.in_view = {"count": 0, "chars": 0, "tokens": 0, "cost": 0.0, "method": IN_VIEW_METHOD}
+        self.to_subagents = {"count": 0, "chars": 0, "tokens": 0, "cost": 0.0, "method": SUBAGENT_METHOD}
         self.kept = {"count": 0, "bytes": 0, "tokens": 0, "original_bytes": 0, "stub_bytes": 0,
                      "cache_writes": 0, "cache_read_tokens": 0, "cost": 0.0}
         self.warnings = {"count": 0, "chars": 0}
@@ -66,7 +70,9 @@ class Session:
             stubs = wrapper_stubs(self.agent, event, built[1])
         if not stubs and (not trace or not trace[0].origins):
             return
-        writes, reads = self.timeline.exposure(offset)
+        # What a subagent's start adds goes into the subagent's context, not
+        # the main chain's: its first call writes it (SUBAGENT_METHOD).
+        writes, reads = (1, 0) if kind == "subagent_start" else self.timeline.exposure(offset)
         parts = [self._kept(text, stub, "engine cache run", "wrapped output", writes, reads) for text, stub in stubs]
         if trace and trace[0].decision and kind == "pre_tool":
             parts.append(self._decision(event, trace[0]))
@@ -82,7 +88,10 @@ class Session:
     def _part(self, event, handler, what, field, value, offset, writes, reads):
         kind = event["kind"]
         if what == "context" and self.agent.answers_at("context", kind):
-            return self._context(handler, field, value, writes, reads)
+            part = self._context(handler, field, value, writes, reads)
+            if kind == "subagent_start":
+                self._to_subagent(part, writes, reads)
+            return part
         if what == "in_view":
             return self._held(handler, field, value, offset, writes, reads)
         if what == "warning":
@@ -110,6 +119,14 @@ class Session:
         b["cache_read_tokens"] += reads * tokens
         b["cost"] += self.price(tokens, writes, reads)
         return {"handler": handler, "field": field, "chars": len(value), "tokens": tokens}
+
+    def _to_subagent(self, part, writes, reads):
+        """Of the injected, what went into a subagent's context (SUBAGENT_METHOD)."""
+        b = self.to_subagents
+        b["count"] += 1
+        b["chars"] += part["chars"]
+        b["tokens"] += part["tokens"]
+        b["cost"] += self.price(part["tokens"], writes, reads)
 
     def _held(self, handler, field, value, offset, writes, reads):
         """Rules a refresh held back: the model had them in view already."""
@@ -161,9 +178,9 @@ class Session:
                "cache_read_tokens": injected["cache_read_tokens"] - self.kept["cache_read_tokens"],
                "cost": injected["cost"] - self.kept["cost"]}
         out = {"answers": self.answers, "injected": injected, "by_handler": self.by_handler,
-               "already_in_view": self.in_view, "kept_out": self.kept, "warnings": self.warnings,
+               "already_in_view": self.in_view, "to_subagents": self.to_subagents, "kept_out": self.kept, "warnings": self.warnings,
                "compaction_instructions": self.instructions, "net": net, "tool_decisions": self.decisions}
         if self.rates is None:
-            for bucket in (injected, self.in_view, self.kept, net, *self.by_handler.values()):
+            for bucket in (injected, self.in_view, self.to_subagents, self.kept, net, *self.by_handler.values()):
                 bucket["cost"] = None
         return out

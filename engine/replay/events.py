@@ -14,7 +14,10 @@ is the agent's:
 - session_start (startup) before the first line;
 - prompt for a prompt, before its line is written; stop before the next
   prompt and at the end (the turn had ended);
-- pre_tool for each tool call, once its line is written; post_tool (with
+- pre_tool for each tool call, once its line is written, then, for a call
+  of a tool that starts a subagent (the agent's `task` tools: Claude Code's
+  Task, Copilot's task, Codex's spawn_agent), subagent_start with the
+  call's id as the subagent's; post_tool (with
   the tool's output as the agent's hooks get it) or, for a call the agent
   reported failed (`ToolResult.call_failed`), tool_failure (with the
   result's text as `error`) before its result's line is written;
@@ -66,23 +69,32 @@ def events(path, cwd=None, session_id=None, transcript_path=None, skipped=None, 
 
     agent = agent if agent is not None and not isinstance(agent, str) else for_transcript(path, agent)
     reader = agent.data["transcript"]["reader"]
-    for event, offset in neutral_events(path, reader, cwd, session_id, transcript_path, skipped):
+    for event, offset in neutral_events(path, reader, cwd, session_id, transcript_path, skipped, starts_subagent(agent)):
         built = build(agent, event)
         if built is not None:
             yield built[1], offset
 
 
-def neutral_events(path, reader="claude", cwd=None, session_id=None, transcript_path=None, skipped=None):
+def starts_subagent(agent):
+    """Whether a tool call of `agent` (its name as the transcript has it)
+    starts a subagent: one of its `task` tools."""
+    return lambda tool: agent.tool_kind(tool) == "task"
+
+
+def neutral_events(path, reader="claude", cwd=None, session_id=None, transcript_path=None, skipped=None,
+                   subagent_tool=None):
     """(event, offset) pairs of the transcript at `path` read by `reader`
     (a transcript reader's name); `cwd`, `session_id` and `transcript_path`
     replace the recorded ones (a replay runs in a folder of this machine).
     The transcript is read one bounded line at a time; (line number, bytes)
     of each line too long to hold is added to the list `skipped`: it sends
-    no event."""
+    no event.  `subagent_tool(name)`: whether a call of that tool starts a
+    subagent (starts_subagent); without it none does."""
     from engine.agents.transcripts import spans
 
     session = _Session(cwd, session_id, transcript_path, path)
-    state = {"tools": {}, "started": False, "prompted": False, "compacting": set()}
+    state = {"tools": {}, "started": False, "prompted": False, "compacting": set(),
+             "subagent_tool": subagent_tool or (lambda tool: False)}
     end = 0
     with open(path, "rb") as fh:
         for start, end, recs in spans(reader, fh, skipped):
@@ -124,6 +136,8 @@ def _of_record(rec, session, state, start, end):
     elif kind == "tool_call" and rec.id:
         state["tools"][rec.id] = rec
         yield session.event("pre_tool", tool=rec.tool, tool_input=rec.input, tool_use_id=rec.id), end
+        if state["subagent_tool"](rec.tool):
+            yield session.event("subagent_start", subagent=rec.id), end
     elif kind == "tool_result":
         call = state["tools"].pop(rec.id, None)
         if call is None:

@@ -119,7 +119,7 @@ def replay_one(path, world, profile_ref, pricing, count, progress=None, project=
     from engine.core.transcript import copy_range
     from engine.session.agent import for_transcript
 
-    from .events import neutral_events
+    from .events import neutral_events, starts_subagent
     from .payload import build
     from .pricing import Timeline
 
@@ -138,7 +138,7 @@ def replay_one(path, world, profile_ref, pricing, count, progress=None, project=
     skipped = []  # lines too long to hold: copied through, no event
     written = 0
     with open(tpath, "wb") as out, open(path, "rb") as src:
-        for event, offset in neutral_events(path, reader, project, session, tpath, skipped):
+        for event, offset in neutral_events(path, reader, project, session, tpath, skipped, starts_subagent(agent)):
             built = build(agent, event)
             if built is None:
                 continue
@@ -198,6 +198,7 @@ def _long_lines(skipped):
 
 TOTAL_KEYS = {"injected": ("count", "chars", "tokens", "cache_writes", "cache_read_tokens", "cost"),
               "already_in_view": ("count", "chars", "tokens", "cost"),
+              "to_subagents": ("count", "chars", "tokens", "cost"),
               "kept_out": ("count", "bytes", "tokens", "original_bytes", "stub_bytes", "cache_writes",
                            "cache_read_tokens", "cost"),
               "warnings": ("count", "chars"), "compaction_instructions": ("count", "chars"),
