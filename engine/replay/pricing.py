@@ -4,7 +4,14 @@ under prompt caching.
 The rule kept (issue 17): an addition that enters the context before API
 call i of the main chain is written to the prompt cache once, by call i,
 and read back by every later call of the same compaction epoch (a
-compaction replaces the context: what came before is not read again).  A
+compaction replaces the context: what came before is not read again), and
+once more by the compaction's own request where no usage record shows
+it (Claude Code, measured with 2.1.330's /compact: the whole history, the
+engine's additions in it, with the cache breakpoints of the turn's
+requests; Copilot CLI 1.0.102: the history as it stood when its background
+compaction started; Codex records that request as a call; Gemini CLI's
+compression requests are not counted: not measured); an addition no call
+of its epoch sent is written by that request.  A
 kept-out output counts the same way, as a saving.  An addition after the
 last call of its epoch is never sent and costs nothing.  An agent that
 compacts in the background (Copilot: its reader's CompactionStart record)
@@ -114,6 +121,7 @@ class Timeline:
         from engine.agents.transcripts import spans
 
         self._usage_after = reader_module(reader).USAGE_AFTER_OUTPUT
+        self._summary_unrecorded = reader_module(reader).UNRECORDED_SUMMARY
         self._began = None     # the start of the line of the first tool call awaiting its response's usage
         self.calls = []        # [(where the call stands, epoch)]
         self.boundaries = []   # start offsets of compaction lines
@@ -175,7 +183,8 @@ class Timeline:
     def exposure(self, offset):
         """(writes, reads) of an addition made by an event that saw `offset`
         bytes: the first later call of its epoch writes it, every further
-        call of that epoch reads it.  Made after the next compaction started
+        call of that epoch reads it, and so does the request of the
+        compaction that ends the epoch (it writes it where no call did).  Made after the next compaction started
         in the background, it is kept behind that compaction's summary: the
         next epoch's first call writes it again, its other calls read it."""
         epoch = self.epoch_at(offset)
@@ -189,7 +198,22 @@ class Timeline:
             n = sum(1 for x in later if x == e)
             if n:
                 writes, reads = writes + 1, reads + n - 1
+        if self._summarized(epoch, offset):  # the compaction's own request: read, or written if not sent before
+            writes, reads = (writes, reads + 1) if epoch in later else (writes + 1, reads)
         return writes, reads
+
+    def _summarized(self, epoch, offset):
+        """Whether the compaction that ends `epoch` sends an addition made
+        at `offset` in a request of its own (the summary's) that no usage
+        record of the main chain shows (the reader's UNRECORDED_SUMMARY): it
+        holds the epoch's history up to where the compaction started (Claude
+        Code 2.1.330: the whole history, with the cache breakpoints of the
+        turn's own requests; Copilot CLI 1.0.102: the history as it stood at
+        the compaction's start)."""
+        if not self._summary_unrecorded or epoch >= len(self.boundaries):
+            return False
+        since = self.kept_since[epoch]
+        return offset < (self.boundaries[epoch] if since is None else since)
 
 
 def price(tokens, writes, reads, rates, per_tokens):

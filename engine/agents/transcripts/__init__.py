@@ -23,7 +23,10 @@ depends on earlier lines), `looks_like(obj)`: whether a parsed line is in
 its format (cheap: a key or two), `project_key(cwd)`: how its session
 records name a project folder (`Session.project`), and
 `USAGE_AFTER_OUTPUT`: whether a response's usage record is written after
-its output's lines (then the call began before them: replay's Timeline).
+its output's lines (then the call began before them: replay's Timeline),
+and `UNRECORDED_SUMMARY`: whether a compaction sends the history it
+summarizes in a request whose usage the transcript does not record (then
+replay's Timeline counts that request's read of the epoch itself).
 """
 
 READERS = {

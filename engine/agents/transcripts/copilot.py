@@ -53,6 +53,10 @@ from ..records import (
 
 # A response's `session.usage_record` comes before its `assistant.message`.
 USAGE_AFTER_OUTPUT = False
+# The summary request holds the history as it stood at compaction_start; its
+# usage is only compactionTokensUsed of compaction_complete, no usage record
+# (measured with 1.0.102).
+UNRECORDED_SUMMARY = True
 MARKS = {
     "version": (b'"session.start"',),
     "session": (b'"session.start"',),

@@ -27,6 +27,9 @@ from ..records import Compaction, Delivered, Prompt, Session, Summary, ToolCall,
 
 # A message line carries its tokens with its tool calls: no usage is written after them.
 USAGE_AFTER_OUTPUT = False
+# Its compression's two requests (a snapshot, then its check) are not
+# counted: what they hold of the history and what they cache is not measured.
+UNRECORDED_SUMMARY = False
 MARKS = {
     "session": (b'"projectHash"',),
     "usage": (b'"tokens"',),
