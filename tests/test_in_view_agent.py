@@ -13,6 +13,8 @@ attachment with the unscoped rules and the root CLAUDE.md at the next
 prompt, and runs SessionStart(compact) possibly before the compaction's
 boundary line is on disk."""
 
+import json
+
 import pytest
 
 from hook_fixtures import HookEnv, warm_template
@@ -47,8 +49,17 @@ def test_after_compact_the_scoped_rule_once_and_the_unscoped_rule_once(tmp_path)
                                  text("Written src/b.py.")])
     after_write = request_text(first.requests[-1])
     assert after_write.count("IV_SCOPED_51ab") == 1, "the agent delivered it after the Write; the engine did not add one"
-    _run(w, "/compact", [text("<analysis>a</analysis>\n<summary>We wrote src/b.py.</summary>")],
-         resume=first.session_id)
+    compacting = _run(w, "/compact", [text("<analysis>a</analysis>\n<summary>We wrote src/b.py.</summary>")],
+                      resume=first.session_id)
+    # The compaction's own request holds the history with what the hooks
+    # added (the effort policy of SessionStart), and the transcript records
+    # no usage of it: engine replay prices its read (transcripts/claude.py
+    # UNRECORDED_SUMMARY).
+    (summary,) = compacting.requests
+    assert "[Effort policy: medium]" in request_text(summary) and "IV_SCOPED_51ab" in request_text(summary)
+    (transcript,) = (w.home / ".claude" / "projects").rglob(f"{first.session_id}.jsonl")
+    usage = [json.loads(l) for l in transcript.read_text().splitlines() if '"usage"' in l]
+    assert len({u["message"]["id"] for u in usage if u.get("type") == "assistant"}) == len(first.requests)
     nxt = _run(w, "next", [text("ok")], resume=first.session_id)
     seen = request_text(nxt.requests[0])
     assert "We wrote src/b.py." in seen, "the request is the one after the compaction"
