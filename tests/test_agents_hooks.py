@@ -10,6 +10,7 @@ import shlex
 
 import pytest
 
+from hook_fixtures import profile_text, shared_profile
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
 
 LINES = 60000  # ~400 KB: over every agent's threshold, as a build log would be
@@ -260,3 +261,47 @@ def test_a_copilot_subagents_events_belong_to_its_session_and_its_end_is_not_the
     assert [(e["tool"], e["input"], e["count"]) for e in json.loads(listed.stdout)] == [("bash", command, 1)]
     kept = sorted(p.stem for p in (hk.state / "sessions").glob("*.json"))
     assert kept and all(sub not in name for name in kept) and any(main in name for name in kept), kept
+
+
+def test_a_copilot_subagents_subagent_belongs_to_the_session_too(hk):
+    """A task inside a task (measured with Copilot CLI 1.0.102): the inner
+    subagent's events name the outer subagent as parentAgentId, its
+    subagentStart and subagentStop a sessionId of their own.  The engine
+    noted at the outer subagent's start which session it belongs to, so the
+    inner subagent's events are that session's too: its failing command is
+    remembered once, its start gets the rules a subagent lacks, and no state
+    is kept under any subagent's id."""
+    main, outer, inner, other = ("5d7f0c2e-1a3b-4c5d-8e9f-0a1b2c3d4e5f", "9e8d7c6b-5a49-4382-b716-a5f4e3d2c1b0",
+                                 "6fbf306a-a01c-4bd3-85e9-98afcec47671", "d8508a0e-0633-4c7b-b09a-2807af596a57")
+    rules = hk.project / ".cursor" / "rules"
+    rules.mkdir(parents=True)
+    (rules / "names.mdc").write_text("---\nalwaysApply: true\n---\nName every branch NESTED_RULE_5c.\n")
+    profile = shared_profile(profile_text({"prompt": [{"name": "rules", "sources": [
+        {"agent": "rules"}, {"dir": "{project}/.cursor/rules", "glob": "*.mdc", "scope_key": "globs",
+                             "always_key": "alwaysApply"}]}]}, name="nested-copilot"))
+    hk.compiled(profile)
+    command, error = "cat nope-2.txt", "cat: nope-2.txt: No such file or directory\n<shellId: 0 completed with exit code 1>"
+    where = {"timestamp": 1795842557024, "cwd": str(hk.project)}
+    starts = {"agentType": "general-purpose", "agentName": "general-purpose"}
+    session = [
+        (dict(where, sessionId=main, agentId=outer, parentAgentId=main, **starts), "subagentStart"),
+        (dict(where, sessionId=other, agentId=inner, parentAgentId=outer, **starts), "subagentStart"),
+        (dict(where, sessionId=inner, agentId=inner, parentAgentId=outer, toolName="bash",
+              toolArgs={"command": command}, toolResult={"textResultForLlm": error, "resultType": "success"}),
+         "postToolUse"),
+        (dict(where, sessionId=inner, agentId=inner, parentAgentId=outer, stopReason="end_turn"), "agentStop"),
+        (dict(where, sessionId=other, agentId=inner, parentAgentId=outer, stopReason="end_turn", **starts),
+         "subagentStop"),
+        (dict(where, sessionId=outer, agentId=outer, parentAgentId=main, stopReason="end_turn"), "agentStop"),
+        (dict(where, sessionId=main, agentId=outer, parentAgentId=main, stopReason="end_turn", **starts),
+         "subagentStop")]
+    said = []
+    for payload, event in session:
+        run = hk.engine("hook", "--agent", "copilot", "--event", event, "--profile", str(profile),
+                        stdin=json.dumps(payload).encode()).assert_ok()
+        said.append(run.stdout)
+    assert "NESTED_RULE_5c" in said[0] and "NESTED_RULE_5c" in said[1], said[:2]
+    listed = hk.engine("memory", "list", "--json")
+    assert [(e["input"], e["count"]) for e in json.loads(listed.stdout)] == [(command, 1)], listed.stdout
+    kept = sorted(p.name for p in (hk.state / "sessions").glob("*.json"))
+    assert kept and all(main in name for name in kept), kept

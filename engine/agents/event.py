@@ -31,6 +31,7 @@ class Event:
         self.agent_event = agent_event if isinstance(agent_event, str) else ""
         self.kind = agent.neutral(self.agent_event) or ""
         self._cache = {}
+        self.root_session = ""  # the session a parent subagent belongs to (engine/hooks/lineage.py)
         self._environ = environ
         if self.kind == "stop" and self.subagent:
             # A subagent's own end, where the agent reports it as a stop that
@@ -66,8 +67,10 @@ class Event:
     def session(self):
         """The session's id; for the event of a subagent that the agent gives
         an id of its own, its parent's (`parent_session`), whose state,
-        transcript and records the subagent shares as in Claude Code."""
-        return self._text("parent_session") or self._text("session")
+        transcript and records the subagent shares as in Claude Code; the
+        session a parent subagent belongs to, once known (`root_session`:
+        engine/hooks/lineage.py)."""
+        return self.root_session or self._text("parent_session") or self._text("session")
 
     @property
     def transcript(self):

@@ -60,7 +60,11 @@ def neutral_event(payload, agent=None, event_name=None):
     from engine.agents import DEFAULT_AGENT, table
     from engine.agents.event import Event
 
-    return Event(table.get(agent or DEFAULT_AGENT), payload, agent_event=event_name)
+    from .lineage import settle
+
+    event = Event(table.get(agent or DEFAULT_AGENT), payload, agent_event=event_name)
+    settle(event)
+    return event
 
 
 def read_event(raw, log, agent=None, event_name=None):
@@ -193,6 +197,10 @@ def handle(event, profile_ref, log, hooks=None, deadline=None, counted=None, tra
     if not name:
         log(f"unknown event {event.agent_event!r}; nothing to do")
         return None
+    if name == "subagent_start":
+        from .lineage import note
+
+        note(event)
     if chosen.left_out:  # a project profile was left out: say why, once per session
         from .trust import note_unapproved
 
