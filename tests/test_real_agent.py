@@ -404,9 +404,10 @@ CURSOR_RULES = shared_profile(profile_text({"prompt": [{"name": "rules", "source
 
 
 def test_a_subagent_on_an_expensive_model_is_flagged_to_the_model(tmp_path):
-    """The model asks for a subagent on opus (the Task tool, which Claude Code
-    2.1.330 reports to PreToolUse as Agent): the request after it holds the
-    engine's effort warning, after the subagent's answer.  The user's
+    """The model asks for a subagent on opus at high effort (the Task tool,
+    which Claude Code 2.1.330 reports to PreToolUse as Agent, its input
+    taking a model and an effort): the request after it holds the engine's
+    effort warning, naming both, after the subagent's answer.  The user's
     profile adds Cursor's rules, which Claude Code does not read: the main
     agent's first request holds the rule (the session's start), and so does
     the subagent's (SubagentStart), beside the files the agent loads itself."""
@@ -414,8 +415,12 @@ def test_a_subagent_on_an_expensive_model_is_flagged_to_the_model(tmp_path):
     (w.project / ".cursor" / "rules").mkdir(parents=True)
     (w.project / ".cursor" / "rules" / "names.mdc").write_text(
         "---\nalwaysApply: true\n---\n# Names\nName every branch CURSOR_SUB_61f0.\n")
+    # In the foreground: 2.1.330 runs an agent in the background by default,
+    # and its answer then reaches the main model as a notification, racing
+    # the scripted replies.
     run = _run(w, "delegate", [tool("Task", description="look around", prompt="Say hi.",
-                                    subagent_type="general-purpose", model="opus"),
+                                    subagent_type="general-purpose", model="opus", effort="high",
+                                    run_in_background=False),
                                text("The subagent said hi."), text("Done.")])
     texts = [request_text(r) for r in run.requests]
     main = texts[0]  # the subagent's requests say so in their billing header (not always the second one sent)
@@ -428,7 +433,7 @@ def test_a_subagent_on_an_expensive_model_is_flagged_to_the_model(tmp_path):
     after = request_text(run.requests[-1])
     assert ("PreToolUse:Agent hook additional context: [from rules-engine profile cursor-claude, handler "
             "pre_tool/subagent_effort: see `engine profile show`]\n[Effort policy: medium] This subagent asks for model "
-            "opus, an expensive one; under medium effort prefer a cheaper model unless the task needs deep "
-            "planning.") in after, after[-3000:]
-    assert "<result>The subagent said hi.</result>" in after
+            "opus, an expensive one and high reasoning effort; under medium effort prefer a cheaper model and medium "
+            "reasoning or less unless the task needs deep planning.") in after, after[-3000:]
+    assert "[Subagent hand-back]" in after and "  The subagent said hi." in after, after[-1500:]
     assert "This subagent asks" not in request_text(run.requests[0])
