@@ -381,3 +381,20 @@ def test_each_recorded_session_read_whole(agent):
     for u in (r for r in recs if r.kind == "usage"):
         assert u.context == u.input + u.cache_read and u.cache_read <= u.context
     assert any(u.cache_read for u in recs if u.kind == "usage")
+
+
+def test_a_session_report_lists_its_subagents_apart(tmp_path):
+    """The session report leaves a Copilot subagent out of the main figures
+    (its records are inline, each with its agentId) and lists it apart:
+    in --json and in the terminal report, with its API calls and peak."""
+    from engine.session import build_report, load_style, render_text
+
+    path = _write(tmp_path / "events.jsonl", COPILOT_SUBAGENT)
+    report = build_report(str(path), load_style(), agent="copilot")
+    assert report["peak"]["tokens"] == 3000, report["peak"]
+    assert report["subagents"] == [{"file": None, "inline": True, "api_calls": 1, "peak_tokens": 90000,
+                                    "tool_result_bytes": report["subagents"][0]["tool_result_bytes"]}]
+    assert report["subagents"][0]["tool_result_bytes"] > 0
+    text = render_text(report, load_style())
+    assert "Subagents (their own contexts, in none of the figures above):\n  in this file: 1 API call(s), peak 90,000 " \
+           "tokens" in text, text

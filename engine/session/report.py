@@ -14,8 +14,8 @@ same since the last compaction), errors [{tool, message, count, time, line,
 tool_use_id}] (identical errors grouped, the first one's time and line),
 error_count, api_errors, purged_results (tool results `engine purge`
 moved out of the file: their bytes are the originals', which the model
-read), hook_contexts, subagents [{file, api_calls,
-peak_tokens, tool_result_bytes}], problems {lines, bad_lines, long_lines,
+read), hook_contexts, subagents [{file (None for the side chain inline in
+this file), inline, api_calls, peak_tokens, tool_result_bytes}], problems {lines, bad_lines, long_lines,
 non_utf8_lines, partial_tail}, engine (what the engine did, from its
 hooks' records: engine/session/did.py) {recorded_events, added [{handler,
 count, chars, tokens}], added_tokens, added_chars, kept_out {outputs,
@@ -100,22 +100,28 @@ def with_agent_errors(style, agent):
                                    strip=[*facts["strip"], *errors["strip"]]))
 
 
-def _subagents(path, style, redact, agent):
-    """A session's subagent files, where the agent keeps them apart (Claude
-    Code 2.x: <session>/subagents/agent-*.jsonl)."""
+def _subagents(path, style, redact, agent, inline):
+    """A session's subagents: each file of one, where the agent keeps them
+    apart (Claude Code 2.x: <session>/subagents/agent-*.jsonl), and the
+    side chain `inline` in the session's own file (Copilot CLI's subagents,
+    older Claude Code's), all of its subagents together."""
     from .locate import subagent_files
 
-    out = []
+    out = [_subagent(inline, None)] if inline.records else []
     for sub in subagent_files(agent, path):
         try:
             an, _ = analyze_file(sub, style, redact, agent)
         except UserError:
             continue
-        _, chain = an.chain()
-        out.append({"file": sub, "api_calls": len(chain.responses),
-                    "peak_tokens": max((p["tokens"] for p in chain.responses.values()), default=None),
-                    "tool_result_bytes": sum(t["result_bytes"] for t in chain.tools.values())})
+        out.append(_subagent(an.chain()[1], sub))
     return out
+
+
+def _subagent(chain, file):
+    """One row of `subagents`: `file` None for the records inline."""
+    return {"file": file, "inline": file is None, "api_calls": len(chain.responses),
+            "peak_tokens": max((p["tokens"] for p in chain.responses.values()), default=None),
+            "tool_result_bytes": sum(t["result_bytes"] for t in chain.tools.values())}
 
 
 def build_report(path, style, errors=None, redact=None, agent=None, original=None):
@@ -167,7 +173,7 @@ def build_report(path, style, errors=None, redact=None, agent=None, original=Non
         "api_errors": an.api_errors,
         "purged_results": an.purged,
         "hook_contexts": an.hook_contexts,
-        "subagents": _subagents(path, style, redact, agent) if kind == "main" else [],
+        "subagents": _subagents(path, style, redact, agent, an.side) if kind == "main" else [],
         "problems": problems.as_dict(),
     }
     from .did import for_session
