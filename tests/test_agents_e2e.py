@@ -571,3 +571,48 @@ def test_a_subagent_on_an_expensive_model_is_flagged_to_the_model_and_its_record
     assert report["peak"]["tokens"] == 3000 and {p["tokens"] for p in report["fill"]} == {3000}, report["fill"]
     kept = [p.stem for p in (tmp_path / "world" / "state" / "sessions").glob("*.json")]
     assert kept and all(events.parent.name in name for name in kept), ("no state under the subagent's id", kept)
+
+
+def _codex_delegates(ask, command):
+    """A turn for any request of a Codex session that starts a subagent
+    with `ask`, waits for it, and ends; the subagent runs `command` and
+    ends.  Decided by the request (Codex runs the subagent beside the main
+    agent: their requests come in either order)."""
+    def turn(body):
+        outputs = [i.get("output") for i in body.get("input") or () if i.get("type") == "function_call_output"]
+        if ask in responses_api.last_user_text(body):  # the subagent's
+            return shell(command) if not outputs else say("The subagent ran it.")
+        if not outputs:
+            return call("spawn_agent", message=ask)
+        if len(outputs) == 1:
+            found = re.search(r'"agent_id"\s*:\s*"([^"]+)"', str(outputs[0]))
+            return call("wait_agent", targets=[found.group(1)], timeout_ms=30000)
+        return say("All done.")
+    return turn
+
+
+@pytest.mark.slow
+def test_a_codex_subagent_gets_the_rules_it_lacks_at_its_first_tool_call(tmp_path):
+    """Codex 0.169.0 sends nothing when a subagent starts, and its subagent
+    loads its AGENTS.md files itself.  With the user's profile adding
+    Cursor's rules, the subagent's first shell call brings them into its
+    context (PreToolUse: its next request holds them), once; the main
+    agent had them at the session's start."""
+    home, project, env = _world(tmp_path)
+    (project / ".cursor" / "rules").mkdir(parents=True)
+    (project / ".cursor" / "rules" / "names.mdc").write_text(
+        "---\nalwaysApply: true\n---\n# Names\nName every branch CURSOR_CODEX_4b.\n")
+    (project / "AGENTS.md").write_text("Run the linter first (CODEX_OWN_2c).\n")
+    prof = shared_profile(profile_text(CURSOR_RULES, name="cursor-codex"))
+    options = _trusted("codex", home, project, env, _install("codex", home, project, env, profile=prof))
+    ask = "Check the settings file."
+    api = ResponsesAPI([_codex_delegates(ask, "echo sub-ran-5f")] * 8)
+    run = run_codex("go", home, project, None, api=api, env=env, **options)
+    assert run.returncode == 0, str(run)
+    texts = [responses_api.request_text(r) for r in run.requests]
+    sub = [t for t, r in zip(texts, run.requests) if ask in responses_api.last_user_text(r)]
+    main = [t for t, r in zip(texts, run.requests) if ask not in responses_api.last_user_text(r)]
+    assert len(sub) == 2 and "sub-ran-5f" in sub[1], [t[-500:] for t in sub]
+    assert "CURSOR_CODEX_4b" not in sub[0] and "CODEX_OWN_2c" in sub[0], "its own files, not the engine's yet"
+    assert sub[1].count("CURSOR_CODEX_4b") == 1, sub[1][-3000:]
+    assert "CURSOR_CODEX_4b" in main[0] and "All done." not in main[0]

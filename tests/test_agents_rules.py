@@ -632,3 +632,31 @@ def test_a_real_sessions_subagent_starts_with_the_rule_the_main_context_has_in_v
     text = hk.hook(start, profile=CURSOR_ALWAYS).assert_ok().context
     assert "REAL_SUB_40d2" in text, text
     assert _state(hk) == before
+
+
+def test_a_codex_subagent_gets_the_rules_it_lacks_at_its_first_tool_call_once(hk):
+    """Codex sends no event when a subagent starts; its subagent's calls
+    carry the subagent's id (agent_id; measured with 0.169.0, whose
+    subagent loads its AGENTS.md files itself).  So the rules only the
+    engine delivers come at the subagent's first tool call (PreToolUse,
+    whose context reaches the model), once per subagent; the main agent's
+    calls, and Claude Code's subagent (which has its start), get none."""
+    _cursor_rules(hk, "Name every branch CODEX_SUB_3a.")
+    (hk.project / "AGENTS.md").write_text("# Team\nAGENTS_OWN_9d.\n")
+    hk.compiled(CURSOR_ALWAYS)
+
+    def pre_tool(agent, **fields):
+        payload = {"session_id": hk.session, "transcript_path": str(hk.transcript), "cwd": str(hk.project),
+                   "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"},
+                   "tool_use_id": "call_1", **fields}
+        run = hk.engine("hook", "--agent", agent, "--profile", str(CURSOR_ALWAYS),
+                        stdin=json.dumps(payload).encode()).assert_ok()
+        return (json.loads(run.stdout).get("hookSpecificOutput") or {}).get("additionalContext", "") \
+            if run.stdout.strip() else ""
+
+    first = pre_tool("codex", agent_id="sub-a", agent_type="default")
+    assert "CODEX_SUB_3a" in first and "AGENTS_OWN_9d" not in first, first
+    assert "CODEX_SUB_3a" not in pre_tool("codex", agent_id="sub-a", agent_type="default"), "once per subagent"
+    assert "CODEX_SUB_3a" in pre_tool("codex", agent_id="sub-b", agent_type="default"), "each subagent its own"
+    assert "CODEX_SUB_3a" not in pre_tool("codex"), "the main agent's call"
+    assert "CODEX_SUB_3a" not in pre_tool("claude-code", agent_id="a1b2c3"), "Claude Code's subagent had its start"

@@ -55,11 +55,22 @@ class Context:
 
     @property
     def opens_a_subagent(self):
-        """The event starts a subagent's context (subagent_start): a context
-        of its own, which holds what the agent loads itself and nothing the
-        main one was given; nothing was touched in it yet, and nothing given
-        to it is recorded as the main context's."""
-        return self.event.kind == "subagent_start"
+        """The event starts a subagent's context: a context of its own, which
+        holds what the agent loads itself and nothing the main one was
+        given; nothing was touched in it yet, and nothing given to it is
+        recorded as the main context's.  Its subagent_start, or, for an
+        agent that sends none (Codex CLI), the subagent's first tool call
+        (no `subagent:<id>` mark in the session's state yet)."""
+        kind = self.event.kind
+        if kind == "subagent_start":
+            return True
+        if kind != "pre_tool" or not self.event.subagent or self.agent.agent_events("subagent_start"):
+            return False
+        return not self.snapshot().get(self.subagent_mark())
+
+    def subagent_mark(self):
+        """The session state's mark of the event's subagent, once its context was opened."""
+        return f"subagent:{self.event.field('subagent')}"
 
     @property
     def cwd(self):

@@ -4,6 +4,7 @@ true}`, at any event while a target still has rules to deliver from a
 delivery its budget could not hold whole: engine/hooks/overflow.py)."""
 
 from .base import Handler, HandlerSpec
+from .part import Part
 
 
 class ReinjectSpec(HandlerSpec):
@@ -39,6 +40,8 @@ class Reinject(Handler):
         sources = when.get("source")
         if sources and ctx.event.source not in sources:
             return False
+        if when.get("subagent_first_call") and not (ctx.name == "pre_tool" and ctx.opens_a_subagent):
+            return False
         return not when.get("pending") or bool(self._pending(ctx))
 
     def _pending(self, ctx):
@@ -68,6 +71,8 @@ class Reinject(Handler):
             out.extend(got)
             if ctx.opens_a_subagent:
                 ctx.room_taken += sum(_room(ctx, part) for part in got)
+        if ctx.name == "pre_tool" and ctx.opens_a_subagent:  # once per subagent, whatever it was given
+            out.append(Part(self.name, marks={ctx.subagent_mark(): 1}))
         return out
 
 
