@@ -434,6 +434,16 @@ def _copilot_session(hk, tool, path):
                                                      "result": {"content": "1. x"}}}])
 
 
+def _rules_and_a_web_file(hk, folder, rules):
+    """The project's rule files {name: text} in `folder`, and web/a.ts."""
+    where = hk.project / folder
+    where.mkdir(parents=True)
+    for name, text in rules.items():
+        (where / name).write_text(text)
+    (hk.project / "web").mkdir()
+    (hk.project / "web" / "a.ts").write_text("x\n")
+
+
 @pytest.mark.parametrize("tool,sent", [("view", False), ("create", True)])
 def test_copilot_loads_a_claude_rule_with_paths_itself_after_a_view_of_a_matching_file(hk, tool, sent):
     """Measured with Copilot CLI 1.0.102: a `.claude/rules` file with
@@ -442,12 +452,8 @@ def test_copilot_loads_a_claude_rule_with_paths_itself_after_a_view_of_a_matchin
     engine leaves it to Copilot after a view, even before Copilot's record
     of it is on disk, and sends it after a create; the unscoped rule is
     Copilot's from the start."""
-    rules = hk.project / ".claude" / "rules"
-    rules.mkdir(parents=True)
-    (rules / "general.md").write_text("# General\nAlways GENERAL_1a.\n")
-    (rules / "web.md").write_text('---\npaths: ["web/**"]\n---\n# Web\nUse WEB_2b.\n')
-    (hk.project / "web").mkdir()
-    (hk.project / "web" / "a.ts").write_text("x\n")
+    _rules_and_a_web_file(hk, ".claude/rules", {"general.md": "# General\nAlways GENERAL_1a.\n",
+                                                "web.md": '---\npaths: ["web/**"]\n---\n# Web\nUse WEB_2b.\n'})
     _copilot_session(hk, tool, hk.project / "web" / "a.ts")
     text = _context("copilot", hk, "prompt", profile=shared_profile(EVERY_PROMPT), transcriptPath=str(hk.transcript))
     assert "GENERAL_1a" not in text, text
@@ -584,12 +590,9 @@ def test_a_subagents_start_names_what_its_room_cannot_hold_and_leaves_no_round_p
 def test_a_subagent_gets_no_path_scoped_rule_for_the_files_the_main_context_touched(hk):
     """A scoped rule belongs to a context that touched a matching file: the
     subagent touched none yet (its writes get the rule: scoped_rules)."""
-    rules = hk.project / ".cursor" / "rules"
-    rules.mkdir(parents=True)
-    (rules / "ts.mdc").write_text('---\nglobs: "web/**/*.ts"\nalwaysApply: false\n---\nSCOPED_SUB_8f.\n')
-    (rules / "all.mdc").write_text("---\nalwaysApply: true\n---\nALWAYS_SUB_2a.\n")
-    (hk.project / "web").mkdir()
-    (hk.project / "web" / "a.ts").write_text("x\n")
+    _rules_and_a_web_file(hk, ".cursor/rules", {
+        "ts.mdc": '---\nglobs: "web/**/*.ts"\nalwaysApply: false\n---\nSCOPED_SUB_8f.\n',
+        "all.mdc": "---\nalwaysApply: true\n---\nALWAYS_SUB_2a.\n"})
     hk.write_transcript([
         {"type": "user", "version": "2.1.332", "sessionId": hk.session, "isSidechain": False, "uuid": "u1",
          "message": {"role": "user", "content": "edit it"}},
