@@ -60,10 +60,11 @@ def neutral_event(payload, agent=None, event_name=None):
     from engine.agents import DEFAULT_AGENT, table
     from engine.agents.event import Event
 
-    from .lineage import settle
-
     event = Event(table.get(agent or DEFAULT_AGENT), payload, agent_event=event_name)
-    settle(event)
+    if event.field("parent_session"):  # a subagent's event that names its parent
+        from .lineage import settle
+
+        settle(event)
     return event
 
 

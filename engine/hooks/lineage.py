@@ -1,11 +1,11 @@
 """The session a subagent's subagent belongs to.
 
 An agent that gives a subagent's events the subagent's own id names the
-session in `parent_session` (Copilot CLI: parentAgentId).  For a subagent
-started by another subagent that field names the parent subagent, which is
-no session (measured with 1.0.102: a task inside a task; its events carry
-the outer subagent's id as parentAgentId, its subagentStart a sessionId of
-its own).  So at each subagent's start, for such an agent, the engine notes
+session in `parent_session` (its YAML says which payload field).  For a
+subagent started by another subagent that field names the parent subagent,
+which is no session (measured with Copilot CLI 1.0.102, a task inside a
+task: tests/support/AGENTS-MEASURED.md "Subagents"; its start names a
+session of its own).  So at each subagent's start, for such an agent, the engine notes
 which session the subagent belongs to, in a small file beside the session
 states (pruned with them); an event whose parent is a subagent noted so
 belongs to that session.
