@@ -38,6 +38,11 @@ _TEMPLATE = _SHARED / "cache-template"
 _TEMPLATE.mkdir()
 
 
+# Cursor's rules as a rule source, which a user's profile adds (no agent the
+# engine serves reads them itself): a folder only the engine delivers.
+CURSOR_SOURCE = {"dir": "{project}/.cursor/rules", "glob": "*.mdc", "scope_key": "globs", "always_key": "alwaysApply"}
+
+
 def shared_profile(text):
     """A profile file whose path depends only on its content (see module doc)."""
     folder = _SHARED / "profiles"

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import forkrun
-from hook_fixtures import HookEnv, profile_text, shared_profile, warm_template
+from hook_fixtures import CURSOR_SOURCE, HookEnv, profile_text, shared_profile, warm_template
 from support import gemini_api, responses_api
 from support.codex import run_codex, trust_hooks
 from support.copilot import events_of, run_copilot
@@ -509,8 +509,7 @@ def test_copilot_keeps_a_scoped_instruction_given_during_a_background_compaction
 # Copilot's session adds Cursor's rules to the user's rule sources: a
 # folder Copilot does not read itself.
 CURSOR_RULES = {"prompt": [{"name": "rules", "sources": [
-    {"agent": "rules"}, {"dir": "{project}/.cursor/rules", "glob": "*.mdc", "scope_key": "globs",
-                         "always_key": "alwaysApply"}]}]}
+    {"agent": "rules"}, CURSOR_SOURCE]}]}
 SUBAGENT = {"copilot": (call("task", name="probe", prompt="Check the settings.", agent_type="general-purpose",
                              description="check settings", model="claude-opus-4.5", mode="sync"), CURSOR_RULES,
                         "[Effort policy: medium] This subagent asks for model claude-opus-4.5, an expensive one; "

@@ -10,7 +10,7 @@ import shlex
 
 import pytest
 
-from hook_fixtures import profile_text, shared_profile
+from hook_fixtures import CURSOR_SOURCE, profile_text, shared_profile
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
 
 LINES = 60000  # ~400 KB: over every agent's threshold, as a build log would be
@@ -277,8 +277,7 @@ def test_a_copilot_subagents_subagent_belongs_to_the_session_too(hk):
     rules.mkdir(parents=True)
     (rules / "names.mdc").write_text("---\nalwaysApply: true\n---\nName every branch NESTED_RULE_5c.\n")
     profile = shared_profile(profile_text({"prompt": [{"name": "rules", "sources": [
-        {"agent": "rules"}, {"dir": "{project}/.cursor/rules", "glob": "*.mdc", "scope_key": "globs",
-                             "always_key": "alwaysApply"}]}]}, name="nested-copilot"))
+        {"agent": "rules"}, CURSOR_SOURCE]}]}, name="nested-copilot"))
     hk.compiled(profile)
     command, error = "cat nope-2.txt", "cat: nope-2.txt: No such file or directory\n<shellId: 0 completed with exit code 1>"
     where = {"timestamp": 1795842557024, "cwd": str(hk.project)}

@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from hook_fixtures import profile_text, shared_profile
+from hook_fixtures import CURSOR_SOURCE, profile_text, shared_profile
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
 
 # The instruction files every prompt (the built-in cadence is 40 prompts).
@@ -121,7 +121,6 @@ def test_copilot_instructions_and_its_scoped_files_wait_for_a_matching_file(hk):
     assert "SCOPED_88bb" not in text, "applyTo src/**/*.py: only once a matching file is worked on"
 
 
-CURSOR = {"dir": "{project}/.cursor/rules", "glob": "*.mdc", "scope_key": "globs", "always_key": "alwaysApply"}
 
 
 def test_cursor_rules_are_a_source_the_user_opts_into(hk):
@@ -132,7 +131,7 @@ def test_cursor_rules_are_a_source_the_user_opts_into(hk):
     plain = _context("codex", hk, "prompt", profile=shared_profile(EVERY_PROMPT))
     assert "CURSOR_" not in plain, "not a source unless the user's profile names it"
     opted = shared_profile(profile_text({"prompt": [
-        {"name": "rules", "every_turns": 1, "sources": [{"agent": "rules"}, CURSOR]}]}, name="cursor"))
+        {"name": "rules", "every_turns": 1, "sources": [{"agent": "rules"}, CURSOR_SOURCE]}]}, name="cursor"))
     text = _context("codex", hk, "prompt", profile=opted)
     assert "CURSOR_ALWAYS_12ab" in text and "CURSOR_TS_34cd" not in text, text
 
@@ -520,7 +519,7 @@ def test_refresh_preview_for_an_agent_shows_its_nested_agents_md_for_a_touched_f
 
 # -- a subagent's start ------------------------------------------------------
 CURSOR_ALWAYS = shared_profile(profile_text({"prompt": [
-    {"name": "rules", "sources": [{"agent": "rules"}, CURSOR]}]}, name="cursorsub"))
+    {"name": "rules", "sources": [{"agent": "rules"}, CURSOR_SOURCE]}]}, name="cursorsub"))
 
 
 def _cursor_rules(hk, *texts):
@@ -600,7 +599,7 @@ def test_a_subagent_gets_no_path_scoped_rule_for_the_files_the_main_context_touc
          "message": {"id": "m1", "role": "assistant", "content": [
              {"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": str(hk.project / "web" / "a.ts")}}]}}])
     scoped = shared_profile(profile_text({"prompt": [{"name": "rules", "every_turns": 1, "sources": [
-        {"agent": "rules"}, CURSOR]}]}, name="cursorscoped"))
+        {"agent": "rules"}, CURSOR_SOURCE]}]}, name="cursorscoped"))
     assert "SCOPED_SUB_8f" in _context("claude-code", hk, "prompt", profile=scoped), "the main context touched it"
     text = _context("claude-code", hk, "subagent_start", profile=scoped)
     assert "ALWAYS_SUB_2a" in text and "SCOPED_SUB_8f" not in text, text

@@ -51,7 +51,7 @@ from types import SimpleNamespace
 import pytest
 
 import forkrun
-from hook_fixtures import HookEnv, profile_text, shared_profile, warm_template
+from hook_fixtures import CURSOR_SOURCE, HookEnv, profile_text, shared_profile, warm_template
 from support import shared
 from support.agent import find_claude, install_hooks, request_text, run_agent, text, tool, tool_results
 from support.offline import merge_json
@@ -399,8 +399,7 @@ def test_where_hook_answers_land_in_what_the_model_reads(tmp_path):
 
 # A rule source of the user's that Claude Code does not read itself (Cursor's rules).
 CURSOR_RULES = shared_profile(profile_text({"prompt": [{"name": "rules", "sources": [
-    {"agent": "rules"}, {"dir": "{project}/.cursor/rules", "glob": "*.mdc", "scope_key": "globs",
-                         "always_key": "alwaysApply"}]}]}, name="cursor-claude"))
+    {"agent": "rules"}, CURSOR_SOURCE]}]}, name="cursor-claude"))
 
 
 def test_a_subagent_on_an_expensive_model_is_flagged_to_the_model(tmp_path):
