@@ -1,7 +1,7 @@
 """The real agents run the hooks the engine's other forms install, offline
 (tests/support/offline.py): the Gemini CLI extension (extensions/gemini/,
-linked) runs the engine's hooks, and Codex installs this repository as a
-plugin whose hooks name Codex.  (The hooks `engine install --agent NAME`
+linked) runs the engine's hooks, and Codex and Copilot CLI install this
+repository as a plugin whose hooks name them.  (The hooks `engine install --agent NAME`
 writes, their trust and `engine doctor`'s report of them firing:
 tests/test_agents_e2e.py.)
 
@@ -18,9 +18,12 @@ from hook_fixtures import HookEnv, warm_template
 from support import gemini_api
 from support.agent import REPO
 from support.codex import codex_command, list_hooks
+from support.copilot import copilot_command, copilot_hooks, run_copilot
 from support.gemini import gemini_command, run_gemini
+from support.hooks import LogHook
 from support.offline import base_env
 from support.plugin import START, run_hook, wait_for
+from support.responses_api import request_text
 from support.standin import say
 
 # What the built-in profile's SessionStart answers (its effort guidance).
@@ -90,6 +93,44 @@ def test_codex_installs_this_repository_as_a_plugin_whose_hooks_name_codex(tmp_p
         ("user_prompt_submit", "session_start", "pre_tool_use", "post_tool_use", "stop", "pre_compact", "session_end"))
     root = w.home / ".codex" / "plugins" / "cache" / "rules-engine" / "rules-engine" / "0.1.0"
     assert {h["command"] for h in listed} == {f'"{root}/bin/plugin-hook" --agent codex'}
+
+
+@pytest.mark.slow
+def test_copilot_installs_this_repository_as_a_plugin_whose_hooks_name_copilot(tmp_path):
+    """Copilot CLI reads a Claude Code plugin too (.claude-plugin/, hooks/hooks.json:
+    measured with 1.0.102, it runs those hooks with a payload in Claude Code's
+    words, which the engine would take for Claude Code's); the manifest it
+    looks for first, .github/plugin/plugin.json, names hooks/copilot.json,
+    whose commands name Copilot and each event.  A plugin's hooks are the
+    user's: they run in a folder Copilot was never told to trust, where the
+    project's own .github/hooks do not.  `engine doctor` does not ask for an
+    `engine install` as well."""
+    from test_plugin import _source_copy
+
+    w = _world(tmp_path)
+    source = _source_copy(tmp_path / "market")
+    for args in (["plugin", "marketplace", "add", str(source)], ["plugin", "install", "rules-engine@rules-engine"]):
+        done = copilot_command(args, w.home, w.project)
+        assert done.returncode == 0, str(done)
+    # the plugin's environment, prepared once where Copilot keeps the plugin's data (measured)
+    env = {**w.env_extra, "ENGINE_PLUGIN_PYTHON": sys.executable}
+    data = w.home / ".copilot" / "plugin-data" / "rules-engine" / "rules-engine"
+    prepare = {**env, "CLAUDE_PLUGIN_ROOT": str(source), "CLAUDE_PLUGIN_DATA": str(data)}
+    assert run_hook(base_env(w.home, prepare), START, cwd=w.project, hook=source / "bin" / "plugin-hook")[0] == 0
+    wait_for(data / "venv" / ".plugin-ready")
+    project_hook = LogHook(tmp_path / "project-hook")
+    run = run_copilot("go", w.home, w.project, [say("ok")], hooks=copilot_hooks(project_hook, ["sessionStart"]),
+                      env={**env, "COPILOT_ALLOW_ALL": "false"})
+    assert run.returncode == 0, str(run)
+    first = request_text(run.requests[0])
+    assert first.count(EFFORT) == 1, first[-2000:]
+    assert project_hook.events() == [], "the folder is not trusted: its own hooks are skipped"
+    report = _doctor(w, "copilot")
+    assert report["firing"]["answered"] == 1, "the engine answered as Copilot's hook"
+    # no `engine install` hooks, and none asked for: they would run every event twice
+    assert [line for line in report["missing"] if "hooks" in line] == [
+        "no hooks of engine install, yet the engine answered in 1 of the last 1 session(s): installed another way "
+        "(a plugin or an extension); engine install as well would run every event twice"], report["missing"]
 
 
 @pytest.mark.skipif(not __import__("os").environ.get("ENGINE_TEST_AGENT_FACTS"),

@@ -290,8 +290,10 @@ def test_the_installed_command_answers_the_agents_session_start(hk, agent):
 
 
 def test_distribution_hooks_are_the_ones_engine_install_writes():
-    """The Codex plugin (.codex-plugin/plugin.json -> hooks/codex.json) and
-    the Gemini extension (extensions/gemini/) run bin/plugin-hook for the
+    """The Codex plugin (.codex-plugin/plugin.json -> hooks/codex.json), the
+    Copilot CLI plugin (.github/plugin/plugin.json -> hooks/copilot.json, each
+    command naming its event as `engine install --agent copilot` writes it)
+    and the Gemini extension (extensions/gemini/) run bin/plugin-hook for the
     events `engine install --agent` writes, in the same groups."""
     from engine.agents.table import get
     from engine.core.profile import load_profile
@@ -304,16 +306,19 @@ def test_distribution_hooks_are_the_ones_engine_install_writes():
     manifest = json.loads((repo / ".codex-plugin" / "plugin.json").read_text())
     claude = json.loads((repo / ".claude-plugin" / "plugin.json").read_text())
     assert (manifest["name"], manifest["version"]) == (claude["name"], claude["version"])
+    copilot = json.loads((repo / ".github" / "plugin" / "plugin.json").read_text())
+    assert (copilot["name"], copilot["version"]) == (claude["name"], claude["version"])
     extension = json.loads((repo / "extensions" / "gemini" / "gemini-extension.json").read_text())
     assert (extension["name"], extension["version"]) == (claude["name"], claude["version"])
     for agent, file, command in (
             ("codex", repo / manifest["hooks"], '"${PLUGIN_ROOT}/bin/plugin-hook" --agent codex'),
+            ("copilot", repo / copilot["hooks"], '"${COPILOT_PLUGIN_ROOT}/bin/plugin-hook" --agent copilot --event {event}'),
             ("gemini", repo / "extensions" / "gemini" / "hooks" / "hooks.json",
              '"${extensionPath}${/}..${/}..${/}bin${/}plugin-hook" --agent gemini')):
         spec = get(agent)
         wanted, _ = plan(spec, events)
         shipped = json.loads(file.read_text())["hooks"]
-        assert shipped == {name: [group_for(spec, neutral, name, command, hooks["install_timeout_seconds"])]
+        assert shipped == {name: [group_for(spec, neutral, name, command.replace("{event}", name), hooks["install_timeout_seconds"])]
                            for neutral, name in wanted}, agent
 
 

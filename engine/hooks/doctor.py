@@ -187,6 +187,18 @@ def _version_note(spec, have):
     return None
 
 
+def _not_installed(agent, fired):
+    """The line for an agent whose settings hold none of the engine's hooks:
+    where the engine still answered in its sessions, the hooks come another
+    way (a plugin, an extension), and an install as well would run every
+    event twice."""
+    if fired["answered"]:
+        return (f"no hooks of engine install, yet the engine answered in {fired['answered']} of the last "
+                f"{fired['sessions']} session(s): installed another way (a plugin or an extension); "
+                "engine install as well would run every event twice")
+    return f"no hooks installed: engine install --agent {agent.name} --user (or --project)"
+
+
 def missing(agent, report):
     """What stands between the user and the engine working with this agent, one line each."""
     out = []
@@ -196,15 +208,15 @@ def missing(agent, report):
     if version and version["error"]:
         out.append(f"version: {version['error']}")
     installed = [s for s in report["hooks"] if s["installed"]]
+    fired = report["firing"]
     if not installed:
-        out.append(f"no hooks installed: engine install --agent {agent.name} --user (or --project)")
+        out.append(_not_installed(agent, fired))
     for s in installed:
         if s["not_installed"]:
             out.append(f"{s['scope']} hooks lack {', '.join(s['not_installed'])}: run engine install again")
         if s["trust"] and s["trust"]["state"] not in ("trusted", "not needed"):
             out.append(" ".join([f"{s['scope']} hooks not trusted ({s['trust']['why']}).", *(s.get("todo") or ())]))
     out += [f"{s['scope']} settings: {s['error']}" for s in report["hooks"] if s["error"] and s["file"]]
-    fired = report["firing"]
     if installed and fired["sessions"] and not fired["answered"]:
         out.append(f"no record of the engine answering in the last {fired['sessions']} session(s)")
     out += [f"{f['name']}: {f['note']}" for f in report["features"] if f["note"]]
