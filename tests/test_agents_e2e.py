@@ -205,7 +205,8 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
       reports failed (Codex: a patch that does not apply; Copilot: a view
       of a missing path).
     `engine doctor` then reports the hooks trusted as the install said they
-    had to be, and firing.  In the project's next session the model reads the remembered error at its
+    had to be, and firing.  Claude Code's hooks are in the project too:
+    Copilot runs them as well, and the engine stays out of that run.  In the project's next session the model reads the remembered error at its
     first shell call (PreToolUse context: Codex as a developer item, Copilot
     after the call's output; Gemini shows no BeforeTool context (measured),
     so the banner waits for that call's AfterTool, inside its function
@@ -216,6 +217,9 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
     prof = shared_profile(profile_text({"post_tool": [{"name": "context_monitor_tools", "to_model": True}]},
                                        name=f"monitor-{agent}"))
     options = _trusted(agent, home, project, env, _install(agent, home, project, env, profile=prof))
+    # Claude Code's hooks in the project as well, as a user of both agents has them: Copilot runs
+    # them too, in Claude Code's words (measured), and the engine stays out of that run
+    assert _engine(home, project, env, "install", "--project")[0] == 0
     failing, said = _failed_calls(agent, project)
     reads = _reads(agent, project)
     command, source, error = TRACEBACK
@@ -287,6 +291,8 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
     log = tmp_path / "world" / "state" / "hook.log"
     logged = log.read_text() if log.exists() else ""
     assert "internal error" not in logged and "deadline" not in logged, logged
+    stayed_out = logged.count("copilot runs this claude-code hook; nothing to do")
+    assert (stayed_out > 0) is (agent == "copilot"), ("only Copilot runs Claude Code's hooks", logged[-3000:])
 
 
 def _reads_the_stub(agent, last, home, project, env, lines):

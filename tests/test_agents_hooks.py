@@ -304,3 +304,34 @@ def test_a_copilot_subagents_subagent_belongs_to_the_session_too(hk):
     assert [(e["input"], e["count"]) for e in json.loads(listed.stdout)] == [(command, 1)], listed.stdout
     kept = sorted(p.name for p in (hk.state / "sessions").glob("*.json"))
     assert kept and all(main in name for name in kept), kept
+
+
+# What Copilot CLI 1.0.102 gives a Claude Code hook it runs (a project's
+# .claude/settings.json hooks, a Claude Code plugin's): Claude Code's words,
+# its own session id, and COPILOT_CLI in the hook's environment (measured:
+# tests/support/AGENTS-MEASURED.md, "Distribution").
+def _copilot_in_claude_words(project):
+    return {"hook_event_name": "SessionStart", "session_id": "cc1", "timestamp": "2026-11-28T07:55:04.670Z",
+            "cwd": str(project), "source": "new", "initial_prompt": "run it"}
+
+
+@pytest.mark.parametrize("variables,stays_out", [
+    ({"COPILOT_CLI": "1"}, True),  # Copilot runs it: not Claude Code's event
+    ({"COPILOT_CLI": "1", "CLAUDECODE": "1"}, False),  # Claude Code's own variable: its event (started from Copilot's shell)
+    ({}, False),  # nothing tells: as the command says
+])
+def test_a_claude_code_hook_another_agent_runs_is_left_to_that_agents_own(hk, variables, stays_out):
+    """Copilot runs the engine's Claude Code hooks of a project too, in Claude
+    Code's words: the engine would take its session for Claude Code's (its
+    records, its state, its transcript) and, with Copilot's own hooks
+    installed too, handle every event twice.  A hook named for one agent
+    whose environment carries another's variable (`hook_env`) and not its
+    own does nothing, and the log says why."""
+    env = {"CLAUDECODE": None, "COPILOT_CLI": None, **variables}
+    run = hk.engine("hook", "--agent", "claude-code", stdin=json.dumps(_copilot_in_claude_words(hk.project)).encode(),
+                    env=env)
+    run.assert_ok()
+    logged = "\n".join(hk.log_lines())
+    assert ("copilot runs this claude-code hook; nothing to do" in logged) is stays_out, logged
+    session = list((hk.state / "sessions").glob("cc1-*"))  # what handling it keeps for its session
+    assert (run.stdout == "" and not session) if stays_out else bool(session), (run.stdout, session)

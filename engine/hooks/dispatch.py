@@ -83,6 +83,12 @@ def read_event(raw, log, agent=None, event_name=None):
         said = f"no {key} in the payload" if key else "the hook command names none (--event)"
         log(f"event has no name ({said}); nothing to do")
         return None
+    from engine.agents.runner import other_runner
+
+    runner = other_runner(event.agent)
+    if runner:  # another agent runs this agent's hook in its words: not this agent's event
+        log(f"{runner} runs this {event.agent.name} hook; nothing to do")
+        return None
     return event
 
 
