@@ -291,7 +291,7 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
     log = tmp_path / "world" / "state" / "hook.log"
     logged = log.read_text() if log.exists() else ""
     assert "internal error" not in logged and "deadline" not in logged, logged
-    stayed_out = logged.count("copilot runs this claude-code hook; nothing to do")
+    stayed_out = logged.count("runs this claude-code hook; nothing to do")
     assert (stayed_out > 0) is (agent == "copilot"), ("only Copilot runs Claude Code's hooks", logged[-3000:])
 
 

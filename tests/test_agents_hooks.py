@@ -315,23 +315,26 @@ def _copilot_in_claude_words(project):
             "cwd": str(project), "source": "new", "initial_prompt": "run it"}
 
 
-@pytest.mark.parametrize("variables,stays_out", [
-    ({"COPILOT_CLI": "1"}, True),  # Copilot runs it: not Claude Code's event
-    ({"COPILOT_CLI": "1", "CLAUDECODE": "1"}, False),  # Claude Code's own variable: its event (started from Copilot's shell)
-    ({}, False),  # nothing tells: as the command says
+@pytest.mark.parametrize("variables,runner", [
+    ({"COPILOT_CLI": "1"}, "copilot"),  # Copilot runs it: not Claude Code's event
+    ({"GEMINI_SESSION_ID": "g1"}, "gemini"),  # Gemini runs it (copied by its `hooks migrate --from-claude`)
+    ({"COPILOT_CLI": "1", "CLAUDECODE": "1"}, None),  # Claude Code's own variable: its event (started from Copilot's shell)
+    ({}, None),  # nothing tells: as the command says
 ])
-def test_a_claude_code_hook_another_agent_runs_is_left_to_that_agents_own(hk, variables, stays_out):
+def test_a_claude_code_hook_another_agent_runs_is_left_to_that_agents_own(hk, variables, runner):
     """Copilot runs the engine's Claude Code hooks of a project too, in Claude
     Code's words: the engine would take its session for Claude Code's (its
     records, its state, its transcript) and, with Copilot's own hooks
     installed too, handle every event twice.  A hook named for one agent
     whose environment carries another's variable (`hook_env`) and not its
     own does nothing, and the log says why."""
-    env = {"CLAUDECODE": None, "COPILOT_CLI": None, **variables}
+    env = {"CLAUDECODE": None, "COPILOT_CLI": None, "GEMINI_SESSION_ID": None, **variables}
+    stays_out = runner is not None
     run = hk.engine("hook", "--agent", "claude-code", stdin=json.dumps(_copilot_in_claude_words(hk.project)).encode(),
                     env=env)
     run.assert_ok()
     logged = "\n".join(hk.log_lines())
-    assert ("copilot runs this claude-code hook; nothing to do" in logged) is stays_out, logged
+    assert ("runs this claude-code hook; nothing to do" in logged) is stays_out, logged
+    assert not stays_out or f"{runner} runs this claude-code hook" in logged, logged
     session = list((hk.state / "sessions").glob("cc1-*"))  # what handling it keeps for its session
     assert (run.stdout == "" and not session) if stays_out else bool(session), (run.stdout, session)

@@ -341,3 +341,24 @@ def test_the_commands_whose_failing_output_claude_code_cuts_and_the_rules_let_th
     _write(hk.home / ".claude" / "settings.json", json.dumps({"permissions": {"allow": ["Bash"]}}))
     claude = _doctor(hk, env)["claude-code"]
     assert claude["wrapped"]["not_allowed"] == [] and not [m for m in claude["missing"] if "cuts a failing" in m]
+
+
+def test_the_engines_hooks_copied_from_another_agents_settings_are_said_to_do_nothing(hk):
+    """`gemini hooks migrate --from-claude` copies the engine's Claude Code
+    hooks into the project's .gemini/settings.json under Gemini's event
+    names, their commands as they were (measured with Gemini CLI 0.61.0):
+    they name Claude Code, so the engine stays out of Gemini's runs of them.
+    The doctor counts them as no Gemini hooks and says what to do."""
+    env = _agents_on_path(hk, {"gemini": VERSIONS["gemini"]})
+    assert hk.engine("install", "--project", env=env).returncode == 0
+    claude = json.loads((hk.project / ".claude" / "settings.json").read_text())
+    command = claude["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+    migrated = {event: [{"hooks": [{"command": command, "type": "command", "timeout": 10}]}]
+                for event in ("BeforeAgent", "SessionStart", "AfterTool", "PostToolUseFailure")}
+    _write(hk.project / ".gemini" / "settings.json", json.dumps({"hooks": migrated}))
+    project = _scope(_doctor(hk, env, "--agent", "gemini")["gemini"], "project")
+    assert (project["installed"], project["named_for"]) == ([], ["claude-code"]), project
+    run = hk.engine("doctor", "--agent", "gemini", env=env)
+    assert ("project hooks name claude-code, not gemini (copied from that agent's settings): the engine does "
+            "nothing there; engine install --agent gemini --project puts this agent's own in their place") in run.stdout
+    assert "no hooks installed: engine install --agent gemini" in run.stdout

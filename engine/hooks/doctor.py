@@ -68,7 +68,8 @@ def agent_report(agent, project, events, conf):
 
 def scope_report(agent, scope, project, events):
     """Installed (which events, which are missing), and trusted, for one scope."""
-    out = {"scope": scope, "file": None, "installed": [], "not_installed": [], "error": None, "trust": None}
+    out = {"scope": scope, "file": None, "installed": [], "not_installed": [], "named_for": [], "error": None,
+           "trust": None}
     try:
         path = settings_path(scope, project, agent)
     except UserError:
@@ -78,14 +79,26 @@ def scope_report(agent, scope, project, events):
         data, _ = settingsfile.load(path, tuple(agent.data["install"]["container"][:-1]), rewrite=False)
     except UserError as exc:
         return dict(out, error=str(exc))
-    present = {event for event, *_ in entries.ours(agent, data)}
+    named = {(event, _named_agent(agent, handler)) for event, _, _, handler in entries.ours(agent, data)}
+    present = {event for event, name in named if name == agent.name}
+    out["named_for"] = sorted({name for _, name in named} - {agent.name})
     wanted, _ = entries.plan(agent, events)
     out["installed"] = [name for _, name in wanted if name in present] + sorted(present - {n for _, n in wanted})
     out["not_installed"] = [name for _, name in wanted if name not in present]
-    if present:
+    if named:
         out["trust"] = agenttrust.check(agent, scope, project, path, data)
         out["todo"] = list(todo(agent, scope, project))
     return out
+
+
+def _named_agent(agent, handler):
+    """The agent one of the engine's hook commands names (the default agent
+    when it names none)."""
+    from engine.agents import DEFAULT_AGENT
+
+    from .hookcmd import parse
+
+    return (parse(entries.command_of(agent, handler)) or {}).get("agent") or DEFAULT_AGENT
 
 
 KEPT = "{original."  # a value of the agent's own kept as it was, not the engine's
@@ -199,6 +212,15 @@ def _not_installed(agent, fired):
     return f"no hooks installed: engine install --agent {agent.name} --user (or --project)"
 
 
+def _named_for_another(agent, scope):
+    """The line for the engine's hooks in this agent's file that name another
+    agent (copied from that agent's settings): this agent runs them, and the
+    engine stays out of such a run."""
+    return (f"{scope['scope']} hooks name {', '.join(scope['named_for'])}, not {agent.name} (copied from that "
+            f"agent's settings): the engine does nothing there; engine install --agent {agent.name} "
+            f"--{scope['scope']} puts this agent's own in their place")
+
+
 def missing(agent, report):
     """What stands between the user and the engine working with this agent, one line each."""
     out = []
@@ -211,6 +233,7 @@ def missing(agent, report):
     fired = report["firing"]
     if not installed:
         out.append(_not_installed(agent, fired))
+    out += [_named_for_another(agent, s) for s in report["hooks"] if s.get("named_for")]
     for s in installed:
         if s["not_installed"]:
             out.append(f"{s['scope']} hooks lack {', '.join(s['not_installed'])}: run engine install again")
