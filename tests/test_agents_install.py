@@ -129,8 +129,9 @@ def test_copilot_installs_this_repository_as_a_plugin_whose_hooks_name_copilot(t
     assert report["firing"]["answered"] == 1, "the engine answered as Copilot's hook"
     # no `engine install` hooks, and none asked for: they would run every event twice
     assert [line for line in report["missing"] if "hooks" in line] == [
-        "no hooks of engine install, yet the engine answered in 1 of the last 1 session(s): installed another way "
-        "(a plugin or an extension); engine install as well would run every event twice"], report["missing"]
+        "no hooks of engine install, yet the engine answered in 1 of the last 1 session(s): from a plugin or an "
+        "extension (then engine install as well would run every event twice), or taken out since (then engine "
+        "install --agent copilot --user (or --project))"], report["missing"]
 
 
 @pytest.mark.skipif(not __import__("os").environ.get("ENGINE_TEST_AGENT_FACTS"),

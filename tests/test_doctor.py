@@ -362,3 +362,21 @@ def test_the_engines_hooks_copied_from_another_agents_settings_are_said_to_do_no
     assert ("project hooks name claude-code, not gemini (copied from that agent's settings): the engine does "
             "nothing there; engine install --agent gemini --project puts this agent's own in their place") in run.stdout
     assert "no hooks installed: engine install --agent gemini" in run.stdout
+
+
+@pytest.mark.parametrize("answered,said", [
+    (0, "no hooks installed: engine install --agent codex --user (or --project)"),
+    (2, "no hooks of engine install, yet the engine answered in 2 of the last 3 session(s): from a plugin or an "
+        "extension (then engine install as well would run every event twice), or taken out since (then engine "
+        "install --agent codex --user (or --project))"),
+])
+def test_an_agent_whose_hooks_come_from_a_plugin_is_not_told_to_install_them_again(answered, said):
+    """No hooks in the agent's settings: where the engine still answered in
+    its recent sessions (a plugin, an extension), an `engine install` as well
+    would run every event twice, and the doctor says so."""
+    from engine.agents.table import get
+    from engine.hooks.doctor import missing
+
+    report = {"command": "codex", "version": {"value": "0.169.0", "error": None}, "hooks": [], "features": [],
+              "firing": {"sessions": 3, "answered": answered}, "wrapped": None, "project_variables": []}
+    assert missing(get("codex"), report) == [said]

@@ -201,15 +201,16 @@ def _version_note(spec, have):
 
 
 def _not_installed(agent, fired):
-    """The line for an agent whose settings hold none of the engine's hooks:
-    where the engine still answered in its sessions, the hooks come another
-    way (a plugin, an extension), and an install as well would run every
-    event twice."""
+    """The line for an agent whose settings hold none of the engine's hooks.
+    Where the engine still answered in its recent sessions, its hooks come
+    another way (a plugin, an extension), where an install as well would run
+    every event twice, or were taken out since: the line says both."""
+    install = f"engine install --agent {agent.name} --user (or --project)"
     if fired["answered"]:
         return (f"no hooks of engine install, yet the engine answered in {fired['answered']} of the last "
-                f"{fired['sessions']} session(s): installed another way (a plugin or an extension); "
-                "engine install as well would run every event twice")
-    return f"no hooks installed: engine install --agent {agent.name} --user (or --project)"
+                f"{fired['sessions']} session(s): from a plugin or an extension (then engine install as well "
+                f"would run every event twice), or taken out since (then {install})")
+    return f"no hooks installed: {install}"
 
 
 def _named_for_another(agent, scope):
