@@ -610,6 +610,30 @@ def test_fact_gemini_compresses_only_at_a_later_prompt_and_reloads_its_gemini_md
 
 @facts
 @pytest.mark.slow
+def test_fact_gemini_resumed_keeps_what_hooks_added_to_tool_results_and_drops_the_rest(tmp_path):
+    """What a resumed Gemini session's requests hold of what hooks added
+    before (engine replay prices each addition as read by every later call
+    of its epoch; Claude Code 2.1.330 keeps all of it on --resume)."""
+    home, cwd = _gemini_world(tmp_path)
+    answers = {"SessionStart": context_answer("CTX_START_1"), "BeforeAgent": context_answer("CTX_PROMPT_1"),
+               "AfterTool": context_answer("CTX_AFTER_1")}
+    hook = LogHook(tmp_path / "one", answers)
+    first = run_gemini("go", home, cwd, [shell("echo a"), shell("echo b"), say("one")],
+                       hooks=gemini_hooks(hook, ["SessionStart", "BeforeAgent", "AfterTool"]))
+    counts = lambda body: [gemini_api.request_text(body).count(m) for m in ("CTX_START_1", "CTX_PROMPT_1", "CTX_AFTER_1")]
+    assert [counts(r.body) for r in first.api.log] == [[1, 1, 0], [1, 1, 1], [1, 1, 2]]
+    run = run_gemini("next", home, cwd, [say("two")], hooks=gemini_hooks(LogHook(tmp_path / "two"), ["BeforeAgent"]),
+                     args=("--resume", "latest"))
+    # the prompt's and the start's additions are gone; each tool result's is there twice
+    assert [counts(r.body) for r in run.api.log] == [[0, 0, 4]]
+    # a compression's two requests (unrecorded) hold the tool results' additions too
+    settings = {"model": {"compressionThreshold": 0.0002}}
+    third = run_gemini("more", home, cwd, [say("three")], settings=settings, args=("--resume", "latest"))
+    assert [(r.kind, counts(r.body)[2] > 0) for r in third.api.log] == [("summary", True), ("summary", True), ("main", False)]
+
+
+@facts
+@pytest.mark.slow
 def test_fact_gemini_after_tool_tail_call_replaces_the_output_and_deny_makes_it_an_error(tmp_path):
     cmd = "printf 'orig-%d\\n' 7"
 
