@@ -160,9 +160,11 @@ def _gemini_events(lines):
     outs = [{"llmContent": p["functionResponse"]["response"]["output"]} for l in lines if l.get("type") == "user"
             for p in l["content"] if "functionResponse" in p]
     pre = [("BeforeTool", c["name"], c["args"]) for c in calls]
-    # no compaction event: Gemini CLI sends none (PreCompress fires before every model call)
+    # no compaction event: Gemini CLI sends none (PreCompress fires before every model call); the
+    # session is resumed (its header written again): the first run ends, the second starts
     return {"names": ["SessionStart", "BeforeAgent"] + ["BeforeTool", "AfterTool"] * 3
-            + ["AfterAgent", "BeforeAgent", "AfterAgent", "SessionEnd"], "pre": pre, "outputs": outs}
+            + ["AfterAgent", "SessionEnd", "SessionStart", "BeforeAgent", "AfterAgent", "SessionEnd"],
+            "pre": pre, "outputs": outs}
 
 
 def _copilot_events(lines):

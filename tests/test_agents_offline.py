@@ -618,14 +618,15 @@ def test_fact_gemini_resumed_keeps_what_hooks_added_to_tool_results_and_drops_th
     answers = {"SessionStart": context_answer("CTX_START_1"), "BeforeAgent": context_answer("CTX_PROMPT_1"),
                "AfterTool": context_answer("CTX_AFTER_1")}
     hook = LogHook(tmp_path / "one", answers)
-    first = run_gemini("go", home, cwd, [shell("echo a"), shell("echo b"), say("one")],
+    first = run_gemini("go", home, cwd, [shell("echo a"), shell("printf 'OUT_%s' 7"), say("one")],
                        hooks=gemini_hooks(hook, ["SessionStart", "BeforeAgent", "AfterTool"]))
-    counts = lambda body: [gemini_api.request_text(body).count(m) for m in ("CTX_START_1", "CTX_PROMPT_1", "CTX_AFTER_1")]
-    assert [counts(r.body) for r in first.api.log] == [[1, 1, 0], [1, 1, 1], [1, 1, 2]]
+    marks = ("CTX_START_1", "CTX_PROMPT_1", "CTX_AFTER_1", "OUT_7")
+    counts = lambda body: [gemini_api.request_text(body).count(m) for m in marks]
+    assert [counts(r.body) for r in first.api.log] == [[1, 1, 0, 0], [1, 1, 1, 0], [1, 1, 2, 1]]
     run = run_gemini("next", home, cwd, [say("two")], hooks=gemini_hooks(LogHook(tmp_path / "two"), ["BeforeAgent"]),
                      args=("--resume", "latest"))
-    # the prompt's and the start's additions are gone; each tool result's is there twice
-    assert [counts(r.body) for r in run.api.log] == [[0, 0, 4]]
+    # the prompt's and the start's additions are gone; each tool result's is there twice, its output too
+    assert [counts(r.body) for r in run.api.log] == [[0, 0, 4, 2]]
     # a compression's two requests (unrecorded) hold the tool results' additions too
     settings = {"model": {"compressionThreshold": 0.0002}}
     third = run_gemini("more", home, cwd, [say("three")], settings=settings, args=("--resume", "latest"))

@@ -168,6 +168,38 @@ def test_a_copilot_compaction_keeps_what_the_turn_added_after_it_started():
     assert seen == {(kind, call): w for call, w in want.items() for kind in ("pre_tool", "post_tool")}
 
 
+def test_a_resumed_gemini_session_holds_what_tool_results_got_twice_and_the_rest_no_longer():
+    """Gemini CLI 0.61.0 (tests/test_agents_offline.py
+    `test_fact_gemini_resumed_keeps_*`): after `--resume` its requests hold
+    what AfterTool added to a tool result twice (the whole function response
+    is sent twice), and what SessionStart and BeforeAgent added before the
+    resume no longer.  The recorded session: 4 calls, then a resume (its
+    header written again) and 2 calls; replay ends the first run (AfterAgent,
+    SessionEnd) and starts the second (SessionStart resume) there."""
+    from engine.replay.events import neutral_events
+    from testdata import agent_transcript
+
+    path = agent_transcript("gemini", "resumed")
+    t = Timeline(path, "gemini")
+    assert len(t.calls) == 6 and len(t.resumes) == 1 and t.boundaries == []
+    sent = list(neutral_events(path, "gemini"))
+    kinds = [ev["kind"] for ev, _ in sent]
+    assert kinds[kinds.index("session_end"):kinds.index("session_end") + 3] == ["session_end", "session_start", "prompt"]
+    assert kinds[-2:] == ["stop", "session_end"] and kinds.count("session_end") == 2
+    assert [ev.get("source") for ev, _ in sent if ev["kind"] == "session_start"] == ["startup", "resume"]
+    first_prompt = next(off for ev, off in sent if ev["kind"] == "prompt")
+    first_result = next(off for ev, off in sent if ev["kind"] == "post_tool")
+    # the first prompt's addition: read by the first run's 3 later calls, by neither resumed one
+    assert t.exposure(first_prompt, "prompt") == (1, 3) and t.exposure(first_prompt, "session_start") == (1, 3)
+    # the first tool result's: written by the next call, read by 2 more, then twice by each resumed call
+    assert t.exposure(first_result, "post_tool") == (1, 2 + 2 + 2)
+    resumed = next(off for ev, off in sent if ev.get("source") == "resume")
+    assert t.exposure(resumed, "session_start") == (1, 1), "the resumed run's own start: its calls hold it once"
+    kept = Timeline(path, "gemini")
+    kept._resumed = None  # an agent whose resumed requests hold all of it once (Claude Code 2.1.330)
+    assert kept.exposure(first_prompt, "prompt") == (1, 5) and kept.exposure(first_result, "post_tool") == (1, 4)
+
+
 def test_pricing_document_errors_say_where(tmp_path):
     bad = tmp_path / "p.yaml"
     text = (REPO / "pipelines/reports/pricing.yaml").read_text()

@@ -15,6 +15,9 @@ reader (transcripts/) yields, whatever the agent writes on disk.
   the history its summary is made of (its Compaction, with the same `id`,
   comes later); what the session added in between is kept after the
   summary (Copilot).
+- Resume: the session goes on in a new run of the agent (`--resume`);
+  what the new run's requests hold of what hooks added before is the
+  reader's RESUMED.
 - Summary: the compaction's summary, the first thing of the new context
   (on the compaction's own line, or on a line of its own after it).
 - ToolCall / ToolResult: a tool call and its result, paired by `id`; a
@@ -119,6 +122,11 @@ class CompactionStart(Record):
     def __init__(self, id=""):
         super().__init__()
         self.id = id
+
+
+class Resume(Record):
+    __slots__ = ()
+    kind = "resume"
 
 
 class Summary(Record):

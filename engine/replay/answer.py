@@ -72,7 +72,7 @@ class Session:
             return
         # What a subagent's start adds goes into the subagent's context, not
         # the main chain's: its first call writes it (SUBAGENT_METHOD).
-        writes, reads = (1, 0) if kind == "subagent_start" else self.timeline.exposure(offset)
+        writes, reads = (1, 0) if kind == "subagent_start" else self.timeline.exposure(offset, kind)
         parts = [self._kept(text, stub, "engine cache run", "wrapped output", writes, reads) for text, stub in stubs]
         if trace and trace[0].decision and kind == "pre_tool":
             parts.append(self._decision(event, trace[0]))

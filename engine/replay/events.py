@@ -26,6 +26,9 @@ is the agent's:
   compacts in the background (a CompactionStart record: Copilot) sends
   pre_compact before the start's line instead, whether the compaction
   completes or not;
+- at a resume (the agent run again on the session, where its reader
+  says so): stop (when a prompt came), session_end, then session_start
+  (resume), before the resume's line;
 - session_end at the end.
 
 Side-chain (subagent) records send no events of the main session: a
@@ -118,7 +121,13 @@ def neutral_events(path, reader="claude", cwd=None, session_id=None, transcript_
 def _of_record(rec, session, state, start, end):
     """The events one main-chain record sends, with their offsets."""
     kind = rec.kind
-    if kind == "compaction_start":
+    if kind == "resume":
+        if state["prompted"]:
+            yield session.event("stop", stop_active=False), start
+        state["prompted"] = False
+        yield session.event("session_end", reason="other"), start
+        yield session.event("session_start", source="resume"), start
+    elif kind == "compaction_start":
         state["compacting"].add(rec.id)
         yield session.event("pre_compact", trigger="auto", custom_instructions=""), start
     elif kind == "compaction":

@@ -122,6 +122,8 @@ class Timeline:
 
         self._usage_after = reader_module(reader).USAGE_AFTER_OUTPUT
         self._summary_unrecorded = reader_module(reader).UNRECORDED_SUMMARY
+        self._resumed = reader_module(reader).RESUMED
+        self.resumes = []      # start offsets of the lines where the session was resumed
         self._began = None     # the start of the line of the first tool call awaiting its response's usage
         self.calls = []        # [(where the call stands, epoch)]
         self.boundaries = []   # start offsets of compaction lines
@@ -143,7 +145,9 @@ class Timeline:
         self.model = max(self.models, key=self.models.get) if self.models else None
 
     def _record(self, rec, start, end):
-        if rec.kind == "compaction_start":
+        if rec.kind == "resume":
+            self.resumes.append(start)
+        elif rec.kind == "compaction_start":
             self._start = (rec.id, start)  # one at a time: a later start replaces one that never completed
         elif rec.kind == "compaction":
             began, self._start = self._start, None
@@ -180,27 +184,37 @@ class Timeline:
         """The compaction epoch of an event that saw `offset` bytes."""
         return sum(1 for b in self.boundaries if b < offset)
 
-    def exposure(self, offset):
-        """(writes, reads) of an addition made by an event that saw `offset`
-        bytes: the first later call of its epoch writes it, every further
-        call of that epoch reads it, and so does the request of the
-        compaction that ends the epoch (it writes it where no call did).  Made after the next compaction started
+    def exposure(self, offset, kind=None):
+        """(writes, reads) of an addition made by an event (of neutral `kind`)
+        that saw `offset` bytes: the first later call of its epoch writes it,
+        every further call of that epoch reads it, and so does the request of
+        the compaction that ends the epoch (it writes it where no call did).  Made after the next compaction started
         in the background, it is kept behind that compaction's summary: the
-        next epoch's first call writes it again, its other calls read it."""
+        next epoch's first call writes it again, its other calls read it.  A
+        call after the session was resumed holds it as many times as the
+        reader's RESUMED says for `kind` (none, for an agent that drops it)."""
         epoch = self.epoch_at(offset)
-        later = [e for end, e in self.calls if end > offset]
+        later = [(e, self._copies(offset, end, kind)) for end, e in self.calls if end > offset]
         held = [epoch]
         since = self.kept_since[epoch] if epoch < len(self.kept_since) else None
         if since is not None and since < offset:
             held.append(epoch + 1)
         writes = reads = 0
         for e in held:
-            n = sum(1 for x in later if x == e)
+            n = sum(copies for x, copies in later if x == e)
             if n:
                 writes, reads = writes + 1, reads + n - 1
         if self._summarized(epoch, offset):  # the compaction's own request: read, or written if not sent before
-            writes, reads = (writes, reads + 1) if epoch in later else (writes + 1, reads)
+            writes, reads = (writes, reads + 1) if any(e == epoch and copies for e, copies in later) else (writes + 1, reads)
         return writes, reads
+
+    def _copies(self, offset, end, kind):
+        """How many times a call standing at `end` holds an addition made at
+        `offset`: once, unless the session was resumed in between and the
+        agent's reader says otherwise (RESUMED)."""
+        if self._resumed is None or not any(offset < r < end for r in self.resumes):
+            return 1
+        return self._resumed.get(kind, 0)
 
     def _summarized(self, epoch, offset):
         """Whether the compaction that ends `epoch` sends an addition made

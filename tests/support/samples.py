@@ -5,6 +5,7 @@ installed (tests/support/AGENTS-MEASURED.md), from the tests folder:
 
     cd tests && python -m support.samples ../tests/data/transcripts
     cd tests && python -m support.samples ../tests/data/transcripts copilot-compacting
+    cd tests && python -m support.samples ../tests/data/transcripts gemini-resumed
 
 One session per agent, the same script for each: a prompt; hooks that add a
 rules-refresh banner at the session's start and a plain text before each
@@ -147,6 +148,27 @@ def make_gemini(work):
     return files[-1], {"home": home, "project": cwd}, GEMINI_VERSION
 
 
+def make_gemini_resumed(work):
+    """A variant (session-0.61.0-resumed.jsonl): the same first run, then
+    `--resume latest` with a second prompt and one more shell call, no
+    compression: what a resumed session's requests hold of what hooks added
+    before (AGENTS-MEASURED.md, "A resumed session")."""
+    home, cwd = work / "home", work / "project"
+    cwd.mkdir(parents=True)
+    hook = LogHook(work / "hook", {"SessionStart": context_answer(BANNER), "BeforeAgent": context_answer(PLAIN),
+                                   "AfterTool": context_answer("Checked after the tool ran.")})
+    hooks = gemini_hooks(hook, ["SessionStart", "BeforeAgent", "AfterTool"])
+    count, cached = tokens()
+    run = run_gemini(PROMPT, home, cwd, None, hooks=hooks, api=GeminiAPI(SCRIPT, tokens=count, cached=cached))
+    assert run.returncode == 0, str(run)
+    again = run_gemini("and once more", home, cwd, None, hooks=hooks, args=("--resume", "latest"),
+                       api=GeminiAPI([shell("printf 'again-%d\\n' 1"), say("Once more: done.")], tokens=count,
+                                     cached=cached))
+    assert again.returncode == 0 and [r.kind for r in again.api.log] == ["main", "main"], str(again)
+    files = session_files(home)
+    return files[-1], {"home": home, "project": cwd}, GEMINI_VERSION
+
+
 def trimmed(value, places):
     if isinstance(value, str):
         for real, shown in places:
@@ -180,7 +202,7 @@ def write_trimmed(src, dst, folders):
 
 MAKERS = {"codex": make_codex, "gemini": make_gemini, "copilot": make_copilot}
 # Variants: `<agent>-<what>` writes <agent>/session-<version>-<what>.jsonl.
-VARIANTS = {"copilot-compacting": make_copilot_compacting}
+VARIANTS = {"copilot-compacting": make_copilot_compacting, "gemini-resumed": make_gemini_resumed}
 
 
 def main(out, agents=None):

@@ -57,6 +57,8 @@ USAGE_AFTER_OUTPUT = False
 # usage is only compactionTokensUsed of compaction_complete, no usage record
 # (measured with 1.0.102).
 UNRECORDED_SUMMARY = True
+# A resumed session is priced as one that goes on (not measured).
+RESUMED = None
 MARKS = {
     "version": (b'"session.start"',),
     "session": (b'"session.start"',),

@@ -23,7 +23,19 @@ is a compaction.
 
 import hashlib
 
-from ..records import Compaction, Delivered, Prompt, Session, Summary, ToolCall, ToolResult, Usage, tokens, usage_figures
+from ..records import (
+    Compaction,
+    Delivered,
+    Prompt,
+    Resume,
+    Session,
+    Summary,
+    ToolCall,
+    ToolResult,
+    Usage,
+    tokens,
+    usage_figures,
+)
 
 # A message line carries its tokens with its tool calls: no usage is written after them.
 USAGE_AFTER_OUTPUT = False
@@ -32,8 +44,13 @@ USAGE_AFTER_OUTPUT = False
 # history they compress (measured with 0.61.0), a part the chat file does not
 # name.
 UNRECORDED_SUMMARY = False
+# A resumed session's requests (measured with 0.61.0): what AfterTool added
+# to a tool result before the resume is sent twice, what any other event
+# added (SessionStart, BeforeAgent) no longer.
+RESUMED = {"post_tool": 2}
 MARKS = {
     "session": (b'"projectHash"',),
+    "resume": (b'"projectHash"',),
     "usage": (b'"tokens"',),
     "tool_call": (b'"toolCalls"',),
     "tool_result": (b'"functionResponse"',),
@@ -68,7 +85,7 @@ def records_of(obj, seen=None):
     elif kind == "user":
         out = _user(obj)
     elif kind is None:
-        out = _header(obj) + _patch(obj, seen)
+        out = _header(obj, seen) + _patch(obj, seen)
     else:
         out = []
     if seen is not None and isinstance(obj.get("id"), str):
@@ -80,11 +97,18 @@ def records_of(obj, seen=None):
     return out
 
 
-def _header(obj):
+def _header(obj, seen):
+    """The session; a header after the first, read forwards, is a resume
+    (Gemini writes the header again when a session is resumed)."""
     if not isinstance(obj.get("sessionId"), str) or "projectHash" not in obj:
         return []
     project = obj.get("projectHash") if isinstance(obj.get("projectHash"), str) else None
-    return [Session(obj["sessionId"], project=project)]
+    out = [Session(obj["sessionId"], project=project)]
+    if seen is not None:
+        if seen.get("header"):
+            out.append(Resume())
+        seen["header"] = True
+    return out
 
 
 def _patch(obj, seen):
