@@ -9,6 +9,7 @@ import json
 import os
 import time
 import uuid
+from pathlib import Path
 
 import pytest
 
@@ -380,3 +381,40 @@ def test_an_agent_whose_hooks_come_from_a_plugin_is_not_told_to_install_them_aga
     report = {"command": "codex", "version": {"value": "0.169.0", "error": None}, "hooks": [], "features": [],
               "firing": {"sessions": 3, "answered": answered}, "wrapped": None, "project_variables": []}
     assert missing(get("codex"), report) == [said]
+
+
+# Where each agent recorded the engine's plugin as on, measured: `claude plugin
+# install --scope user` (2.1.330), `copilot plugin install` (1.0.102), `codex
+# plugin add` (0.169.0), `gemini extensions link` (0.61.0).
+PLUGIN_RECORDS = {
+    "claude-code": ("settings.json", '{"enabledPlugins": {"rules-engine@rules-engine": true}}'),
+    "copilot": ("settings.json", '{"extraKnownMarketplaces": {}, "enabledPlugins": {"rules-engine@rules-engine": true}}'),
+    "codex": ("config.toml", '[marketplaces.rules-engine]\nsource_type = "local"\n\n'
+                             '[plugins."rules-engine@rules-engine"]\nenabled = true\n'),
+    "gemini": ("extensions/rules-engine/.gemini-extension-install.json", '{"source": "/x", "type": "link"}'),
+}
+
+
+@pytest.mark.parametrize("agent", sorted(PLUGIN_RECORDS))
+def test_the_plugin_is_seen_and_with_engine_install_as_well_said_to_run_every_event_twice(hk, agent):
+    """With the engine's plugin (or extension) on, the doctor asks for no
+    `engine install`; with engine install's hooks as well, it says that every
+    event runs twice and how to keep one."""
+    env = _agents_on_path(hk, {})
+    off = _doctor(hk, env, "--agent", agent)[agent]
+    assert off["plugin"]["on"] is False
+    assert any(line.startswith("no hooks installed") for line in off["missing"]), off["missing"]
+    name, text = PLUGIN_RECORDS[agent]
+    record = Path(off["plugin"]["file"]) if agent != "gemini" else Path(off["plugin"]["file"]) / Path(name).name
+    assert record.as_posix().endswith(name), (record, name)  # where the agent keeps it, under its home
+    _write(record, text)
+    on = _doctor(hk, env, "--agent", agent)[agent]
+    assert on["plugin"]["on"] is True and not [line for line in on["missing"] if "hooks" in line], on["missing"]
+    assert hk.engine("install", "--agent", agent, "--user", env=env).returncode == 0
+    both = _doctor(hk, env, "--agent", agent)[agent]
+    assert [line for line in both["missing"] if "twice" in line] == [
+        f"the engine's plugin is on ({on['plugin']['file']}) and engine install's hooks are in "
+        f"{_scope(both, 'user')['file']}: every event runs twice; keep one (engine uninstall --agent {agent} "
+        "--user, or turn the plugin off)"], both["missing"]
+    run = hk.engine("doctor", "--agent", agent, env=env)
+    assert "  plugin: on (" in run.stdout, run.stdout

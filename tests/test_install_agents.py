@@ -308,6 +308,9 @@ def test_distribution_hooks_are_the_ones_engine_install_writes():
     assert (manifest["name"], manifest["version"]) == (claude["name"], claude["version"])
     copilot = json.loads((repo / ".github" / "plugin" / "plugin.json").read_text())
     assert (copilot["name"], copilot["version"]) == (claude["name"], claude["version"])
+    from engine.core.settings import plain
+
+    assert plain()["doctor"]["plugin_name"] == claude["name"], "the name engine doctor looks for in the agents' records"
     extension = json.loads((repo / "extensions" / "gemini" / "gemini-extension.json").read_text())
     assert (extension["name"], extension["version"]) == (claude["name"], claude["version"])
     for agent, file, command in (

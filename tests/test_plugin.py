@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+import forkrun
 from support.agent import REPO, MessagesAPI, agent_env, find_claude, request_text, run_agent, text, tool, tool_results
 from support.plugin import HOOK, START, plugin_env, run_hook, wait_for, wait_gone
 
@@ -156,6 +157,11 @@ def test_the_plugin_installed_by_the_agent_bootstraps_then_injects(tmp_path):
     assert list(tmp_path.glob("market/engine/__pycache__/*.pyc")) or list(root.glob("engine/__pycache__/*.pyc")), \
         "the engine did not run from the plugin's folder"
     assert not (home / ".claude" / "settings.json").read_text().count("engine-hook")  # no engine install
+    # engine doctor sees the plugin where Claude Code recorded it, and asks for no engine install
+    doctor = forkrun.completed(["doctor", "--json", "--agent", "claude-code"], cwd=project, env=agent_env(home),
+                               timeout=120)
+    (report,) = json.loads(doctor.stdout)["agents"]
+    assert report["plugin"]["on"] is True and not [line for line in report["missing"] if "hooks" in line], report
 
 
 @pytest.mark.slow

@@ -53,6 +53,9 @@ def _agent(a):
     print("  hooks:")
     for s in a["hooks"]:
         print(f"    {s['scope']:<8} {_scope(s)}")
+    if a["plugin"]:
+        p = a["plugin"]
+        print(f"  plugin: {'on' if p['on'] else 'off'} ({display(p['file'])})" + (f": {p['why']}" if p["why"] else ""))
     print(f"  firing: {_firing(a['firing'])}")
     print("  features:")
     width = max(len(f["name"]) for f in a["features"]) if a["features"] else 0

@@ -63,7 +63,7 @@ def without_comments(text):
     return "".join(out)
 
 
-def _json(path):
+def read_json(path):
     text, why = _read(path)
     if text is None:
         return None, why
@@ -77,7 +77,7 @@ def _json(path):
 
 def folder_map(agent, spec, project, **_):
     path = agent.expand(os.environ.get(spec["env"]) or spec["file"]) if spec.get("env") else agent.expand(spec["file"])
-    data, why = _json(path)
+    data, why = read_json(path)
     if data is None or not isinstance(data, dict):
         return {"state": "unknown", "why": why or f"{path} is not a JSON object"}
     best = None  # of the rules that cover the folder, the longest rule path decides (its own, not its parent's)
@@ -93,7 +93,7 @@ def folder_map(agent, spec, project, **_):
 
 def folder_list(agent, spec, project, **_):
     path = agent.expand(spec["file"])
-    data, why = _json(path)
+    data, why = read_json(path)
     if data is None or not isinstance(data, dict):
         return {"state": "unknown", "why": why or f"{path} is not a JSON object"}
     listed = [f for key in spec["keys"] for f in (data.get(key) or []) if isinstance(f, str)]
@@ -104,7 +104,7 @@ def folder_list(agent, spec, project, **_):
     return {"state": "untrusted", "why": f"{project} is not among the trusted folders of {path}"}
 
 
-def _toml(path):
+def read_toml(path):
     text, why = _read(path)
     if text is None:
         return None, why
@@ -118,7 +118,7 @@ def _toml(path):
         return None, f"{path} is not TOML the engine can read"
 
 
-def _at(data, keys):
+def value_at(data, keys):
     for key in keys:
         if not isinstance(data, dict):
             return None
@@ -143,19 +143,19 @@ def hook_hash(spec, label, group, handler, matcher_key, cap=None):
 
 def codex_hook_hashes(agent, spec, project, settings, data, scope):
     path = agent.expand(spec["file"])
-    config, why = _toml(path)
+    config, why = read_toml(path)
     if config is None:
         return {"state": "unknown", "why": why}
     if scope == "project" and not _project_trusted(config, spec["project_trust"], project):
         return {"state": "untrusted", "why": f"the project {project} is not trusted in {path}"}
-    states = _at(config, spec["table"]) or {}
+    states = value_at(config, spec["table"]) or {}
     matcher_key = (agent.data["install"].get("matcher") or {}).get("key")
     lists = entries.event_lists(agent, data) or {}
     counts = {"trusted": 0, "modified": 0, "untrusted": 0}
     for event, gi, hi, handler in entries.ours(agent, data):
         label = spec["labels"].get(event, event)
         key = spec["key"].format(settings=settings, label=label, group=gi, handler=hi)
-        stored = _at(states, [key, spec["field"]]) if isinstance(states, dict) else None
+        stored = value_at(states, [key, spec["field"]]) if isinstance(states, dict) else None
         now = hook_hash(spec, label, lists[event][gi], handler, matcher_key, agent.data["timeout_caps"].get(event))
         counts["untrusted" if stored is None else "trusted" if stored == now else "modified"] += 1
     return _summary(counts, path)
@@ -170,7 +170,7 @@ def _project_trusted(config, pt, project):
     folder = os.path.realpath(project)
     top = root_of(folder) if pt["covers"] == "repository" else folder
     while True:
-        if _at(config, [*pt["table"], folder, pt["field"]]) == pt["value"]:
+        if value_at(config, [*pt["table"], folder, pt["field"]]) == pt["value"]:
             return True
         if folder == top or os.path.dirname(folder) == folder:
             return False

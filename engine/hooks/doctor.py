@@ -15,6 +15,7 @@ from engine.base.errors import UserError
 
 from . import agenttrust, detect, entries, firing, projectenv, settingsfile, versioncmd
 from .install import settings_path, todo
+from .pluginstate import plugin_state
 
 SCOPES = ("user", "project")
 
@@ -57,6 +58,7 @@ def agent_report(agent, project, events, conf):
         "name": agent.name, "display": agent.data["display"], "command": command, "home": home,
         "version": version,
         "hooks": [scope_report(agent, scope, project, events) for scope in SCOPES],
+        "plugin": plugin_state(agent, conf["plugin_name"]),
         "firing": firing.report(agent, conf["recent_sessions"], conf["scan_bytes"]),
         "features": features(agent, version, conf),
         "project_variables": projectenv.named(agent, project),
@@ -213,6 +215,15 @@ def _not_installed(agent, fired):
     return f"no hooks installed: {install}"
 
 
+def _twice(agent, plugin, installed):
+    """The line for an agent whose plugin is on and whose settings hold
+    engine install's hooks too: it runs both for every event."""
+    files = ", ".join(s["file"] for s in installed)
+    scopes = " and ".join(f"--{s['scope']}" for s in installed)
+    return (f"the engine's plugin is on ({plugin['file']}) and engine install's hooks are in {files}: every event "
+            f"runs twice; keep one (engine uninstall --agent {agent.name} {scopes}, or turn the plugin off)")
+
+
 def _named_for_another(agent, scope):
     """The line for the engine's hooks in this agent's file that name another
     agent (copied from that agent's settings): this agent runs them, and the
@@ -232,7 +243,10 @@ def missing(agent, report):
         out.append(f"version: {version['error']}")
     installed = [s for s in report["hooks"] if s["installed"]]
     fired = report["firing"]
-    if not installed:
+    plugin = report.get("plugin") or {}
+    if plugin.get("on") and installed:
+        out.append(_twice(agent, plugin, installed))
+    elif not installed and not plugin.get("on"):
         out.append(_not_installed(agent, fired))
     out += [_named_for_another(agent, s) for s in report["hooks"] if s.get("named_for")]
     for s in installed:
