@@ -358,3 +358,22 @@ def test_the_events_install_writes_are_the_profiles_in_each_agents_words():
     assert tool_events() == {"PreToolUse", "PostToolUse", "PostToolUseFailure"}
     assert tool_events("gemini") == {"BeforeTool", "AfterTool"}
     assert tool_events("copilot") == set()
+
+
+def test_detect_leaves_an_agent_whose_plugin_is_on_and_a_named_install_says_it_runs_twice(hk):
+    """Copilot CLI 1.0.102 records the engine's plugin as on in its
+    settings.json (enabledPlugins, measured): `engine install --detect`
+    leaves it as it is (its hooks would run every event twice) and says
+    how to install anyway; `--agent copilot` installs, and says so."""
+    path = _fake_agents(hk, ["codex", "copilot"])
+    record = hk.home / ".copilot" / "settings.json"
+    record.parent.mkdir(parents=True, exist_ok=True)
+    record.write_text('{"enabledPlugins": {"rules-engine@rules-engine": true}}')
+    run = _engine(hk, "install", "--detect", "--user", env={"PATH": path})
+    assert run.returncode == 0, str(run)
+    assert (f"{record}: the engine's plugin is on; not installed again, or every event would run twice "
+            "(engine install --agent copilot installs anyway)") in run.stdout, run.stdout
+    assert _path(hk, "codex", "user").exists() and not _path(hk, "copilot", "user").exists()
+    run = _engine(hk, "install", "--agent", "copilot", "--user", env={"PATH": path})
+    assert run.returncode == 0 and _path(hk, "copilot", "user").exists(), str(run)
+    assert f"note: the engine's plugin is on as well ({record}): every event runs twice" in run.stderr, run.stderr

@@ -363,12 +363,29 @@ def cmd_install(args):
     for agent in agents:
         if args.detect:
             print(f"{agent.data['display']}:")
+        plugin = _plugin_on(agent)
+        if plugin and args.detect:  # the plugin answers this agent already: installing again runs every event twice
+            print(f"{display(plugin)}: the engine's plugin is on; not installed again, or every event would run "
+                  f"twice (engine install --agent {agent.name} installs anyway)")
+            continue
         done = install(_scope(args), events, args.profile, hooks["install_timeout_seconds"],
                        keep=hooks["install_backups_kept"], autocompact_pct=hooks["autocompact_pct"],
                        agent=agent.name)
         _say_installed(done, agent)
+        if plugin:
+            print(f"note: the engine's plugin is on as well ({display(plugin)}): every event runs twice; keep one "
+                  f"(engine uninstall --agent {agent.name}, or turn the plugin off)", file=sys.stderr)
     _fit_warnings(ref)
     return 0
+
+
+def _plugin_on(agent):
+    """Where the agent records the engine's plugin as on, or None (engine/hooks/pluginstate.py)."""
+    from engine.core.settings import plain
+    from engine.hooks.pluginstate import plugin_state
+
+    state = plugin_state(agent, plain()["doctor"]["plugin_name"])
+    return state["file"] if state and state["on"] else None
 
 
 def _say_installed(done, agent):

@@ -117,15 +117,15 @@ def _where(p):
                        "(the file: install.user of the agent's YAML, listed by the command)")
 
 
-def _which(p):
+def _which(p, detect_help=DETECT_HELP):
     which = p.add_mutually_exclusive_group()
     which.add_argument("--agent", metavar="NAME", help=AGENT_HELP)
-    which.add_argument("--detect", action="store_true", help=DETECT_HELP)
+    which.add_argument("--detect", action="store_true", help=detect_help)
 
 
 def _install(sub):
     p = sub.add_parser("install", help="add the hook entries to an agent's settings")
-    _which(p)
+    _which(p, DETECT_HELP + "; one whose engine plugin (or extension) is on is left as it is")
     _where(p)
     p.add_argument("--profile", metavar="NAME|PATH", help=USER_PROFILE_HELP)
 
