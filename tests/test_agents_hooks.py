@@ -338,3 +338,19 @@ def test_a_claude_code_hook_another_agent_runs_is_left_to_that_agents_own(hk, va
     assert not stays_out or f"{runner} runs this claude-code hook" in logged, logged
     session = list((hk.state / "sessions").glob("cc1-*"))  # what handling it keeps for its session
     assert (run.stdout == "" and not session) if stays_out else bool(session), (run.stdout, session)
+
+
+def test_a_project_naming_an_agents_hook_variable_cannot_make_the_engine_stay_out(hk):
+    """Which agent runs a hook is read from the variable each agent sets for
+    its hooks; a project whose settings `env` names one (Claude Code puts it
+    into the hooks' environment) has it dropped first, as the engine's own
+    variables are: nothing then tells, and the hook does its work."""
+    (hk.project / ".claude").mkdir(exist_ok=True)
+    (hk.project / ".claude" / "settings.json").write_text(json.dumps({"env": {"COPILOT_CLI": "1"}}))
+    env = {"CLAUDECODE": None, "COPILOT_CLI": "1", "GEMINI_SESSION_ID": None}
+    run = hk.engine("hook", "--agent", "claude-code", stdin=json.dumps(_copilot_in_claude_words(hk.project)).encode(),
+                    env=env)
+    run.assert_ok()
+    logged = "\n".join(hk.log_lines())
+    assert "runs this claude-code hook" not in logged and "COPILOT_CLI" in logged, logged
+    assert list((hk.state / "sessions").glob("cc1-*")), "the event was handled"
