@@ -342,9 +342,9 @@ def test_a_claude_code_hook_another_agent_runs_is_left_to_that_agents_own(hk, va
 
 def test_a_project_naming_an_agents_hook_variable_cannot_make_the_engine_stay_out(hk):
     """Which agent runs a hook is read from the variable each agent sets for
-    its hooks; a project whose settings `env` names one (Claude Code puts it
-    into the hooks' environment) has it dropped first, as the engine's own
-    variables are: nothing then tells, and the hook does its work."""
+    its hooks; where a project's settings `env` names one (Claude Code puts
+    it into the hooks' environment), it tells nothing, and the hook does its
+    work."""
     (hk.project / ".claude").mkdir(exist_ok=True)
     (hk.project / ".claude" / "settings.json").write_text(json.dumps({"env": {"COPILOT_CLI": "1"}}))
     env = {"CLAUDECODE": None, "COPILOT_CLI": "1", "GEMINI_SESSION_ID": None}
@@ -352,5 +352,5 @@ def test_a_project_naming_an_agents_hook_variable_cannot_make_the_engine_stay_ou
                     env=env)
     run.assert_ok()
     logged = "\n".join(hk.log_lines())
-    assert "runs this claude-code hook" not in logged and "COPILOT_CLI" in logged, logged
+    assert "runs this claude-code hook" not in logged, logged
     assert list((hk.state / "sessions").glob("cc1-*")), "the event was handled"

@@ -83,11 +83,9 @@ def received():
 
 
 def engine_variables(docs):
-    """The variables the engine reads as the user's: its own, each agent's
-    home folder variable, and the variable each agent sets for its hooks
-    (`hook_env`: which agent runs a hook, engine/agents/runner.py)."""
-    return [*USER_VARIABLES, *(d["home"]["env"] for d in docs.values() if d["home"].get("env")),
-            *(d["hook_env"] for d in docs.values() if d.get("hook_env"))]
+    """The variables the engine reads as the user's: its own, and each
+    agent's home folder variable."""
+    return [*USER_VARIABLES, *(d["home"]["env"] for d in docs.values() if d["home"].get("env"))]
 
 
 def _declared(doc, cwd):
