@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The hook's whole-process time on quiet events, per agent: `engine hook
 --agent NAME` fed that agent's own payload (a prompt that is not due, a
-finished shell call with a small output), beside `python -c pass` of the
+finished shell call with a small output; the variable the agent sets for
+its hooks set), beside `python -c pass` of the
 same interpreter, in the same rounds (interleaved, so every agent sees the
 same machine load).  A warm compiled-profile cache, as after the first
 event of a session.
@@ -22,6 +23,8 @@ import time
 from pathlib import Path
 
 from common import write_section
+
+HERE = Path(__file__).resolve().parent
 
 
 def payloads(project, transcript):
@@ -67,6 +70,15 @@ def hook_argv():
     return shlex.split(hook_command())
 
 
+def agent_env(env, agent):
+    """The environment the agent gives its hooks: with the variable it sets
+    for every hook it runs (`hook_env` of its YAML), as a real session has."""
+    import yaml
+
+    doc = yaml.safe_load((HERE.parent / "pipelines" / "agents" / f"{agent}.yaml").read_text(encoding="utf-8"))
+    return dict(env, **({doc["hook_env"]: "1"} if doc.get("hook_env") else {}))
+
+
 def timed(argv, data, env, cwd):
     start = time.perf_counter()
     proc = subprocess.run(argv, input=data, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -96,16 +108,17 @@ def main(argv=None):
                 cmd = hook_argv() + ["--agent", agent]
                 cmd += ["--event", event] if event else []
                 cases.append((agent, label, cmd, json.dumps(payload).encode()))
-        for _agent, _label, cmd, data in cases:  # warm the caches; a quiet event says nothing
-            _ms, out = timed(cmd, data, env, project)
-            _ms, out = timed(cmd, data, env, project)
+        envs = {agent: agent_env(env, agent) for agent, _l, _c, _d in cases}
+        for agent, _label, cmd, data in cases:  # warm the caches; a quiet event says nothing
+            _ms, out = timed(cmd, data, envs[agent], project)
+            _ms, out = timed(cmd, data, envs[agent], project)
             if out.strip():
                 raise SystemExit(f"not a quiet event: {' '.join(cmd)} answered {out[:200]!r}")
         base, times = [], {(a, l): [] for a, l, _c, _d in cases}
         for _ in range(args.runs):  # interleaved rounds
             base.append(timed([sys.executable, "-c", "pass"], b"", env, project)[0])
             for agent, label, cmd, data in cases:
-                times[(agent, label)].append(timed(cmd, data, env, project)[0])
+                times[(agent, label)].append(timed(cmd, data, envs[agent], project)[0])
     pass_ms = statistics.median(base)
     rows = [f"| {a} | {l} | {statistics.median(t):.1f} | {statistics.median(t) / pass_ms:.2f}x |"
             for (a, l), t in times.items()]
