@@ -418,3 +418,20 @@ def test_the_plugin_is_seen_and_with_engine_install_as_well_said_to_run_every_ev
         "--user, or turn the plugin off)"], both["missing"]
     run = hk.engine("doctor", "--agent", agent, env=env)
     assert "  plugin: on (" in run.stdout, run.stdout
+
+
+def test_a_claude_code_plugin_installed_for_one_project_is_on_there_only(hk):
+    """`claude plugin install NAME@MARKET --scope project` (2.1.330, measured)
+    records the install in the user's plugins/installed_plugins.json with the
+    project's folder (and enabledPlugins in the project's own settings, which
+    the doctor does not read: a repository writes those)."""
+    env = _agents_on_path(hk, {})
+    record = Path(_doctor(hk, env, "--agent", "claude-code")["claude-code"]["plugin"]["file"]).parent
+    installs = lambda folder: json.dumps({"version": 2, "plugins": {"rules-engine@rules-engine": [
+        {"scope": "project", "installPath": "/x/cache/rules-engine/rules-engine/0.1.0", "version": "0.1.0",
+         "projectPath": str(folder)}]}})
+    _write(record / "plugins" / "installed_plugins.json", installs(hk.root / "another-project"))
+    assert _doctor(hk, env, "--agent", "claude-code")["claude-code"]["plugin"]["on"] is False
+    _write(record / "plugins" / "installed_plugins.json", installs(hk.project))
+    on = _doctor(hk, env, "--agent", "claude-code")["claude-code"]["plugin"]
+    assert on == {"file": str(record / "plugins" / "installed_plugins.json"), "on": True, "why": None}

@@ -384,7 +384,7 @@ def _plugin_on(agent):
     from engine.core.settings import plain
     from engine.hooks.pluginstate import plugin_state
 
-    state = plugin_state(agent, plain()["doctor"]["plugin_name"])
+    state = plugin_state(agent, plain()["doctor"]["plugin_name"], os.getcwd())
     return state["file"] if state and state["on"] else None
 
 

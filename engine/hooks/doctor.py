@@ -58,7 +58,7 @@ def agent_report(agent, project, events, conf):
         "name": agent.name, "display": agent.data["display"], "command": command, "home": home,
         "version": version,
         "hooks": [scope_report(agent, scope, project, events) for scope in SCOPES],
-        "plugin": plugin_state(agent, conf["plugin_name"]),
+        "plugin": plugin_state(agent, conf["plugin_name"], project),
         "firing": firing.report(agent, conf["recent_sessions"], conf["scan_bytes"]),
         "features": features(agent, version, conf),
         "project_variables": projectenv.named(agent, project),
