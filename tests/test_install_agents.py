@@ -376,4 +376,5 @@ def test_detect_leaves_an_agent_whose_plugin_is_on_and_a_named_install_says_it_r
     assert _path(hk, "codex", "user").exists() and not _path(hk, "copilot", "user").exists()
     run = _engine(hk, "install", "--agent", "copilot", "--user", env={"PATH": path})
     assert run.returncode == 0 and _path(hk, "copilot", "user").exists(), str(run)
-    assert f"note: the engine's plugin is on as well ({record}): every event runs twice" in run.stderr, run.stderr
+    assert (f"note: the engine's plugin is on as well ({record}): every event runs twice; keep one (engine "
+            "uninstall --agent copilot --user, or turn the plugin off)") in run.stderr, run.stderr

@@ -374,7 +374,7 @@ def cmd_install(args):
         _say_installed(done, agent)
         if plugin:
             print(f"note: the engine's plugin is on as well ({display(plugin)}): every event runs twice; keep one "
-                  f"(engine uninstall --agent {agent.name}, or turn the plugin off)", file=sys.stderr)
+                  f"(engine uninstall --agent {agent.name} --{_scope(args)}, or turn the plugin off)", file=sys.stderr)
     _fit_warnings(ref)
     return 0
 
