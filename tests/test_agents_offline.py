@@ -24,8 +24,8 @@ from pathlib import Path
 import pytest
 
 from support import gemini_api, responses_api
-from support.codex import codex_command, codex_hooks, list_hooks, rollout_lines, run_codex, trust_hooks
-from support.copilot import copilot_command, copilot_hooks, events_of, run_copilot
+from support.codex import codex_command, codex_hooks, list_hooks, rollout_lines, run_codex, thread_id, trust_hooks
+from support.copilot import copilot_command, copilot_hooks, events_of, run_copilot, session_dirs
 from support.gemini import gemini_command, gemini_hooks, run_gemini, session_files
 from support.hooks import LogHook, context_answer
 from support.nodns import NoDNS
@@ -528,6 +528,36 @@ def test_fact_codex_installs_a_claude_code_plugin_marketplace_and_runs_its_hooks
     assert (tmp_path / "env").read_text().strip() == f"{root}|{root}|{data}"
 
 
+# What each agent's resumed requests hold of what hooks added before the resume
+# (its YAML's transcript.resumed): the first run's additions, then a second
+# run on the same session whose hooks add nothing.
+RESUME_MARKS = ("CTX_START_1", "CTX_PROMPT_1", "CTX_PRE_1", "CTX_AFTER_1", "OUT_7")
+RESUME_SCRIPT = [shell("echo a"), shell("printf 'OUT_%s' 7"), say("one")]
+
+
+def _resume_counts(body):
+    text = responses_api.request_text(body)
+    return [text.count(m) for m in RESUME_MARKS]
+
+
+@facts
+@pytest.mark.slow
+def test_fact_codex_resumed_keeps_what_hooks_added_once(tmp_path):
+    home, cwd = _world(tmp_path)
+    answers = {"SessionStart": context_answer("CTX_START_1"), "UserPromptSubmit": context_answer("CTX_PROMPT_1"),
+               "PostToolUse": context_answer("CTX_AFTER_1")}
+    first = run_codex("go", home, cwd, RESUME_SCRIPT, hooks=codex_hooks(LogHook(tmp_path / "one", answers), list(answers)))
+    assert [_resume_counts(r) for r in first.requests] == [[1, 1, 0, 0, 0], [1, 1, 0, 1, 0], [1, 1, 0, 2, 1]]
+    hook = LogHook(tmp_path / "two")
+    run = run_codex("next", home, cwd, [say("two")], hooks=codex_hooks(hook, ["SessionStart"]), resume=thread_id(first))
+    assert [_resume_counts(r) for r in run.requests] == [[1, 1, 0, 2, 1]]
+    assert [p["source"] for p in hook.payloads("SessionStart")] == ["resume"]
+    # it writes on in the same rollout, with no line a reader could tell from a new turn's
+    assert run.extra["rollout"] == first.extra["rollout"]
+    types = [line["type"] for line in rollout_lines(run.extra["rollout"])]
+    assert types.count("session_meta") == 1
+
+
 @facts
 def test_fact_codex_version_command(tmp_path):
     assert codex_command(["--version"], tmp_path, tmp_path).stdout.strip() == "codex-cli 0.169.0"
@@ -984,6 +1014,27 @@ def test_fact_copilot_hook_environment_names_the_project_for_claude_code_too(tmp
     env = hook.calls()[0]["env"]
     assert env["COPILOT_PROJECT_DIR"] == str(cwd) and env["CLAUDE_PROJECT_DIR"] == str(cwd)
     assert env["COPILOT_HOOK_DIR"] == str(cwd / ".github" / "hooks") and env["COPILOT_CLI"] == "1"
+
+
+@facts
+@pytest.mark.slow
+def test_fact_copilot_resumed_drops_what_session_start_and_pre_tool_added(tmp_path):
+    home, cwd = _world(tmp_path)
+    answers = {"sessionStart": {"additionalContext": "CTX_START_1"},
+               "userPromptSubmitted": {"additionalContext": "CTX_PROMPT_1"},
+               "preToolUse": {"additionalContext": "CTX_PRE_1"}, "postToolUse": {"additionalContext": "CTX_AFTER_1"}}
+    first = run_copilot("go", home, cwd, RESUME_SCRIPT, hooks=copilot_hooks(LogHook(tmp_path / "one", answers), list(answers)))
+    assert [_resume_counts(r) for r in first.requests] == [[1, 1, 0, 0, 0], [1, 1, 1, 1, 0], [1, 1, 2, 2, 1]]
+    (session,) = [d for d in session_dirs(home) if (d / "events.jsonl").is_file()]
+    hook = LogHook(tmp_path / "two")
+    run = run_copilot("next", home, cwd, [say("two")], hooks=copilot_hooks(hook, ["sessionStart"]),
+                      args=(f"--resume={session.name}",))
+    assert [_resume_counts(r) for r in run.requests] == [[0, 1, 0, 2, 1]]
+    assert [p["source"] for p in hook.payloads("sessionStart")] == ["resume"]
+    # one events.jsonl: session.shutdown ends the first run, session.resume starts the next
+    types = [e["type"] for e in events_of(run)]
+    assert types.count("session.start") == 1 and types.count("session.shutdown") == 2
+    assert types[types.index("session.shutdown") + 1] == "session.resume"
 
 
 @facts

@@ -180,7 +180,7 @@ def test_a_resumed_gemini_session_holds_what_tool_results_got_twice_and_the_rest
     from testdata import agent_transcript
 
     path = agent_transcript("gemini", "resumed")
-    t = Timeline(path, "gemini")
+    t = Timeline(path, "gemini", _resumed("gemini"))
     assert len(t.calls) == 6 and len(t.resumes) == 1 and t.boundaries == []
     sent = list(neutral_events(path, "gemini"))
     kinds = [ev["kind"] for ev, _ in sent]
@@ -195,9 +195,43 @@ def test_a_resumed_gemini_session_holds_what_tool_results_got_twice_and_the_rest
     assert t.exposure(first_result, "post_tool") == (1, 2 + 2 + 2)
     resumed = next(off for ev, off in sent if ev.get("source") == "resume")
     assert t.exposure(resumed, "session_start") == (1, 1), "the resumed run's own start: its calls hold it once"
-    kept = Timeline(path, "gemini")
-    kept._resumed = None  # an agent whose resumed requests hold all of it once (Claude Code 2.1.330)
+    kept = Timeline(path, "gemini", _resumed("claude-code"))  # an agent whose resumed requests hold all of it once
     assert kept.exposure(first_prompt, "prompt") == (1, 5) and kept.exposure(first_result, "post_tool") == (1, 4)
+
+
+def _resumed(agent):
+    """What the agent's YAML says its resumed requests hold (transcript.resumed)."""
+    from engine.agents.table import get
+
+    return get(agent).data["transcript"].get("resumed")
+
+
+def test_a_resumed_copilot_session_holds_what_prompts_and_tool_results_got_and_no_longer_the_rest():
+    """Copilot CLI 1.0.102 (tests/test_agents_offline.py
+    `test_fact_copilot_resumed_*`): after `--resume=ID` its requests hold
+    what userPromptSubmitted and postToolUse added before the resume once,
+    and what sessionStart and preToolUse added no longer.  The recorded
+    session: 4 calls, `session.shutdown`, `session.resume`, 2 calls; replay
+    ends the first run there and starts the second (resume)."""
+    from engine.replay.events import neutral_events
+    from testdata import agent_transcript
+
+    path = agent_transcript("copilot", "resumed")
+    t = Timeline(path, "copilot", _resumed("copilot"))
+    assert len(t.calls) == 6 and len(t.resumes) == 1 and t.boundaries == []
+    sent = list(neutral_events(path, "copilot"))
+    kinds = [ev["kind"] for ev, _ in sent]
+    ended = kinds.index("session_end")
+    assert kinds[ended - 1:ended + 3] == ["stop", "session_end", "session_start", "prompt"], kinds
+    assert kinds.count("session_end") == 2 and kinds[-1] == "session_end"
+    assert [ev.get("source") for ev, _ in sent if ev["kind"] == "session_start"] == ["startup", "resume"]
+    at = {kind: next(off for ev, off in sent if ev["kind"] == kind) for kind in ("prompt", "pre_tool", "post_tool")}
+    # the start's and the first call's preToolUse addition: read by the first run's 3 later calls only
+    assert t.exposure(at["prompt"], "session_start") == (1, 3) and t.exposure(at["pre_tool"], "pre_tool") == (1, 2)
+    # the first prompt's and the first tool result's: by both resumed calls too
+    assert t.exposure(at["prompt"], "prompt") == (1, 3 + 2) and t.exposure(at["post_tool"], "post_tool") == (1, 2 + 2)
+    resumed = next(off for ev, off in sent if ev.get("source") == "resume")
+    assert t.exposure(resumed, "session_start") == (1, 1), "the resumed run's own start: its calls hold it once"
 
 
 def test_pricing_document_errors_say_where(tmp_path):

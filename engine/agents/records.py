@@ -17,7 +17,7 @@ reader (transcripts/) yields, whatever the agent writes on disk.
   summary (Copilot).
 - Resume: the session goes on in a new run of the agent (`--resume`);
   what the new run's requests hold of what hooks added before is the
-  reader's RESUMED.
+  agent's `transcript.resumed`.
 - Summary: the compaction's summary, the first thing of the new context
   (on the compaction's own line, or on a line of its own after it).
 - ToolCall / ToolResult: a tool call and its result, paired by `id`; a

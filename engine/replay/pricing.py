@@ -116,13 +116,13 @@ class Timeline:
     of its first tool call's line: the request was sent before the tool
     call existed, so what a hook adds at that call is not in it."""
 
-    def __init__(self, path, reader="claude"):
+    def __init__(self, path, reader="claude", resumed=None):
         from engine.agents.transcripts import reader as reader_module
         from engine.agents.transcripts import spans
 
         self._usage_after = reader_module(reader).USAGE_AFTER_OUTPUT
         self._summary_unrecorded = reader_module(reader).UNRECORDED_SUMMARY
-        self._resumed = reader_module(reader).RESUMED
+        self._resumed = resumed  # the agent's transcript.resumed: {neutral event: copies}, None: all once
         self.resumes = []      # start offsets of the lines where the session was resumed
         self._began = None     # the start of the line of the first tool call awaiting its response's usage
         self.calls = []        # [(where the call stands, epoch)]
@@ -192,7 +192,8 @@ class Timeline:
         in the background, it is kept behind that compaction's summary: the
         next epoch's first call writes it again, its other calls read it.  A
         call after the session was resumed holds it as many times as the
-        reader's RESUMED says for `kind` (none, for an agent that drops it)."""
+        agent's `transcript.resumed` says for `kind` (none, for an agent that
+        drops it; once where it names no such event)."""
         epoch = self.epoch_at(offset)
         later = [(e, self._copies(offset, end, kind)) for end, e in self.calls if end > offset]
         held = [epoch]
@@ -211,10 +212,10 @@ class Timeline:
     def _copies(self, offset, end, kind):
         """How many times a call standing at `end` holds an addition made at
         `offset`: once, unless the session was resumed in between and the
-        agent's reader says otherwise (RESUMED)."""
-        if self._resumed is None or not any(offset < r < end for r in self.resumes):
+        agent says otherwise (`transcript.resumed`)."""
+        if not self._resumed or not any(offset < r < end for r in self.resumes):
             return 1
-        return self._resumed.get(kind, 0)
+        return self._resumed.get(kind, 1)
 
     def _summarized(self, epoch, offset):
         """Whether the compaction that ends `epoch` sends an addition made

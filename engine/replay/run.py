@@ -126,7 +126,8 @@ def replay_one(path, world, profile_ref, pricing, count, progress=None, project=
     agent = for_transcript(path, agent, strict=True)
     reader = agent.data["transcript"]["reader"]
     size = os.path.getsize(path)
-    timeline = Timeline(path, reader)  # one bounded line at a time: the file is never held whole
+    # one bounded line at a time: the file is never held whole
+    timeline = Timeline(path, reader, agent.data["transcript"].get("resumed"))
     rates, unpriced = _rates(pricing, timeline)
     project = project or world.project
     session = session_name(path, size)

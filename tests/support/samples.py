@@ -6,6 +6,7 @@ installed (tests/support/AGENTS-MEASURED.md), from the tests folder:
     cd tests && python -m support.samples ../tests/data/transcripts
     cd tests && python -m support.samples ../tests/data/transcripts copilot-compacting
     cd tests && python -m support.samples ../tests/data/transcripts gemini-resumed
+    cd tests && python -m support.samples ../tests/data/transcripts copilot-resumed
 
 One session per agent, the same script for each: a prompt; hooks that add a
 rules-refresh banner at the session's start and a plain text before each
@@ -131,6 +132,31 @@ def make_copilot_compacting(work):
     return path, {"home": home, "project": cwd}, COPILOT_VERSION
 
 
+def make_copilot_resumed(work):
+    """A variant (session-1.0.102-resumed.jsonl): the first run's three
+    shell calls, then `--resume=ID` with a second prompt and one more shell
+    call: what a resumed session's requests hold of what hooks added before
+    (AGENTS-MEASURED.md, "A resumed session": sessionStart's and
+    preToolUse's no longer, userPromptSubmitted's and postToolUse's once)."""
+    home, cwd = work / "home", work / "project"
+    cwd.mkdir(parents=True)
+    hook = LogHook(work / "hook", {"sessionStart": {"additionalContext": BANNER},
+                                   "userPromptSubmitted": {"additionalContext": "Answer in short sentences."},
+                                   "preToolUse": {"additionalContext": PLAIN},
+                                   "postToolUse": {"additionalContext": "Checked after the tool ran."}})
+    hooks = copilot_hooks(hook, ["sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse"])
+    count, cached = tokens(4800)
+    run = run_copilot(PROMPT, home, cwd, None, hooks=hooks, api=ResponsesAPI(SCRIPT, tokens=count, cached=cached))
+    assert run.returncode == 0, str(run)
+    (session,) = [d for d in (home / ".copilot" / "session-state").iterdir() if (d / "events.jsonl").is_file()]
+    again = run_copilot("and once more", home, cwd, None, hooks=hooks, args=(f"--resume={session.name}",),
+                        api=ResponsesAPI([shell("printf 'again-%d\\n' 1"), say("Once more: done.")], tokens=count,
+                                         cached=cached, numbered_from=len(run.api.log)))
+    assert again.returncode == 0 and len(again.requests) == 2, str(again)
+    (path,) = sorted((home / ".copilot" / "session-state").glob("*/events.jsonl"))
+    return path, {"home": home, "project": cwd}, COPILOT_VERSION
+
+
 def make_gemini(work):
     home, cwd = work / "home", work / "project"
     cwd.mkdir(parents=True)
@@ -202,7 +228,8 @@ def write_trimmed(src, dst, folders):
 
 MAKERS = {"codex": make_codex, "gemini": make_gemini, "copilot": make_copilot}
 # Variants: `<agent>-<what>` writes <agent>/session-<version>-<what>.jsonl.
-VARIANTS = {"copilot-compacting": make_copilot_compacting, "gemini-resumed": make_gemini_resumed}
+VARIANTS = {"copilot-compacting": make_copilot_compacting, "copilot-resumed": make_copilot_resumed,
+            "gemini-resumed": make_gemini_resumed}
 
 
 def main(out, agents=None):

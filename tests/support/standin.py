@@ -99,8 +99,12 @@ class StandIn:
     after = "done."
     summary_text = "SUMMARY_OF_THE_SESSION: the user asked; the shell ran; the answer was given."
 
-    def __init__(self, script=(), summary=None, tokens=1000, cached=0, summary_after=0, summary_wait=20.0):
+    def __init__(self, script=(), summary=None, tokens=1000, cached=0, summary_after=0, summary_wait=20.0,
+                 numbered_from=0):
         self.script = list(script)
+        # the answers' ids count on from here: a second run of one session
+        # (a resume) gets ids of its own, as from a real API
+        self.numbered_from = numbered_from
         self.summary_after, self.summary_wait = summary_after, summary_wait
         self.summary = summary or self.summary_text
         self.tokens = tokens  # input tokens each answer reports: a number, or a function of the Request
@@ -154,7 +158,7 @@ class StandIn:
             if req.kind is None:
                 return self.other(req)
             req.turn = self.next_turn(req)
-            n = len(self.log)
+            n = self.numbered_from + len(self.log)
             goal = self.served + self.summary_after
         if req.kind == SUMMARY and self.summary_after:
             self._wait_for(goal)

@@ -26,10 +26,9 @@ records name a project folder (`Session.project`), and
 its output's lines (then the call began before them: replay's Timeline),
 and `UNRECORDED_SUMMARY`: whether a compaction sends the history it
 summarizes in a request whose usage the transcript does not record (then
-replay's Timeline counts that request's read of the epoch itself), and
-`RESUMED`: what a resumed session's requests hold of what hooks added
-before the resume, per neutral event that added it (how many times; an
-event not named: none), or None where they hold all of it once.
+replay's Timeline counts that request's read of the epoch itself).  What
+a resumed session's requests hold of what hooks added before the resume is
+the agent's, not its format's: `transcript.resumed` of its YAML.
 """
 
 READERS = {

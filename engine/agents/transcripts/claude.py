@@ -30,9 +30,6 @@ USAGE_AFTER_OUTPUT = False
 # of the turn's requests, and no line records its usage (measured with
 # 2.1.330's /compact).
 UNRECORDED_SUMMARY = True
-# A resumed session's requests hold what hooks added before, once (measured
-# with 2.1.330: SessionStart, UserPromptSubmit and PostToolUse context).
-RESUMED = None
 MARKS = {
     "version": (b'"version"',),
     "session": (b'"sessionId"',),

@@ -48,8 +48,6 @@ from ..records import (
 USAGE_AFTER_OUTPUT = True
 # A compaction's request writes its token_usage_record as any call does.
 UNRECORDED_SUMMARY = False
-# A resumed session is priced as one that goes on (not measured).
-RESUMED = None
 MARKS = {
     "version": (b'"session_meta"',),
     "session": (b'"session_meta"', b'"turn_context"'),

@@ -25,7 +25,9 @@ Lines are `{type, data, id, timestamp, parentId}`:
   which keeps every call, result and hook addition made since the start
   (measured with 1.0.102; a compaction still running at the end completes
   with `success` false);
-- `session.error`: a failed model call.
+- `session.error`: a failed model call;
+- `session.shutdown` ends a run, and `session.resume` starts the next one
+  on the same session (`--resume=ID`): a resume.
 
 What a task's subagent does is in the same file: each of its lines carries
 `agentId` (its prompt, usage, calls, results, hooks); those records are
@@ -39,6 +41,7 @@ from ..records import (
     CompactionStart,
     Delivered,
     Prompt,
+    Resume,
     Session,
     Summary,
     ToolCall,
@@ -57,8 +60,6 @@ USAGE_AFTER_OUTPUT = False
 # usage is only compactionTokensUsed of compaction_complete, no usage record
 # (measured with 1.0.102).
 UNRECORDED_SUMMARY = True
-# A resumed session is priced as one that goes on (not measured).
-RESUMED = None
 MARKS = {
     "version": (b'"session.start"',),
     "session": (b'"session.start"',),
@@ -72,6 +73,7 @@ MARKS = {
     "compaction_start": (b"compaction_start",),
     "summary": (b"compaction_complete",),
     "api_error": (b'"session.error"',),
+    "resume": (b'"session.resume"',),
 }
 FAMILIES = ("session.", "user.", "assistant.", "tool.", "hook.", "system.", "subagent.")
 
@@ -178,6 +180,10 @@ def _compacting(data):
     return [CompactionStart(str(data.get("compactionAttemptId") or "")[:8])]
 
 
+def _resumed(_data):
+    return [Resume()]
+
+
 def _error(data):
     return [ApiError(data["message"] if isinstance(data.get("message"), str) else "")]
 
@@ -192,4 +198,5 @@ _BY_TYPE = {
     "session.compaction_start": _compacting,
     "session.compaction_complete": _compacted,
     "session.error": _error,
+    "session.resume": _resumed,
 }

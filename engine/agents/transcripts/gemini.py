@@ -44,10 +44,6 @@ USAGE_AFTER_OUTPUT = False
 # history they compress (measured with 0.61.0), a part the chat file does not
 # name.
 UNRECORDED_SUMMARY = False
-# A resumed session's requests (measured with 0.61.0): what AfterTool added
-# to a tool result before the resume is sent twice, what any other event
-# added (SessionStart, BeforeAgent) no longer.
-RESUMED = {"post_tool": 2}
 MARKS = {
     "session": (b'"projectHash"',),
     "resume": (b'"projectHash"',),
