@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from engine.ccm.selfcmd import interpreter_options
 from hook_fixtures import parse_problems, profile_text
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
 
@@ -66,8 +67,9 @@ def test_install_project_into_a_fresh_project(hk):
         assert os.path.isabs(argv[0]) and os.access(argv[0], os.X_OK), cmd
         # the interpreter, isolated, on the `engine-hook` script beside it (here:
         # the test's own install ships it), else on `engine hook`, else with -m
-        assert argv[:2] == [sys.executable, "-I"] and os.path.basename(argv[2]) == "engine-hook", cmd
-        assert argv[3:] == ["--agent", "claude-code"], cmd
+        base = [sys.executable, *interpreter_options()]
+        assert argv[:len(base)] == base and os.path.basename(argv[len(base)]) == "engine-hook", cmd
+        assert argv[len(base) + 1:] == ["--agent", "claude-code"], cmd
         assert isinstance(timeout, int) and timeout > 0
     assert not (hk.home / ".claude" / "settings.json").exists(), "--project does not touch the user settings"
 

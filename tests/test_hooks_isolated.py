@@ -79,10 +79,12 @@ def test_the_hook_command_runs_the_engine_not_the_projects_package(tmp_path, mon
     assert proc.returncode == 0 and not proc.stderr, proc
     assert "rules-engine" in proc.stdout, proc  # the engine answered (its effort guidance)
     argv = shlex.split(command)
-    assert argv[:2] == [sys.executable, "-I"], command  # isolated, whichever form
-    assert (form == "python -I -m") == (argv[2:5] == ["-m", "engine.cli", "hook"]), command
+    base = [sys.executable, *selfcmd.interpreter_options()]
+    assert argv[:len(base)] == base and base[1] == "-I", command  # isolated, whichever form
+    rest = argv[len(base):]
+    assert (form == "python -I -m") == (rest[:3] == ["-m", "engine.cli", "hook"]), command
     if form == "as installed":  # pip copied scripts/engine-hook at install time: the copy is this checkout's
-        installed = Path(argv[2]).read_text().split("\n", 1)[1]
+        installed = Path(rest[0]).read_text().split("\n", 1)[1]
         assert installed == (REPO / "scripts" / "engine-hook").read_text().split("\n", 1)[1], \
             "the installed engine-hook is not this checkout's: reinstall (pip install -e .)"
 
@@ -97,8 +99,30 @@ def test_the_engines_own_command_in_a_stub_runs_the_engine(tmp_path, monkeypatch
     assert _markers(tmp_path) == [], selfcmd.engine_shell()
     assert proc.returncode == 0 and proc.stdout.startswith("engine "), proc
     script = Path(sys.executable).parent / "engine"
-    assert selfcmd.engine_argv() == ([sys.executable, "-I", str(script)] if form == "as installed"
-                                     else [sys.executable, "-I", "-m", "engine.cli"])
+    base = [sys.executable, *selfcmd.interpreter_options()]
+    assert selfcmd.engine_argv() == ([*base, str(script)] if form == "as installed" else [*base, "-m", "engine.cli"])
+
+
+def test_the_engines_commands_keep_their_bytecode_where_this_python_does(tmp_path, monkeypatch):
+    """-I drops PYTHONPYCACHEPREFIX: a command the engine writes names the
+    folder itself, and the engine it runs writes no bytecode beside its
+    sources (here: this checkout), whichever variables the project sets."""
+    prefix = tmp_path / "pycache"
+    monkeypatch.setattr(sys, "pycache_prefix", str(prefix))
+    command = hookcmd.hook_command(agent="claude-code")
+    argv = shlex.split(command)
+    assert argv[1:4] == ["-I", "-X", f"pycache_prefix={prefix}"], command
+    assert hookcmd.parse(command) == {"agent": "claude-code", "event": None, "profile": None}
+    assert selfcmd.engine_argv()[1:4] == ["-I", "-X", f"pycache_prefix={prefix}"]
+    project = _hostile_project(tmp_path)
+    env = _env(project, PYTHONPYCACHEPREFIX=str(project / "theirs"), PYTHONDONTWRITEBYTECODE="")
+    proc = subprocess.run(command, shell=True, cwd=project, input=_start(project, project), capture_output=True,
+                          text=True, timeout=60, env=env)
+    assert proc.returncode == 0 and "rules-engine" in proc.stdout, proc
+    assert (prefix / str(REPO).lstrip("/") / "engine" / "hooks").is_dir(), sorted(prefix.rglob("*"))[:5]
+    assert not (project / "theirs").exists()
+    monkeypatch.setattr(sys, "pycache_prefix", None)
+    assert shlex.split(hookcmd.hook_command(agent="claude-code"))[1:3] != ["-I", "-X"]
 
 
 def test_uninstall_still_knows_the_hook_command_written_before_isolation(tmp_path):
@@ -109,7 +133,12 @@ def test_uninstall_still_knows_the_hook_command_written_before_isolation(tmp_pat
     for shape in shapes:
         assert hookcmd.parse(shlex.join([*shape, "--agent", "codex"])) == {"agent": "codex", "event": None,
                                                                          "profile": None}, shape
+    for prefixed in ([sys.executable, "-I", "-X", "pycache_prefix=/p", str(bindir / "engine-hook")],
+                     [sys.executable, "-I", "-X", "pycache_prefix=/p", "-m", "engine.cli", "hook"]):
+        assert hookcmd.parse(shlex.join(prefixed)) == {"agent": None, "event": None, "profile": None}, prefixed
     for shape in ([sys.executable, "-I", "-m", "engine.cli", "hook-x"], [sys.executable, "-I", "engine-hook"],
+                  [sys.executable, "-I", "-X", "pycache_prefix=p", str(bindir / "engine-hook")],
+                  [sys.executable, "-I", "-X", "dev", str(bindir / "engine-hook")],
                   [sys.executable, "-I", str(bindir / "engine")], [sys.executable, "-I", str(bindir / "other")],
                   [sys.executable, "-E", str(bindir / "engine-hook")]):
         assert hookcmd.parse(shlex.join(shape)) is None, shape
@@ -136,8 +165,11 @@ def _ready_pip_environment(data):
     """The plugin's environment as its build leaves it (bin/plugin-hook,
     build): a venv, its `engine-hook` the script pip writes (`#!` naming the
     venv's interpreter), the ready file naming that interpreter.  Its
-    packages are this checkout and this interpreter's (a .pth file), not
-    pip-installed: the suite stays offline."""
+    packages are this checkout's engine copied as its wheel lays it out (the
+    YAML folders under engine/builtin/; the engine writes its bytecode
+    beside it) and this interpreter's (a .pth file), not pip-installed: the
+    suite stays offline."""
+    import shutil
     import sysconfig
 
     venv = data / "venv"
@@ -145,7 +177,10 @@ def _ready_pip_environment(data):
     python = venv / "bin" / "python"
     site = subprocess.run([str(python), "-I", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                           capture_output=True, text=True, check=True).stdout.strip()
-    Path(site, "engine.pth").write_text(f"{REPO}\n{sysconfig.get_paths()['purelib']}\n", encoding="utf-8")
+    shutil.copytree(REPO / "engine", Path(site) / "engine", ignore=shutil.ignore_patterns("__pycache__"))
+    for folder in ("pipelines", "protect", "dictionaries", "schemas"):
+        shutil.copytree(REPO / folder, Path(site) / "engine" / "builtin" / folder)
+    Path(site, "engine.pth").write_text(f"{sysconfig.get_paths()['purelib']}\n", encoding="utf-8")
     script = (REPO / "scripts" / "engine-hook").read_text(encoding="utf-8").replace("#!python", f"#!{python}", 1)
     (venv / "bin" / "engine-hook").write_text(script, encoding="utf-8")
     (venv / "bin" / "engine-hook").chmod(0o755)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.ccm.selfcmd import interpreter_options
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
 
 # The environment of every command here: no agent's home variable of the machine's.
@@ -65,11 +66,13 @@ def test_each_agent_gets_its_own_shape_where_its_yaml_says(hk, agent, scope):
     for event, group, handler in _handlers(agent, data):
         command = handler["bash" if agent == "copilot" else "command"]
         argv = shlex.split(command)
-        # the interpreter, isolated, on the engine-hook script beside it: options from argv[3]
-        assert argv[:2] == [sys.executable, "-I"] and os.path.isabs(argv[2]), command
-        assert argv[3:5] == ["--agent", agent], command
+        # the interpreter, isolated, on the engine-hook script beside it, then the options
+        base = [sys.executable, *interpreter_options()]
+        assert argv[:len(base)] == base and os.path.isabs(argv[len(base)]), command
+        argv = argv[len(base) + 1:]
+        assert argv[:2] == ["--agent", agent], command
         # Copilot's payload does not name its event: the command does
-        assert argv[5:] == (["--event", event] if agent == "copilot" else []), command
+        assert argv[2:] == (["--event", event] if agent == "copilot" else []), command
         timeout = handler["timeoutSec" if agent == "copilot" else "timeout"]
         assert timeout == (10000 if agent == "gemini" else 10), "the profile's 10 s in the agent's unit"
         wants_matcher = agent != "copilot" and event in TOOL_EVENTS

@@ -153,9 +153,13 @@ def test_the_plugin_installed_by_the_agent_bootstraps_then_injects(tmp_path):
     assert later.returncode == 0 and later.result == "Again.", str(later)
     assert EFFORT in request_text(later.requests[0]), request_text(later.requests[0])[:3000]
     assert tool_results(later.requests[1]) == ["hi"]
-    # a directory marketplace runs the plugin from its folder (CLAUDE_PLUGIN_ROOT), others from the cache copy
-    assert list(tmp_path.glob("market/engine/__pycache__/*.pyc")) or list(root.glob("engine/__pycache__/*.pyc")), \
-        "the engine did not run from the plugin's folder"
+    # a directory marketplace runs the plugin from its folder (CLAUDE_PLUGIN_ROOT), others from the cache
+    # copy; the engine's bytecode (under the environment's folder, mirroring the source's path) says which
+    ran = [folder for folder in (tmp_path / "market", root)
+           if list((data / "venv" / "pycache" / str(folder).lstrip("/") / "engine").glob("*.pyc"))]
+    assert ran, "the engine did not run from the plugin's folder"
+    assert not list((tmp_path / "market").glob("engine/__pycache__")) and not list(root.glob("engine/__pycache__")), \
+        "bytecode written into the plugin's own folder"
     assert not (home / ".claude" / "settings.json").read_text().count("engine-hook")  # no engine install
     # engine doctor sees the plugin where Claude Code recorded it, and asks for no engine install
     doctor = forkrun.completed(["doctor", "--json", "--agent", "claude-code"], cwd=project, env=agent_env(home),

@@ -2,8 +2,9 @@
 an agent's settings, and the test that tells such a line from any other.
 
 A line is ours when it has exactly a shape hook_command writes: `<python>
--I` on the `engine-hook` script or on `engine hook`, or `<python> -I -m
-engine.cli hook`, or as written before -I (the `engine-hook` script, `engine
+-I` (then `-X pycache_prefix=DIR`, DIR absolute, where the interpreter
+keeps its bytecode apart) on the `engine-hook` script or on `engine hook`,
+or `<python> -I -m engine.cli hook`, or as written before -I (the `engine-hook` script, `engine
 hook`, `<python> -m engine.cli hook`), by absolute paths, then any of
 `--agent NAME`, `--event NAME`, `--profile REF` (each at most once), quoted
 as shlex.quote quotes.  A command that merely contains those words is the
@@ -15,7 +16,7 @@ import sys
 from pathlib import Path
 
 from engine.base.refs import is_path
-from engine.ccm.selfcmd import ISOLATED, ISOLATED_MODULE, isolated
+from engine.ccm.selfcmd import ISOLATED, PYCACHE, interpreter_options, isolated
 
 # The options a hook command may carry, in the order they are written.
 OPTIONS = ("--agent", "--event", "--profile")
@@ -51,7 +52,7 @@ def _base():
         script = os.path.join(bindir, name)
         if os.path.isfile(script) and os.access(script, os.X_OK) and _runs_this_python(script):
             return [*isolated(script), *args]
-    return [sys.executable, *ISOLATED_MODULE, "engine.cli", "hook"]
+    return [sys.executable, *interpreter_options(), "-m", "engine.cli", "hook"]
 
 
 def _runs_this_python(script):
@@ -88,10 +89,22 @@ def parse(cmd):
 
 def _after_base(argv):
     """The options after the command's base, or None when the base is not ours."""
-    n = len(ISOLATED)
-    if argv[1:n + 1] == list(ISOLATED) and len(argv) > n + 1 and os.path.isabs(argv[n + 1]):
-        return _after_script(argv[n + 1:])  # <python> -I <script>: as written now
+    n = _after_isolation(argv)
+    if n is not None and len(argv) > n and os.path.isabs(argv[n]):
+        return _after_script(argv[n:])  # <python> -I [-X pycache_prefix=DIR] <script>: as written now
     return _after_script(argv) if os.path.basename(argv[0]) in ("engine-hook", "engine") else _after_module(argv)
+
+
+def _after_isolation(argv):
+    """Where the arguments go on after `<python> -I [-X pycache_prefix=DIR]`,
+    or None when the interpreter is not isolated."""
+    n = len(ISOLATED) + 1
+    if argv[1:n] != list(ISOLATED):
+        return None
+    option = argv[n + 1] if argv[n:n + 1] == ["-X"] and len(argv) > n + 1 else ""
+    if option.startswith(PYCACHE) and os.path.isabs(option[len(PYCACHE):]):
+        return n + 2
+    return n
 
 
 def _after_script(argv):
@@ -105,11 +118,11 @@ def _after_script(argv):
 
 
 def _after_module(argv):
-    """The options after `<python> [-I] -m engine.cli hook`, or None."""
-    for flags in (list(ISOLATED_MODULE), ["-m"]):  # as written now, and before -I
-        n = len(flags)
-        if argv[1:n + 3] == [*flags, "engine.cli", "hook"]:
-            return argv[n + 3:]
+    """The options after `<python> [-I [-X pycache_prefix=DIR]] -m engine.cli
+    hook` (as written now, and before -I), or None."""
+    n = _after_isolation(argv) or 1
+    if argv[n:n + 3] == ["-m", "engine.cli", "hook"]:
+        return argv[n + 3:]
     return None
 
 
