@@ -528,6 +528,39 @@ SUBAGENT = {"copilot": (call("task", name="probe", prompt="Check the settings.",
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("agent", ["copilot", "gemini"])
+def test_a_resumed_session_gets_back_the_rules_the_agent_left_out(tmp_path, agent):
+    """Gemini CLI 0.61.0 and Copilot CLI 1.0.102 resume a session without
+    what hooks added at its start (tests/test_agents_offline.py
+    `test_fact_*_resumed_*`; their YAML's transcript.resumed), so a rule
+    the engine gave then is gone from the model's requests.  With the
+    user's profile adding Cursor's rules (a folder neither agent reads),
+    every request of the first run holds the rule once, and so does every
+    request of the resumed run: the engine gives it again at the resume's
+    start, and not a second time at its next prompt's tool call."""
+    home, project, env = _world(tmp_path)
+    (project / ".cursor" / "rules").mkdir(parents=True)
+    (project / ".cursor" / "rules" / "names.mdc").write_text(
+        "---\nalwaysApply: true\n---\n# Names\nName every branch CURSOR_RESUMED_5e.\n")
+    prof = shared_profile(profile_text(CURSOR_RULES, name=f"resume-{agent}"))
+    options = _trusted(agent, home, project, env, _install(agent, home, project, env, profile=prof))
+    first_script, next_script = [shell("echo a"), say("one")], [shell("echo b"), say("two")]
+    if agent == "copilot":
+        first = run_copilot("go", home, project, None, api=ResponsesAPI(first_script), env=env, **options)
+        (session,) = [d for d in (home / ".copilot" / "session-state").iterdir() if (d / "events.jsonl").is_file()]
+        again = run_copilot("next", home, project, None, api=ResponsesAPI(next_script, numbered_from=10), env=env,
+                            args=(f"--resume={session.name}",), **options)
+        text = responses_api.request_text
+    else:
+        first = run_gemini("go", home, project, first_script, env=env, **options)
+        again = run_gemini("next", home, project, next_script, env=env, args=("--resume", "latest"), **options)
+        text = gemini_api.request_text
+    assert first.returncode == 0 and again.returncode == 0, str(first) + str(again)
+    assert [text(r).count("CURSOR_RESUMED_5e") for r in first.requests] == [1, 1]
+    assert [text(r).count("CURSOR_RESUMED_5e") for r in again.requests] == [1, 1], text(again.requests[0])[-3000:]
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("agent", sorted(SUBAGENT))
 def test_a_subagent_on_an_expensive_model_is_flagged_to_the_model_and_its_records_stay_its_own(tmp_path, agent):
     """With the hooks `engine install --agent NAME` wrote, the model asks

@@ -322,3 +322,61 @@ def test_what_copilot_got_unrecorded_during_a_background_compaction_stays_in_vie
     assert delivery.positions(snap, after.current, [after.previous], witnessing) == {mid: 0}
     assert delivery.positions(snap, after.previous, [after.current], witnessing) == {early: 900, mid: 950}
     assert delivery.forgotten(snap, [after.previous, after.current]) == {}
+
+
+@pytest.mark.parametrize("agent", ["copilot", "gemini"])
+def test_a_resume_that_leaves_out_what_hooks_added_begins_an_epoch(tmp_path, agent):
+    """Copilot 1.0.102 and Gemini 0.61.0 resume a session without what
+    hooks added at its start (their YAML's transcript.resumed): a resume is
+    a boundary, like a compaction, in which the agent has its own start
+    files again.  The recorded resumed sessions, read as a hook reads them
+    (backwards, bounded): the engine's marker in a hook's addition before
+    the resume is in the epoch before, none in the resumed one.  At the
+    resume's own session start, before the agent wrote the resume's record,
+    the epoch is a fresh one after the last; a delivery recorded there
+    belongs to the resumed epoch once the record is read.  Claude Code and
+    Codex keep all of it: a resume there is no boundary."""
+    import yaml
+
+    from engine.agents import table
+    from engine.agents.spec import Agent
+    from engine.hooks import delivery, inview
+    from engine.hooks.plan import Item
+    from testdata import agent_transcript
+
+    settings = yaml.safe_load((REPO / "pipelines" / "default.yaml").read_text(encoding="utf-8"))["hooks"]
+    fmt = settings["in_view"]["delivery_marker"]
+    lines = agent_transcript(agent, "resumed").read_text(encoding="utf-8").splitlines(keepends=True)
+    resume_mark = '"session.resume"' if agent == "copilot" else '"projectHash"'
+    at = [i for i, line in enumerate(lines) if resume_mark in line][-1]
+    hooked = next(i for i, line in enumerate(lines) if ("additionalContext" in line if agent == "copilot"
+                                                        else "<hook_context>" in line))
+    if agent == "copilot":
+        rec = json.loads(lines[hooked])
+        rec["data"]["output"]["additionalContext"] += "\n" + fmt.replace("{id}", "a" * 16)
+        lines[hooked] = json.dumps(rec) + "\n"
+    else:
+        lines[hooked] = lines[hooked].replace("</hook_context>", "\\n" + fmt.replace("{id}", "a" * 16) + "</hook_context>", 1)
+    path = tmp_path / "session.jsonl"
+    spec = Agent(table.agents()[agent])
+
+    def read(upto, begins=None):
+        path.write_text("".join(lines[:upto]), encoding="utf-8")
+        return inview.read(spec, str(path), str(tmp_path), settings, begins)
+
+    whole = read(len(lines))
+    assert whole.previous is not None and whole.current.id == f"r{sum(len(x.encode()) for x in lines[:at])}"
+    assert "a" * 16 in whole.previous.delivered and whole.current.delivered == {}
+    assert whole.current.loads == "start" and whole.previous.loads == "start"
+    # the resume's session start, its record not written yet: a fresh epoch after the last
+    early = read(at, begins="start")
+    assert early.current.id == "next:" + early.previous.id and early.current.tokens is None
+    real = "/p/.cursor/rules/names.mdc"
+    snap = {"ivd:" + "b" * 16: delivery.record(early.current.record_id(True), 0, [Item(
+        "names.mdc", real, 5, 10, 10, "x", 3, "project", real, "1" * 16)], True)}
+    assert delivery.positions(snap, whole.current, [whole.previous], False) == {(real, "1" * 16): 0}
+    # an agent that keeps it all: no boundary at the same record
+    keeps = Agent({**table.agents()[agent], "transcript": {**table.agents()[agent]["transcript"], "resumed": None}})
+    path.write_text("".join(lines), encoding="utf-8")
+    kept = inview.read(keeps, str(path), str(tmp_path), settings)
+    assert kept.previous is None and "a" * 16 in kept.current.delivered

@@ -23,7 +23,11 @@ the same id) keeps what the turn added in between behind the summary: it
 is in view in the new epoch too, from its start: the transcript shows a
 hook's addition there, and the session's state one it cannot show (a
 delivery made while a compaction runs is recorded under that compaction's
-`kept:` name, which both epochs answer to).
+`kept:` name, which both epochs answer to).  An agent whose resumed runs
+leave out some of what hooks added before (Gemini CLI, Copilot CLI: its
+YAML's `transcript.resumed`) begins an epoch at a resume too, in which it
+has loaded its own files as at a session's start: what the engine gave
+before is then given again where it is due.
 """
 
 import os
@@ -35,10 +39,13 @@ class Epoch:
     """One compaction epoch as seen in the transcript."""
 
     __slots__ = ("id", "ids", "base", "tokens", "agent", "agent_digest", "delivered", "touched", "complete",
-                 "instructions", "keeping", "carried")
+                 "instructions", "keeping", "carried", "loads")
 
-    def __init__(self, epoch_id, after=None):
+    def __init__(self, epoch_id, after=None, loads=None):
         self.id = epoch_id
+        # What the agent loads itself at its start (its YAML's `loads`):
+        # "start" for the session's start and a resume, "compact" after a compaction.
+        self.loads = loads or ("start" if epoch_id == "start" else "compact")
         # The names the engine may have recorded it under: at SessionStart
         # (compact) the agent may not have written the boundary yet, and the
         # new epoch is then "next:<the one before>" (see read()).
@@ -113,7 +120,7 @@ def _real(path):
         return None
 
 
-KINDS = ("usage", "compaction", "compaction_start", "delivered", "tool_call", "prompt")
+KINDS = ("usage", "compaction", "compaction_start", "delivered", "tool_call", "prompt", "resume")
 KEPT = "kept:"  # the state's name of what a delivery made during a background compaction went under
 
 
@@ -124,12 +131,13 @@ def _tail(agent, path, settings):
 
     conf = settings["in_view"]
     recs, boundaries = [], 0
+    bounds = ("compaction", "resume") if resume_forgets(agent) else ("compaction",)
     for rec in backwards(agent.data["transcript"]["reader"], path, conf["max_tail_bytes"], KINDS,
                          head_bytes=settings["transcript"]["max_tail_bytes"]):
         if rec.sidechain:
             continue
         recs.append(rec)
-        if rec.kind == "compaction":
+        if rec.kind in bounds:
             boundaries += 1
             if boundaries == 2:
                 break
@@ -137,19 +145,26 @@ def _tail(agent, path, settings):
     return recs, boundaries < 2
 
 
-def read(agent, path, cwd, settings, compacting=False):
+def resume_forgets(agent):
+    """Does a resumed run of this agent's sessions leave out some of what
+    hooks added before (its YAML's `transcript.resumed`)?"""
+    resumed = agent.data["transcript"].get("resumed") or {}
+    return any(copies == 0 for copies in resumed.values())
+
+
+def read(agent, path, cwd, settings, begins=None):
     """The InView of a transcript of `agent`: its current epoch and the one
-    before.  `compacting` (a session start after a compaction): when the
-    last epoch read already holds model turns, the agent has not written
-    this compaction's record yet, and the current epoch is a new, empty one
-    after it."""
+    before.  `begins` (a session start that begins an epoch: "compact"
+    after a compaction, "start" at a resume that does): when the last
+    epoch read already holds model turns, the agent has not written that
+    record yet, and the current epoch is a new, empty one after it."""
     from engine.agents.version import of_session
 
     iv = InView(agent, cwd)
     recs, complete = _tail(agent, path, settings)
     epochs = _epochs(iv, recs, complete, settings["in_view"]["delivery_marker"])
-    if compacting and (epochs[-1].tokens is not None or epochs[-1].touched):
-        fresh = Epoch("next:" + epochs[-1].id)
+    if begins and (epochs[-1].tokens is not None or epochs[-1].touched):
+        fresh = Epoch("next:" + epochs[-1].id, loads=begins)
         fresh.complete = True
         epochs.append(fresh)
     iv.current = epochs[-1]
@@ -176,8 +191,15 @@ def _epochs(iv, recs, complete, marker):
     epochs[0].complete = complete
     position = 0
     kept = None  # (id, [record]) since a compaction started in the background
+    forgets = resume_forgets(iv.agent)
     for rec in recs:
-        if rec.kind == "compaction_start":
+        if rec.kind == "resume":
+            if forgets:  # named by where its line starts: the transcript is only ever appended to
+                new = Epoch(f"r{rec.offset}", after=epochs[-1].id, loads="start")
+                new.complete = True
+                epochs.append(new)
+                position, kept = 0, None  # a compaction still running ended with the run
+        elif rec.kind == "compaction_start":
             kept = (rec.id, [])
             if rec.id:
                 epochs[-1].ids += (KEPT + str(rec.id)[:8],)
@@ -335,7 +357,7 @@ def _agent_loads(iv, ep, entry, real):
     compaction)."""
     from engine.agents.instructions import loads_itself
 
-    return loads_itself(iv.agent, entry, iv.version, iv.cwd, "start" if ep.id == "start" else "compact", real)
+    return loads_itself(iv.agent, entry, iv.version, iv.cwd, ep.loads, real)
 
 
 def _agent_cuts(iv, entry, real):
@@ -522,6 +544,17 @@ def _compacting(ctx):
     return ctx.name == "session_start" and ctx.event.source == "compact"
 
 
+def _begins(ctx):
+    """What a session start begins: "compact" (an epoch after a compaction),
+    "start" (a resume of an agent that leaves out what hooks added before),
+    or None (no epoch of its own)."""
+    if _compacting(ctx):
+        return "compact"
+    if ctx.name == "session_start" and ctx.event.source == "resume" and resume_forgets(ctx.agent):
+        return "start"
+    return None
+
+
 def _before(iv, rf, globs, snap, conf, key, limit):
     """True when a scoped rule was in view in the epoch before this one
     (delivered by anyone, or matched by a file touched there); when that
@@ -540,7 +573,7 @@ def ctx_inview(ctx):
     """The event's InView, read once per event."""
     iv = ctx._inview
     if iv is None:
-        iv = read(ctx.agent, ctx.transcript(), ctx.cwd, ctx.settings, _compacting(ctx))
+        iv = read(ctx.agent, ctx.transcript(), ctx.cwd, ctx.settings, _begins(ctx))
         ctx._inview = iv
     return iv
 
@@ -552,7 +585,7 @@ def delivered_marks(ctx, items, delivery_id):
     if not conf or not items or not delivery_id or not ctx.transcript():
         return {}
     iv = ctx_inview(ctx)
-    position = 0 if _compacting(ctx) else (iv.current.tokens or 0)
+    position = 0 if _begins(ctx) else (iv.current.tokens or 0)
     read = [e for e in (iv.previous, iv.current) if e is not None]
     out = delivery.forgotten(ctx.snapshot(), read) if iv.known else {}
     unwitnessed = ctx.agent.data["transcript"]["unwitnessed"]

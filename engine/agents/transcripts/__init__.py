@@ -19,7 +19,9 @@ hold one to be worth parsing for that kind: a hook asking for the context
 size parses only the lines that can hold a usage record),
 `records_of(obj, seen=None)`: the records of one parsed line, in order
 (`seen`, a dict kept over one forward reading, for a format whose record
-depends on earlier lines), `looks_like(obj)`: whether a parsed line is in
+depends on earlier lines, or one of its own for each line a backwards or
+head read gives; every reading sets its `first_line`: whether the line is
+the file's first), `looks_like(obj)`: whether a parsed line is in
 its format (cheap: a key or two), `project_key(cwd)`: how its session
 records name a project folder (`Session.project`), and
 `USAGE_AFTER_OUTPUT`: whether a response's usage record is written after
@@ -81,7 +83,7 @@ def backwards(name, path, max_bytes, kinds=None, head_bytes=None):
             obj = _parsed(raw)
             if not isinstance(obj, dict):
                 continue
-            for rec in reversed(mod.records_of(obj)):
+            for rec in reversed(mod.records_of(obj, {"first_line": start == 0})):
                 if kinds is None or rec.kind in kinds:
                     rec.offset = start
                     yield rec
@@ -103,7 +105,7 @@ def head_records(name, path, max_bytes, kinds=None):
     for raw in data.split(b"\n")[:-1] if b"\n" in data else []:
         obj = _parsed(raw)
         if isinstance(obj, dict):
-            for rec in mod.records_of(obj):
+            for rec in mod.records_of(obj, {"first_line": offset == 0}):
                 if kinds is None or rec.kind in kinds:
                     rec.offset = offset
                     yield rec
@@ -117,6 +119,7 @@ def forwards(name, fh, reading, problems):
     mod = reader(name)
     seen = {}
     for lineno, obj in lines(fh, reading, problems):
+        seen["first_line"] = lineno == 1
         for rec in mod.records_of(obj, seen):
             rec.line = lineno
             yield rec
@@ -141,6 +144,7 @@ def spans(name, fh, skipped=None):
         if not isinstance(obj, dict):
             yield start, end, None
             continue
+        seen["first_line"] = lineno == 1
         recs = mod.records_of(obj, seen)
         for rec in recs:
             rec.line = lineno

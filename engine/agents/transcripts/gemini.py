@@ -94,16 +94,14 @@ def records_of(obj, seen=None):
 
 
 def _header(obj, seen):
-    """The session; a header after the first, read forwards, is a resume
+    """The session; a header on any line but the file's first is a resume
     (Gemini writes the header again when a session is resumed)."""
     if not isinstance(obj.get("sessionId"), str) or "projectHash" not in obj:
         return []
     project = obj.get("projectHash") if isinstance(obj.get("projectHash"), str) else None
     out = [Session(obj["sessionId"], project=project)]
-    if seen is not None:
-        if seen.get("header"):
-            out.append(Resume())
-        seen["header"] = True
+    if seen is not None and seen.get("first_line") is False:
+        out.append(Resume())
     return out
 
 
