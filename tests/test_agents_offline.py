@@ -657,6 +657,9 @@ def test_fact_gemini_resumed_keeps_what_hooks_added_to_tool_results_and_drops_th
                      args=("--resume", "latest"))
     # the prompt's and the start's additions are gone; each tool result's is there twice, its output too
     assert [counts(r.body) for r in run.api.log] == [[0, 0, 4, 2]]
+    # its own files, as at the start: in view again (the engine's in-view epoch of a resume loads them)
+    assert _seen(gemini_api.request_text(run.api.log[0].body), set(GEMINI_FILES.values()) | {"M_USER"}) == \
+        _seen(gemini_api.request_text(first.api.log[0].body), set(GEMINI_FILES.values()) | {"M_USER"}) != []
     # a compression's two requests (unrecorded) hold the tool results' additions too
     settings = {"model": {"compressionThreshold": 0.0002}}
     third = run_gemini("more", home, cwd, [say("three")], settings=settings, args=("--resume", "latest"))
@@ -1035,6 +1038,10 @@ def test_fact_copilot_resumed_drops_what_session_start_and_pre_tool_added(tmp_pa
     types = [e["type"] for e in events_of(run)]
     assert types.count("session.start") == 1 and types.count("session.shutdown") == 2
     assert types[types.index("session.shutdown") + 1] == "session.resume"
+    # its own files, as at the start: in view again (the engine's in-view epoch of a resume loads them)
+    (cwd / "AGENTS.md").write_text("Always say M_RESUMED_OWN.\n", encoding="utf-8")
+    own = run_copilot("more", home, cwd, [say("three")], args=(f"--resume={session.name}",))
+    assert "M_RESUMED_OWN" in own.requests[0]["instructions"]
 
 
 @facts
