@@ -380,3 +380,31 @@ def test_a_resume_that_leaves_out_what_hooks_added_begins_an_epoch(tmp_path, age
     path.write_text("".join(lines), encoding="utf-8")
     kept = inview.read(keeps, str(path), str(tmp_path), settings)
     assert kept.previous is None and "a" * 16 in kept.current.delivered
+
+
+def test_a_gemini_compression_begins_an_epoch_where_a_hook_reads_the_chat_file(tmp_path):
+    """Gemini CLI 0.61.0 writes a compression as a `$set` of a history
+    shorter than the one before it, with messages it never had: a line
+    alone does not say it, so its chat file's tail is read forwards.  The
+    recorded session (a first run, then `--resume latest` under a tiny
+    compressionThreshold, which compresses before the new prompt), read as
+    a hook reads it: the epoch before is the resumed run's, the current one
+    the compression's, in which Gemini has reloaded its root GEMINI.md
+    files (loads `compact`)."""
+    import yaml
+
+    from engine.agents import table
+    from engine.agents.spec import Agent
+    from engine.agents.transcripts import backwards, tail
+    from engine.hooks import inview
+    from testdata import agent_transcript
+
+    settings = yaml.safe_load((REPO / "pipelines" / "default.yaml").read_text(encoding="utf-8"))["hooks"]
+    path = str(agent_transcript("gemini"))
+    iv = inview.read(Agent(table.agents()["gemini"]), path, str(tmp_path), settings)
+    assert iv.previous.id.startswith("r") and iv.previous.tokens is None, "the resumed run made no call before it"
+    assert iv.current.id not in ("start", iv.previous.id) and iv.current.loads == "compact"
+    assert iv.current.tokens == 7200
+    kinds = ("compaction", "resume")
+    assert [r.kind for r in tail("gemini", path, 1 << 20, kinds)] == ["compaction", "resume"]
+    assert [r.kind for r in backwards("gemini", path, 1 << 20, kinds)] == ["resume"], "a line alone tells no compression"

@@ -127,13 +127,13 @@ KEPT = "kept:"  # the state's name of what a delivery made during a background c
 def _tail(agent, path, settings):
     """The main-chain records of the current epoch and the one before, in
     order, and whether the read reached the start of the one before."""
-    from engine.agents.transcripts import backwards
+    from engine.agents.transcripts import tail
 
     conf = settings["in_view"]
     recs, boundaries = [], 0
     bounds = ("compaction", "resume") if resume_forgets(agent) else ("compaction",)
-    for rec in backwards(agent.data["transcript"]["reader"], path, conf["max_tail_bytes"], KINDS,
-                         head_bytes=settings["transcript"]["max_tail_bytes"]):
+    for rec in tail(agent.data["transcript"]["reader"], path, conf["max_tail_bytes"], KINDS,
+                    head_bytes=settings["transcript"]["max_tail_bytes"]):
         if rec.sidechain:
             continue
         recs.append(rec)

@@ -91,6 +91,40 @@ def backwards(name, path, max_bytes, kinds=None, head_bytes=None):
         lines.close()
 
 
+def tail(name, path, max_bytes, kinds=None, head_bytes=None):
+    """Records of the lines that start in the last `max_bytes` of the
+    transcript, newest first, as `backwards` gives them; for a reader whose
+    records depend on earlier lines (its READS_ON: Gemini CLI's compression
+    is a history shorter than the one before it), every line of that tail
+    is read forwards first, with one `seen`, and held meanwhile (bounded by
+    `max_bytes`)."""
+    mod = reader(name)
+    if not getattr(mod, "READS_ON", False):
+        yield from backwards(name, path, max_bytes, kinds, head_bytes)
+        return
+    from engine.core.lineheads import line_heads
+
+    if head_bytes is None:
+        from engine.core.settings import agent_facts
+
+        head_bytes = agent_facts()["version"]["head_bytes"]
+    lines = line_heads(path, max_bytes, head_bytes)
+    try:
+        whole = [(start, raw) for start, length, raw in lines if length == len(raw)]
+    finally:
+        lines.close()
+    seen, found = {}, []
+    for start, raw in reversed(whole):
+        obj = _parsed(raw)
+        if isinstance(obj, dict):
+            seen["first_line"] = start == 0
+            for rec in mod.records_of(obj, seen):
+                if kinds is None or rec.kind in kinds:
+                    rec.offset = start
+                    found.append(rec)
+    yield from reversed(found)
+
+
 def head_records(name, path, max_bytes, kinds=None):
     """Records of the transcript's first lines (within its first `max_bytes`), in order."""
     from engine.base.files import open_regular

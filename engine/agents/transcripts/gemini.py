@@ -44,6 +44,9 @@ USAGE_AFTER_OUTPUT = False
 # history they compress (measured with 0.61.0), a part the chat file does not
 # name.
 UNRECORDED_SUMMARY = False
+# A compression is a `$set` of a history shorter than the one before it:
+# read a tail forwards (transcripts.tail), not a line alone.
+READS_ON = True
 MARKS = {
     "session": (b'"projectHash"',),
     "resume": (b'"projectHash"',),
