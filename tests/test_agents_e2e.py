@@ -505,6 +505,39 @@ def test_copilot_keeps_a_scoped_instruction_given_during_a_background_compaction
     assert [t.count("WEB_SCOPED_88bb") for t in texts[after:]] == [1] * (len(log) - after), kinds
 
 
+@pytest.mark.slow
+def test_copilot_gets_back_a_rule_its_compaction_took_though_it_sends_no_start_after_it(tmp_path):
+    """Copilot compacts in the background and sends no session start after
+    it, so nothing tells the engine at once; the sessionStart context its
+    summary replaced is gone from the model's requests.  With the user's
+    profile adding Cursor's rules (a folder Copilot does not read), the rule
+    is in every request before the summary; the first request with the
+    summary lacks it, and once the response's usage shows the context
+    shrank, the next postToolUse gives it back: every later request holds
+    it once (before the engine read the shrink as a compaction: none did)."""
+    home, project, env = _world(tmp_path)
+    (project / ".cursor" / "rules").mkdir(parents=True)
+    (project / ".cursor" / "rules" / "names.mdc").write_text(
+        "---\nalwaysApply: true\n---\n# Names\nName every branch CURSOR_COMPACT_3a.\n")
+    _install("copilot", home, project, env, profile=shared_profile(profile_text(CURSOR_RULES, name="compact-copilot")))
+    served = []
+
+    def tokens(req):  # 85% of the limit from the second answer on, then a compacted context
+        served.append(req)
+        time.sleep(1.2)  # a model's time: Copilot writes its events on a timer
+        return 1000 if len(served) < 2 else (17000 if len(served) < 6 else 3000 + 100 * len(served))
+    api = ResponsesAPI([shell(f"echo step-{i}") for i in range(1, 9)] + [say("done")], tokens=tokens, summary_after=2)
+    run = run_copilot("go", home, project, None, api=api, env={**env, "COPILOT_PROVIDER_MAX_PROMPT_TOKENS": "20000"},
+                      timeout=120)
+    assert run.returncode == 0, str(run)
+    texts = [responses_api.request_text(r.body) for r in run.api.log]
+    after = next(i for i, t in enumerate(texts) if "<summary>" in t)
+    assert [t.count("CURSOR_COMPACT_3a") for t in texts[:after]] == [1] * after
+    assert texts[after].count("CURSOR_COMPACT_3a") == 0, "the summary took it"
+    assert [t.count("CURSOR_COMPACT_3a") for t in texts[after + 1:]] == [1] * (len(texts) - after - 1), \
+        [(r.kind, t.count("CURSOR_COMPACT_3a")) for r, t in zip(run.api.log, texts)]
+
+
 # A subagent asking for an expensive model (measured: Copilot CLI 1.0.102's
 # task runs it on the model given, Codex 0.169.0's spawn_agent refuses one
 # its catalog does not list after PreToolUse): the model Codex is given,

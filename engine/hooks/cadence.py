@@ -57,9 +57,12 @@ def growth_due(ctx, name, every):
     grew enough bytes to hold that many tokens."""
     snap = ctx.snapshot()
     due, seen, size_then = snap.get(DUE + name), snap.get(SEEN + name), snap.get(SIZE + name)
+    announced = announces_compactions(ctx.agent)
     if not all(isinstance(v, int) for v in (due, seen, size_then)):
         # Nothing recorded yet: what is in view went in at the start at the latest.
         now = ctx.context_tokens()
+        if now is not None and not announced:
+            _count_from(ctx, name, now, every)  # a base: a shrink later tells a compaction it did not announce
         return now is not None and now >= every
     size = _size(ctx)
     if size is None:
@@ -67,16 +70,31 @@ def growth_due(ctx, name, every):
     per = ctx.settings["context"]["growth_bytes_per_token"]
     # The fast path between prompts (PostToolUse, hundreds a session): the
     # transcript only grows, by at least `per` bytes a token of context.
-    if ctx.name != "prompt" and 0 <= size - size_then < (due - seen) * per:
+    # Not for an agent that announces no compaction: only the context's
+    # figure tells one (a compaction can write few bytes).
+    if announced and ctx.name != "prompt" and 0 <= size - size_then < (due - seen) * per:
         return False
     now = ctx.context_tokens()
     if now is None:
         return False
     if now < seen:  # the context shrank (a compaction): count from here
-        if ctx.state is not None:
-            ctx.state.update({DUE + name: now + every, SEEN + name: now, SIZE + name: _since(ctx)})
-        return False
+        _count_from(ctx, name, now, every)
+        # Where no start event followed it (Gemini CLI, Copilot CLI), what
+        # it took is put back now, as that start would (inview.narrow).
+        ctx.compacted_unannounced = not announced
+        return ctx.compacted_unannounced
     return now >= due
+
+
+def announces_compactions(agent):
+    """Does the agent send a session start after its compaction (its YAML's
+    session_sources name `compact`)?"""
+    return "compact" in agent.data["session_sources"].values()
+
+
+def _count_from(ctx, name, now, every):
+    if ctx.state is not None:
+        ctx.state.update({DUE + name: now + every, SEEN + name: now, SIZE + name: _since(ctx)})
 
 
 def growth_marks(ctx, name):

@@ -463,7 +463,7 @@ def _not_in_view(ctx, iv, conf, spec, files, far, snap=None):
     limit = spec["scope"]["max_brace_expansions"]
     snap = ctx.snapshot() if snap is None else snap
     now = Seen(iv, iv.current, snap, conf, key, limit)
-    compact, scoped_for = _compacting(ctx), ctx.scoped_for
+    compact, scoped_for = _compacting(ctx) or ctx.compacted_unannounced, ctx.scoped_for
     out, next_due = [], []
     for rf in files:
         globs = globs_of(rf, key)

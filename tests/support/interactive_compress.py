@@ -17,7 +17,7 @@ reports 30,000 input tokens for the first prompt's two calls and about
 2,500 after, so a compression threshold of 0.02 (of 1,048,576) compresses
 once, before the second prompt.  Printed: for each request the model got
 (main-loop or summary), how many times it holds the rule, and the
-engine's session records.  What was found: AGENTS-MEASURED.md, "After a
+engine's session records (each event that added something).  What was found: AGENTS-MEASURED.md, "After a
 compaction".
 """
 

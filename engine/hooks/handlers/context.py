@@ -27,6 +27,7 @@ class Context:
         self.in_view_held = []  # rule files held back: the model has them already (engine replay counts them)
         self.in_view_skipped = 0  # how many files were held back when none was left to deliver
         self.in_view_next_due = None  # tokens of context at which the growth cadence is due next (cadence.py)
+        self.compacted_unannounced = False  # the context shrank, and the agent sends no start event after a compaction
         # Characters of this event's answer that earlier parts took where a
         # part cannot wait for the next event (a subagent's start: reinject.py).
         self.room_taken = 0
