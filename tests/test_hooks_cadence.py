@@ -2,10 +2,14 @@
 0 disables, re-injection after a compaction, SessionEnd forgetting the
 session, and the cadence in context tokens read from the transcript."""
 
+from pathlib import Path
+
 import pytest
 
 from hook_fixtures import profile_text, shared_profile, transcript_records
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
+
+REPO = Path(__file__).resolve().parent.parent
 
 RULE_G = "Global rule marker GLOBALRULE: keep the firewall on.\n"
 RULE_P = "Project rule marker PROJECTRULE: run the tests before you commit.\n"
@@ -294,3 +298,62 @@ def test_growth_cadence_delivers_after_a_call_that_failed(hk):
     failed = hk.hook(hk.event("PostToolUseFailure", tool_name="Bash", tool_input={"command": "make test"},
                               tool_use_id="toolu_7", error="Exit code 2\nmake: *** [test] Error 1"))
     assert "ALPHA" in _injection(failed, "PostToolUseFailure")
+
+
+class _Ctx:
+    """What cadence.growth_due reads of an event: its name, agent, state
+    snapshot, context figure and transcript."""
+
+    def __init__(self, agent, name, now, snap, transcript):
+        import yaml
+
+        from engine.agents import table
+        from engine.agents.spec import Agent
+
+        self.agent, self.name, self._now, self._snap = Agent(table.agents()[agent]), name, now, snap
+        self.settings = yaml.safe_load((REPO / "pipelines" / "default.yaml").read_text(encoding="utf-8"))["hooks"]
+        self.written = {}
+        self.state = self
+        self.compacted_unannounced = False
+        self._path = str(transcript)
+
+    def update(self, marks):
+        self.written.update(marks)
+
+    def snapshot(self):
+        return self._snap
+
+    def context_tokens(self):
+        return self._now
+
+    def usage(self):
+        return None if self._now is None else (self._now, "m", 100)
+
+    def transcript(self):
+        return self._path
+
+
+@pytest.mark.parametrize("agent,announces", [("gemini", False), ("copilot", False), ("claude-code", True), ("codex", True)])
+def test_a_shrink_is_a_compaction_to_put_back_after_where_the_agent_sends_no_start_for_it(tmp_path, agent, announces):
+    """Gemini CLI and Copilot CLI send no session start after a compaction
+    (no `compact` among their YAML's session_sources): the context's shrink
+    is how the engine learns of one, so a first reading leaves a base, and
+    a shrink makes the refresh run as after a compaction.  Claude Code and
+    Codex put it back at that start: a shrink only counts again from there."""
+    from engine.hooks import cadence
+
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"x" * 5000)
+    first = _Ctx(agent, "post_tool", 30000, {}, path)
+    assert cadence.growth_due(first, "rules", 40000) is False
+    base = {f"{k}rules": v for k, v in ((cadence.DUE, 70000), (cadence.SEEN, 30000), (cadence.SIZE, 100))}
+    assert first.written == ({} if announces else base)
+    # a few bytes later the context is smaller: a compaction
+    shrunk = _Ctx(agent, "post_tool", 2500, base, path)
+    path.write_bytes(b"x" * 5200)
+    assert cadence.growth_due(shrunk, "rules", 40000) is (not announces)
+    assert shrunk.compacted_unannounced is (not announces)
+    if announces:  # the fast path: a few bytes cannot hold 40,000 tokens, the figure is not read
+        assert shrunk.written == {}
+    else:
+        assert shrunk.written == {f"{cadence.DUE}rules": 42500, f"{cadence.SEEN}rules": 2500, f"{cadence.SIZE}rules": 100}
