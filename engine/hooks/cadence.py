@@ -62,7 +62,7 @@ def growth_due(ctx, name, every):
         # Nothing recorded yet: what is in view went in at the start at the latest.
         now = ctx.context_tokens()
         if now is not None and not announced:
-            _count_from(ctx, name, now, every)  # a base: a shrink later tells a compaction it did not announce
+            _count_from(ctx, name, now, every)  # a base: a later shrink tells a compaction no event announced
         return now is not None and now >= every
     size = _size(ctx)
     if size is None:
@@ -78,7 +78,7 @@ def growth_due(ctx, name, every):
     if now is None:
         return False
     if now < seen:  # the context shrank (a compaction): count from here
-        _count_from(ctx, name, now, every)
+        _count_from(ctx, name, now, now + every)
         # Where no start event followed it (Gemini CLI, Copilot CLI), what
         # it took is put back now, as that start would (inview.narrow).
         ctx.compacted_unannounced = not announced
@@ -92,9 +92,10 @@ def announces_compactions(agent):
     return "compact" in agent.data["session_sources"].values()
 
 
-def _count_from(ctx, name, now, every):
+def _count_from(ctx, name, now, due):
+    """Record the context's figure `now` and the next due position."""
     if ctx.state is not None:
-        ctx.state.update({DUE + name: now + every, SEEN + name: now, SIZE + name: _since(ctx)})
+        ctx.state.update({DUE + name: due, SEEN + name: now, SIZE + name: _since(ctx)})
 
 
 def growth_marks(ctx, name):

@@ -4,8 +4,9 @@ an agent's settings, and the test that tells such a line from any other.
 A line is ours when it has exactly a shape hook_command writes: `<python>
 -I` (then `-X pycache_prefix=DIR`, DIR absolute, where the interpreter
 keeps its bytecode apart) on the `engine-hook` script or on `engine hook`,
-or `<python> -I -m engine.cli hook`, or as written before -I (the `engine-hook` script, `engine
-hook`, `<python> -m engine.cli hook`), by absolute paths, then any of
+or `<python> -I -m engine.cli hook`, or as written before -I (the
+`engine-hook` script, `engine hook`, `<python> -m engine.cli hook`), by
+absolute paths, then any of
 `--agent NAME`, `--event NAME`, `--profile REF` (each at most once), quoted
 as shlex.quote quotes.  A command that merely contains those words is the
 user's."""
