@@ -594,6 +594,52 @@ def test_a_resumed_session_gets_back_the_rules_the_agent_left_out(tmp_path, agen
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("agent, kept", [("copilot", 1), ("gemini", 2)])
+def test_a_rule_the_resumed_run_still_holds_is_not_given_again(tmp_path, agent, kept):
+    """What the resumed run of Copilot CLI 1.0.102 and Gemini CLI 0.61.0
+    still holds of what hooks added (their YAML's transcript.resumed:
+    Copilot's postToolUse context once, Gemini's AfterTool context twice,
+    with its tool result) is still in view there.  The first run's context
+    grows past the growth cadence (40,000 tokens) during the prompt, so a
+    tool result brings the user's Cursor rule a second time; the resumed run
+    has left out the copy of the session's start and holds that one: every
+    resumed request holds the rule `kept` times, as the agent kept it, and
+    the engine does not add it again (before, it gave it again at the
+    resume's start: one more in each)."""
+    home, project, env = _world(tmp_path)
+    (project / ".cursor" / "rules").mkdir(parents=True)
+    (project / ".cursor" / "rules" / "names.mdc").write_text(
+        "---\nalwaysApply: true\n---\n# Names\nName every branch CURSOR_KEPT_7d.\n")
+    prof = shared_profile(profile_text(CURSOR_RULES, name=f"kept-{agent}"))
+    options = _trusted(agent, home, project, env, _install(agent, home, project, env, profile=prof))
+    served = []
+
+    def tokens(req):  # a small context for the first answer, then past the cadence, and no shrink after
+        served.append(req)
+        if agent == "copilot":
+            time.sleep(1.2)  # a model's time: Copilot writes its events on a timer
+        return 1000 if len(served) < 2 else 50000 + 100 * len(served)
+    first_script = [shell("echo a"), shell("echo b"), shell("echo c"), say("one")]
+    next_script = [shell("echo d"), say("two")]
+    if agent == "copilot":
+        first = run_copilot("go", home, project, None, api=ResponsesAPI(first_script, tokens=tokens), env=env,
+                            timeout=120, **options)
+        (session,) = [d for d in (home / ".copilot" / "session-state").iterdir() if (d / "events.jsonl").is_file()]
+        again = run_copilot("next", home, project, None, env=env, args=(f"--resume={session.name}",), timeout=120,
+                            api=ResponsesAPI(next_script, numbered_from=10, tokens=tokens), **options)
+        text = responses_api.request_text
+    else:
+        first = run_gemini("go", home, project, None, env=env, api=gemini_api.GeminiAPI(first_script, tokens=tokens), **options)
+        again = run_gemini("next", home, project, None, env=env, args=("--resume", "latest"),
+                           api=gemini_api.GeminiAPI(next_script, tokens=tokens), **options)
+        text = gemini_api.request_text
+    assert first.returncode == 0 and again.returncode == 0, str(first) + str(again)
+    counts = [text(r).count("CURSOR_KEPT_7d") for r in first.requests]
+    assert counts[0] == 1 and counts[-1] == 2 and sorted(counts) == counts, counts
+    assert [text(r).count("CURSOR_KEPT_7d") for r in again.requests] == [kept, kept], text(again.requests[0])[-3000:]
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("agent", sorted(SUBAGENT))
 def test_a_subagent_on_an_expensive_model_is_flagged_to_the_model_and_its_records_stay_its_own(tmp_path, agent):
     """With the hooks `engine install --agent NAME` wrote, the model asks

@@ -193,9 +193,11 @@ def test_delivery_records_read_back_and_only_well_formed_ids_count():
     items = [Item("a.md", "/p/.claude/rules/a.md", 5, 10, 10, "x", 3, "project", "/p/.claude/rules/a.md", "0" * 16),
              Item("b.md", "/h/b.md", 5, 10, 10, "y", 3, "user", "/h/real b.md", "f" * 16),
              Item("c.md", "/p/c\nd.md", 5, 10, 10, "z", 3, "project", "/p/c\nd.md", "1" * 16)]
-    epoch_id, position, files, witnessed = delivery.parse(delivery.record("next:start", 4200, items))
-    assert (epoch_id, position, witnessed) == ("next:start", 4200, True)
-    assert delivery.parse(delivery.record("next:start", 4200, items, witnessed=False))[1:] == (4200, files, False)
+    epoch_id, position, files, witnessed, stays = delivery.parse(delivery.record("next:start", 4200, items))
+    assert (epoch_id, position, witnessed, stays) == ("next:start", 4200, True, False)
+    assert delivery.parse(delivery.record("next:start", 4200, items, witnessed=False))[1:] == (4200, files, False, False)
+    assert delivery.parse(delivery.record("r9:x", 42, items, False, stays=True)) == ("r9:x", 42, files, False, True)
+    assert delivery.parse(delivery.record("r9", 42, items, stays=True))[3:] == (True, True)
     assert files == {("/p/.claude/rules/a.md", "0" * 16), ("/h/real b.md", "f" * 16)}, "a path with a line break is left out"
     fmt = "[rules-engine delivery {id}]"
     text = ("[rules-engine delivery 0123456789abcdef] [rules-engine delivery 0123456789ABCDEF] "
@@ -375,11 +377,46 @@ def test_a_resume_that_leaves_out_what_hooks_added_begins_an_epoch(tmp_path, age
     snap = {"ivd:" + "b" * 16: delivery.record(early.current.record_id(True), 0, [Item(
         "names.mdc", real, 5, 10, 10, "x", 3, "project", real, "1" * 16)], True)}
     assert delivery.positions(snap, whole.current, [whole.previous], False) == {(real, "1" * 16): 0}
+    # what the agent's resumed run still holds (a delivery at an event it keeps: `stays`) is in view
+    # from the resumed epoch's start, as long as the transcript showed it before the resume
+    witnessing = inview.witnesses(whole)
+    before = "/p/.cursor/rules/before.mdc"
+    for stays, shown, expected in ((True, "a", {(before, "2" * 16): 0}), (False, "a", {}), (True, "c", {})):
+        snap = {"ivd:" + shown * 16: delivery.record(whole.previous.id, 40, [Item(
+            "before.mdc", before, 5, 10, 10, "x", 3, "project", before, "2" * 16)], True, stays)}
+        assert delivery.positions(snap, whole.current, [whole.previous], witnessing) == expected, (stays, shown)
+        assert delivery.forgotten(snap, [whole.previous, whole.current]) == {}
+    assert whole.current.survives == whole.previous.ids
     # an agent that keeps it all: no boundary at the same record
     keeps = Agent({**table.agents()[agent], "transcript": {**table.agents()[agent]["transcript"], "resumed": None}})
     path.write_text("".join(lines), encoding="utf-8")
     kept = inview.read(keeps, str(path), str(tmp_path), settings)
     assert kept.previous is None and "a" * 16 in kept.current.delivered
+
+
+@pytest.mark.parametrize("agent, kept", [("copilot", {"prompt", "post_tool"}), ("gemini", {"post_tool"}),
+                                         ("claude-code", set()), ("codex", set())])
+def test_a_delivery_says_whether_the_agents_resumed_runs_still_hold_it(agent, kept):
+    """Per the agent's YAML (transcript.resumed, measured): Copilot 1.0.102's
+    resumed runs hold what userPromptSubmitted and postToolUse added,
+    Gemini 0.61.0's what AfterTool added (twice), neither what the session's
+    start added; an event the YAML does not name is held once, where the
+    agent shows its additions at all (not Copilot's agentStop; Gemini's
+    BeforeTool context waits for a later event, which may be a prompt).
+    A subagent's start is the subagent's own.  Claude Code and Codex keep
+    it all: a resume is no boundary there, and no delivery needs to say it."""
+    from types import SimpleNamespace
+
+    from engine.agents import table
+    from engine.agents.spec import Agent
+    from engine.hooks import inview
+
+    spec = Agent(table.agents()[agent])
+    events = ("session_start", "prompt", "pre_tool", "post_tool", "stop", "subagent_start")
+
+    def stays(name):
+        return inview._stays(SimpleNamespace(agent=spec, name=name, opens_a_subagent=name == "subagent_start"))
+    assert {e for e in events if stays(e)} == kept
 
 
 def test_a_gemini_compression_begins_an_epoch_where_a_hook_reads_the_chat_file(tmp_path):

@@ -44,25 +44,29 @@ def identity(x):
     return x.real, x.digest
 
 
-UNWITNESSED = "\tunwitnessed"  # ends the head line of a delivery the transcript cannot show
+UNWITNESSED = "\tunwitnessed"  # in a delivery's head line: the transcript cannot show it
+STAYS = "\tstays"  # in a delivery's head line: a resumed run of the agent still holds it
 
 
-def record(epoch_id, position, items, witnessed=True):
+def record(epoch_id, position, items, witnessed=True, stays=False):
     """The state value of one delivery: its epoch and position (and whether
-    the agent's transcript can show it), then one `digest<TAB>real path`
-    line per file (a path holding a line break cannot be written down, and
-    so never counts as delivered)."""
-    lines = [f"{epoch_id}\t{int(position)}" + ("" if witnessed else UNWITNESSED)]
+    the agent's transcript can show it, and whether a resume keeps it),
+    then one `digest<TAB>real path` line per file (a path holding a line
+    break cannot be written down, and so never counts as delivered)."""
+    head = f"{epoch_id}\t{int(position)}" + ("" if witnessed else UNWITNESSED) + (STAYS if stays else "")
+    lines = [head]
     lines += [f"{it.digest}\t{it.real}" for it in items if "\n" not in it.real and "\t" not in it.digest]
     return "\n".join(lines)
 
 
 def parse(value):
-    """(epoch id, position, {(real, digest)}, witnessed) of a state value,
-    or None."""
+    """(epoch id, position, {(real, digest)}, witnessed, stays) of a state
+    value, or None."""
     if not isinstance(value, str):
         return None
     head, _, rest = value.partition("\n")
+    stays = head.endswith(STAYS)
+    head = head.removesuffix(STAYS)
     witnessed = not head.endswith(UNWITNESSED)
     epoch_id, _, pos = head.removesuffix(UNWITNESSED).rpartition("\t")
     try:
@@ -74,14 +78,14 @@ def parse(value):
         digest, tab, real = line.partition("\t")
         if tab:
             files.add((real, digest))
-    return epoch_id, position, files, witnessed
+    return epoch_id, position, files, witnessed, stays
 
 
 def forgotten(snapshot, epochs):
     """State updates that empty the records of deliveries made before the
     epochs the transcript reader still reads (`epochs`): nothing can show
     them in view again, and a long session's state stays small."""
-    ids = {i for e in epochs for i in (*e.ids, *e.carried)}
+    ids = {i for e in epochs for i in (*e.ids, *e.carried, *e.survives)}
     seen = {d for e in epochs for d in e.delivered}
     out = {}
     for key, value in snapshot.items():
@@ -115,8 +119,10 @@ def positions(snapshot, epoch, others, witnessing):
     epoch (`others`) is not in this one, and one a `witnessing` agent's
     transcript does not show, with a response after it, is lost (unless
     it was made at an event whose additions the transcript never shows).
-    One the epoch's compaction kept behind its summary (`epoch.carried`)
-    is in view from the epoch's start."""
+    One the epoch's compaction kept behind its summary (`epoch.carried`),
+    or one a resume kept (made at an event whose additions the agent's
+    resumed runs still hold, before a resume that began `epoch`), is in
+    view from the epoch's start."""
     out = {}
     for key, value in snapshot.items():
         if not (isinstance(key, str) and key.startswith(KEY)):
@@ -125,10 +131,13 @@ def positions(snapshot, epoch, others, witnessing):
         if rec is None:
             continue
         did = key[len(KEY):]
-        epoch_id, position, files, witnessed = rec
+        epoch_id, position, files, witnessed, stays = rec
+        shown = [e for e in others if did in e.delivered]
         if did in epoch.delivered:
             position = epoch.delivered[did]
-        elif any(did in e.delivered for e in others):
+        elif stays and _kept_by_a_resume(epoch, epoch_id, shown, witnessing and witnessed):
+            position = 0
+        elif shown:
             continue
         elif epoch_id in epoch.carried:
             position = 0
@@ -139,3 +148,15 @@ def positions(snapshot, epoch, others, witnessing):
         for ident in files:
             out[ident] = max(position, out.get(ident, 0))
     return out
+
+
+def _kept_by_a_resume(epoch, epoch_id, shown, needs_witness):
+    """Did a resume that began `epoch` keep a delivery recorded under
+    `epoch_id` (one made at an event the agent's resumed runs still hold)?
+    Where the transcript would show it, only one it shows before the resume
+    (one it does not show never reached the model)."""
+    if not epoch.survives:
+        return False
+    if needs_witness:
+        return any(set(e.ids).intersection(epoch.survives) for e in shown)
+    return epoch_id in epoch.survives

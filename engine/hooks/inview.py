@@ -27,7 +27,10 @@ delivery made while a compaction runs is recorded under that compaction's
 leave out some of what hooks added before (Gemini CLI, Copilot CLI: its
 YAML's `transcript.resumed`) begins an epoch at a resume too, in which it
 has loaded its own files as at a session's start: what the engine gave
-before is then given again where it is due.
+before at an event whose additions the resumed run leaves out is then given
+again where it is due; what it gave at one whose additions the resumed run
+still holds (Copilot's prompt and tool results, Gemini's tool results) is
+in view from the resumed epoch's start (its delivery record `stays`).
 """
 
 import os
@@ -39,7 +42,7 @@ class Epoch:
     """One compaction epoch as seen in the transcript."""
 
     __slots__ = ("id", "ids", "base", "tokens", "agent", "agent_digest", "delivered", "touched", "complete",
-                 "instructions", "keeping", "carried", "loads")
+                 "instructions", "keeping", "carried", "survives", "loads")
 
     def __init__(self, epoch_id, after=None, loads=None):
         self.id = epoch_id
@@ -63,12 +66,24 @@ class Epoch:
         # that started this epoch kept behind its summary: in view from its start.
         self.keeping = None
         self.carried = ()
+        # After a resume of an agent that leaves out some of what hooks added
+        # (resume_forgets): the names of the epochs before it, whose
+        # deliveries made at events the resumed run still holds are in view
+        # from its start (delivery.py: `stays`).
+        self.survives = ()
 
     def record_id(self, witnessed):
         """The name a delivery made now is recorded under: while a compaction
         runs in the background, one the transcript cannot show goes under
         the compaction's `kept:` name, so the epoch after it knows it kept it."""
         return self.keeping if self.keeping is not None and not witnessed else self.id
+
+    def resumed_after(self, before):
+        """This epoch begins at a resume after `before`: what `before` held
+        of the engine's deliveries at kept events stays in view."""
+        self.survives = (*before.ids, *before.carried, *((before.keeping,) if before.keeping else ()),
+                         *before.survives)
+        return self
 
     def growth(self, position):
         """Tokens of context added since `position` in this epoch."""
@@ -166,6 +181,8 @@ def read(agent, path, cwd, settings, begins=None):
     if begins and (epochs[-1].tokens is not None or epochs[-1].touched):
         fresh = Epoch("next:" + epochs[-1].id, loads=begins)
         fresh.complete = True
+        if begins == "start":
+            fresh.resumed_after(epochs[-1])
         epochs.append(fresh)
     iv.current = epochs[-1]
     iv.previous = epochs[-2] if len(epochs) > 1 else None
@@ -195,7 +212,7 @@ def _epochs(iv, recs, complete, marker):
     for rec in recs:
         if rec.kind == "resume":
             if forgets:  # named by where its line starts: the transcript is only ever appended to
-                new = Epoch(f"r{rec.offset}", after=epochs[-1].id, loads="start")
+                new = Epoch(f"r{rec.offset}", after=epochs[-1].id, loads="start").resumed_after(epochs[-1])
                 new.complete = True
                 epochs.append(new)
                 position, kept = 0, None  # a compaction still running ended with the run
@@ -590,8 +607,25 @@ def delivered_marks(ctx, items, delivery_id):
     out = delivery.forgotten(ctx.snapshot(), read) if iv.known else {}
     unwitnessed = ctx.agent.data["transcript"]["unwitnessed"]
     witnessed = ctx.name not in unwitnessed
-    out[delivery.KEY + delivery_id] = delivery.record(iv.current.record_id(witnessed), position, items, witnessed)
+    out[delivery.KEY + delivery_id] = delivery.record(iv.current.record_id(witnessed), position, items, witnessed,
+                                                      _stays(ctx))
     return out
+
+
+def _stays(ctx):
+    """Does a resumed run of this agent still hold what a hook adds at this
+    event (its YAML's `transcript.resumed`: an event not named, once)?
+    Only said where some other event's additions are left out, of the main
+    context's events whose additions the agent shows there and then (one
+    carried to a later event, as Gemini's BeforeTool context, may land at
+    one a resume leaves out)."""
+    agent = ctx.agent
+    if ctx.opens_a_subagent or not resume_forgets(agent):
+        return False
+    context = agent.data["answers"].get("context") or {}
+    if ctx.name not in context.get("events", ()) or ctx.name in context.get("carry_from", ()):
+        return False
+    return (agent.data["transcript"].get("resumed") or {}).get(ctx.name, 1) > 0
 
 
 def agent_version(ctx):
