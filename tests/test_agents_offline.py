@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from support import gemini_api, responses_api
+from support.codex import VERSION as CODEX_VERSION
 from support.codex import codex_command, codex_hooks, list_hooks, rollout_lines, run_codex, thread_id, trust_hooks
 from support.copilot import copilot_command, copilot_hooks, events_of, run_copilot, session_dirs
 from support.gemini import gemini_command, gemini_hooks, run_gemini, session_files
@@ -304,7 +305,7 @@ def _seen(text, marks):
     return sorted(m for m in marks if f"say {m}." in text)
 
 
-# -------- Codex CLI 0.169.0
+# -------- Codex CLI 0.169.0 (and the pinned one since: support/codex.py VERSION)
 
 CODEX_FILES = {".codex-home/AGENTS.md": "M_USER", "AGENTS.md": "M_ROOT", "CLAUDE.md": "M_CLAUDE",
                "GEMINI.md": "M_GEMINI", "sub/AGENTS.md": "M_SUB", "sub/AGENTS.override.md": "M_SUB_OVERRIDE",
@@ -422,7 +423,7 @@ def test_fact_codex_compaction_brings_back_agents_md_and_sessionstart_context_on
     counts = [line["payload"]["info"] for line in lines if line["payload"].get("type") == "token_count"]
     assert counts[0]["model_context_window"] == 258400  # the fallback window of a model it has no metadata for
     assert counts[0]["last_token_usage"]["input_tokens"] == 1000 and counts[1]["last_token_usage"]["input_tokens"] == 1600
-    assert lines[0]["type"] == "session_meta" and lines[0]["payload"]["cli_version"] == "0.169.0"
+    assert lines[0]["type"] == "session_meta" and lines[0]["payload"]["cli_version"] == CODEX_VERSION
 
 
 @facts
@@ -560,7 +561,7 @@ def test_fact_codex_resumed_keeps_what_hooks_added_once(tmp_path):
 
 @facts
 def test_fact_codex_version_command(tmp_path):
-    assert codex_command(["--version"], tmp_path, tmp_path).stdout.strip() == "codex-cli 0.169.0"
+    assert codex_command(["--version"], tmp_path, tmp_path).stdout.strip() == f"codex-cli {CODEX_VERSION}"
 
 
 # -------- Gemini CLI 0.61.0

@@ -33,7 +33,7 @@ from .offline import merge_json
 from .standin import MAIN, SIDE, Call, Say, Shell, StandIn, sse
 
 REPO = Path(__file__).resolve().parents[2]
-AGENT_VERSION = "2.1.330"  # the version .ci/run installs; the measurements in test_real_agent.py are of it
+AGENT_VERSION = "2.1.332"  # the version .ci/run installs; test_real_agent.py measured 2.1.330 and holds for it
 BINARY = Path("node_modules") / "@anthropic-ai" / "claude-code-linux-x64" / "claude"
 # The tools a scripted session may call without a prompt: as root the agent
 # refuses --dangerously-skip-permissions, so allow rules in settings it is.

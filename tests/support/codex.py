@@ -18,7 +18,7 @@ from pathlib import Path
 from .offline import Netns, base_env, find_binary, run_offline
 from .responses_api import ResponsesAPI
 
-VERSION = "0.169.0"
+VERSION = "0.171.0"
 BINARY = Path("@openai") / "codex-linux-x64" / "vendor" / "x86_64-unknown-linux-musl" / "bin" / "codex"
 MODEL = "gpt-5.1-codex"
 
