@@ -2,7 +2,7 @@
 `engine install --user`: what the model receives is checked in the request
 bodies a local stand-in of the Messages API records (tests/support/agent.py).
 
-Measured with Claude Code 2.1.330 (the version .ci/run installs), with
+Measured with Claude Code 2.1.330, and held with 2.1.332 (the version .ci/run installs), with
 ANTHROPIC_BASE_URL on the stand-in and CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1:
 - `claude -p PROMPT --output-format json` sends only `POST /v1/messages?beta=true`
   (streamed, `stream: true`, model claude-opus-5-5, 12 tools, anthropic-beta
