@@ -236,7 +236,7 @@ def test_compaction_keeps_the_latest_sessions_of_an_entry(tmp_path):
     assert entry["sessions"] == ["s4", "s5"] and entry["count"] == 6
 
 
-@pytest.mark.parametrize("reader,sample", [("codex", "codex/session-0.169.0.jsonl"),
+@pytest.mark.parametrize("reader,sample", [("codex", "codex/session-0.171.0.jsonl"),
                                            ("gemini", "gemini/session-0.61.0.jsonl"),
                                            ("copilot", "copilot/session-1.0.102.jsonl")])
 def test_an_agents_lines_around_a_shell_output_are_not_the_error(reader, sample):
