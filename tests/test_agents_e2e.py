@@ -507,14 +507,17 @@ def test_copilot_keeps_a_scoped_instruction_given_during_a_background_compaction
 
 @pytest.mark.slow
 def test_copilot_gets_back_a_rule_its_compaction_took_though_it_sends_no_start_after_it(tmp_path):
-    """Copilot compacts in the background and sends no session start after
-    it, so nothing tells the engine at once; the sessionStart context its
-    summary replaced is gone from the model's requests.  With the user's
-    profile adding Cursor's rules (a folder Copilot does not read), the rule
-    is in every request before the summary; the first request with the
-    summary lacks it, and once the response's usage shows the context
-    shrank, the next postToolUse gives it back: every later request holds
-    it once (before the engine read the shrink as a compaction: none did)."""
+    """Copilot compacts beside the turn and sends no session start after
+    it; the sessionStart context its summary replaced is gone from the
+    model's requests, and what the turn added while the summary was made is
+    kept after it.  With the user's profile adding Cursor's rules (a folder
+    Copilot does not read), the rule is in every request before the
+    compaction begins; at its preCompact the engine makes the next
+    postToolUse give it again, so the requests until the summary hold it
+    twice, and the first request with the summary, and every later one,
+    once.  (Before preCompact was used, the first request with the summary
+    lacked it; before the engine read the shrink as a compaction, every
+    later one did too.)"""
     home, project, env = _world(tmp_path)
     (project / ".cursor" / "rules").mkdir(parents=True)
     (project / ".cursor" / "rules" / "names.mdc").write_text(
@@ -532,10 +535,11 @@ def test_copilot_gets_back_a_rule_its_compaction_took_though_it_sends_no_start_a
     assert run.returncode == 0, str(run)
     texts = [responses_api.request_text(r.body) for r in run.api.log]
     after = next(i for i, t in enumerate(texts) if "<summary>" in t)
-    assert [t.count("CURSOR_COMPACT_3a") for t in texts[:after]] == [1] * after
-    assert texts[after].count("CURSOR_COMPACT_3a") == 0, "the summary took it"
-    assert [t.count("CURSOR_COMPACT_3a") for t in texts[after + 1:]] == [1] * (len(texts) - after - 1), \
-        [(r.kind, t.count("CURSOR_COMPACT_3a")) for r, t in zip(run.api.log, texts)]
+    counts = [t.count("CURSOR_COMPACT_3a") for t in texts]
+    seen = [(r.kind, c) for r, c in zip(run.api.log, counts)]
+    again = counts.index(2) if 2 in counts[:after] else after
+    assert 0 < again and counts[:again] == [1] * again and counts[again:after] == [2] * (after - again), seen
+    assert counts[after:] == [1] * (len(texts) - after), seen
 
 
 # A subagent asking for an expensive model (measured: Copilot CLI 1.0.102's

@@ -928,6 +928,36 @@ def test_fact_copilot_keeps_what_the_turn_added_during_a_background_compaction_a
 
 @facts
 @pytest.mark.slow
+def test_fact_copilot_pre_compact_fires_as_a_background_compaction_begins_and_its_context_reaches_no_request(tmp_path):
+    """preCompact (documented, not in the hooks a Copilot CLI 1.0.102 plugin
+    lists by default) fires at each compaction's start, before its summary
+    request, with {trigger: auto, customInstructions: ""}; the context it
+    answers reaches no request.  The engine takes it as the sign that the
+    summary is coming (copilot.yaml: transcript.compacts_in_background)."""
+    home, cwd = _world(tmp_path)
+    hook = LogHook(tmp_path, {"*": {"additionalContext": "CTX_{event}_MARK"}})
+    served = []
+
+    def tokens(req):  # 85% of the limit from the second answer on: it compacts, and does not wait for it
+        served.append(req)
+        return 1000 if len(served) < 2 else 17000
+    api = ResponsesAPI([shell(f"echo step-{i}") for i in range(1, 9)] + [say("done")], tokens=tokens, summary_after=3)
+    run = run_copilot("go", home, cwd, None, api=api, env={"COPILOT_PROVIDER_MAX_PROMPT_TOKENS": "20000"},
+                      hooks=copilot_hooks(hook, ["sessionStart", "postToolUse", "preCompact"]))
+    assert run.returncode == 0, str(run)
+    (first, *_) = hook.payloads("preCompact")
+    assert first["trigger"] == "auto" and first["customInstructions"] == "" and first["transcriptPath"]
+    events, kinds = hook.events(), [r.kind for r in run.api.log]
+    assert events.count("preCompact") == kinds.count("summary") >= 1
+    texts = [responses_api.request_text(r.body) for r in run.api.log]
+    assert not any("CTX_preCompact_MARK" in t for t in texts)
+    assert any("CTX_postToolUse_MARK" in t for t in texts[kinds.index("summary"):])
+    types = [r["type"] for r in events_of(run)]
+    assert "session.compaction_start" in types
+
+
+@facts
+@pytest.mark.slow
 def test_fact_copilot_modified_result_replaces_the_output_and_claude_shaped_answers_are_ignored(tmp_path):
     cmd = "printf 'orig-%d\\n' 7"
 

@@ -276,6 +276,22 @@ def test_what_copilot_got_during_a_background_compaction_stays_in_view_after_it(
     assert iv.previous is not None and set(iv.previous.delivered) == {ids["before"], ids["during"]}
     assert set(iv.current.delivered) == {ids["during"], ids["after"]}
     assert iv.current.delivered[ids["during"]] == 0
+    # A tool call while it runs, after preCompact (cadence.compaction_ahead): the current epoch
+    # is the one it will begin, holding what the turn added since it began, its start files
+    # reloaded; a delivery recorded there belongs to that epoch once the summary is written.
+    spec = Agent(table.agents()["copilot"])
+    path.write_text("".join(lines[:at["during"] + 1]), encoding="utf-8")
+    ahead = inview.read(spec, str(path), str(tmp_path), settings, begins="background")
+    assert ahead.previous.keeping and ahead.current.carried == (ahead.previous.keeping,)
+    assert ahead.current.id == "next:" + ahead.previous.id and ahead.current.loads == "compact"
+    assert ahead.current.delivered == {ids["during"]: 0}, "what the summary keeps"
+    assert ids["before"] in ahead.previous.delivered
+    path.write_text("".join(lines[:start]), encoding="utf-8")  # its start not written yet: nothing kept
+    early = inview.read(spec, str(path), str(tmp_path), settings, begins="background")
+    assert early.current.id == "next:" + early.previous.id and early.current.delivered == {}
+    path.write_text("".join(lines[:at["after"] + 1]), encoding="utf-8")  # written already: that epoch
+    done_already = inview.read(spec, str(path), str(tmp_path), settings, begins="background")
+    assert done_already.current.id == iv.current.id and ahead.current.id in done_already.current.ids
 
 
 def test_what_copilot_got_unrecorded_during_a_background_compaction_stays_in_view_after_it(tmp_path):

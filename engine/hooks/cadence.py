@@ -18,6 +18,8 @@ from .handlers.part import as_int as _int
 # The next due position, the context's tokens at the last check, and the
 # transcript's size where the response that reported them begins (hooks/fill.py).
 DUE, SEEN, SIZE = "iv_due:", "iv_seen:", "iv_size:"
+# A compaction began beside the turn (compaction_ahead): due at the next check.
+AHEAD = "iv_ahead:"
 
 
 def _since(ctx):
@@ -56,6 +58,8 @@ def growth_due(ctx, name, every):
     recorded yet.  Reads one stat, then the transcript's tail only when it
     grew enough bytes to hold that many tokens."""
     snap = ctx.snapshot()
+    if snap.get(AHEAD + name):
+        return _ahead_of_the_summary(ctx, name)
     due, seen, size_then = snap.get(DUE + name), snap.get(SEEN + name), snap.get(SIZE + name)
     announced = announces_compactions(ctx.agent)
     if not all(isinstance(v, int) for v in (due, seen, size_then)):
@@ -84,6 +88,27 @@ def growth_due(ctx, name, every):
         ctx.compacted_unannounced = not announced
         return ctx.compacted_unannounced
     return now >= due
+
+
+def compaction_ahead(ctx, names):
+    """A compaction of an agent that compacts beside the turn (its YAML's
+    `transcript.compacts_in_background`: Copilot CLI) begins: its summary
+    will take what is in view now, and keep what the turn adds until it
+    comes.  The growth cadence of the refreshes `names` is due at the next
+    check, which puts back then what the summary will take (inview.narrow)."""
+    if ctx.state is not None and compacts_in_background(ctx.agent):
+        ctx.state.update({AHEAD + name: 1 for name in names})
+
+
+def _ahead_of_the_summary(ctx, name):
+    ctx.compaction_running = True
+    if ctx.state is not None:
+        ctx.state.update({AHEAD + name: ""})
+    return True
+
+
+def compacts_in_background(agent):
+    return bool(agent.data["transcript"].get("compacts_in_background"))
 
 
 def announces_compactions(agent):

@@ -84,8 +84,10 @@ def parse(value):
 def forgotten(snapshot, epochs):
     """State updates that empty the records of deliveries made before the
     epochs the transcript reader still reads (`epochs`): nothing can show
-    them in view again, and a long session's state stays small."""
-    ids = {i for e in epochs for i in (*e.ids, *e.carried, *e.survives)}
+    them in view again, and a long session's state stays small.  One
+    recorded for the epoch after the last one read (made while a
+    compaction ran beside the turn, its summary not written yet) stays."""
+    ids = {i for e in epochs for i in (*e.ids, *e.carried, *e.survives, "next:" + e.id)}
     seen = {d for e in epochs for d in e.delivered}
     out = {}
     for key, value in snapshot.items():

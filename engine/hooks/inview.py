@@ -42,7 +42,7 @@ class Epoch:
     """One compaction epoch as seen in the transcript."""
 
     __slots__ = ("id", "ids", "base", "tokens", "agent", "agent_digest", "delivered", "touched", "complete",
-                 "instructions", "keeping", "carried", "survives", "loads")
+                 "instructions", "keeping", "held", "carried", "survives", "loads")
 
     def __init__(self, epoch_id, after=None, loads=None):
         self.id = epoch_id
@@ -65,6 +65,7 @@ class Epoch:
         # name, also one of `ids`), and the names of what the compaction
         # that started this epoch kept behind its summary: in view from its start.
         self.keeping = None
+        self.held = []  # the records since that compaction began: kept after its summary
         self.carried = ()
         # After a resume of an agent that leaves out some of what hooks added
         # (resume_forgets): the names of the epochs before it, whose
@@ -177,8 +178,11 @@ def read(agent, path, cwd, settings, begins=None):
 
     iv = InView(agent, cwd)
     recs, complete = _tail(agent, path, settings)
-    epochs = _epochs(iv, recs, complete, settings["in_view"]["delivery_marker"])
-    if begins and (epochs[-1].tokens is not None or epochs[-1].touched):
+    marker = settings["in_view"]["delivery_marker"]
+    epochs = _epochs(iv, recs, complete, marker)
+    if begins == "background":
+        _after_the_running_compaction(iv, epochs, marker)
+    elif begins and (epochs[-1].tokens is not None or epochs[-1].touched):
         fresh = Epoch("next:" + epochs[-1].id, loads=begins)
         fresh.complete = True
         if begins == "start":
@@ -200,6 +204,24 @@ def read(agent, path, cwd, settings, begins=None):
 
         iv.version = from_env(spec.get("env"))
     return iv
+
+
+def _after_the_running_compaction(iv, epochs, marker):
+    """A compaction runs beside the turn (cadence.compaction_ahead): the
+    current epoch is the one it will begin, holding what the turn added
+    since it began (behind its summary), and the agent's own start files
+    (loads "compact").  Where the transcript shows it done already, the
+    epoch it began is the current one."""
+    last = epochs[-1]
+    if last.carried and last.keeping is None:
+        return
+    ahead = Epoch("next:" + last.id, loads="compact")
+    ahead.complete = True
+    if last.keeping is not None:
+        ahead.carried = (last.keeping,)
+        for rec in last.held:
+            _note(iv, ahead, rec, 0, marker)
+    epochs.append(ahead)
 
 
 def _epochs(iv, recs, complete, marker):
@@ -241,6 +263,7 @@ def _epochs(iv, recs, complete, marker):
                 kept[1].append(rec)
     if kept is not None and kept[0]:  # still running (or cancelled: then nothing carries the name)
         epochs[-1].keeping = KEPT + str(kept[0])[:8]
+        epochs[-1].held = kept[1]
     return epochs
 
 
@@ -480,7 +503,8 @@ def _not_in_view(ctx, iv, conf, spec, files, far, snap=None):
     limit = spec["scope"]["max_brace_expansions"]
     snap = ctx.snapshot() if snap is None else snap
     now = Seen(iv, iv.current, snap, conf, key, limit)
-    compact, scoped_for = _compacting(ctx) or ctx.compacted_unannounced, ctx.scoped_for
+    compact = _compacting(ctx) or ctx.compacted_unannounced or ctx.compaction_running
+    scoped_for = ctx.scoped_for
     out, next_due = [], []
     for rf in files:
         globs = globs_of(rf, key)
@@ -562,9 +586,12 @@ def _compacting(ctx):
 
 
 def _begins(ctx):
-    """What a session start begins: "compact" (an epoch after a compaction),
+    """What an event begins: "compact" (a session start after a compaction),
     "start" (a resume of an agent that leaves out what hooks added before),
-    or None (no epoch of its own)."""
+    "background" (a tool call while a compaction runs beside the turn: the
+    epoch it will begin), or None (no epoch of its own)."""
+    if ctx.compaction_running:
+        return "background"
     if _compacting(ctx):
         return "compact"
     if ctx.name == "session_start" and ctx.event.source == "resume" and resume_forgets(ctx.agent):

@@ -6,7 +6,12 @@ counted at UserPromptSubmit never fires there.  This handler sits on
 PostToolUse and asks each target refresh whether its growth cadence is
 due (one stat on the quiet path, engine/hooks/cadence.py); the
 target then delivers only the rules that went that far back.  Never at a
-subagent's tool call: its context is not the one that grew."""
+subagent's tool call: its context is not the one that grew.
+
+On pre_compact, for an agent whose compaction runs beside the turn and
+keeps what the turn adds meanwhile after its summary (Copilot CLI), it
+makes each target due at the next tool call: what the summary will take
+goes in again before the summary comes (cadence.compaction_ahead)."""
 
 from .base import Handler, HandlerSpec
 
@@ -32,9 +37,18 @@ class GrowthRefresh(Handler):
         # delivery there would count as in view while the main model lacks it.
         if ctx.event.subagent:
             return False
+        if ctx.name == "pre_compact":
+            from ..cadence import compacts_in_background
+
+            return compacts_in_background(ctx.agent)
         return any(self._live(n, ctx) for n in self.spec.handlers)
 
     def parts(self, ctx):
+        if ctx.name == "pre_compact":
+            from ..cadence import compaction_ahead
+
+            compaction_ahead(ctx, self.spec.handlers)
+            return []
         out = []
         for n in self.spec.handlers:
             try:
