@@ -232,6 +232,9 @@ def test_replay_figures_of_each_agent(agent, tmp_path, monkeypatch):
     assert s["events"] == len(sent["names"])
     assert s["rates"]["name"] == {"codex": "gpt-5.1", "copilot": "gpt-5.1", "gemini": "gemini-2.5-flash"}[agent]
     assert s["injected"]["cost"] is not None
+    # none of them takes the compaction's instructions from a hook (their YAML has no such answer): the
+    # profile's compact_instructions, which runs at Codex's PreCompact and Copilot's preCompact, is not counted
+    assert s["compaction_instructions"]["count"] == 0
 
 
 def test_a_model_with_no_price_is_said_and_not_priced(tmp_path, monkeypatch):

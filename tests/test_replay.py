@@ -359,6 +359,7 @@ def test_json_shape_and_glob(tmp_path):
         assert set(s) >= {"answers", "injected", "by_handler", "already_in_view", "kept_out", "warnings", "net",
                           "rates", "api_calls", "compactions"}
         assert s["api_calls"] == 4 and s["compactions"] == 1
+        assert s["compaction_instructions"]["count"] == 1  # Claude Code takes PreCompact's stdout
     # 2.0.67 does not take updatedToolOutput: that session keeps the output in full
     assert [s["kept_out"]["count"] for s in r["sessions"]] == [1, 0]
     assert r["totals"]["kept_out"]["tokens"] == r["sessions"][0]["kept_out"]["tokens"]

@@ -103,7 +103,7 @@ class Session:
 
             return self._kept(original_text(self.agent, self._payload), stub_text(value), handler,
                               field, writes, reads)
-        if what == "instructions" and kind == "pre_compact":
+        if what == "instructions" and self.agent.answers_at("compaction_instructions", kind):
             self.instructions["count"] += 1
             self.instructions["chars"] += len(value)
             return {"handler": handler, "field": field, "chars": len(value)}
