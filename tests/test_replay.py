@@ -168,6 +168,32 @@ def test_a_copilot_compaction_keeps_what_the_turn_added_after_it_started():
     assert seen == {(kind, call): w for call, w in want.items() for kind in ("pre_tool", "post_tool")}
 
 
+def test_what_the_agent_does_not_show_is_not_counted(tmp_path, monkeypatch):
+    """Replay counts what reached the agent.  Copilot CLI shows no hook's
+    message to its user and takes no compaction instructions from a hook
+    (copilot.yaml answers neither): in the recorded compacting session the
+    context monitor's warnings and the compaction's instructions, which the
+    built-in profile gives at each threshold and each preCompact, are none of
+    them shown; given an agent that shows a message to its user, the same
+    warnings are."""
+    from engine.agents import table
+    from engine.agents.spec import Agent
+    from engine.replay.run import replay
+    from testdata import agent_transcript
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    path = str(agent_transcript("copilot", "compacting"))
+    s = replay([path], profile="default")["sessions"][0]
+    assert s["warnings"]["count"] == 0 and s["compaction_instructions"]["count"] == 0
+    copilot = table.agents()["copilot"]
+    answers = {**copilot["answers"], "user_message": {"template": {"systemMessage": "{text}"}, "defaults": {}}}
+    real = table.get
+    monkeypatch.setattr(table, "get", lambda name: Agent({**copilot, "answers": answers}) if name == "copilot"
+                        else real(name))
+    shown = replay([path], profile="default")["sessions"][0]
+    assert shown["warnings"]["count"] >= 1 and shown["compaction_instructions"]["count"] == 0
+
+
 def test_a_resumed_gemini_session_holds_what_tool_results_got_twice_and_the_rest_no_longer():
     """Gemini CLI 0.61.0 (tests/test_agents_offline.py
     `test_fact_gemini_resumed_keeps_*`): after `--resume` its requests hold

@@ -62,11 +62,10 @@ def render(agent, event, context=None, user_message=None, decision=None, rewrite
     values.update({f"original.{k}": v for k, v in original.items() if isinstance(v, (str, int, float, bool))})
 
     def add(what, extra):
-        spec = agent.answer(what)
-        events = spec.get("events") if spec else None
-        if spec is None or (events is not None and kind not in events) or "template" not in spec:
+        if not agent.renders(what, kind):
             dropped.append(what)
             return
+        spec = agent.answer(what)
         given = dict(spec["defaults"], **values, **extra)
         merge_into(out, fill(spec["template"], given))
 

@@ -113,6 +113,16 @@ class Agent:
     def answers_at(self, what, neutral_event):
         return neutral_event in self.answer_events(what)
 
+    def renders(self, what, neutral_event):
+        """Whether an answer `what` given at this event reaches the agent:
+        it has a template for it, at every event or at those its `events`
+        names (answer.render)."""
+        spec = self.answer(what)
+        if spec is None or "template" not in spec:
+            return False
+        events = spec.get("events")
+        return events is None or neutral_event in events
+
     def takes_decision(self, decision):
         """Whether the agent takes this tool decision (allow, ask, deny): it
         has a decision answer, whose `decisions` name it (all, unsaid)."""

@@ -94,7 +94,7 @@ class Session:
             return part
         if what == "in_view":
             return self._held(handler, field, value, offset, writes, reads)
-        if what == "warning":
+        if what == "warning" and self.agent.renders("user_message", kind):
             self.warnings["count"] += 1
             self.warnings["chars"] += len(value)
             return {"handler": handler, "field": field, "chars": len(value)}
