@@ -87,6 +87,23 @@ def _world(tmp_path):
     return w.home, w.project, {"ENGINE_STATE_DIR": str(w.state), "ENGINE_CACHE_DIR": str(w.cache)}
 
 
+def _cursor_rule(project, mark):
+    """The project's one Cursor rule (alwaysApply), naming `mark`: a folder
+    none of the agents reads itself, which CURSOR_RULES adds."""
+    (project / ".cursor" / "rules").mkdir(parents=True)
+    (project / ".cursor" / "rules" / "names.mdc").write_text(
+        f"---\nalwaysApply: true\n---\n# Names\nName every branch {mark}.\n")
+
+
+def _with_cursor_rules(tmp_path, agent, mark, name):
+    """_world with a Cursor rule, the engine installed for `agent` with
+    CURSOR_RULES and trusted: (home, project, env, the agent's run options)."""
+    home, project, env = _world(tmp_path)
+    _cursor_rule(project, mark)
+    prof = shared_profile(profile_text(CURSOR_RULES, name=name))
+    return home, project, env, _trusted(agent, home, project, env, _install(agent, home, project, env, profile=prof))
+
+
 def _engine(home, project, env, *args):
     """`engine ARGS` as the user runs it beside the agent (forked: tests/forkrun.py)."""
     proc = forkrun.completed(args, cwd=project, env=base_env(home, env), timeout=120)
@@ -519,9 +536,7 @@ def test_copilot_gets_back_a_rule_its_compaction_took_though_it_sends_no_start_a
     lacked it; before the engine read the shrink as a compaction, every
     later one did too.)"""
     home, project, env = _world(tmp_path)
-    (project / ".cursor" / "rules").mkdir(parents=True)
-    (project / ".cursor" / "rules" / "names.mdc").write_text(
-        "---\nalwaysApply: true\n---\n# Names\nName every branch CURSOR_COMPACT_3a.\n")
+    _cursor_rule(project, "CURSOR_COMPACT_3a")
     _install("copilot", home, project, env, profile=shared_profile(profile_text(CURSOR_RULES, name="compact-copilot")))
     served = []
 
@@ -575,12 +590,7 @@ def test_a_resumed_session_gets_back_the_rules_the_agent_left_out(tmp_path, agen
     every request of the first run holds the rule once, and so does every
     request of the resumed run: the engine gives it again at the resume's
     start, and not a second time at its next prompt's tool call."""
-    home, project, env = _world(tmp_path)
-    (project / ".cursor" / "rules").mkdir(parents=True)
-    (project / ".cursor" / "rules" / "names.mdc").write_text(
-        "---\nalwaysApply: true\n---\n# Names\nName every branch CURSOR_RESUMED_5e.\n")
-    prof = shared_profile(profile_text(CURSOR_RULES, name=f"resume-{agent}"))
-    options = _trusted(agent, home, project, env, _install(agent, home, project, env, profile=prof))
+    home, project, env, options = _with_cursor_rules(tmp_path, agent, "CURSOR_RESUMED_5e", f"resume-{agent}")
     first_script, next_script = [shell("echo a"), say("one")], [shell("echo b"), say("two")]
     if agent == "copilot":
         first = run_copilot("go", home, project, None, api=ResponsesAPI(first_script), env=env, **options)
@@ -610,12 +620,7 @@ def test_a_rule_the_resumed_run_still_holds_is_not_given_again(tmp_path, agent, 
     resumed request holds the rule `kept` times, as the agent kept it, and
     the engine does not add it again (before, it gave it again at the
     resume's start: one more in each)."""
-    home, project, env = _world(tmp_path)
-    (project / ".cursor" / "rules").mkdir(parents=True)
-    (project / ".cursor" / "rules" / "names.mdc").write_text(
-        "---\nalwaysApply: true\n---\n# Names\nName every branch CURSOR_KEPT_7d.\n")
-    prof = shared_profile(profile_text(CURSOR_RULES, name=f"kept-{agent}"))
-    options = _trusted(agent, home, project, env, _install(agent, home, project, env, profile=prof))
+    home, project, env, options = _with_cursor_rules(tmp_path, agent, "CURSOR_KEPT_7d", f"kept-{agent}")
     served = []
 
     def tokens(req):  # a small context for the first answer, then past the cadence, and no shrink after
@@ -658,9 +663,7 @@ def test_a_subagent_on_an_expensive_model_is_flagged_to_the_model_and_its_record
     which Copilot does not read: the rule is in the main agent's first
     request (sessionStart) and in the subagent's (subagentStart)."""
     home, project, env = _world(tmp_path)
-    (project / ".cursor" / "rules").mkdir(parents=True)
-    (project / ".cursor" / "rules" / "names.mdc").write_text(
-        "---\nalwaysApply: true\n---\n# Names\nName every branch CURSOR_SUB_61f0.\n")
+    _cursor_rule(project, "CURSOR_SUB_61f0")
     turn, profile, warning = SUBAGENT[agent]
     prof = shared_profile(profile_text(profile, name=f"subagent-{agent}")) if profile else None
     options = _trusted(agent, home, project, env, _install(agent, home, project, env, profile=prof))
@@ -719,13 +722,8 @@ def test_a_codex_subagent_gets_the_rules_it_lacks_at_its_first_tool_call(tmp_pat
     Cursor's rules, the subagent's first shell call brings them into its
     context (PreToolUse: its next request holds them), once; the main
     agent had them at the session's start."""
-    home, project, env = _world(tmp_path)
-    (project / ".cursor" / "rules").mkdir(parents=True)
-    (project / ".cursor" / "rules" / "names.mdc").write_text(
-        "---\nalwaysApply: true\n---\n# Names\nName every branch CURSOR_CODEX_4b.\n")
+    home, project, env, options = _with_cursor_rules(tmp_path, "codex", "CURSOR_CODEX_4b", "cursor-codex")
     (project / "AGENTS.md").write_text("Run the linter first (CODEX_OWN_2c).\n")
-    prof = shared_profile(profile_text(CURSOR_RULES, name="cursor-codex"))
-    options = _trusted("codex", home, project, env, _install("codex", home, project, env, profile=prof))
     ask = "Check the settings file."
     api = ResponsesAPI([_codex_delegates(ask, "echo sub-ran-5f")] * 8)
     run = run_codex("go", home, project, None, api=api, env=env, **options)

@@ -876,20 +876,31 @@ def _call_ids(body):
     return [i["call_id"] for i in body.get("input") or [] if i.get("type") == "function_call_output"]
 
 
-@facts
-@pytest.mark.slow
-def test_fact_copilot_keeps_what_the_turn_added_during_a_background_compaction_after_the_summary(tmp_path):
+def _copilot_compacting_beside_the_turn(tmp_path, calls, events):
+    """A Copilot run of `calls` shell calls under a 20,000-token prompt
+    limit, its answers reporting 1,000 then 17,000 input tokens (85%): it
+    compacts beside the turn, the stand-in holding the summary request until
+    three more main requests are served; logging hooks on `events` answer
+    CTX_<event>_MARK.  (run, hook, api)."""
     home, cwd = _world(tmp_path)
     hook = LogHook(tmp_path, {"*": {"additionalContext": "CTX_{event}_MARK"}})
     served = []
 
-    def tokens(req):  # 85% of the limit from the second answer on: it compacts, and does not wait for it
+    def tokens(req):
         served.append(req)
         return 1000 if len(served) < 2 else 17000
-    api = ResponsesAPI([shell(f"echo step-{i}") for i in range(1, 11)] + [say("done")], tokens=tokens,
-                       summary_after=3)  # the summary comes once three more main requests are served
+    api = ResponsesAPI([shell(f"echo step-{i}") for i in range(1, calls + 1)] + [say("done")], tokens=tokens,
+                       summary_after=3)
     run = run_copilot("go", home, cwd, None, api=api, env={"COPILOT_PROVIDER_MAX_PROMPT_TOKENS": "20000"},
-                      hooks=copilot_hooks(hook, ["sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse"]))
+                      hooks=copilot_hooks(hook, events))
+    return run, hook, api
+
+
+@facts
+@pytest.mark.slow
+def test_fact_copilot_keeps_what_the_turn_added_during_a_background_compaction_after_the_summary(tmp_path):
+    run, hook, api = _copilot_compacting_beside_the_turn(
+        tmp_path, 10, ["sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse"])
     assert run.returncode == 0, str(run)
     log = run.api.log
     at = [r.kind for r in log].index("summary")
@@ -934,16 +945,7 @@ def test_fact_copilot_pre_compact_fires_as_a_background_compaction_begins_and_it
     request, with {trigger: auto, customInstructions: ""}; the context it
     answers reaches no request.  The engine takes it as the sign that the
     summary is coming (copilot.yaml: transcript.compacts_in_background)."""
-    home, cwd = _world(tmp_path)
-    hook = LogHook(tmp_path, {"*": {"additionalContext": "CTX_{event}_MARK"}})
-    served = []
-
-    def tokens(req):  # 85% of the limit from the second answer on: it compacts, and does not wait for it
-        served.append(req)
-        return 1000 if len(served) < 2 else 17000
-    api = ResponsesAPI([shell(f"echo step-{i}") for i in range(1, 9)] + [say("done")], tokens=tokens, summary_after=3)
-    run = run_copilot("go", home, cwd, None, api=api, env={"COPILOT_PROVIDER_MAX_PROMPT_TOKENS": "20000"},
-                      hooks=copilot_hooks(hook, ["sessionStart", "postToolUse", "preCompact"]))
+    run, hook, api = _copilot_compacting_beside_the_turn(tmp_path, 8, ["sessionStart", "postToolUse", "preCompact"])
     assert run.returncode == 0, str(run)
     (first, *_) = hook.payloads("preCompact")
     assert first["trigger"] == "auto" and first["customInstructions"] == "" and first["transcriptPath"]
