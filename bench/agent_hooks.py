@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The hook's whole-process time on quiet events, per agent: `engine hook
 --agent NAME` fed that agent's own payload (a prompt that is not due, a
-finished shell call with a small output; the variable the agent sets for
+finished shell call with a small output; Gemini's BeforeModel with a
+request of 100 KB of text, no compression; the variable the agent sets for
 its hooks set), beside `python -c pass` of the
 same interpreter, in the same rounds (interleaved, so every agent sees the
 same machine load).  A warm compiled-profile cache, as after the first
@@ -50,7 +51,13 @@ def payloads(project, transcript):
             ("post_tool", {"session_id": "b3", "transcript_path": transcript, "cwd": cwd,
                            "hook_event_name": "AfterTool", "tool_name": "run_shell_command",
                            "tool_input": {"command": "ls"},
-                           "tool_response": {"llmContent": "Output: " + out, "returnDisplay": out}}, None)],
+                           "tool_response": {"llmContent": "Output: " + out, "returnDisplay": out}}, None),
+            # before each model request: the request's text (here 200 messages, 100 KB) comes through it
+            ("before_model", {"session_id": "b3", "transcript_path": transcript, "cwd": cwd,
+                              "hook_event_name": "BeforeModel",
+                              "llm_request": {"model": "gemini-2.5-flash", "config": {"temperature": 1},
+                                              "messages": [{"role": ("user", "model")[i % 2], "content": "w " * 250}
+                                                           for i in range(200)]}}, None)],
         "copilot": [
             ("prompt", {"sessionId": "b4", "cwd": cwd, "prompt": "go on", "timestamp": 1}, "userPromptSubmitted"),
             ("post_tool", {"sessionId": "b4", "cwd": cwd, "toolName": "bash", "timestamp": 1,

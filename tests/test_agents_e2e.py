@@ -735,3 +735,32 @@ def test_a_codex_subagent_gets_the_rules_it_lacks_at_its_first_tool_call(tmp_pat
     assert "CURSOR_CODEX_4b" not in sub[0] and "CODEX_OWN_2c" in sub[0], "its own files, not the engine's yet"
     assert sub[1].count("CURSOR_CODEX_4b") == 1, sub[1][-3000:]
     assert "CURSOR_CODEX_4b" in main[0] and "All done." not in main[0]
+
+
+@pytest.mark.slow
+def test_gemini_interactive_the_first_request_after_a_compression_holds_the_rule(tmp_path):
+    """Gemini CLI 0.61.0 compresses only between prompts, at a prompt's
+    start, after that prompt's BeforeAgent, and tells no hook: driven in a
+    tmux pane (tests/support/interactive_compress.py: three prompts, a
+    Cursor rule the session's start gave, a compression before the second
+    prompt), every main-loop request holds the rule once, the first after
+    the compression too (its BeforeModel: answers.request_context of
+    gemini.yaml; before, 0 there), and the summary requests hold it as the
+    history they summarize did."""
+    import shutil
+
+    from support import interactive_compress as ic
+    from support.gemini_api import request_text
+    from support.offline import missing
+
+    if not shutil.which("tmux"):
+        missing("no tmux: .ci/run installs it")
+    out = tmp_path / "w"
+    home, proj, engine = ic.world(out)
+    api = ic.stand_in()
+    ic.drive(home, proj, engine, api, out, 0.02)
+    log = [(r.kind, request_text(r.body)) for r in api.log if r.kind in ("main", "summary")]
+    kinds = [k for k, _ in log]
+    assert kinds == ["main", "main", "summary", "summary", "main", "main", "main"], kinds
+    assert [text.count(ic.MARK) for _, text in log] == [1] * len(log)
+    assert all(api.summary in text for _, text in log[4:]), "the requests after it hold the summary"

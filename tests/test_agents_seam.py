@@ -161,7 +161,8 @@ AGENT_SPECIFIC = {"ccm/purge.py": "rewrites Claude Code's transcript lines in pl
 NEUTRAL_WORDS = {"cwd", "prompt", "source", "model", "command", "reason", "decision", "trigger", "name",
                  "args", "text", "event", "type", "hooks", "version", "timeout", "matcher", "session", "path",
                  "transcript", "tool", "input", "output", "stdout", "stderr", "interrupted", "file_path",
-                 "error", "tool_use_id", "session_id", "custom_instructions"}  # the engine's records
+                 "error", "tool_use_id", "session_id", "custom_instructions",
+                 "messages"}  # the engine's records, chat message lists
 # and template variables use these too
 
 

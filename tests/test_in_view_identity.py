@@ -448,7 +448,7 @@ def test_a_gemini_compression_begins_an_epoch_where_a_hook_reads_the_chat_file(t
 
     from engine.agents import table
     from engine.agents.spec import Agent
-    from engine.agents.transcripts import backwards, tail
+    from engine.agents.transcripts import backwards, compaction_written_after, tail
     from engine.hooks import inview
     from testdata import agent_transcript
 
@@ -461,3 +461,10 @@ def test_a_gemini_compression_begins_an_epoch_where_a_hook_reads_the_chat_file(t
     kinds = ("compaction", "resume")
     assert [r.kind for r in tail("gemini", path, 1 << 20, kinds)] == ["compaction", "resume"]
     assert [r.kind for r in backwards("gemini", path, 1 << 20, kinds)] == ["resume"], "a line alone tells no compression"
+    # what a hook tests first (the line heads written since a response): a patch of the history after it
+    lines = Path(path).read_bytes().splitlines(keepends=True)
+    at = [i for i, line in enumerate(lines) if line.startswith(b'{"$set": {"messages"')][-1]  # the compression
+    start = sum(len(line) for line in lines[:at])
+    assert compaction_written_after("gemini", path, start, 1 << 20)
+    assert not compaction_written_after("gemini", path, start + len(lines[at]), 1 << 20)
+    assert not compaction_written_after("gemini", path, 0, len(lines[-1]) + len(lines[-2])), "read back no further"

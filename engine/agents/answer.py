@@ -2,8 +2,9 @@
 
 Each answer kind an agent takes (`answers:` in its YAML) is a JSON template:
 string values "{text}", "{event}", "{decision}", "{reason}", "{input}",
-"{command}" and "{original.KEY}" (a field of the tool output the agent
-sent) are filled in (a value that is only a placeholder takes the value
+"{command}", "{original.KEY}" (a field of the tool output the agent
+sent) and "{messages}" (request_context: the request's own messages and
+the added one) are filled in (a value that is only a placeholder takes the value
 whole, so "{input}" can stand for a mapping; the answer's `defaults` give
 one the event lacks), and the kinds given for one event are merged into one
 object.  An answer kind the agent lacks for
@@ -73,7 +74,9 @@ def render(agent, event, context=None, user_message=None, decision=None, rewrite
         if agent.answers_at("compaction_instructions", kind):
             return Rendered(text=plain)
         dropped.append("compaction_instructions")
-    if context:
+    if context and not agent.renders("context", kind) and agent.renders("request_context", kind):
+        _add_to_the_request(agent, event, context, add, dropped)
+    elif context:
         add("context", {"text": context})
     if decision and agent.takes_decision(decision.get("decision", "")):
         add("decision", {"decision": decision["decision"], "reason": decision.get("reason", "")})
@@ -90,3 +93,16 @@ def render(agent, event, context=None, user_message=None, decision=None, rewrite
     if user_message:
         add("user_message", {"text": user_message})
     return Rendered(obj=out or None, dropped=dropped)
+
+
+def _add_to_the_request(agent, event, context, add, dropped):
+    """Context for the request about to be sent (request_context): its own
+    messages given back as they came, with one more after them.  Without
+    the messages (a payload that lacks them) nothing can be given back."""
+    messages = event.field("request_messages")
+    if not isinstance(messages, list):
+        dropped.append("request_context")
+        return
+    item = fill(agent.answer("request_context").get("item") or {}, {"text": context})
+    add("request_context", {"text": context, "messages": [*messages, item]})
+

@@ -90,6 +90,35 @@ def growth_due(ctx, name, every):
     return now >= due
 
 
+def compacted_before_this_request(ctx):
+    """Is the request about to be sent the first of an epoch a compaction
+    began, with no event since it but this one (Gemini CLI compresses at a
+    prompt's start, after that prompt's BeforeAgent, and announces it to no
+    hook)?  Then it holds none of what only the engine gave before it.
+    Only for an agent that announces no compaction; one read of the line
+    heads written since the last response, and the epochs only when one of
+    them may begin one.  Sets ctx.compacted_unannounced: what the compaction
+    took goes in now (inview.narrow), into this request; the next event
+    that adds context to the session sees the shrink and puts it back for
+    good (growth_due)."""
+    if announces_compactions(ctx.agent):
+        return False
+    since, path = _since(ctx), ctx.transcript()
+    if since is None or not path:
+        return False
+    from engine.agents.transcripts import compaction_written_after
+
+    bound = ctx.settings["transcript"]["max_tail_bytes"]
+    if not compaction_written_after(ctx.agent.data["transcript"]["reader"], path, since, bound):
+        return False
+    from .inview import ctx_inview
+
+    epoch = ctx_inview(ctx).current
+    # an epoch a compaction began (a resume's loads "start"), with no response in it yet
+    ctx.compacted_unannounced = epoch.loads == "compact" and epoch.tokens is None
+    return ctx.compacted_unannounced
+
+
 def compaction_ahead(ctx, names):
     """A compaction of an agent that compacts beside the turn (its YAML's
     `transcript.compacts_in_background`: Copilot CLI) begins: its summary

@@ -626,7 +626,7 @@ def delivered_marks(ctx, items, delivery_id):
     """The state record of delivery `delivery_id`: these items went in view
     now, in this epoch (delivery.py)."""
     conf = ctx.settings.get("in_view")
-    if not conf or not items or not delivery_id or not ctx.transcript():
+    if not conf or not items or not delivery_id or not ctx.transcript() or _one_request(ctx):
         return {}
     iv = ctx_inview(ctx)
     position = 0 if _begins(ctx) else (iv.current.tokens or 0)
@@ -637,6 +637,14 @@ def delivered_marks(ctx, items, delivery_id):
     out[delivery.KEY + delivery_id] = delivery.record(iv.current.record_id(witnessed), position, items, witnessed,
                                                       _stays(ctx))
     return out
+
+
+def _one_request(ctx):
+    """Does what a hook adds at this event reach only the request about to
+    be sent (its YAML's answers.request_context: Gemini's BeforeModel)?
+    Then it is in view nowhere after: no delivery is recorded."""
+    agent = ctx.agent
+    return not agent.renders("context", ctx.name) and agent.renders("request_context", ctx.name)
 
 
 def _stays(ctx):

@@ -125,6 +125,33 @@ def tail(name, path, max_bytes, kinds=None, head_bytes=None):
     yield from reversed(found)
 
 
+def compaction_written_after(name, path, offset, max_bytes, head_bytes=None):
+    """Does a line that starts after byte `offset` of the transcript (and
+    within its last `max_bytes`) hold the bytes of a compaction?  Its
+    reader's EPOCH_MARKS where its MARKS for compactions match far more
+    lines (Gemini CLI's every patch), else those.  Only line heads are
+    read, newest first, back to `offset`: a cheap test before the epochs
+    are read (a resume's lines may match too)."""
+    from engine.core.lineheads import line_heads
+
+    mod = reader(name)
+    marks = getattr(mod, "EPOCH_MARKS", None) or mod.MARKS.get("compaction", ())
+    if head_bytes is None:
+        from engine.core.settings import agent_facts
+
+        head_bytes = agent_facts()["version"]["head_bytes"]
+    lines = line_heads(path, max_bytes, head_bytes)
+    try:
+        for start, _length, raw in lines:
+            if start < offset:
+                return False
+            if any(m in raw for m in marks):
+                return True
+    finally:
+        lines.close()
+    return False
+
+
 def head_records(name, path, max_bytes, kinds=None):
     """Records of the transcript's first lines (within its first `max_bytes`), in order."""
     from engine.base.files import open_regular

@@ -58,6 +58,11 @@ MARKS = {
     "compaction": (b'"$set"',),
     "summary": (b'"$set"',),
 }
+# A compression's (and a resume's) history patch begins so (as Gemini
+# writes it, and as a file written again with spaces); every other patch
+# names one field (lastUpdated, sessionId...): what a hook tests before it
+# reads the epochs (transcripts.compaction_written_after).
+EPOCH_MARKS = (b'{"$set":{"messages":', b'{"$set": {"messages":')
 HOOK_OPEN, HOOK_CLOSE = "<hook_context>", "</hook_context>"
 EXIT = "\nExit Code: "
 

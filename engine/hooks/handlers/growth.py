@@ -11,7 +11,13 @@ subagent's tool call: its context is not the one that grew.
 On pre_compact, for an agent whose compaction runs beside the turn and
 keeps what the turn adds meanwhile after its summary (Copilot CLI), it
 makes each target due at the next tool call: what the summary will take
-goes in again before the summary comes (cadence.compaction_ahead)."""
+goes in again before the summary comes (cadence.compaction_ahead).
+
+On before_model, for an agent that compacts with no event after the
+compaction but the next request's (Gemini CLI: its BeforeModel), it gives
+what the compaction took to that first request of the new epoch
+(cadence.compacted_before_this_request); the agent's YAML says how such an
+answer reaches that one request (answers.request_context)."""
 
 from .base import Handler, HandlerSpec
 
@@ -32,6 +38,11 @@ class GrowthRefresh(Handler):
         every = spec["every_tokens"]
         return bool(every) and _has_files(spec, ctx.cwd, ctx.agent) and grown(ctx, name, every)
 
+    def _has_rules(self, name, ctx):
+        """Before a request (due: the first after a compaction), each target
+        that has rule files gives what the compaction took, whatever its cadence."""
+        return _has_files(self.registry.specs[name], ctx.cwd, ctx.agent)
+
     def due(self, ctx):
         # Never inside a subagent: the growth is the main context's, and a
         # delivery there would count as in view while the main model lacks it.
@@ -41,6 +52,10 @@ class GrowthRefresh(Handler):
             from ..cadence import compacts_in_background
 
             return compacts_in_background(ctx.agent)
+        if ctx.name == "before_model":
+            from ..cadence import compacted_before_this_request
+
+            return compacted_before_this_request(ctx)
         return any(self._live(n, ctx) for n in self.spec.handlers)
 
     def parts(self, ctx):
@@ -52,7 +67,7 @@ class GrowthRefresh(Handler):
         out = []
         for n in self.spec.handlers:
             try:
-                if self._live(n, ctx):
+                if self._live(n, ctx) if ctx.name != "before_model" else self._has_rules(n, ctx):
                     out.extend(self.registry[n].parts(ctx))
             except Exception as exc:  # one broken target must not silence the others
                 ctx.log(f"handler {n} (run by {self.name}) failed: {type(exc).__name__}: {exc}")
