@@ -389,3 +389,48 @@ def warm_template():
         h.hook(h.event("PreToolUse", tool_name="Bash", tool_input={"command": "git status"})).assert_ok()
         h.harvest()
     _warmed = True
+
+
+class GeminiChat:
+    """A Gemini CLI chat file as 0.61.0 writes it (JSON.stringify: no spaces;
+    tests/support/AGENTS-MEASURED.md), a part at a time: the header and the
+    context a hook added at the session's start, a prompt, a response (its
+    input tokens, a shell call), the call's result, a compression (a shorter
+    history with a summary it never had, then an `info` line)."""
+
+    CALL = {"id": "c1", "name": "run_shell_command", "args": {"command": "echo a"}}
+    RESULT = {"functionResponse": {"id": "c1", "name": "run_shell_command", "response": {"output": "a"}}}
+
+    def __init__(self, path, session, project):
+        self.path, self.session, self.project, self.n = Path(path), session, str(project), 0
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+
+    def _write(self, **fields):
+        with self.path.open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps(fields, separators=(",", ":")) + "\n")
+
+    def _message(self, kind, **fields):
+        self.n += 1
+        self._write(id=f"{self.n:08x}-0000-4000-8000-000000000000", timestamp="2026-11-28T12:17:20.000Z", type=kind,
+                    **fields)
+
+    def start(self, given):
+        self._write(sessionId=self.session, projectHash=hashlib.sha256(self.project.encode()).hexdigest(),
+                    startTime="2026-11-28T12:17:20.000Z", kind="main")
+        self._message("user", content=[{"text": f"<hook_context>{given}</hook_context>"}])
+
+    def prompt(self, text):
+        self._message("user", content=[{"text": text}])
+
+    def response(self, tokens, call=True, text=""):
+        usage = {"input": tokens, "output": 10, "cached": 0, "thoughts": 0, "tool": 0, "total": tokens + 10}
+        self._message("gemini", content=text, tokens=usage, model="gemini-2.5-flash",
+                      **({"toolCalls": [self.CALL]} if call else {}))
+
+    def result(self):
+        self._message("user", content=[self.RESULT])
+
+    def compression(self):
+        self._write(**{"$set": {"messages": [{"id": "s1", "type": "user", "content": [{"text": "SUMMARY"}]},
+                                             {"id": "s2", "type": "gemini", "content": "ok"}]}})
+        self._message("info", content="Context compressed from 3% to 0%.")

@@ -161,9 +161,12 @@ def _gemini_events(lines):
             for p in l["content"] if "functionResponse" in p]
     pre = [("BeforeTool", c["name"], c["args"]) for c in calls]
     # no compaction event: Gemini CLI sends none (PreCompress fires before every model call); the
-    # session is resumed (its header written again): the first run ends, the second starts
-    return {"names": ["SessionStart", "BeforeAgent"] + ["BeforeTool", "AfterTool"] * 3
-            + ["AfterAgent", "SessionEnd", "SessionStart", "BeforeAgent", "AfterAgent", "SessionEnd"],
+    # session is resumed (its header written again): the first run ends, the second starts; a
+    # BeforeModel before each of the 5 requests (one per response id)
+    assert len({l["id"] for l in lines if l.get("type") == "gemini"}) == 5
+    return {"names": ["SessionStart", "BeforeAgent"] + ["BeforeModel", "BeforeTool", "AfterTool"] * 3
+            + ["BeforeModel", "AfterAgent", "SessionEnd", "SessionStart", "BeforeAgent", "BeforeModel", "AfterAgent",
+               "SessionEnd"],
             "pre": pre, "outputs": outs}
 
 

@@ -360,18 +360,6 @@ def test_a_shrink_is_a_compaction_to_put_back_after_where_the_agent_sends_no_sta
         assert shrunk.written == {f"{cadence.DUE}rules": 42500, f"{cadence.SEEN}rules": 2500, f"{cadence.SIZE}rules": 100}
 
 
-def _gemini_chat_line(**fields):
-    """One line of Gemini CLI's chat file, as it writes them (JSON.stringify: no spaces)."""
-    import json
-
-    return json.dumps(fields, separators=(",", ":")) + "\n"
-
-
-def _gemini_message(n, kind, **fields):
-    return _gemini_chat_line(id=f"{n:08x}-0000-4000-8000-000000000000", timestamp="2026-11-28T12:17:20.000Z",
-                             type=kind, **fields)
-
-
 def test_gemini_gets_back_at_its_first_request_after_a_compression_what_the_compression_took(hk):
     """Gemini CLI 0.61.0 compresses at a prompt's start, after that prompt's
     BeforeAgent, and tells no hook (measured interactively with
@@ -383,21 +371,20 @@ def test_gemini_gets_back_at_its_first_request_after_a_compression_what_the_comp
     own (answers.request_context of gemini.yaml); before the compression,
     and once the new epoch has a response, BeforeModel answers nothing; the
     next AfterTool sees the shrink and puts the rule back into the session."""
-    import hashlib
     import json
 
-    from hook_fixtures import CURSOR_SOURCE
+    from hook_fixtures import CURSOR_SOURCE, GeminiChat
 
     rules = hk.project / ".cursor" / "rules"
     rules.mkdir(parents=True)
     (rules / "names.mdc").write_text("---\nalwaysApply: true\n---\n# Names\nName every branch GEMRULE_7f.\n")
     prof = hk.root / "p.yaml"
     prof.write_text(profile_text({"prompt": [{"name": "rules", "sources": [{"agent": "rules"}, CURSOR_SOURCE]}]}))
-    chat = hk.home / ".gemini" / "tmp" / "project" / "chats" / f"session-2026-11-28T12-17-{hk.session[:8]}.jsonl"
-    chat.parent.mkdir(parents=True)
+    chat = GeminiChat(hk.home / ".gemini" / "tmp" / "project" / "chats" / f"session-2026-11-28T12-17-{hk.session[:8]}.jsonl",
+                      hk.session, hk.project)
 
     def hook(name, **fields):
-        payload = {"session_id": hk.session, "transcript_path": str(chat), "cwd": str(hk.project),
+        payload = {"session_id": hk.session, "transcript_path": str(chat.path), "cwd": str(hk.project),
                    "hook_event_name": name, "timestamp": "2026-11-28T12:17:20.000Z", **fields}
         run = hk.engine("hook", "--agent", "gemini", "--profile", prof, stdin=json.dumps(payload).encode())
         return run.assert_ok()
@@ -410,27 +397,16 @@ def test_gemini_gets_back_at_its_first_request_after_a_compression_what_the_comp
     given = hook("SessionStart", source="startup").json["hookSpecificOutput"]["additionalContext"]
     assert "GEMRULE_7f" in given
     hook("BeforeAgent", prompt="go")
-    usage = {"input": 30000, "output": 10, "cached": 0, "thoughts": 0, "tool": 0, "total": 30010}
-    call = [{"id": "c1", "name": "run_shell_command", "args": {"command": "echo a"}}]
-    response = {"functionResponse": {"id": "c1", "name": "run_shell_command", "response": {"output": "a"}}}
-    chat.write_text(
-        _gemini_chat_line(sessionId=hk.session, projectHash=hashlib.sha256(str(hk.project).encode()).hexdigest(),
-                          startTime="2026-11-28T12:17:20.000Z", kind="main")
-        + _gemini_message(1, "user", content=[{"text": f"<hook_context>{given}</hook_context>"}])
-        + _gemini_message(2, "user", content=[{"text": "go"}])
-        + _gemini_message(3, "gemini", content="", tokens=usage, model="gemini-2.5-flash", toolCalls=call)
-        + _gemini_message(4, "user", content=[response])
-        + _gemini_message(5, "gemini", content="one", tokens=usage, model="gemini-2.5-flash")
-        + _gemini_message(6, "user", content=[{"text": "next"}]))
+    chat.start(given)
+    chat.prompt("go")
+    chat.response(30000)
+    chat.result()
+    assert hook("BeforeModel", llm_request=request("go")).stdout.strip() == "", "no compression: nothing to give"
+    chat.response(30000, call=False, text="one")
     assert hook("BeforeAgent", prompt="next").stdout.strip() == "", "the rule is in view: nothing due"
-    before = request("go", "one", "next")
-    assert hook("BeforeModel", llm_request=before).stdout.strip() == "", "no compression: nothing to give"
     # the compression, written after that BeforeAgent: a shorter history with a summary it never had, then the prompt
-    summary = [{"id": "s1", "type": "user", "content": [{"text": "SUMMARY"}]}, {"id": "s2", "type": "gemini", "content": "ok"}]
-    with chat.open("a") as fh:
-        fh.write(_gemini_chat_line(**{"$set": {"messages": summary}})
-                 + _gemini_message(7, "info", content="Context compressed from 3% to 0%.")
-                 + _gemini_message(8, "user", content=[{"text": "next"}]))
+    chat.compression()
+    chat.prompt("next")
     first = request("SUMMARY", "ok", "next")
     answer = hook("BeforeModel", llm_request=first).json["hookSpecificOutput"]
     assert answer["hookEventName"] == "BeforeModel" and set(answer) == {"hookEventName", "llm_request"}
@@ -440,14 +416,11 @@ def test_gemini_gets_back_at_its_first_request_after_a_compression_what_the_comp
     retry = hook("BeforeModel", llm_request=first).json["hookSpecificOutput"]["llm_request"]["messages"]
     assert retry[:-1] == first["messages"] and "GEMRULE_7f" in retry[-1]["content"], "a retry of it gets it too"
     # the first response of the new epoch: its usage is smaller; the rule goes back for good at the tool call
-    with chat.open("a") as fh:
-        fh.write(_gemini_message(9, "gemini", content="", model="gemini-2.5-flash", toolCalls=call,
-                                 tokens={**usage, "input": 2500, "total": 2510}))
+    chat.response(2500)
     back = hook("AfterTool", tool_name="run_shell_command", tool_input={"command": "echo a"},
                 tool_response={"llmContent": "Output: a", "returnDisplay": "a"})
     assert "GEMRULE_7f" in back.json["hookSpecificOutput"]["additionalContext"]
-    with chat.open("a") as fh:
-        fh.write(_gemini_message(10, "user", content=[response]))
+    chat.result()
     assert hook("BeforeModel", llm_request=request("SUMMARY", "ok", "next")).stdout.strip() == ""
     # the session's records: what the engine added, where (that request's message too)
     records = [json.loads(line) for f in sorted((hk.state / "records").glob("*.ndjson"))

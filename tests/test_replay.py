@@ -539,3 +539,38 @@ def test_what_a_subagents_start_adds_is_counted_apart_and_in_the_injected(tmp_pa
     assert s["injected"]["tokens"] >= 2 * sub["tokens"], "the session's start gave it to the main context too"
     text = cli(str(path), "--profile", "default", "--project", str(project), env_root=tmp_path).stdout
     assert "at subagents' starts: 1 time(s)" in text, text
+
+
+def test_what_gemini_took_into_one_request_after_its_compression_is_priced_for_that_request(tmp_path):
+    """Gemini CLI's BeforeModel: what the engine gives there (the first
+    request after a compression, answers.request_context) reaches that
+    request alone.  Replay sends a BeforeModel before each response of the
+    chat file, counts what the hooks gave there as added context, and
+    prices it as written once and read by no later call."""
+    from hook_fixtures import CURSOR_SOURCE, GeminiChat
+
+    project = tmp_path / "project"
+    (project / ".cursor" / "rules").mkdir(parents=True)
+    (project / ".cursor" / "rules" / "names.mdc").write_text("---\nalwaysApply: true\n---\nName every branch GEMRULE_9c.\n")
+    prof = tmp_path / "p.yaml"
+    prof.write_text(profile_text({"prompt": [{"name": "rules", "sources": [{"agent": "rules"}, CURSOR_SOURCE]}]}))
+    chat = GeminiChat(tmp_path / "session-2026-11-28T12-17-5e551011.jsonl", "5e551011-0000-4000-8000-000000000000", project)
+    chat.start("the session's start")  # not the replay's own delivery: taken as lost once a response came
+    chat.prompt("go")
+    chat.response(45000)  # past the growth cadence's 40,000: the tool call's AfterTool gives the rule
+    chat.result()
+    chat.response(45000, call=False, text="one")
+    chat.compression()
+    chat.prompt("next")
+    chat.response(2500)
+    chat.result()
+    chat.response(2600, call=False, text="two")
+    run = cli(str(chat.path), "--profile", str(prof), "--project", str(project), "--json", env_root=tmp_path)
+    assert run.returncode == 0, run.stderr
+    s = json.loads(run.stdout)["sessions"][0]
+    assert s["events"] == 1 + 2 + 4 + 2 * 2 + 2 + 1, "the start, 2 prompts, 4 requests, 2 calls, 2 stops, the end"
+    added = [(a["event"], a["epoch"], a["cache_writes"], a["cache_reads"]) for a in s["answers"]
+             if any(p["field"] == "context" and p["handler"] == "rules" for p in a["parts"])]
+    # the start's, read by the 2 calls after it; the tool call's, by the call after it; that request's,
+    # by itself alone; then the tool call after the compression puts it back, read by the last call
+    assert added == [("SessionStart", 0, 1, 1), ("AfterTool", 0, 1, 0), ("BeforeModel", 1, 1, 0), ("AfterTool", 1, 1, 0)]

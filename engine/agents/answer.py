@@ -74,7 +74,7 @@ def render(agent, event, context=None, user_message=None, decision=None, rewrite
         if agent.answers_at("compaction_instructions", kind):
             return Rendered(text=plain)
         dropped.append("compaction_instructions")
-    if context and not agent.renders("context", kind) and agent.renders("request_context", kind):
+    if context and agent.context_for_one_request(kind):
         _add_to_the_request(agent, event, context, add, dropped)
     elif context:
         add("context", {"text": context})

@@ -123,6 +123,12 @@ class Agent:
         events = spec.get("events")
         return events is None or neutral_event in events
 
+    def context_for_one_request(self, neutral_event):
+        """Whether context given at this event reaches only the request about
+        to be sent, not the session's history (answers.request_context where
+        the event shows no other context: Gemini's BeforeModel)."""
+        return not self.renders("context", neutral_event) and self.renders("request_context", neutral_event)
+
     def takes_decision(self, decision):
         """Whether the agent takes this tool decision (allow, ask, deny): it
         has a decision answer, whose `decisions` name it (all, unsaid)."""

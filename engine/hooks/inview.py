@@ -624,9 +624,10 @@ def ctx_inview(ctx):
 
 def delivered_marks(ctx, items, delivery_id):
     """The state record of delivery `delivery_id`: these items went in view
-    now, in this epoch (delivery.py)."""
+    now, in this epoch (delivery.py).  None for a delivery that reaches one
+    request only (Gemini's BeforeModel): it is in view nowhere after it."""
     conf = ctx.settings.get("in_view")
-    if not conf or not items or not delivery_id or not ctx.transcript() or _one_request(ctx):
+    if not conf or not items or not delivery_id or not ctx.transcript() or ctx.agent.context_for_one_request(ctx.name):
         return {}
     iv = ctx_inview(ctx)
     position = 0 if _begins(ctx) else (iv.current.tokens or 0)
@@ -637,14 +638,6 @@ def delivered_marks(ctx, items, delivery_id):
     out[delivery.KEY + delivery_id] = delivery.record(iv.current.record_id(witnessed), position, items, witnessed,
                                                       _stays(ctx))
     return out
-
-
-def _one_request(ctx):
-    """Does what a hook adds at this event reach only the request about to
-    be sent (its YAML's answers.request_context: Gemini's BeforeModel)?
-    Then it is in view nowhere after: no delivery is recorded."""
-    agent = ctx.agent
-    return not agent.renders("context", ctx.name) and agent.renders("request_context", ctx.name)
 
 
 def _stays(ctx):

@@ -6,7 +6,8 @@ so the answer's vocabulary is named once: added context, rule files held
 back as already in view, a message to the user, a replaced tool output,
 the compaction's instructions and a decision on a tool call.  Added
 context counts only at an event where the agent reads it (its `answers:
-context:` events); a replaced output only at a post_tool.
+context:` events, and those where it takes context into the one request
+about to be sent: `request_context`); a replaced output only at a post_tool.
 
 Each addition is priced by when it enters the context (pricing.py's
 exposure); a kept-out output the same way, as a saving.  Without rates (a
@@ -71,8 +72,11 @@ class Session:
         if not stubs and (not trace or not trace[0].origins):
             return
         # What a subagent's start adds goes into the subagent's context, not
-        # the main chain's: its first call writes it (SUBAGENT_METHOD).
-        writes, reads = (1, 0) if kind == "subagent_start" else self.timeline.exposure(offset, kind)
+        # the main chain's: its first call writes it (SUBAGENT_METHOD); what an
+        # agent takes into one request only (Gemini's BeforeModel) is in that
+        # request alone: written once, read by no later call.
+        one = kind == "subagent_start" or self.agent.context_for_one_request(kind)
+        writes, reads = (1, 0) if one else self.timeline.exposure(offset, kind)
         parts = [self._kept(text, stub, "engine cache run", "wrapped output", writes, reads) for text, stub in stubs]
         if trace and trace[0].decision and kind == "pre_tool":
             parts.append(self._decision(event, trace[0]))
@@ -87,7 +91,7 @@ class Session:
 
     def _part(self, event, handler, what, field, value, offset, writes, reads):
         kind = event["kind"]
-        if what == "context" and self.agent.answers_at("context", kind):
+        if what == "context" and (self.agent.answers_at("context", kind) or self.agent.context_for_one_request(kind)):
             part = self._context(handler, field, value, writes, reads)
             if kind == "subagent_start":
                 self._to_subagent(part, writes, reads)

@@ -14,6 +14,8 @@ is the agent's:
 - session_start (startup) before the first line;
 - prompt for a prompt, before its line is written; stop before the next
   prompt and at the end (the turn had ended);
+- before_model before each main-chain response (the request it answers;
+  its line not written yet), once per response id;
 - pre_tool for each tool call, once its line is written, then, for a call
   of a tool that starts a subagent (the agent's `task` tools: Claude Code's
   Task, Copilot's task, Codex's spawn_agent), subagent_start with the
@@ -96,7 +98,7 @@ def neutral_events(path, reader="claude", cwd=None, session_id=None, transcript_
     from engine.agents.transcripts import spans
 
     session = _Session(cwd, session_id, transcript_path, path)
-    state = {"tools": {}, "started": False, "prompted": False, "compacting": set(),
+    state = {"tools": {}, "started": False, "prompted": False, "compacting": set(), "answered": set(),
              "subagent_tool": subagent_tool or (lambda tool: False)}
     end = 0
     with open(path, "rb") as fh:
@@ -142,6 +144,10 @@ def _of_record(rec, session, state, start, end):
             yield session.event("stop", stop_active=False), start
         state["prompted"] = True
         yield session.event("prompt", prompt=rec.text), start
+    elif kind == "usage" and not rec.synthetic and (rec.response is None or rec.response not in state["answered"]):
+        state["answered"].add(rec.response)
+        # the request this response answers, its messages not rebuilt (the hooks read none but to give them back)
+        yield session.event("before_model", request_messages=[]), start
     elif kind == "tool_call" and rec.id:
         state["tools"][rec.id] = rec
         yield session.event("pre_tool", tool=rec.tool, tool_input=rec.input, tool_use_id=rec.id), end
