@@ -90,7 +90,7 @@ def drive(home, proj, engine, api, out, threshold):
                 ns.run(subprocess.run, ["tmux", "-S", sock, "-f", "/dev/null", "new-session", "-d", "-s", "x", "-x", "200",
                                         "-y", "50", "-c", str(proj), shlex.join(str(c) for c in cmd)], env=env, check=True,
                        timeout=20)
-                time.sleep(8)  # its start, and the hooks of its start
+                settle(tmux)  # its start, and the hooks of its start
                 for text, served in PROMPTS:
                     tmux("send-keys", "-t", "x", "-l", text)
                     time.sleep(0.7)
@@ -98,9 +98,29 @@ def drive(home, proj, engine, api, out, threshold):
                     end = time.time() + 60
                     while time.time() < end and sum(1 for r in api.log if r.kind == "main") < served:
                         time.sleep(0.3)
-                    time.sleep(3)
+                    settle(tmux)
             finally:
                 tmux("kill-server")
+
+
+# What the pane shows while Gemini works (a hook runs, a response streams),
+# and what it shows once its input box takes a message.
+BUSY, READY = ("Executing Hook", "esc to cancel"), "Type your message"
+
+
+def settle(tmux, quiet=1.0, limit=30.0):
+    """Wait until the pane has shown the input box and nothing running for
+    `quiet` seconds (at most `limit`)."""
+    end, since = time.time() + limit, None
+    while time.time() < end:
+        pane = tmux("capture-pane", "-p", "-t", "x").stdout
+        if READY in pane and not any(b in pane for b in BUSY):
+            since = since or time.time()
+            if time.time() - since >= quiet:
+                return
+        else:
+            since = None
+        time.sleep(0.2)
 
 
 def main(argv=None):
