@@ -129,6 +129,12 @@ class Agent:
         the event shows no other context: Gemini's BeforeModel)."""
         return not self.renders("context", neutral_event) and self.renders("request_context", neutral_event)
 
+    def reads_context_at(self, neutral_event):
+        """Whether the model reads context a hook adds at this event: into
+        the session (answers.context) or into the one request about to be
+        sent (context_for_one_request)."""
+        return self.answers_at("context", neutral_event) or self.context_for_one_request(neutral_event)
+
     def takes_decision(self, decision):
         """Whether the agent takes this tool decision (allow, ask, deny): it
         has a decision answer, whose `decisions` name it (all, unsaid)."""

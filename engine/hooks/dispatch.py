@@ -394,7 +394,7 @@ def record(event, answer):
     from engine.core import records
 
     conf = records.settings()
-    takes = event.agent.answers_at("context", event.kind) or event.agent.context_for_one_request(event.kind)
+    takes = event.agent.reads_context_at(event.kind)
     added = [records.injection(h, n, conf) for h, n in answer.added] if takes else []
     kept = []
     if answer.tool_output and event.agent.answers_at("replace_output", event.kind):

@@ -91,7 +91,7 @@ class Session:
 
     def _part(self, event, handler, what, field, value, offset, writes, reads):
         kind = event["kind"]
-        if what == "context" and (self.agent.answers_at("context", kind) or self.agent.context_for_one_request(kind)):
+        if what == "context" and self.agent.reads_context_at(kind):
             part = self._context(handler, field, value, writes, reads)
             if kind == "subagent_start":
                 self._to_subagent(part, writes, reads)

@@ -38,10 +38,13 @@ class GrowthRefresh(Handler):
         every = spec["every_tokens"]
         return bool(every) and _has_files(spec, ctx.cwd, ctx.agent) and grown(ctx, name, every)
 
-    def _has_rules(self, name, ctx):
-        """Before a request (due: the first after a compaction), each target
-        that has rule files gives what the compaction took, whatever its cadence."""
-        return _has_files(self.registry.specs[name], ctx.cwd, ctx.agent)
+    def _gives(self, name, ctx):
+        """Does target `name` give its part now?  Where its growth cadence is
+        due; before a request (due: the first after a compaction), wherever
+        it has rule files: what the compaction took, whatever its cadence."""
+        if ctx.name == "before_model":
+            return _has_files(self.registry.specs[name], ctx.cwd, ctx.agent)
+        return self._live(name, ctx)
 
     def due(self, ctx):
         # Never inside a subagent: the growth is the main context's, and a
@@ -67,7 +70,7 @@ class GrowthRefresh(Handler):
         out = []
         for n in self.spec.handlers:
             try:
-                if self._live(n, ctx) if ctx.name != "before_model" else self._has_rules(n, ctx):
+                if self._gives(n, ctx):
                     out.extend(self.registry[n].parts(ctx))
             except Exception as exc:  # one broken target must not silence the others
                 ctx.log(f"handler {n} (run by {self.name}) failed: {type(exc).__name__}: {exc}")
