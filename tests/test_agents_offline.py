@@ -1080,3 +1080,32 @@ def test_fact_copilot_resumed_drops_what_session_start_and_pre_tool_added(tmp_pa
 @facts
 def test_fact_copilot_version_command_and_transcript_field(tmp_path):
     assert copilot_command(["--version"], tmp_path, tmp_path).stdout.startswith("GitHub Copilot CLI 1.0.102.")
+
+
+@facts
+@pytest.mark.parametrize("sequential", [True, False])
+def test_fact_gemini_before_model_answers_replace_the_request_and_sequential_hooks_pass_it_on(tmp_path, sequential):
+    """Two BeforeModel hooks, each answering with `llm_request.messages`:
+    run in parallel, the last one's messages replace the other's (field
+    replacement); with one group `sequential`, every BeforeModel hook runs
+    one after another and the second is given the request as the first
+    left it, so an answer that gives back what it was given keeps an
+    earlier hook's change (why the engine's group is sequential)."""
+    home, cwd = _world(tmp_path)
+    first = LogHook(tmp_path / "a", {"BeforeModel": {"hookSpecificOutput": {
+        "hookEventName": "BeforeModel", "llm_request": {"messages": [{"role": "user", "content": "FIRST_HOOK_MARK"}]}}}})
+    second = LogHook(tmp_path / "b", {"BeforeModel": {"hookSpecificOutput": {
+        "hookEventName": "BeforeModel", "llm_request": {"messages": [{"role": "user", "content": "SECOND_HOOK_MARK"}]}}}})
+    group = {"hooks": [{"type": "command", "name": "first", "command": first.command("BeforeModel"), "timeout": 30000}]}
+    if sequential:
+        group["sequential"] = True
+    hooks = {"BeforeModel": [group, {"hooks": [{"type": "command", "name": "second",
+                                                "command": second.command("BeforeModel"), "timeout": 30000}]}]}
+    run = run_gemini("go", home, cwd, [say("ok")], hooks=hooks)
+    text = gemini_api.request_text(run.requests[0])
+    given = second.payloads("BeforeModel")[0]["llm_request"]["messages"]
+    if sequential:
+        assert given == [{"role": "user", "content": "FIRST_HOOK_MARK"}], "the second is given the first one's request"
+    else:
+        assert given != [{"role": "user", "content": "FIRST_HOOK_MARK"}], "each is given the agent's own request"
+    assert "SECOND_HOOK_MARK" in text and "FIRST_HOOK_MARK" not in text, "the last answer's messages replace the other's"

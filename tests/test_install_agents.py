@@ -80,6 +80,8 @@ def test_each_agent_gets_its_own_shape_where_its_yaml_says(hk, agent, scope):
         assert timeout == (10000 if agent == "gemini" else 10), "the profile's 10 s in the agent's unit"
         wants_matcher = agent != "copilot" and event in TOOL_EVENTS
         assert group.get("matcher") == ("*" if wants_matcher else None), (event, group)
+        # Gemini's BeforeModel hooks run one after another, each given the request as the one before left it
+        assert group.get("sequential") == (True if event == "BeforeModel" else None), (event, group)
     if agent == "copilot":
         assert data["version"] == 1
     if agent == "gemini":

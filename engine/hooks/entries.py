@@ -1,8 +1,9 @@
 """The engine's hook entries in one agent's settings, as that agent's YAML
 declares them (`install:` in pipelines/agents/NAME.yaml): where an event's
 list of hook groups sits (`container`), what one group looks like (`group`,
-a template), which events take a matcher, the timeout's unit, and whether
-the command names its event.
+a template), which events take a matcher (and any other key of a group's
+own: `group_keys`), the timeout's unit, and whether the command names its
+event.
 
 Which events: the profile's (its hooks.events keys, neutral names or
 an agent's own, which stay accepted), each mapped through the agent's own
@@ -54,7 +55,15 @@ def group_for(agent, neutral, event, command, timeout_s):
     matcher = spec.get("matcher")
     if matcher and neutral in matcher["events"]:
         group = {matcher["key"]: matcher["value"], **group}
+    for extra in spec["group_keys"]:
+        if neutral in extra["events"]:
+            group[extra["key"]] = extra["value"]
     return group
+
+
+def _group_own_keys(agent, matcher):
+    """The keys a group that holds only our hook may have besides its list."""
+    return {matcher, *(extra["key"] for extra in _spec(agent)["group_keys"])}
 
 
 def handler_key(template):
@@ -137,7 +146,7 @@ def _group_without_ours(agent, group, key, matcher):
     if not (isinstance(group, dict) and isinstance(group.get(key), list)):
         return group
     inner = [h for h in group[key] if not is_ours(agent, h)]
-    if len(inner) < len(group[key]) and not inner and set(group) <= {matcher, key}:
+    if len(inner) < len(group[key]) and not inner and set(group) <= {key, *_group_own_keys(agent, matcher)}:
         return None  # the group held only our hook
     return dict(group, **{key: inner})
 
