@@ -79,6 +79,12 @@ def test_doctor_on_a_home_with_each_agent_installed(hk):
                                                "hookSpecificOutput.permissionDecisionReason, only allow, deny")
     assert decisions["gemini"]["mechanism"] == "decision, reason, only deny" and decisions["gemini"]["note"] is None
     assert decisions["copilot"]["mechanism"] == "permissionDecision, permissionDecisionReason, only allow, deny"
+    # rules for one request: Gemini's, at its BeforeModel; listed for no agent without it (none needs it)
+    one = {n: [f for f in a["features"] if f["name"] == "rules for one request"] for n, a in found.items()}
+    assert [(f["mechanism"], f["events"], f["note"]) for f in one["gemini"]] == [
+        ("hookSpecificOutput.llm_request.messages", ["before_model"], None)]
+    assert one["claude-code"] == one["codex"] == one["copilot"] == []
+    assert not any("rules for one request" in line for a in found.values() for line in a["missing"])
 
 
 def test_doctor_text_names_what_is_missing_and_escapes_what_an_agent_printed(hk):

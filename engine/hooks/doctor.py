@@ -147,7 +147,8 @@ def features(agent, version, conf):
         row = {"name": feature["name"], "answer": feature["answer"], "what": feature["what"],
                "mechanism": None, "events": [], "note": None}
         if spec is None:
-            out.append(dict(row, note=f"{agent.data['display']} has no such answer"))
+            if not feature.get("optional"):  # an optional one: the agent has no need of it
+                out.append(dict(row, note=f"{agent.data['display']} has no such answer"))
             continue
         row.update(mechanism=mechanism(spec), events=list(agent.answer_events(feature["answer"])))
         row["note"] = _version_note(spec, have)
