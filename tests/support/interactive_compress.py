@@ -92,35 +92,77 @@ def drive(home, proj, engine, api, out, threshold):
                        timeout=20)
                 settle(tmux)  # its start, and the hooks of its start
                 for text, served in PROMPTS:
-                    tmux("send-keys", "-t", "x", "-l", text)
-                    time.sleep(0.7)
-                    tmux("send-keys", "-t", "x", "Enter")
-                    end = time.time() + 60
-                    while time.time() < end and sum(1 for r in api.log if r.kind == "main") < served:
-                        time.sleep(0.3)
+                    submit(tmux, api, text)
+                    wait_until(lambda: mains(api) >= served, 180, tmux, f"{served} main-loop requests after {text!r}")
                     settle(tmux)
             finally:
                 tmux("kill-server")
 
 
 # What the pane shows while Gemini works (a hook runs, a response streams),
-# and what it shows once its input box takes a message.
+# and what its input box shows while it is empty and takes a message.
 BUSY, READY = ("Executing Hook", "esc to cancel"), "Type your message"
 
 
-def settle(tmux, quiet=1.0, limit=30.0):
-    """Wait until the pane has shown the input box and nothing running for
-    `quiet` seconds (at most `limit`)."""
-    end, since = time.time() + limit, None
+def mains(api):
+    return sum(1 for r in api.log if r.kind == "main")
+
+
+def submit(tmux, api, text):
+    """Type `text` and press Enter once the box shows it. Gemini takes keys
+    that arrive together as a paste and drops an Enter among them (measured:
+    `go` and Enter sent at once leave `go` in the box), and on a loaded
+    machine keys sent 0.7 s apart can still reach it together; so Enter is
+    pressed again until the box is empty, a hook or response runs, or a
+    request arrives."""
+    before = mains(api)
+    tmux("send-keys", "-t", "x", "-l", text)
+    wait_until(lambda: READY not in pane(tmux), 60, tmux, f"{text!r} in the input box")
+    for _ in range(6):
+        time.sleep(0.5)
+        tmux("send-keys", "-t", "x", "Enter")
+        if wait_until(lambda: taken(pane(tmux)) or mains(api) > before, 10):
+            return
+    raise AssertionError(f"Gemini never took the prompt {text!r}; its pane:\n{pane(tmux)}")
+
+
+def taken(screen):
+    return READY in screen or any(b in screen for b in BUSY)
+
+
+def pane(tmux):
+    return tmux("capture-pane", "-p", "-t", "x").stdout
+
+
+def wait_until(check, limit, tmux=None, what=""):
+    """True once `check()` is; at the limit, False, or, given what was
+    awaited, an error that shows the pane."""
+    end = time.time() + limit
     while time.time() < end:
-        pane = tmux("capture-pane", "-p", "-t", "x").stdout
-        if READY in pane and not any(b in pane for b in BUSY):
-            since = since or time.time()
-            if time.time() - since >= quiet:
-                return
-        else:
-            since = None
+        if check():
+            return True
         time.sleep(0.2)
+    if tmux is None:
+        return False
+    raise AssertionError(f"waited {limit} s for {what}; Gemini's pane:\n{pane(tmux)}")
+
+
+def settle(tmux, quiet=1.0, limit=120.0):
+    """Wait until the pane has shown the empty input box and nothing running
+    for `quiet` seconds (at most `limit`, then an error that shows it)."""
+    since = [None]
+
+    def quiet_for():
+        if idle(pane(tmux)):
+            since[0] = since[0] or time.time()
+            return time.time() - since[0] >= quiet
+        since[0] = None
+        return False
+    wait_until(quiet_for, limit, tmux, "the empty input box with nothing running")
+
+
+def idle(screen):
+    return READY in screen and not any(b in screen for b in BUSY)
 
 
 def main(argv=None):
