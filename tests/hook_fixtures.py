@@ -427,10 +427,21 @@ class GeminiChat:
         self._message("gemini", content=text, tokens=usage, model="gemini-2.5-flash",
                       **({"toolCalls": [self.CALL]} if call else {}))
 
-    def result(self):
-        self._message("user", content=[self.RESULT])
-
-    def compression(self):
+    def compression(self, kept=()):
+        """The history patch, then its `info` line.  `kept`: the contents of
+        the newest messages it keeps after the summary (user messages, each
+        written again under a new id, as 0.61.0 does)."""
+        tail = [{"id": f"k{i}", "type": "user", "content": c} for i, c in enumerate(kept)]
         self._write(**{"$set": {"messages": [{"id": "s1", "type": "user", "content": [{"text": "SUMMARY"}]},
-                                             {"id": "s2", "type": "gemini", "content": "ok"}]}})
+                                             {"id": "s2", "type": "gemini", "content": "ok"}, *tail]}})
         self._message("info", content="Context compressed from 3% to 0%.")
+
+    def result(self, added=""):
+        """The call's result; `added`: what AfterTool added to it."""
+        self._message("user", content=[self.result_part(added)])
+
+    def result_part(self, added=""):
+        if not added:
+            return self.RESULT
+        output = f"a\n\n<hook_context>{added}</hook_context>"
+        return {"functionResponse": {**self.RESULT["functionResponse"], "response": {"output": output}}}

@@ -175,6 +175,29 @@ def test_gemini_records(tmp_path):
     assert not any(r.kind == "compaction" for r in recs)
 
 
+def test_gemini_compression_keeps_the_newest_turns_with_what_hooks_added_to_them(tmp_path):
+    """0.61.0 writes the kept turns again after the summary and its reply,
+    under new ids (measured with tests/support/interactive_compress.py):
+    their hook context is a kept delivery, in view after the compression;
+    the summary is the first new message alone."""
+    result = {"functionResponse": {"id": "f2", "name": "run_shell_command",
+                                   "response": {"output": "b\n\n<hook_context>KEPT</hook_context>"}}}
+    turn = [{"id": "p3", "type": "user", "content": [{"text": "next"}]},
+            {"id": "m2", "type": "gemini", "content": "", "toolCalls": [{"id": "f2", "name": "run_shell_command"}]},
+            {"id": "p4", "type": "user", "content": [result]}]
+    kept = [{"id": "k1", "type": "user", "content": [{"text": "next"}]},
+            {"id": "k2", "type": "gemini", "content": [{"functionCall": {"id": "f2", "name": "run_shell_command"}}]},
+            {"id": "k3", "type": "user", "content": [result]}]
+    patch = GEMINI[-1]["$set"]["messages"] + kept
+    recs, _ = _read("gemini", _write(tmp_path / "k.jsonl", GEMINI[:-1] + turn + [{"$set": {"messages": patch}}]))
+    at = [i for i, r in enumerate(recs) if r.kind == "compaction"]
+    assert len(at) == 1 and _one(recs, "summary").text == "IN SHORT"
+    after = [(r.kind, r.texts, r.kept) for r in recs[at[0]:] if r.kind == "delivered"]
+    assert after == [("delivered", ["KEPT"], True)], "the kept result's context, and nothing else of the kept turns"
+    assert not any(r.kept for r in recs[:at[0]] if r.kind == "delivered")
+    assert sum(r.kind in ("tool_result", "prompt") for r in recs[at[0]:]) == 0, "no second result, no second prompt"
+
+
 COPILOT = [
     {"type": "session.start", "timestamp": "T0", "data": {"sessionId": "cp-3", "copilotVersion": "1.0.110",
                                                           "selectedModel": "claude-sonnet-4.5",

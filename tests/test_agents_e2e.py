@@ -738,15 +738,21 @@ def test_a_codex_subagent_gets_the_rules_it_lacks_at_its_first_tool_call(tmp_pat
 
 
 @pytest.mark.slow
-def test_gemini_interactive_the_first_request_after_a_compression_holds_the_rule(tmp_path):
-    """Gemini CLI 0.61.0 compresses only between prompts, at a prompt's
-    start, after that prompt's BeforeAgent, and tells no hook: driven in a
-    tmux pane (tests/support/interactive_compress.py: three prompts, a
-    Cursor rule the session's start gave, a compression before the second
-    prompt), every main-loop request holds the rule once, the first after
-    the compression too (its BeforeModel: answers.request_context of
-    gemini.yaml; before, 0 there), and the summary requests hold it as the
-    history they summarize did."""
+def test_gemini_interactive_every_request_after_its_compressions_holds_the_rule_once(tmp_path):
+    """Gemini CLI 0.61.0 compresses before a main-loop request whose last
+    response passed the threshold, at a prompt's start (after its
+    BeforeAgent) or before the request that sends a tool's result, keeps
+    the newest turns after its summary, and tells no hook: driven in a tmux
+    pane (tests/support/interactive_compress.py: four prompts, a Cursor
+    rule the session's start gave; a compression of all of the history
+    before the second prompt, one inside it that keeps the turn whose first
+    result holds the rule again, one inside the third that keeps a turn
+    without it), every main-loop request holds the rule once.  Before: the
+    first request after a compression held it 0 times (now its BeforeModel:
+    answers.request_context of gemini.yaml); the engine read a kept turn as
+    gone and gave the rule again (2 in each request after the second); and
+    it saw no shrink where the context rose past what it last recorded
+    between two checks, so after the third it gave the rule no more (0)."""
     import shutil
 
     from support import interactive_compress as ic
@@ -761,6 +767,7 @@ def test_gemini_interactive_the_first_request_after_a_compression_holds_the_rule
     ic.drive(home, proj, engine, api, out, 0.02)
     log = [(r.kind, request_text(r.body)) for r in api.log if r.kind in ("main", "summary")]
     kinds = [k for k, _ in log]
-    assert kinds == ["main", "main", "summary", "summary", "main", "main", "main"], kinds
-    assert [text.count(ic.MARK) for _, text in log] == [1] * len(log)
-    assert all(api.summary in text for _, text in log[4:]), "the requests after it hold the summary"
+    assert kinds == (["main"] * 2 + ["summary"] * 2) * 3 + ["main"] * 2, kinds
+    mains = [text for kind, text in log if kind == "main"]
+    assert [text.count(ic.MARK) for text in mains] == [1] * 8
+    assert all(api.summary in text for text in mains[2:]), "the requests after the first compression hold a summary"

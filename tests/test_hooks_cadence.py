@@ -360,9 +360,48 @@ def test_a_shrink_is_a_compaction_to_put_back_after_where_the_agent_sends_no_sta
         assert shrunk.written == {f"{cadence.DUE}rules": 42500, f"{cadence.SEEN}rules": 2500, f"{cadence.SIZE}rules": 100}
 
 
+class _GeminiHooks:
+    """The engine's hook run for Gemini CLI in `hk`'s project, with a Cursor
+    rule (alwaysApply, naming `mark`) only the engine gives, and the chat
+    file the hooks read (hook_fixtures.GeminiChat)."""
+
+    def __init__(self, hk, mark):
+        from hook_fixtures import CURSOR_SOURCE, GeminiChat
+
+        rules = hk.project / ".cursor" / "rules"
+        rules.mkdir(parents=True)
+        (rules / "names.mdc").write_text(f"---\nalwaysApply: true\n---\n# Names\nName every branch {mark}.\n")
+        self.hk, self.prof = hk, hk.root / "p.yaml"
+        self.prof.write_text(profile_text({"prompt": [{"name": "rules", "sources": [{"agent": "rules"}, CURSOR_SOURCE]}]}))
+        self.chat = GeminiChat(hk.home / ".gemini" / "tmp" / "project" / "chats" / f"session-2026-11-28T12-17-{hk.session[:8]}.jsonl",
+                               hk.session, hk.project)
+
+    def hook(self, name, **fields):
+        import json
+
+        payload = {"session_id": self.hk.session, "transcript_path": str(self.chat.path), "cwd": str(self.hk.project),
+                   "hook_event_name": name, "timestamp": "2026-11-28T12:17:20.000Z", **fields}
+        run = self.hk.engine("hook", "--agent", "gemini", "--profile", self.prof, stdin=json.dumps(payload).encode())
+        return run.assert_ok()
+
+    @staticmethod
+    def request(*texts):
+        roles = ["user", "model"] * len(texts)
+        return {"model": "gemini-2.5-flash", "config": {"temperature": 1},
+                "messages": [{"role": r, "content": t} for r, t in zip(roles, texts)]}
+
+    def added(self):
+        """(event, handlers) of each of the session's records that added something."""
+        import json
+
+        records = [json.loads(line) for f in sorted((self.hk.state / "records").glob("*.ndjson"))
+                   for line in f.read_text(encoding="utf-8").splitlines()]
+        return [(r["event"], [a["handler"] for a in r["added"]]) for r in records if r["added"]]
+
+
 def test_gemini_gets_back_at_its_first_request_after_a_compression_what_the_compression_took(hk):
     """Gemini CLI 0.61.0 compresses at a prompt's start, after that prompt's
-    BeforeAgent, and tells no hook (measured interactively with
+    BeforeAgent (and inside a prompt: the test after this), and tells no hook (measured interactively with
     tests/support/interactive_compress.py, AGENTS-MEASURED.md "After a
     compaction"): the first request after it was sent without the rule only
     the engine gave, and the next AfterTool put it back.  Its BeforeModel
@@ -371,29 +410,8 @@ def test_gemini_gets_back_at_its_first_request_after_a_compression_what_the_comp
     own (answers.request_context of gemini.yaml); before the compression,
     and once the new epoch has a response, BeforeModel answers nothing; the
     next AfterTool sees the shrink and puts the rule back into the session."""
-    import json
-
-    from hook_fixtures import CURSOR_SOURCE, GeminiChat
-
-    rules = hk.project / ".cursor" / "rules"
-    rules.mkdir(parents=True)
-    (rules / "names.mdc").write_text("---\nalwaysApply: true\n---\n# Names\nName every branch GEMRULE_7f.\n")
-    prof = hk.root / "p.yaml"
-    prof.write_text(profile_text({"prompt": [{"name": "rules", "sources": [{"agent": "rules"}, CURSOR_SOURCE]}]}))
-    chat = GeminiChat(hk.home / ".gemini" / "tmp" / "project" / "chats" / f"session-2026-11-28T12-17-{hk.session[:8]}.jsonl",
-                      hk.session, hk.project)
-
-    def hook(name, **fields):
-        payload = {"session_id": hk.session, "transcript_path": str(chat.path), "cwd": str(hk.project),
-                   "hook_event_name": name, "timestamp": "2026-11-28T12:17:20.000Z", **fields}
-        run = hk.engine("hook", "--agent", "gemini", "--profile", prof, stdin=json.dumps(payload).encode())
-        return run.assert_ok()
-
-    def request(*texts):
-        roles = ["user", "model"] * len(texts)
-        return {"model": "gemini-2.5-flash", "config": {"temperature": 1},
-                "messages": [{"role": r, "content": t} for r, t in zip(roles, texts)]}
-
+    g = _GeminiHooks(hk, "GEMRULE_7f")
+    chat, hook, request = g.chat, g.hook, g.request
     given = hook("SessionStart", source="startup").json["hookSpecificOutput"]["additionalContext"]
     assert "GEMRULE_7f" in given
     hook("BeforeAgent", prompt="go")
@@ -423,8 +441,86 @@ def test_gemini_gets_back_at_its_first_request_after_a_compression_what_the_comp
     chat.result()
     assert hook("BeforeModel", llm_request=request("SUMMARY", "ok", "next")).stdout.strip() == ""
     # the session's records: what the engine added, where (that request's message too)
-    records = [json.loads(line) for f in sorted((hk.state / "records").glob("*.ndjson"))
-               for line in f.read_text(encoding="utf-8").splitlines()]
-    assert [(r["event"], [a["handler"] for a in r["added"]]) for r in records if r["added"]] == [
+    assert g.added() == [
         ("session_start", ["rules", "effort_guidance"]), ("before_model", ["rules"]), ("before_model", ["rules"]),
         ("post_tool", ["rules"])]
+
+
+def test_gemini_gets_the_rule_back_after_a_compression_inside_a_prompt_that_grew_the_context_unchecked(hk):
+    """Interactive Gemini CLI 0.61.0 also compresses inside a prompt, before
+    the request that sends a tool's result (measured with
+    tests/support/interactive_compress.py: the history patch is written
+    between the call's message and its result).  Measured before: the
+    context went 1,000 -> 30,000 tokens between two checks, the 30,000 fell
+    short of the 40,000 cadence, so nothing was recorded; after the
+    compression 2,600 was above the 1,000 last recorded, no shrink was
+    seen, and no later request held the rule (BeforeModel gave it to the
+    first one only).  Now a check of an agent that announces no compaction
+    records a figure that rose, and the next event puts the rule back."""
+    g = _GeminiHooks(hk, "GEMRULE_8c")
+    chat, hook, request = g.chat, g.hook, g.request
+    given = hook("SessionStart", source="startup").json["hookSpecificOutput"]["additionalContext"]
+    hook("BeforeAgent", prompt="go")
+    chat.start(given)
+    chat.prompt("go")
+    chat.response(1000)
+    assert hook("AfterTool", tool_name="run_shell_command", tool_input={"command": "echo a"},
+                tool_response={"llmContent": "Output: a", "returnDisplay": "a"}).stdout.strip() == ""
+    chat.result()
+    chat.response(1000, call=False, text="one")
+    assert hook("BeforeAgent", prompt="next").stdout.strip() == ""
+    chat.prompt("next")
+    chat.response(30000)
+    assert hook("AfterTool", tool_name="run_shell_command", tool_input={"command": "echo b"},
+                tool_response={"llmContent": "Output: b", "returnDisplay": "b"}).stdout.strip() == "", "not due yet"
+    chat.compression()  # before the request that sends the call's result
+    chat.result()
+    first = hook("BeforeModel", llm_request=request("SUMMARY", "ok", "next")).json["hookSpecificOutput"]
+    assert "GEMRULE_8c" in first["llm_request"]["messages"][-1]["content"], "that request only"
+    chat.response(2600, call=False, text="two")
+    back = hook("BeforeAgent", prompt="more")
+    assert "GEMRULE_8c" in back.json["hookSpecificOutput"]["additionalContext"], "back into the session for good"
+    chat.prompt("more")
+    chat.response(2700)
+    assert hook("AfterTool", tool_name="run_shell_command", tool_input={"command": "echo c"},
+                tool_response={"llmContent": "Output: c", "returnDisplay": "c"}).stdout.strip() == ""
+    assert g.added() == [("session_start", ["rules", "effort_guidance"]), ("before_model", ["rules"]),
+                         ("prompt", ["rules"])]
+
+
+def test_gemini_is_not_given_again_what_its_compression_kept(hk):
+    """Gemini CLI 0.61.0 keeps the newest turns of the history after its
+    summary, written again under new ids (measured with
+    tests/support/interactive_compress.py): a rule an AfterTool gave in
+    them is still in every later request.  Measured before: the engine read
+    every compression as taking all it gave, so the first request after it
+    held the rule twice (BeforeModel) and the next prompt gave it back for
+    good, twice in every request after.  Now the kept messages' hook context
+    is in view in the epoch the compression begins: nothing is given."""
+    g = _GeminiHooks(hk, "GEMRULE_9e")
+    chat, hook, request = g.chat, g.hook, g.request
+    given = hook("SessionStart", source="startup").json["hookSpecificOutput"]["additionalContext"]
+    hook("BeforeAgent", prompt="go")
+    chat.start(given)
+    chat.prompt("go")
+    chat.response(30000, call=False, text="one")
+    assert hook("BeforeAgent", prompt="next").stdout.strip() == ""
+    chat.compression()  # everything: the rule is gone
+    chat.prompt("next")
+    assert "GEMRULE_9e" in hook("BeforeModel", llm_request=request("SUMMARY", "ok", "next")).stdout
+    chat.response(2500)
+    tool = {"tool_name": "run_shell_command", "tool_input": {"command": "echo a"},
+            "tool_response": {"llmContent": "Output: a", "returnDisplay": "a"}}
+    back = hook("AfterTool", **tool).json["hookSpecificOutput"]["additionalContext"]
+    assert "GEMRULE_9e" in back, "back into the session"
+    chat.result(added=back)
+    chat.response(30000)
+    assert hook("AfterTool", **tool).stdout.strip() == ""
+    # the second compression keeps the prompt's turn, the result that holds the rule with it
+    chat.compression(kept=[[{"text": "next"}], [chat.result_part(back)]])
+    chat.result()
+    assert hook("BeforeModel", llm_request=request("SUMMARY", "ok", "next")).stdout.strip() == "", "kept: in view"
+    chat.response(2600, call=False, text="two")
+    assert hook("BeforeAgent", prompt="more").stdout.strip() == ""
+    assert g.added() == [("session_start", ["rules", "effort_guidance"]), ("before_model", ["rules"]),
+                         ("post_tool", ["rules"])]

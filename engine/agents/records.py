@@ -167,12 +167,14 @@ class ToolResult(Record):
 
 
 class Delivered(Record):
-    __slots__ = ("how", "paths", "texts", "via")
+    """What the agent or a hook put into the context.  `kept`: written again
+    by a compaction that kept it (in view after it, no delivery of its own)."""
+    __slots__ = ("how", "paths", "texts", "via", "kept")
     kind = "delivered"
 
-    def __init__(self, how, paths=(), texts=(), via="record"):
+    def __init__(self, how, paths=(), texts=(), via="record", kept=False):
         super().__init__()
-        self.how, self.paths, self.texts, self.via = how, list(paths), list(texts), via
+        self.how, self.paths, self.texts, self.via, self.kept = how, list(paths), list(texts), via, kept
 
 
 class ApiError(Record):

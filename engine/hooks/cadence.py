@@ -87,13 +87,19 @@ def growth_due(ctx, name, every):
         # it took is put back now, as that start would (inview.narrow).
         ctx.compacted_unannounced = not announced
         return ctx.compacted_unannounced
+    if now < due and now > seen and not announced:
+        # The highest figure checked is the base of the next shrink: from
+        # 1,000 to 30,000, compacted to 2,600, is a shrink only against 30,000.
+        _count_from(ctx, name, now, due)
     return now >= due
 
 
 def compacted_before_this_request(ctx):
     """Is the request about to be sent the first of an epoch a compaction
-    began, with no event since it but this one (Gemini CLI compresses at a
-    prompt's start, after that prompt's BeforeAgent, and announces it to no
+    began, with no event since it but this one (Gemini CLI compresses before
+    a main-loop request whose last response passed its threshold: at a
+    prompt's start, after that prompt's BeforeAgent, or before the request
+    that sends a tool's result, after its AfterTool; and announces it to no
     hook)?  Then it holds none of what only the engine gave before it.
     Only for an agent that announces no compaction; one read of the line
     heads written since the last response, and the epochs only when one of

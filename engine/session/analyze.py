@@ -138,7 +138,7 @@ class Analyzer:
         chain.epoch_tools = {}
 
     def _delivered(self, chain, rec):
-        if rec.how != "hook":
+        if rec.how != "hook" or rec.kept:  # a compaction's copy of an earlier one is no refresh
             return
         via = "attachment" if rec.via == "record" else "text"
         if via == "attachment":

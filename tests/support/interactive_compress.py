@@ -1,24 +1,29 @@
 #!/usr/bin/env python3
 """What the model reads after Gemini CLI compresses an interactive session
-in which the engine gave a rule: Gemini compresses only between prompts
-(never inside one `-p` prompt), so this drives it in a tmux pane, offline
-(tests/support/: loopback-only namespace, scripted stand-in model,
-throwaway HOME; root needed).
+in which the engine gave a rule: Gemini compresses before a main-loop
+request whose last response passed the threshold, at a prompt's start or
+before the request that sends a tool's result, and tells no hook; so this
+drives it in a tmux pane, offline (tests/support/: loopback-only
+namespace, scripted stand-in model, throwaway HOME; root needed).
 
     python3 tests/support/interactive_compress.py OUT [--threshold 0.02]
 
 (as root, a Python with the test dependencies, tmux and Gemini CLI where
-tests/support finds it.)  In OUT: home/, the project proj/ (a git
-repository with one Cursor rule, alwaysApply), the engine's state/ and
-cache/.  The engine is installed for Gemini (`engine install --agent gemini
---user`) with a profile adding Cursor's rules, which Gemini does not read;
-the session's start gives the rule.  Three prompts are typed; the stand-in
-reports 30,000 input tokens for the first prompt's two calls and about
-2,500 after, so a compression threshold of 0.02 (of 1,048,576) compresses
-once, before the second prompt.  Printed: for each request the model got
-(main-loop or summary), how many times it holds the rule, and the
-engine's session records (each event that added something).  What was found: AGENTS-MEASURED.md, "After a
-compaction".
+tests/support finds it.) In OUT: home/, the project proj/ (a git repository
+with one Cursor rule, alwaysApply), the engine's state/ and cache/.  The
+engine is installed for Gemini (`engine install --agent gemini --user`)
+with a profile adding Cursor's rules, which Gemini does not read; the
+session's start gives the rule.  Four prompts are typed; the stand-in
+reports the input tokens of FIGURES for the main-loop requests (1,000 for
+any other), so a compression threshold of 0.02 (of 1,048,576) compresses
+three times: before the second prompt (all of the history), inside it
+before the request that sends the second shell call's result (keeping that
+prompt's turn, with the rule an AfterTool gave in the first call's result),
+and inside the third before the request that sends its call's result
+(keeping that prompt's turn, without the rule).  Printed: for each request
+the model got (main-loop or summary), how many times it holds the rule, and
+the engine's session records (each event that added something).  What was
+found: AGENTS-MEASURED.md, "After a compaction".
 """
 
 import argparse
@@ -39,8 +44,12 @@ from support.offline import Netns, base_env  # noqa: E402
 from support.standin import say, shell  # noqa: E402
 
 MARK = "CURSOR_INTER_9d"
-PROMPTS = (("go", 2), ("next", 4), ("more", 5))  # each prompt, and the main-loop requests served once it is answered
-
+PROMPTS = (("go", 2), ("next", 5), ("more", 7), ("last", 8))  # each prompt, and the main-loop requests served once it is answered
+# The input tokens each main-loop request reports, in order: past the threshold
+# at the first prompt's two, then at a shell call in each of the next two prompts.
+FIGURES = (30000, 30000, 2500, 30000, 2600, 30000, 2700, 2800)
+SCRIPT = (shell("echo a"), say("one"), shell("echo b"), shell("echo c"), say("two"), shell("echo d"), say("three"),
+          say("four"))
 
 def world(out):
     """HOME, the project with its Cursor rule, the engine installed for Gemini; the engine's folders."""
@@ -59,14 +68,15 @@ def world(out):
 
 
 def stand_in():
-    """30,000 input tokens for the first two main-loop requests, about 2,500 after."""
+    """The model: SCRIPT, reporting FIGURES (1,000 for a summary request)."""
     served = []
 
-    def tokens(_req):
+    def tokens(req):
+        if req.kind != "main":
+            return 1000
         served.append(1)
-        return 30000 if len(served) <= 2 else 2000 + 100 * len(served)
-    return GeminiAPI([shell("echo a"), say("one"), shell("echo b"), say("two"), say("three")], tokens=tokens)
-
+        return FIGURES[min(len(served), len(FIGURES)) - 1]
+    return GeminiAPI(list(SCRIPT), tokens=tokens)
 
 def drive(home, proj, engine, api, out, threshold):
     gemini.write_settings(home, None, {"model": {"compressionThreshold": threshold}})

@@ -18,7 +18,9 @@ A compression has no record of its own: a `$set` of `messages` rewrites the
 history.  A resumed session's `$set` restores the history (as long as it
 was, some messages split in two under new ids); a compression's is shorter
 and brings messages the file never had (the summary): read forwards, that
-is a compaction.
+is a compaction.  It keeps the first message, then the summary and its
+reply, then the newest turns written again under new ids: what hooks added
+to those is still in the context (a kept delivery).
 """
 
 import hashlib
@@ -126,9 +128,21 @@ def _patch(obj, seen):
     # it had, with messages it never had (a resume restores a longer one)
     if not (seen.get("answered") and new and shorter):
         return []
-    texts = [p.get("text") for m in messages if isinstance(m, dict) and m.get("id") in new and m.get("type") == "user"
-             for p in m.get("content") or () if isinstance(p, dict) and isinstance(p.get("text"), str)]
-    return [Compaction(sorted(new)[0][:8]), Summary("\n".join(texts))]
+    written = [m for m in messages if isinstance(m, dict) and m.get("id") in new]
+    summary = next((m for m in written if m.get("type") == "user"), {})
+    texts = [p["text"] for p in summary.get("content") or () if isinstance(p, dict) and isinstance(p.get("text"), str)]
+    return [Compaction(sorted(new)[0][:8]), Summary("\n".join(texts)), *_kept_deliveries(written)]
+
+
+def _kept_deliveries(written):
+    """What hooks added to the part of the history a compression keeps after
+    its summary (the newest turns, written again under new ids; measured
+    with 0.61.0): still in the context, so in view in the epoch it begins."""
+    out = []
+    for m in written:
+        if m.get("type") == "user":
+            out.extend(Delivered("hook", texts=r.texts, kept=True) for r in _user(m) if r.kind == "delivered")
+    return out
 
 
 def _model(obj):
