@@ -105,6 +105,29 @@ def test_the_session_report_of_each_agent_is_its_file_read_plainly(agent, style,
     assert err["message"] == "ls: cannot access '/no-such-folder-for-the-sample': No such file or directory"
 
 
+def test_what_a_gemini_compression_keeps_is_no_refresh_of_its_own(style, tmp_path, monkeypatch):
+    """Gemini CLI 0.61.0 writes the turns its compression keeps again, the
+    hook context in them too (tests/support/AGENTS-MEASURED.md, "After a
+    compaction"): the report counts each hook context once, where it was
+    given, not again at the compression."""
+    from hook_fixtures import GeminiChat
+
+    monkeypatch.setenv("ENGINE_STATE_DIR", str(tmp_path / "state"))
+    chat = GeminiChat(tmp_path / "chats" / "session-2026-11-28T12-17-abcd1234.jsonl", "abcd1234-0000", tmp_path)
+    chat.start("START CONTEXT")
+    chat.prompt("go")
+    chat.response(30000)
+    chat.result(added="AFTER TOOL")
+    chat.response(31000, call=False, text="one")
+    chat.compression(kept=[[{"text": "go"}], [chat.result_part("AFTER TOOL")]])
+    chat.prompt("next")
+    chat.response(9000, call=False, text="two")
+    r = build_report(str(chat.path), style)
+    assert r["agent"] == "gemini" and len(r["compactions"]) == 1
+    assert [f["chars"] for f in r["refreshes"]] == [len("START CONTEXT"), len("AFTER TOOL")]
+    assert r["hook_contexts"] == 2
+
+
 def test_a_patch_codex_could_not_apply_is_an_error_of_its_report(style, tmp_path, monkeypatch):
     """Codex answers a patch that does not apply with its message alone, no
     exit status (measured with 0.169.0: a file missing, lines not found, no
