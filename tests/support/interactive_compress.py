@@ -106,12 +106,25 @@ def drive(home, proj, engine, api, out, threshold):
                     wait_until(lambda: mains(api) >= served, 180, tmux, f"{served} main-loop requests after {text!r}")
                     settle(tmux)
             finally:
-                tmux("kill-server")
+                quit_gemini(tmux)
 
 
 # What the pane shows while Gemini works (a hook runs, a response streams),
 # and what its input box shows while it is empty and takes a message.
 BUSY, READY = ("Executing Hook", "esc to cancel"), "Type your message"
+
+
+def quit_gemini(tmux, limit=30):
+    """`/quit`, then wait for Gemini to end, the hooks of its end with it,
+    before the pane goes: killed, it would leave those hooks running past
+    the test (they would write into its folders once they are gone)."""
+    tmux("send-keys", "-t", "x", "-l", "/quit")
+    time.sleep(0.5)  # an Enter right after the keys would be a newline (submit)
+    tmux("send-keys", "-t", "x", "Enter")
+    end = time.time() + limit
+    while time.time() < end and tmux("has-session", "-t", "x").returncode == 0:
+        time.sleep(0.2)
+    tmux("kill-server")
 
 
 def mains(api):
