@@ -384,6 +384,19 @@ class _GeminiHooks:
         run = self.hk.engine("hook", "--agent", "gemini", "--profile", self.prof, stdin=json.dumps(payload).encode())
         return run.assert_ok()
 
+    def begin(self):
+        """The session's start (what it gave: the rule), the first prompt's
+        BeforeAgent, then the chat file's header and that prompt."""
+        given = self.hook("SessionStart", source="startup").json["hookSpecificOutput"]["additionalContext"]
+        self.hook("BeforeAgent", prompt="go")
+        self.chat.start(given)
+        self.chat.prompt("go")
+        return given
+
+    def after_tool(self, command):
+        return self.hook("AfterTool", tool_name="run_shell_command", tool_input={"command": command},
+                         tool_response={"llmContent": f"Output: {command}", "returnDisplay": command})
+
     @staticmethod
     def request(*texts):
         roles = ["user", "model"] * len(texts)
@@ -412,11 +425,7 @@ def test_gemini_gets_back_at_its_first_request_after_a_compression_what_the_comp
     next AfterTool sees the shrink and puts the rule back into the session."""
     g = _GeminiHooks(hk, "GEMRULE_7f")
     chat, hook, request = g.chat, g.hook, g.request
-    given = hook("SessionStart", source="startup").json["hookSpecificOutput"]["additionalContext"]
-    assert "GEMRULE_7f" in given
-    hook("BeforeAgent", prompt="go")
-    chat.start(given)
-    chat.prompt("go")
+    assert "GEMRULE_7f" in g.begin()
     chat.response(30000)
     chat.result()
     assert hook("BeforeModel", llm_request=request("go")).stdout.strip() == "", "no compression: nothing to give"
@@ -435,9 +444,7 @@ def test_gemini_gets_back_at_its_first_request_after_a_compression_what_the_comp
     assert retry[:-1] == first["messages"] and "GEMRULE_7f" in retry[-1]["content"], "a retry of it gets it too"
     # the first response of the new epoch: its usage is smaller; the rule goes back for good at the tool call
     chat.response(2500)
-    back = hook("AfterTool", tool_name="run_shell_command", tool_input={"command": "echo a"},
-                tool_response={"llmContent": "Output: a", "returnDisplay": "a"})
-    assert "GEMRULE_7f" in back.json["hookSpecificOutput"]["additionalContext"]
+    assert "GEMRULE_7f" in g.after_tool("echo a").json["hookSpecificOutput"]["additionalContext"]
     chat.result()
     assert hook("BeforeModel", llm_request=request("SUMMARY", "ok", "next")).stdout.strip() == ""
     # the session's records: what the engine added, where (that request's message too)
@@ -459,20 +466,15 @@ def test_gemini_gets_the_rule_back_after_a_compression_inside_a_prompt_that_grew
     records a figure that rose, and the next event puts the rule back."""
     g = _GeminiHooks(hk, "GEMRULE_8c")
     chat, hook, request = g.chat, g.hook, g.request
-    given = hook("SessionStart", source="startup").json["hookSpecificOutput"]["additionalContext"]
-    hook("BeforeAgent", prompt="go")
-    chat.start(given)
-    chat.prompt("go")
+    g.begin()
     chat.response(1000)
-    assert hook("AfterTool", tool_name="run_shell_command", tool_input={"command": "echo a"},
-                tool_response={"llmContent": "Output: a", "returnDisplay": "a"}).stdout.strip() == ""
+    assert g.after_tool("echo a").stdout.strip() == ""
     chat.result()
     chat.response(1000, call=False, text="one")
     assert hook("BeforeAgent", prompt="next").stdout.strip() == ""
     chat.prompt("next")
     chat.response(30000)
-    assert hook("AfterTool", tool_name="run_shell_command", tool_input={"command": "echo b"},
-                tool_response={"llmContent": "Output: b", "returnDisplay": "b"}).stdout.strip() == "", "not due yet"
+    assert g.after_tool("echo b").stdout.strip() == "", "not due yet"
     chat.compression()  # before the request that sends the call's result
     chat.result()
     first = hook("BeforeModel", llm_request=request("SUMMARY", "ok", "next")).json["hookSpecificOutput"]
@@ -482,8 +484,7 @@ def test_gemini_gets_the_rule_back_after_a_compression_inside_a_prompt_that_grew
     assert "GEMRULE_8c" in back.json["hookSpecificOutput"]["additionalContext"], "back into the session for good"
     chat.prompt("more")
     chat.response(2700)
-    assert hook("AfterTool", tool_name="run_shell_command", tool_input={"command": "echo c"},
-                tool_response={"llmContent": "Output: c", "returnDisplay": "c"}).stdout.strip() == ""
+    assert g.after_tool("echo c").stdout.strip() == ""
     assert g.added() == [("session_start", ["rules", "effort_guidance"]), ("before_model", ["rules"]),
                          ("prompt", ["rules"])]
 
@@ -499,23 +500,18 @@ def test_gemini_is_not_given_again_what_its_compression_kept(hk):
     is in view in the epoch the compression begins: nothing is given."""
     g = _GeminiHooks(hk, "GEMRULE_9e")
     chat, hook, request = g.chat, g.hook, g.request
-    given = hook("SessionStart", source="startup").json["hookSpecificOutput"]["additionalContext"]
-    hook("BeforeAgent", prompt="go")
-    chat.start(given)
-    chat.prompt("go")
+    g.begin()
     chat.response(30000, call=False, text="one")
     assert hook("BeforeAgent", prompt="next").stdout.strip() == ""
     chat.compression()  # everything: the rule is gone
     chat.prompt("next")
     assert "GEMRULE_9e" in hook("BeforeModel", llm_request=request("SUMMARY", "ok", "next")).stdout
     chat.response(2500)
-    tool = {"tool_name": "run_shell_command", "tool_input": {"command": "echo a"},
-            "tool_response": {"llmContent": "Output: a", "returnDisplay": "a"}}
-    back = hook("AfterTool", **tool).json["hookSpecificOutput"]["additionalContext"]
+    back = g.after_tool("echo a").json["hookSpecificOutput"]["additionalContext"]
     assert "GEMRULE_9e" in back, "back into the session"
     chat.result(added=back)
     chat.response(30000)
-    assert hook("AfterTool", **tool).stdout.strip() == ""
+    assert g.after_tool("echo b").stdout.strip() == ""
     # the second compression keeps the prompt's turn, the result that holds the rule with it
     chat.compression(kept=[[{"text": "next"}], [chat.result_part(back)]])
     chat.result()
