@@ -520,3 +520,27 @@ def test_gemini_is_not_given_again_what_its_compression_kept(hk):
     assert hook("BeforeAgent", prompt="more").stdout.strip() == ""
     assert g.added() == [("session_start", ["rules", "effort_guidance"]), ("before_model", ["rules"]),
                          ("post_tool", ["rules"])]
+
+
+def test_gemini_resumed_into_a_new_file_gets_back_the_rule_its_resume_left_out(hk):
+    """Gemini CLI 0.61.0 resumes a session without what hooks added at its
+    start, and at times its resume's SessionStart names a new chat file that
+    holds only a header and its context (measured: 2 of 8 resumes beside
+    another, tests/test_agents_e2e.py
+    `test_a_resumed_session_gets_back_the_rules_the_agent_left_out[gemini]`).
+    That file's one epoch is no start of the session: the state's record of
+    the rule the first run's start gave counts for that run only, and the
+    rule is given again."""
+    import hashlib
+    import json
+
+    g = _GeminiHooks(hk, "GEMRULE_4r")
+    g.begin()
+    g.chat.response(1000, call=False, text="one")
+    fresh = g.chat.path.with_name(f"session-2026-11-28T12-18-{hk.session[:8]}.jsonl")
+    header = {"sessionId": hk.session, "projectHash": hashlib.sha256(str(hk.project).encode()).hexdigest(),
+              "startTime": "2026-11-28T12:18:00.000Z", "kind": "main"}
+    context = {"$set": {"messages": [{"id": "c0", "type": "user", "content": [{"text": "<session_context>..."}]}]}}
+    fresh.write_text("".join(json.dumps(line, separators=(",", ":")) + "\n" for line in (header, context)))
+    resumed = g.hook("SessionStart", source="resume", transcript_path=str(fresh))
+    assert "GEMRULE_4r" in resumed.json["hookSpecificOutput"]["additionalContext"]

@@ -182,7 +182,7 @@ def read(agent, path, cwd, settings, begins=None):
     epochs = _epochs(iv, recs, complete, marker)
     if begins == "background":
         _after_the_running_compaction(iv, epochs, marker)
-    elif begins and (epochs[-1].tokens is not None or epochs[-1].touched):
+    elif begins and (epochs[-1].tokens is not None or epochs[-1].touched or _a_new_file_at_a_resume(begins, epochs)):
         fresh = Epoch("next:" + epochs[-1].id, loads=begins)
         fresh.complete = True
         if begins == "start":
@@ -204,6 +204,15 @@ def read(agent, path, cwd, settings, begins=None):
 
         iv.version = from_env(spec.get("env"))
     return iv
+
+
+def _a_new_file_at_a_resume(begins, epochs):
+    """A resume whose transcript shows only a session's start: the agent
+    began a new file and has not written the resumed history there yet
+    (Gemini CLI 0.61.0 at times: the resume's SessionStart names a file with
+    a header and its context alone).  The resume's epoch comes after it,
+    never the start the state recorded for the run before."""
+    return begins == "start" and len(epochs) == 1
 
 
 def _after_the_running_compaction(iv, epochs, marker):
