@@ -574,3 +574,37 @@ def test_what_gemini_took_into_one_request_after_its_compression_is_priced_for_t
     # the start's, read by the 2 calls after it; the tool call's, by the call after it; that request's,
     # by itself alone; then the tool call after the compression puts it back, read by the last call
     assert added == [("SessionStart", 0, 1, 1), ("AfterTool", 0, 1, 0), ("BeforeModel", 1, 1, 0), ("AfterTool", 1, 1, 0)]
+
+
+def test_what_gemini_added_to_the_turns_its_compression_keeps_is_priced_into_the_next_epoch(tmp_path):
+    """Gemini CLI 0.61.0 keeps the newest turns after its compression's
+    summary, written again (AGENTS-MEASURED.md, "After a compaction"): what
+    a hook added in them is in every request after, as what Copilot keeps
+    behind its background summary is.  The chat file: a turn, a second turn
+    whose first tool call's result got an addition, a compression keeping
+    that turn, two calls after it."""
+    from hook_fixtures import GeminiChat
+
+    chat = GeminiChat(tmp_path / "session-2026-11-28T12-17-5e551012.jsonl", "5e551012-0000-4000-8000-000000000000",
+                      tmp_path)
+    chat.start("the session's start")
+    chat.prompt("go")
+    chat.response(30000)
+    ends = {"go": chat.path.stat().st_size}  # the first call's AfterTool saw this much
+    chat.result(added="A1")
+    chat.response(30000, call=False, text="one")
+    chat.prompt("next")
+    since = chat.path.stat().st_size - len(chat.path.read_bytes().splitlines(keepends=True)[-1])
+    chat.response(30000)
+    ends["next"] = chat.path.stat().st_size
+    chat.result(added="B1")
+    chat.response(30000)
+    chat.compression(kept=[[{"text": "next"}], [chat.result_part("B1")]])
+    chat.result()
+    chat.response(2600, call=False, text="two")
+    chat.prompt("more")
+    chat.response(2700, call=False, text="three")
+    t = Timeline(chat.path, "gemini", _resumed("gemini"))
+    assert [e for _, e in t.calls] == [0, 0, 0, 0, 1, 1] and t.kept_since == [since], "kept from the prompt's line"
+    assert t.exposure(ends["go"], "post_tool") == (1, 2), "compressed: the first epoch's later calls alone"
+    assert t.exposure(ends["next"], "post_tool") == (1 + 1, 0 + 1), "kept: written again after the summary, read once"

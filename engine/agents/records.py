@@ -107,12 +107,15 @@ class Window(Record):
 
 
 class Compaction(Record):
-    __slots__ = ("id", "pre_tokens", "trigger")
+    """`kept_prompt`: where a compaction that keeps the newest turns, written
+    again after its summary, keeps them from: the text of that part's first
+    prompt (the same prompt's line earlier in the transcript)."""
+    __slots__ = ("id", "pre_tokens", "trigger", "kept_prompt")
     kind = "compaction"
 
-    def __init__(self, id="", pre_tokens=None, trigger=None):
+    def __init__(self, id="", pre_tokens=None, trigger=None, kept_prompt=None):
         super().__init__()
-        self.id, self.pre_tokens, self.trigger = id, pre_tokens, trigger
+        self.id, self.pre_tokens, self.trigger, self.kept_prompt = id, pre_tokens, trigger, kept_prompt
 
 
 class CompactionStart(Record):

@@ -10,14 +10,18 @@ it (Claude Code, measured with 2.1.330's /compact: the whole history, the
 engine's additions in it, with the cache breakpoints of the turn's
 requests; Copilot CLI 1.0.102: the history as it stood when its background
 compaction started; Codex records that request as a call; Gemini CLI's
-compression requests are not counted: not measured); an addition no call
-of its epoch sent is written by that request.  A
-kept-out output counts the same way, as a saving.  An addition after the
-last call of its epoch is never sent and costs nothing.  An agent that
-compacts in the background (Copilot: its reader's CompactionStart record)
-summarizes the history as it stood when the compaction started and keeps
-what was added after that behind the summary: such an addition is written
-again by the first call of the next epoch and read by the rest of it.
+two compression requests are not counted: they carry a system instruction
+of their own, so they read nothing the main loop wrote, and the chat file
+records neither); an addition no call of its epoch sent is written by
+that request.  A kept-out output counts the same way, as a saving.  An
+addition after the last call of its epoch is never sent and costs
+nothing.  An agent that compacts in the background (Copilot: its reader's
+CompactionStart record) summarizes the history as it stood when the
+compaction started and keeps what was added after that behind the
+summary: such an addition is written again by the first call of the next
+epoch and read by the rest of it.  So is one made in the newest turns a
+compaction keeps after its summary (Gemini CLI 0.61.0, measured: the
+Compaction record's `kept_prompt`, the prompt those turns begin with).
 
 The rates (a `kind: pricing` document, pipelines/reports/pricing.yaml by
 default) are per token kind and model family; the family is the one whose
@@ -128,7 +132,9 @@ class Timeline:
         self.calls = []        # [(where the call stands, epoch)]
         self.boundaries = []   # start offsets of compaction lines
         self.kept_since = []   # per compaction: the start offset of the line where it started in the
-        #                        background (what came after is kept behind its summary), else None
+        #                        background (what came after is kept behind its summary), or of the
+        #                        prompt whose turns it keeps after its summary (Gemini), else None
+        self._prompts = {}     # prompt text -> start offset of its latest line
         self._start = None     # (id, start offset) of the latest CompactionStart line
         self.models = {}
         self.seen = set()
@@ -152,13 +158,16 @@ class Timeline:
         elif rec.kind == "compaction":
             began, self._start = self._start, None
             self.boundaries.append(start)
-            self.kept_since.append(began[1] if began is not None and began[0] == rec.id else None)
+            kept = self._prompts.get(rec.kept_prompt) if rec.kept_prompt else None
+            self.kept_since.append(began[1] if began is not None and began[0] == rec.id else kept)
         elif rec.kind == "window" and rec.model:
             self._model = rec.model
         elif rec.kind == "tool_call" and self._usage_after and self._began is None:
             self._began = start
         elif rec.kind in ("tool_result", "prompt"):
             self._began = None  # an input: a response that wrote no usage (interrupted) is over
+            if rec.kind == "prompt":
+                self._prompts[rec.text] = start
         elif rec.kind == "usage" and not rec.synthetic:
             self._usage(rec, start, end)
 

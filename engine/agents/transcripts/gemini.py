@@ -131,7 +131,22 @@ def _patch(obj, seen):
     written = [m for m in messages if isinstance(m, dict) and m.get("id") in new]
     summary = next((m for m in written if m.get("type") == "user"), {})
     texts = [p["text"] for p in summary.get("content") or () if isinstance(p, dict) and isinstance(p.get("text"), str)]
-    return [Compaction(sorted(new)[0][:8]), Summary("\n".join(texts)), *_kept_deliveries(written)]
+    kept = _kept_prompt(written)
+    return [Compaction(sorted(new)[0][:8], kept_prompt=kept), Summary("\n".join(texts)), *_kept_deliveries(written)]
+
+
+def _kept_prompt(written):
+    """The text of the first prompt after the summary's reply: where the
+    turns the compression keeps begin (None when it keeps none)."""
+    replied = False
+    for m in written:
+        if m.get("type") == "gemini":
+            replied = True
+        elif replied and m.get("type") == "user":
+            prompts = [r.text for r in _user(m) if r.kind == "prompt"]
+            if prompts:
+                return prompts[0]
+    return None
 
 
 def _kept_deliveries(written):
