@@ -571,9 +571,12 @@ def test_what_gemini_took_into_one_request_after_its_compression_is_priced_for_t
     assert s["events"] == 1 + 2 + 4 + 2 * 2 + 2 + 1, "the start, 2 prompts, 4 requests, 2 calls, 2 stops, the end"
     added = [(a["event"], a["epoch"], a["cache_writes"], a["cache_reads"]) for a in s["answers"]
              if any(p["field"] == "context" and p["handler"] == "rules" for p in a["parts"])]
-    # the start's, read by the 2 calls after it; the tool call's, by the call after it; that request's,
-    # by itself alone; then the tool call after the compression puts it back, read by the last call
-    assert added == [("SessionStart", 0, 1, 1), ("AfterTool", 0, 1, 0), ("BeforeModel", 1, 1, 0), ("AfterTool", 1, 1, 0)]
+    # the start's, written by the first call, read by the second; the tool call's, written by the call
+    # after it; both also in the compression's two requests (its own prefix: written again; its check:
+    # read); that request's, by itself alone; then the tool call after the compression puts it back,
+    # read by the last call
+    assert added == [("SessionStart", 0, 1 + 1, 1 + 1), ("AfterTool", 0, 1 + 1, 0 + 1), ("BeforeModel", 1, 1, 0),
+                     ("AfterTool", 1, 1, 0)]
 
 
 def test_what_gemini_added_to_the_turns_its_compression_keeps_is_priced_into_the_next_epoch(tmp_path):
@@ -582,7 +585,8 @@ def test_what_gemini_added_to_the_turns_its_compression_keeps_is_priced_into_the
     a hook added in them is in every request after, as what Copilot keeps
     behind its background summary is.  The chat file: a turn, a second turn
     whose first tool call's result got an addition, a compression keeping
-    that turn, two calls after it."""
+    that turn, two calls after it.  What the compression took is in its own
+    two requests (the chat file records neither), what it kept is not."""
     from hook_fixtures import GeminiChat
 
     chat = GeminiChat(tmp_path / "session-2026-11-28T12-17-5e551012.jsonl", "5e551012-0000-4000-8000-000000000000",
@@ -606,5 +610,7 @@ def test_what_gemini_added_to_the_turns_its_compression_keeps_is_priced_into_the
     chat.response(2700, call=False, text="three")
     t = Timeline(chat.path, "gemini", _resumed("gemini"))
     assert [e for _, e in t.calls] == [0, 0, 0, 0, 1, 1] and t.kept_since == [since], "kept from the prompt's line"
-    assert t.exposure(ends["go"], "post_tool") == (1, 2), "compressed: the first epoch's later calls alone"
+    # compressed: the first epoch's later calls, and the compression's two requests (written again under
+    # their own system instruction, then read by the check that repeats the first)
+    assert t.exposure(ends["go"], "post_tool") == (1 + 1, 2 + 1)
     assert t.exposure(ends["next"], "post_tool") == (1 + 1, 0 + 1), "kept: written again after the summary, read once"

@@ -9,11 +9,12 @@ once more by the compaction's own request where no usage record shows
 it (Claude Code, measured with 2.1.330's /compact: the whole history, the
 engine's additions in it, with the cache breakpoints of the turn's
 requests; Copilot CLI 1.0.102: the history as it stood when its background
-compaction started; Codex records that request as a call; Gemini CLI's
-two compression requests are not counted: they carry a system instruction
-of their own, so they read nothing the main loop wrote, and the chat file
-records neither); an addition no call of its epoch sent is written by
-that request.  A kept-out output counts the same way, as a saving.  An
+compaction started; Codex records that request as a call; Gemini CLI
+0.61.0 sends two that the chat file records neither of, the first with a
+system instruction of its own, so it reads nothing the main loop wrote
+and writes the addition again, the second repeating it, so it reads it:
+the reader's UNRECORDED_SUMMARY); an addition no call of its epoch sent
+is written by that request.  A kept-out output counts the same way, as a saving.  An
 addition after the last call of its epoch is never sent and costs
 nothing.  An agent that compacts in the background (Copilot: its reader's
 CompactionStart record) summarizes the history as it stood when the
@@ -125,7 +126,7 @@ class Timeline:
         from engine.agents.transcripts import spans
 
         self._usage_after = reader_module(reader).USAGE_AFTER_OUTPUT
-        self._summary_unrecorded = reader_module(reader).UNRECORDED_SUMMARY
+        self._summary_requests = reader_module(reader).UNRECORDED_SUMMARY
         self._resumed = resumed  # the agent's transcript.resumed: {neutral event: copies}, None: all once
         self.resumes = []      # start offsets of the lines where the session was resumed
         self._began = None     # the start of the line of the first tool call awaiting its response's usage
@@ -214,8 +215,12 @@ class Timeline:
             n = sum(copies for x, copies in later if x == e)
             if n:
                 writes, reads = writes + 1, reads + n - 1
-        if self._summarized(epoch, offset):  # the compaction's own request: read, or written if not sent before
-            writes, reads = (writes, reads + 1) if any(e == epoch and copies for e, copies in later) else (writes + 1, reads)
+        if self._summarized(epoch, offset):
+            sent = any(e == epoch and copies for e, copies in later)
+            for request in self._summary_requests:
+                # "main": read where a call wrote it, else written; "own": written; "again": read
+                read = request == "again" or (request == "main" and sent)
+                writes, reads = (writes, reads + 1) if read else (writes + 1, reads)
         return writes, reads
 
     def _copies(self, offset, end, kind):
@@ -233,8 +238,9 @@ class Timeline:
         holds the epoch's history up to where the compaction started (Claude
         Code 2.1.330: the whole history, with the cache breakpoints of the
         turn's own requests; Copilot CLI 1.0.102: the history as it stood at
-        the compaction's start)."""
-        if not self._summary_unrecorded or epoch >= len(self.boundaries):
+        the compaction's start; Gemini CLI 0.61.0: the history before the
+        turns it keeps)."""
+        if not self._summary_requests or epoch >= len(self.boundaries):
             return False
         since = self.kept_since[epoch]
         return offset < (self.boundaries[epoch] if since is None else since)

@@ -47,7 +47,7 @@ from ..records import (
 # the request was sent before them.
 USAGE_AFTER_OUTPUT = True
 # A compaction's request writes its token_usage_record as any call does.
-UNRECORDED_SUMMARY = False
+UNRECORDED_SUMMARY = ()
 MARKS = {
     "version": (b'"session_meta"',),
     "session": (b'"session_meta"', b'"turn_context"'),
