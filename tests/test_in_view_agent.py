@@ -53,8 +53,8 @@ def test_after_compact_the_scoped_rule_once_and_the_unscoped_rule_once(tmp_path)
                       resume=first.session_id)
     # The compaction's own request holds the history with what the hooks
     # added (the effort policy of SessionStart), and the transcript records
-    # no usage of it: engine replay prices its read (transcripts/claude.py
-    # UNRECORDED_SUMMARY).
+    # no usage of it: engine replay prices its read (transcript.
+    # summary_requests of claude-code.yaml).
     (summary,) = compacting.requests
     assert "[Effort policy: medium]" in request_text(summary) and "IV_SCOPED_51ab" in request_text(summary)
     (transcript,) = (w.home / ".claude" / "projects").rglob(f"{first.session_id}.jsonl")

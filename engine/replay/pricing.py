@@ -13,7 +13,7 @@ compaction started; Codex records that request as a call; Gemini CLI
 0.61.0 sends two that the chat file records neither of, the first with a
 system instruction of its own, so it reads nothing the main loop wrote
 and writes the addition again, the second repeating it, so it reads it:
-the reader's UNRECORDED_SUMMARY); an addition no call of its epoch sent
+the agent's transcript.summary_requests); an addition no call of its epoch sent
 is written by that request.  A kept-out output counts the same way, as a saving.  An
 addition after the last call of its epoch is never sent and costs
 nothing.  An agent that compacts in the background (Copilot: its reader's
@@ -103,6 +103,17 @@ def session_rates(fam, timeline):
     return dict(fam, cache_write=fam["cache_write_1h"], cache_ttl="1h"), None
 
 
+def _summary_requests(reader):
+    """transcript.summary_requests of the agent whose transcripts `reader` reads."""
+    from engine.agents.table import agents
+
+    for data in agents().values():
+        spec = data.get("transcript") or {}
+        if spec.get("reader") == reader:
+            return tuple(spec["summary_requests"])
+    return ()
+
+
 def _response(rec, start):
     """What names a usage record's response: its id, else the line it starts
     (a response is recorded on several lines sharing its id)."""
@@ -121,12 +132,13 @@ class Timeline:
     of its first tool call's line: the request was sent before the tool
     call existed, so what a hook adds at that call is not in it."""
 
-    def __init__(self, path, reader="claude", resumed=None):
+    def __init__(self, path, reader="claude", resumed=None, summary_requests=None):
         from engine.agents.transcripts import reader as reader_module
         from engine.agents.transcripts import spans
 
         self._usage_after = reader_module(reader).USAGE_AFTER_OUTPUT
-        self._summary_requests = reader_module(reader).UNRECORDED_SUMMARY
+        # the agent's transcript.summary_requests; None: those of the agent the reader is for
+        self._summary_requests = _summary_requests(reader) if summary_requests is None else tuple(summary_requests)
         self._resumed = resumed  # the agent's transcript.resumed: {neutral event: copies}, None: all once
         self.resumes = []      # start offsets of the lines where the session was resumed
         self._began = None     # the start of the line of the first tool call awaiting its response's usage
@@ -234,7 +246,7 @@ class Timeline:
     def _summarized(self, epoch, offset):
         """Whether the compaction that ends `epoch` sends an addition made
         at `offset` in a request of its own (the summary's) that no usage
-        record of the main chain shows (the reader's UNRECORDED_SUMMARY): it
+        record of the main chain shows (transcript.summary_requests): it
         holds the epoch's history up to where the compaction started (Claude
         Code 2.1.330: the whole history, with the cache breakpoints of the
         turn's own requests; Copilot CLI 1.0.102: the history as it stood at

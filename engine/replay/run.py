@@ -127,7 +127,8 @@ def replay_one(path, world, profile_ref, pricing, count, progress=None, project=
     reader = agent.data["transcript"]["reader"]
     size = os.path.getsize(path)
     # one bounded line at a time: the file is never held whole
-    timeline = Timeline(path, reader, agent.data["transcript"].get("resumed"))
+    spec = agent.data["transcript"]
+    timeline = Timeline(path, reader, spec.get("resumed"), spec["summary_requests"])
     rates, unpriced = _rates(pricing, timeline)
     project = project or world.project
     session = session_name(path, size)

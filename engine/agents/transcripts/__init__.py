@@ -25,13 +25,9 @@ the file's first), `looks_like(obj)`: whether a parsed line is in
 its format (cheap: a key or two), `project_key(cwd)`: how its session
 records name a project folder (`Session.project`), and
 `USAGE_AFTER_OUTPUT`: whether a response's usage record is written after
-its output's lines (then the call began before them: replay's Timeline),
-and `UNRECORDED_SUMMARY`: the requests, in order, in which a compaction
-sends the history it summarizes and whose usage the transcript does not
-record (replay's Timeline counts them itself): "main", one with the main
-loop's cached prefix (it reads what a call wrote); "own", one with a
-prefix of its own (it writes the history again); "again", one that
-repeats the request before it (it reads what that one wrote).  What
+its output's lines (then the call began before them: replay's Timeline).
+What a compaction's own requests hold, which the transcript does not
+record, is the agent's: `transcript.summary_requests` of its YAML.  What
 a resumed session's requests hold of what hooks added before the resume is
 the agent's, not its format's: `transcript.resumed` of its YAML.
 """

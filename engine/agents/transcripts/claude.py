@@ -26,10 +26,6 @@ from ..records import ApiError, Compaction, Delivered, Prompt, Session, Summary,
 
 # Each line of a response carries its usage: none is written after its output.
 USAGE_AFTER_OUTPUT = False
-# A compaction's request holds the whole history, with the cache breakpoints
-# of the turn's requests, and no line records its usage (measured with
-# 2.1.330's /compact).
-UNRECORDED_SUMMARY = ("main",)
 MARKS = {
     "version": (b'"version"',),
     "session": (b'"sessionId"',),

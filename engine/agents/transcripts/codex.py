@@ -46,8 +46,6 @@ from ..records import (
 # A response's `token_usage_record` follows its output items (its function_call lines):
 # the request was sent before them.
 USAGE_AFTER_OUTPUT = True
-# A compaction's request writes its token_usage_record as any call does.
-UNRECORDED_SUMMARY = ()
 MARKS = {
     "version": (b'"session_meta"',),
     "session": (b'"session_meta"', b'"turn_context"'),

@@ -56,10 +56,6 @@ from ..records import (
 
 # A response's `session.usage_record` comes before its `assistant.message`.
 USAGE_AFTER_OUTPUT = False
-# The summary request holds the history as it stood at compaction_start; its
-# usage is only compactionTokensUsed of compaction_complete, no usage record
-# (measured with 1.0.102).
-UNRECORDED_SUMMARY = ("main",)
 MARKS = {
     "version": (b'"session.start"',),
     "session": (b'"session.start"',),

@@ -41,11 +41,6 @@ from ..records import (
 
 # A message line carries its tokens with its tool calls: no usage is written after them.
 USAGE_AFTER_OUTPUT = False
-# Its compression's two requests (a snapshot, then its check) hold the part
-# of the history it compresses, what hooks added in it too, under a system
-# instruction of their own; the second repeats the first and adds to it
-# (measured with 0.61.0).  The chat file records neither.
-UNRECORDED_SUMMARY = ("own", "again")
 # A compression is a `$set` of a history shorter than the one before it:
 # read a tail forwards (transcripts.tail), not a line alone.
 READS_ON = True
