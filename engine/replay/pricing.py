@@ -13,10 +13,10 @@ compaction started; Codex records that request as a call; Gemini CLI
 0.61.0 sends two that the chat file records neither of, the first with a
 system instruction of its own, so it reads nothing the main loop wrote
 and writes the addition again, the second repeating it, so it reads it:
-the agent's transcript.summary_requests); an addition no call of its epoch sent
-is written by that request.  A kept-out output counts the same way, as a saving.  An
-addition after the last call of its epoch is never sent and costs
-nothing.  An agent that compacts in the background (Copilot: its reader's
+the agent's transcript.summary_requests); an addition no call of its
+epoch sent is written by that request.  A kept-out output counts the
+same way, as a saving.  An addition after the last call of its epoch is
+never sent and costs nothing.  An agent that compacts in the background (Copilot: its reader's
 CompactionStart record) summarizes the history as it stood when the
 compaction started and keeps what was added after that behind the
 summary: such an addition is written again by the first call of the next

@@ -126,33 +126,26 @@ def _patch(obj, seen):
     written = [m for m in messages if isinstance(m, dict) and m.get("id") in new]
     summary = next((m for m in written if m.get("type") == "user"), {})
     texts = [p["text"] for p in summary.get("content") or () if isinstance(p, dict) and isinstance(p.get("text"), str)]
-    kept = _kept_prompt(written)
-    return [Compaction(sorted(new)[0][:8], kept_prompt=kept), Summary("\n".join(texts)), *_kept_deliveries(written)]
+    prompt, delivered = _kept(written)
+    return [Compaction(sorted(new)[0][:8], kept_prompt=prompt), Summary("\n".join(texts)), *delivered]
 
 
-def _kept_prompt(written):
-    """The text of the first prompt after the summary's reply: where the
-    turns the compression keeps begin (None when it keeps none)."""
-    replied = False
+def _kept(written):
+    """What a compression keeps after its summary (the newest turns, written
+    again under new ids; measured with 0.61.0): the text of their first
+    prompt, after the summary's reply (where they begin; None when it keeps
+    none), and what hooks added to them, still in the context, so in view
+    in the epoch it begins."""
+    prompt, delivered, replied = None, [], False
     for m in written:
         if m.get("type") == "gemini":
             replied = True
-        elif replied and m.get("type") == "user":
-            prompts = [r.text for r in _user(m) if r.kind == "prompt"]
-            if prompts:
-                return prompts[0]
-    return None
-
-
-def _kept_deliveries(written):
-    """What hooks added to the part of the history a compression keeps after
-    its summary (the newest turns, written again under new ids; measured
-    with 0.61.0): still in the context, so in view in the epoch it begins."""
-    out = []
-    for m in written:
-        if m.get("type") == "user":
-            out.extend(Delivered("hook", texts=r.texts, kept=True) for r in _user(m) if r.kind == "delivered")
-    return out
+        elif m.get("type") == "user":
+            recs = _user(m)
+            delivered += [Delivered("hook", texts=r.texts, kept=True) for r in recs if r.kind == "delivered"]
+            if replied and prompt is None:
+                prompt = next((r.text for r in recs if r.kind == "prompt"), None)
+    return prompt, delivered
 
 
 def _model(obj):
