@@ -124,6 +124,55 @@ def test_the_name_server_answers_every_question_nxdomain_and_records_it():
     assert dns.names == ["api.example.org"]
 
 
+def _pane_starts(tmp_path, commands):
+    """The interactive driver's tmux, and a start that runs `commands` in turn."""
+    tmp_path.mkdir()
+    sock, conf = str(tmp_path / "tmux.sock"), tmp_path / "tmux.conf"
+    conf.write_text("set -g remain-on-exit on\n")
+    order = iter(commands)
+
+    def tmux(*args):
+        return subprocess.run(["tmux", "-S", sock, *args], capture_output=True, text=True, timeout=20)
+    return tmux, lambda: subprocess.run(["tmux", "-S", sock, "-f", str(conf), "new-session", "-d", "-s", "x",
+                                         next(order)], check=True, timeout=20)
+
+
+def test_the_interactive_driver_starts_gemini_again_only_where_it_ended_before_asking_anything(tmp_path):
+    """tests/support/interactive_compress.py: a start that ends before its
+    first screen, having asked the model nothing, is Gemini's failure and is
+    started once more (with a warning that shows its exit status); a second
+    such start fails with both; one that asked the model is never repeated."""
+    import shutil
+
+    from support import interactive_compress as ic
+    from support.offline import missing
+
+    if not shutil.which("tmux"):
+        missing("no tmux: .ci/run installs it")
+    ready = f"printf '{ic.READY}\\n'; sleep 30"
+    tmux, start = _pane_starts(tmp_path / "a", ["exit 3", ready])
+    asked = gemini_api.GeminiAPI()
+    try:
+        with pytest.warns(UserWarning, match=r"(?s)first start failed.*status 3"):
+            ic.start(tmux, start, asked, first_screen=10)
+        assert ic.idle(ic.pane(tmux)) and not ic.gone(tmux)
+    finally:
+        tmux("kill-server")
+    tmux, start = _pane_starts(tmp_path / "b", ["exit 3", "exit 4"])
+    try:
+        with pytest.warns(UserWarning), pytest.raises(AssertionError, match=r"(?s)status 4.*first start.*status 3"):
+            ic.start(tmux, start, asked, first_screen=10)
+    finally:
+        tmux("kill-server")
+    tmux, start = _pane_starts(tmp_path / "c", ["exit 3", ready])
+    asked.log.append(object())  # a request served: the start is no longer Gemini's alone
+    try:
+        with pytest.raises(AssertionError, match="status 3"):
+            ic.start(tmux, start, asked, first_screen=10)
+    finally:
+        tmux("kill-server")
+
+
 # ---------------------------------------------------------------- the agents
 
 

@@ -31,6 +31,7 @@ import shlex
 import subprocess
 import sys
 import time
+import warnings
 from contextlib import closing
 from pathlib import Path
 
@@ -80,7 +81,8 @@ def stand_in():
 
 def drive(home, proj, engine, api, out, threshold):
     gemini.write_settings(home, None, {"model": {"compressionThreshold": threshold}})
-    sock = str(out / "tmux.sock")
+    sock, conf = str(out / "tmux.sock"), out / "tmux.conf"
+    conf.write_text("set -g remain-on-exit on\n")  # a Gemini that ends keeps its last screen and exit status
 
     def tmux(*args):
         return subprocess.run(["tmux", "-S", sock, *args], capture_output=True, text=True, timeout=20)
@@ -95,18 +97,41 @@ def drive(home, proj, engine, api, out, threshold):
                               "GEMINI_CLI_TRUST_WORKSPACE": "true", "GEMINI_CLI_NO_RELAUNCH": "true", **engine})
         env.pop("TERM", None)  # the pane's own
         env["PWD"] = str(proj)
+        new_session = ["tmux", "-S", sock, "-f", str(conf), "new-session", "-d", "-s", "x", "-x", "200", "-y", "50",
+                       "-c", str(proj), shlex.join(str(c) for c in cmd)]
         with api:
             try:
-                ns.run(subprocess.run, ["tmux", "-S", sock, "-f", "/dev/null", "new-session", "-d", "-s", "x", "-x", "200",
-                                        "-y", "50", "-c", str(proj), shlex.join(str(c) for c in cmd)], env=env, check=True,
-                       timeout=20)
-                settle(tmux)  # its start, and the hooks of its start
+                start(tmux, lambda: ns.run(subprocess.run, new_session, env=env, check=True, timeout=20), api)
                 for text, served in PROMPTS:
                     submit(tmux, api, text)
                     wait_until(lambda: mains(api) >= served, 180, tmux, f"{served} main-loop requests after {text!r}")
                     settle(tmux)
             finally:
                 quit_gemini(tmux)
+
+
+def start(tmux, new_session, api, first_screen=45.0):
+    """Start Gemini in the pane and wait for its start's hooks to end.
+    Gemini draws its first screen in about 1.5 s here, before its start's
+    hooks run; where a start ends or stays blank for `first_screen` seconds,
+    having asked the model nothing, it failed before the engine had any
+    part in it: Gemini is started once more, and what the first start
+    showed is warned of (and kept in the error, should the second fail)."""
+    new_session()
+    try:
+        wait_until(lambda: pane(tmux).strip(), first_screen, tmux, "Gemini's first screen")
+    except AssertionError as err:
+        if api.log:
+            raise
+        first = str(err)
+        warnings.warn(f"Gemini's first start failed; started again: {first}", stacklevel=2)
+        tmux("kill-server")
+        new_session()
+        try:
+            wait_until(lambda: pane(tmux).strip(), first_screen, tmux, "Gemini's first screen")
+        except AssertionError as again:
+            raise AssertionError(f"{again}\n(and its first start: {first})") from None
+    settle(tmux)  # its start, and the hooks of its start
 
 
 # What the pane shows while Gemini works (a hook runs, a response streams),
@@ -118,12 +143,11 @@ def quit_gemini(tmux, limit=30):
     """`/quit`, then wait for Gemini to end, the hooks of its end with it,
     before the pane goes: killed, it would leave those hooks running past
     the test (they would write into its folders once they are gone)."""
-    tmux("send-keys", "-t", "x", "-l", "/quit")
-    time.sleep(0.5)  # an Enter right after the keys would be a newline (submit)
-    tmux("send-keys", "-t", "x", "Enter")
-    end = time.time() + limit
-    while time.time() < end and tmux("has-session", "-t", "x").returncode == 0:
-        time.sleep(0.2)
+    if not gone(tmux):
+        tmux("send-keys", "-t", "x", "-l", "/quit")
+        time.sleep(0.5)  # an Enter right after the keys would be a newline (submit)
+        tmux("send-keys", "-t", "x", "Enter")
+        wait_until(lambda: gone(tmux), limit)
     tmux("kill-server")
 
 
@@ -146,7 +170,7 @@ def submit(tmux, api, text):
         tmux("send-keys", "-t", "x", "Enter")
         if wait_until(lambda: taken(pane(tmux)) or mains(api) > before, 10):
             return
-    raise AssertionError(f"Gemini never took the prompt {text!r}; its pane:\n{pane(tmux)}")
+    raise AssertionError(f"Gemini never took the prompt {text!r}; {describe(tmux)}")
 
 
 def taken(screen):
@@ -157,17 +181,40 @@ def pane(tmux):
     return tmux("capture-pane", "-p", "-t", "x").stdout
 
 
+def gone(tmux):
+    """Whether Gemini has ended (its pane kept, dead) or the pane is gone."""
+    shown = tmux("display-message", "-p", "-t", "x", "#{pane_dead}")
+    return shown.returncode != 0 or shown.stdout.strip() == "1"
+
+
+def describe(tmux):
+    """What a failure shows: whether Gemini still runs (else its exit
+    status, or tmux's error), what runs under it (a hook, a shell), and its
+    screen, blank lines dropped."""
+    shown = tmux("display-message", "-p", "-t", "x", "#{pane_pid} #{pane_dead} #{pane_dead_status} #{pane_dead_signal}")
+    if shown.returncode != 0:
+        return f"no pane ({shown.stderr.strip()})"
+    pid, dead, status, signal = (shown.stdout.split() + ["", "", "", ""])[:4]
+    state = f"Gemini ended (status {status or '-'}, signal {signal or '-'})" if dead == "1" else f"Gemini runs (pid {pid})"
+    tree = subprocess.run(["ps", "-o", "pid,etimes,args", "--sid", pid], capture_output=True, text=True).stdout
+    lines = [line.rstrip() for line in pane(tmux).splitlines() if line.strip()]
+    return "\n".join([state, "processes:", tree.rstrip(), "screen:", *(lines or ["(blank)"])])
+
+
 def wait_until(check, limit, tmux=None, what=""):
     """True once `check()` is; at the limit, False, or, given what was
-    awaited, an error that shows the pane."""
+    awaited (and the pane, which then must not end), an error that shows
+    the pane."""
     end = time.time() + limit
     while time.time() < end:
+        if tmux is not None and gone(tmux):
+            raise AssertionError(f"Gemini ended while waiting for {what}; {describe(tmux)}")
         if check():
             return True
         time.sleep(0.2)
     if tmux is None:
         return False
-    raise AssertionError(f"waited {limit} s for {what}; Gemini's pane:\n{pane(tmux)}")
+    raise AssertionError(f"waited {limit} s for {what}; {describe(tmux)}")
 
 
 def settle(tmux, quiet=1.0, limit=120.0):
