@@ -168,7 +168,7 @@ def test_gemini_records(tmp_path):
     assert _one(recs, "tool_result").is_error  # the shell's exit code line, no error field
     # the history rewritten shorter with messages the file never had: a compression
     assert _one(recs, "compaction").line == 7 and _one(recs, "summary").text == "IN SHORT"
-    assert _one(recs, "compaction").kept_prompt is None, "it kept no turn"
+    assert _one(recs, "compaction").kept_prompts == 0, "it kept no turn"
     # a resumed session restores a history as long as it was: no compaction
     resumed = GEMINI[:6] + [{"$set": {"messages": [{"id": i, "type": "user", "content": []}
                                                    for i in ("ctx", "p1", "m1", "m1_response", "p2")]}}]
@@ -193,7 +193,7 @@ def test_gemini_compression_keeps_the_newest_turns_with_what_hooks_added_to_them
     recs, _ = _read("gemini", _write(tmp_path / "k.jsonl", GEMINI[:-1] + turn + [{"$set": {"messages": patch}}]))
     at = [i for i, r in enumerate(recs) if r.kind == "compaction"]
     assert len(at) == 1 and _one(recs, "summary").text == "IN SHORT"
-    assert _one(recs, "compaction").kept_prompt == "next", "the kept turns begin with that prompt"
+    assert _one(recs, "compaction").kept_prompts == 1, "the kept turns begin at the last prompt"
     after = [(r.kind, r.texts, r.kept) for r in recs[at[0]:] if r.kind == "delivered"]
     assert after == [("delivered", ["KEPT"], True)], "the kept result's context, and nothing else of the kept turns"
     assert not any(r.kept for r in recs[:at[0]] if r.kind == "delivered")

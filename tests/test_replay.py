@@ -614,3 +614,38 @@ def test_what_gemini_added_to_the_turns_its_compression_keeps_is_priced_into_the
     # their own system instruction, then read by the check that repeats the first)
     assert t.exposure(ends["go"], "post_tool") == (1 + 1, 2 + 1)
     assert t.exposure(ends["next"], "post_tool") == (1 + 1, 0 + 1), "kept: written again after the summary, read once"
+
+
+def test_where_a_prompt_gemini_keeps_was_typed_again_among_its_kept_turns_they_begin_at_the_first(tmp_path):
+    """The turns a Gemini compression keeps are found by how many prompts
+    they hold, not by their first prompt's text: where that text was typed
+    again among them (`go` three times, the last two kept), the kept part
+    begins at the second `go`, and what a hook added between it and the
+    third is kept, read by every later call.  (Named by its text, the kept
+    part began at the last `go`: the addition was priced as compressed.)"""
+    from hook_fixtures import GeminiChat
+
+    chat = GeminiChat(tmp_path / "session-2026-11-28T16-20-5e551013.jsonl", "5e551013-0000-4000-8000-000000000000",
+                      tmp_path)
+    chat.start("the session's start")
+    chat.prompt("go")
+    chat.response(30000, call=False, text="one")
+    chat.prompt("go")
+    since = chat.path.stat().st_size - len(chat.path.read_bytes().splitlines(keepends=True)[-1])
+    chat.response(30000)
+    added = chat.path.stat().st_size  # the call's AfterTool saw this much
+    chat.result(added="B1")
+    chat.response(30000, call=False, text="two")
+    chat.prompt("go")
+    chat.response(30000)
+    chat.compression(kept=[[{"text": "go"}], [chat.result_part("B1")], [{"text": "go"}]])
+    chat.result()
+    chat.response(2600, call=False, text="three")
+    chat.prompt("more")
+    chat.response(2700, call=False, text="four")
+    chat.prompt("last")
+    chat.response(2800, call=False, text="five")
+    t = Timeline(chat.path, "gemini", _resumed("gemini"))
+    assert t.kept_since == [since], "kept from the second `go`"
+    # kept: the first epoch's two later calls, then the next epoch's three (written again, then read)
+    assert t.exposure(added, "post_tool") == (1 + 1, 1 + 2)

@@ -107,15 +107,17 @@ class Window(Record):
 
 
 class Compaction(Record):
-    """`kept_prompt`: where a compaction that keeps the newest turns, written
-    again after its summary, keeps them from: the text of that part's first
-    prompt (the same prompt's line earlier in the transcript)."""
-    __slots__ = ("id", "pre_tokens", "trigger", "kept_prompt")
+    """`kept_prompts`: where a compaction that keeps the newest turns, written
+    again after its summary, keeps them from: how many prompts they hold, so
+    they begin at that many prompts' lines from the end of the transcript
+    before it (0: it keeps none).  A count, not a text: a prompt typed twice
+    names one place."""
+    __slots__ = ("id", "pre_tokens", "trigger", "kept_prompts")
     kind = "compaction"
 
-    def __init__(self, id="", pre_tokens=None, trigger=None, kept_prompt=None):
+    def __init__(self, id="", pre_tokens=None, trigger=None, kept_prompts=0):
         super().__init__()
-        self.id, self.pre_tokens, self.trigger, self.kept_prompt = id, pre_tokens, trigger, kept_prompt
+        self.id, self.pre_tokens, self.trigger, self.kept_prompts = id, pre_tokens, trigger, kept_prompts
 
 
 class CompactionStart(Record):

@@ -22,7 +22,7 @@ compaction started and keeps what was added after that behind the
 summary: such an addition is written again by the first call of the next
 epoch and read by the rest of it.  So is one made in the newest turns a
 compaction keeps after its summary (Gemini CLI 0.61.0, measured: the
-Compaction record's `kept_prompt`, the prompt those turns begin with).
+Compaction record's `kept_prompts`, how many prompts those turns hold).
 
 The rates (a `kind: pricing` document, pipelines/reports/pricing.yaml by
 default) are per token kind and model family; the family is the one whose
@@ -147,7 +147,7 @@ class Timeline:
         self.kept_since = []   # per compaction: the start offset of the line where it started in the
         #                        background (what came after is kept behind its summary), or of the
         #                        prompt whose turns it keeps after its summary (Gemini), else None
-        self._prompts = {}     # prompt text -> start offset of its latest line
+        self._prompts = []     # start offsets of the prompts' lines
         self._start = None     # (id, start offset) of the latest CompactionStart line
         self.models = {}
         self.seen = set()
@@ -171,7 +171,7 @@ class Timeline:
         elif rec.kind == "compaction":
             began, self._start = self._start, None
             self.boundaries.append(start)
-            kept = self._prompts.get(rec.kept_prompt) if rec.kept_prompt else None
+            kept = self._prompts[-rec.kept_prompts] if 0 < rec.kept_prompts <= len(self._prompts) else None
             self.kept_since.append(began[1] if began is not None and began[0] == rec.id else kept)
         elif rec.kind == "window" and rec.model:
             self._model = rec.model
@@ -180,7 +180,7 @@ class Timeline:
         elif rec.kind in ("tool_result", "prompt"):
             self._began = None  # an input: a response that wrote no usage (interrupted) is over
             if rec.kind == "prompt":
-                self._prompts[rec.text] = start
+                self._prompts.append(start)
         elif rec.kind == "usage" and not rec.synthetic:
             self._usage(rec, start, end)
 

@@ -126,26 +126,25 @@ def _patch(obj, seen):
     written = [m for m in messages if isinstance(m, dict) and m.get("id") in new]
     summary = next((m for m in written if m.get("type") == "user"), {})
     texts = [p["text"] for p in summary.get("content") or () if isinstance(p, dict) and isinstance(p.get("text"), str)]
-    prompt, delivered = _kept(written)
-    return [Compaction(sorted(new)[0][:8], kept_prompt=prompt), Summary("\n".join(texts)), *delivered]
+    prompts, delivered = _kept(written)
+    return [Compaction(sorted(new)[0][:8], kept_prompts=prompts), Summary("\n".join(texts)), *delivered]
 
 
 def _kept(written):
     """What a compression keeps after its summary (the newest turns, written
-    again under new ids; measured with 0.61.0): the text of their first
-    prompt, after the summary's reply (where they begin; None when it keeps
-    none), and what hooks added to them, still in the context, so in view
-    in the epoch it begins."""
-    prompt, delivered, replied = None, [], False
+    again under new ids; measured with 0.61.0): how many prompts they hold
+    after the summary's reply (where they begin), and what hooks added to
+    them, still in the context, so in view in the epoch it begins."""
+    prompts, delivered, replied = 0, [], False
     for m in written:
         if m.get("type") == "gemini":
             replied = True
         elif m.get("type") == "user":
             recs = _user(m)
             delivered += [Delivered("hook", texts=r.texts, kept=True) for r in recs if r.kind == "delivered"]
-            if replied and prompt is None:
-                prompt = next((r.text for r in recs if r.kind == "prompt"), None)
-    return prompt, delivered
+            if replied and any(r.kind == "prompt" for r in recs):
+                prompts += 1
+    return prompts, delivered
 
 
 def _model(obj):
