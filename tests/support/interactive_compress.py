@@ -119,7 +119,7 @@ def start(tmux, new_session, api, first_screen=45.0):
     showed is warned of (and kept in the error, should the second fail)."""
     new_session()
     try:
-        wait_until(lambda: pane(tmux).strip(), first_screen, tmux, "Gemini's first screen")
+        wait_until(lambda: drawn(tmux), first_screen, tmux, "Gemini's first screen")
     except AssertionError as err:
         if api.log:
             raise
@@ -128,7 +128,7 @@ def start(tmux, new_session, api, first_screen=45.0):
         tmux("kill-server")
         new_session()
         try:
-            wait_until(lambda: pane(tmux).strip(), first_screen, tmux, "Gemini's first screen")
+            wait_until(lambda: drawn(tmux), first_screen, tmux, "Gemini's first screen")
         except AssertionError as again:
             raise AssertionError(f"{again}\n(and its first start: {first})") from None
     settle(tmux)  # its start, and the hooks of its start
@@ -181,6 +181,12 @@ def pane(tmux):
     return tmux("capture-pane", "-p", "-t", "x").stdout
 
 
+def drawn(tmux):
+    """Whether Gemini, still running, has drawn something (a pane it left
+    shows tmux's line on its end)."""
+    return bool(pane(tmux).strip()) and not gone(tmux)
+
+
 def gone(tmux):
     """Whether Gemini has ended (its pane kept, dead) or the pane is gone."""
     shown = tmux("display-message", "-p", "-t", "x", "#{pane_dead}")
@@ -195,7 +201,8 @@ def describe(tmux):
     if shown.returncode != 0:
         return f"no pane ({shown.stderr.strip()})"
     pid, dead, status, signal = (shown.stdout.split() + ["", "", "", ""])[:4]
-    state = f"Gemini ended (status {status or '-'}, signal {signal or '-'})" if dead == "1" else f"Gemini runs (pid {pid})"
+    # the exit status once tmux has reaped the process (seen here: at times not for seconds after the pane died)
+    state = f"Gemini ended (status {status or '?'}, signal {signal or '-'})" if dead == "1" else f"Gemini runs (pid {pid})"
     tree = subprocess.run(["ps", "-o", "pid,etimes,args", "--sid", pid], capture_output=True, text=True).stdout
     lines = [line.rstrip() for line in pane(tmux).splitlines() if line.strip()]
     return "\n".join([state, "processes:", tree.rstrip(), "screen:", *(lines or ["(blank)"])])
