@@ -752,7 +752,8 @@ def test_gemini_interactive_every_request_after_its_compressions_holds_the_rule_
     answers.request_context of gemini.yaml); the engine read a kept turn as
     gone and gave the rule again (2 in each request after the second); and
     it saw no shrink where the context rose past what it last recorded
-    between two checks, so after the third it gave the rule no more (0)."""
+    between two checks, so after the third it gave the rule no more (0).
+    Replay, on the same chat file, finds what each compression kept."""
     import shutil
 
     from support import interactive_compress as ic
@@ -771,3 +772,18 @@ def test_gemini_interactive_every_request_after_its_compressions_holds_the_rule_
     mains = [text for kind, text in log if kind == "main"]
     assert [text.count(ic.MARK) for text in mains] == [1] * 8
     assert all(api.summary in text for text in mains[2:]), "the requests after the first compression hold a summary"
+    # replay reads the same chat file: the first compression kept nothing, the
+    # others the turn of the prompt they came in (its line, where replay prices it kept)
+    from engine.agents.table import get
+    from engine.replay.pricing import Timeline
+    from support.gemini import session_files
+
+    [chat] = session_files(home)
+    timeline = Timeline(chat, "gemini", get("gemini").data["transcript"].get("resumed"))
+    prompts, at = {}, 0
+    for line in chat.read_bytes().splitlines(keepends=True):
+        rec = json.loads(line)
+        if rec.get("type") == "user" and rec.get("content") in ([{"text": "next"}], [{"text": "more"}]):
+            prompts[rec["content"][0]["text"]] = at
+        at += len(line)
+    assert timeline.kept_since == [None, prompts["next"], prompts["more"]], (timeline.kept_since, prompts)
