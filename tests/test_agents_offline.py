@@ -126,9 +126,11 @@ def test_the_name_server_answers_every_question_nxdomain_and_records_it():
 
 def _pane_starts(tmp_path, commands):
     """The interactive driver's tmux, and a start that runs `commands` in turn."""
+    from support.interactive_compress import TMUX_CONF
+
     tmp_path.mkdir()
     sock, conf = str(tmp_path / "tmux.sock"), tmp_path / "tmux.conf"
-    conf.write_text("set -g remain-on-exit on\n")
+    conf.write_text(TMUX_CONF)
     order = iter(commands)
 
     def tmux(*args):

@@ -79,10 +79,14 @@ def stand_in():
         return FIGURES[min(len(served), len(FIGURES)) - 1]
     return GeminiAPI(list(SCRIPT), tokens=tokens)
 
+# The pane's tmux: a Gemini that ends keeps its pane, its last screen and exit status.
+TMUX_CONF = "set -g remain-on-exit on\n"
+
+
 def drive(home, proj, engine, api, out, threshold):
     gemini.write_settings(home, None, {"model": {"compressionThreshold": threshold}})
     sock, conf = str(out / "tmux.sock"), out / "tmux.conf"
-    conf.write_text("set -g remain-on-exit on\n")  # a Gemini that ends keeps its last screen and exit status
+    conf.write_text(TMUX_CONF)
 
     def tmux(*args):
         return subprocess.run(["tmux", "-S", sock, *args], capture_output=True, text=True, timeout=20)
