@@ -31,7 +31,6 @@ import shlex
 import subprocess
 import sys
 import time
-import warnings
 from contextlib import closing
 from pathlib import Path
 
@@ -105,7 +104,7 @@ def drive(home, proj, engine, api, out, threshold):
                        "-c", str(proj), shlex.join(str(c) for c in cmd)]
         with api:
             try:
-                start(tmux, lambda: ns.run(subprocess.run, new_session, env=env, check=True, timeout=20), api)
+                start(tmux, lambda: ns.run(subprocess.run, new_session, env=env, check=True, timeout=20))
                 for text, served in PROMPTS:
                     submit(tmux, api, text)
                     wait_until(lambda: mains(api) >= served, 180, tmux, f"{served} main-loop requests after {text!r}")
@@ -114,28 +113,12 @@ def drive(home, proj, engine, api, out, threshold):
                 quit_gemini(tmux)
 
 
-def start(tmux, new_session, api, first_screen=45.0):
-    """Start Gemini in the pane and wait for its start's hooks to end.
-    Gemini draws its first screen in about 1.2 s here, before its start's
-    hooks begin (measured: a SessionStart hook that logs when it starts,
-    1.4 s); where a start ends or stays blank for `first_screen` seconds,
-    having asked the model nothing, it failed before the engine had any
-    part in it: Gemini is started once more, and what the first start
-    showed is warned of (and kept in the error, should the second fail)."""
+def start(tmux, new_session, first_screen=45.0):
+    """Start Gemini in the pane and wait for its first screen (about 1.2 s
+    here), then for its start's hooks to end. A Gemini that ends fails at
+    once with what it left: its exit status and screen."""
     new_session()
-    try:
-        wait_until(lambda: drawn(tmux), first_screen, tmux, "Gemini's first screen")
-    except AssertionError as err:
-        if api.log:
-            raise
-        first = str(err)
-        warnings.warn(f"Gemini's first start failed; started again: {first}", stacklevel=2)
-        tmux("kill-server")
-        new_session()
-        try:
-            wait_until(lambda: drawn(tmux), first_screen, tmux, "Gemini's first screen")
-        except AssertionError as again:
-            raise AssertionError(f"{again}\n(and its first start: {first})") from None
+    wait_until(lambda: drawn(tmux), first_screen, tmux, "Gemini's first screen")
     settle(tmux)  # its start, and the hooks of its start
 
 

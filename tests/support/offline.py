@@ -46,6 +46,10 @@ SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 0x1
 DROPPED_PREFIXES = ("ENGINE_", "XDG_", "CLAUDE", "ANTHROPIC", "OPENAI", "CODEX", "GEMINI", "GOOGLE", "COPILOT",
                     "GH_", "GITHUB_", "AI_AGENT", "PYTHONWARNINGS", "NODE_OPTIONS", "NPM_CONFIG", "HTTP_PROXY",
                     "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "NO_PROXY", "no_proxy")
+# ... and by name: a CI's marker. Gemini CLI 0.61.0 runs headless where CI is
+# "true", even in a terminal (its isHeadlessMode), so its interactive session
+# would answer once and end where CI sets CI=true and run here where it does not.
+DROPPED_NAMES = ("CI",)
 
 
 def missing(why):
@@ -118,12 +122,12 @@ class Netns:
 
 
 def base_env(home, extra=None):
-    """The agent's environment: this process's without DROPPED_PREFIXES,
+    """The agent's environment: this process's without DROPPED_PREFIXES and DROPPED_NAMES,
     HOME, TMPDIR and the XDG and engine folders under `home`, this checkout's engine
     first on PYTHONPATH (for hooks that run it). `extra` adds variables, or
     removes them where its value is None."""
     home = Path(home)
-    out = {k: v for k, v in os.environ.items() if not k.startswith(DROPPED_PREFIXES)}
+    out = {k: v for k, v in os.environ.items() if not k.startswith(DROPPED_PREFIXES) and k not in DROPPED_NAMES}
     (home / "tmp").mkdir(parents=True, exist_ok=True)
     out.update(
         HOME=str(home), TERM="dumb", NO_COLOR="1",
