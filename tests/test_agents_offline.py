@@ -165,6 +165,7 @@ def test_the_interactive_driver_fails_where_gemini_answers_once_and_ends_showing
 def test_no_agent_inherits_a_ci_marker_from_the_tests(tmp_path, monkeypatch):
     """CI=true turns Gemini CLI 0.61.0 headless in a terminal: an agent run
     by the tests gets the same environment under any CI as here."""
+    from support.agent import agent_env
     from support.offline import base_env
 
     monkeypatch.setenv("CI", "true")
@@ -172,6 +173,8 @@ def test_no_agent_inherits_a_ci_marker_from_the_tests(tmp_path, monkeypatch):
     env = base_env(tmp_path)
     assert "CI" not in env and "GITHUB_ACTIONS" not in env
     assert env["HOME"] == str(tmp_path)
+    claude = agent_env(tmp_path)  # Claude Code's
+    assert "CI" not in claude and claude["HOME"] == str(tmp_path)
 
 
 # ---------------------------------------------------------------- the agents

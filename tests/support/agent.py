@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from .offline import merge_json
+from .offline import DROPPED_NAMES, merge_json
 from .standin import MAIN, SIDE, Call, Say, Shell, StandIn, sse
 
 REPO = Path(__file__).resolve().parents[2]
@@ -218,12 +218,14 @@ def allow_tools(home, rules=DEFAULT_ALLOW):
 
 def agent_env(home, env=None):
     """The environment of the agent (and so of its hooks and its Bash): this
-    process's, without any ENGINE_/XDG_/CLAUDE/ANTHROPIC variable, with every
-    folder under `home` and the engine of this checkout first on PYTHONPATH.
-    `env` adds or (value None) removes variables."""
+    process's, without any ENGINE_/XDG_/CLAUDE/ANTHROPIC variable or a CI
+    marker (offline.DROPPED_NAMES), with every folder under `home` and the
+    engine of this checkout first on PYTHONPATH. `env` adds or (value None)
+    removes variables."""
     home = Path(home)
     out = {k: v for k, v in os.environ.items()
-           if not k.startswith(("ENGINE_", "XDG_", "CLAUDE", "ANTHROPIC", "PYTHONWARNINGS", "AI_AGENT"))}
+           if not k.startswith(("ENGINE_", "XDG_", "CLAUDE", "ANTHROPIC", "PYTHONWARNINGS", "AI_AGENT"))
+           and k not in DROPPED_NAMES}
     out.update(
         HOME=str(home),
         CLAUDE_CONFIG_DIR=str(home / ".claude"),
