@@ -4,6 +4,7 @@ to engine.hooks.dispatch.main in a fresh interpreter through a fake stdin,
 then the interpreter lists which of those modules it holds."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -49,8 +50,9 @@ def _rules(hk):
 
 # What a quiet event must not load either: `typing` (slow to import, and no
 # engine module on this path needs it), dataclasses (and inspect through it:
-# the handlers' specs are plain frozen records, engine/base/record.py), redis-py.
-QUIET_HEAVY = HEAVY + ("typing", "dataclasses", "inspect", "redis")
+# the handlers' specs are plain frozen records, engine/base/record.py),
+# redis-py, hashlib (it loads OpenSSL, 3-4 ms: engine/base/digest.py).
+QUIET_HEAVY = HEAVY + ("typing", "dataclasses", "inspect", "redis", "hashlib")
 
 CUSTOM = profile_text({"UserPromptSubmit": [{"name": "rules", "every_turns": 5}]})
 QUIET = profile_text(effort="high")
@@ -224,3 +226,32 @@ def test_growth_not_due_builds_no_refresh(hk):
     hk.write_transcript(transcript_records(100000, session=hk.session))  # past it
     res = _probe(hk, post, heavy=("engine",))
     assert "engine.hooks.handlers.refresh" in res["after"], res
+
+
+def test_what_every_event_may_load_leaves_openssl_out():
+    """The digests a hook takes on any event (a session's file names, the
+    compiled-profile cache's keys, Gemini's project folder, a rule file's
+    text) come from the bare C sha256 (engine/base/digest.py); each
+    agent's transcript reader, loaded at a quiet prompt to read the
+    context's size, imports no hashlib either (Gemini's did: 3-4 ms of its
+    every quiet prompt)."""
+    import subprocess
+    import sys
+
+    from engine.agents.transcripts import __path__ as readers
+
+    names = sorted(p.stem for p in Path(readers[0]).glob("*.py") if p.stem != "__init__")
+    assert {"claude", "codex", "copilot", "gemini"} <= set(names)
+    modules = [f"engine.agents.transcripts.{n}" for n in names] + [
+        "engine.base.digest", "engine.core.cache", "engine.core.records", "engine.hooks.state",
+        "engine.hooks.lineage", "engine.hooks.sources", "engine.hooks.inview", "engine.hooks.agenttrust"]
+    code = f"import sys\nimport {', '.join(modules)}\nprint('hashlib' in sys.modules)"
+    run = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "False"
+    import hashlib
+
+    from engine.base.digest import safe_key, sha256
+
+    assert sha256(b"rules").hexdigest() == hashlib.sha256(b"rules").hexdigest()
+    assert safe_key("s/../x\ud800") == "s_.._x_-" + hashlib.sha256("s/../x\ud800".encode("utf-8", "surrogatepass")).hexdigest()[:12]

@@ -21,11 +21,7 @@ hashed at every check, the way git treats a racily clean file.
 import os
 import stat
 
-try:  # the bare C module: importing hashlib (OpenSSL) costs milliseconds on every hook
-    from _sha256 import sha256
-except ImportError:  # pragma: no cover - other Pythons
-    from hashlib import sha256
-
+from engine.base.digest import sha256
 from engine.base.paths import cache_dir_str
 from engine.base.version import __version__
 

@@ -23,6 +23,7 @@ divided by the per-token figures of the settings).
 import os
 import time
 
+from engine.base.digest import safe_key
 from engine.base.files import open_private, private_dir
 from engine.base.paths import state_dir_str
 
@@ -40,17 +41,8 @@ def folder(conf=None):
     return os.path.expanduser(conf["path"].replace("{state}", state_dir_str()))
 
 
-def session_key(session_id):
-    """A file name for a session id: its safe characters and a hash (an id
-    is the agent's, but a file name must never climb out of the folder)."""
-    import hashlib
-
-    safe = "".join(c if (c.isascii() and c.isalnum()) or c in "_.-" else "_" for c in session_id[:80])
-    return f"{safe}-{hashlib.sha256(session_id.encode('utf-8', 'surrogatepass')).hexdigest()[:12]}"
-
-
 def path_for(session_id, conf=None):
-    return os.path.join(folder(conf), session_key(session_id) + ".ndjson")
+    return os.path.join(folder(conf), safe_key(session_id) + ".ndjson")
 
 
 def estimate(n, per_token):
@@ -81,7 +73,7 @@ def append(session_id, event_name, added=(), kept=(), conf=None):
 
         line = dumps({"v": VERSION, "t": int(time.time()), "event": str(event_name)[:64],
                       "added": list(added), "kept_out": list(kept)}) + "\n"
-        fd = open_private(os.path.join(where, session_key(session_id) + ".ndjson"),
+        fd = open_private(os.path.join(where, safe_key(session_id) + ".ndjson"),
                           os.O_WRONLY | os.O_APPEND | os.O_CREAT)
         try:
             if os.fstat(fd).st_size + len(line) > conf["max_bytes"]:

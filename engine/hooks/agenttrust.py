@@ -12,10 +12,10 @@ never an exception: a record that cannot be read is an answer ("unknown").
   (Copilot CLI's config.json).
 """
 
-import hashlib
 import json
 import os
 
+from engine.base.digest import sha256
 from engine.base.paths import inside
 
 from . import entries
@@ -138,7 +138,7 @@ def hook_hash(spec, label, group, handler, matcher_key, cap=None):
     if matcher_key and isinstance(group, dict) and matcher_key in group:
         identity[matcher_key] = group[matcher_key]
     text = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return "sha256:" + sha256(text.encode("utf-8")).hexdigest()
 
 
 def codex_hook_hashes(agent, spec, project, settings, data, scope):

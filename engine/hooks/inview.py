@@ -313,9 +313,9 @@ def _agent_digest(ep, real, raw):
     the raw text (Claude Code's nested_memory since 2.1.328): a rule edited
     since is not in view as it is now."""
     if isinstance(raw, str):
-        import hashlib
+        from engine.base.digest import sha256
 
-        ep.agent_digest[real] = hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+        ep.agent_digest[real] = sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:16]
     else:
         ep.agent_digest.pop(real, None)
 

@@ -21,9 +21,11 @@ SUFFIX = ".session"
 
 
 def _path(subagent):
-    from .state import _session_key, _sessions_dir
+    from engine.base.digest import safe_key
 
-    return os.path.join(_sessions_dir(), _session_key(subagent) + SUFFIX)
+    from .state import _sessions_dir
+
+    return os.path.join(_sessions_dir(), safe_key(subagent) + SUFFIX)
 
 
 def _declares_parents(event):

@@ -242,8 +242,7 @@ def collect(spec, cwd, log, trust=None, skipped=None, agent=None, touched=None):
     checked before reading) and skipped files are left out, and so is a
     file the trust model (trust.py) does not let this profile read: logged
     and listed in `skipped` as (path, reason)."""
-    import hashlib
-
+    from engine.base.digest import sha256
     from engine.core.settings import hook_bounds
 
     from .origin import Origins, order_key, rank
@@ -285,7 +284,7 @@ def collect(spec, cwd, log, trust=None, skipped=None, agent=None, touched=None):
         folder_scope = src.get("folder_scope")
         if folder_scope:  # svc/AGENTS.md, not AGENTS.md: where it applies is part of what it says
             name = f"{folder_scope}/{name}"
-        out.append(RuleFile(p, name, priority, text, real, origin, project, hashlib.sha256(data).hexdigest()[:16],
+        out.append(RuleFile(p, name, priority, text, real, origin, project, sha256(data).hexdigest()[:16],
                             src.get("scope_key"), src.get("always_key"), folder_scope))
     if spec["files"]:
         out.sort(key=lambda r: rank(r.origin))  # a list of files keeps its order within an origin

@@ -15,6 +15,7 @@ count of 6, not Redis at 4 and files at 2."""
 import os
 import time
 
+from engine.base.digest import safe_key
 from engine.base.fastjson import dumps_flat, loads
 from engine.base.files import Locked, replace_atomic
 from engine.base.paths import state_dir_str
@@ -27,14 +28,6 @@ MONOTONIC = ("turn_at:",)
 
 class StateError(Exception):
     pass
-
-
-def _session_key(session_id):
-    from engine.core.cache import sha256
-
-    safe = "".join(c if (c.isascii() and c.isalnum()) or c in "_.-" else "_" for c in session_id[:80])
-    # surrogatepass: a lone surrogate is valid in the event's JSON, not in UTF-8
-    return f"{safe}-{sha256(session_id.encode('utf-8', 'surrogatepass')).hexdigest()[:12]}"
 
 
 class _StateLock(Locked):
@@ -59,7 +52,7 @@ class OneAnswer:
 
     def __init__(self, session_id, until, poll_s, log, root=None):
         """`session_id` None: no session state, nothing to order (no lock)."""
-        self.lock = None if session_id is None else Locked(_answer_lock(_sessions_dir(root), _session_key(session_id)))
+        self.lock = None if session_id is None else Locked(_answer_lock(_sessions_dir(root), safe_key(session_id)))
         self.until, self.poll_s, self.log = until, poll_s, log
 
     def __enter__(self):
@@ -100,7 +93,7 @@ def _sessions_dir(root=None):
 
 
 def _answer_lock(folder, key):
-    """The answer lock's path of the session whose _session_key is `key`."""
+    """The answer lock's path of the session whose safe_key is `key`."""
     return os.path.join(folder, f"{key}.answer.lock")
 
 
@@ -109,7 +102,7 @@ class FileState:
 
     def __init__(self, session_id, ttl_seconds, root=None):
         self.root = _sessions_dir(root)
-        key = _session_key(session_id)
+        key = safe_key(session_id)
         self.path = os.path.join(self.root, f"{key}.json")
         self.answer_lock = _answer_lock(self.root, key)
         self.ttl = ttl_seconds

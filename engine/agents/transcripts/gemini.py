@@ -23,7 +23,7 @@ reply, then the newest turns written again under new ids: what hooks added
 to those is still in the context (a kept delivery).
 """
 
-import hashlib
+from engine.base.digest import sha256
 
 from ..records import (
     Compaction,
@@ -74,7 +74,7 @@ def looks_like(obj):
 
 def project_key(cwd):
     """The header's projectHash of a project folder."""
-    return hashlib.sha256(cwd.encode("utf-8", "surrogatepass")).hexdigest()
+    return sha256(cwd.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def records_of(obj, seen=None):
