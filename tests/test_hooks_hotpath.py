@@ -255,3 +255,55 @@ def test_what_every_event_may_load_leaves_openssl_out():
 
     assert sha256(b"rules").hexdigest() == hashlib.sha256(b"rules").hexdigest()
     assert safe_key("s/../x\ud800") == "s_.._x_-" + hashlib.sha256("s/../x\ud800".encode("utf-8", "surrogatepass")).hexdigest()[:12]
+
+
+
+# re.search spied on: which patterns a hook searched with (in a development
+# venv `re` is imported before the engine is, by the editable install's finder).
+AGENT_PROBE = r"""
+import io, json, re, sys
+sys.stdin = io.TextIOWrapper(io.BytesIO(sys.stdin.buffer.read()))
+searched, search = [], re.search
+re.search = lambda pattern, *a, **k: searched.append(pattern) or search(pattern, *a, **k)
+from engine.cli.main import main
+rc = main(["hook", *json.loads(sys.argv[1])])
+sys.stdout.flush()
+sys.stderr.write(json.dumps({"rc": rc, "searched": sorted(set(searched))}))
+"""
+
+# A finished shell call as each agent that gives the model one output text
+# sends it (bench/agent_hooks.py): its stdout is what the error patterns search.
+ONE_STREAM_CALLS = {
+    "codex": ([], lambda out: {"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"},
+                               "tool_use_id": "c1", "turn_id": "t", "tool_response": out}),
+    "gemini": ([], lambda out: {"hook_event_name": "AfterTool", "tool_name": "run_shell_command",
+                                "tool_input": {"command": "ls"},
+                                "tool_response": {"llmContent": "Output: " + out, "returnDisplay": out}}),
+    "copilot": (["--event", "postToolUse"], lambda out: {
+        "toolName": "bash", "toolArgs": {"command": "ls"}, "timestamp": 1,
+        "toolResult": {"textResultForLlm": out + "<shellId: 0 completed with exit code 0>", "resultType": "success"}}),
+}
+
+
+@pytest.mark.parametrize("agent", sorted(ONE_STREAM_CALLS))
+def test_a_successful_call_of_a_one_stream_agent_searches_no_error_pattern(hk, agent):
+    """Its output is searched for the error patterns; with none of their
+    literals in it (engine/memory/prefilter.py) no pattern is compiled or
+    searched, and in a user's install `re` is not even imported (5 ms of the
+    hook). An output that holds one is searched, and its failure recorded."""
+    extra, payload = ONE_STREAM_CALLS[agent]
+    session = {"copilot": "sessionId"}.get(agent, "session_id")
+    argv = json.dumps(["--agent", agent, *extra])
+    for out, searched in (("a\nb\n", None), ("built 3 targets\nall fine\n", False),
+                          ("bash: kubectl: command not found\n", True)):
+        event = {session: f"s-{agent}", "cwd": str(hk.project), **payload(out)}
+        if agent != "copilot":
+            event["transcript_path"] = ""
+        run = hk.python(f"import sys; sys.argv[1:] = [{argv!r}]\n" + AGENT_PROBE, stdin=json.dumps(event).encode())
+        assert run.returncode == 0, str(run)
+        res = json.loads(run.stderr.splitlines()[-1])
+        assert res["rc"] == 0
+        if searched is not None:  # (the first call compiled the profile)
+            assert ("command not found" in res["searched"]) is searched, (out, res)
+    listed = hk.engine("memory", "list")
+    assert "kubectl: command not found" in listed.stdout, str(listed)

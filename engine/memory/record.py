@@ -65,15 +65,23 @@ def failure(event, memory):
     if memory.get("error_patterns") and (event.tool_kind in tools or event.tool in tools):
         has_stderr = "stderr" in (event.agent.tools("shell").get("output") or {})
         text = streams[1] if has_stderr else streams[0]
-        if text and _matches_a_line(text, memory["error_patterns"]):
+        if text and _matches_a_line(text, memory["error_patterns"], memory.get("error_literals")):
             return text
     return None
 
 
-def _matches_a_line(text, patterns):
-    import re  # only for an error stream to read: re costs a quiet hook a fifth of its time
+def _matches_a_line(text, patterns, literals=None):
+    """Whether a line of the text's head matches one of the patterns;
+    `literals` (engine/memory/prefilter.py, one per pattern) rule it out
+    first without re, which costs a quiet hook a fifth of its time."""
+    from .prefilter import may_match
 
-    return any(re.search(p, line) for line in text[:_head_chars()].splitlines() for p in patterns)
+    head = text[:_head_chars()]
+    if literals is not None and len(literals) == len(patterns) and not may_match(head, literals):
+        return False
+    import re
+
+    return any(re.search(p, line) for line in head.splitlines() for p in patterns)
 
 
 def for_agent(memory, agent):

@@ -1,0 +1,106 @@
+"""The error patterns' prefilter (engine/memory/prefilter.py): the literal
+kept for a pattern is in every line it matches, so ruling a text out by
+its literals never changes whether a call failed; and the built-in
+profile's patterns all have one, so a successful call of an agent that
+gives one output text costs its hook no `import re`."""
+
+import json
+import re
+
+import pytest
+
+from engine.memory.prefilter import may_match, required_literals
+from engine.memory.record import _matches_a_line
+from testdata import transcripts
+
+# Lines an error pattern is written for, and lines that only come close.
+LINES = [
+    "bash: kubectl: command not found", "zsh: command not found: helm", "command not foun",
+    "cat: /etc/shadow: Permission denied", "permission denied", "ls: x: No such file or directory",
+    "fatal: not a git repository (or any of the parent directories): .git", "  fatal: indented", "xfatal: ",
+    "Traceback (most recent call last):", "Traceback (most recent call last): trailing",
+    "npm ERR! code E404", "pnpm ERR! missing", "yarn ERR!", "bun ERR! no", "npm ERR!x",
+    "curl: (7) Failed to connect: Connection refused", "error[E0308]: mismatched types", "error: linker failed",
+    "error[E]: not a code", "errors: 3", "Error: capital", "", "ok",
+]
+
+
+def _builtin_patterns():
+    from engine.core.profile import choice, hooks_of
+
+    return hooks_of(choice()).get("memory")
+
+
+def _tool_outputs(limit=400):
+    """Texts of real tool results (the shared transcripts), a bounded sample."""
+    out = []
+    for path in transcripts():
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            if '"tool_result"' not in line:
+                continue
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue
+            content = rec.get("message", {}).get("content")
+            for block in content if isinstance(content, list) else []:
+                if isinstance(block, dict) and block.get("type") == "tool_result":
+                    body = block.get("content")
+                    text = body if isinstance(body, str) else "\n".join(
+                        b.get("text", "") for b in body or [] if isinstance(b, dict))
+                    if text:
+                        out.append(text)
+            if len(out) >= limit:
+                return out
+    return out
+
+
+def test_the_built_in_patterns_each_have_a_literal_in_the_compiled_settings():
+    memory = _builtin_patterns()
+    literals = memory["error_literals"]
+    assert literals is not None and len(literals) == len(memory["error_patterns"])
+    assert all(literals), literals
+    assert dict(zip(memory["error_patterns"], literals))["^(npm|yarn|pnpm) ERR!"] == " ERR!"
+
+
+def test_every_line_a_pattern_matches_holds_its_literal():
+    memory = _builtin_patterns()
+    patterns, literals = memory["error_patterns"], memory["error_literals"]
+    texts = _tool_outputs()
+    assert len(texts) > 100
+    lines = LINES + [line for text in texts for line in text.splitlines()]
+    matched = 0
+    for pattern, literal in zip(patterns, literals):
+        for line in lines:
+            if re.search(pattern, line):
+                matched += 1
+                assert literal in line, (pattern, literal, line)
+    assert matched >= 12, "the sample matched too few lines to show anything"
+    for text in LINES + texts:  # whether a call failed: the same with the prefilter as without
+        assert _matches_a_line(text, patterns, literals) == _matches_a_line(text, patterns), text[:200]
+
+
+@pytest.mark.parametrize("pattern,literal", [
+    ("command not found", "command not found"),
+    (r"\(most recent call last\):$", "(most recent call last):"),
+    (r"^error(\[E\d+\])?: ", "error"),
+    (r"x(?i:abc)yz", "yz"),       # a flag inside a group: the group is no literal
+    (r"[a]bc", "abc"),             # a one-character class is that character
+    ("foo\\nbarx", "barx"),        # no line holds a line break
+    (r"a+bc", "bc"),               # a repeated character may be any number of them
+])
+def test_the_literal_of_a_pattern(pattern, literal):
+    assert required_literals([pattern]) == [literal]
+
+
+@pytest.mark.parametrize("pattern", ["timeout|refused", "(?i)error", r"\d+", "^$", "(unclosed", r"a?", r"(ab)*"])
+def test_a_pattern_without_a_literal_leaves_every_line_searched(pattern):
+    assert required_literals(["command not found", pattern]) is None
+    assert may_match("anything", None)
+
+
+def test_a_text_without_any_literal_is_ruled_out_before_re():
+    literals = required_literals(["command not found", "^fatal: "])
+    assert not may_match("all fine\nbuilt 3 targets", literals)
+    assert may_match("git: fatal: nope", literals)  # the literal is there; re decides (no match: not at ^)
+    assert not _matches_a_line("git: fatal: nope", ["command not found", "^fatal: "], literals)
