@@ -8,7 +8,14 @@ same interpreter, in the same rounds (interleaved, so every agent sees the
 same machine load).  A warm compiled-profile cache, as after the first
 event of a session.
 
-    python3 bench/agent_hooks.py [--runs N]
+    python3 bench/agent_hooks.py [--runs N] [--venv]
+
+`--venv`: the hook and `python -c pass` of a fresh venv with a regular
+`pip install .`, as the README installs the engine.  Without it, this
+interpreter's: in a development venv (`pip install -e`) every Python start,
+`python -c pass` included, first runs the editable install's import finder
+(about 10 ms here), which no user's install has and which makes the ratio
+look smaller than a user's.
 
 Prints a table and writes bench/results-agents.md.
 """
@@ -23,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import write_section
+from common import log, make_venv, write_section
 
 HERE = Path(__file__).resolve().parent
 
@@ -67,9 +74,12 @@ def payloads(project, transcript):
     }
 
 
-def hook_argv():
-    """The hook command as `engine install` writes it (this interpreter,
-    isolated, on the `engine-hook` script beside it)."""
+def hook_argv(python=None):
+    """The hook command as `engine install` writes it: the interpreter,
+    isolated, on the `engine-hook` script beside it (this interpreter's, or
+    `python`'s: a venv's)."""
+    if python is not None:
+        return [str(python), "-I", str(Path(python).parent / "engine-hook")]
     import shlex
 
     from engine.hooks.hookcmd import hook_command
@@ -98,7 +108,17 @@ def timed(argv, data, env, cwd):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=30)
+    ap.add_argument("--venv", action="store_true",
+                    help="time the hook and python -c pass of a fresh venv with a regular `pip install .`")
     args = ap.parse_args(argv)
+    if not args.venv:
+        return measure(Path(sys.executable), hook_argv(), args.runs, "")
+    python = make_venv(log)[0]
+    return measure(python, hook_argv(python), args.runs, " (a fresh venv, regular `pip install .`)")
+
+
+def measure(python, argv0, runs, where):
+    """Time the quiet events of every agent with `argv0` beside `python -c pass`; write the results."""
     with tempfile.TemporaryDirectory(prefix="agent-hooks-") as tmp:
         root = Path(tmp)
         project, home = root / "project", root / "home"
@@ -112,7 +132,7 @@ def main(argv=None):
         cases = []
         for agent, events in payloads(project, str(root / "none.jsonl")).items():
             for label, payload, event in events:
-                cmd = hook_argv() + ["--agent", agent]
+                cmd = argv0 + ["--agent", agent]
                 cmd += ["--event", event] if event else []
                 cases.append((agent, label, cmd, json.dumps(payload).encode()))
         envs = {agent: agent_env(env, agent) for agent, _l, _c, _d in cases}
@@ -122,17 +142,17 @@ def main(argv=None):
             if out.strip():
                 raise SystemExit(f"not a quiet event: {' '.join(cmd)} answered {out[:200]!r}")
         base, times = [], {(a, l): [] for a, l, _c, _d in cases}
-        for _ in range(args.runs):  # interleaved rounds
-            base.append(timed([sys.executable, "-c", "pass"], b"", env, project)[0])
+        for _ in range(runs):  # interleaved rounds
+            base.append(timed([str(python), "-c", "pass"], b"", env, project)[0])
             for agent, label, cmd, data in cases:
                 times[(agent, label)].append(timed(cmd, data, envs[agent], project)[0])
     pass_ms = statistics.median(base)
     rows = [f"| {a} | {l} | {statistics.median(t):.1f} | {statistics.median(t) / pass_ms:.2f}x |"
             for (a, l), t in times.items()]
     load = os.getloadavg()[0]
-    write_section("results-agents.md", "Quiet hook events per agent (median of %d interleaved rounds)" % args.runs, [
-        f"Command: `{' '.join(hook_argv())} --agent NAME`.",
-        f"`python -c pass`: {pass_ms:.1f} ms ({sys.executable}, load average {load:.2f}, {os.cpu_count()} CPUs)."],
+    write_section("results-agents.md", "Quiet hook events per agent (median of %d interleaved rounds)" % runs, [
+        f"Command: `{' '.join(argv0)} --agent NAME`{where}.",
+        f"`python -c pass`: {pass_ms:.1f} ms ({python}, load average {load:.2f}, {os.cpu_count()} CPUs)."],
         ["agent", "event", "ms", "x python -c pass"], rows)
 
 

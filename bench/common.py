@@ -9,6 +9,7 @@ Standard library only (plus the engine for what is measured).
 """
 
 import argparse
+import atexit
 import fnmatch
 import gc
 import json
@@ -16,6 +17,7 @@ import math
 import os
 import platform
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -239,6 +241,7 @@ def make_venv(log):
     this repository, as the README's install command makes it: whole-process
     figures then carry no editable-install finder and no .pth of this machine."""
     folder = Path(tempfile.mkdtemp(prefix="engine-bench-venv-"))
+    atexit.register(shutil.rmtree, folder, True)  # removed when the bench ends
     log(f"  building {folder} (pip install .) ...")
     subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True)
     py = folder / "bin" / "python"
