@@ -43,6 +43,7 @@ def test_round_trip_of_any_json_value(value):
 @given(st.dictionaries(st.text(), st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(), max_size=6))
 def test_state_written_flat_reads_back(state):
     assert json.loads(dumps_flat(state)) == state
+    assert dumps_flat(state) == json.dumps(state, separators=(",", ":"))  # the very text, escapes included
 
 
 @settings(max_examples=300)

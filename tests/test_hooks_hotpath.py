@@ -307,3 +307,32 @@ def test_a_successful_call_of_a_one_stream_agent_searches_no_error_pattern(hk, a
             assert ("command not found" in res["searched"]) is searched, (out, res)
     listed = hk.engine("memory", "list")
     assert "kubectl: command not found" in listed.stdout, str(listed)
+
+
+# No json module before the hook runs (the other probes use it): repr out.
+INJECTING_PROBE = r"""
+import io, sys
+sys.stdin = io.TextIOWrapper(io.BytesIO(sys.stdin.buffer.read()))
+from engine.cli.main import main
+rc = main(["hook"])
+sys.stdout.flush()
+sys.stderr.write(repr((rc, [m for m in ("json", "typing", "dataclasses", "jinja2", "yaml") if m in sys.modules])))
+"""
+
+
+def test_a_warm_reinjection_after_a_compaction_imports_no_json_package(hk):
+    """Rules given again after a compaction, their compressed and redacted
+    texts cached: the answer is written, the session's state kept and the
+    redaction's key taken without the json package (its decoder imports re
+    and enum: 8 ms of the hook in a user's install)."""
+    import ast
+
+    _rules(hk)
+    hk.hook(hk.prompt(1)).assert_silent()
+    first = hk.hook(hk.event("SessionStart", source="compact", session="warm-1"))
+    assert "ALPHA" in first.stdout, str(first)
+    run = hk.python(INJECTING_PROBE, stdin=json.dumps(hk.event("SessionStart", source="compact", session="warm-2")).encode())
+    assert run.returncode == 0, str(run)
+    rc, loaded = ast.literal_eval(run.stderr.strip().splitlines()[-1])
+    assert rc == 0 and "ALPHA" in run.stdout, str(run)
+    assert loaded == [], loaded

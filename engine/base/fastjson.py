@@ -76,9 +76,13 @@ def dumps_flat(data):
 def _quote(s):
     if s.isascii() and s.isprintable() and '"' not in s and "\\" not in s:
         return f'"{s}"'
-    import json
+    try:  # what json.dumps(s) calls, without the json package (its decoder imports re)
+        from _json import encode_basestring_ascii
+    except ImportError:  # pragma: no cover - not CPython
+        import json
 
-    return json.dumps(s)
+        return json.dumps(s)
+    return encode_basestring_ascii(s)
 
 
 def dumps(value):
