@@ -1,4 +1,4 @@
-"""The error patterns' prefilter (engine/memory/prefilter.py): the literal
+"""The error patterns' prefilter (engine/base/regexlit.py): the literal
 kept for a pattern is in every line it matches, so ruling a text out by
 its literals never changes whether a call failed; and the built-in
 profile's patterns all have one, so a successful call of an agent that
@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from engine.memory.prefilter import may_match, required_literals
+from engine.base.regexlit import may_match, required_literals
 from engine.memory.record import _matches_a_line
 from testdata import transcripts
 
@@ -104,3 +104,24 @@ def test_a_text_without_any_literal_is_ruled_out_before_re():
     assert not may_match("all fine\nbuilt 3 targets", literals)
     assert may_match("git: fatal: nope", literals)  # the literal is there; re decides (no match: not at ^)
     assert not _matches_a_line("git: fatal: nope", ["command not found", "^fatal: "], literals)
+
+
+def test_an_agents_exit_status_pattern_has_its_literal_and_reads_the_same_without_re():
+    """Gemini's "\\nExit Code: (\\d+)\\n" holds "\\nExit Code: ": an output
+    without it reports no status and is not searched; with it, the status
+    is read as before (the agent table's failure.exit_literal)."""
+    from engine.agents.event import make
+    from engine.agents.table import get
+
+    gemini = get("gemini")
+    assert gemini.data["failure"]["exit_literal"] == "\nExit Code: "
+    assert get("copilot").data["failure"]["exit_literal"] == "completed with exit code "
+    assert "exit_literal" not in get("claude-code").data["failure"]  # no pattern, no literal
+
+    def code(text):
+        return make(gemini, "post_tool", session="s", cwd="/p", tool="run_shell_command",
+                    tool_input={"command": "x"}, tool_output={"llmContent": text, "returnDisplay": text}).exit_code()
+
+    assert code("Output: a\nb\n") is None
+    assert code("Output: boom\nExit Code: 3\nProcess Group PGID: 9\n") == 3
+    assert code("Output: Exit Code: 3 inline\n") is None  # the pattern needs its line break

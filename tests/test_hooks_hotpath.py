@@ -263,8 +263,9 @@ def test_what_every_event_may_load_leaves_openssl_out():
 AGENT_PROBE = r"""
 import io, json, re, sys
 sys.stdin = io.TextIOWrapper(io.BytesIO(sys.stdin.buffer.read()))
-searched, search = [], re.search
+searched, search, finditer = [], re.search, re.finditer
 re.search = lambda pattern, *a, **k: searched.append(pattern) or search(pattern, *a, **k)
+re.finditer = lambda pattern, *a, **k: searched.append(pattern) or finditer(pattern, *a, **k)
 from engine.cli.main import main
 rc = main(["hook", *json.loads(sys.argv[1])])
 sys.stdout.flush()
@@ -288,7 +289,7 @@ ONE_STREAM_CALLS = {
 @pytest.mark.parametrize("agent", sorted(ONE_STREAM_CALLS))
 def test_a_successful_call_of_a_one_stream_agent_searches_no_error_pattern(hk, agent):
     """Its output is searched for the error patterns; with none of their
-    literals in it (engine/memory/prefilter.py) no pattern is compiled or
+    literals in it (engine/base/regexlit.py) no pattern is compiled or
     searched, and in a user's install `re` is not even imported (5 ms of the
     hook). An output that holds one is searched, and its failure recorded."""
     extra, payload = ONE_STREAM_CALLS[agent]
@@ -305,6 +306,8 @@ def test_a_successful_call_of_a_one_stream_agent_searches_no_error_pattern(hk, a
         assert res["rc"] == 0
         if searched is not None:  # (the first call compiled the profile)
             assert ("command not found" in res["searched"]) is searched, (out, res)
+            if agent == "gemini":  # nor its exit status pattern, whose literal ("\nExit Code: ") is not there
+                assert not [p for p in res["searched"] if "Exit Code" in p], res
     listed = hk.engine("memory", "list")
     assert "kubectl: command not found" in listed.stdout, str(listed)
 

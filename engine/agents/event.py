@@ -205,10 +205,14 @@ class Event:
         streams = self.output_streams() if pattern and self.tool_kind == "shell" else None
         if not streams:
             return None
+        tail = streams[0][-failure["exit_tail_chars"]:]
+        literal = failure.get("exit_literal")  # every match holds it (agent table): without it, no re
+        if literal and literal not in tail:
+            return None
         import re
 
         found = None
-        for found in re.finditer(pattern, streams[0][-failure["exit_tail_chars"]:]):
+        for found in re.finditer(pattern, tail):
             pass
         code = found.group(1) if found else None
         return int(code) if code and code.isascii() and code.isdigit() else None

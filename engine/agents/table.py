@@ -87,10 +87,18 @@ def _from_yaml(paths, stamp):
 
 def complete(doc):
     """An agent document (valid against schemas/agent.schema.json) with the
-    schema's defaults filled in, as the table holds it; `doc` is left as it is."""
+    schema's defaults filled in, as the table holds it; `doc` is left as it is.
+    Derived once here: `failure.exit_literal`, the text every match of its
+    exit-status pattern holds (engine/base/regexlit.py), which spares a hook
+    `import re` where an output does not hold it."""
+    from engine.base.regexlit import required_literal
     from engine.core.defaults import fill, schema
 
-    return fill(schema("agent"), doc)
+    out = fill(schema("agent"), doc)
+    failure = out.get("failure")
+    if isinstance(failure, dict) and failure.get("exit_pattern"):
+        failure["exit_literal"] = required_literal(failure["exit_pattern"]) or None
+    return out
 
 
 def _save(copy, stamp, table):

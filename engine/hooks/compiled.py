@@ -50,7 +50,7 @@ def compiled(given, profile_name):
         hooks["source_line"] = hooks["source_line"].replace("{profile}", profile_name)
     memory = hooks.get("memory")
     if isinstance(memory, dict) and "error_patterns" in memory:  # what a line must hold to match one: no re on a quiet call
-        from engine.memory.prefilter import required_literals
+        from engine.base.regexlit import required_literals
 
         memory["error_literals"] = required_literals(memory["error_patterns"])
     return hooks
