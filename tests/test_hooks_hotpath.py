@@ -246,7 +246,8 @@ def test_what_every_event_may_load_leaves_openssl_out():
         "engine.base.digest", "engine.core.cache", "engine.core.records", "engine.hooks.state",
         "engine.hooks.lineage", "engine.hooks.sources", "engine.hooks.inview", "engine.hooks.agenttrust"]
     code = f"import sys\nimport {', '.join(modules)}\nprint('hashlib' in sys.modules)"
-    run = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=60)
+    # -B: no bytecode written into the checkout (-I ignores PYTHONDONTWRITEBYTECODE)
+    run = subprocess.run([sys.executable, "-I", "-B", "-c", code], capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "False"
     import hashlib
