@@ -258,7 +258,6 @@ def test_what_every_event_may_load_leaves_openssl_out():
     assert safe_key("s/../x\ud800") == "s_.._x_-" + hashlib.sha256("s/../x\ud800".encode("utf-8", "surrogatepass")).hexdigest()[:12]
 
 
-
 # re.search spied on: which patterns a hook searched with (in a development
 # venv `re` is imported before the engine is, by the editable install's finder).
 AGENT_PROBE = r"""
