@@ -40,7 +40,11 @@ def _command(argv):
 def _hook(args):
     """`engine hook`, the hot path: no parser for every subcommand, no other
     imports.  Before anything else, the variables a project set for the
-    hooks are dropped (they are not the user's), the off switch among them."""
+    hooks are dropped (they are not the user's), the off switch among them.
+    No cyclic garbage collection (scripts/engine-hook says why)."""
+    import gc
+
+    gc.disable()
     opts = hook_options(args)
     dropped = _drop_project_variables(opts.get("agent"))
     if os.environ.get("ENGINE_HOOKS_PASSTHROUGH") == "1":
