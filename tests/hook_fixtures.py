@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import forkrun
+from engine.base.paths import install_copy_name
 
 REPO = Path(__file__).resolve().parent.parent
 HEAVY = ("yaml", "jsonschema", "jinja2", "tiktoken")
@@ -36,6 +37,7 @@ _SHARED = Path(tempfile.mkdtemp(prefix="engine-hook-tests-"))
 atexit.register(shutil.rmtree, _SHARED, True)
 _TEMPLATE = _SHARED / "cache-template"
 _TEMPLATE.mkdir()
+_SETTINGS_COPY = install_copy_name("engine-settings")  # the engine settings' JSON copy a hook reads first
 
 
 # Cursor's rules as a rule source, which a user's profile adds (no agent the
@@ -305,7 +307,7 @@ class HookEnv:
         # compiled profiles, plain entries (the content cache's settings), and
         # the copy of the engine's own settings a hook reads before anything
         for p, target in [*((p, dest / p.name) for p in [*folder.glob("*.pickle"), *folder.glob("*.json")]),
-                          (self.cache / "engine-settings.json", _TEMPLATE / "engine-settings.json")]:
+                          (self.cache / _SETTINGS_COPY, _TEMPLATE / _SETTINGS_COPY)]:
             if not p.is_file():
                 continue
             if not target.exists():

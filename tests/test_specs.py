@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.base.paths import install_copy_name
 from engine.core import defaults, specs
 from engine.core.compile import TRANSFORM
 from support import code
@@ -126,7 +127,7 @@ def test_the_agents_table_holds_the_schema_defaults(tmp_path, monkeypatch):
     for name, data in table.agents().items():
         assert data == defaults.fill(root, data), name  # nothing left to fill
     assert "exit_fields" in table.agents()["codex"]["failure"]  # codex declares no `failure`
-    copy_path = tmp_path / table._COPY
+    copy_path = tmp_path / install_copy_name(table._COPY)
     stamp = json.loads(copy_path.read_text(encoding="utf-8"))["stamp"]
     assert stamp[1][0] == "agent.schema.json"
     old = {"stamp": [stamp[0], *stamp[2:]], "value": {"codex": {"name": "codex", "old": True}}}

@@ -19,11 +19,11 @@ a copy filled by another schema is not read.
 
 import os
 
-from engine.base.paths import builtin_root_str, cache_dir_str
+from engine.base.paths import builtin_root_str, cache_dir_str, install_copy_name
 
 _FOLDER = ("pipelines", "agents")
 _SCHEMA = ("schemas", "agent.schema.json")
-_COPY = "engine-agents.json"
+_COPY = "engine-agents"  # the stem of its file's name (install_copy_name)
 _table = None
 # The YAML files as read, by their paths and stamp: a process forked with another
 # cache folder (the test suite's zygote) writes its own copy from them
@@ -119,7 +119,7 @@ def agents(settle=True):
     asks so before it knows whether the folder's variable is the user's
     (engine/hooks/projectenv.py); the copy it lacked is written later."""
     global _table, _parsed
-    copy = os.path.join(cache_dir_str(), _COPY)
+    copy = os.path.join(cache_dir_str(), install_copy_name(_COPY))
     if _table is not None and _table[0] == copy:  # keyed by the copy: a forked process may have another cache
         if settle and _table[2] is not None:
             _save(copy, _table[2], _table[1])

@@ -51,6 +51,18 @@ def builtin_root_str():
     return os.path.dirname(_PKG)
 
 
+def install_copy_name(stem):
+    """The name of a cache file made from this install's built-in YAML (the
+    engine settings' and the agents' JSON copies): one per install, so two
+    installs sharing a cache folder (a plugin's venv and a pip install, an
+    old venv beside a new one) never overwrite each other's copy, which
+    would send both back to the YAML at every event."""
+    from .digest import sha256
+
+    where = sha256(builtin_root_str().encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return f"{stem}-{where}.json"
+
+
 def cache_dir_str():
     base = os.environ.get("ENGINE_CACHE_DIR")
     if base:

@@ -13,10 +13,9 @@ file of its own, never evicted by compiled profiles.
 
 import os
 
-from engine.base.paths import builtin_root_str, cache_dir_str
+from engine.base.paths import builtin_root_str, cache_dir_str, install_copy_name
 
 _FILE = ("pipelines", "settings", "engine.yaml")
-_COPY = "engine-settings.json"
 _plain = None
 
 
@@ -25,7 +24,7 @@ def path():
 
 
 def _copy_path():
-    return os.path.join(cache_dir_str(), _COPY)
+    return os.path.join(cache_dir_str(), install_copy_name("engine-settings"))
 
 
 def plain():
