@@ -295,3 +295,38 @@ def test_the_answer_lock_is_touched_by_every_event_so_the_expiry_spares_a_live_s
     os.utime(lock, (1, 1))  # as old as a session idle since 1970
     hk.hook(hk.prompt(2)).assert_silent()
     assert lock.stat().st_mtime > 1e9
+
+
+def _idle_session(hk, name):
+    """The files an agent killed long ago left: its state, idle since 1970."""
+    import os
+
+    path = hk.state / "sessions" / f"{name}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("{}")
+    os.utime(path, (1, 1))
+    return path
+
+
+def test_a_sessions_start_removes_idle_sessions_and_lists_the_folder_at_most_hourly(hk):
+    import os
+
+    first = _idle_session(hk, "killed-1")
+    hk.hook(hk.event("SessionStart", source="startup", session_id="s1")).assert_ok()
+    assert not first.exists(), "an idle session's file goes at a start"
+    second = _idle_session(hk, "killed-2")
+    hk.hook(hk.event("SessionStart", source="compact", session_id="s1")).assert_ok()
+    assert second.exists(), "pruned less than prune_every_minutes (60) ago: the folder is not listed again"
+    marker = hk.state / "sessions.pruned"
+    assert marker.is_file() and not (hk.state / "sessions" / "sessions.pruned").exists()
+    os.utime(marker, (1, 1))  # the last prune an hour and more ago
+    hk.hook(hk.event("SessionStart", source="startup", session_id="s2")).assert_ok()
+    assert not second.exists()
+
+
+def test_a_profile_may_prune_at_every_start(hk):
+    prof = shared_profile(profile_text(state={"prune_every_minutes": 0}))
+    hk.hook(hk.event("SessionStart", source="startup", session_id="s1"), profile=prof).assert_ok()
+    idle = _idle_session(hk, "killed")
+    hk.hook(hk.event("SessionStart", source="startup", session_id="s2"), profile=prof).assert_ok()
+    assert not idle.exists()

@@ -10,7 +10,7 @@ DEFAULTS_REQUIRED = ("scope", "max_injection_chars", "install_timeout_seconds", 
                      "kill_after_ms", "max_files", "max_compress_chars", "compress_share_of_deadline",
                      "compress_slowest_chars_per_s", "omitted_names_max", "templates", "transcript", "log", "trust",
                      "state", "events")
-NESTED_REQUIRED = {"state": ("redis_url", "ttl_hours", "connect_timeout_ms", "call_timeout_ms"),
+NESTED_REQUIRED = {"state": ("redis_url", "ttl_hours", "prune_every_minutes", "connect_timeout_ms", "call_timeout_ms"),
                    "templates": ("max_output_chars", "max_range_items"),
                    "transcript": ("max_tail_bytes",), "log": ("max_bytes",), "trust": ("allow_read", "vcs_metadata")}
 # A refresh handler's templates and the variables each may use (banner.VARIABLES).

@@ -161,7 +161,8 @@ def _open_state(event, hooks, counted, counting, log):
         if event.kind == "session_start":
             from .state import FileState
 
-            FileState(session, int(hooks["state"]["ttl_hours"] * 3600)).prune()
+            settings = hooks["state"]
+            FileState(session, int(settings["ttl_hours"] * 3600)).prune(settings["prune_every_minutes"] * 60)
         return state, (state.bump_turn() if counting else _int(state.get().get("turn", 0)))
     except StateError as exc:
         # No counting this time, but an event that needs no count (after a

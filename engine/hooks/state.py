@@ -177,10 +177,15 @@ class FileState:
 
         self._transact(change)
 
-    def prune(self):
+    def prune(self, every_seconds=0):
         """Remove the files of sessions idle for longer than the expiry (an
-        agent that was killed never sends SessionEnd)."""
-        cutoff = time.time() - self.ttl
+        agent that was killed never sends SessionEnd), unless the last prune
+        was less than `every_seconds` ago: a folder of many sessions costs a
+        stat per file, and starts come at every compaction."""
+        now = time.time()
+        if not self._due(now, every_seconds):
+            return
+        cutoff = now - self.ttl
         try:
             names = os.listdir(self.root)
         except OSError:
@@ -192,6 +197,24 @@ class FileState:
                     os.unlink(p)
             except OSError:
                 pass
+
+    def _due(self, now, every_seconds):
+        """True when no prune ran in the last `every_seconds`; the marker
+        (beside the sessions folder, never one of its files) says when one
+        did, and is touched now."""
+        marker = self.root + ".pruned"
+        try:
+            if every_seconds and 0 <= now - os.stat(marker).st_mtime < every_seconds:
+                return False
+        except OSError:
+            pass  # never pruned, or no folder yet
+        try:
+            with open(marker, "ab"):
+                pass
+            os.utime(marker)
+        except OSError:
+            pass  # prunes each time, as before
+        return True
 
     def clear(self):
         # the answer lock too (OneAnswer): held by the event clearing, it stays
