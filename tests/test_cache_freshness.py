@@ -95,6 +95,28 @@ def test_unchanged_source_is_not_read_again(private_cache, tmp_path, monkeypatch
     assert seen == [], "a source with its recorded stat signature is not hashed"
 
 
+@pytest.mark.parametrize("kind", ["plain", "pickle"])
+def test_a_source_too_recent_to_sign_is_signed_once_it_settles(private_cache, tmp_path, monkeypatch, kind):
+    """A profile compiled right after an install or an edit holds sources
+    too recent to trust their stat: the first event after they settle
+    signs them in the entry, and later events hash none of them."""
+    src = _source(tmp_path)
+    store, load = (cache.store_plain, cache.load_plain) if kind == "plain" else (cache.store, cache.load)
+    store(("t", kind), {"v": 1}, [(src, cache.file_digest(src))])  # written just now: unsigned
+
+    def next_event_hashes():
+        monkeypatch.setattr(cache, "_DIGESTS", {})  # the next hook process
+        seen = _hashes(monkeypatch)
+        assert load(("t", kind)) == {"v": 1}
+        return seen
+
+    assert next_event_hashes() == [src], "too recent: hashed, left unsigned"
+    assert next_event_hashes() == [src]
+    monkeypatch.setattr(cache, "_SETTLED_NS", 0)  # two seconds later
+    assert next_event_hashes() == [src], "hashed once more, and signed"
+    assert next_event_hashes() == [], "signed: a stat is enough"
+
+
 def test_changed_source_is_seen_even_with_its_old_size_and_mtime(private_cache, tmp_path, monkeypatch):
     monkeypatch.setattr(cache, "_SETTLED_NS", 0, raising=False)
     src = _source(tmp_path, "kind: profile\nname: a\n")

@@ -86,8 +86,8 @@ def _quote(s):
 
 
 def dumps(value):
-    """json.dumps(value, ensure_ascii=False) for dicts, lists, str, int, bool
-    and None, without importing the json package (whose decoder imports `re`):
+    """json.dumps(value, ensure_ascii=False) for dicts, lists, str, int,
+    finite floats, bool and None, without importing the json package (whose decoder imports `re`):
     the hook's output on the injecting path."""
     try:
         from _json import encode_basestring
@@ -109,6 +109,8 @@ def dumps(value):
             return "false"
         if isinstance(v, int):
             return int.__repr__(v)
+        if isinstance(v, float) and v - v == 0:  # finite: as json writes it (NaN and infinities: json's own words)
+            return float.__repr__(v)
         if isinstance(v, dict):
             if not all(isinstance(k, str) for k in v):
                 raise TypeError("non-string key")
