@@ -30,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import log, make_venv, write_section
+from common import hook_argv, log, make_venv, write_section
 
 HERE = Path(__file__).resolve().parent
 
@@ -72,19 +72,6 @@ def payloads(project, transcript):
                            "toolResult": {"textResultForLlm": out + "<shellId: 0 completed with exit code 0>",
                                           "resultType": "success"}}, "postToolUse")],
     }
-
-
-def hook_argv(python=None):
-    """The hook command as `engine install` writes it: the interpreter,
-    isolated, on the `engine-hook` script beside it (this interpreter's, or
-    `python`'s: a venv's)."""
-    if python is not None:
-        return [str(python), "-I", str(Path(python).parent / "engine-hook")]
-    import shlex
-
-    from engine.hooks.hookcmd import hook_command
-
-    return shlex.split(hook_command())
 
 
 def agent_env(env, agent):

@@ -236,6 +236,19 @@ def parse_importtime(stderr):
     return rows
 
 
+def hook_argv(python=None):
+    """The hook command as `engine install` writes it: the interpreter,
+    isolated, on the `engine-hook` script beside it (this interpreter's, or
+    `python`'s: a venv's)."""
+    if python is not None:
+        return [str(python), "-I", str(Path(python).parent / "engine-hook")]
+    import shlex
+
+    from engine.hooks.hookcmd import hook_command
+
+    return shlex.split(hook_command())
+
+
 def make_venv(log):
     """A fresh virtual environment with a regular (non-editable) install of
     this repository, as the README's install command makes it: whole-process

@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import HEAVY_MODULES, arguments, fmt_table, loadavg, log, machine, make_venv, now, p90, publish, transcript_file
+from common import HEAVY_MODULES, arguments, fmt_table, hook_argv, loadavg, log, machine, make_venv, now, p90, publish, transcript_file
 
 TARGET_HOOK_MS = 50.0  # issue 3: a hook event that injects nothing
 TARGET_INJECT_X = 3.0  # issue 11: an injecting event, as a multiple of python -c pass
@@ -39,9 +39,11 @@ def run_hooks(corpus_dir, quick, runs, venv, log, baseline=None):
     one that injects 13 rule files, beside `python3 -c pass`, in one run."""
     runs = runs or (10 if quick else 20)
     python_exe = venv[0] if venv else Path(sys.executable)
-    # as `engine install` writes it: the engine-hook script beside the interpreter
+    # as `engine install` writes it: the interpreter, isolated, on the
+    # engine-hook script beside it (until 2026-11-28 this bench ran the
+    # script by its #! line, without -I: about 1 ms slower than what agents run)
     script = Path(python_exe).parent / "engine-hook"
-    hook_cmd = [str(script)] if script.is_file() else [str(python_exe), "-m", "engine.cli", "hook"]
+    hook_cmd = hook_argv(python_exe if venv else None) if script.is_file() else [str(python_exe), "-m", "engine.cli", "hook"]
     files = sorted(Path(corpus_dir).glob("*.md"))[:13]
     with tempfile.TemporaryDirectory(prefix="engine-bench-hooks-") as tmp:
         tmp = Path(tmp)
