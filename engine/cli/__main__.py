@@ -1,8 +1,6 @@
 """`python -m engine.cli`: the same as the `engine` command (older installed
 hook commands run it this way)."""
 
-import sys
+from .main import run_as_process
 
-from .main import main
-
-sys.exit(main())
+run_as_process()
