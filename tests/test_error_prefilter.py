@@ -125,3 +125,39 @@ def test_an_agents_exit_status_pattern_has_its_literal_and_reads_the_same_withou
     assert code("Output: a\nb\n") is None
     assert code("Output: boom\nExit Code: 3\nProcess Group PGID: 9\n") == 3
     assert code("Output: Exit Code: 3 inline\n") is None  # the pattern needs its line break
+
+
+EXIT_PIECES = ["completed with exit code ", "\nExit Code: ", "<shellId: 0 ", "0", "7", "12", "\u0663", "\u00b2", ">",
+               "\n", " ", "\t", "x", "Exit Code: ", "Output: "]
+
+
+@pytest.mark.parametrize("agent", ["copilot", "gemini"])
+def test_an_exit_pattern_taken_apart_reads_every_text_as_re_does(agent):
+    """failure.exit_digits (engine/base/regexlit.py digits_between) and
+    last_digits give group 1 of the pattern's last re.finditer match, on
+    texts made of the pieces the patterns are about: digits of other
+    scripts (\\d is any decimal digit, not a superscript), trailing blanks,
+    a literal repeated, matches side by side."""
+    import random
+
+    from engine.agents.table import get
+    from engine.base.regexlit import last_digits
+
+    failure = get(agent).data["failure"]
+    pattern, taken_apart = failure["exit_pattern"], failure["exit_digits"]
+    assert taken_apart, pattern
+    rng = random.Random(agent)
+    for _ in range(4000):
+        text = "".join(rng.choice(EXIT_PIECES) for _ in range(rng.randrange(12)))
+        found = None
+        for found in re.finditer(pattern, text):
+            pass
+        assert last_digits(text, *taken_apart) == (found.group(1) if found else None), (pattern, text)
+
+
+@pytest.mark.parametrize("pattern", ["a(\\d+)1", "(?m)a(\\d+)$", "(?a)a(\\d+)b", "(\\d+)x", "a(?:\\d+)b", "a(\\d*)b",
+                                     "a(\\d+)b\\s+$", "a(\\d+)(b)", "a|b(\\d+)"])
+def test_a_pattern_of_another_form_is_not_taken_apart(pattern):
+    from engine.base.regexlit import digits_between
+
+    assert digits_between(pattern) is None

@@ -209,12 +209,7 @@ class Event:
         literal = failure.get("exit_literal")  # every match holds it (agent table): without it, no re
         if literal and literal not in tail:
             return None
-        import re
-
-        found = None
-        for found in re.finditer(pattern, tail):
-            pass
-        code = found.group(1) if found else None
+        code = _last_exit_digits(pattern, failure.get("exit_digits"), tail)
         return int(code) if code and code.isascii() and code.isdigit() else None
 
     def exit_status(self):
@@ -280,3 +275,19 @@ def as_event(value, agent=None):
     from . import DEFAULT_AGENT, table
 
     return Event(table.get(agent or DEFAULT_AGENT), value if isinstance(value, dict) else {})
+
+
+def _last_exit_digits(pattern, taken_apart, tail):
+    """Group 1 of the exit pattern's last match in `tail`: by str.find where
+    the agent table took the pattern apart (regexlit.digits_between), else
+    by re."""
+    if taken_apart:
+        from engine.base.regexlit import last_digits
+
+        return last_digits(tail, *taken_apart)
+    import re
+
+    found = None
+    for found in re.finditer(pattern, tail):
+        pass
+    return found.group(1) if found else None

@@ -44,12 +44,17 @@ def files():
     return [os.path.join(here, n) for n in names]
 
 
+# The form of the copy: raised whenever complete() derives something new,
+# so a copy made by older code is not read (2: failure.exit_digits).
+_FORM = 2
+
+
 def _stamp(paths):
-    """The engine's version, then [name, size, time] of the schema (its
-    defaults are in the copy) and of each YAML file."""
+    """The engine's version and the copy's form, then [name, size, time] of
+    the schema (its defaults are in the copy) and of each YAML file."""
     from engine.base.version import __version__
 
-    out = [__version__]
+    out = [f"{__version__}/{_FORM}"]
     for p in [os.path.join(builtin_root_str(), *_SCHEMA), *paths]:
         st = os.stat(p)
         out.append([os.path.basename(p), st.st_size, st.st_mtime_ns])
@@ -90,14 +95,17 @@ def complete(doc):
     schema's defaults filled in, as the table holds it; `doc` is left as it is.
     Derived once here: `failure.exit_literal`, the text every match of its
     exit-status pattern holds (engine/base/regexlit.py), which spares a hook
-    `import re` where an output does not hold it."""
-    from engine.base.regexlit import required_literal
+    `import re` where an output does not hold it, and `failure.exit_digits`,
+    the pattern taken apart where it is LITERAL(\\d+)LITERAL, which spares
+    it where one does."""
+    from engine.base.regexlit import digits_between, required_literal
     from engine.core.defaults import fill, schema
 
     out = fill(schema("agent"), doc)
     failure = out.get("failure")
     if isinstance(failure, dict) and failure.get("exit_pattern"):
         failure["exit_literal"] = required_literal(failure["exit_pattern"]) or None
+        failure["exit_digits"] = digits_between(failure["exit_pattern"])
     return out
 
 
