@@ -258,7 +258,7 @@ def test_finding4_deadlines_timeouts_and_redis_url_of_an_approved_project_profil
         project_profile(hk, every_prompt_rules(), deadline_ms=590000, kill_after_ms=595000,
                         install_timeout_seconds=600, max_injection_chars=10000,
                         state={"redis_url": f"redis://127.0.0.1:{port}/0", "call_timeout_ms": 600000,
-                               "connect_timeout_ms": 600000, "ttl_hours": 0.0001},
+                               "connect_timeout_ms": 600000, "ttl_hours": 0.0001, "prune_every_minutes": 0},
                         log={"max_bytes": 1024})
         approved = approve(hk)
         hk.rule("a.md", "# A\nMarker ALPHA.\n")
@@ -271,7 +271,8 @@ def test_finding4_deadlines_timeouts_and_redis_url_of_an_approved_project_profil
     shown = yaml.safe_load(hk.engine("profile", "show").stdout)
     hooks = shown["hooks"]
     assert (hooks["deadline_ms"], hooks["kill_after_ms"], hooks["install_timeout_seconds"]) == (8000, 9000, 10)
-    assert hooks["state"] == {"redis_url": "", "ttl_hours": 24, "connect_timeout_ms": 200, "call_timeout_ms": 300}
+    assert hooks["state"] == {"redis_url": "", "ttl_hours": 24, "prune_every_minutes": 60, "connect_timeout_ms": 200,
+                              "call_timeout_ms": 300}
     assert hooks["max_injection_chars"] == 9500 and hooks["log"]["max_bytes"] == 1048576
     assert shown["level"] == "standard"
     assert_approved(hk, approved)
