@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from .offline import DROPPED_NAMES, merge_json
+from .offline import home_env, merge_json
 from .standin import MAIN, SIDE, Call, Say, Shell, StandIn, sse
 
 REPO = Path(__file__).resolve().parents[2]
@@ -222,27 +222,10 @@ def agent_env(home, env=None):
     marker (offline.DROPPED_NAMES), with every folder under `home` and the
     engine of this checkout first on PYTHONPATH. `env` adds or (value None)
     removes variables."""
-    home = Path(home)
-    out = {k: v for k, v in os.environ.items()
-           if not k.startswith(("ENGINE_", "XDG_", "CLAUDE", "ANTHROPIC", "PYTHONWARNINGS", "AI_AGENT"))
-           and k not in DROPPED_NAMES}
-    out.update(
-        HOME=str(home),
-        CLAUDE_CONFIG_DIR=str(home / ".claude"),
-        XDG_CONFIG_HOME=str(home / ".config"), XDG_CACHE_HOME=str(home / ".cache"),
-        XDG_STATE_HOME=str(home / ".local" / "state"), XDG_DATA_HOME=str(home / ".local" / "share"),
-        ENGINE_STATE_DIR=str(home / ".engine-state"), ENGINE_CACHE_DIR=str(home / ".engine-cache"),
-        PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
-        ANTHROPIC_API_KEY="test",
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
-        DISABLE_AUTOUPDATER="1", DISABLE_TELEMETRY="1", DISABLE_ERROR_REPORTING="1",
-    )
-    for k, v in (env or {}).items():
-        if v is None:
-            out.pop(k, None)
-        else:
-            out[k] = str(v)
-    return out
+    own = {"CLAUDE_CONFIG_DIR": str(Path(home) / ".claude"), "ANTHROPIC_API_KEY": "test",
+           "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1", "DISABLE_TELEMETRY": "1",
+           "DISABLE_ERROR_REPORTING": "1"}
+    return home_env(home, ("ENGINE_", "XDG_", "CLAUDE", "ANTHROPIC", "PYTHONWARNINGS", "AI_AGENT"), own, env)
 
 
 def install_hooks(home, cwd, env=None, args=()):

@@ -121,21 +121,22 @@ class Netns:
 # ---------------------------------------------------------------- the environment
 
 
-def base_env(home, extra=None):
-    """The agent's environment: this process's without DROPPED_PREFIXES and DROPPED_NAMES,
-    HOME, TMPDIR and the XDG and engine folders under `home`, this checkout's engine
-    first on PYTHONPATH (for hooks that run it). `extra` adds variables, or
-    removes them where its value is None."""
+def home_env(home, dropped_prefixes, own, extra=None):
+    """An agent's environment under `home`: this process's without the
+    variables starting with `dropped_prefixes` or named in DROPPED_NAMES;
+    HOME, the XDG and engine folders under `home`, this checkout's engine
+    first on PYTHONPATH (for hooks that run it); then `own`, the agent's
+    own variables; then `extra`, which adds variables, or removes them where
+    its value is None."""
     home = Path(home)
-    out = {k: v for k, v in os.environ.items() if not k.startswith(DROPPED_PREFIXES) and k not in DROPPED_NAMES}
-    (home / "tmp").mkdir(parents=True, exist_ok=True)
+    out = {k: v for k, v in os.environ.items() if not k.startswith(dropped_prefixes) and k not in DROPPED_NAMES}
     out.update(
-        HOME=str(home), TERM="dumb", NO_COLOR="1",
-        TMPDIR=str(home / "tmp"),  # Copilot saves a large tool output in the temporary folder
+        HOME=str(home),
         XDG_CONFIG_HOME=str(home / ".config"), XDG_CACHE_HOME=str(home / ".cache"),
         XDG_STATE_HOME=str(home / ".local" / "state"), XDG_DATA_HOME=str(home / ".local" / "share"),
         ENGINE_STATE_DIR=str(home / ".engine-state"), ENGINE_CACHE_DIR=str(home / ".engine-cache"),
         PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+        **own,
     )
     for k, v in (extra or {}).items():
         if v is None:
@@ -143,6 +144,16 @@ def base_env(home, extra=None):
         else:
             out[k] = str(v)
     return out
+
+
+def base_env(home, extra=None):
+    """The environment of Codex, Gemini and Copilot (home_env): without
+    DROPPED_PREFIXES, a plain terminal, and TMPDIR under `home`."""
+    home = Path(home)
+    (home / "tmp").mkdir(parents=True, exist_ok=True)
+    own = {"TERM": "dumb", "NO_COLOR": "1",
+           "TMPDIR": str(home / "tmp")}  # Copilot saves a large tool output in the temporary folder
+    return home_env(home, DROPPED_PREFIXES, own, extra)
 
 
 def merge_json(path, update):
