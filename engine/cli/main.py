@@ -73,8 +73,8 @@ def end_hook_process(rc):
     file the hook writes is written and closed (atomic replaces, whole-line
     log writes), its locks are the kernel's to drop, and the engine
     registers no exit handler.  For the processes that run one hook event
-    (scripts/engine-hook, `python -m engine.cli hook`), never for a caller
-    of main() in its own process."""
+    (scripts/engine-hook, the `engine` command, `python -m engine.cli`:
+    run_as_process), never for a caller of main() in its own process."""
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
