@@ -249,17 +249,34 @@ def hook_argv(python=None):
     return shlex.split(hook_command())
 
 
-def make_venv(log):
+def make_venv(log, source=None):
     """A fresh virtual environment with a regular (non-editable) install of
-    this repository, as the README's install command makes it: whole-process
-    figures then carry no editable-install finder and no .pth of this machine."""
+    this repository (or of the source folder `source`), as the README's
+    install command makes it: whole-process figures then carry no
+    editable-install finder and no .pth of this machine.  Installed from a
+    copy of the files git knows, so setuptools leaves no build/ in the
+    checkout, and no stale build/ there goes into the install."""
     folder = Path(tempfile.mkdtemp(prefix="engine-bench-venv-"))
     atexit.register(shutil.rmtree, folder, True)  # removed when the bench ends
-    log(f"  building {folder} (pip install .) ...")
+    src = _tracked_copy(Path(source or REPO), folder / "src")
+    log(f"  building {folder} (pip install of {source or REPO}) ...")
     subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True)
     py = folder / "bin" / "python"
-    subprocess.run([str(py), "-m", "pip", "install", "-q", str(REPO)], check=True)
+    subprocess.run([str(py), "-m", "pip", "install", "-q", str(src)], check=True)
     return py, folder / "bin" / "engine"
+
+
+def _tracked_copy(source, dest):
+    """The files of `source` that git tracks or would (not ignored), as they
+    are in its working tree, copied to `dest`."""
+    names = subprocess.run(["git", "-C", str(source), "ls-files", "-z", "-co", "--exclude-standard"],
+                           capture_output=True, check=True).stdout.decode("utf-8", "surrogateescape").split("\0")
+    for name in filter(None, names):
+        target = dest / name
+        if (source / name).is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source / name, target)
+    return dest
 
 
 def arguments(description, runs=False):
