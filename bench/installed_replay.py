@@ -9,6 +9,9 @@ too, in the same rounds.  A project with the recorded corpus's rule files
 
     python3 bench/installed_replay.py [--baseline REV] [--transcripts GLOB]
 
+The recorded transcripts (tests/data) hold three of the six long sessions;
+ENGINE_BENCH_TRANSCRIPTS=../shared/transcripts feeds all six.
+
 Prints and writes bench/results-installed-replay.md: per transcript, the
 events, how many each install answered, how many answers (and exit
 statuses) differ between the installs, and each install's whole-process
@@ -27,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import REPO, corpus_dir, git_info, hook_argv, log, make_venv, transcript_files, write_section
+from common import REPO, TRANSCRIPTS_ENV, corpus_dir, git_info, hook_argv, log, make_venv, transcript_files, write_section
 
 DELIVERY_ID = re.compile(rb"rules-engine delivery [0-9a-f]{16}")
 
@@ -120,7 +123,8 @@ def main():
             "ms per event (" + " / ".join(labels) + ")"]
     notes = [f"Measured {time.strftime('%Y-%m-%dT%H:%M:%S%z')} by `python3 bench/installed_replay.py"
              + (f" --baseline {args.baseline}" if args.baseline else "") + f"` at {git_info()['commit']}; "
-             f"{os.cpu_count()} CPUs. Each event is one process of `python -I engine-hook` (a fresh venv, regular install)."]
+             f"{os.cpu_count()} CPUs. Each event is one process of `python -I engine-hook` (a fresh venv, regular install). "
+             f"Transcripts: {os.environ.get(TRANSCRIPTS_ENV) or 'the recorded ones (tests/data)'}."]
     write_section("results-installed-replay.md", "Long sessions fed event by event to the installed hook command",
                   notes, head, rows)
     return 1 if total_differ else 0
