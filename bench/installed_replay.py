@@ -36,8 +36,10 @@ DELIVERY_ID = re.compile(rb"rules-engine delivery [0-9a-f]{16}")
 
 
 def baseline_source(rev):
-    """A worktree of `rev`, removed when the bench ends."""
-    folder = Path(tempfile.mkdtemp(prefix="engine-bench-base-")) / "src"
+    """A worktree of `rev`, removed with its temporary folder when the bench ends."""
+    parent = Path(tempfile.mkdtemp(prefix="engine-bench-base-"))
+    folder = parent / "src"
+    atexit.register(shutil.rmtree, parent, True)  # after the worktree's removal (atexit runs the last first)
     subprocess.run(["git", "-C", str(REPO), "worktree", "add", "-q", "--detach", str(folder), rev], check=True)
     atexit.register(subprocess.run, ["git", "-C", str(REPO), "worktree", "remove", "--force", str(folder)])
     return folder
