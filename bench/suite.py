@@ -19,7 +19,7 @@ bench/results-suite.md.
 `--per-test` runs this checkout's suite once with bench/pertest.py, which
 takes each test's CPU (the worker's own and its children's), and writes
 bench/results-suite-where.md: where the time goes (the tests marked slow and
-the others, the costliest tests), and the floor, the wall time the suite
+the others, the costliest test files and tests), and the floor, the wall time the suite
 would still take on this machine's CPUs if every test over 1 s (or 2 s) cost
 nothing.
 """
@@ -84,6 +84,21 @@ def by_command(rows):
                      md=True)
 
 
+def by_file(rows, top):
+    """A markdown table of the tests' CPU by test file, the costliest `top` first."""
+    total = {}
+    for row in rows:
+        tally = total.setdefault(row["id"].split("::")[0], [0, 0.0, 0.0, 0.0])
+        tally[0] += 1
+        tally[1] += cost(row)
+        tally[2] += row["own"]
+        tally[3] += row["kids"]
+    ranked = sorted(total.items(), key=lambda item: item[1][1], reverse=True)[:top]
+    return fmt_table(["file", "tests", "CPU", "worker", "children"],
+                     [(name, n, f"{cpu:.1f} s", f"{own:.1f} s", f"{kids:.1f} s") for name, (n, cpu, own, kids) in ranked],
+                     md=True)
+
+
 def floor_line(rows, over, cpus):
     """What the tests under `over` seconds cost together, and the wall time
     that is on `cpus` CPUs at best."""
@@ -118,6 +133,7 @@ def where(top):
         floor_line(rows, 1.0, cpus), floor_line(rows, 2.0, cpus),
         "The forked `engine` children by command (their own CPU and that of what they waited for, such as "
         "the compile box; from the first argument that is no option):", by_command(rows),
+        f"The {top} costliest test files:", by_file(rows, top),
         f"The {top} costliest tests:"]
     table = [f"| {r['id']} | {cost(r):.1f} s | {r['own']:.1f} s | {r['kids']:.1f} s | {'slow' if r['slow'] else ''} |"
              for r in sorted(rows, key=cost, reverse=True)[:top]]
