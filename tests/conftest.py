@@ -187,6 +187,7 @@ def pytest_configure(config):
         os.environ[name] = os.path.join(base, name.lower())
         os.makedirs(os.environ[name], mode=0o700, exist_ok=True)
     config._isolated_base = base
+    deal_tests_in_small_chunks(config)
     # Bytecode for every interpreter the run starts (workers, hook commands,
     # the agent's hooks), kept in the run's own folder: with the machine's
     # PYTHONDONTWRITEBYTECODE=1 and a fresh clone, each of those processes
@@ -366,10 +367,27 @@ def _park_the_heap():
     gc.freeze()
 
 
+# How many tests xdist hands a worker at a time.  Its own first deal is a
+# quarter of each worker's share in one consecutive block (265 tests of
+# 3,181 with 3 workers): the first worker then got every slow test (they
+# come first, below) and ran them one after another for 211 s while the
+# other two were done at 155 s.  Dealt 8 at a time, the slow tests spread
+# over every worker; 8 keeps the controller's messages few (docs/benchmarks.md).
+SCHEDULE_CHUNK = 8
+
+
+def deal_tests_in_small_chunks(config):
+    """`--maxschedchunk SCHEDULE_CHUNK` for xdist's `load` distribution
+    (its default), unless the run chose its own."""
+    if getattr(config.option, "dist", None) == "load" and getattr(config.option, "maxschedchunk", 0) is None:
+        config.option.maxschedchunk = SCHEDULE_CHUNK
+
+
 def pytest_collection_modifyitems(config, items):
-    """Slow end-to-end tests first: with `-n auto` they start at once on their
-    own workers while the many short tests fill the others, instead of
-    starting last and leaving one worker busy alone at the end."""
+    """Slow end-to-end tests first: with `-n auto` they start at once,
+    spread over the workers (SCHEDULE_CHUNK), while the many short tests fill
+    the gaps, instead of starting last and leaving one worker busy alone at
+    the end."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # stable: order kept otherwise
 
 
