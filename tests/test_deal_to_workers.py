@@ -3,7 +3,8 @@
 must spread over every worker instead of all going to the first one.
 
 A run of the suite is simulated with xdist's own `load` scheduler: three
-workers, this suite's shape (84 slow tests of about 2.4 s first, then about
+workers, this suite's shape (84 slow tests first, most of a second to a
+few seconds and some of 10-30 s, as the real agents' runs are; then about
 3,100 of 30 ms), each worker asking for more as its tests end."""
 
 import heapq
@@ -16,7 +17,15 @@ from conftest import SCHEDULE_CHUNK, deal_tests_in_small_chunks
 LoadScheduling = pytest.importorskip("xdist.scheduler").LoadScheduling
 
 SLOW, FAST = 84, 3_097
-SLOW_SECONDS, FAST_SECONDS = 2.4, 0.03
+SLOW_SECONDS = (28, 0.8, 3.5, 1.2, 14, 0.5, 2.4, 6, 1.9, 0.7, 11, 2.9)  # in turn
+FAST_SECONDS = 0.03
+
+
+def _seconds(index):
+    return SLOW_SECONDS[index % len(SLOW_SECONDS)] if index < SLOW else FAST_SECONDS
+
+
+IDEAL = sum(map(_seconds, range(SLOW + FAST))) / 3  # every worker busy to the end
 
 
 def _options(maxschedchunk):
@@ -67,7 +76,7 @@ def _run(options, workers=3):
             continue  # nothing more for it: the scheduler has shut it down
         index = node.sent[done[node]]
         done[node] += 1
-        seconds = SLOW_SECONDS if index < SLOW else FAST_SECONDS
+        seconds = _seconds(index)
         slow_ran[node.name] += index < SLOW
         end = max(end, now + seconds)
         sched.mark_test_complete(node, index, duration=seconds)
@@ -82,8 +91,7 @@ def test_the_slow_tests_spread_over_every_worker_and_the_workers_end_together():
     assert options.maxschedchunk == SCHEDULE_CHUNK
     slow_ran, end = _run(options)
     assert all(n >= SLOW // 6 for n in slow_ran.values()), slow_ran
-    ideal = (SLOW * SLOW_SECONDS + FAST * FAST_SECONDS) / 3
-    assert end < 1.1 * ideal, (end, ideal)
+    assert end < 1.1 * IDEAL, (end, IDEAL)
 
 
 def test_xdists_own_first_deal_gives_every_slow_test_to_one_worker():
@@ -91,7 +99,7 @@ def test_xdists_own_first_deal_gives_every_slow_test_to_one_worker():
     # worker's share, and the slow tests fit in the first block
     slow_ran, end = _run(_options(None))
     assert sorted(slow_ran.values()) == [0, 0, SLOW]
-    assert end > 1.3 * (SLOW * SLOW_SECONDS + FAST * FAST_SECONDS) / 3
+    assert end > 1.3 * IDEAL, (end, IDEAL)
 
 
 def test_a_chunk_the_run_chose_is_kept_and_other_distributions_are_left_alone():
