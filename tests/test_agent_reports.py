@@ -336,6 +336,34 @@ def test_sessions_are_found_by_id_where_each_agent_keeps_them(tmp_path, monkeypa
             find(sid, False, str(tmp_path))
 
 
+def test_a_gemini_session_resumed_in_another_minute_is_one_session_and_its_own_file(tmp_path, monkeypatch):
+    """Gemini CLI 0.61.0 names a chat file by the minute it began and the
+    session id's first 8 characters: a resume in a later minute leaves a
+    file holding only the session's start beside the session's own, which
+    the resumed run goes on writing (tests/support/AGENTS-MEASURED.md).
+    Measured before: `engine session report ID` refused every id of such a
+    session as ambiguous ("give more of the id", though the whole id named
+    both files).  Now the session's file written last is its file; two
+    sessions whose ids begin alike are still told apart by their whole ids."""
+    placed = _install(tmp_path, monkeypatch)
+    sid, own = placed["gemini"]
+    header = json.dumps({"sessionId": sid, "projectHash": "p", "startTime": "2026-11-26T08:57:00.000Z", "kind": "main"})
+    stray = own.with_name(f"session-2026-11-26T08-57-{sid[:8]}.jsonl")
+    stray.write_text(header + "\n" + json.dumps({"$set": {"messages": []}}) + "\n")
+    os.utime(stray, (1_800_000_000, 1_800_000_000))
+    os.utime(own, (1_800_000_100, 1_800_000_100))  # the resumed run wrote on in the session's own file
+    for target in (sid[:8], sid[:13], sid):
+        assert find(target, False, str(tmp_path), "gemini") == str(own), target
+    other = sid[:8] + "-0000-4000-8000-000000000000"
+    alike = own.with_name(f"session-2026-11-26T08-58-{sid[:8]}.jsonl")
+    alike.write_text(json.dumps({"sessionId": other, "projectHash": "p", "startTime": "t", "kind": "main"}) + "\n")
+    with pytest.raises(UserError, match="ambiguous") as refused:
+        find(sid[:8], False, str(tmp_path), "gemini")
+    assert sid in str(refused.value) and other in str(refused.value), "each by its whole id"
+    assert find(sid, False, str(tmp_path), "gemini") == str(own)
+    assert find(other, False, str(tmp_path), "gemini") == str(alike)
+
+
 def test_current_is_the_newest_session_of_this_project_of_any_agent(tmp_path, monkeypatch):
     """The recorded sessions ran in /sample/project (their lines say so;
     Gemini CLI names it by its hash): the newest of them is the current one,

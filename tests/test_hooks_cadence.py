@@ -544,3 +544,77 @@ def test_gemini_resumed_into_a_new_file_gets_back_the_rule_its_resume_left_out(h
     fresh.write_text("".join(json.dumps(line, separators=(",", ":")) + "\n" for line in (header, context)))
     resumed = g.hook("SessionStart", source="resume", transcript_path=str(fresh))
     assert "GEMRULE_4r" in resumed.json["hookSpecificOutput"]["additionalContext"]
+
+
+def _new_chat_file_of_a_resume(hk, chat, minute):
+    """The chat file Gemini CLI 0.61.0 begins at a resume in another minute
+    than the session's file was named in: a header and its start context
+    alone (the resumed history goes on in the session's file)."""
+    import hashlib
+    import json
+
+    fresh = chat.path.with_name(f"session-2026-11-28T12-{minute}-{hk.session[:8]}.jsonl")
+    header = {"sessionId": hk.session, "projectHash": hashlib.sha256(str(hk.project).encode()).hexdigest(),
+              "startTime": f"2026-11-28T12:{minute}:00.000Z", "kind": "main"}
+    context = {"$set": {"messages": [{"id": "c0", "type": "user", "content": [{"text": "<session_context>..."}]}]}}
+    fresh.write_text("".join(json.dumps(line, separators=(",", ":")) + "\n" for line in (header, context)))
+    return fresh
+
+
+def test_gemini_resumed_into_a_new_file_is_not_given_again_the_rule_a_tool_result_it_kept_holds(hk):
+    """What AfterTool added to a tool result is still in a resumed run's
+    requests (twice: Gemini CLI 0.61.0 sends the function response twice).
+    Measured with the real agent (tests/test_agents_e2e.py
+    `test_a_rule_the_resumed_run_still_holds_is_not_given_again[gemini-2]`,
+    1 of 16 runs four at a time): when the resume fell in a later minute than
+    the first run's start, its SessionStart named a new chat file holding
+    only a header, the engine saw none of the first run there, and gave the
+    rule again (three copies in every resumed request).  The run it resumes
+    is read from the session's own file in that folder instead."""
+    g = _GeminiHooks(hk, "GEMRULE_5k")
+    g.begin()
+    g.chat.response(1000)
+    assert g.after_tool("echo a").stdout.strip() == ""
+    g.chat.result()
+    g.chat.response(50000)
+    back = g.after_tool("echo b").json["hookSpecificOutput"]["additionalContext"]
+    assert "GEMRULE_5k" in back, "past the growth cadence: given with the tool result"
+    g.chat.result(added=back)
+    g.chat.response(50100, call=False, text="one")
+    fresh = _new_chat_file_of_a_resume(hk, g.chat, "18")
+    resumed = g.hook("SessionStart", source="resume", transcript_path=str(fresh))
+    assert "GEMRULE_5k" not in resumed.stdout, "the resumed run still holds it"
+    assert g.added() == [("session_start", ["rules", "effort_guidance"]), ("post_tool", ["rules"]),
+                         ("session_start", ["effort_guidance"])]
+
+
+def test_the_file_a_resume_continues_is_the_sessions_own_file_written_last(api_env, tmp_path):
+    """Of the chat files beside the resume's new one: another session's,
+    even one whose name holds the same first characters of its id, is never
+    taken; of the session's own, the one written last (an earlier resume in
+    another minute left a file like the new one behind)."""
+    import json
+    import os
+
+    from engine.agents.table import get
+    from engine.session.locate import written_last_beside
+
+    chats = tmp_path / "home" / ".gemini" / "tmp" / "project" / "chats"
+    chats.mkdir(parents=True)
+
+    def chat(minute, session, when):
+        path = chats / f"session-2026-11-28T12-{minute}-{session[:8]}.jsonl"
+        path.write_text(json.dumps({"sessionId": session, "projectHash": "p", "startTime": "t", "kind": "main"}) + "\n")
+        os.utime(path, (when, when))
+        return path
+
+    mine, other = "7c787d3c-4c6e-4700-9c50-53a0b2e0e783", "7c787d3c-0000-4000-8000-000000000000"
+    own = chat("17", mine, 1000)
+    chat("18", mine, 900)  # an earlier resume's file: only its start, written before the session's went on
+    chat("19", other, 5000)  # another session, the same first characters
+    new = chat("20", mine, 6000)
+    gemini = get("gemini")
+    assert written_last_beside(gemini, str(new)) == str(own)
+    os.unlink(own)
+    assert written_last_beside(gemini, str(new)) == str(chats / f"session-2026-11-28T12-18-{mine[:8]}.jsonl")
+    assert written_last_beside(gemini, str(chats / "session-2026-11-28T12-21-deadbeef.jsonl")) is None, "no such file"

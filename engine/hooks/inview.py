@@ -180,6 +180,13 @@ def read(agent, path, cwd, settings, begins=None):
     recs, complete = _tail(agent, path, settings)
     marker = settings["in_view"]["delivery_marker"]
     epochs = _epochs(iv, recs, complete, marker)
+    if begins == "start" and _only_a_start(epochs):
+        from engine.session.locate import written_last_beside
+
+        resumed = written_last_beside(agent, path)
+        if resumed is not None:  # the run it resumes: the session's own file beside this one
+            recs, complete = _tail(agent, resumed, settings)
+            epochs = _epochs(iv, recs, complete, marker)
     if begins == "background":
         _after_the_running_compaction(iv, epochs, marker)
     elif begins and (epochs[-1].tokens is not None or epochs[-1].touched or _a_new_file_at_a_resume(begins, epochs)):
@@ -204,6 +211,11 @@ def read(agent, path, cwd, settings, begins=None):
 
         iv.version = from_env(spec.get("env"))
     return iv
+
+
+def _only_a_start(epochs):
+    """The transcript holds a session's start alone: no model turn, no tool call."""
+    return len(epochs) == 1 and epochs[0].tokens is None and not epochs[0].touched
 
 
 def _a_new_file_at_a_resume(begins, epochs):

@@ -22,7 +22,9 @@ transcripts).  A target is:
   the agent named, or of every agent;
 - a session id, or a unique prefix of one: in the project's folder first,
   else anywhere the agent keeps them.  A prefix naming several sessions is
-  an error listing them.
+  an error listing them; of one session's several files (an agent that
+  names a file by the minute it began, resumed in a later one), the one
+  written last.
 """
 
 import glob
@@ -147,13 +149,61 @@ def _pick(agent, target, found, where):
     exact = [p for p in found if session_id(agent, p) == target]
     if len(exact) == 1:
         return exact[0]
+    if len(found) > 1:
+        found = _one_file_a_session(agent, found, target)
     if len(found) == 1:
         return found[0]
     if found:
-        ids = sorted({session_id(agent, p) for p in found})
+        ids = sorted({_whole_id(agent, p) for p in found})
         shown = ", ".join(ids[:10]) + (f" and {len(ids) - 10} more" if len(ids) > 10 else "")
         raise UserError(f"session {target!r} is ambiguous under {where}: {shown}; give more of the id")
     return None
+
+
+def _whole_id(agent, path):
+    """A file's session id whole: from its first records where its name
+    holds only the id's first characters, else from its name."""
+    if _spec(agent).get("session_id_chars"):
+        return head(agent, path)[0] or session_id(agent, path)
+    return session_id(agent, path)
+
+
+def _one_file_a_session(agent, files, target):
+    """Of files whose names hold only their session id's first characters:
+    those of the sessions whose whole id begins with `target`, and of each
+    session's files the one written last.  Gemini CLI 0.61.0 names a chat
+    file by the minute it began: a resume in a later minute leaves a file
+    with the session's start alone beside the session's own, which the
+    resumed run goes on writing (pipelines/agents/gemini.yaml)."""
+    if not _spec(agent).get("session_id_chars"):
+        return files
+    last = {}
+    for written, path in sorted(_by_time(files)):
+        whole = _whole_id(agent, path)
+        if whole and (whole.startswith(target) or target.startswith(whole)):
+            last[whole] = path
+    return sorted(last.values())
+
+
+def written_last_beside(agent, path):
+    """The other file of `path`'s session in its folder that was written
+    last, or None: where a resume's SessionStart names a file holding only
+    the session's start, the run it resumes is there (_one_file_a_session).
+    Only that folder is listed; a file is the session's by its name (the
+    agent's `transcript.session_id`) and its whole id."""
+    folder, name = os.path.split(path)
+    home = os.path.dirname(folder)  # ids are read from "<folder>/<file>", as the agent's pattern ends
+    short, whole = session_id(agent, path, home), _whole_id(agent, path)
+    if not short or not whole:
+        return None
+    try:
+        with os.scandir(folder) as entries:
+            beside = [e.path for e in entries if e.name != name and e.is_file(follow_symlinks=False)
+                      and session_id(agent, e.path, home) == short]
+    except OSError:
+        return None
+    same = [p for p in beside if _whole_id(agent, p) == whole]
+    return _newest(same)
 
 
 def _project_files(agent, cwd):
