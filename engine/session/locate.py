@@ -178,7 +178,7 @@ def _one_file_a_session(agent, files, target):
     if not _spec(agent).get("session_id_chars"):
         return files
     last = {}
-    for written, path in sorted(_by_time(files)):
+    for _written, path in sorted(_by_time(files)):
         whole = _whole_id(agent, path)
         if whole and (whole.startswith(target) or target.startswith(whole)):
             last[whole] = path
