@@ -247,6 +247,13 @@ def test_firing_is_read_from_the_engines_records_of_the_agents_sessions(hk, monk
     assert (report["sessions"], report["answered"]) == (2, 1) and report["last"]
     assert firing.report(get("codex"), 1, 65536)["answered"] == 1, "the newest session first"
     assert firing.report(get("copilot"), 5, 65536)["answered"] == 0
+    # a Gemini session resumed in a later minute has two chat files: one session
+    # (tests/support/AGENTS-MEASURED.md)
+    assert records.append(gemini_id, "SessionStart", [records.injection("effort_guidance", 120, records.settings())])
+    stray = files["gemini"].with_name("session-2026-11-26T08-41-abcd1234.jsonl")
+    _write(stray, json.dumps({"sessionId": gemini_id, "projectHash": "ab12", "kind": "main"}) + "\n")
+    gemini = firing.report(get("gemini"), 5, 65536)
+    assert (gemini["sessions"], gemini["answered"]) == (1, 1), gemini
 
 
 def test_asking_an_agent_its_version_is_bounded(hk):

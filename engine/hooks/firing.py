@@ -62,9 +62,13 @@ def report(agent, count, scan_bytes):
     from engine.core import records
 
     out = {"sessions": 0, "answered": 0, "hook_context": 0, "last": None}
+    seen = set()
     for path in recent_sessions(agent, count):
-        out["sessions"] += 1
         sid = session_id(agent, path)
+        if sid and sid in seen:
+            continue  # a session's other file (locate.written_last_beside): counted once
+        seen.add(sid)
+        out["sessions"] += 1
         rec = records.path_for(sid) if sid else None
         if rec and os.path.isfile(rec):
             out["answered"] += 1
