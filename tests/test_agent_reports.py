@@ -9,6 +9,7 @@ priced at 0."""
 import json
 import os
 import shutil
+import time
 
 import pytest
 
@@ -444,6 +445,15 @@ def test_since_lists_every_agents_sessions_with_their_whole_ids(tmp_path, monkey
     assert set(rows) == {("codex", placed["codex"][0]), ("gemini", placed["gemini"][0])}
     assert rows[("codex", placed["codex"][0])] == ("/sample/project", str(placed["codex"][1]))
     assert rows[("gemini", placed["gemini"][0])][1] == str(placed["gemini"][1])
+    # a Gemini session resumed in a later minute: one row, its own file (written last)
+    sid, own = placed["gemini"]
+    stray = own.with_name(f"session-2026-11-26T08-57-{sid[:8]}.jsonl")
+    stray.write_text(json.dumps({"sessionId": sid, "projectHash": "p", "startTime": "t", "kind": "main"}) + "\n")
+    now = time.time()
+    os.utime(stray, (now - 60, now - 60))
+    os.utime(own, (now, now))
+    gemini = [(path, mtime) for mtime, s, _, path, agent in sessions_since(7 * 86400) if agent == "gemini"]
+    assert gemini == [(str(own), now)]
 
 
 def test_the_period_report_names_each_sessions_agent(tmp_path, monkeypatch):

@@ -47,18 +47,24 @@ def sessions_since(seconds, now=None):
     from .locate import sessions
 
     cutoff = (now or time.time()) - seconds
-    found, seen = [], set()
+    found = []
     for name in table.names():
         for path, sid, project in sessions(name):
             try:
                 mtime = os.stat(path).st_mtime
             except OSError:
                 continue
-            if mtime >= cutoff and sid not in seen:
-                seen.add(sid)
+            if mtime >= cutoff:
                 found.append((mtime, sid, project, path, name))
     found.sort(key=lambda x: (-x[0], x[1]))
-    return found
+    # a session once, by the file written last (of a Gemini session resumed
+    # in a later minute, its own file: locate.written_last_beside)
+    once, seen = [], set()
+    for row in found:
+        if row[1] not in seen:
+            seen.add(row[1])
+            once.append(row)
+    return once
 
 
 def period_report(since, style, now=None):
