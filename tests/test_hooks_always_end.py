@@ -134,6 +134,44 @@ def test_a_1gb_sparse_rule_file_is_skipped_and_the_other_rules_still_come(hk):
     assert any("huge.md" in l and "larger than" in l for l in h.log_lines()), h.log_lines()
 
 
+def test_a_project_with_thousands_of_rule_files_still_gets_the_users_rules_first(hk):
+    """A cloned repository with more rule files than a refresh lists: the
+    first hooks.max_rule_files_per_folder are read, the cut is logged once,
+    and the user's own rule still comes (it was never delivered: every
+    refresh read 160,000 files and hit its deadline)."""
+    h = hk
+    h.rule("mine.md", "# Mine\nMarker USERRULE: keep commits small.\n", where="global")
+    most = _engine_settings()["hooks"]["max_rule_files_per_folder"]
+    h.project_rules.mkdir(parents=True, exist_ok=True)
+    for i in range(most + 50):
+        (h.project_rules / f"r{i:05d}.md").write_text(f"project rule {i}\n", encoding="utf-8")
+    rc, out, err = run(h, h.event("SessionStart", source="compact"))
+    assert rc == 0 and "Traceback" not in err, err
+    assert "USERRULE" in context(out), (out, h.log_lines())
+    cut = [line for line in h.log_lines() if "max_rule_files_per_folder" in line]
+    assert len(cut) == 1 and f"the first {most:,} are read" in cut[0], h.log_lines()
+
+
+def test_the_refresh_reads_the_users_rules_before_a_projects_bytes_use_up_its_reads(hk):
+    """Project rule files that together pass hooks.max_rule_bytes_read: the
+    user's own rule is read first, whatever the names, and the project's
+    file past the bound is left out unread, logged."""
+    h = hk
+    h.rule("zz-mine.md", "# Mine\nMarker USERRULE: keep commits small.\n", where="global")
+    bounds = _engine_settings()["hooks"]
+    size = bounds["max_rule_file_bytes"] - 1
+    h.project_rules.mkdir(parents=True, exist_ok=True)
+    count = bounds["max_rule_bytes_read"] // size + 1
+    for i in range(count):
+        (h.project_rules / f"a{i}.md").write_bytes(b"x" * (size - 1) + b"\n")
+    rc, out, err = run(h, h.event("SessionStart", source="compact"))
+    assert rc == 0 and "Traceback" not in err, err
+    assert "USERRULE" in context(out), (out[:2000], h.log_lines())
+    over = [line for line in h.log_lines() if "max_rule_bytes_read" in line]
+    assert any(f"/a{count - 1}.md " in line for line in over), h.log_lines()
+    assert not any("/a0.md " in line for line in over), h.log_lines()  # read while there was room
+
+
 # -- finding 10: glob backtracking ----------------------------------------------
 
 def test_a_backtracking_glob_is_matched_in_linear_time(hk):

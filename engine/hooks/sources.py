@@ -183,13 +183,7 @@ def _listed(spec, cwd, log, agent=None, touched=None):
     out = _below(spec, cwd, agent, touched)
     for folder, pattern, src in source_folders(spec, cwd, agent):
         if os.path.isdir(folder):
-            if "/" in pattern or "**" in pattern:  # a glob across folders: pathlib's rules
-                from pathlib import Path
-
-                out.extend((str(p), folder, src) for p in sorted(Path(folder).glob(pattern)))
-            else:
-                names = sorted(n for n in os.listdir(folder) if _matches(n, pattern))
-                out.extend((os.path.join(folder, n), folder, src) for n in names)
+            out.extend((p, folder, src) for p in _in_folder(folder, pattern, log))
         elif os.path.lexists(folder):
             log(f"rules folder {folder} is not a folder (or a broken link); left out")
         # a folder that does not exist is normal (most people have only one of them)
@@ -199,6 +193,27 @@ def _listed(spec, cwd, log, agent=None, touched=None):
         elif os.path.islink(p):
             log(f"{p} is a broken link; left out")
     return out
+
+
+def _in_folder(folder, pattern, log):
+    """The paths of `folder` that `pattern` matches, sorted, at most
+    hooks.max_rule_files_per_folder of them (the first by name; a glob
+    across folders: the first found, then sorted), the cut logged once."""
+    from itertools import islice
+
+    from engine.core.settings import hook_bounds
+
+    most = hook_bounds()["max_rule_files_per_folder"]
+    if "/" in pattern or "**" in pattern:  # a glob across folders: pathlib's rules
+        from pathlib import Path
+
+        paths = sorted(str(p) for p in islice(Path(folder).glob(pattern), most + 1))
+    else:
+        paths = [os.path.join(folder, n) for n in sorted(n for n in os.listdir(folder) if _matches(n, pattern))]
+    if len(paths) > most:
+        log(f"rules folder {folder} holds more than {most:,} rule files; the first {most:,} are read, the rest left out "
+            "(hooks.max_rule_files_per_folder in pipelines/settings/engine.yaml)")
+    return paths[:most]
 
 
 def _below(spec, cwd, agent, touched):
@@ -213,16 +228,22 @@ def _below(spec, cwd, agent, touched):
     return [(p, os.path.dirname(p), dict(src, folder_scope=rel)) for p, rel in below(agent, cwd, touched)]
 
 
-def _read(p, real, cap, log):
+def _read(p, real, cap, room, log):
     """The bytes of a rule file, read through its checked real path, or None
-    (logged) when it is too large, grows while read or cannot be read."""
+    (logged) when it is too large, larger than the `room` the refresh's
+    reads have left, grows while read or cannot be read."""
     try:
         with open(real, "rb") as fh:  # the path just checked, not the link (which could change)
             # The size is checked before anything is read: a 1 GB file of
             # spaces (a few MB gzipped in a repository) costs a stat.
-            if os.fstat(fh.fileno()).st_size > cap:
+            size = os.fstat(fh.fileno()).st_size
+            if size > cap:
                 log(f"rule file {p} is larger than {cap:,} bytes; left out unread "
                     "(hooks.max_rule_file_bytes in pipelines/settings/engine.yaml)")
+                return None
+            if size > room:
+                log(f"rule file {p} left out unread: the rule files read before it reach the refresh's "
+                    "hooks.max_rule_bytes_read (pipelines/settings/engine.yaml)")
                 return None
             data = fh.read(cap + 1)
     except OSError as exc:
@@ -232,6 +253,21 @@ def _read(p, real, cap, log):
         log(f"rule file {p} grew past {cap:,} bytes while read; left out")
         return None
     return data
+
+
+def _users_first(listed, origins):
+    """(path, folder, source, real path, (origin, project)) of each listed
+    file, the user's own first (in their listed order): they are read, and
+    take the refresh's bytes, before any project's."""
+    from .origin import rank
+
+    folders = {}
+    found = []
+    for p, folder, src in listed:
+        real = _realpath(p, folders)
+        found.append((p, folder, src, real, origins.of(p, real, src.get("origin"))))
+    found.sort(key=lambda row: rank(row[4][0]))  # stable
+    return found
 
 
 def collect(spec, cwd, log, trust=None, skipped=None, agent=None, touched=None):
@@ -249,11 +285,11 @@ def collect(spec, cwd, log, trust=None, skipped=None, agent=None, touched=None):
 
     skip = set(spec["skip"])
     pri = spec["priority"]
-    cap = hook_bounds()["max_rule_file_bytes"]
+    bounds = hook_bounds()
+    cap, room = bounds["max_rule_file_bytes"], bounds["max_rule_bytes_read"]
     origins = Origins(cwd)
-    seen, out, folders = set(), [], {}
-    for p, folder, src in _listed(spec, cwd, log, agent, touched):
-        real = _realpath(p, folders)
+    seen, out = set(), []
+    for p, folder, src, real, (origin, project) in _users_first(_listed(spec, cwd, log, agent, touched), origins):
         name = os.path.basename(p)
         if real in seen or name in skip:
             continue
@@ -267,9 +303,10 @@ def collect(spec, cwd, log, trust=None, skipped=None, agent=None, touched=None):
             log(f"rule file {p} is not a readable file (a broken link?); left out")
             continue
         seen.add(real)
-        data = _read(p, real, cap, log)
+        data = _read(p, real, cap, room, log)
         if data is None:
             continue
+        room -= len(data)
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
@@ -280,7 +317,6 @@ def collect(spec, cwd, log, trust=None, skipped=None, agent=None, touched=None):
         priority, problem = priority_of(text, pri["key"], pri["default"])
         if problem:
             log(f"rule file {p}: {problem}")
-        origin, project = origins.of(p, real, src.get("origin"))
         folder_scope = src.get("folder_scope")
         if folder_scope:  # svc/AGENTS.md, not AGENTS.md: where it applies is part of what it says
             name = f"{folder_scope}/{name}"
