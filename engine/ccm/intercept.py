@@ -49,18 +49,27 @@ def decide(event, settings, post_replaces=True):
 
 
 def _starts_with(command, patterns):
-    words = command.split()
+    """Do the command's first words, split as bash splits them, equal a pattern's?"""
+    from engine.agents.permissions import words
+
+    said = words(command)
+    if said is None:
+        return False
     for p in patterns:
-        pw = p.split()
-        if pw and words[:len(pw)] == pw:
+        pw = words(p)
+        if pw and said[:len(pw)] == pw:
             return True
     return False
 
 
 def wanted(command, cwd, settings):
-    """Is this command one to intercept (listed or learned, not pass-through)?"""
+    """Is this command one to intercept (listed or learned, not pass-through)?
+    Never one holding a character bash keeps inside a word (U+001C, U+00A0...):
+    its words are not the ones we would compare, so any decision is doubt."""
+    from engine.agents.permissions import words
+
     bash = settings["intercept"]["bash"]
-    if not command.strip() or WRAPPER_MARK in command or _starts_with(command, bash["pass_through"]):
+    if not words(command) or WRAPPER_MARK in command or _starts_with(command, bash["pass_through"]):
         return False
     if _starts_with(command, bash["commands"]):
         return True
