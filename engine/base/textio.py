@@ -122,13 +122,15 @@ def _replaced(path):
 def _within_its_project(path, real):
     """A link is followed only to a file of the link's own project (the
     repository above it, else its folder): a cloned repository's CLAUDE.md
-    linked to ~/.zshrc must not make `compress -i` rewrite that file."""
+    linked to ~/.zshrc must not make `compress -i` rewrite that file.  The
+    project as trust reads it: a home kept in git is never one, else a
+    download under it could reach ~/.bashrc."""
     import os
 
     from .paths import inside
-    from .project import root_of
+    from .project import project_folder
 
-    project = root_of(os.path.dirname(os.path.abspath(path)))
+    project = project_folder(os.path.dirname(os.path.abspath(path)))
     if real != os.path.abspath(path) and not inside(real, project):
         raise UserError(f"cannot write: this is a link to {real}, outside its project ({project}); name that "
                         "file itself to change it, nothing was changed", path)
