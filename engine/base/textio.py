@@ -50,14 +50,21 @@ def read_capped(fh, max_bytes, name, setting):
     return data
 
 
+def not_regular(name):
+    return UserError("not a regular file (a FIFO, a device or a socket); name a file, or - for standard input", name)
+
+
 def read_bytes(path, max_bytes=None, setting=None):
-    """The bytes of a file; with max_bytes, a larger file is refused before
-    it is read (regular files) or once the cap is passed (devices, pipes)."""
+    """The bytes of a regular file; with max_bytes, a larger file is refused
+    before it is read.  Anything else is refused unread, never waited on:
+    a FIFO with no writer would block forever, /dev/zero never ends."""
     import os
+
+    from .files import open_regular
 
     name = str(path)
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:  # opened without waiting, then fstat: no race with a swapped file
             if max_bytes is None:
                 return fh.read()
             if os.fstat(fh.fileno()).st_size > max_bytes:
@@ -65,8 +72,8 @@ def read_bytes(path, max_bytes=None, setting=None):
             return read_capped(fh, max_bytes, name, setting)
     except FileNotFoundError:
         raise UserError("no such file; check the path", name) from None
-    except IsADirectoryError:
-        raise UserError("this is a folder, not a file", name) from None
+    except ValueError:
+        raise (UserError("this is a folder, not a file", name) if os.path.isdir(path) else not_regular(name)) from None
     except OSError as exc:
         raise UserError(f"cannot read: {exc.strerror}", name) from None
 
