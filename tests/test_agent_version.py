@@ -198,3 +198,15 @@ def test_the_content_cache_takes_the_version_from_the_environment(hk):
     assert not _replaced(hk, _env(hk, "2.1.170"), 5000), "an old agent named there: the wrapper's to keep"
     out = hk.hook(_post(hk, _filler(5000)), env=_env(hk, "2.1.334")).json["hookSpecificOutput"]
     assert out["updatedToolOutput"]["stdout"].startswith("[CCM_CACHED]")
+
+
+@pytest.mark.parametrize("text", ["2.\u00b2.330", "\u0662.1.330", "2.1.\uff13"])
+def test_a_version_of_digits_other_than_ascii_is_no_version(text):
+    """Audit: str.isdigit() is true for "²", which int() refuses: AI_AGENT=
+    claude-code_2-²-330_harness raised ValueError in a handler."""
+    assert agentversion.parse(text) is None
+    env = {"AI_AGENT": "claude-code_" + text.replace(".", "-") + "_harness"}
+    assert agentversion.of_session(CLAUDE, "/nonexistent/t.jsonl", environ=env) is None
+    from engine.hooks.inview import at_least
+
+    assert at_least(text, "2.1.0") in (True, False)

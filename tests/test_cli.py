@@ -654,3 +654,19 @@ def test_in_place_through_a_link_out_of_its_project_is_refused(cli, tmp_path):
     r = cli("compress", "CLAUDE.md", "--level", "standard", "-i")
     assert r.returncode == 1 and "outside its project" in r.err, r
     assert outside.read_text() == SAMPLE and os.path.islink(cli.cwd / "CLAUDE.md")
+
+
+def test_in_place_through_a_link_to_a_home_kept_in_git_is_refused(cli, tmp_path):
+    """Audit: with a home kept in git, a downloaded folder (no .git of its
+    own) under it took the home for its project, so its CLAUDE.md linked to
+    ../../.bashrc made `compress -i` rewrite ~/.bashrc.  The home is never a
+    project (project_folder, as trust reads it): the write is refused."""
+    home = tmp_path / "home"
+    proj = home / "Downloads" / "proj"
+    proj.mkdir(parents=True)
+    (home / ".git").mkdir()
+    (home / ".bashrc").write_text(SAMPLE)
+    os.symlink("../../.bashrc", proj / "CLAUDE.md")
+    r = cli("compress", "CLAUDE.md", "--level", "standard", "-i", cwd=proj, env={"HOME": home})
+    assert r.returncode == 1 and "outside its project" in r.err, r
+    assert (home / ".bashrc").read_text() == SAMPLE and os.path.islink(proj / "CLAUDE.md")

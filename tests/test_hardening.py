@@ -131,7 +131,24 @@ def test_pattern_timeout_of_100000_digits(cli):
 
 def test_dev_zero_is_refused_with_bounded_memory(cli):
     line = _one_line(cli("compress", "/dev/zero", timeout=60))  # reading it all would never end
-    assert line.startswith("/dev/zero:") and "max_input_bytes" in line, line
+    assert line.startswith("/dev/zero:") and "not a regular file" in line, line
+
+
+@pytest.mark.parametrize("args", [("validate", ".engine/profile.yaml"), ("compress", "CLAUDE.md"),
+                                  ("stats", "CLAUDE.md"), ("compress", "--profile", ".engine/profile.yaml", "in.md")])
+def test_a_fifo_is_refused_at_once_never_waited_on(cli, args):
+    """Audit: `validate` and `compress` opened a FIFO and waited forever for a
+    writer; `stats` said "no such file or folder".  A file that is not a
+    regular one is now refused unread (opened without waiting, then fstat),
+    by name; standard input is still `-`."""
+    (cli.cwd / ".engine").mkdir()
+    os.mkfifo(cli.cwd / ".engine" / "profile.yaml")
+    os.mkfifo(cli.cwd / "CLAUDE.md")
+    write(cli.cwd, "in.md", "text\n")
+    line = _one_line(cli(*args, timeout=30))
+    named = ".engine/profile.yaml" if "profile.yaml" in " ".join(args) else "CLAUDE.md"
+    assert _file_of(line).endswith(named) and "not a regular file" in line, line
+    assert cli("compress", "-", input="Always run the tests.\n").returncode == 0
 
 
 def test_input_over_the_profile_cap(cli):

@@ -130,6 +130,21 @@ def test_a_priority_that_is_not_a_number_is_reported(hk):
     assert any("words.md" in l and "high" in l for l in hk.log_lines()), hk.log_lines()
 
 
+def test_a_priority_of_thousands_of_digits_is_the_default_not_a_failed_handler(hk):
+    """Audit: int() of a 4,301-digit priority raised (Python's digit limit):
+    the rules handler failed, the user's rules were never delivered, and
+    preview printed a traceback.  Now it is the default, with the note."""
+    hk.rule("huge.md", "---\npriority: " + "9" * 4301 + "\n---\nMarker PHUGE: a rule.\n")
+    hk.rule("first.md", "---\npriority: 1\n---\nMarker PFIRST: a rule.\n")
+    out = _preview(hk, "--turn", "20")
+    notes = [line for line in out.splitlines() if line.startswith("note:") and "huge.md" in line]
+    assert notes and "4301 digits" in notes[0] and "default 5" in notes[0], out
+    assert "priority 5" in next(l for l in out.splitlines() if l.rstrip().endswith("huge.md"))
+    run = hk.hook(hk.event("SessionStart", source="compact")).assert_ok()
+    assert "PHUGE" in run.stdout and "PFIRST" in run.stdout, run.stdout
+    assert any("huge.md" in l and "4301 digits" in l for l in hk.log_lines()), hk.log_lines()
+
+
 def test_a_cwd_that_is_no_folder_is_a_user_error(hk):
     """A mistyped --cwd previewed a project with no rules ('no files found',
     exit 0); cache run's said it could not be written to."""

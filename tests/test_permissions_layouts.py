@@ -184,3 +184,29 @@ def test_hook_process_reads_the_project_root_from_its_environment(hk):
     out = hk.hook(ev, env=env).assert_ok().json["hookSpecificOutput"]
     assert out["permissionDecision"] == "allow" and " cache run " in out["updatedInput"]["command"]
     assert os.path.isdir(cfg)
+
+
+# Characters Python's str.split() splits on and bash keeps inside a word.
+BASH_WORD_CHARS = ["\x1c", "\x1d", "\x1e", "\x1f", "\x0b", "\x0c", "\x85", "\xa0", "\u2000", "\u2005", "\u200a",
+                   "\u2028", "\u2029", "\u3000"]
+
+
+@pytest.mark.parametrize("ch", BASH_WORD_CHARS)
+def test_a_character_bash_keeps_in_a_word_proves_nothing_and_is_never_rewritten(root, settings, ch):
+    """Audit: `./run.sh<U+001C>test` is one word to bash (a file the repository
+    ships), two to str.split(): it matched `Bash(./run.sh test)` and was
+    answered `allow` and rewritten.  Only space and tab split words now; any
+    other whitespace or control character is doubt: no allow rule proves
+    it, so no allow and no rewrite, and nothing is learned.  (A mode that
+    runs every command still has it wrapped: that widens nothing.)"""
+    from engine.ccm.learned import pattern_of
+
+    write(root / ".claude" / "settings.json", allow=["Bash(find . -name x)", "Bash(find:*)"])
+    hostile = f"find{ch}. -name x"
+    assert decide(event(hostile, root), settings) is None
+    assert permissions.runs_without_asking(agent(), hostile, "rules") == "unsure"
+    assert not permissions.proves("find . -name x", hostile) and not permissions.proves(None, hostile)
+    assert not permissions.proves(f"find .{ch}-name x", "find . -name x"), "such a rule proves nothing either"
+    assert pattern_of(hostile, 2) == ""
+    # space and tab still separate words, as in bash
+    assert decide(event("find .\t-name  x", root), settings)["decision"] == "allow"

@@ -151,6 +151,21 @@ def test_the_hook_ignores_what_the_projects_settings_chose(tmp_path):
     assert "set ENGINE_HOOKS_PASSTHROUGH, ENGINE_PROFILE, ENGINE_STATE_DIR for the hooks" in log, log
 
 
+def test_the_agents_version_variable_a_project_sets_is_dropped(tmp_path):
+    """Audit: AI_AGENT, the version the engine takes when the transcript names
+    none (which answers the agent is sent), was not guarded: a project's
+    settings `env` chose it, and one of "²" digits failed a handler."""
+    from engine.hooks.projectenv import engine_variables
+
+    assert "AI_AGENT" in engine_variables(table.agents())  # from the agent's YAML, `version.env`
+    warm_template()
+    w = HookEnv(tmp_path)
+    chosen = {"AI_AGENT": "claude-code_2-\u00b2-330_harness"}
+    _write(w.project / ".claude" / "settings.json", json.dumps({"env": chosen}))
+    w.hook(w.event("SessionStart"), env=chosen).assert_ok()
+    assert any("set AI_AGENT for the hooks: the project's, not yours" in line for line in w.log_lines()), w.log_lines()
+
+
 def test_the_gemini_hook_ignores_what_a_projects_env_file_hides_behind_a_byte_order_mark(tmp_path):
     warm_template()
     w = HookEnv(tmp_path)

@@ -29,6 +29,10 @@ COMPOUND = set(";&|<>`$()\n{}")
 # Characters inside a rule body whose meaning to the agent we do not model:
 # such a deny/ask rule is doubt, such an allow rule proves nothing.
 UNMODELLED = set("?[]{}\\")
+# The only characters bash splits words on (its IFS; a newline is COMPOUND).
+# Python's str.split() also splits on \x1c-\x1f, \x0b, U+00A0, U+2028...,
+# which bash keeps inside a word: `./run.sh<U+001C>test` is one word to bash.
+SEPARATORS = " \t"
 KINDS = ("allow", "deny", "ask")
 
 
@@ -134,8 +138,18 @@ def _body(rule, tool):
     return False
 
 
+def words(text):
+    """`text` split as bash splits a command's words (space and tab), or
+    None when it holds any other whitespace or control character: bash
+    would read its words otherwise than we do, so nothing is proved."""
+    plain = text.replace("\t", " ")
+    if not plain.isprintable():  # every other whitespace and every control character
+        return None
+    return [w for w in plain.split(" ") if w]
+
+
 def is_simple(command):
-    return bool(command.strip()) and not (set(command) & COMPOUND)
+    return bool(command.strip()) and not (set(command) & COMPOUND) and words(command) is not None
 
 
 def _wild(body, command):
@@ -164,10 +178,15 @@ def allow_rule(agent, command):
 
 def proves(body, command):
     """Does an allow rule surely match this simple command?"""
-    command = " ".join(command.split())
+    said = words(command)
+    if said is None:
+        return False
     if body is None:
         return True
-    body = " ".join(body.split())
+    allowed = words(body)
+    if allowed is None:
+        return False  # a rule with a character bash keeps in a word: what it allows is not modelled
+    command, body = " ".join(said), " ".join(allowed)
     if set(body) & UNMODELLED:
         return False
     if body.endswith(":*"):

@@ -25,12 +25,13 @@ import os
 
 def parse(text):
     """(major, minor, patch, ...) of "2.1.330" (a suffix such as "-beta" is
-    dropped), or None."""
+    dropped), or None.  ASCII digits only: str.isdigit() is true for "²",
+    which int() refuses, and the text may come from a project's variables."""
     if not isinstance(text, str) or not text:
         return None
     head = text.split("-", 1)[0].split("+", 1)[0]
     parts = head.split(".")
-    if not parts or not all(p.isdigit() and len(p) <= 9 for p in parts):
+    if not parts or not all(p.isascii() and p.isdigit() and len(p) <= 9 for p in parts):
         return None
     return tuple(int(p) for p in parts)
 

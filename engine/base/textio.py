@@ -50,14 +50,21 @@ def read_capped(fh, max_bytes, name, setting):
     return data
 
 
+def not_regular(name):
+    return UserError("not a regular file (a FIFO, a device or a socket); name a file, or - for standard input", name)
+
+
 def read_bytes(path, max_bytes=None, setting=None):
-    """The bytes of a file; with max_bytes, a larger file is refused before
-    it is read (regular files) or once the cap is passed (devices, pipes)."""
+    """The bytes of a regular file; with max_bytes, a larger file is refused
+    before it is read.  Anything else is refused unread, never waited on:
+    a FIFO with no writer would block forever, /dev/zero never ends."""
     import os
+
+    from .files import open_regular
 
     name = str(path)
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:  # opened without waiting, then fstat: no race with a swapped file
             if max_bytes is None:
                 return fh.read()
             if os.fstat(fh.fileno()).st_size > max_bytes:
@@ -65,8 +72,8 @@ def read_bytes(path, max_bytes=None, setting=None):
             return read_capped(fh, max_bytes, name, setting)
     except FileNotFoundError:
         raise UserError("no such file; check the path", name) from None
-    except IsADirectoryError:
-        raise UserError("this is a folder, not a file", name) from None
+    except ValueError:
+        raise (UserError("this is a folder, not a file", name) if os.path.isdir(path) else not_regular(name)) from None
     except OSError as exc:
         raise UserError(f"cannot read: {exc.strerror}", name) from None
 
@@ -122,13 +129,15 @@ def _replaced(path):
 def _within_its_project(path, real):
     """A link is followed only to a file of the link's own project (the
     repository above it, else its folder): a cloned repository's CLAUDE.md
-    linked to ~/.zshrc must not make `compress -i` rewrite that file."""
+    linked to ~/.zshrc must not make `compress -i` rewrite that file.  The
+    project as trust reads it: a home kept in git is never one, else a
+    download under it could reach ~/.bashrc."""
     import os
 
     from .paths import inside
-    from .project import root_of
+    from .project import project_folder
 
-    project = root_of(os.path.dirname(os.path.abspath(path)))
+    project = project_folder(os.path.dirname(os.path.abspath(path)))
     if real != os.path.abspath(path) and not inside(real, project):
         raise UserError(f"cannot write: this is a link to {real}, outside its project ({project}); name that "
                         "file itself to change it, nothing was changed", path)

@@ -43,10 +43,14 @@ def is_compound(command):
 
 
 def pattern_of(command, words):
-    """What a command teaches: its first `words` words, or "" for a compound command."""
-    if is_compound(command):
+    """What a command teaches: its first `words` words (as bash splits
+    them), or "" for a compound command or one bash would split otherwise."""
+    from engine.agents.permissions import words as split
+
+    said = split(command)
+    if is_compound(command) or said is None:
         return ""
-    return " ".join(command.split()[:words])
+    return " ".join(said[:words])
 
 
 def _path(root, project):

@@ -87,6 +87,9 @@ class Library:
             if not p.is_absolute():
                 p = Path(base_dir) / p
             self.looked_at.append(str(p))
+            if not p.is_file() and p.exists():  # a FIFO there would be waited on forever, never "missing"
+                raise self._where(origin, f"{p} is not a regular file (a folder, a FIFO, a device or a socket); "
+                                  f"name a {kind} file", ref)
             if not p.is_file():
                 raise self._where(origin, f"no {kind} file at {p}; check the path", ref)
             real = p.resolve()

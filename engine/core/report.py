@@ -115,6 +115,7 @@ def explain_data(name, text, result, profile):
 
 def collect_files(paths):
     from engine.base.errors import UserError
+    from engine.base.textio import not_regular
 
     from .settings import plain
 
@@ -128,6 +129,8 @@ def collect_files(paths):
                 files.extend(os.path.join(root, n) for n in sorted(names) if n.endswith(suffixes) or n in whole)
         elif os.path.isfile(p):
             files.append(p)
+        elif os.path.exists(p):
+            raise not_regular(p)
         else:
             raise UserError("no such file or folder", p)
     if not files:

@@ -117,7 +117,7 @@ def version_tuple(text):
     for piece in str(text or "").split("."):
         digits = ""
         for ch in piece:
-            if not ch.isdigit():
+            if not "0" <= ch <= "9":  # ASCII only: int() refuses "²", which isdigit() takes
                 break
             digits += ch
         out.append(int(digits) if digits else 0)

@@ -83,9 +83,12 @@ def received():
 
 
 def engine_variables(docs):
-    """The variables the engine reads as the user's: its own, and each
-    agent's home folder variable."""
-    return [*USER_VARIABLES, *(d["home"]["env"] for d in docs.values() if d["home"].get("env"))]
+    """The variables the engine reads as the user's: its own, each agent's
+    home folder variable, and each agent's version variable (`version.env`:
+    it chooses which answers the agent is sent, so a project must not)."""
+    homes = [d["home"]["env"] for d in docs.values() if d["home"].get("env")]
+    versions = [d["version"]["env"]["variable"] for d in docs.values() if (d.get("version") or {}).get("env")]
+    return [*USER_VARIABLES, *homes, *versions]
 
 
 def _declared(doc, cwd):

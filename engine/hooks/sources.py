@@ -105,9 +105,11 @@ def field_of(text, key):
     return _field(fm[0], key) if fm else None
 
 
-def priority_of(text, key, default):
+def priority_of(text, key, default, max_digits):
     """(priority, problem): the frontmatter's whole-number priority, else the
-    default with a note saying why when the key is there but not a number."""
+    default with a note saying why when the key is there but not a number
+    of at most `max_digits` digits (hooks.max_priority_digits: int() of
+    thousands of digits raises, and a project's file must not fail the handler)."""
     fm = frontmatter(text)
     if not fm:
         return default, ""
@@ -116,9 +118,12 @@ def priority_of(text, key, default):
         return default, ""
     value = raw.strip("'\"")
     digits = value[1:] if value[:1] in ("+", "-") else value
-    if digits.isdecimal():
-        return int(value), ""
-    return default, f"{key}: {raw} is not a whole number (lower comes first); using the default {default}"
+    if not digits.isdecimal():
+        return default, f"{key}: {raw} is not a whole number (lower comes first); using the default {default}"
+    if len(digits) > max_digits:
+        return default, (f"{key}: a number of {len(digits)} digits is longer than hooks.max_priority_digits "
+                         f"({max_digits}); using the default {default}")
+    return int(value), ""
 
 
 def _matches(name, pattern):
@@ -314,7 +319,7 @@ def collect(spec, cwd, log, trust=None, skipped=None, agent=None, touched=None):
             continue
         if not text.strip():
             continue
-        priority, problem = priority_of(text, pri["key"], pri["default"])
+        priority, problem = priority_of(text, pri["key"], pri["default"], bounds["max_priority_digits"])
         if problem:
             log(f"rule file {p}: {problem}")
         folder_scope = src.get("folder_scope")
