@@ -80,7 +80,7 @@ class Lists(Transform):
         out = []
         self._holds = {}  # line index -> holds a lead-in word (a heading scopes many lists)
         for group in self._groups(text, lines):
-            if self.scope is not None and self._keeps_markers(text, lines, group, mask):
+            if group.get("continued") or self.scope is not None and self._keeps_markers(text, lines, group, mask):
                 # every marker stays, and so does the indentation; a wrapped
                 # item's lines are joined, as they are where markers go
                 out.extend(self._join_wrapped(text, lines, group, mask))
@@ -110,6 +110,15 @@ class Lists(Transform):
                 if ln is False:
                     before, after_block = None, False
                 elif ln is not None:
+                    if after_block and lines[i - 1] is None and groups and _continues(lines, groups[-1], ln):
+                        # a paragraph indented under the last item after a
+                        # blank line continues that item: without the marker
+                        # it would be an indented code block
+                        # (the list goes on after it: one list, one form)
+                        groups[-1]["continued"] = True
+                        before = para = i
+                        i += 1
+                        continue
                     before = para = i
                     after_block = False
                     scopes = self._scopes(text, lines, i, scopes)
@@ -272,6 +281,15 @@ def _items(lines, group):
             if lines[k].item:
                 yield k, range(k + 1, m)
             k = m
+
+
+def _continues(lines, group, ln):
+    """True when line ln, after a blank line, is indented at least to the
+    text of the last item of the group (Markdown reads it as a paragraph of
+    that item)."""
+    (a, b), _, _ = group["blocks"][-1]
+    last = next((lines[k] for k in range(b - 1, a - 1, -1) if lines[k].item), None)
+    return last is not None and ln.indent >= last.content_at
 
 
 def _merge(edits):

@@ -55,6 +55,12 @@ class MermaidEdges(Transform):
     def edits(self, text, mask, run):
         out = []
         for m in self.fence.finditer(text, timeout=self.timeout(text, run.timeout_ms_per_mb)):
+            # a fence whose line break before it is already inside a region
+            # this transform may enter (a code fence) is content of an outer
+            # fence ("````markdown" around an example diagram): an example
+            # of what to write, not a diagram to read
+            if m.start() > 0 and mask.category_at(m.start() - 1) in self.allow:
+                continue
             body = m.group("body")
             new = self.render(body)
             if new is None or len(new) >= m.end() - m.start():
