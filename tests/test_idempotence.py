@@ -107,6 +107,10 @@ KNOWN = [
     "| Column | The value |\n|---|---|\n| a \\| b | `x` |\n| the long cell is here | the production |\n",
     # ... and the part of a longer cell before an escaped pipe ("the x \\") was a value in the table
     "| a | the b |\n--- | ---\n| the x \\| y | z | is the only     the code\n",
+    # standard: two blank lines made the block indented code (protected); once collapsed to
+    # one, it was the list item's continuation, compressed by the second pass
+    "1. Run the setup script.\n\n\n    # the database is reset\n    ./setup.sh\n",
+    "- Run the setup script.\n\n\n\tthe database is reset by the script\n",
 ]
 
 
