@@ -172,7 +172,13 @@ def test_gc_and_prune_keep_what_a_transcript_purged_elsewhere_names(tmp_path):
     assert engine(tmp_path, "purge", path, env=env).returncode == 0
     keys = sorted({key_of_stub(x) for x in path.read_text().split("[CCM_CACHED]")[1:]})
     assert keys
-    for args in (["cache", "gc"], ["cache", "prune", "--max-size-mb", "0", "--max-age-days", "0"]):
+    (tmp_path / "elsewhere").mkdir()
+    # --transcripts used to replace every folder searched, the purged transcripts with them
+    # (audit: "deleted 10 unreferenced entries (0 referenced)"); a missing folder was no error
+    missing = engine(tmp_path, "cache", "gc", "--transcripts", tmp_path / "no-such-folder", env=env)
+    assert missing.returncode == 1 and b"--transcripts" in missing.stderr and b"nothing was deleted" in missing.stderr
+    for args in (["cache", "gc"], ["cache", "gc", "--transcripts", tmp_path / "elsewhere"],
+                 ["cache", "prune", "--max-size-mb", "0", "--max-age-days", "0"]):
         assert engine(tmp_path, *args, env=env).returncode == 0
         for key in keys:
             r = engine(tmp_path, "cache", "show", "--all", key, env=env)

@@ -49,8 +49,10 @@ def add_parser(sub):
     x.add_argument("--dry-run", action="store_true")
     x.add_argument("--grace-seconds", type=amount, metavar="N",
                    help="keep unreferenced entries younger than this (default: the settings' gc.grace_seconds)")
-    x.add_argument("--transcripts", action="append", metavar="DIR", help="folders to search instead (default: the agent's transcript folders, "
-                   "$CLAUDE_CONFIG_DIR/projects and ~/.claude/projects, plus the settings' gc.transcripts)")
+    x.add_argument("--transcripts", action="append", metavar="DIR",
+                   help="a folder (or transcript) to search as well (always searched: the agent's transcript folders, "
+                   "$CLAUDE_CONFIG_DIR/projects and ~/.claude/projects, the settings' gc.transcripts and "
+                   "every transcript engine purge rewrote)")
     x = s.add_parser("learned", help="commands learned to have large output")
     x.add_argument("--project", nargs="?", const=".", metavar="DIR", help="only this project (default: the working folder)")
     x = s.add_parser("run", help="run a command; print its output, or a stub when it is over the threshold "
@@ -139,13 +141,28 @@ def _gc(store, settings, args):
     from engine.ccm.refs import roots
 
     grace = settings["gc"]["grace_seconds"] if args.grace_seconds is None else args.grace_seconds
-    res = gc(store, args.transcripts or roots(settings["gc"]["transcripts"], store), grace, args.dry_run)
+    given = _transcript_folders(args.transcripts)
+    # --transcripts adds to what is searched, never replaces it: an entry the
+    # agent's own transcripts or a purged one names stays, whatever is named.
+    res = gc(store, roots(list(settings["gc"]["transcripts"]) + given, store), grace, args.dry_run)
     verb = "would delete" if args.dry_run else "deleted"
     freed = "would be freed" if args.dry_run else "freed"
     print(f"{verb} {len(res['deleted'])} unreferenced entr{'y' if len(res['deleted']) == 1 else 'ies'} "
           f"({res['referenced']} referenced), {res['orphans']} orphan blob(s) and {res['temp_files']} "
           f"temporary file(s); {res['freed_bytes']} bytes {freed}")
     return 0
+
+
+def _transcript_folders(named):
+    """The --transcripts folders, each an existing folder or transcript file:
+    a mistyped one would search nothing and say nothing."""
+    import os
+
+    for path in named or ():
+        if not (os.path.isdir(path) or os.path.isfile(path)):
+            raise UserError(f"--transcripts {path}: no such folder or file; name a folder of transcripts "
+                            "(nothing was deleted)")
+    return list(named or ())
 
 
 def _entries(store, every=True):
