@@ -312,6 +312,21 @@ def test_non_utf8_yaml(cli):
     assert "UTF-8" in p.msg
 
 
+@pytest.mark.parametrize("char", ["\x01", "\x1b", "\x7f", "\x80", "\ufffe"])
+def test_a_character_yaml_forbids_is_said_at_its_place_escaped(cli, char):
+    """Old: PyYAML's reader refused it before the parse's error handling, a
+    traceback from validate, compress --profile, and any command reading a
+    user's YAML."""
+    text = f"kind: profile\nname: p\nextends: default\ndescription: a{char}b\n"
+    write(cli.cwd, "c.yaml", text)
+    for args in (("validate", "c.yaml"), ("compress", "-", "--profile", "c.yaml")):
+        r = cli(*args, input="Run the tests.\n")
+        assert r.returncode == 1, r
+        [p] = problems(r)
+        assert p.is_in(cli.cwd / "c.yaml", cli.cwd) and (p.line, p.col) == position(text, char), r
+        assert f"U+{ord(char):04X}" in p.msg and char not in r.err, r
+
+
 def test_local_profile_is_validated_by_default(cli):
     text = "kind: profile\nname: local\nextends: default\nlevle: light\n"
     path = write(cli.cwd, ".engine/profile.yaml", text)

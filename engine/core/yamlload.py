@@ -189,7 +189,10 @@ def load_text(text, file, limits=_DEFAULT, builtin=False):
         from .settings import yaml_limits
 
         limits = yaml_limits()
-    loader = (_BuiltinLoader if builtin else _Loader)(text, file, limits)
+    try:
+        loader = (_BuiltinLoader if builtin else _Loader)(text, file, limits)
+    except yaml.reader.ReaderError as exc:  # the reader checks every character before it parses
+        raise _unprintable(text, exc, file) from None
     try:
         node = loader.get_single_node()
         doc = Document(file=file, data=None)
@@ -209,6 +212,19 @@ def load_text(text, file, limits=_DEFAULT, builtin=False):
         raise UserError("nested too deep to read; flatten the document", file) from None
     finally:
         loader.dispose()
+
+
+def _unprintable(text, exc, file):
+    """The UserError for a character YAML does not allow (a control
+    character, U+FFFE...), at its line and column, named escaped."""
+    where = exc.position if isinstance(exc.position, int) and 0 <= exc.position <= len(text) else None
+    line = col = None
+    if where is not None:
+        line = text.count("\n", 0, where) + 1
+        col = where - (text.rfind("\n", 0, where) + 1) + 1
+    char = exc.character if isinstance(exc.character, int) else ord(exc.character) if exc.character else 0
+    return MalformedYAML(f"malformed YAML: the character U+{char:04X} may not appear in YAML; remove it, or write it "
+                         f"as \\u{char:04X} in a double-quoted string", file, line, col)
 
 
 # Parsed files of this process, by path and text: `engine validate` resolves
