@@ -59,6 +59,15 @@ def test_template_syntax_error_inline(hk):
     _problem_at(hk, run, path, _line_of(text, "template:"), "template")
 
 
+@pytest.mark.parametrize("use", ["{{ turn | nosuchfilter }}", "{% if turn is nosuchtest %}x{% endif %}"])
+def test_template_unknown_filter_or_test(hk, use):
+    """Old: the parse resolves no filter or test, so validate passed it and
+    the compile then failed with a RuntimeError traceback."""
+    text = HEAD + "    UserPromptSubmit:\n      - name: rules\n        template: |-\n          [Rules]\n          " + use + "\n"
+    path, run = _validate(hk, text)
+    _problem_at(hk, run, path, _line_of(text, use), "template", "nosuch")
+
+
 def test_template_unknown_variable(hk):
     text = (HEAD + "    UserPromptSubmit:\n      - name: rules\n        template: |-\n"
             "          [Rules, turn {{ turn }}]\n"

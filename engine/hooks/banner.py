@@ -153,6 +153,19 @@ def printed_only(source):
     return sorted(n for n, c in printed.items() if uses.get(n) == c)
 
 
+def _unknown_filters_and_tests(env, ast, source):
+    """(line, message) of each filter or test the environment lacks: Jinja2
+    resolves one inside `{% if %}` only when it renders."""
+    from jinja2 import nodes
+
+    out = []
+    for kind, node_type, known in (("filter", nodes.Filter, env.filters), ("test", nodes.Test, env.tests)):
+        for node in ast.find_all(node_type):
+            if node.name not in known:
+                out.append((node.lineno or 1, f"template syntax error: no {kind} named {node.name!r}"))
+    return out
+
+
 def check(source, allowed):
     """Problems with a template: (line within the template, message) pairs."""
     from jinja2 import TemplateSyntaxError, meta
@@ -160,11 +173,12 @@ def check(source, allowed):
     env = _env()
     try:
         ast = env.parse(source)
-    except TemplateSyntaxError as exc:
+        env.compile(source)  # the parse alone resolves no filter or test: `{{ x | nosuch }}` failed at compile
+    except TemplateSyntaxError as exc:  # TemplateAssertionError (unknown filter or test) too
         return [(exc.lineno or 1, f"template syntax error: {exc.message}")]
     import re
 
-    out = []
+    out = _unknown_filters_and_tests(env, ast, source)
     for name in sorted(meta.find_undeclared_variables(ast) - set(allowed)):
         first = re.search(rf"\b{re.escape(name)}\b", source)
         line = source.count("\n", 0, first.start()) + 1 if first else 1
