@@ -312,6 +312,20 @@ def test_non_utf8_yaml(cli):
     assert "UTF-8" in p.msg
 
 
+def test_a_profiles_runaway_word_pattern_is_said_at_its_place(cli):
+    """Old: validate probed the patterns of protect, dictionary and level
+    files, not a profile's own word_pattern: it passed, and compress then
+    ran out of time and said to run engine validate."""
+    text = 'kind: profile\nname: p\nextends: default\nword_pattern: "(a+a+)+y"\n'
+    write(cli.cwd, "wp.yaml", text)
+    r = cli("validate", "wp.yaml")
+    assert r.returncode == 1, r
+    [p] = problems(r)
+    assert p.is_in(cli.cwd / "wp.yaml", cli.cwd) and p.line == 4 and "runs away" in p.msg, r
+    write(cli.cwd, "ok.yaml", text.replace("(a+a+)+y", "[A-Za-z]+"))
+    assert cli("validate", "ok.yaml").returncode == 0
+
+
 @pytest.mark.parametrize("char", ["\x01", "\x1b", "\x7f", "\x80", "\ufffe"])
 def test_a_character_yaml_forbids_is_said_at_its_place_escaped(cli, char):
     """Old: PyYAML's reader refused it before the parse's error handling, a
