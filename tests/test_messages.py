@@ -304,6 +304,18 @@ def test_compiling_a_pipeline_says_a_step_params_mistake_where_validate_does(cli
     assert (prob.line, prob.col) == position(text, "'(unclosed'"), prob
 
 
+def test_a_step_params_value_out_of_its_schema_is_said_at_that_value(cli, tmp_path):
+    """Old: every schema error of a step's params was said at the step's
+    first key (`command:`, line 7), not at the value (`mode:`, line 9)."""
+    text = ("kind: messages\nname: legal\ndescription: d\nextends: default\nstep_params:\n  classifier:\n"
+            "    command: [python3, /x.py]\n    timeout_ms: 100\n    mode: hybridd\n")
+    p = write(tmp_path, "m.yaml", text)
+    r = cli("validate", p)
+    assert r.returncode == 1, r
+    [prob] = problems(r)
+    assert prob.is_in(p, tmp_path) and "hybridd" in prob.msg and (prob.line, prob.col) == position(text, "hybridd"), prob
+
+
 def test_a_pipeline_pattern_that_asks_for_gigabytes_fails_in_the_compile_box_at_its_place(cli):
     """A message pipeline compiles in a box, as a profile does: a pattern
     that asks the regex module for gigabytes is one error at its place, in

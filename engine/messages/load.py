@@ -328,7 +328,9 @@ def _check_step_params(doc, where, spec):
     variant = next(v for v in variants if v["properties"]["kind"].get("const") == spec["kind"])
     for err in jsonschema.Draft202012Validator(variant).iter_errors(spec):
         at = "/".join(str(p) for p in err.absolute_path)
-        raise doc.error(f"step {spec['name']!r} ({spec['kind']}){' ' + at if at else ''}: {err.message}", where)
+        # at the value itself where the document has it (else its nearest parent)
+        raise doc.error(f"step {spec['name']!r} ({spec['kind']}){' ' + at if at else ''}: {err.message}",
+                        tuple(where) + tuple(err.absolute_path))
 
 
 def _ref_path(ref):
