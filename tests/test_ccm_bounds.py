@@ -240,6 +240,7 @@ def test_kill_9_of_cache_run_mid_store_leaves_temp_files_stats_count_and_prune_g
     old = time.time() - 3600
     for n in left:
         os.utime(blobs / n, (old, old))
+    (tmp_path / "none").mkdir(exist_ok=True)  # a folder of no transcripts (a missing one is an error)
     dry = _engine(tmp_path, "cache", "gc", "--dry-run", "--transcripts", str(tmp_path / "none"), env=env).stdout.decode()
     assert f"{size} bytes would be freed" in dry and _temps(blobs) == left
     out = _engine(tmp_path, "cache", "gc", "--transcripts", str(tmp_path / "none"), env=env).stdout.decode()
