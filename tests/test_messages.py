@@ -335,7 +335,7 @@ def test_a_pipeline_pattern_that_asks_for_gigabytes_fails_in_the_compile_box_at_
 @pytest.mark.parametrize("snippet, needle, words", [
     ("  - {name: s, kind: detect, description: d, detectors: [no_such_detector]}", "no_such_detector", "no built-in detector"),
     ("  - {name: s, kind: code_split, description: d, category: fenced_cod, min_prose_chars: 1}", "fenced_cod", "fenced_code"),
-    ("  - {name: s, kind: shorty, description: d}", "{name: s", "shorty"),
+    ("  - {name: s, kind: shorty, description: d}", "shorty", "unknown kind 'shorty'"),  # at the kind, not the step
 ])
 def test_validate_unknown_names(cli, tmp_path, snippet, needle, words):
     text = f"kind: messages\nname: mine\ndescription: d\nextends: default\nsteps:\n{snippet}\n"

@@ -43,6 +43,12 @@ CASES = {
         "  - name: foo\n    kind: regex\n    patern: 'x'\n    pattern: 'x'\n    replace: 'y'\n",
         [("patern", 0, ["patern"])],
     ),
+    # before: "transforms/0: {...} has the wrong form; expected a mapping"
+    "unknown_transform_kind.yaml": (
+        "kind: level\nname: mylevel\nextends: light\ndescription: x\ntransforms:\n"
+        "  - name: foo\n    kind: regexx\n    pattern: 'x'\n    replace: 'y'\n",
+        [("regexx", 0, ["unknown kind 'regexx'", "remove_vowels", "did you mean 'regex'"])],
+    ),
     "unknown_key_in_examples.yaml": (
         "kind: protect\nname: tickets\ndescription: x\npatterns: ['TICK-\\d+']\nexamples: {match: [TICK-1], no_mach: [x]}\n",
         [("no_mach", 0, ["no_mach"])],

@@ -86,11 +86,35 @@ def _describe(doc, error):
         return [doc.error(f"{where}: unknown value {error.instance!r}{hint}", path)]
     where = "/".join(str(p) for p in path) or "document"
     message = error.message
+    unknown = _unknown_kind(doc, error, path)
+    if unknown is not None:
+        return [unknown]
     if error.validator in ("oneOf", "anyOf"):
         names = {"object": "mapping", "array": "list"}
         kinds = sorted({names.get(s.get("type"), s.get("type")) for s in error.validator_value if isinstance(s.get("type"), str)})
         message = f"{error.instance!r} has the wrong form" + (f"; expected a {' or a '.join(kinds)}" if kinds else "")
     return [doc.error(f"{where}: {message}", path)]
+
+
+def _unknown_kind(doc, error, path):
+    """A mapping whose `kind` none of the branches takes (a transform, a
+    handler, a step: each branch is one kind): that kind named, with the
+    known ones, instead of 'has the wrong form'; None otherwise."""
+    if error.validator not in ("oneOf", "anyOf") or not isinstance(error.instance, dict):
+        return None
+    known = []
+    for branch in error.validator_value:
+        spec = branch.get("properties", {}).get("kind", {}) if isinstance(branch, dict) else {}
+        if "const" not in spec and "enum" not in spec:
+            return None  # a branch not told by its kind: the kind alone does not say which was meant
+        known += [spec["const"]] if "const" in spec else list(spec["enum"])
+    kind = error.instance.get("kind")
+    if not isinstance(kind, str) or kind in known:
+        return None
+    hint = suggest(kind, known)
+    where = "/".join(str(p) for p in path + ("kind",))
+    return doc.error(f"{where}: unknown kind {kind!r}; the kinds here: {', '.join(sorted(known))}{hint}",
+                     path + ("kind",))
 
 
 def check(doc, kind=None):
