@@ -109,6 +109,29 @@ def test_incomplete_new_handler(hk):
     assert "sources" in msg
 
 
+@pytest.mark.parametrize("source, word", [
+    ("{{ items | nosuchfilter }}", "unknown filter 'nosuchfilter'"),
+    ("{{ items is nosuchtest }}", "unknown test 'nosuchtest'"),
+    ("{% if items is nosuchtest %}x{% endif %}", "unknown test 'nosuchtest'"),
+], ids=["filter", "test", "test-under-if"])
+@pytest.mark.parametrize("handler", [
+    "    UserPromptSubmit:\n      - name: rules\n        template: \"{T}\"\n",
+    "    SessionStart:\n      - name: slow_effort\n        kind: effort_guidance\n"
+    "        templates: {low: \"{T}\", medium: \"\", high: \"\"}\n",
+], ids=["refresh", "effort_guidance"])
+def test_an_unknown_filter_or_test_is_said_at_the_template(hk, handler, source, word):
+    """Old: the check only parsed a template, which resolves no filter and
+    no test; the compile in the box then met 'No filter named ...' and
+    validate, compress --profile and refresh preview --profile ended in a
+    RuntimeError traceback."""
+    text = HEAD + handler.replace("{T}", source)
+    path, run = _validate(hk, text)
+    _problem_at(hk, run, path, _line_of(text, source), word)
+    run = hk.engine("compress", "-", "--profile", path, cwd=hk.root, stdin=b"Run the tests.\n")
+    assert "Traceback" not in run.stderr, str(run)
+    _problem_at(hk, run, path, _line_of(text, source), word)
+
+
 @pytest.mark.parametrize("flag", [False, True], ids=["file-arg", "profile-flag"])
 def test_validate_with_profile_flag_reports_the_same(hk, flag):
     text = HEAD + "    UserPromptSubmit:\n      - name: rules\n        template: \"{{ nope }}\"\n"

@@ -492,6 +492,21 @@ def test_a_replay_style_template_past_its_bounds_is_one_line_at_its_place(tmp_pa
         run.stderr
 
 
+def test_an_unknown_filter_in_a_replay_style_is_said_by_validate(tmp_path):
+    """Old: validate only parsed the templates: an unknown filter passed."""
+    text = (REPO / "pipelines" / "reports" / "replay.yaml").read_text(encoding="utf-8")
+    text = text.replace("    engine replay: profile {{ r.profile }}", "    engine replay: profile {{ r.profile | upperr }}", 1)
+    style = tmp_path / "style.yaml"
+    style.write_text(text, encoding="utf-8")
+    lines = text.splitlines()
+    at = lines.index("  template: |-", lines.index("terminal:")) + 1
+    run = forkrun.completed(["validate", str(style)], env=dict(os.environ, PYTHONPATH=str(REPO)), cwd=str(tmp_path),
+                            timeout=120)
+    assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr
+    assert run.stderr.startswith(f"{style}:{at}:") and "unknown filter 'upperr'; did you mean 'upper'?" in run.stderr, \
+        run.stderr
+
+
 def _delegating(version):
     """A session whose model starts a subagent (Task) and then ends."""
     base = {"sessionId": "s1", "cwd": "/nowhere", "version": version}

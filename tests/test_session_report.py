@@ -340,6 +340,25 @@ def test_a_style_pattern_that_runs_away_is_one_line_with_its_place(tmp_path):
         assert run.stderr.strip().startswith(where), (args, run.stderr)
 
 
+@pytest.mark.parametrize("template, words", [
+    ("{{ r.turns | nosuchfilter }}", "unknown filter 'nosuchfilter'"),
+    ("{% if r is nosuchtest %}{% endif %}", "unknown test 'nosuchtest'"),
+])
+def test_an_unknown_filter_or_test_in_a_style_is_said_by_validate(tmp_path, template, words):
+    """Old: validate only parsed a style's templates, which resolves no
+    filter and no test: the mistake passed and failed at the report."""
+    text = open(os.path.join(REPO, "pipelines", "reports", "session.yaml"), encoding="utf-8").read()
+    text = text.replace("    Session {{ r.session_id }}", "    " + template + "Session {{ r.session_id }}", 1)
+    style = tmp_path / "style.yaml"
+    style.write_text(text, encoding="utf-8")
+    lines = text.splitlines()
+    at = lines.index("  template: |-", lines.index("terminal:")) + 1
+    run = _engine("validate", style)
+    assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr
+    [line] = run.stderr.strip().splitlines()
+    assert line.startswith(f"{style}:{at}:") and words in line, line
+
+
 @pytest.mark.parametrize("template, render, words", [
     ('{{ "x" * 3000000000 }}', None, "repeats a value too many times"),  # before: 2.9 GB, then out of memory
     ("{% for i in range(99999) %}{% for j in range(99999) %}{% endfor %}{% endfor %}", None,

@@ -583,6 +583,18 @@ def test_a_file_check_past_the_boxs_time_is_said_at_the_pattern_it_was_on(api_en
     assert "checking this file did not finish within 200 ms" in p.message and "here: simplify this pattern" in p.message, p
 
 
+def test_an_exception_in_the_compile_box_is_one_line_at_the_file(api_env):
+    """Old: an exception no check had turned into a user error came out of
+    the box as RuntimeError('compiling failed: ...'), a traceback."""
+    from engine.base.errors import UserError
+    from engine.core import compilebox
+
+    with pytest.raises(UserError) as got:
+        compilebox.run(lambda: {}["missing"], "p.yaml")
+    assert (got.value.file, got.value.line, got.value.col) == ("p.yaml", 1, 1)
+    assert "compiling this profile failed: KeyError: 'missing'" in got.value.message, got.value.message
+
+
 def test_an_agent_documents_failure_patterns_are_checked_at_their_place(cli):
     """An agent's failure.skip_lines, failure.strip and a shell output's
     failed_cut_marker run with Python's re on a failure's text: one that

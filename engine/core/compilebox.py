@@ -98,9 +98,10 @@ def _child(fn, memory_mb, timeout_ms, w):
 
 def run(fn, what, doing="compiling this profile"):
     """fn() computed in the box; its UserError is raised here as it was
-    raised there.  A box past the memory cap or the time limit raises a
-    UserError saying what it was `doing` at `what` (a file's path), or at
-    the place it last noted."""
+    raised there, any other exception as a UserError at `what` (or the
+    place last noted) saying it failed.  A box past the memory cap or the
+    time limit raises a UserError saying what it was `doing` at `what` (a
+    file's path), or at the place it last noted."""
     from .settings import compile_limits
 
     limits = compile_limits()
@@ -128,7 +129,7 @@ def run(fn, what, doing="compiling this profile"):
     if kind == "user":
         raise _rebuild(value)
     if kind == "error":
-        raise RuntimeError(f"compiling failed: {value}")
+        raise _failed(doing, value, what, where)
     if where is not None:
         raise UserError(_pattern_message(kind, limits, doing), *where)
     if kind == "memory":
@@ -136,6 +137,14 @@ def run(fn, what, doing="compiling this profile"):
     raise at_document(f"{doing} did not finish within {limits['timeout_ms']} ms or past "
                       f"{limits['memory_mb']} MB (compile in pipelines/settings/engine.yaml); "
                       "simplify its patterns", what)
+
+
+def _failed(doing, value, what, where):
+    """An exception no check turned into a user error: a check missed it.
+    Still one line at the file (or the place noted), never a traceback."""
+    first = (value.splitlines() or [""])[0]
+    message = f"{doing} failed: {first}; fix what this names, and report it as an engine bug (a check missed it)"
+    return UserError(message, *where) if where is not None else at_document(message, what)
 
 
 def at_document(message, file):

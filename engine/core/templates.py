@@ -3,6 +3,39 @@ a replay report): in the engine's bounded sandbox (sandbox.py), within the
 document's own `render` bounds, an error said at the template's place."""
 
 
+def static_problems(source, env=None):
+    """(line within the template, message) of what is wrong before any
+    rendering: its syntax, a filter or test Jinja2 does not have.  Parsing
+    resolves neither, and a test under `if` fails only as it renders: each
+    is looked up here, then the template is compiled for the rest."""
+    from jinja2 import TemplateSyntaxError, nodes
+
+    from .sandbox import Bounded
+
+    env = env or Bounded((None, None))
+    try:
+        ast = env.parse(source)
+    except TemplateSyntaxError as exc:
+        return [(exc.lineno or 1, f"template syntax error: {exc.message}")]
+    out = [_unknown(node, kind, known) for kind, cls, known in (("filter", nodes.Filter, env.filters),
+                                                                 ("test", nodes.Test, env.tests))
+           for node in ast.find_all(cls) if node.name not in known]
+    if out:
+        return out
+    try:
+        env.compile(ast)
+    except TemplateSyntaxError as exc:
+        return [(exc.lineno or 1, f"template error: {exc.message}")]
+    return []
+
+
+def _unknown(node, kind, known):
+    from engine.base.errors import suggest
+
+    hint = suggest(node.name, known) or f"; use one of Jinja2's {kind}s"
+    return (node.lineno or 1, f"template uses unknown {kind} {node.name!r}{hint}")
+
+
 def with_places(data, doc, templates):
     """`data` with its file and its templates' places under "_places", for
     an error of a rendering (render_template)."""

@@ -153,32 +153,20 @@ def printed_only(source):
     return sorted(n for n, c in printed.items() if uses.get(n) == c)
 
 
-def _unknown_filters_and_tests(env, ast, source):
-    """(line, message) of each filter or test the environment lacks: Jinja2
-    resolves one inside `{% if %}` only when it renders."""
-    from jinja2 import nodes
-
-    out = []
-    for kind, node_type, known in (("filter", nodes.Filter, env.filters), ("test", nodes.Test, env.tests)):
-        for node in ast.find_all(node_type):
-            if node.name not in known:
-                out.append((node.lineno or 1, f"template syntax error: no {kind} named {node.name!r}"))
-    return out
-
-
 def check(source, allowed):
     """Problems with a template: (line within the template, message) pairs."""
-    from jinja2 import TemplateSyntaxError, meta
+    from jinja2 import meta
+
+    from engine.core.templates import static_problems
 
     env = _env()
-    try:
-        ast = env.parse(source)
-        env.compile(source)  # the parse alone resolves no filter or test: `{{ x | nosuch }}` failed at compile
-    except TemplateSyntaxError as exc:  # TemplateAssertionError (unknown filter or test) too
-        return [(exc.lineno or 1, f"template syntax error: {exc.message}")]
+    out = static_problems(source, env)
+    if out:
+        return out
+    ast = env.parse(source)
     import re
 
-    out = _unknown_filters_and_tests(env, ast, source)
+    out = []
     for name in sorted(meta.find_undeclared_variables(ast) - set(allowed)):
         first = re.search(rf"\b{re.escape(name)}\b", source)
         line = source.count("\n", 0, first.start()) + 1 if first else 1

@@ -17,17 +17,12 @@ def builtin_path():
 
 
 def problems(doc):
-    """Template syntax errors of a schema-valid replay_report document."""
-    from jinja2 import TemplateSyntaxError
-    from jinja2.sandbox import SandboxedEnvironment
+    """Template errors (syntax, an unknown filter or test) of a schema-valid
+    replay_report document."""
+    from engine.core.templates import static_problems
 
-    out = []
-    for where in ("terminal", "html"):
-        try:
-            SandboxedEnvironment().parse(doc.data[where]["template"])
-        except TemplateSyntaxError as exc:
-            out.append(doc.error(f"template syntax error on its line {exc.lineno}: {exc.message}", (where, "template")))
-    return out
+    return [doc.error(f"{msg} (on its line {line})", (where, "template"))
+            for where in ("terminal", "html") for line, msg in static_problems(doc.data[where]["template"])]
 
 
 def load(path=None):

@@ -1,6 +1,6 @@
 """The report style: `pipelines/reports/session.yaml` (kind: report) or a
 file of the user's, schema-checked, its patterns compiled (and in a user's
-file probed for runaways) and its templates parsed, so a mistake is one
+file probed for runaways) and its templates compiled (their filters and tests looked up), so a mistake is one
 FILE:LINE:COL line before any transcript is read.
 """
 
@@ -41,14 +41,9 @@ def _pattern(doc, pattern, path):
 
 
 def _template(doc, source, path):
-    from jinja2 import TemplateSyntaxError
-    from jinja2.sandbox import SandboxedEnvironment
+    from engine.core.templates import static_problems
 
-    try:
-        SandboxedEnvironment().parse(source)
-    except TemplateSyntaxError as exc:
-        return [doc.error(f"template syntax error on its line {exc.lineno}: {exc.message}", path)]
-    return []
+    return [doc.error(f"{msg} (on its line {line})", path) for line, msg in static_problems(source)]
 
 
 def load(path=None):
