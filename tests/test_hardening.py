@@ -8,7 +8,7 @@ import stat
 
 import pytest
 
-from conftest import write
+from conftest import position, problems, write
 
 
 def _one_line(r, exit_code=1):
@@ -282,6 +282,22 @@ def test_builtin_patterns_run_under_the_time_budget(cli):
     (cli.cwd / "big.md").write_text("Use `a.b` in src/x.py, see https://x.org and README.md now. " * 40_000, encoding="utf-8")
     line = _one_line(cli("compress", "big.md", "--profile", "tight.yaml", "--level", "light"))
     assert "time budget" in line and "pattern_timeout_ms" in line, line
+
+
+def test_a_runaway_word_pattern_is_said_by_validate_and_named_by_compress(cli):
+    """Old: validate probed the protect, dictionary and level files but not
+    the profile's own word_pattern (rc 0); compress then blamed 'the protect
+    categories' and sent the user to validate, which found nothing."""
+    text = 'kind: profile\nname: w\nextends: default\nword_pattern: "(a+a+)+y"\n'
+    write(cli.cwd, "w.yaml", text)
+    r = cli("validate", "w.yaml", timeout=60)
+    assert r.returncode == 1, r
+    [p] = problems(r)
+    assert p.is_in(cli.cwd / "w.yaml", cli.cwd) and (p.line, p.col) == position(text, '"(a+a+)+y"'), r.err
+    assert "runs away" in p.msg, p
+    (cli.cwd / "a.txt").write_text("a" * 5000 + "\n", encoding="utf-8")
+    line = _one_line(cli("compress", "a.txt", "--profile", "w.yaml", timeout=60))
+    assert "the word_pattern of profile 'w' ran past the time budget" in line, line
 
 
 def test_paths_do_not_fire_inside_code(api_env):

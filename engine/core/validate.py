@@ -213,6 +213,8 @@ def _compile_errors(profile_path, level, word_pattern=None):
         resolved, lib = resolve(profile_path, level)
     except UserError:
         return errors
+    if level is None and not errors:  # compiled, so it compiles; once per profile, not per level
+        errors.extend(_word_pattern_problems(resolved))
     for f in lib.files:
         if is_builtin(f) or f == resolved.file:
             continue
@@ -223,6 +225,17 @@ def _compile_errors(profile_path, level, word_pattern=None):
         if kind in ("protect", "dictionary", "level"):
             errors.extend(_check_file(Path(f), word_pattern or resolved.settings["word_pattern"], None))
     return errors
+
+
+def _word_pattern_problems(resolved):
+    """A user's word_pattern probed for runaways where it is set, as a
+    protect pattern is: it runs over every text compressed."""
+    from .documents import is_builtin
+
+    doc, path = resolved.setting_origins.get("word_pattern", (None, None))
+    if doc is None or is_builtin(doc.file):
+        return []
+    return pattern_problems(doc, resolved.settings["word_pattern"], path)
 
 
 def _check_protect(doc, word_pattern):

@@ -86,7 +86,11 @@ def compress(profile, text, *, explain=False, tokenizers=()):
                     replaced.extend((s.category, t.name) for s in dropped)
                     mask = _protect_written(profile.protector, work, mask, edits)
                 edits = t.settle(work, mask, profile, edits) if len(work) < before else ()
-    except TimeoutError:
+    except TimeoutError as exc:
+        from .protect import WordPatternTimeout
+
+        if isinstance(exc, WordPatternTimeout):
+            stage = "the word_pattern"
         raise UserError(
             f"{stage} of profile {profile.name!r} ran past the time budget of "
             f"{profile.timeout_ms_per_mb} ms per MB (pattern_timeout_ms); run `engine validate` "

@@ -185,11 +185,18 @@ class Protector:
         for name, rules in self._rule_sets:
             for start, end, _, _, _ in rules.findings(tokens_text, timeout=timeout):
                 found.append((start, end, name))
-        found.extend(self._words.matches(tokens_text, self._word_re, timeout=timeout))
+        try:
+            found.extend(self._words.matches(tokens_text, self._word_re, timeout=timeout))
+        except TimeoutError:
+            raise WordPatternTimeout from None  # the message blames word_pattern, not a category
         return found
 
     def mask(self, text):
         return Mask.from_matches(self.scan(text))
+
+
+class WordPatternTimeout(TimeoutError):
+    """The word runs (the profile's word_pattern) ran past the time budget."""
 
 
 def category_matcher(source, word_pattern):
