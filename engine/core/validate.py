@@ -127,20 +127,7 @@ def _check_file(path, word_pattern, profile):
         return reference_errors(doc, Path(path).parent)
     if kind in ("meaning", "settings", "message_cases", "kind_cases"):
         return []
-    own = _own_word_pattern_problems(doc, path)
-    return own or _compile_errors(str(path), None, word_pattern)
-
-
-def _own_word_pattern_problems(doc, path):
-    """The runaway probe of a user profile's own `word_pattern`, which
-    splits every text it compresses (the engine's own files are probed by
-    the test suite)."""
-    from .documents import is_builtin
-
-    pattern = doc.data.get("word_pattern") if doc.data.get("kind") == "profile" else None
-    if not isinstance(pattern, str) or is_builtin(str(path)):
-        return []
-    return pattern_problems(doc, pattern, ("word_pattern",))
+    return _compile_errors(str(path), None, word_pattern)
 
 
 def _pattern_check(kind, word_pattern):
