@@ -172,6 +172,27 @@ def test_the_refresh_reads_the_users_rules_before_a_projects_bytes_use_up_its_re
     assert not any("/a0.md " in line for line in over), h.log_lines()  # read while there was room
 
 
+def test_a_refresh_logs_a_bounded_number_of_its_problems(hk):
+    """A repository of links the trust model refuses: each was one hook.log
+    line at every refresh, enough to rotate the user's earlier lines out of
+    the log.  The first hooks.max_log_lines_per_refresh are logged, then one
+    line with the count of the rest; the user's rule still comes."""
+    h = hk
+    h.rule("mine.md", "# Mine\nMarker USERRULE: keep commits small.\n", where="global")
+    most = _engine_settings()["hooks"]["max_log_lines_per_refresh"]
+    outside = h.root / "elsewhere.md"
+    outside.write_text("not the project's\n", encoding="utf-8")
+    h.project_rules.mkdir(parents=True, exist_ok=True)
+    for i in range(most + 30):
+        (h.project_rules / f"link{i:03d}.md").symlink_to(outside)
+    rc, out, err = run(h, h.event("SessionStart", source="compact"))
+    assert rc == 0 and "USERRULE" in context(out), (out, err)
+    lines = h.log_lines()
+    left_out = [line for line in lines if "link" in line and "left out" in line]
+    assert len(left_out) == most, lines
+    assert sum("30 more problems of this refresh not logged" in line for line in lines) == 1, lines
+
+
 # -- finding 10: glob backtracking ----------------------------------------------
 
 def test_a_backtracking_glob_is_matched_in_linear_time(hk):

@@ -95,9 +95,14 @@ class Refresh(Handler):
         measure = len if unit == "chars" else comp.count
         problems, skipped, scoped = [], [], []
 
+        from engine.core.settings import hook_bounds
+
+        most = hook_bounds()["max_log_lines_per_refresh"]
+
         def log(message):
             problems.append(message)
-            ctx.log(message)
+            if len(problems) <= most:  # the rest only in the plan (refresh preview): a bounded log
+                ctx.log(message)
 
         files = self._files(ctx, log, skipped, scoped)
         files, done = self._continue_round(ctx, files)
@@ -112,6 +117,9 @@ class Refresh(Handler):
         chosen, omitted, used = self._fit_digest(ctx, chosen, omitted, used, limit, measure, texts)
         plan = Plan(self.name, comp.info("level"), chosen, omitted, budget={unit: limit, "used": used}, problems=problems,
                     skipped=skipped, scoped=scoped, never=never, texts=texts, done=done)
+        if len(problems) > most:
+            ctx.log(f"{self.name}: {len(problems) - most} more problems of this refresh not logged "
+                    "(hooks.max_log_lines_per_refresh); engine refresh preview lists them all")
         self._fit_event(ctx, plan, cap, comp)
         if plan.items and marker:
             plan.delivery = delivery_id
