@@ -476,15 +476,20 @@ def test_each_replayed_event_has_its_own_time_as_a_hook_process_has(tmp_path, mo
     assert fresh[0] > 1 and late == fresh
 
 
-def test_a_replay_style_template_past_its_bounds_is_one_line_at_its_place(tmp_path):
-    """A replay style renders as a session report style does: in the bounded
-    sandbox, within its `render` bounds, said at the template's place."""
-    text = (REPO / "pipelines" / "reports" / "replay.yaml").read_text(encoding="utf-8")
-    text = text.replace("    engine replay: profile", '    {{ "x" * 3000000000 }}engine replay: profile', 1)
+def _edited_style(tmp_path, old, new):
+    """(path, line of the terminal template) of the built-in replay style
+    with `old` replaced by `new`, written into tmp_path."""
+    text = (REPO / "pipelines" / "reports" / "replay.yaml").read_text(encoding="utf-8").replace(old, new, 1)
     style = tmp_path / "style.yaml"
     style.write_text(text, encoding="utf-8")
     lines = text.splitlines()
-    at = lines.index("  template: |-", lines.index("terminal:")) + 1
+    return style, lines.index("  template: |-", lines.index("terminal:")) + 1
+
+
+def test_a_replay_style_template_past_its_bounds_is_one_line_at_its_place(tmp_path):
+    """A replay style renders as a session report style does: in the bounded
+    sandbox, within its `render` bounds, said at the template's place."""
+    style, at = _edited_style(tmp_path, "    engine replay: profile", '    {{ "x" * 3000000000 }}engine replay: profile')
     run = cli(str(tiny(tmp_path)), "--profile", "default", "--style", str(style), env_root=tmp_path)
     assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr
     last = run.stderr.strip().splitlines()[-1]
@@ -494,12 +499,8 @@ def test_a_replay_style_template_past_its_bounds_is_one_line_at_its_place(tmp_pa
 
 def test_an_unknown_filter_in_a_replay_style_is_said_by_validate(tmp_path):
     """Old: validate only parsed the templates: an unknown filter passed."""
-    text = (REPO / "pipelines" / "reports" / "replay.yaml").read_text(encoding="utf-8")
-    text = text.replace("    engine replay: profile {{ r.profile }}", "    engine replay: profile {{ r.profile | upperr }}", 1)
-    style = tmp_path / "style.yaml"
-    style.write_text(text, encoding="utf-8")
-    lines = text.splitlines()
-    at = lines.index("  template: |-", lines.index("terminal:")) + 1
+    style, at = _edited_style(tmp_path, "    engine replay: profile {{ r.profile }}",
+                              "    engine replay: profile {{ r.profile | upperr }}")
     run = forkrun.completed(["validate", str(style)], env=dict(os.environ, PYTHONPATH=str(REPO)), cwd=str(tmp_path),
                             timeout=120)
     assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr
