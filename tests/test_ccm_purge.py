@@ -399,3 +399,38 @@ def test_another_agents_transcript_is_refused_and_left_as_it_was(cli, tmp_path, 
     display = {"codex": "Codex CLI", "gemini": "Gemini CLI", "copilot": "Copilot CLI"}[agent]
     assert run.err.startswith(f"{path}:") and f"a transcript of {display}" in run.err and "Claude Code" in run.err, run
     assert path.read_bytes() == before and os.listdir(path.parent) == [path.name], "no backup, no temporary file"
+
+
+def _line_beside_a_long_output(tmp_path, old, new):
+    """The made-up transcript with the line of the long output (u2) edited."""
+    rows, _big, _secret = made_up()
+    path = write(tmp_path / "S.jsonl", rows)
+    lines = path.read_bytes().splitlines(keepends=True)
+    at = next(i for i, x in enumerate(lines) if b'"uuid": "u2"' in x)
+    lines[at] = lines[at].replace(old, new)
+    path.write_bytes(b"".join(lines))
+    os.utime(path, (1, 1))
+    return path, lines[at]
+
+
+def test_a_rewritten_line_keeps_each_number_as_it_was_written(settings, store, tmp_path):
+    """Old: the line of a purged output was written back by json.dumps, so
+    1E5 became 100000.0, 1e-7 became 1e-07 and -0 became 0 (JSON.stringify
+    writes 1e-7 and 0.00001 that way; Python writes neither)."""
+    numbers = b'"n": [1E5, 1e-7, 0.00001, -0, 1.50, 2.5, 12], "uuid": "u2"'
+    path, _line = _line_beside_a_long_output(tmp_path, b'"uuid": "u2"', numbers)
+    report, backup = purge_file(str(path), settings, store)
+    assert backup and "kept_unparsable_line" not in report.repairs
+    (out,) = [x for x in path.read_bytes().splitlines() if b'"uuid":"u2"' in x]
+    assert b'"n":[1E5,1e-7,0.00001,-0,1.50,2.5,12]' in out
+    assert json.loads(out)["toolUseResult"]["stdout"].startswith("[CCM_CACHED]")
+
+
+def test_a_line_naming_a_key_twice_is_kept_as_it_was(settings, store, tmp_path):
+    """Old: a line with a key twice beside a long output was rewritten with
+    the key's last value only; the first one's bytes were gone (but for the
+    backup, which purge prunes).  It is kept byte for byte."""
+    path, line = _line_beside_a_long_output(tmp_path, b'"uuid": "u2"', b'"k": "first", "k": "last", "uuid": "u2"')
+    report, _backup = purge_file(str(path), settings, store)
+    assert report.repairs.get("kept_unparsable_line") == 1
+    assert line in path.read_bytes().splitlines(keepends=True)

@@ -5,11 +5,18 @@ too large for a float (1e400) as infinity, which json.dumps then writes as
 Infinity: a valid file would come back as one no JSON reader takes (the
 agent's own, JSON.parse, refuses it).  `loads` refuses both instead, with a
 ValueError saying which; the caller keeps such a text as it was or says so.
+
+`loads_exact` and `dumps_exact` are for a text rewritten in part (a purged
+transcript line): every number is written back with the text it was read
+from, and an object naming a key twice is refused, so the parts not
+rewritten keep their bytes' meaning and form.
 """
 
 import json
 import json.decoder
 import json.scanner
+import os
+import re
 
 
 def loads(text, unique=False):
@@ -24,6 +31,82 @@ def loads(text, unique=False):
     decoder.parse_object = _unique_object
     decoder.scan_once = json.scanner.py_make_scanner(decoder)  # the C scanner would not call it
     return decoder.decode(text)
+
+
+def loads_exact(text):
+    """loads(), for data that is written back with dumps_exact: a float
+    whose text json.dumps would write otherwise (1E5, 1e-7, 0.00001, -0)
+    comes back as a Number that keeps its text, and an object naming a key
+    twice is refused (DuplicateKey, at the start of the text: this reader
+    uses the fast C scanner, which gives no position)."""
+    return json.loads(text, parse_constant=_no_constant, parse_float=_exact_float, parse_int=_exact_int,
+                      object_pairs_hook=_unique_pairs)
+
+
+def dumps_exact(value):
+    """Compact JSON (non-ASCII as it is, as JSON.stringify writes it), each
+    Number written with the text it was read from."""
+    while True:
+        mark = "\ue000" + os.urandom(8).hex()  # no string of the data holds it (checked below)
+        numbers: list = []
+        text = json.dumps(_marked(value, mark, numbers), ensure_ascii=False, separators=(",", ":"))
+        if not numbers:
+            return text
+        if text.count(mark) == len(numbers):
+            return re.sub(f'"{re.escape(mark)}(\\d+)"', lambda m: numbers[int(m.group(1))].text, text)
+
+
+class Number(float):
+    """A JSON number whose text is not the one json.dumps writes for its
+    value: dumps_exact writes `text` back."""
+
+    __slots__ = ("text",)
+
+
+def _exact_float(text):
+    value = _finite_float(text)
+    if repr(value) == text:
+        return value
+    number = Number(value)
+    number.text = text
+    return number
+
+
+def _exact_int(text):
+    if text != "-0":  # the one JSON integer whose int prints otherwise
+        return int(text)
+    number = Number(-0.0)
+    number.text = text
+    return number
+
+
+def _unique_pairs(pairs):
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        seen = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise DuplicateKey(f"the key {json.dumps(key, ensure_ascii=False)[:80]} appears twice in an object",
+                                   "", 0)
+            seen.add(key)
+    return value
+
+
+def _marked(value, mark, numbers):
+    """`value` with each Number replaced by the string mark+index, listed
+    in `numbers`; a part holding none is the same object, not a copy."""
+    if isinstance(value, Number):
+        numbers.append(value)
+        return f"{mark}{len(numbers) - 1}"
+    if isinstance(value, dict):
+        found = len(numbers)
+        out = {k: _marked(v, mark, numbers) for k, v in value.items()}
+        return out if len(numbers) > found else value
+    if isinstance(value, list):
+        found = len(numbers)
+        items = [_marked(v, mark, numbers) for v in value]
+        return items if len(numbers) > found else value
+    return value
 
 
 class DuplicateKey(json.JSONDecodeError):

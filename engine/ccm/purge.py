@@ -20,7 +20,9 @@ answers it itself when the session resumes).
 How: two streaming passes (ids first, then the rewrite), one bounded line
 at a time (engine/core/transcript.py), so memory follows the longest line
 up to `transcripts.max_line_bytes`, not the file.  A line not changed is
-written back as its original bytes; a longer line is never parsed nor held:
+written back as its original bytes; a line changed keeps each number as it
+was written (1E5 stays 1E5), and a line naming a key twice is kept whole
+(only the key's last value would be written back); a longer line is never parsed nor held:
 it is copied through unchanged, in pieces (reported as kept_long_line).  The original is copied to a timestamped backup first; the
 result is written to a temporary file and renamed over the transcript, and
 only if the transcript did not change meanwhile.  A transcript modified in
@@ -363,12 +365,15 @@ class _Writer:
 
 def _parse(raw):
     """A transcript line as a dict, or None when it is not one (not JSON, not
-    UTF-8, torn, not an object, nested too deep to parse, or a number JSON
-    cannot write back: 1e400 would come back as Infinity, no JSON)."""
+    UTF-8, torn, not an object, nested too deep to parse) or not one a
+    rewrite keeps whole: a number JSON cannot write back (1e400 would come
+    back as Infinity, no JSON), or an object naming a key twice (only the
+    last would be written back).  A number is written back as it was
+    written (1E5 stays 1E5: strictjson.loads_exact)."""
     from engine.base import strictjson
 
     try:
-        d = strictjson.loads(raw)
+        d = strictjson.loads_exact(raw)
     except (ValueError, RecursionError):
         return None
     return d if isinstance(d, dict) else None
@@ -394,9 +399,10 @@ def _content(d):
 
 
 def _dump(d):
+    from engine.base.strictjson import dumps_exact
     from engine.core.transcript import json_utf8
 
-    return json_utf8(json.dumps(d, ensure_ascii=False, separators=(",", ":")) + "\n")
+    return json_utf8(dumps_exact(d) + "\n")
 
 
 # -- the whole operation -------------------------------------------------------
