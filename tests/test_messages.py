@@ -207,13 +207,14 @@ def test_cli_a_lone_surrogate_in_valid_json_round_trips(cli, tmp_path):
 
 def test_cli_refuses_numbers_its_output_could_not_write_as_json(cli, tmp_path):
     """Old: 1e400 (valid JSON) came out as Infinity (no JSON reader takes
-    it back), and NaN passed through: one line naming the file (and the
-    line of a transcript), exit 1, nothing printed on stdout."""
-    src = write(tmp_path, "in.json", '[{"role": "user", "content": "hi", "n": 1e400}]\n')
+    it back), and NaN passed through: one line at the value's FILE:LINE:COL
+    (it named only the file, and the line of a transcript), exit 1, nothing
+    printed on stdout.  A string holding "NaN" or "1e400" is no value."""
+    src = write(tmp_path, "in.json", '[{"role": "user",\n  "content": "NaN 1e400", "n": 1e400}]\n')
     jl = write(tmp_path, "t.jsonl", '{"type": "user", "message": {"role": "user", "content": "x"}}\n'
-               '{"type": "user", "n": NaN, "message": {"role": "user", "content": "x"}}\n')
-    for args, where in ((["compress", src], f"{src}: "), (["restore", src], f"{src}: "),
-                        (["compress", "--transcript", jl], f"{jl}:2:")):
+               '{"type": "user", "n": -Infinity, "message": {"role": "user", "content": "x"}}\n')
+    for args, where in ((["compress", src], f"{src}:2:32: the number 1e400"), (["restore", src], f"{src}:2:32: "),
+                        (["compress", "--transcript", jl], f"{jl}:2:23: -Infinity is not JSON")):
         r = cli("messages", *args)
         assert r.returncode == 1 and r.out == "" and "Traceback" not in r.err, r
         assert r.err.startswith(where) and len(r.err.splitlines()) == 1, r.err
@@ -447,6 +448,26 @@ def test_a_near_duplicate_differing_in_a_negation_is_not_a_reference(pipe):
     assert "do not run" in out["messages"][0]["content"]
     same = [messages[0], {"role": "user", "content": text.format("do not") + " Thanks."}]  # alike, same negation
     assert compress_messages(same + filler, pipe)["stats"]["decisions"][0] == "duplicate/duplicates/fuzzy"
+
+
+@pytest.mark.parametrize("depth", [600, 2000])
+def test_cli_says_where_input_nests_too_deep(cli, tmp_path, depth):
+    """Old: one line naming only the file.  Now at the bracket that opens
+    the first level past messages.max_depth (512), in a list, in a request
+    body and in a transcript's line (one level down: the list of lines is
+    the first), whether the reader took the text (600) or not (2000)."""
+    deep = "[" * depth + "]" * depth
+    msg = f'{{"role": "user", "content": "[[[[", "x": {deep}}}'
+    cases = {"in.json": ([], f'[{{"role": "user",\n "content": "[[[[", "x": {deep}}}]', 2),  # list, message
+             "body.json": ([], f'{{"tools": {{"a":\n {deep}}}, "messages": []}}', 2),  # body, tools
+             "t.jsonl": (["--transcript"], f'{{"type": "user"}}\n{{"type": "user", "message": {msg}}}', 3)}
+    for name, (extra, text, levels_before) in cases.items():
+        src = write(tmp_path, name, text + "\n")
+        r = cli("messages", "compress", src, *extra)
+        assert r.returncode == 1 and r.out == "" and "Traceback" not in r.err, r
+        line = text.splitlines()[1]
+        col = line.index(deep) + 512 - levels_before + 1  # the bracket opening level 513
+        assert r.err.startswith(f"{src}:2:{col}: JSON nested ") and "nest it less deeply" in r.err, (name, r.err)
 
 
 @pytest.mark.parametrize("shape", ["list", "body", "transcript"])

@@ -109,6 +109,47 @@ def _marked(value, mark, numbers):
     return value
 
 
+# A JSON text's tokens that matter to refused_at: strings (skipped whole, so
+# a bracket or a word inside one is no token), brackets, the constants and
+# numbers.  No branch can match what another does: linear.
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]|-?Infinity|NaN|-?[0-9][0-9.eE+-]*')
+
+
+def refused_at(text, max_depth=None):
+    """The offset in `text` (JSON that parsed up to there) of the first
+    value `loads` refuses (NaN, Infinity, a number out of a float's range,
+    an integer too long to read), or of the first bracket opening a level
+    past `max_depth`; None when there is none.  The parse hooks that refuse
+    a value are given no position: this one linear pass finds it."""
+    depth = 0
+    for m in _TOKEN.finditer(text):
+        token = m.group()
+        first = token[0]
+        if first == '"':
+            continue
+        if first in "[{":
+            depth += 1
+            if max_depth is not None and depth > max_depth:
+                return m.start()
+        elif first in "]}":
+            depth -= 1
+        elif token.lstrip("-")[0] in "IN" or _out_of_range(token):
+            return m.start()
+    return None
+
+
+def _out_of_range(token):
+    try:
+        return not float(token) - float(token) == 0
+    except ValueError:  # not a number after all: the parse refused it as malformed
+        return False
+
+
+def line_col(text, offset):
+    """Line and column (both from 1) of an offset in text."""
+    return text.count("\n", 0, offset) + 1, offset - text.rfind("\n", 0, offset)
+
+
 class DuplicateKey(json.JSONDecodeError):
     """An object names a key twice (valid JSON, but not data a rewrite keeps)."""
 

@@ -42,9 +42,30 @@ def _parse_json(text, name, wanted="a JSON list of messages", lines_hint="; for 
         hint = lines_hint if lines else ""
         raise UserError(f"not JSON: {exc.msg}; give {wanted}{hint}", name, exc.lineno, exc.colno) from None
     except ValueError as exc:  # NaN, Infinity, 1e400: the output would not be JSON
-        raise UserError(str(exc), name) from None
+        raise UserError(str(exc), name, *_place(text)) from None
     except RecursionError:
-        raise UserError("JSON nested too deep to read", name) from None
+        raise UserError(_TOO_DEEP, name, *_place(text, _max_depth())) from None
+
+
+_TOO_DEEP = "JSON nested too deep to read; nest it less deeply (messages.max_depth, pipelines/settings/engine.yaml)"
+
+
+def _place(text, max_depth=None, line=None):
+    """(line, column) of what strictjson refused in `text`, or of its first
+    level past max_depth; the line numbered `line` of a file when given."""
+    from engine.base import strictjson
+
+    offset = strictjson.refused_at(text, max_depth)
+    if offset is None:
+        return (line, None) if line is not None else ()
+    at, col = strictjson.line_col(text, offset)
+    return (line or at, col)
+
+
+def _max_depth():
+    from engine.core.settings import plain
+
+    return plain()["messages"]["max_depth"]
 
 
 def _read(name):
@@ -70,7 +91,9 @@ def _parse_jsonl(text, name):
             raise UserError(f"not a JSON line: {exc.msg}; a transcript holds one JSON object per line",
                             name, n, exc.colno) from None
         except ValueError as exc:  # NaN, Infinity, 1e400: the output would not be JSON
-            raise UserError(str(exc), name, n) from None
+            raise UserError(str(exc), name, *_place(line, line=n)) from None
+        except RecursionError:
+            raise UserError(_TOO_DEEP, name, *_place(line, _max_depth() - 1, line=n)) from None
     return lines
 
 
@@ -86,15 +109,25 @@ def _depth(value):
     return deepest
 
 
-def _check_depth(data, name):
+def _check_depth(data, name, text, transcript):
     """Refuse input the pack could not carry: the pack nests it deeper, and
-    restore reads the pack with the same JSON reader."""
-    from engine.core.settings import plain
-
-    limit = plain()["messages"]["max_depth"]
-    if _depth(data) > limit:
-        raise UserError(f"JSON nested deeper than {limit} levels: the object `compress --json` prints could not "
-                        "be read back by restore (messages.max_depth, pipelines/settings/engine.yaml)", name)
+    restore reads the pack with the same JSON reader.  Said at the first
+    bracket past the limit (a transcript's lines are one level down: the
+    list of them is the first)."""
+    limit = _max_depth()
+    if _depth(data) <= limit:
+        return
+    place = ()
+    if transcript:
+        for n, line in enumerate(text.split("\n"), 1):
+            place = _place(line, limit - 1, line=n)
+            if place[1] is not None:
+                break
+    else:
+        place = _place(text, limit)
+    raise UserError(f"JSON nested deeper than {limit} levels: the object `compress --json` prints could not "
+                    "be read back by restore; nest it less deeply (messages.max_depth, "
+                    "pipelines/settings/engine.yaml)", name, *place)
 
 
 def _dump(value):
@@ -121,7 +154,7 @@ def run(args):
             wrapper, data = data, data["messages"]
         if not isinstance(data, list):
             raise UserError("expected a JSON list of messages, or an object with a `messages` list", name)
-    _check_depth(wrapper if wrapper is not None else data, name)  # a request body's other keys go in the pack too
+    _check_depth(wrapper if wrapper is not None else data, name, text, args.transcript)  # a request body's other keys go in the pack too
     profile = args.profile if args.profile == "default" or "/" not in args.profile else given(args.profile)
     result = compress_messages(data, profile, recency=args.recency, budget=args.budget, transcript=args.transcript,
                                count_tokens=args.json)
