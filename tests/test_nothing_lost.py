@@ -482,3 +482,24 @@ def test_gc_dry_run_reports_the_bytes_the_real_run_frees(settings, store, tmp_pa
     real = gc(store, [str(empty)], grace_seconds=0)
     assert dry["freed_bytes"] > 0 and dry["freed_bytes"] == real["freed_bytes"]
     assert sorted(dry["deleted"]) == sorted(real["deleted"])
+
+
+def test_cache_show_reads_an_entry_whole_where_its_read_cannot_be_recorded(tmp_path):
+    """Old: on a cache folder that cannot be written (read-only, full),
+    `cache show` printed every byte and then failed, exit 1, on recording
+    the read.  The read is the user's data: exit 0, and one note on stderr
+    that gc's grace period did not start again.  (The locks folder made a
+    file stands for a read-only cache: root writes anywhere.)"""
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / ".git").mkdir()
+    (project / "big.txt").write_text("".join(f"line {i}\n" for i in range(20000)))
+    assert engine(tmp_path, "cache", "run", "--", "cat", "big.txt", cwd=str(project)).returncode == 0
+    (key,) = [x.split()[0] for x in engine(tmp_path, "cache", "list", cwd=str(project)).stdout.decode().splitlines()]
+    (locks,) = (tmp_path / "cache").rglob("locks")
+    shutil.rmtree(locks)
+    locks.write_bytes(b"")
+    r = engine(tmp_path, "cache", "show", key, cwd=str(project))
+    assert r.returncode == 0 and r.stdout == (project / "big.txt").read_bytes(), r.stderr
+    (note,) = r.stderr.decode().splitlines()
+    assert note.startswith("engine: note: the read was not recorded") and key.removeprefix("sha256:") in note

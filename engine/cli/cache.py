@@ -267,5 +267,19 @@ def _show(store, args):
     if not store.write_to(key, sys.stdout.buffer, first, last):
         raise UserError(absent)
     sys.stdout.buffer.flush()
-    store.touch(key)
+    _touch(store, key)
     return 0
+
+
+def _touch(store, key):
+    """Record the read (gc's grace period starts again).  The output was
+    read whole: a cache folder that cannot be written (read-only, full) is a
+    note on stderr, not a failed read."""
+    from engine.base.errors import display
+
+    try:
+        store.touch(key)
+    except OSError as exc:
+        where = display(exc.filename) if exc.filename else "the cache folder"
+        print(f"engine: note: the read was not recorded, so gc's grace period for sha256:{key} did not start "
+              f"again (cannot write to {where}: {exc.strerror or exc})", file=sys.stderr)
