@@ -5,9 +5,16 @@ document's own `render` bounds, an error said at the template's place."""
 
 def static_problems(source, env=None):
     """(line within the template, message) of what is wrong before any
-    rendering: its syntax, a filter or test Jinja2 does not have.  Parsing
-    resolves neither, and a test under `if` fails only as it renders: each
-    is looked up here, then the template is compiled for the rest."""
+    rendering: its syntax, a filter or test Jinja2 does not have."""
+    return parsed(source, env)[1]
+
+
+def parsed(source, env=None):
+    """(the template's syntax tree, its static problems): the tree, None
+    when it does not parse, for a caller that checks more (its variables)
+    without parsing it again.  Parsing resolves neither filters nor tests,
+    and a test under `if` fails only as it renders: each is looked up here,
+    then the template is compiled for the rest."""
     from jinja2 import TemplateSyntaxError, nodes
 
     from .sandbox import Bounded
@@ -16,17 +23,17 @@ def static_problems(source, env=None):
     try:
         ast = env.parse(source)
     except TemplateSyntaxError as exc:
-        return [(exc.lineno or 1, f"template syntax error: {exc.message}")]
+        return None, [(exc.lineno or 1, f"template syntax error: {exc.message}")]
     out = [_unknown(node, kind, known) for kind, cls, known in (("filter", nodes.Filter, env.filters),
                                                                  ("test", nodes.Test, env.tests))
            for node in ast.find_all(cls) if node.name not in known]
     if out:
-        return out
+        return ast, out
     try:
         env.compile(ast)
     except TemplateSyntaxError as exc:
-        return [(exc.lineno or 1, f"template error: {exc.message}")]
-    return []
+        return ast, [(exc.lineno or 1, f"template error: {exc.message}")]
+    return ast, []
 
 
 def _unknown(node, kind, known):

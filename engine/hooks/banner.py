@@ -157,13 +157,11 @@ def check(source, allowed):
     """Problems with a template: (line within the template, message) pairs."""
     from jinja2 import meta
 
-    from engine.core.templates import static_problems
+    from engine.core.templates import parsed
 
-    env = _env()
-    out = static_problems(source, env)
+    ast, out = parsed(source, _env())
     if out:
         return out
-    ast = env.parse(source)
     import re
 
     out = []
