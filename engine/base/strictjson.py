@@ -111,8 +111,9 @@ def _marked(value, mark, numbers):
 
 # A JSON text's tokens that matter to refused_at: strings (skipped whole, so
 # a bracket or a word inside one is no token), brackets, the constants and
-# numbers.  No branch can match what another does: linear.
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]|-?Infinity|NaN|-?[0-9][0-9.eE+-]*')
+# numbers.  No branch can match what another does: linear.  Compiled where
+# it is used (re keeps it): a hook that imports this module never needs it.
+_TOKEN = r'"(?:[^"\\]|\\.)*"|[\[\]{}]|-?Infinity|NaN|-?[0-9][0-9.eE+-]*'
 
 
 def refused_at(text, max_depth=None):
@@ -122,7 +123,7 @@ def refused_at(text, max_depth=None):
     past `max_depth`; None when there is none.  The parse hooks that refuse
     a value are given no position: this one linear pass finds it."""
     depth = 0
-    for m in _TOKEN.finditer(text):
+    for m in re.finditer(_TOKEN, text):
         token = m.group()
         first = token[0]
         if first == '"':

@@ -22,8 +22,9 @@ at a time (engine/core/transcript.py), so memory follows the longest line
 up to `transcripts.max_line_bytes`, not the file.  A line not changed is
 written back as its original bytes; a line changed keeps each number as it
 was written (1E5 stays 1E5), and a line naming a key twice is kept whole
-(only the key's last value would be written back); a longer line is never parsed nor held:
-it is copied through unchanged, in pieces (reported as kept_long_line).  The original is copied to a timestamped backup first; the
+(only the key's last value would be written back); a longer line is never
+parsed nor held: it is copied through unchanged, in pieces (reported as
+kept_long_line).  The original is copied to a timestamped backup first; the
 result is written to a temporary file and renamed over the transcript, and
 only if the transcript did not change meanwhile.  A transcript modified in
 the last `purge.busy_seconds` is refused unless forced: a live session is

@@ -154,7 +154,8 @@ def run(args):
             wrapper, data = data, data["messages"]
         if not isinstance(data, list):
             raise UserError("expected a JSON list of messages, or an object with a `messages` list", name)
-    _check_depth(wrapper if wrapper is not None else data, name, text, args.transcript)  # a request body's other keys go in the pack too
+    # a request body's other keys go in the pack too
+    _check_depth(wrapper if wrapper is not None else data, name, text, args.transcript)
     profile = args.profile if args.profile == "default" or "/" not in args.profile else given(args.profile)
     result = compress_messages(data, profile, recency=args.recency, budget=args.budget, transcript=args.transcript,
                                count_tokens=args.json)
