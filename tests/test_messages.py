@@ -220,6 +220,25 @@ def test_cli_refuses_numbers_its_output_could_not_write_as_json(cli, tmp_path):
         assert r.err.startswith(where) and len(r.err.splitlines()) == 1, r.err
 
 
+def test_cli_says_where_a_refused_number_is_past_a_long_integer_it_takes(cli, tmp_path):
+    """Old: an integer of 400 digits (valid JSON, read and written back as
+    it is) before the NaN was named as the place of the NaN: the position
+    scan took any number past a float's range as refused.  An integer is
+    refused only when it is too long to read at all."""
+    long_int = "1" * 400
+    src = write(tmp_path, "in.json", f'[{{"role": "user", "content": "a", "n": {long_int}}},\n'
+                '  {"role": "user", "content": NaN}]\n')
+    jl = write(tmp_path, "t.jsonl", f'{{"type": "user", "n": {long_int}, "m": 1e400}}\n')
+    for args, where in ((["compress", src], f"{src}:2:31: NaN is not JSON"),
+                        (["compress", "--transcript", jl], f"{jl}:1:{30 + 400}: the number 1e400")):
+        r = cli("messages", *args)
+        assert r.returncode == 1 and r.out == "" and "Traceback" not in r.err, r
+        assert r.err.startswith(where) and len(r.err.splitlines()) == 1, r.err
+    ok = write(tmp_path, "ok.json", f'[{{"role": "user", "content": "a", "n": {long_int}}}]\n')
+    r = cli("messages", "compress", ok)
+    assert r.returncode == 0 and json.loads(r.out)[0]["n"] == int(long_int), r
+
+
 def test_cli_request_body_and_transcript(cli, tmp_path):
     body = {"model": "m", "messages": [{"role": "user", "content": PROSE * 2}, {"role": "user", "content": "hi"}]}
     src = write(tmp_path, "body.json", _dump(body) + "\n")

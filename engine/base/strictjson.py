@@ -17,6 +17,7 @@ import json.decoder
 import json.scanner
 import os
 import re
+import sys
 
 
 def loads(text, unique=False):
@@ -118,7 +119,7 @@ _TOKEN = r'"(?:[^"\\]|\\.)*"|[\[\]{}]|-?Infinity|NaN|-?[0-9][0-9.eE+-]*'
 
 def refused_at(text, max_depth=None):
     """The offset in `text` (JSON that parsed up to there) of the first
-    value `loads` refuses (NaN, Infinity, a number out of a float's range,
+    value `loads` refuses (NaN, Infinity, a float out of a float's range,
     an integer too long to read), or of the first bracket opening a level
     past `max_depth`; None when there is none.  The parse hooks that refuse
     a value are given no position: this one linear pass finds it."""
@@ -140,6 +141,12 @@ def refused_at(text, max_depth=None):
 
 
 def _out_of_range(token):
+    """Whether `loads` refuses this number: a float past a float's range,
+    an integer only when too long to read (one of 400 digits is read and
+    written back as it is)."""
+    if not any(c in token for c in ".eE"):
+        limit = getattr(sys, "get_int_max_str_digits", lambda: 0)()  # none before 3.10.7
+        return limit > 0 and len(token.lstrip("-")) > limit
     try:
         return not float(token) - float(token) == 0
     except ValueError:  # not a number after all: the parse refused it as malformed
