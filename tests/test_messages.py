@@ -239,6 +239,21 @@ def test_cli_says_where_a_refused_number_is_past_a_long_integer_it_takes(cli, tm
     assert r.returncode == 0 and json.loads(r.out)[0]["n"] == int(long_int), r
 
 
+def test_cli_an_integer_too_long_to_read_says_what_to_do(cli, tmp_path):
+    """Old: Python's own words, "Exceeds the limit (4300 digits) for
+    integer string conversion ...; use sys.set_int_max_str_digits() to
+    increase the limit": advice for a Python program, not for the file's
+    writer.  Now one line at the integer, saying to write it as a string."""
+    huge = "7" * 5000
+    src = write(tmp_path, "in.json", f'[{{"role": "user",\n  "content": "a", "n": -{huge}}}]\n')
+    jl = write(tmp_path, "t.jsonl", f'{{"type": "user"}}\n{{"type": "user", "n": {huge}}}\n')
+    for args, where in ((["compress", src], f"{src}:2:24: "), (["restore", src], f"{src}:2:24: "),
+                        (["compress", "--transcript", jl], f"{jl}:2:23: ")):
+        r = cli("messages", *args)
+        assert r.returncode == 1 and r.out == "" and "Traceback" not in r.err, r
+        assert r.err == f"{where}an integer of more than 4300 digits is too long to read; write it as a string\n", r.err
+
+
 def test_cli_request_body_and_transcript(cli, tmp_path):
     body = {"model": "m", "messages": [{"role": "user", "content": PROSE * 2}, {"role": "user", "content": "hi"}]}
     src = write(tmp_path, "body.json", _dump(body) + "\n")

@@ -21,17 +21,31 @@ import sys
 
 
 def loads(text, unique=False):
-    """json.loads(text), refusing NaN, Infinity and a number out of a
-    float's range (ValueError; JSONDecodeError for malformed JSON).
+    """json.loads(text), refusing NaN, Infinity, a number out of a float's
+    range and an integer too long for int() to read (ValueError saying
+    which; JSONDecodeError for malformed JSON).
     unique=True also refuses an object naming a key twice (a JSONDecodeError
     at the object): every reader keeps the last, so a rewrite of the data
     read would drop the other's bytes."""
-    if not unique:
-        return json.loads(text, parse_constant=_no_constant, parse_float=_finite_float)
-    decoder = json.JSONDecoder(parse_constant=_no_constant, parse_float=_finite_float)
-    decoder.parse_object = _unique_object
-    decoder.scan_once = json.scanner.py_make_scanner(decoder)  # the C scanner would not call it
-    return decoder.decode(text)
+    try:
+        if not unique:
+            return json.loads(text, parse_constant=_no_constant, parse_float=_finite_float)
+        decoder = json.JSONDecoder(parse_constant=_no_constant, parse_float=_finite_float)
+        decoder.parse_object = _unique_object
+        decoder.scan_once = json.scanner.py_make_scanner(decoder)  # the C scanner would not call it
+        return decoder.decode(text)
+    except ValueError as exc:
+        if type(exc) is ValueError and "integer string conversion" in str(exc):
+            # Python's own words advise sys.set_int_max_str_digits(): say what the file's writer can do
+            raise ValueError(f"an integer of more than {_int_digits()} digits is too long to read; "
+                             "write it as a string") from None
+        raise
+
+
+def _int_digits():
+    """The most digits int() reads from a text; 0 for none (a Python
+    before 3.10.7 has no limit)."""
+    return getattr(sys, "get_int_max_str_digits", lambda: 0)()
 
 
 def loads_exact(text):
@@ -145,7 +159,7 @@ def _out_of_range(token):
     an integer only when too long to read (one of 400 digits is read and
     written back as it is)."""
     if not any(c in token for c in ".eE"):
-        limit = getattr(sys, "get_int_max_str_digits", lambda: 0)()  # none before 3.10.7
+        limit = _int_digits()
         return limit > 0 and len(token.lstrip("-")) > limit
     try:
         return not float(token) - float(token) == 0
