@@ -322,6 +322,20 @@ def test_a_key_named_twice_is_refused_where_it_is_and_doctor_still_reads_the_fil
     assert project["error"] is None and project["installed"] == [], project
 
 
+@pytest.mark.parametrize("value, col", [("NaN", 26), ("-Infinity", 26), ("1e400", 26)])
+def test_a_value_json_readers_refuse_is_said_where_it_is(hk, value, col):
+    """Old: a settings file holding NaN, Infinity or 1e400 (the agent's own
+    reader refuses the first two; the last would be written back as
+    Infinity) was refused naming only the file."""
+    path = _settings(hk)
+    path.parent.mkdir(parents=True)
+    text = f'{{\n  "model": "opus",\n  "env": {{"A": "1", "N": {value}}}\n}}\n'
+    path.write_text(text)
+    msg = _one_line_error(hk.engine("install", "--project"))
+    assert f"settings.json:3:{col}: settings file is not valid JSON" in msg and "nothing was changed" in msg, msg
+    assert path.read_text() == text
+
+
 @pytest.mark.parametrize("command", ["install", "uninstall"])
 def test_a_settings_file_the_user_made_read_only_is_left_alone(hk, command):
     """Old: a settings file with no write permission (chmod 444: the user
