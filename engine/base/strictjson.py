@@ -167,8 +167,12 @@ def _out_of_range(token):
         return False
 
 
-def line_col(text, offset):
-    """Line and column (both from 1) of an offset in text."""
+def refused_place(text, max_depth=None):
+    """(line, column), both from 1, of what refused_at finds; (None, None)
+    when it finds nothing."""
+    offset = refused_at(text, max_depth)
+    if offset is None:
+        return None, None
     return text.count("\n", 0, offset) + 1, offset - text.rfind("\n", 0, offset)
 
 

@@ -55,10 +55,7 @@ def _place(text, max_depth=None, line=None):
     level past max_depth; the line numbered `line` of a file when given."""
     from engine.base import strictjson
 
-    offset = strictjson.refused_at(text, max_depth)
-    if offset is None:
-        return (line, None) if line is not None else ()
-    at, col = strictjson.line_col(text, offset)
+    at, col = strictjson.refused_place(text, max_depth)
     return (line or at, col)
 
 

@@ -47,8 +47,7 @@ def load(path, container=("hooks",), rewrite=True):
     except ValueError as exc:
         line, col = getattr(exc, "lineno", None), getattr(exc, "colno", None)
         if line is None:  # NaN, Infinity, 1e400: the parse hook that refused it knows no place
-            at = strictjson.refused_at(text)
-            line, col = (None, None) if at is None else strictjson.line_col(text, at)
+            line, col = strictjson.refused_place(text)
         msg = getattr(exc, "msg", str(exc))
         raise UserError(f"settings file is not valid JSON ({msg}); fix it, nothing was changed", where, line, col) from None
     except RecursionError:
