@@ -36,12 +36,22 @@ def _install(agent, home, project, env, profile=None):
     the user, Copilot into the repository (.github/hooks/; its personal
     ~/.copilot/hooks/ runs too, tests/support/AGENTS-MEASURED.md); the hooks
     the agent then runs are the ones written here.  Its
-    output, which says what the user still has to do."""
+    output, which says what the user still has to do.  Gemini's user
+    settings file holds the user's comments first, as Gemini CLI allows
+    (install.comments): the hooks it runs are in that file, comments kept."""
     scope = "--project" if agent == "copilot" else "--user"
+    if agent == "gemini":
+        (home / ".gemini").mkdir(parents=True, exist_ok=True)
+        (home / ".gemini" / "settings.json").write_text(GEMINI_COMMENTED)
     args = ["install", "--agent", agent, scope, *(["--profile", str(profile)] if profile else [])]
     rc, out, err = _engine(home, project, env, *args)
     assert rc == 0 and "hooks added for" in out, out + err
+    if agent == "gemini":
+        assert "// the user's own note" in (home / ".gemini" / "settings.json").read_text()
     return out
+
+
+GEMINI_COMMENTED = '{\n  // the user\'s own note\n  "ui": {"hideTips": true} /* kept */\n}\n'
 
 
 # What each install asks of the user, the trust `engine doctor` then reports

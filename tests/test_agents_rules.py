@@ -109,6 +109,19 @@ def test_gemini_reads_gemini_md_and_the_files_its_context_file_name_setting_adds
         "Gemini CLI 0.61.0 adds the setting's names to GEMINI.md (measured: it loads both)"
 
 
+def test_gemini_reads_its_context_file_name_setting_from_a_settings_file_with_comments(hk):
+    """Gemini CLI reads its settings.json with comments (strip-json-comments,
+    measured in 0.61.0); the engine read none of such a file, so it took
+    AGENTS.md for a file the agent does not load."""
+    (hk.project / "GEMINI.md").write_text("GEMINI_FILE_55ee.\n")
+    (hk.project / "AGENTS.md").write_text("AGENTS_FILE_66ff.\n")
+    (hk.home / ".gemini").mkdir()
+    (hk.home / ".gemini" / "settings.json").write_text(
+        '{\n  // the files Gemini reads\n  "context": {"fileName": ["AGENTS.md"]} /* and GEMINI.md */\n}\n')
+    text = _context("gemini", hk, "prompt", profile=shared_profile(EVERY_PROMPT))
+    assert "AGENTS_FILE_66ff" in text and "GEMINI_FILE_55ee" in text, text
+
+
 def test_copilot_instructions_and_its_scoped_files_wait_for_a_matching_file(hk):
     gh = hk.project / ".github"
     (gh / "instructions").mkdir(parents=True)

@@ -66,10 +66,14 @@ def _setting_names(agent, entry, cwd):
     if not setting or not user:
         return default
     from engine.base.fastjson import loads
+    from engine.base.jsonc import blank_comments
 
     raw = _read_small(agent.expand(user, cwd))
+    text = raw.decode("utf-8", "replace") if raw is not None else None
+    if text is not None and agent.data["install"]["comments"]:
+        text = blank_comments(text)  # the agent reads its settings file so (Gemini CLI)
     try:
-        data = loads(raw.decode("utf-8", "replace")) if raw is not None else None
+        data = loads(text) if text is not None else None
     except (ValueError, RecursionError):
         return default
     for key in setting.split("."):

@@ -16,6 +16,7 @@ import json
 import os
 
 from engine.base.digest import sha256
+from engine.base.jsonc import blank_comments
 from engine.base.paths import inside
 
 from . import entries
@@ -36,33 +37,6 @@ def _read(path):
         return None, f"{path} is not read: {exc}"
 
 
-def without_comments(text):
-    """JSON with `//` and `/* */` comments (as Gemini CLI and Copilot CLI
-    write and read their files) as plain JSON: one pass, strings kept."""
-    out, i, n, start = [], 0, len(text), 0
-    while i < n:
-        c = text[i]
-        if c == '"':
-            i += 1
-            while i < n and text[i] != '"':
-                i += 2 if text[i] == "\\" else 1
-            i += 1
-        elif c == "/" and text.startswith("//", i):
-            out.append(text[start:i])
-            i = text.find("\n", i)
-            i = n if i < 0 else i
-            start = i
-        elif c == "/" and text.startswith("/*", i):
-            out.append(text[start:i])
-            end = text.find("*/", i + 2)
-            i = n if end < 0 else end + 2
-            start = i
-        else:
-            i += 1
-    out.append(text[start:])
-    return "".join(out)
-
-
 def read_json(path):
     text, why = _read(path)
     if text is None:
@@ -70,7 +44,7 @@ def read_json(path):
     if not text.strip():
         return {}, None
     try:
-        return json.loads(without_comments(text)), None
+        return json.loads(blank_comments(text)), None
     except (ValueError, RecursionError):
         return None, f"{path} is not JSON the engine can read"
 

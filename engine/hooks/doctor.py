@@ -78,7 +78,8 @@ def scope_report(agent, scope, project, events):
         return dict(out, error="none for this agent")
     out["file"] = str(path)
     try:
-        data, _ = settingsfile.load(path, tuple(agent.data["install"]["container"][:-1]), rewrite=False)
+        data, _ = settingsfile.load(path, tuple(agent.data["install"]["container"][:-1]), rewrite=False,
+                                    comments=agent.data["install"]["comments"])
     except UserError as exc:
         return dict(out, error=str(exc))
     named = {(event, _named_agent(agent, handler)) for event, _, _, handler in entries.ours(agent, data)}

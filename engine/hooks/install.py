@@ -93,6 +93,11 @@ def _container(agent):
     return tuple(agent.data["install"]["container"][:-1])
 
 
+def reads_comments(agent):
+    """Does the agent read comments in its settings file (install.comments)?"""
+    return agent.data["install"]["comments"]
+
+
 def _groups(spec, events, profile_ref, cwd, timeout):
     """([(the agent's event, our group)], the profile's events it lacks)."""
     wanted, skipped = entries.plan(spec, events)
@@ -142,7 +147,7 @@ def check_first(scope, cwd=None, agent=DEFAULT_AGENT, installing=True):
     written, so one agent's broken file leaves every agent as it was."""
     spec = agent_named(agent) if isinstance(agent, str) else agent
     stays_inside(scope, cwd, spec, installing)
-    settingsfile.load(settings_path(scope, cwd, spec), _container(spec))
+    settingsfile.load(settings_path(scope, cwd, spec), _container(spec), comments=reads_comments(spec))
 
 
 def install(scope, events, profile_ref=None, timeout=10, cwd=None, keep=3, autocompact_pct=0, agent=DEFAULT_AGENT):
@@ -156,7 +161,7 @@ def _install(scope, events, profile_ref, timeout, cwd, keep, autocompact_pct, ag
     spec = agent_named(agent)
     stays_inside(scope, cwd, spec)
     path = settings_path(scope, cwd, spec)
-    data, original = settingsfile.load(path, _container(spec))
+    data, original = settingsfile.load(path, _container(spec), comments=reads_comments(spec))
     new = entries.without_ours(spec, data)
     if original is None:
         new = {**spec.data["install"]["file"], **new}
@@ -167,7 +172,7 @@ def _install(scope, events, profile_ref, timeout, cwd, keep, autocompact_pct, ag
                 todo=todo(spec, scope, cwd))
     if new == data:
         return Done(path, False, None, extras.install_slash(spec, path), **done)
-    backup, made = settingsfile.write(path, new, original, keep)
+    backup, made = settingsfile.write(path, new, original, keep, comments=reads_comments(spec))
     what = f"hook entries for {len(groups)} events" + (f", and {variable}={value}" if value else "")
     files = [(path, what if original is not None else f"created, with {what}")]
     files += [(backup, "backup of the settings file as it was")] if backup is not None else []
@@ -193,7 +198,7 @@ def _uninstall(scope, cwd, keep, agent):
     spec = agent_named(agent)
     stays_inside(scope, cwd, spec, installing=False)
     path = settings_path(scope, cwd, spec)
-    data, original = settingsfile.load(path, _container(spec))
+    data, original = settingsfile.load(path, _container(spec), comments=reads_comments(spec))
     new = entries.without_ours(spec, data)
     files = extras.uninstall_slash(spec, path)
     removed_env = extras.withdraw_env(spec, new, path)
@@ -206,7 +211,8 @@ def _uninstall(scope, cwd, keep, agent):
         files[:0] = _remove_created(path, original, what)
         files += [(r, "install's record: this file's entry forgotten") for r in (rec,) if r]
         return Done(path, True, None, files, **done)
-    backup, _ = settingsfile.write(path, new, original, keep, exact=_as_it_was(path, new))
+    backup, _ = settingsfile.write(path, new, original, keep, exact=_as_it_was(path, new, reads_comments(spec)),
+                                   comments=reads_comments(spec))
     files.insert(0, (path, what))
     if backup is not None:
         files.insert(1, (backup, "backup of the settings file as it was"))
@@ -234,13 +240,14 @@ def _remove_created(path, original, what):
     return files
 
 
-def _as_it_was(path, new, max_bytes=1 << 20):
+def _as_it_was(path, new, with_comments=False, max_bytes=1 << 20):
     """The bytes of the newest backup whose content is `new` (the file as it
-    was before install, its layout included), or None."""
+    was before install, its layout and comments included), or None."""
     import json
     import stat
 
     from engine.base.files import read_regular
+    from engine.base.jsonc import blank_comments
 
     for backup in sorted(settingsfile.backups(path), key=lambda p: p.lstat().st_mtime_ns, reverse=True):
         try:
@@ -249,7 +256,8 @@ def _as_it_was(path, new, max_bytes=1 << 20):
             if not stat.S_ISREG(backup.lstat().st_mode):
                 continue
             raw = read_regular(backup, max_bytes)
-            if json.loads(raw.decode("utf-8")) == new:
+            text = raw.decode("utf-8")
+            if json.loads(blank_comments(text) if with_comments else text) == new:
                 return raw
         except (OSError, ValueError):
             continue

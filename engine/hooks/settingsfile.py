@@ -21,12 +21,13 @@ from engine.base.errors import UserError
 from engine.base.files import private_dir, replace_atomic
 
 
-def load(path, container=("hooks",), rewrite=True):
+def load(path, container=("hooks",), rewrite=True, comments=False):
     """(settings data, the file's bytes or None when there is no file).
     Anything but a readable JSON object of the shape the agent reads is a
     one-line error, before anything is changed; so is, for a file to be
     rewritten, an object naming a key twice (the agent reads the last, and
-    a rewrite would drop the other's bytes), or a file nobody may write."""
+    a rewrite would drop the other's bytes), or a file nobody may write.
+    With `comments`, the agent reads `//` and `/* */` comments in it."""
     raw = _read(path)
     if raw is None:
         return {}, None
@@ -37,6 +38,10 @@ def load(path, container=("hooks",), rewrite=True):
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise UserError("settings file is not UTF-8; fix it before installing hooks (nothing was changed)", where) from None
+    if comments:
+        from engine.base.jsonc import blank_comments
+
+        text = blank_comments(text)  # same length: an error's place is the file's
     if not text.strip():
         return {}, raw
     try:
@@ -179,10 +184,11 @@ def encode(data, indent, newline, eol="\n"):
     return json_utf8((text + ("\n" if newline else "")).replace("\n", eol))
 
 
-def write(path, data, original, keep=3, exact=None):
+def write(path, data, original, keep=3, exact=None, comments=False):
     """Replace the settings file atomically, a bounded number of backups of
     it first (newest `keep`), keeping the user's indent (or writing `exact`
-    bytes, which hold the same data).  Just before the rename the file is
+    bytes, which hold the same data); with `comments`, a file that holds
+    some is edited only where its data changes (jsonsplice.py).  Just before the rename the file is
     read again: if another program changed it since it was read, nothing is
     written and the user runs the command again.  Returns (backup or None,
     the folders it created)."""
@@ -196,6 +202,8 @@ def write(path, data, original, keep=3, exact=None):
         mode = (real.stat().st_mode & 0o7777) if original is not None else 0o600
         fd, tmp = tempfile.mkstemp(dir=real.parent, prefix=".settings-")
         with os.fdopen(fd, "wb") as fh:
+            if exact is None and comments and original is not None:
+                exact = _spliced(original, data, indent, eol, where)
             fh.write(exact if exact is not None else encode(data, indent, newline, eol))
         os.chmod(tmp, mode)
         if current(real) != original:
@@ -216,6 +224,28 @@ def write(path, data, original, keep=3, exact=None):
                     except OSError:
                         pass
     return backup, made
+
+
+def _spliced(original, data, indent, eol, where):
+    """The file's bytes with its comments kept, reading as `data`; None when
+    it holds no comment (a plain rewrite keeps its look as well)."""
+    from engine.base.jsonc import blank_comments, has_comments
+    from engine.core.transcript import json_utf8
+
+    from . import jsonsplice
+
+    text = original.decode("utf-8")
+    if not has_comments(text):
+        return None
+    try:
+        out = jsonsplice.splice(text, strictjson.loads(blank_comments(text)), data, indent, eol)
+        same = strictjson.loads(blank_comments(out)) == data
+    except (ValueError, RecursionError):
+        same = False
+    if not same:
+        raise UserError("cannot write the change and keep this settings file's comments; take them out, or "
+                        "make the change by hand (nothing was changed)", where)
+    return json_utf8(out)
 
 
 def _missing_folders(folder):

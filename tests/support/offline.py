@@ -157,15 +157,24 @@ def base_env(home, extra=None):
 
 
 def merge_json(path, update):
-    """Read the JSON object at `path` (or {}), let `update` change it, write it back."""
+    """Read the JSON object at `path` (or {}), let `update` change it, write
+    it back; a file with comments (Gemini CLI's may hold some) keeps them."""
+    from engine.base.jsonc import blank_comments, has_comments
+    from engine.hooks.jsonsplice import splice
+
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        data = json.loads(blank_comments(text))
     except (OSError, ValueError):
-        data = {}
-    update(data)
-    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        text, data = None, {}
+    new = json.loads(json.dumps(data))
+    update(new)
+    if text is not None and has_comments(text):
+        path.write_text(splice(text, data, new, 2, "\n"), encoding="utf-8")
+    else:
+        path.write_text(json.dumps(new, indent=2) + "\n", encoding="utf-8")
 
 
 # ---------------------------------------------------------------- one run
