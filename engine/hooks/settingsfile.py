@@ -50,6 +50,7 @@ def load(path, container=("hooks",), rewrite=True, comments=False):
         raise UserError(f"{exc.msg}: the agent reads only the last, and a rewrite would drop the other; remove "
                         "one, nothing was changed", where, exc.lineno, exc.colno) from None
     except ValueError as exc:
+        _refuse_a_comment(text, where, comments)
         line, col = getattr(exc, "lineno", None), getattr(exc, "colno", None)
         if line is None:  # NaN, Infinity, 1e400: the parse hook that refused it knows no place
             line, col = strictjson.refused_place(text)
@@ -61,6 +62,24 @@ def load(path, container=("hooks",), rewrite=True, comments=False):
         raise UserError("settings file must hold a JSON object; nothing was changed", where)
     check_shape(data, where, container)
     return data, raw
+
+
+def _refuse_a_comment(text, where, comments):
+    """A file that would be JSON without its comments, for an agent that
+    reads none (it runs no hook of such a file): said at the first one."""
+    from engine.base.jsonc import blank_comments, comment_spans
+
+    spans = [] if comments else comment_spans(text)
+    if not spans:
+        return
+    try:
+        strictjson.loads(blank_comments(text))
+    except (ValueError, RecursionError):
+        return
+    line = text.count("\n", 0, spans[0][0]) + 1
+    col = spans[0][0] - text.rfind("\n", 0, spans[0][0])
+    raise UserError("settings file holds a comment, which this agent does not read (it runs no hook of such a "
+                    "file); take the comments out, nothing was changed", where, line, col)
 
 
 def _read(path):
