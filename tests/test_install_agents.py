@@ -174,11 +174,13 @@ def test_uninstall_keeps_handlers_that_only_look_like_ours_in_every_shape(hk):
 def test_an_agents_file_the_engine_cannot_rewrite_is_one_line_and_left_alone(hk):
     path = _path(hk, "gemini", "user")
     path.parent.mkdir(parents=True)
-    text = '{\n  // my comment\n  "general": {}\n}\n'
+    # a comment Gemini reads (tests/test_settings_comments.py), a trailing comma it refuses as well
+    text = '{\n  // my comment\n  "general": {},\n}\n'
     path.write_text(text)
     run = _engine(hk, "install", "--agent", "gemini", "--user")
     assert run.returncode == 1 and len(run.stderr.strip().splitlines()) == 1, str(run)
-    assert "settings.json:2:" in run.stderr and "nothing was changed" in run.stderr
+    assert "settings.json:4:1: settings file is not valid JSON" in run.stderr, str(run)
+    assert "nothing was changed" in run.stderr
     assert path.read_text() == text and os.listdir(path.parent) == ["settings.json"]
     run = _engine(hk, "install", "--agent", "cursor")
     assert run.returncode == 1 and "no agent named 'cursor'" in run.stderr and "codex" in run.stderr, str(run)
