@@ -297,6 +297,25 @@ def test_the_answer_lock_is_touched_by_every_event_so_the_expiry_spares_a_live_s
     assert lock.stat().st_mtime > 1e9
 
 
+def test_the_state_lock_is_touched_by_every_change_so_the_expiry_spares_a_live_session(tmp_path):
+    """A session running longer than the state lives (ttl_hours) keeps the
+    lock file it made at its start: removed by another session's prune while
+    a transaction held it, the next transaction locked a new file beside it
+    and both changed the state at once (a turn lost)."""
+    import os
+
+    from engine.hooks.state import FileState
+
+    live = FileState("live", 3600, root=str(tmp_path))
+    live.bump_turn()
+    lock = live.path + ".lock"
+    os.utime(lock, (1, 1))  # made at the session's start, more than ttl_hours ago
+    live.bump_turn()
+    FileState("other", 3600, root=str(tmp_path)).prune()
+    assert os.path.exists(lock), "the lock of a live session was removed by the expiry"
+    assert live.current_turn() == 2
+
+
 def _idle_session(hk, name):
     """The files an agent killed long ago left: its state, idle since 1970."""
     import os

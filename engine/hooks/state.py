@@ -32,13 +32,22 @@ class StateError(Exception):
 
 class _StateLock(Locked):
     """The session file's lock; one that cannot be opened is a StateError.
+    Touched once held, as the answer lock is (OneAnswer): the expiry
+    (FileState.prune) removes a lock idle longer than the state lives,
+    never the one a session running that long holds, which would let the
+    next transaction lock a new file beside it and lose an update.
     (A class, not contextlib: the hook hot path does not import functools.)"""
 
     def __enter__(self):
         try:
-            return super().__enter__()
+            super().__enter__()
         except OSError as exc:
             raise StateError(f"cannot open state lock {self.path}: {exc}") from None
+        try:
+            os.utime(self.fd)
+        except OSError:
+            pass
+        return self
 
 
 class OneAnswer:
