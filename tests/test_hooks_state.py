@@ -316,6 +316,25 @@ def test_the_state_lock_is_touched_by_every_change_so_the_expiry_spares_a_live_s
     assert live.current_turn() == 2
 
 
+def test_a_fifo_in_place_of_the_state_file_is_not_waited_on(hk):
+    """Reading the session's state opened whatever was at its path: a FIFO
+    there held every event of the session until its deadline, which then
+    answered nothing.  It is no state: the count starts again, and the
+    first write replaces it with a regular file."""
+    import os
+
+    from engine.base.digest import safe_key
+
+    hk.hook(hk.prompt(1)).assert_silent()  # warm: the session's folder is there
+    (state,) = hk.session_files()
+    state.unlink()
+    os.mkfifo(state)
+    assert safe_key(hk.session) in state.name
+    hk.hook(hk.prompt(2), timeout=60).assert_silent()
+    assert hk.log_lines() == [], "the event reached its deadline"
+    assert state.is_file() and hk.file_turn() == 1
+
+
 def _idle_session(hk, name):
     """The files an agent killed long ago left: its state, idle since 1970."""
     import os

@@ -17,7 +17,7 @@ import time
 
 from engine.base.digest import safe_key
 from engine.base.fastjson import dumps_flat, loads
-from engine.base.files import Locked, replace_atomic
+from engine.base.files import Locked, read_regular, replace_atomic
 from engine.base.paths import state_dir_str
 
 from .errors import RedisError
@@ -124,17 +124,11 @@ class FileState:
 
         cap = hook_bounds()["max_state_file_bytes"]
         try:
-            with open(self.path, "rb") as fh:
-                raw = fh.read(cap + 1)
-            if len(raw) > cap:
-                return {}  # not a file this engine wrote: start the session's counts again
-            data = loads(raw.decode("utf-8"))
-        except FileNotFoundError:
-            return {}
-        except UnicodeDecodeError:
-            return {}
+            # a regular file only: a FIFO put there is never waited on (its
+            # first write replaces it), as a file over the cap is not read
+            data = loads(read_regular(self.path, cap).decode("utf-8"))
         except (OSError, ValueError):
-            return {}  # a torn or foreign file: start the session's counts again
+            return {}  # none, torn, too large or foreign: start the session's counts again
         if not isinstance(data, dict):
             return {}
         touched = data.get("_touched", 0)
