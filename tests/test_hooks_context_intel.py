@@ -321,6 +321,20 @@ def test_an_unwritable_store_costs_one_log_line(hk):
     assert len(lines) == 1 and "tool memory" in lines[0], lines
 
 
+def test_a_fifo_in_place_of_the_store_is_never_waited_on(hk):
+    """The store was opened with a plain open: a FIFO at its path held every
+    PreToolUse (the banner's read) and every failure (the append) until the
+    hook's deadline, and `engine memory list` for good."""
+    hk.state.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(hk.state / "tool-memory.ndjson")
+    hk.hook(hk.event("PreToolUse"), timeout=60).assert_silent()
+    hk.hook(failure(hk, "make", "make: *** [all] Error 2"), timeout=60).assert_silent()
+    lines = hk.log_lines()
+    assert len(lines) == 1 and "cannot write the tool memory" in lines[0], lines  # one line, no deadline
+    listed = hk.engine("memory", "list", timeout=60)
+    assert listed.returncode == 1 and "not a regular file" in listed.stderr, str(listed)
+
+
 # Exactness, not speed: 50 processes on a shared 2-core machine can take
 # longer than the default deadline, so this profile gives them a minute.
 PATIENT = profile_text(deadline_ms=60000, kill_after_ms=61000, install_timeout_seconds=62,
