@@ -335,6 +335,26 @@ def test_a_fifo_in_place_of_the_state_file_is_not_waited_on(hk):
     assert state.is_file() and hk.file_turn() == 1
 
 
+def test_fifos_in_place_of_the_log_the_records_and_the_prune_mark_are_not_waited_on(hk):
+    """The hook log, a session's records and the expiry's mark were opened
+    for appending with a plain open: a FIFO at one of them held every hook
+    that logged, answered or started a session until its deadline."""
+    import os
+    import time
+
+    from engine.base.digest import safe_key
+
+    (hk.state / "records").mkdir(parents=True)
+    for fifo in (hk.state / "hook.log", hk.state / "sessions.pruned",
+                 hk.state / "records" / f"{safe_key(hk.session)}.ndjson"):
+        os.mkfifo(fifo)
+    started = time.monotonic()
+    start = hk.hook(hk.event("SessionStart", source="startup"), timeout=60).assert_ok()
+    assert "Effort policy" in (start.context or ""), str(start)
+    hk.hook(b"", timeout=60).assert_silent()  # logs "empty stdin"
+    assert time.monotonic() - started < 8, "a hook waited for its deadline"
+
+
 def _idle_session(hk, name):
     """The files an agent killed long ago left: its state, idle since 1970."""
     import os

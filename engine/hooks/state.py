@@ -17,7 +17,7 @@ import time
 
 from engine.base.digest import safe_key
 from engine.base.fastjson import dumps_flat, loads
-from engine.base.files import Locked, read_regular, replace_atomic
+from engine.base.files import Locked, open_append, read_regular, replace_atomic
 from engine.base.paths import state_dir_str
 
 from .errors import RedisError
@@ -212,8 +212,7 @@ class FileState:
         except OSError:
             pass  # never pruned, or no folder yet
         try:
-            with open(marker, "ab"):
-                pass
+            os.close(open_append(marker))
             os.utime(marker)
         except OSError:
             pass  # prunes each time, as before

@@ -20,7 +20,7 @@ import os
 import time
 
 from engine.base.fastjson import loads
-from engine.base.files import Locked, open_private, replace_atomic
+from engine.base.files import Locked, open_append, replace_atomic
 from engine.base.paths import state_dir_str
 
 
@@ -60,7 +60,10 @@ def append(path, records, max_kept, compact_bytes, sessions_kept=None, examples_
         return
     data = "".join(_dumps(_line(r)) + "\n" for r in records).encode("ascii")
     with _Lock(path, shared=True):
-        fd = _open_append(path)
+        try:
+            fd = open_append(path)
+        except OSError as exc:
+            raise StoreError(f"cannot write the tool memory {path}: {exc.strerror or exc}") from None
         try:
             os.write(fd, data)  # one write: parallel appends never interleave
             size = os.fstat(fd).st_size
@@ -70,26 +73,6 @@ def append(path, records, max_kept, compact_bytes, sessions_kept=None, examples_
             os.close(fd)
     if size > compact_bytes:
         compact(path, max_kept, sessions_kept, examples_kept)
-
-
-def _open_append(path):
-    """The store opened for appends, created if missing: a regular file
-    only, opened without waiting (a FIFO put there has no reader to wait
-    for).  StoreError for anything else."""
-    import stat
-
-    try:
-        fd = open_private(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK)
-    except OSError as exc:
-        raise StoreError(f"cannot write the tool memory {path}: {exc.strerror or exc}") from None
-    try:
-        regular = stat.S_ISREG(os.fstat(fd).st_mode)
-    except OSError:
-        regular = False
-    if not regular:
-        os.close(fd)
-        raise StoreError(f"cannot write the tool memory {path}: not a regular file")
-    return fd
 
 
 def _read_bytes(path):
