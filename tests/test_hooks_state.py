@@ -140,6 +140,22 @@ def test_redis_stopped_mid_session_falls_back_to_files(hk, redis_server):
     assert all(k.startswith(("ivd:", "_")) for d in left for k in d), left  # "_touched": the file's own
 
 
+def test_a_lone_surrogate_in_a_state_key_keeps_the_session_in_redis(hk, redis_server):
+    """A call id or tool name with a lone surrogate (valid in the event's
+    JSON) becomes a state key (`mem:<call id>`); the client wrote it with
+    surrogatepass and read it back strictly, so every later read of the
+    session was "a malformed reply" and the session left Redis, its marks
+    with it."""
+    hk.extra_env["ENGINE_REDIS_URL"] = redis_server.url
+    failed = hk.event("PostToolUseFailure", tool_name="Bash", tool_input={"command": "make"},
+                      tool_use_id="toolu_\ud800x", error="make: *** [all] Error 2")
+    hk.hook(failed).assert_silent()
+    hk.hook(hk.prompt(1)).assert_ok()
+    assert hk.log_lines() == []
+    held = redis_server.client().hgetall(f"rules-engine:session:{hk.session}")
+    assert held[b"turn"] == b"1" and b"mem:toolu_\xed\xa0\x80x" in held, held
+
+
 def test_redis_unreachable_from_the_start(hk):
     from hook_fixtures import free_port
 
