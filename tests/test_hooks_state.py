@@ -239,6 +239,33 @@ def test_redis_that_never_answers_does_not_hang_the_hook(hk):
     assert len(lines) == 1 and "redis" in lines[0].lower(), "say once that Redis is down:\n" + "\n".join(lines)
 
 
+def test_parallel_prompts_wait_on_a_hung_redis_once_not_each_in_turn(hk):
+    """Prompts arriving together while Redis hangs: each counted through
+    Redis under the session file's lock, so each waited call_timeout_ms in
+    turn (24 x 1 s); past their deadline they answered nothing and their
+    turns were lost (9 to 16 of 30 counted), and the failure was logged
+    again and again.  The first that fails leaves Redis in that same
+    transaction: the others count in files at once."""
+    import socket
+
+    prof = shared_profile(profile_text(state={"call_timeout_ms": 1000}))
+    hk.compiled(prof)
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(128)  # never accept()ed: connects succeed, nothing answers
+    hk.extra_env["ENGINE_REDIS_URL"] = f"redis://127.0.0.1:{srv.getsockname()[1]}/0"
+    try:
+        runs = hk.hooks_parallel([hk.prompt(i) for i in range(24)], profile=prof, timeout=120)
+    finally:
+        srv.close()
+    for r in runs:
+        r.assert_ok()
+    assert hk.file_turn() == 24
+    lines = hk.log_lines()
+    said = [line for line in lines if "redis" in line.lower()]
+    assert len(said) == 1 and not any("deadline" in line for line in lines), "\n".join(lines)
+
+
 def test_file_state_expires_after_the_profile_ttl(hk):
     """ttl_hours (24 by default) applies to file state too: a session idle
     longer than that counts from 1 again."""

@@ -345,40 +345,52 @@ class FallbackState:
     def _failed(self, exc):
         self.primary = None
         self.backend = "files"
-        leave_redis(self.files, f"Redis at {redact(self.url)} failed ({exc}); this session's state stays in files",
-                    self.log)
+        leave_redis(self.files, self._message(exc), self.log)
+
+    def _message(self, exc):
+        return f"Redis at {redact(self.url)} failed ({exc}); this session's state stays in files"
 
     def _counted(self, extra):
         """Add `extra` plus the turns the file holds (counted before the
         profile was loaded) to Redis's count, in one locked file transaction
         that also keeps the new count in the file (`redis_turn`), which is
-        where files take over from if Redis fails later."""
+        where files take over from if Redis fails later.  None once the
+        session is on files: Redis failed in this transaction, which left
+        it (so the events waiting for the lock go to files without waiting
+        on Redis each in turn), or had failed for another event before."""
         def change(d):
+            if d.get("on_files"):
+                return None, None
             n = _int0(d.get("turn"))
-            if extra or n:
-                turn = self.primary.add_turns(extra + n)
-            else:
-                turn = self.primary.current_turn()
+            try:
+                turn = self.primary.add_turns(extra + n) if extra or n else self.primary.current_turn()
+            except RedisError as exc:
+                _to_files(d)
+                return None, exc
             d["turn"] = 0
             d["redis_turn"] = turn
-            return turn
+            return turn, None
 
-        return self.files._transact(change)
+        turn, exc = self.files._transact(change)
+        if turn is None:
+            self.primary = None
+            self.backend = "files"
+            if exc is not None:
+                self.log(self._message(exc))
+        return turn
 
     def bump_turn(self):
         if self.primary is not None:
-            try:
-                return self._counted(1)
-            except RedisError as exc:
-                self._failed(exc)
+            turn = self._counted(1)
+            if turn is not None:
+                return turn
         return self.files.bump_turn()
 
     def current_turn(self):
         if self.primary is not None:
-            try:
-                return self._counted(0)
-            except RedisError as exc:
-                self._failed(exc)
+            turn = self._counted(0)
+            if turn is not None:
+                return turn
         return self.files.current_turn()
 
     def _call(self, name, *args):
@@ -411,19 +423,21 @@ def leave_redis(files, message, log):
     there is one counter, never two (a command that timed out may still
     run on the server later: Redis's count is not trusted again).  Said
     once per session."""
-    def change(d):
-        first = not d.get("on_files")
-        if first:
-            d["turn"] = _int0(d.get("redis_turn")) + _int0(d.get("turn"))
-            d["on_files"] = 1
-        return first
-
     try:
-        first = files._transact(change)
+        first = files._transact(_to_files)
     except StateError:
         first = True
     if first:
         log(message)
+
+
+def _to_files(d):
+    """The file state `d` leaves Redis (leave_redis); True the first time."""
+    first = not d.get("on_files")
+    if first:
+        d["turn"] = _int0(d.get("redis_turn")) + _int0(d.get("turn"))
+        d["on_files"] = 1
+    return first
 
 
 def open_state(session_id, settings, log):
