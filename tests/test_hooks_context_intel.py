@@ -118,6 +118,26 @@ def test_an_error_reported_by_post_tool_use_is_not_recorded_again_at_stop(hk):
     assert ids_counts == len(lessons), "the call PostToolUseFailure reported is not counted twice"
 
 
+def test_a_failure_is_not_counted_again_after_the_session_left_redis(hk, redis_server):
+    """The mark that says a failure is in the store lived in Redis only: once
+    Redis went away mid-session, the Stop scan found the call PostToolUseFailure
+    had recorded and recorded it again (the next session's lesson said
+    "(2 times)")."""
+    hk.extra_env["ENGINE_REDIS_URL"] = redis_server.url
+    hk.transcript.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(transcript("02-spotter-subagent-a2898e3.jsonl"), hk.transcript)
+    found = [json.loads(l) for l in hk.transcript.read_text().splitlines()]
+    lessons = [b for r in found for b in (r.get("message") or {}).get("content") or []
+               if isinstance(b, dict) and b.get("type") == "tool_result" and b.get("is_error")
+               and "File does not exist" in json.dumps(b["content"])]
+    assert len(lessons) == 1
+    hk.hook(hk.event("PostToolUseFailure", tool_name="Read", tool_input={"file_path": "/x"},
+                     tool_use_id=lessons[0]["tool_use_id"], error=lessons[0]["content"])).assert_ok()
+    redis_server.stop()
+    hk.hook(hk.event("Stop")).assert_ok()
+    assert sum(l.get("n", 1) for l in store_lines(hk)) == 1, store_lines(hk)
+
+
 def tool_records(outputs, session="s"):
     """A transcript's tool calls and the tool_results the model read:
     [(tool, output text)], each a tool_use line and its tool_result line."""

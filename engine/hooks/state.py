@@ -405,7 +405,18 @@ class FallbackState:
         return self._call("get")
 
     def update(self, fields):
-        return self._call("update", fields)
+        """In Redis; what outlives the session (clear_state.survives: the
+        records of what the engine delivered, the failures the tool memory
+        holds) in the file as well, so that a session that leaves Redis
+        later neither delivers again what is in view nor counts a failure
+        twice.  They change at a delivery or a failure, not at every event."""
+        self._call("update", fields)
+        if self.primary is not None:
+            from .handlers.clear_state import survives
+
+            lasting = {k: v for k, v in fields.items() if survives(k)}
+            if lasting:
+                self.files.update(lasting)
 
     def add(self, amounts):
         return self._call("add", amounts)
