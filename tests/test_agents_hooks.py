@@ -354,3 +354,23 @@ def test_a_project_naming_an_agents_hook_variable_cannot_make_the_engine_stay_ou
     logged = "\n".join(hk.log_lines())
     assert "runs this claude-code hook" not in logged, logged
     assert list((hk.state / "sessions").glob("cc1-*")), "the event was handled"
+
+
+def test_a_fifo_in_place_of_a_subagents_note_is_not_waited_on(hk):
+    """The note of the session a subagent belongs to (engine/hooks/lineage.py)
+    was read with a plain open: a FIFO at its path held every event of that
+    subagent's own subagents until the hook's deadline."""
+    import os
+    import time
+
+    from engine.base.digest import safe_key
+
+    outer = "9e8d7c6b-5a49-4382-b716-a5f4e3d2c1b0"
+    (hk.state / "sessions").mkdir(parents=True)
+    os.mkfifo(hk.state / "sessions" / f"{safe_key(outer)}.session")
+    payload = {"timestamp": 1795842557024, "cwd": str(hk.project), "sessionId": "6fbf306a", "agentId": "6fbf306a",
+               "parentAgentId": outer, "toolName": "bash", "toolArgs": {"command": "ls"}}
+    started = time.monotonic()
+    hk.engine("hook", "--agent", "copilot", "--event", "preToolUse", stdin=json.dumps(payload).encode(),
+              timeout=60).assert_ok()
+    assert time.monotonic() - started < 8, "the hook waited for its deadline"

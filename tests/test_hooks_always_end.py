@@ -297,3 +297,25 @@ def test_redis_paused_during_two_of_six_prompts_leaves_one_count_of_six(hk, redi
     # One counter for the session: files took over from Redis's last count and kept it.
     assert h.file_turn() == 6, h.log_lines()
     assert sum("redis" in l.lower() for l in h.log_lines()) == 1, h.log_lines()
+
+
+def test_what_runs_at_the_deadline_is_bounded_by_the_watchdog(tmp_path):
+    """At its deadline a prompt not yet counted is counted on the way out
+    (Deadline.on_expire).  The watchdog (kill_after_ms) was cancelled before
+    that ran, so a count that blocked (a FIFO where the event's files are
+    read) kept the hook for good: it must still end at kill_after_ms."""
+    code = (
+        "import time\n"
+        "from engine.hooks.deadline import Deadline\n"
+        "d = Deadline(lambda line: None)\n"
+        "d.on_expire = lambda: time.sleep(120)\n"
+        "d.arm(300, 1500)\n"
+        "time.sleep(120)\n"
+    )
+    h = HookEnv(tmp_path / "w", warm=False)
+    started = time.monotonic()
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=h.env(), preexec_fn=_cap)
+    rc, _out, err = finish(proc, b"", 60)
+    assert time.monotonic() - started < 30, "the hook outlived its watchdog"
+    assert rc == 1, err  # the watchdog's exit (docs: status 1, a non-blocking error for the agent)

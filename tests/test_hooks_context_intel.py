@@ -118,6 +118,26 @@ def test_an_error_reported_by_post_tool_use_is_not_recorded_again_at_stop(hk):
     assert ids_counts == len(lessons), "the call PostToolUseFailure reported is not counted twice"
 
 
+def test_a_failure_is_not_counted_again_after_the_session_left_redis(hk, redis_server):
+    """The mark that says a failure is in the store lived in Redis only: once
+    Redis went away mid-session, the Stop scan found the call PostToolUseFailure
+    had recorded and recorded it again (the next session's lesson said
+    "(2 times)")."""
+    hk.extra_env["ENGINE_REDIS_URL"] = redis_server.url
+    hk.transcript.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(transcript("02-spotter-subagent-a2898e3.jsonl"), hk.transcript)
+    found = [json.loads(l) for l in hk.transcript.read_text().splitlines()]
+    lessons = [b for r in found for b in (r.get("message") or {}).get("content") or []
+               if isinstance(b, dict) and b.get("type") == "tool_result" and b.get("is_error")
+               and "File does not exist" in json.dumps(b["content"])]
+    assert len(lessons) == 1
+    hk.hook(hk.event("PostToolUseFailure", tool_name="Read", tool_input={"file_path": "/x"},
+                     tool_use_id=lessons[0]["tool_use_id"], error=lessons[0]["content"])).assert_ok()
+    redis_server.stop()
+    hk.hook(hk.event("Stop")).assert_ok()
+    assert sum(l.get("n", 1) for l in store_lines(hk)) == 1, store_lines(hk)
+
+
 def tool_records(outputs, session="s"):
     """A transcript's tool calls and the tool_results the model read:
     [(tool, output text)], each a tool_use line and its tool_result line."""
@@ -319,6 +339,20 @@ def test_an_unwritable_store_costs_one_log_line(hk):
     run.assert_silent()
     lines = hk.log_lines()
     assert len(lines) == 1 and "tool memory" in lines[0], lines
+
+
+def test_a_fifo_in_place_of_the_store_is_never_waited_on(hk):
+    """The store was opened with a plain open: a FIFO at its path held every
+    PreToolUse (the banner's read) and every failure (the append) until the
+    hook's deadline, and `engine memory list` for good."""
+    hk.state.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(hk.state / "tool-memory.ndjson")
+    hk.hook(hk.event("PreToolUse"), timeout=60).assert_silent()
+    hk.hook(failure(hk, "make", "make: *** [all] Error 2"), timeout=60).assert_silent()
+    lines = hk.log_lines()
+    assert len(lines) == 1 and "cannot write the tool memory" in lines[0], lines  # one line, no deadline
+    listed = hk.engine("memory", "list", timeout=60)
+    assert listed.returncode == 1 and "not a regular file" in listed.stderr, str(listed)
 
 
 # Exactness, not speed: 50 processes on a shared 2-core machine can take

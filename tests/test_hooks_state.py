@@ -140,6 +140,22 @@ def test_redis_stopped_mid_session_falls_back_to_files(hk, redis_server):
     assert all(k.startswith(("ivd:", "_")) for d in left for k in d), left  # "_touched": the file's own
 
 
+def test_a_lone_surrogate_in_a_state_key_keeps_the_session_in_redis(hk, redis_server):
+    """A call id or tool name with a lone surrogate (valid in the event's
+    JSON) becomes a state key (`mem:<call id>`); the client wrote it with
+    surrogatepass and read it back strictly, so every later read of the
+    session was "a malformed reply" and the session left Redis, its marks
+    with it."""
+    hk.extra_env["ENGINE_REDIS_URL"] = redis_server.url
+    failed = hk.event("PostToolUseFailure", tool_name="Bash", tool_input={"command": "make"},
+                      tool_use_id="toolu_\ud800x", error="make: *** [all] Error 2")
+    hk.hook(failed).assert_silent()
+    hk.hook(hk.prompt(1)).assert_ok()
+    assert hk.log_lines() == []
+    held = redis_server.client().hgetall(f"rules-engine:session:{hk.session}")
+    assert held[b"turn"] == b"1" and b"mem:toolu_\xed\xa0\x80x" in held, held
+
+
 def test_redis_unreachable_from_the_start(hk):
     from hook_fixtures import free_port
 
@@ -223,6 +239,33 @@ def test_redis_that_never_answers_does_not_hang_the_hook(hk):
     assert len(lines) == 1 and "redis" in lines[0].lower(), "say once that Redis is down:\n" + "\n".join(lines)
 
 
+def test_parallel_prompts_wait_on_a_hung_redis_once_not_each_in_turn(hk):
+    """Prompts arriving together while Redis hangs: each counted through
+    Redis under the session file's lock, so each waited call_timeout_ms in
+    turn (24 x 1 s); past their deadline they answered nothing and their
+    turns were lost (9 to 16 of 30 counted), and the failure was logged
+    again and again.  The first that fails leaves Redis in that same
+    transaction: the others count in files at once."""
+    import socket
+
+    prof = shared_profile(profile_text(state={"call_timeout_ms": 1000}))
+    hk.compiled(prof)
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(128)  # never accept()ed: connects succeed, nothing answers
+    hk.extra_env["ENGINE_REDIS_URL"] = f"redis://127.0.0.1:{srv.getsockname()[1]}/0"
+    try:
+        runs = hk.hooks_parallel([hk.prompt(i) for i in range(24)], profile=prof, timeout=120)
+    finally:
+        srv.close()
+    for r in runs:
+        r.assert_ok()
+    assert hk.file_turn() == 24
+    lines = hk.log_lines()
+    said = [line for line in lines if "redis" in line.lower()]
+    assert len(said) == 1 and not any("deadline" in line for line in lines), "\n".join(lines)
+
+
 def test_file_state_expires_after_the_profile_ttl(hk):
     """ttl_hours (24 by default) applies to file state too: a session idle
     longer than that counts from 1 again."""
@@ -295,6 +338,64 @@ def test_the_answer_lock_is_touched_by_every_event_so_the_expiry_spares_a_live_s
     os.utime(lock, (1, 1))  # as old as a session idle since 1970
     hk.hook(hk.prompt(2)).assert_silent()
     assert lock.stat().st_mtime > 1e9
+
+
+def test_the_state_lock_is_touched_by_every_change_so_the_expiry_spares_a_live_session(tmp_path):
+    """A session running longer than the state lives (ttl_hours) keeps the
+    lock file it made at its start: removed by another session's prune while
+    a transaction held it, the next transaction locked a new file beside it
+    and both changed the state at once (a turn lost)."""
+    import os
+
+    from engine.hooks.state import FileState
+
+    live = FileState("live", 3600, root=str(tmp_path))
+    live.bump_turn()
+    lock = live.path + ".lock"
+    os.utime(lock, (1, 1))  # made at the session's start, more than ttl_hours ago
+    live.bump_turn()
+    FileState("other", 3600, root=str(tmp_path)).prune()
+    assert os.path.exists(lock), "the lock of a live session was removed by the expiry"
+    assert live.current_turn() == 2
+
+
+def test_a_fifo_in_place_of_the_state_file_is_not_waited_on(hk):
+    """Reading the session's state opened whatever was at its path: a FIFO
+    there held every event of the session until its deadline, which then
+    answered nothing.  It is no state: the count starts again, and the
+    first write replaces it with a regular file."""
+    import os
+
+    from engine.base.digest import safe_key
+
+    hk.hook(hk.prompt(1)).assert_silent()  # warm: the session's folder is there
+    (state,) = hk.session_files()
+    state.unlink()
+    os.mkfifo(state)
+    assert safe_key(hk.session) in state.name
+    hk.hook(hk.prompt(2), timeout=60).assert_silent()
+    assert hk.log_lines() == [], "the event reached its deadline"
+    assert state.is_file() and hk.file_turn() == 1
+
+
+def test_fifos_in_place_of_the_log_the_records_and_the_prune_mark_are_not_waited_on(hk):
+    """The hook log, a session's records and the expiry's mark were opened
+    for appending with a plain open: a FIFO at one of them held every hook
+    that logged, answered or started a session until its deadline."""
+    import os
+    import time
+
+    from engine.base.digest import safe_key
+
+    (hk.state / "records").mkdir(parents=True)
+    for fifo in (hk.state / "hook.log", hk.state / "sessions.pruned",
+                 hk.state / "records" / f"{safe_key(hk.session)}.ndjson"):
+        os.mkfifo(fifo)
+    started = time.monotonic()
+    start = hk.hook(hk.event("SessionStart", source="startup"), timeout=60).assert_ok()
+    assert "Effort policy" in (start.context or ""), str(start)
+    hk.hook(b"", timeout=60).assert_silent()  # logs "empty stdin"
+    assert time.monotonic() - started < 8, "a hook waited for its deadline"
 
 
 def _idle_session(hk, name):

@@ -231,3 +231,22 @@ def test_a_crossing_in_a_real_session_warns_at_the_next_event(tmp_path, threshol
     for start, _t in crossings:
         first = next((h for h in heard if h[0] >= start), None)
         assert first is not None and first[1] == [threshold], (start, first, [h for h in heard if h[1]])
+
+
+def test_a_transcript_that_shrank_is_read_again(hk):
+    """A transcript rewritten smaller (`engine purge --force` of a live
+    session; an agent that rewrites its history shorter at a compaction) is
+    no growth from the size the last read saw: the bytes written after it
+    are.  Old code took a shrink for no growth at all: after a purge took
+    200 KB of results out at 50%, a response at 75% went unread until the
+    transcript had grown back past its old size."""
+    hk.write_transcript([{"type": "user", "isSidechain": False, "sessionId": hk.session, "uuid": "p0",
+                          "message": {"role": "user", "content": "read the logs"}},
+                         _call(hk, "msg_s1", 100000, "toolu_s1"), _result(hk, "toolu_s1", 200000)])
+    assert _warnings(hk.hook(_post(hk, "toolu_s1")).assert_ok()) == []
+    before = hk.transcript.stat().st_size
+    purged = hk.engine("purge", str(hk.transcript), "--force")
+    assert purged.returncode == 0, str(purged)
+    hk.append_transcript([_call(hk, "msg_s2", 150000, "toolu_s2")])
+    assert hk.transcript.stat().st_size < before, "the purge made the transcript smaller"
+    assert _warnings(hk.hook(_post(hk, "toolu_s2")).assert_ok()) == ["70"]

@@ -20,6 +20,24 @@ def open_private(path, flags):
     return fd
 
 
+def open_append(path):
+    """A descriptor appending to the engine's own file `path` (a log, a
+    store of lines; created private when missing): a regular file only,
+    opened without waiting, so a FIFO put there (no reader to wait for)
+    never holds the process.  OSError for anything else."""
+    import stat
+
+    fd = open_private(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK)
+    try:
+        regular = stat.S_ISREG(os.fstat(fd).st_mode)
+    except OSError:
+        regular = False
+    if not regular:
+        os.close(fd)
+        raise OSError(f"{path} is not a regular file")
+    return fd
+
+
 def private_dir(path):
     """Create a folder for the engine's own files (state, cache, content
     cache): it and every folder created on the way are 0700, whatever the

@@ -15,7 +15,7 @@ beyond os and time until a line is written: the hot path loads this.
 import os
 import time
 
-from engine.base.files import open_private, private_dir
+from engine.base.files import open_append, private_dir
 from engine.base.paths import state_dir_str
 
 _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\"}
@@ -74,7 +74,7 @@ class Log:
             folder = state_dir_str()
             private_dir(folder)
             path = os.path.join(folder, "hook.log")
-            fd = open_private(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+            fd = open_append(path)
             try:
                 os.write(fd, line.encode("utf-8", "backslashreplace"))  # one write: lines of parallel hooks never mix
                 if self.max_bytes and os.fstat(fd).st_size > self.max_bytes:

@@ -24,7 +24,7 @@ import os
 import time
 
 from engine.base.digest import safe_key
-from engine.base.files import open_private, private_dir
+from engine.base.files import open_append, private_dir
 from engine.base.paths import state_dir_str
 
 VERSION = 1
@@ -73,8 +73,7 @@ def append(session_id, event_name, added=(), kept=(), conf=None):
 
         line = dumps({"v": VERSION, "t": int(time.time()), "event": str(event_name)[:64],
                       "added": list(added), "kept_out": list(kept)}) + "\n"
-        fd = open_private(os.path.join(where, safe_key(session_id) + ".ndjson"),
-                          os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        fd = open_append(os.path.join(where, safe_key(session_id) + ".ndjson"))
         try:
             if os.fstat(fd).st_size + len(line) > conf["max_bytes"]:
                 return False

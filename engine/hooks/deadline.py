@@ -102,7 +102,11 @@ class Deadline:
         self.armed = False
 
     def _expire(self, signum, frame):
-        self.disarm()
+        import _signal
+
+        # No second alarm; the watchdog stays armed until the process leaves:
+        # what runs now (the prompt's count, the log line) may block too.
+        _signal.setitimer(_signal.ITIMER_REAL, 0)
         last, self.on_expire = self.on_expire, None
         if last is not None:
             try:
@@ -115,4 +119,5 @@ class Deadline:
             pass
         if self.exit is None:
             os._exit(0)
+        self.disarm()
         self.exit()

@@ -38,10 +38,12 @@ def settle(event):
     parent = event.field("parent_session")
     if not isinstance(parent, str) or not parent or not _declares_parents(event):
         return
+    from engine.base.files import open_regular
+
     try:
-        with open(_path(parent), "rb") as fh:
+        with open_regular(_path(parent)) as fh:  # never waited on: a FIFO there is no note
             raw = fh.read(MAX_ID + 1)
-    except OSError:
+    except (OSError, ValueError):
         return
     root = raw.decode("utf-8", "replace")
     if 0 < len(root) <= MAX_ID and root.isprintable():

@@ -139,7 +139,9 @@ class Redis:
             n = int(rest)
             if n > self.max_bytes:
                 raise RedisError(f"Redis reply larger than {self.max_bytes} bytes (max_reply_bytes)")
-            return None if n < 0 else self._exact(n).decode()
+            # read back as call() wrote it: a lone surrogate of an event's text
+            # (a tool's name in a state key) is no malformed reply
+            return None if n < 0 else self._exact(n).decode("utf-8", "surrogatepass")
         if kind == b"*":
             n = int(rest)
             if n > self.max_items:

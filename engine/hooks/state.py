@@ -17,7 +17,7 @@ import time
 
 from engine.base.digest import safe_key
 from engine.base.fastjson import dumps_flat, loads
-from engine.base.files import Locked, replace_atomic
+from engine.base.files import Locked, open_append, read_regular, replace_atomic
 from engine.base.paths import state_dir_str
 
 from .errors import RedisError
@@ -32,13 +32,22 @@ class StateError(Exception):
 
 class _StateLock(Locked):
     """The session file's lock; one that cannot be opened is a StateError.
+    Touched once held, as the answer lock is (OneAnswer): the expiry
+    (FileState.prune) removes a lock idle longer than the state lives,
+    never the one a session running that long holds, which would let the
+    next transaction lock a new file beside it and lose an update.
     (A class, not contextlib: the hook hot path does not import functools.)"""
 
     def __enter__(self):
         try:
-            return super().__enter__()
+            super().__enter__()
         except OSError as exc:
             raise StateError(f"cannot open state lock {self.path}: {exc}") from None
+        try:
+            os.utime(self.fd)
+        except OSError:
+            pass
+        return self
 
 
 class OneAnswer:
@@ -115,17 +124,11 @@ class FileState:
 
         cap = hook_bounds()["max_state_file_bytes"]
         try:
-            with open(self.path, "rb") as fh:
-                raw = fh.read(cap + 1)
-            if len(raw) > cap:
-                return {}  # not a file this engine wrote: start the session's counts again
-            data = loads(raw.decode("utf-8"))
-        except FileNotFoundError:
-            return {}
-        except UnicodeDecodeError:
-            return {}
+            # a regular file only: a FIFO put there is never waited on (its
+            # first write replaces it), as a file over the cap is not read
+            data = loads(read_regular(self.path, cap).decode("utf-8"))
         except (OSError, ValueError):
-            return {}  # a torn or foreign file: start the session's counts again
+            return {}  # none, torn, too large or foreign: start the session's counts again
         if not isinstance(data, dict):
             return {}
         touched = data.get("_touched", 0)
@@ -209,8 +212,7 @@ class FileState:
         except OSError:
             pass  # never pruned, or no folder yet
         try:
-            with open(marker, "ab"):
-                pass
+            os.close(open_append(marker))
             os.utime(marker)
         except OSError:
             pass  # prunes each time, as before
@@ -343,40 +345,52 @@ class FallbackState:
     def _failed(self, exc):
         self.primary = None
         self.backend = "files"
-        leave_redis(self.files, f"Redis at {redact(self.url)} failed ({exc}); this session's state stays in files",
-                    self.log)
+        leave_redis(self.files, self._message(exc), self.log)
+
+    def _message(self, exc):
+        return f"Redis at {redact(self.url)} failed ({exc}); this session's state stays in files"
 
     def _counted(self, extra):
         """Add `extra` plus the turns the file holds (counted before the
         profile was loaded) to Redis's count, in one locked file transaction
         that also keeps the new count in the file (`redis_turn`), which is
-        where files take over from if Redis fails later."""
+        where files take over from if Redis fails later.  None once the
+        session is on files: Redis failed in this transaction, which left
+        it (so the events waiting for the lock go to files without waiting
+        on Redis each in turn), or had failed for another event before."""
         def change(d):
+            if d.get("on_files"):
+                return None, None
             n = _int0(d.get("turn"))
-            if extra or n:
-                turn = self.primary.add_turns(extra + n)
-            else:
-                turn = self.primary.current_turn()
+            try:
+                turn = self.primary.add_turns(extra + n) if extra or n else self.primary.current_turn()
+            except RedisError as exc:
+                _to_files(d)
+                return None, exc
             d["turn"] = 0
             d["redis_turn"] = turn
-            return turn
+            return turn, None
 
-        return self.files._transact(change)
+        turn, exc = self.files._transact(change)
+        if turn is None:
+            self.primary = None
+            self.backend = "files"
+            if exc is not None:
+                self.log(self._message(exc))
+        return turn
 
     def bump_turn(self):
         if self.primary is not None:
-            try:
-                return self._counted(1)
-            except RedisError as exc:
-                self._failed(exc)
+            turn = self._counted(1)
+            if turn is not None:
+                return turn
         return self.files.bump_turn()
 
     def current_turn(self):
         if self.primary is not None:
-            try:
-                return self._counted(0)
-            except RedisError as exc:
-                self._failed(exc)
+            turn = self._counted(0)
+            if turn is not None:
+                return turn
         return self.files.current_turn()
 
     def _call(self, name, *args):
@@ -391,7 +405,18 @@ class FallbackState:
         return self._call("get")
 
     def update(self, fields):
-        return self._call("update", fields)
+        """In Redis; what outlives the session (clear_state.survives: the
+        records of what the engine delivered, the failures the tool memory
+        holds) in the file as well, so that a session that leaves Redis
+        later neither delivers again what is in view nor counts a failure
+        twice.  They change at a delivery or a failure, not at every event."""
+        self._call("update", fields)
+        if self.primary is not None:
+            from .handlers.clear_state import survives
+
+            lasting = {k: v for k, v in fields.items() if survives(k)}
+            if lasting:
+                self.files.update(lasting)
 
     def add(self, amounts):
         return self._call("add", amounts)
@@ -409,19 +434,21 @@ def leave_redis(files, message, log):
     there is one counter, never two (a command that timed out may still
     run on the server later: Redis's count is not trusted again).  Said
     once per session."""
-    def change(d):
-        first = not d.get("on_files")
-        if first:
-            d["turn"] = _int0(d.get("redis_turn")) + _int0(d.get("turn"))
-            d["on_files"] = 1
-        return first
-
     try:
-        first = files._transact(change)
+        first = files._transact(_to_files)
     except StateError:
         first = True
     if first:
         log(message)
+
+
+def _to_files(d):
+    """The file state `d` leaves Redis (leave_redis); True the first time."""
+    first = not d.get("on_files")
+    if first:
+        d["turn"] = _int0(d.get("redis_turn")) + _int0(d.get("turn"))
+        d["on_files"] = 1
+    return first
 
 
 def open_state(session_id, settings, log):

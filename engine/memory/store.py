@@ -20,7 +20,7 @@ import os
 import time
 
 from engine.base.fastjson import loads
-from engine.base.files import Locked, open_private, replace_atomic
+from engine.base.files import Locked, open_append, replace_atomic
 from engine.base.paths import state_dir_str
 
 
@@ -61,7 +61,7 @@ def append(path, records, max_kept, compact_bytes, sessions_kept=None, examples_
     data = "".join(_dumps(_line(r)) + "\n" for r in records).encode("ascii")
     with _Lock(path, shared=True):
         try:
-            fd = open_private(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+            fd = open_append(path)
         except OSError as exc:
             raise StoreError(f"cannot write the tool memory {path}: {exc.strerror or exc}") from None
         try:
@@ -73,6 +73,15 @@ def append(path, records, max_kept, compact_bytes, sessions_kept=None, examples_
             os.close(fd)
     if size > compact_bytes:
         compact(path, max_kept, sessions_kept, examples_kept)
+
+
+def _read_bytes(path):
+    """The store's bytes: a regular file only, never waited on (a FIFO).
+    OSError as open_regular; ValueError when it is no regular file."""
+    from engine.base.files import open_regular
+
+    with open_regular(path) as fh:
+        return fh.read()
 
 
 def project_id(project):
@@ -101,12 +110,11 @@ def _line(r):
 
 def _read_raw(path):
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
+        data = _read_bytes(path)
     except FileNotFoundError:
         return []
-    except OSError as exc:
-        raise StoreError(f"cannot read the tool memory {path}: {exc.strerror or exc}") from None
+    except (OSError, ValueError) as exc:
+        raise StoreError(f"cannot read the tool memory {path}: {getattr(exc, 'strerror', None) or exc}") from None
     out = []
     for raw in data.split(b"\n"):
         if not raw.strip():
@@ -198,9 +206,8 @@ def entries_for_tool(path, tool, examples_kept=None):
     are not even parsed.  No lock: a reader sees whole lines (appends are
     single writes, compaction renames) and skips a torn last one."""
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except OSError:
+        data = _read_bytes(path)
+    except (OSError, ValueError):
         return []
     # Lines are written compact and ASCII (_dumps): a plain tool name appears
     # in its own lines exactly so, and only lines holding it are parsed.

@@ -16,8 +16,10 @@ tokens than the transcript grew in bytes divided by
 `hooks.context.growth_bytes_per_token` since the response whose usage was
 read began (fill.py: what was written after that is not in its figure, such
 as the tool results of that response).  Nothing written since the last read
-means nothing new.  Once a threshold has been passed, any growth is read (a
-compaction may have brought the fill back down).
+means nothing new; a transcript smaller than it was at the last read was
+rewritten (a purge, an agent cutting its history short) and is read.
+Once a threshold has been passed, any growth is read (a compaction may have
+brought the fill back down).
 
 The top consumers it names are the tool results the model read since the
 last compaction, ranked by the session report's own function
@@ -79,6 +81,8 @@ class ContextMonitor(Handler):
             return True
         if size == read_size:
             return False
+        if size < read_size:
+            return True  # rewritten smaller (a purge, a history cut short): no base to count growth from
         if any(snap.get(self._mark(t)) for t in thresholds):
             return True  # past one already: a compaction may have brought it back
         # the smallest window this session may have: the one read last, else the agent's regular one
