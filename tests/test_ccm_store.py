@@ -238,3 +238,16 @@ def test_settings_with_a_relative_gc_transcripts_folder_are_refused(tmp_path):
     assert run.returncode == 1, run
     [said] = run.stderr.splitlines()
     assert said.endswith(": gc.transcripts[1]: '$HOME/t' is relative ($VARs are not expanded); start it with ~ or /"), said
+
+
+def test_a_fifo_in_place_of_the_audit_log_is_not_waited_on(store):
+    """A FIFO at audit.jsonl held every put (the audit line's plain open
+    waited for a reader): the hook that cached a large output ran to its
+    deadline.  The line is a record, not the entry: one log line, and the
+    entry is stored and reads back."""
+    store.ensure()
+    os.mkfifo(store.audit_path)
+    data = b"line\n" * 20000
+    key = store.put(data, {"tool": "Bash", "command": "x"}, session="s1")
+    assert store.get(key) == data
+    assert any("audit line of put" in line and "not written" in line for line in store.logs), store.logs

@@ -28,7 +28,7 @@ import os
 import sys
 import time
 
-from engine.base.files import Locked, open_private
+from engine.base.files import Locked, open_append
 
 from . import keys
 from .keys import is_key
@@ -286,11 +286,17 @@ class Store:
 
     def audit(self, action, key, **fields):
         """One line appended to audit.jsonl (a single write of one short line:
-        concurrent appends do not interleave)."""
+        concurrent appends do not interleave).  A record of what was done, not
+        part of it: one it cannot append to (a FIFO there, never waited on)
+        is a log line, and the entry stays stored."""
         self.ensure()
         rec = {"at": time.time(), "action": action, "key": key, **{k: v for k, v in fields.items() if v is not None}}
         line = (json.dumps(rec, sort_keys=True) + "\n").encode()
-        fd = open_private(self.audit_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        try:
+            fd = open_append(self.audit_path)
+        except OSError as exc:
+            self.log(f"audit line of {action} {key} not written: {exc}")
+            return
         try:
             os.write(fd, line)
         finally:
