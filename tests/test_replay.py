@@ -87,6 +87,30 @@ def test_pricing_model_by_hand(tmp_path):
     assert family(dict(load(), default="sonnet"), "some-new-model")["name"] == "sonnet"  # a default names one
 
 
+def test_a_call_whose_cache_read_fell_back_writes_the_addition_again(tmp_path):
+    """A call after an idle pause past the cache's lifetime (or after a
+    model switch) reads only a short prefix from the cache and writes the
+    rest again: shared session 21's call 134 came 11 minutes after the one
+    before, read 0 tokens and wrote 100,736; session 10's 3rd read 13,168
+    (its system prompt) after 23,961.  An addition made before the first
+    call read no more than that first call did: it was written again, at
+    the write price, not read at a tenth of the input price."""
+    lines = [l for l in _lines() if l.get("subtype") != "compact_boundary" and not l.get("isCompactSummary")]
+    reads = iter([1000, 1500, 1000, 1600])  # the 3rd call: the cache expired, its prompt written from 1,000 on
+    for line in lines:
+        usage = line.get("message", {}).get("usage")
+        if usage is not None:
+            usage.update(cache_read_input_tokens=next(reads), cache_creation_input_tokens=500)
+    path = tmp_path / "expired.jsonl"
+    path.write_bytes(b"".join(json.dumps(l).encode() + b"\n" for l in lines))
+    t = Timeline(path)
+    assert t.cache_reads == [1000, 1500, 1000, 1600] and t.boundaries == []
+    by_name = {ev["hook_event_name"]: off for ev, off in events(path)}
+    assert t.exposure(by_name["UserPromptSubmit"]) == (2, 2)  # written by calls 1 and 3, read by 2 and 4
+    assert t.exposure(by_name["PostToolUse"]) == (2, 1)  # first sent by call 2 (it read 1,500): call 3 missed it too
+    assert Timeline(tiny(tmp_path)).exposure(by_name["UserPromptSubmit"]) == (1, 2)  # no cache figures: reads
+
+
 def _one_hour(lines):
     """The lines with every usage's cache writes made 1-hour ones, as Claude
     Code 2.1 records them in interactive sessions (shared sessions 22, 24, 25)."""

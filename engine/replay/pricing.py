@@ -143,6 +143,7 @@ class Timeline:
         self.resumes = []      # start offsets of the lines where the session was resumed
         self._began = None     # the start of the line of the first tool call awaiting its response's usage
         self.calls = []        # [(where the call stands, epoch)]
+        self.cache_reads = []  # per call: the tokens its usage says it read from the prompt cache
         self.boundaries = []   # start offsets of compaction lines
         self.kept_since = []   # per compaction: the start offset of the line where it started in the
         #                        background (what came after is kept behind its summary), or of the
@@ -191,6 +192,7 @@ class Timeline:
             return  # one response recorded several times
         self.seen.add(ident)
         self.calls.append((end if began is None else began, len(self.boundaries)))
+        self.cache_reads.append(rec.cache_read)
         self.writes["1h"] += rec.cache_write_1h
         self.writes["other"] += rec.cache_write - rec.cache_write_1h
         model = rec.model or self._model
@@ -217,18 +219,18 @@ class Timeline:
         agent's `transcript.resumed` says for `kind` (none, for an agent that
         drops it; once where it names no such event)."""
         epoch = self.epoch_at(offset)
-        later = [(e, self._copies(offset, end, kind)) for end, e in self.calls if end > offset]
+        later = [(e, self._copies(offset, end, kind), read)
+                 for (end, e), read in zip(self.calls, self.cache_reads) if end > offset]
         held = [epoch]
         since = self.kept_since[epoch] if epoch < len(self.kept_since) else None
         if since is not None and since < offset:
             held.append(epoch + 1)
         writes = reads = 0
         for e in held:
-            n = sum(copies for x, copies in later if x == e)
-            if n:
-                writes, reads = writes + 1, reads + n - 1
+            w, r = _held_by([(copies, read) for x, copies, read in later if x == e])
+            writes, reads = writes + w, reads + r
         if self._summarized(epoch, offset):
-            sent = any(e == epoch and copies for e, copies in later)
+            sent = any(e == epoch and copies for e, copies, _ in later)
             for request in self._summary_requests:
                 # "main": read where a call wrote it, else written; "own": written; "again": read
                 read = request == "again" or (request == "main" and sent)
@@ -256,6 +258,29 @@ class Timeline:
             return False
         since = self.kept_since[epoch]
         return offset < (self.boundaries[epoch] if since is None else since)
+
+
+def _held_by(calls):
+    """(writes, reads) of an addition sent by `calls` [(copies, cache read
+    tokens)] of one epoch, in order: the first call holding it writes it
+    (and reads its further copies); a later one reads it, unless its usage
+    shows the cache missed it: it read less from the cache than a call
+    before it and no more than the first one did, whose cache read ended
+    before the addition (new in its request): the prompt from there was
+    sent again (the cache expired in an idle pause, or the model changed)
+    and the addition written again."""
+    writes = reads = 0
+    first = top = None
+    for copies, read in calls:
+        if copies and (first is None or (read < top and read <= first)):
+            writes, reads = writes + 1, reads + copies - 1
+        elif copies:
+            reads += copies
+        if copies and first is None:
+            first = read
+        if first is not None:
+            top = read if top is None else max(top, read)
+    return writes, reads
 
 
 def price(tokens, writes, reads, rates, per_tokens):
