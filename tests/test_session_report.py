@@ -206,6 +206,40 @@ def test_truncated_non_utf8_unknown_and_huge_lines(tmp_path, style):
     assert "the last line is incomplete" in text
 
 
+def _figures(text):
+    """The figures a report shows (a count of 2 digits or more, a size, a
+    share), as text: the page must show each figure the terminal shows."""
+    import html
+    import re
+
+    return set(re.findall(r"(?<![\w.,:-])\d[\d,]*\d(?:\.\d+)?%?(?![\w:-])", html.unescape(text)))
+
+
+def test_the_page_shows_every_figure_of_the_terminal_report(tmp_path, style):
+    """The HTML page and the terminal report are two views of one report:
+    the last fill, each compaction's tokens before it, the refreshes'
+    characters in all, the subagents (inline side chain, and a subagent's
+    own file), the number of errors and the notes on unreadable lines are
+    in both.  The page had none of them."""
+    from session_fixtures import assistant, user
+    from testdata import transcript
+
+    main = write(tmp_path / "abc.jsonl", [user("go"), assistant("m1", 1000)])
+    (tmp_path / "abc" / "subagents").mkdir(parents=True)
+    (tmp_path / "abc" / "subagents" / "agent-a2898e3.jsonl").write_bytes(REAL[0].read_bytes())
+    partial = tmp_path / "partial.jsonl"
+    partial.write_bytes(write(tmp_path / "s.jsonl", synthetic()).read_bytes() + b"not json\n{\"type\": \"assi")
+    for path in (transcript("09-ccviewer-v10108-inline-sidechain.jsonl"), main, partial,
+                 transcript("21-erk-ci-compact-17errors-41files-ebe65926.jsonl")):
+        r = build_report(str(path), style)
+        text, page = render_text(r, style), render_html(r, style)
+        chart = terminal(r, style)  # its axis labels and response numbers are drawn in the page's SVG
+        shown = _figures(text.replace(chart, ""))
+        assert shown and not shown - _figures(page), (path.name, sorted(shown - _figures(page)))
+        assert f"Errors: {r['error_count']}" in page
+    assert r["compactions"] and f"{r['compactions'][0]['pre_tokens']:,}" in page and f"last {r['last']['tokens']:,}" in page
+
+
 def test_empty_and_not_a_file(tmp_path, style):
     empty = tmp_path / "e.jsonl"
     empty.write_bytes(b"")
