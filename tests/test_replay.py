@@ -83,6 +83,10 @@ def test_pricing_model_by_hand(tmp_path):
     # 1,000 tokens written once and read once: 1000 * (6.25 + 0.5) / 1e6
     assert price(1000, 1, 1, rates, 1_000_000) == pytest.approx(0.00675)
     assert family(load(), "claude-sonnet-4-5")["input"] == 3.0
+    # Opus 4's dated id names no minor version: $15, not Opus 4.5's $5; Haiku 3 is not Haiku 3.5
+    assert [family(load(), m)["input"] for m in ("claude-opus-4-20250514", "claude-opus-4-1-20250805",
+                                                 "claude-opus-4-5-20251101", "claude-opus-4-6")] == [15.0, 15.0, 5.0, 5.0]
+    assert [family(load(), m)["input"] for m in ("claude-3-haiku-20240307", "claude-3-5-haiku-20241022")] == [0.25, 0.8]
     assert family(load(), "some-new-model") is None  # no price of its own and no default: not priced
     assert family(dict(load(), default="sonnet"), "some-new-model")["name"] == "sonnet"  # a default names one
 
