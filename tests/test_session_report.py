@@ -240,6 +240,21 @@ def test_the_page_shows_every_figure_of_the_terminal_report(tmp_path, style):
     assert r["compactions"] and f"{r['compactions'][0]['pre_tokens']:,}" in page and f"last {r['last']['tokens']:,}" in page
 
 
+def test_an_image_a_tool_result_held_is_shown_not_hidden(style):
+    """A tool result holding an image (shared session 10: a Read of a
+    screenshot) is no text bytes, yet the model read it: both forms of the
+    report say the image is there and not in the bytes, instead of showing
+    the tool's bytes and share as all it put in the context."""
+    from testdata import transcript
+
+    r = build_report(str(transcript("10-agentcmd-v2026-image-result.jsonl")), style)
+    (read,) = [t for t in r["tools"] if t["name"] == "Read"]
+    assert read["images"] == 1
+    row = next(line for line in render_text(r, style).splitlines() if line.strip().startswith("Read "))
+    assert row.endswith("1 image(s), not in the bytes"), row
+    assert "images (not in the bytes)" in render_html(r, style)
+
+
 def test_empty_and_not_a_file(tmp_path, style):
     empty = tmp_path / "e.jsonl"
     empty.write_bytes(b"")
