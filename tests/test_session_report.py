@@ -263,6 +263,29 @@ def test_an_image_a_tool_result_held_is_shown_not_hidden(style):
     assert "images (not in the bytes)" in render_html(r, style)
 
 
+def test_a_subagent_file_does_not_claim_its_sessions_records(tmp_path, style, monkeypatch):
+    """A subagent's own transcript (Claude Code 2.x, shared file 02) names
+    its session's id on every line; the hooks record per session, so that
+    session's records hold the main chain's injections and outputs kept
+    out: the subagent's report showed them as what the engine did in the
+    subagent ("net: ~23,500 tokens saved" for a subagent given nothing).
+    It now says whose they are, and its session's own report shows them."""
+    from engine.core import records
+
+    monkeypatch.setenv("ENGINE_STATE_DIR", str(tmp_path / "state"))
+    sub = REAL[0]
+    session = build_report(str(sub), style)["session_id"]
+    conf = records.settings()
+    assert records.append(session, "user_prompt", [records.injection("rules", 4200, conf)],
+                          [records.kept_out("ccm", 100000, 2000, conf)])
+    r = build_report(str(sub), style)
+    assert r["kind"] == "subagent" and r["engine"] is None
+    for shown in (render_text(r, style), render_html(r, style)):
+        assert "4,200" not in shown and "100,000" not in shown and "record per session, not per subagent" in shown
+    main = write(tmp_path / "main.jsonl", json.loads(json.dumps(synthetic()).replace("synthetic-1", session)))
+    assert build_report(str(main), style)["engine"]["added_chars"] == 4200  # the session's own report has them
+
+
 def test_empty_and_not_a_file(tmp_path, style):
     empty = tmp_path / "e.jsonl"
     empty.write_bytes(b"")

@@ -18,7 +18,8 @@ moved out of the file: their bytes are the originals', which the model
 read), hook_contexts, subagents [{file (None for the side chain inline in
 this file), inline, api_calls, peak_tokens, tool_result_bytes}], problems {lines, bad_lines, long_lines,
 non_utf8_lines, partial_tail}, engine (what the engine did, from its
-hooks' records: engine/session/did.py) {recorded_events, added [{handler,
+hooks' records: engine/session/did.py; null for a subagent's own
+transcript, the records being its whole session's) {recorded_events, added [{handler,
 count, chars, tokens}], added_tokens, added_chars, kept_out {outputs,
 bytes_before, bytes_after, tokens}, net_tokens, records_full}.
 """
@@ -190,7 +191,10 @@ def build_report(path, style, errors=None, redact=None, agent=None, original=Non
     }
     from .did import for_session
 
-    report["engine"] = for_session(report["session_id"])  # what the engine did: its hooks' own records
+    # what the engine did: its hooks' own records, kept per session; a
+    # subagent's own file names its session's id, whose records are the
+    # whole session's (its main chain's events too): none are the subagent's
+    report["engine"] = for_session(report["session_id"]) if kind == "main" else None
     found, count = errors(report, chain)
     report["errors"] = grouped(found)
     report["error_count"] = count
