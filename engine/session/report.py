@@ -135,6 +135,16 @@ def _subagent(chain, file):
             "tool_result_bytes": sum(t["result_bytes"] for t in chain.tools.values())}
 
 
+def _engine(session_id, kind):
+    """What the engine did: its hooks' own records, kept per session.  A
+    subagent's own file names its session's id, whose records are the
+    whole session's (its main chain's events too): none are the
+    subagent's (None)."""
+    from .did import for_session
+
+    return for_session(session_id) if kind == "main" else None
+
+
 def build_report(path, style, errors=None, redact=None, agent=None, original=None):
     """The report of one transcript file (the module doc: its shape); `errors`:
     their source (errors.py); `agent`: its name (default: the lines show it);
@@ -189,12 +199,7 @@ def build_report(path, style, errors=None, redact=None, agent=None, original=Non
         "subagents": _subagents(path, style, redact, agent, an.side) if kind == "main" else [],
         "problems": problems.as_dict(),
     }
-    from .did import for_session
-
-    # what the engine did: its hooks' own records, kept per session; a
-    # subagent's own file names its session's id, whose records are the
-    # whole session's (its main chain's events too): none are the subagent's
-    report["engine"] = for_session(report["session_id"]) if kind == "main" else None
+    report["engine"] = _engine(report["session_id"], kind)
     found, count = errors(report, chain)
     report["errors"] = grouped(found)
     report["error_count"] = count
