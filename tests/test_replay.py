@@ -115,6 +115,38 @@ def test_a_call_whose_cache_read_fell_back_writes_the_addition_again(tmp_path):
     assert Timeline(tiny(tmp_path)).exposure(by_name["UserPromptSubmit"]) == (1, 2)  # no cache figures: reads
 
 
+def test_each_call_is_priced_at_its_own_models_rates(tmp_path, monkeypatch):
+    """A main chain answered by two models (shared session 13: a plugin's
+    command on Haiku inside an Opus session): each call writes or reads an
+    addition at its own model's rates, not all at the model seen most
+    (13 was priced $0.0013 for $0.0010 of writes and reads)."""
+    from engine.replay.run import replay
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    lines = [l for l in _lines() if l.get("subtype") != "compact_boundary" and not l.get("isCompactSummary")]
+    calls = iter([("claude-opus-4-6", 1000), ("claude-opus-4-6", 1500), ("claude-haiku-4-5", 0), ("claude-opus-4-6", 1600)])
+    for line in lines:
+        if line.get("message", {}).get("usage") is not None:
+            model, read = next(calls)
+            line["message"]["model"] = model
+            line["message"]["usage"].update(cache_read_input_tokens=read, cache_creation_input_tokens=500)
+    path = tmp_path / "two-models.jsonl"
+    path.write_bytes(b"".join(json.dumps(l).encode() + b"\n" for l in lines))
+    t = Timeline(path)
+    assert t.model == "claude-opus-4-6" and t.call_models[2] == "claude-haiku-4-5"
+    by_name = {ev["hook_event_name"]: off for ev, off in events(path)}
+    # written by the 1st call and by Haiku's (its own cache: a miss), read by the 2nd and the 4th
+    assert t.split(by_name["UserPromptSubmit"]) == {"claude-opus-4-6": [1, 2], "claude-haiku-4-5": [1, 0]}
+    s = replay([str(path)], profile="default")["sessions"][0]
+    rates = {m: family(load(), m) for m in ("claude-opus-4-6", "claude-haiku-4-5")}
+    want = sum(p["tokens"] * sum(w * rates[m]["cache_write"] + r * rates[m]["cache_read"]
+                                 for m, (w, r) in t.split(a["offset"]).items())
+               for a in s["answers"] for p in a["parts"] if p["field"] == "context") / 1e6
+    assert s["injected"]["tokens"] > 0 and s["injected"]["cost"] == pytest.approx(want)
+    all_opus = (s["injected"]["cache_writes"] * 6.25 + s["injected"]["cache_read_tokens"] * 0.5) / 1e6
+    assert s["injected"]["cost"] < all_opus
+
+
 def _one_hour(lines):
     """The lines with every usage's cache writes made 1-hour ones, as Claude
     Code 2.1 records them in interactive sessions (shared sessions 22, 24, 25)."""
