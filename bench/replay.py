@@ -117,7 +117,8 @@ def main():
     note = ("Built-in profile; the events run in a project with a CLAUDE.md and two rule files of the shared corpus. "
             "Tokens: tiktoken o200k_base. Priced with pipelines/reports/pricing.yaml (USD per million tokens; an "
             "addition is written to the cache once and read by every later API call until the next compaction, "
-            "and by that compaction's own request). "
+            "written again by a call whose usage shows the cache missed it, and read by that compaction's own "
+            "request). "
             f"Already in view: {result['sessions'][0]['already_in_view']['method']}.")
     text = ("engine replay, per shared transcript\n" + fmt_table(headers, rows) + "\n" + note + "\n\n"
             + f"whole process, `engine replay FILE --json` (median/max of {args.runs})\n"

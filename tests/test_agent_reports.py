@@ -6,8 +6,10 @@ the file in this test, in the agent's own format; where each agent keeps
 its sessions, found as it keeps them; a model with no price said, never
 priced at 0."""
 
+import html
 import json
 import os
+import re
 import shutil
 import time
 
@@ -278,10 +280,16 @@ def test_a_model_with_no_price_is_said_and_not_priced(tmp_path, monkeypatch):
     assert unpriced["injected"]["cost"] is None and unpriced["net"]["cost"] is None
     assert result["totals"]["unpriced"] == [str(path)]
     assert result["totals"]["net"]["cost"] == pytest.approx(priced["net"]["cost"])  # only what has a price
-    from engine.replay.render import load, render_text
+    from engine.replay.render import load, render_html, render_text
 
     shown = render_text(result, load())
     assert "not priced: no price for this model" in shown and "n/a" in shown
+    # the page says it as well, and shows the figures the terminal shows (costs by handler, kept out, the rates)
+    page = html.unescape(render_html(result, load()))
+    assert "not priced: no price for this model" in page and "Not priced (their models have no price; in no total)" in page
+    assert "o9-reasoner has no price" in page and "priced as gemini-2.5-flash" in page
+    figures = re.compile(r"[-+]?\d(?:[\d,]*\d)?(?:\.\d+)?")
+    assert set(figures.findall(shown)) - set(figures.findall(page)) == set()
 
 
 # ------------------------------------------------------------ the tool memory's scan

@@ -220,6 +220,29 @@ def test_a_file_name_holding_a_newline_prints_on_one_line(cli):
     assert "p\\n    fake.yaml" in approved.out and "\n    fake.yaml" not in approved.out, approved.out
 
 
+def test_a_cached_command_of_several_lines_is_one_row_of_the_listing(cli, tmp_path, monkeypatch):
+    """`engine cache list` prints one row an entry, ending with the command
+    that made it.  A command of several lines (a heredoc, which agents
+    write often) printed its lines as rows of their own: here one that
+    forges an entry, a key with its size, which no store holds."""
+    from engine.ccm import config
+    from engine.ccm.store import Store
+
+    monkeypatch.setenv("ENGINE_STATE_DIR", str(tmp_path / "state"))
+    text = open(config.builtin_path(), encoding="utf-8").read()
+    settings_file = tmp_path / "content_cache.yaml"
+    settings_file.write_text(text.replace('folder: ""', f'folder: "{tmp_path / "ccm"}"', 1), encoding="utf-8")
+    forged = "sha256:" + "f" * 64 + "        12  1 lines  hard  rm -rf ~"
+    command = "python3 - <<'EOF'\nprint('x' * 5000)\n" + forged + "\nEOF"
+    assert Store(config.load(str(settings_file)), log=lambda _m: None).put(
+        b"x" * 5000, {"tool": "Bash", "command": command, "cwd": str(cli.cwd)})
+    listed = cli("cache", "list", "--all", env={"ENGINE_STATE_DIR": tmp_path / "state",
+                                                "ENGINE_CONTENT_CACHE": settings_file})
+    assert listed.returncode == 0, str(listed)
+    [row] = listed.out.splitlines()
+    assert row.startswith("sha256:") and "<<'EOF'\\nprint(" in row and not row.startswith(forged), row
+
+
 def test_a_path_quoted_in_an_error_message_prints_on_one_line(cli):
     """A message quotes names from data too: a profile's `extends:` holding
     a newline printed `no profile file at ./x` and then a line of its own

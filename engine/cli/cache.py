@@ -210,6 +210,7 @@ def _stats(store, args):
 
 
 def _list(store, args):
+    from engine.base.controls import one_line
     from engine.ccm.origin import origin
 
     metas = [m for m in _entries(store, args.all) if not args.pinned or m["pin"]["level"] != "none"]
@@ -220,7 +221,9 @@ def _list(store, args):
         src = (m.get("sources") or [{}])[0]
         what = src.get("command") or src.get("path") or src.get("tool") or ""
         where = f"  [{origin(m) or 'before origins'}]" if args.all else ""
-        print(f"sha256:{m['key']}  {m['bytes']:>10}  {m['lines']:>7} lines  {m['pin']['level']:<4}  {what[:80]}{where}")
+        # one row an entry: a command of several lines (a heredoc) is one line, its newlines escaped
+        print(f"sha256:{m['key']}  {m['bytes']:>10}  {m['lines']:>7} lines  {m['pin']['level']:<4}  "
+              f"{one_line(what[:80])}{one_line(where)}")
     return 0
 
 

@@ -33,9 +33,12 @@ def _bucket():
 class Session:
     """The figures of one session's answers (see the module doc)."""
 
-    def __init__(self, agent, hooks, timeline, rates, per_tokens, count):
+    def __init__(self, agent, hooks, timeline, rates, per_tokens, count, rates_of=None):
         self.agent, self.hooks, self.timeline, self.rates, self.per = agent, hooks, timeline, rates, per_tokens
         self.count = count
+        # rates_of(model): the rates of a call's model (None: the session's);
+        # _split: the current answer's {model: [writes, reads]}, None: all at the session's rates
+        self.rates_of, self._split = rates_of, None
         self.kinds = {s["name"]: s["kind"] for specs in hooks["events"].values() for s in specs}
         self.events = 0
         self.answers, self.by_handler = [], {}
@@ -51,11 +54,17 @@ class Session:
         self._payload = {}
 
     def price(self, tokens, writes, reads):
+        """What `tokens` cost, written and read as the current answer's
+        split says, each at its call's model's rates (else `writes` and
+        `reads` at the session's)."""
         if self.rates is None:
             return 0.0
         from .pricing import price
 
-        return price(tokens, writes, reads, self.rates, self.per)
+        if self._split is None or self.rates_of is None:
+            return price(tokens, writes, reads, self.rates, self.per)
+        return sum(price(tokens, w, r, self.rates_of(model) or self.rates, self.per)
+                   for model, (w, r) in self._split.items())
 
     # -------------------------------------------------------------- an answer
 
@@ -76,7 +85,8 @@ class Session:
         # agent takes into one request only (Gemini's BeforeModel) is in that
         # request alone: written once, read by no later call.
         one = kind == "subagent_start" or self.agent.context_for_one_request(kind)
-        writes, reads = (1, 0) if one else self.timeline.exposure(offset, kind)
+        self._split = None if one else self.timeline.split(offset, kind)
+        writes, reads = (1, 0) if one else (sum(w for w, _ in self._split.values()), sum(r for _, r in self._split.values()))
         parts = [self._kept(text, stub, "engine cache run", "wrapped output", writes, reads) for text, stub in stubs]
         if trace and trace[0].decision and kind == "pre_tool":
             parts.append(self._decision(event, trace[0]))

@@ -28,7 +28,9 @@ The rates (a `kind: pricing` document, pipelines/reports/pricing.yaml by
 default) are per token kind and model family; the family is the one whose
 pattern the transcript's main model matches first, else the document's
 `default` when it names one; a model no family prices has no rates (the
-replay says so and gives no cost: never a silent 0).  A cache write costs
+replay says so and gives no cost: never a silent 0).  Each call writes
+and reads at its own model's rates (Timeline.split), where a family
+prices that model; the main model's otherwise.  A cache write costs
 what the session's own writes cost: a family's `cache_write_1h` where the
 transcript's usage shows its cache writes were mostly 1-hour ones
 (Claude Code records the split), else its `cache_write`.
@@ -143,6 +145,8 @@ class Timeline:
         self.resumes = []      # start offsets of the lines where the session was resumed
         self._began = None     # the start of the line of the first tool call awaiting its response's usage
         self.calls = []        # [(where the call stands, epoch)]
+        self.cache_reads = []  # per call: the tokens its usage says it read from the prompt cache
+        self.call_models = []  # per call: the model that answered it (None: not named)
         self.boundaries = []   # start offsets of compaction lines
         self.kept_since = []   # per compaction: the start offset of the line where it started in the
         #                        background (what came after is kept behind its summary), or of the
@@ -191,9 +195,11 @@ class Timeline:
             return  # one response recorded several times
         self.seen.add(ident)
         self.calls.append((end if began is None else began, len(self.boundaries)))
+        self.cache_reads.append(rec.cache_read)
         self.writes["1h"] += rec.cache_write_1h
         self.writes["other"] += rec.cache_write - rec.cache_write_1h
         model = rec.model or self._model
+        self.call_models.append(model)
         if model:
             self.models[model] = self.models.get(model, 0) + 1
 
@@ -207,7 +213,12 @@ class Timeline:
         return sum(1 for b in self.boundaries if b < offset)
 
     def exposure(self, offset, kind=None):
-        """(writes, reads) of an addition made by an event (of neutral `kind`)
+        """(writes, reads) of an addition made by an event: split() summed."""
+        split = self.split(offset, kind).values()
+        return sum(w for w, _ in split), sum(r for _, r in split)
+
+    def split(self, offset, kind=None):
+        """{model: [writes, reads]} of an addition made by an event (of neutral `kind`)
         that saw `offset` bytes: the first later call of its epoch writes it,
         every further call of that epoch reads it, and so does the request of
         the compaction that ends the epoch (it writes it where no call did).  Made after the next compaction started
@@ -215,25 +226,28 @@ class Timeline:
         next epoch's first call writes it again, its other calls read it.  A
         call after the session was resumed holds it as many times as the
         agent's `transcript.resumed` says for `kind` (none, for an agent that
-        drops it; once where it names no such event)."""
+        drops it; once where it names no such event).  Each write and read
+        is the model's that made the call (a model has a price of its own);
+        the compaction's request, the model's of the epoch's last call."""
         epoch = self.epoch_at(offset)
-        later = [(e, self._copies(offset, end, kind)) for end, e in self.calls if end > offset]
+        later = [(e, self._copies(offset, end, kind), read, model)
+                 for (end, e), read, model in zip(self.calls, self.cache_reads, self.call_models) if end > offset]
         held = [epoch]
         since = self.kept_since[epoch] if epoch < len(self.kept_since) else None
         if since is not None and since < offset:
             held.append(epoch + 1)
-        writes = reads = 0
+        out = {}
         for e in held:
-            n = sum(copies for x, copies in later if x == e)
-            if n:
-                writes, reads = writes + 1, reads + n - 1
+            _held_by([(copies, read, model) for x, copies, read, model in later if x == e], out)
         if self._summarized(epoch, offset):
-            sent = any(e == epoch and copies for e, copies in later)
+            sent = any(e == epoch and copies for e, copies, _, _ in later)
+            model = next((m for e, m in zip((e for _, e in reversed(self.calls)), reversed(self.call_models))
+                          if e == epoch), self.model)
             for request in self._summary_requests:
                 # "main": read where a call wrote it, else written; "own": written; "again": read
                 read = request == "again" or (request == "main" and sent)
-                writes, reads = (writes, reads + 1) if read else (writes + 1, reads)
-        return writes, reads
+                out.setdefault(model, [0, 0])[1 if read else 0] += 1
+        return out
 
     def _copies(self, offset, end, kind):
         """How many times a call standing at `end` holds an addition made at
@@ -256,6 +270,28 @@ class Timeline:
             return False
         since = self.kept_since[epoch]
         return offset < (self.boundaries[epoch] if since is None else since)
+
+
+def _held_by(calls, out):
+    """Add to `out` ({model: [writes, reads]}) those of an addition sent by
+    `calls` [(copies, cache read tokens, model)] of one epoch, in order: the first call holding it writes it
+    (and reads its further copies); a later one reads it, unless its usage
+    shows the cache missed it: it read less from the cache than a call
+    before it and no more than the first one did, whose cache read ended
+    before the addition (new in its request): the prompt from there was
+    sent again (the cache expired in an idle pause, or the model changed)
+    and the addition written again."""
+    first = top = None
+    for copies, read, model in calls:
+        tally = out.setdefault(model, [0, 0]) if copies else None
+        if tally is not None and (first is None or (read < top and read <= first)):
+            tally[0], tally[1] = tally[0] + 1, tally[1] + copies - 1
+        elif tally is not None:
+            tally[1] += copies
+        if copies and first is None:
+            first = read
+        if first is not None:
+            top = read if top is None else max(top, read)
 
 
 def price(tokens, writes, reads, rates, per_tokens):

@@ -114,6 +114,24 @@ def _rates(pricing, timeline):
     return session_rates(rates, timeline)
 
 
+def _rates_of(pricing, timeline):
+    """rates_of(model) for a session's calls: the family of each model its
+    calls name (a plugin's command on another model, a /model switch),
+    with the session's cache lifetime; None for a model no family prices
+    (its calls are priced at the session's rates)."""
+    from .pricing import family, session_rates
+
+    known = {}
+
+    def rates_of(model):
+        if model not in known:
+            fam = family(pricing, model) if model else None
+            known[model] = session_rates(fam, timeline)[0] if fam is not None else None
+        return known[model]
+
+    return rates_of
+
+
 def replay_one(path, world, profile_ref, pricing, count, progress=None, project=None, agent=None):
     """The figures of one transcript (see the module doc)."""
     from engine.core.transcript import copy_range
@@ -136,7 +154,7 @@ def replay_one(path, world, profile_ref, pricing, count, progress=None, project=
     hooks = _settings(profile_ref, project)
     world.bring_named(hooks)
     log = _Log()
-    tally = Tally(agent, hooks, timeline, rates, pricing["per_tokens"], count)
+    tally = Tally(agent, hooks, timeline, rates, pricing["per_tokens"], count, _rates_of(pricing, timeline))
     skipped = []  # lines too long to hold: copied through, no event
     written = 0
     with open(tpath, "wb") as out, open(path, "rb") as src:

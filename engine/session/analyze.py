@@ -47,9 +47,12 @@ class Chain:
 
 
 class Analyzer:
-    def __init__(self, style, redact, original=None):
+    def __init__(self, style, redact, original=None, count=None):
         self.style = style
         self.redact = redact
+        # count(text): a refresh's tokens (the report's, with tiktoken); None:
+        # not counted (the hooks' context audit reads no encoding)
+        self.count = count
         # original(texts): (purge stubs among them, bytes their outputs held beyond
         # them) (engine/ccm/stub.py purged_size); None: no such reading
         self.original = original
@@ -145,7 +148,9 @@ class Analyzer:
             self.hook_contexts += 1
         for text in rec.texts:
             for found in self.banners.refreshes(text, via):
-                chain.refreshes.append({"x": chain.x(), "time": rec.time, "line": rec.line, **found})
+                body = found.pop("text")
+                tokens = self.count(body) if self.count is not None else None
+                chain.refreshes.append({"x": chain.x(), "time": rec.time, "line": rec.line, **found, "tokens": tokens})
 
     # -- tools --------------------------------------------------------------
     @staticmethod

@@ -19,11 +19,13 @@ class Banners:
         self._unmatched = refreshes.get("unmatched") or ""
 
     def refreshes(self, text, via):
-        """[{handler, turn, chars, via}] of one added text, in order."""
+        """[{handler, turn, chars, via, text}] of one added text, in order
+        (`text`: the refresh itself, for its tokens to be counted)."""
         found = sorted((m.start(), handler, m) for handler, rx in self._rx for m in rx.finditer(text))
         if not found:
             if via == "attachment" and self._unmatched and text.strip():
-                return [{"handler": self._unmatched, "turn": None, "chars": len(text.rstrip()), "via": via}]
+                body = text.rstrip()
+                return [{"handler": self._unmatched, "turn": None, "chars": len(body), "via": via, "text": body}]
             return []
         out = []
         for i, (start, handler, m) in enumerate(found):
@@ -34,5 +36,5 @@ class Banners:
                     body = body[: -len(tag)].rstrip()
             turn = m.groupdict().get("turn")
             out.append({"handler": handler, "turn": int(turn) if turn and turn.isdigit() else None,
-                        "chars": len(body), "via": via})
+                        "chars": len(body), "via": via, "text": body})
         return out

@@ -118,7 +118,8 @@ def svg(report, style):
                    f'stroke-width="2" stroke-dasharray="6 4"><title>{title}</title></line>')
     for r in report["refreshes"]:
         x = X(min(r["x"], max(n - 1, 0)) - 0.25 if n > 1 and r["x"] > 0 else 0)
-        title = escape(f"refresh {r['handler']}, {r['chars']} characters")
+        tokens = "" if r.get("tokens") is None else f", {r['tokens']} tokens"
+        title = escape(f"refresh {r['handler']}, {r['chars']} characters{tokens}")
         out.append(f'<line class="refresh" x1="{x:.1f}" y1="{top_}" x2="{x:.1f}" y2="{bottom}" stroke="{col["refresh"]}" '
                    f'stroke-width="2"><title>{title}</title></line>')
     stretches = {}

@@ -7,7 +7,8 @@ each prompt came before), api_calls,
 context_window, bytes_per_token, fill [{x, time, tokens, percent, segment,
 model}], peak and last (a fill point or null), compactions [{x, time, line,
 trigger, pre_tokens}], refreshes [{x, time, line, handler, turn, chars,
-via}], refresh_chars, tools [{name, calls, results, result_bytes,
+tokens, via}], refresh_chars, refresh_tokens, tokenizer (the encoding a
+refresh's tokens are counted with), tools [{name, calls, results, result_bytes,
 est_tokens, share, errors, images}] (biggest first, at most `tools.top`),
 tool_result_bytes, tools_in_context and tool_result_bytes_in_context (the
 same since the last compaction), errors [{tool, message, count, time, line,
@@ -17,7 +18,8 @@ moved out of the file: their bytes are the originals', which the model
 read), hook_contexts, subagents [{file (None for the side chain inline in
 this file), inline, api_calls, peak_tokens, tool_result_bytes}], problems {lines, bad_lines, long_lines,
 non_utf8_lines, partial_tail}, engine (what the engine did, from its
-hooks' records: engine/session/did.py) {recorded_events, added [{handler,
+hooks' records: engine/session/did.py; null for a subagent's own
+transcript, the records being its whole session's) {recorded_events, added [{handler,
 count, chars, tokens}], added_tokens, added_chars, kept_out {outputs,
 bytes_before, bytes_after, tokens}, net_tokens, records_full}.
 """
@@ -74,16 +76,25 @@ def _open(path):
         raise UserError("not a regular file; give a transcript (.jsonl)", path) from None
 
 
-def analyze_file(path, style, redact, agent=None, original=None):
+def _counter(style):
+    """A refresh's tokens, with tiktoken (the style's `refreshes.tokenizer`),
+    each distinct text counted once and kept in the results cache."""
+    from engine.core.textcache import count_tokens
+
+    encoding = style["refreshes"]["tokenizer"]
+    return lambda text: count_tokens(text, encoding)
+
+
+def analyze_file(path, style, redact, agent=None, original=None, count=None):
     """(Analyzer, Problems) of one transcript, read by its agent's reader;
-    `original`: the reader of purge stubs (Analyzer)."""
+    `original`: the reader of purge stubs, `count` of a refresh's tokens (Analyzer)."""
     from engine.agents.transcripts import forwards
 
     from .agent import for_transcript
 
     agent = agent if agent is not None and not isinstance(agent, str) else for_transcript(path, agent)
     problems = Problems()
-    an = Analyzer(with_agent_errors(style, agent), redact, original)
+    an = Analyzer(with_agent_errors(style, agent), redact, original, count)
     with _open(path) as fh:
         for rec in forwards(agent.data["transcript"]["reader"], fh, style["reading"], problems):
             an.feed(rec)
@@ -124,6 +135,16 @@ def _subagent(chain, file):
             "tool_result_bytes": sum(t["result_bytes"] for t in chain.tools.values())}
 
 
+def _engine(session_id, kind):
+    """What the engine did: its hooks' own records, kept per session.  A
+    subagent's own file names its session's id, whose records are the
+    whole session's (its main chain's events too): none are the
+    subagent's (None)."""
+    from .did import for_session
+
+    return for_session(session_id) if kind == "main" else None
+
+
 def build_report(path, style, errors=None, redact=None, agent=None, original=None):
     """The report of one transcript file (the module doc: its shape); `errors`:
     their source (errors.py); `agent`: its name (default: the lines show it);
@@ -133,7 +154,7 @@ def build_report(path, style, errors=None, redact=None, agent=None, original=Non
     errors = errors or error_sources.default()
     redact = redact or _redactor()
     agent = for_transcript(path, agent, strict=True)
-    an, problems = analyze_file(path, style, redact, agent, original)
+    an, problems = analyze_file(path, style, redact, agent, original, _counter(style))
     kind, chain = an.chain()
     points = list(chain.responses.values())
     peak_tokens = max((p["tokens"] for p in points), default=None)
@@ -165,6 +186,8 @@ def build_report(path, style, errors=None, redact=None, agent=None, original=Non
         "compactions": chain.compactions,
         "refreshes": chain.refreshes,
         "refresh_chars": sum(r["chars"] for r in chain.refreshes),
+        "refresh_tokens": sum(r["tokens"] for r in chain.refreshes),
+        "tokenizer": style["refreshes"]["tokenizer"],
         "tools": tools[: style["tools"]["top"]],
         "tool_result_bytes": total,
         # since the last compaction: what the context audit names
@@ -176,9 +199,7 @@ def build_report(path, style, errors=None, redact=None, agent=None, original=Non
         "subagents": _subagents(path, style, redact, agent, an.side) if kind == "main" else [],
         "problems": problems.as_dict(),
     }
-    from .did import for_session
-
-    report["engine"] = for_session(report["session_id"])  # what the engine did: its hooks' own records
+    report["engine"] = _engine(report["session_id"], kind)
     found, count = errors(report, chain)
     report["errors"] = grouped(found)
     report["error_count"] = count
