@@ -142,8 +142,18 @@ def cache_run(tmp_path, command, timeout=60):
     env = dict(os.environ, HOME=str(tmp_path / "home"), PYTHONPATH=REPO, SHELL="/bin/sh",
                ENGINE_CACHE_DIR=str(tmp_path / "cache"), ENGINE_STATE_DIR=str(tmp_path / "state"),
                XDG_CONFIG_HOME=str(tmp_path / "xdg"), CLAUDE_CONFIG_DIR=str(tmp_path / "cfg"))
-    return subprocess.run([sys.executable, "-m", "engine.cli", "cache", "run", "--cwd", str(tmp_path), "--", command],
+    words = [command] if isinstance(command, str) else command
+    return subprocess.run([sys.executable, "-m", "engine.cli", "cache", "run", "--cwd", str(tmp_path), "--", *words],
                           capture_output=True, env=env, cwd=str(tmp_path), timeout=timeout)
+
+
+def test_a_command_and_its_arguments_are_run_as_they_are(tmp_path):
+    """Old code joined the words with blanks: `-- sh -c 'echo a; echo b'`
+    ran `sh -c echo a; echo b` (an empty line, then b)."""
+    r = cache_run(tmp_path, ["sh", "-c", "echo a; echo b", "x"])
+    assert r.returncode == 0 and r.stdout == b"a\nb\n", r
+    r = cache_run(tmp_path, ["printf", "%s|", "two words", "it's"])
+    assert r.stdout == b"two words|it's|", r
 
 
 def test_wrapper_runs_bash_whatever_shell_is(tmp_path):

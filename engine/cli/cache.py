@@ -60,12 +60,22 @@ def add_parser(sub):
     x.add_argument("--cwd", type=folder)
     x.add_argument("--session")
     x.add_argument("--tool-use-id")
-    x.add_argument("shell_command", nargs="+", metavar="COMMAND", help="after --: the command, as one shell string")
+    x.add_argument("shell_command", nargs="+", metavar="COMMAND",
+                   help="after --: one shell string (`-- 'make test | tail'`, as the hook writes it), or a command "
+                        "and its arguments, each kept as it is (`-- sh -c 'seq 1 20000'`)")
 
 
 def _all(parser):
     parser.add_argument("--all", action="store_true",
                         help="every project's entries (default: the project of the working folder only)")
+
+
+def _shell_string(words):
+    """One word is a shell string as it is; several are a command and its
+    arguments, each quoted (joined bare, `sh -c 'seq 1 9'` ran `sh -c seq`)."""
+    import shlex
+
+    return words[0] if len(words) == 1 else shlex.join(words)
 
 
 def run(args):
@@ -79,7 +89,7 @@ def run(args):
         from engine.hooks.projectenv import received
 
         # the command runs with the variables the agent's shell gave, the project's included
-        return run_command(" ".join(args.shell_command), args.cwd, args.session, args.tool_use_id, settings,
+        return run_command(_shell_string(args.shell_command), args.cwd, args.session, args.tool_use_id, settings,
                            env=received())
     store = Store(settings)
     if cmd == "stats":
