@@ -123,8 +123,14 @@ def test_since_sums_every_session_of_the_period(hk):
     assert t["added_tokens"] == sum(s["added_tokens"] for s in rows.values())
     assert t["kept_out_tokens"] == sum(s["kept_out_tokens"] for s in rows.values())
     assert t["net_tokens"] == t["added_tokens"] - t["kept_out_tokens"]
+    # the time of the last change is UTC and says so, as the transcripts' times are
+    import time
+
+    ended = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(os.stat(hk.transcript).st_mtime))
+    assert rows[hk.session]["ended"] == ended, rows[hk.session]
     text = _report(hk, "--since", "7d").stdout
     assert hk.session in text and other in text and "total (~tokens)" in text
+    assert "last change (UTC)" in text and ended in text
     assert f"{t['net_tokens']:+,}" in text
     bad = hk.engine("session", "report", "--since", "seven", env=_env(hk))
     assert bad.returncode != 0 and "Traceback" not in bad.stderr and "--since" in bad.stderr

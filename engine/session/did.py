@@ -77,7 +77,7 @@ def period_report(since, style, now=None):
     for mtime, session, project, path, agent in sessions_since(seconds, now):
         d = for_session(session)
         rows.append({"session_id": session, "agent": agent, "project": project, "transcript": path,
-                     "ended": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(mtime)),
+                     "ended": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(mtime)),  # as the transcripts' times
                      "recorded_events": d["recorded_events"], "added_tokens": d["added_tokens"],
                      "added_chars": d["added_chars"], "kept_out_tokens": d["kept_out"]["tokens"],
                      "kept_out_outputs": d["kept_out"]["outputs"], "net_tokens": d["net_tokens"],
