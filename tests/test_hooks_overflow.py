@@ -74,6 +74,27 @@ def test_pending_rules_come_with_the_next_prompt_and_a_compaction_starts_over(hk
     assert [m for m in markers if f"{m} item" in nxt] == markers[3:]
 
 
+def test_a_part_deferred_at_a_compaction_starts_its_round_over(hk):
+    """Two CLAUDE.md files over the instructions budget are a round in two
+    parts; a compaction comes after the first part, and the rules take that
+    event's room, so the instructions wait for the next event (deferred).
+    The round starts over there: the user's CLAUDE.md, delivered before the
+    compaction, left with the compacted context and comes again first."""
+    hk.rule("r.md", "# Rules\n" + "".join(f"RULEA item {i:04d}: zebra quartz lantern orbit.\n" for i in range(120)))
+    hk.claude_md("# Mine\n" + "".join(f"USERMD item {i:04d}: zebra quartz lantern orbit.\n" for i in range(100)),
+                 where="user")
+    hk.claude_md("# Project\n" + "".join(f"PROJMD item {i:04d}: zebra quartz lantern orbit.\n" for i in range(100)))
+
+    def got(ctx):
+        return [m for m in ("RULEA", "USERMD", "PROJMD") if f"{m} item 0000" in ctx]
+
+    assert got(_ctx(hk.hook(hk.event("SessionStart", source="compact")))) == ["RULEA"]  # the instructions wait
+    assert got(_ctx(hk.hook(hk.event("PostToolUse")))) == ["USERMD"]  # the round's first part
+    assert got(_ctx(hk.hook(hk.event("SessionStart", source="compact")))) == ["RULEA"]  # waiting again
+    after = [got(_ctx(hk.hook(hk.event("PostToolUse")))) for _ in range(3)]
+    assert after == [["USERMD"], ["PROJMD"], []], after
+
+
 def test_subagent_tool_calls_do_not_take_pending_rules(hk):
     markers = _six(hk)
     _ctx(hk.hook(hk.event("SessionStart", source="compact")))

@@ -400,7 +400,10 @@ class Refresh(Handler):
         return overflow.marks(self.name, self.spec, plan, plan.done)
 
     def parts(self, ctx):
+        from .. import overflow
+
         ctx.in_view_held = []
+        overflow.open_round(ctx, self.name, self.spec)
         plan, text, marks = self.run(ctx)
         if ctx.opens_a_subagent:
             marks = {}  # given to the subagent's context: the main one's cadence, round and view are as they were
