@@ -56,15 +56,17 @@ def test_readme_and_empty_files_are_skipped(hk):
     hk.rule("README.md", "Marker READMEG: a readme is not a rule.\n", where="global")
     hk.rule("empty.md", "")
     hk.rule("blank.md", "\n  \n\n", where="global")
+    hk.rule("meta-only.md", "---\npriority: 1\n---\n\n")  # frontmatter alone: nothing once it is stripped
     hk.rule("real.md", "Marker REAL: a rule.\n")
     ctx = _compact(hk)
     assert "REAL" in ctx
     assert "READMEP" not in ctx and "READMEG" not in ctx
-    assert "empty.md" not in ctx and "blank.md" not in ctx
+    assert "empty.md" not in ctx and "blank.md" not in ctx and "meta-only.md" not in ctx
+    assert "1 file(s)" in ctx, ctx
     preview = hk.engine("refresh", "preview", "--cwd", hk.project)
     assert preview.returncode == 0, str(preview)
     assert "real.md" in preview.stdout
-    for name in ("README.md", "empty.md", "blank.md"):
+    for name in ("README.md", "empty.md", "blank.md", "meta-only.md"):
         assert name not in preview.stdout, f"{name} listed by the preview\n{preview}"
 
 

@@ -317,8 +317,8 @@ def collect(spec, cwd, log, trust=None, skipped=None, agent=None, touched=None):
         except UnicodeDecodeError:
             log(f"rule file {p} is not UTF-8; left out (convert it with iconv -t UTF-8)")
             continue
-        if not text.strip():
-            continue
+        if not (body(text) if spec["strip_frontmatter"] else text).strip():
+            continue  # nothing to deliver: blank, or frontmatter alone once it is stripped
         priority, problem = priority_of(text, pri["key"], pri["default"], bounds["max_priority_digits"])
         if problem:
             log(f"rule file {p}: {problem}")
