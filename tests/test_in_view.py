@@ -203,3 +203,27 @@ def test_after_compaction_the_unscoped_rules_come_back_with_the_switch(hk):
     assert "IVPLAIN" in (hk.hook(ev, profile=prof).context or "")
     assert "IVPLAIN" not in (hk.hook(ev, profile=prof).context or ""), "once per epoch"
     assert "IVPLAIN" not in (hk.hook(ev).context or ""), "the default leaves them to the agent"
+
+
+def test_rules_in_a_subfolder_of_the_rule_folder_are_the_agents_own_and_come_back_after_compaction(hk):
+    """Claude Code reads its rule folders' subfolders too (.claude/rules/sub/x.md:
+    measured with 2.1.332, an unscoped one at the start, a scoped one after a
+    Read of a matching file).  Such a scoped rule in view before a compaction
+    comes back after it, and an unscoped one is left to the agent's reload."""
+    _write_world(hk, "2.1.56")
+    (hk.project_rules / "lang").mkdir()
+    (hk.project_rules / "lang" / "deep.md").write_text("---\npaths: src/**/*.py\n---\nMarker IVDEEP: deep rule.\n")
+    (hk.project_rules / "lang" / "flat.md").write_text("Marker IVFLAT: unscoped deep rule.\n")
+    team = hk.rule("seed.md", "Marker IVSEED.\n", where="global").parent / "team"
+    team.mkdir()
+    (team / "mine.md").write_text("---\npaths: src/**/*.py\n---\nMarker IVMINE: the user's deep rule.\n")
+    _write(hk, "2.1.56", hk.project / "src" / "a.py", 1, tool="Read").assert_ok()
+    hk.append_transcript([
+        {"type": "system", "subtype": "compact_boundary", "uuid": "b0000002-x", "parentUuid": None,
+         "isSidechain": False, "version": "2.1.56", "compactMetadata": {"trigger": "auto", "preTokens": 150000}},
+        {"type": "user", "isSidechain": False, "isCompactSummary": True, "version": "2.1.56",
+         "message": {"role": "user", "content": "summary"}}])
+    ctx = hk.hook(hk.event("SessionStart", source="compact")).assert_ok().context or ""
+    assert "IVDEEP" in ctx and "IVMINE" in ctx and "IVPY" in ctx, ctx
+    assert ctx.index("IVMINE") < ctx.index("IVDEEP"), "the user's own first"
+    assert "IVFLAT" not in ctx and "IVPLAIN" not in ctx and "IVSEED" not in ctx, "the agent reloads those itself"

@@ -243,10 +243,18 @@ class Index:
         entry = self.files.get(real)
         if entry is not None:
             return entry
-        from fnmatch import fnmatchcase
+        return next((e for folder, glob, e in self.folders if read_from(real, folder, glob)), None)
 
-        parent, name = os.path.split(real)
-        return next((e for folder, glob, e in self.folders if parent == folder and fnmatchcase(name, glob)), None)
+
+def read_from(real, folder, glob):
+    """Is `real` one of the files `glob` names in `folder`: a name pattern
+    names the folder's own files, `**/` before it its subfolders' too."""
+    from fnmatch import fnmatchcase
+
+    parent, name = os.path.split(real)
+    if glob.startswith("**/"):
+        return (parent == folder or parent.startswith(folder.rstrip(os.sep) + os.sep)) and fnmatchcase(name, glob[3:])
+    return parent == folder and fnmatchcase(name, glob)
 
 
 def loads_itself(agent, entry, version, cwd, when="start", real=None):
