@@ -227,3 +227,33 @@ def test_rules_in_a_subfolder_of_the_rule_folder_are_the_agents_own_and_come_bac
     assert "IVDEEP" in ctx and "IVMINE" in ctx and "IVPY" in ctx, ctx
     assert ctx.index("IVMINE") < ctx.index("IVDEEP"), "the user's own first"
     assert "IVFLAT" not in ctx and "IVPLAIN" not in ctx and "IVSEED" not in ctx, "the agent reloads those itself"
+
+
+@pytest.mark.parametrize("where", ["started in the subfolder", "cd into it"])
+def test_a_rules_paths_are_relative_to_the_folder_holding_its_rule_folder_not_the_working_one(hk, where):
+    """A monorepo's root rule `paths: svc/**/*.py`, with the agent working in
+    svc/ (started there, or after `cd svc`): Claude Code matches the globs
+    from the folder holding .claude (measured with 2.1.332: a Read of
+    svc/lib/a.py loads it, and a `lib/*.py` rule does not come).  Touched
+    before a compaction, it comes back after it; before a write (an older
+    agent) it is given."""
+    (hk.project / ".git").mkdir()
+    svc = hk.project / "svc"
+    (svc / "lib").mkdir(parents=True)
+    hk.rule("svc-py.md", "---\npaths: svc/**/*.py\n---\nMarker IVSVC: services log as JSON.\n")
+    hk.rule("lib-py.md", "---\npaths: lib/*.py\n---\nMarker IVLIB: a glob from the working folder.\n")
+    first_cwd = str(svc if where == "started in the subfolder" else hk.project)
+    hk.write_transcript([{"type": "user", "isSidechain": False, "version": "2.1.56", "cwd": first_cwd,
+                          "message": {"role": "user", "content": "go"}}])
+    _write(hk, "2.1.56", svc / "lib" / "a.py", 1, tool="Read")
+    hk.append_transcript([
+        {"type": "system", "subtype": "compact_boundary", "uuid": "b0000003-x", "parentUuid": None,
+         "isSidechain": False, "version": "2.1.56", "compactMetadata": {"trigger": "auto", "preTokens": 150000}},
+        {"type": "user", "isSidechain": False, "isCompactSummary": True, "version": "2.1.56", "cwd": str(svc),
+         "message": {"role": "user", "content": "summary"}}])
+    ctx = hk.hook(hk.event("SessionStart", source="compact", cwd=str(svc))).assert_ok().context or ""
+    assert "IVSVC" in ctx and "IVLIB" not in ctx, ctx
+    write = hk.event("PreToolUse", tool_name="Write", tool_input={"file_path": str(svc / "lib" / "b.py")},
+                     tool_use_id="t9", cwd=str(svc), session_id="other-session")
+    before = hk.hook(write, env={"AI_AGENT": "claude-code_2-1-56_harness"}).assert_ok().context or ""
+    assert "IVSVC" in before and "IVLIB" not in before, before

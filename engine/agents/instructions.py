@@ -201,6 +201,18 @@ def folders(agent, cwd, environ=None):
             for folder in _places(agent, e, e["dir"], cwd, environ)]
 
 
+def base_of(entry, folder):
+    """The folder the `paths:` globs of the rule files in `folder` (one of
+    `entry`'s) are relative to: the one its `{project}` stands for there
+    (Claude Code: the folder holding .claude/rules, whichever folder the
+    agent works in; measured with 2.1.332), else None (the working one)."""
+    template, project = entry.get("dir", ""), "{project}"
+    tail = template[len(project):]
+    if not template.startswith(project + "/") or not folder.endswith(tail):
+        return None
+    return folder[: -len(tail)]
+
+
 def _places(agent, entry, template, cwd, environ=None):
     """The folders `template` ({agent_home}/..., {project}/...) names for
     `cwd`: one, or with `nested` one in each folder of the entry's chain

@@ -340,6 +340,16 @@ def relative(path, cwd):
     return p.replace(os.sep, "/")
 
 
+def seen_from(rf, touched, cwd):
+    """The touched paths (relative to the working folder `cwd`, else
+    absolute) as the globs of rule file `rf` see them: relative to its
+    base folder (sources.RuleFile.base) when that is another one."""
+    base = getattr(rf, "base", None)
+    if not base or not cwd or os.path.normpath(base) == os.path.normpath(cwd):
+        return touched
+    return [relative(t if os.path.isabs(t) else os.path.join(cwd, t), base) for t in touched]
+
+
 def touched_in_transcript(path, cwd, settings, agent=None):
     """Project-relative paths named by the file tool calls of a transcript's
     main chain (the last `max_transcript_bytes` of it, read by the agent's
@@ -458,9 +468,10 @@ def matches_every_file(glob):
     return all(p == "**" for p in head) and (last == "**" or (last == "*" and bool(head)))
 
 
-def select(files, settings, touched, log):
+def select(files, settings, touched, log, cwd=None):
     """(kept files, decisions): rule files without a scope are kept as they
-    are; a path-scoped one is kept only when a touched file matches."""
+    are; a path-scoped one is kept only when a touched file (relative to
+    `cwd`) matches."""
     kept, decisions = [], []
     for rf in files:
         scope = scope_for(rf, settings["key"])
@@ -472,7 +483,7 @@ def select(files, settings, touched, log):
         if scope.globs is None:
             kept.append(rf)
             continue
-        status, reason = decide(scope.globs, touched, settings["max_brace_expansions"])
+        status, reason = decide(scope.globs, seen_from(rf, touched, cwd), settings["max_brace_expansions"])
         decisions.append(Decision(rf.path, status, reason))
         if status == "in":
             kept.append(rf)

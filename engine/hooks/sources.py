@@ -13,8 +13,9 @@ class RuleFile:
     identity is (real, digest), never its base name."""
 
     def __init__(self, path, name, priority, text="", real=None, origin="project", project="", digest="",
-                 scope_key=None, always_key=None, folder_scope=None):
+                 scope_key=None, always_key=None, folder_scope=None, base=None):
         self.path = path
+        self.base = base  # the folder its `paths:` globs are relative to (None: the working one)
         self.scope_key = scope_key  # the frontmatter key of its source's scope (None: the handler's)
         self.always_key = always_key  # the frontmatter key that makes it apply everywhere
         self.folder_scope = folder_scope  # a folder (relative to the working one) whose every file it covers
@@ -156,9 +157,9 @@ def source_folders(spec, cwd, agent=None):
             continue  # files, not folders: _listed finds them from the touched paths
         if src.get("agent") == "rules":
             if agent is not None:
-                from engine.agents.instructions import folders
+                from engine.agents.instructions import base_of, folders
 
-                out.extend((f, g, e) for f, g, e in folders(agent, cwd))
+                out.extend((f, g, dict(e, glob_base=base_of(e, f))) for f, g, e in folders(agent, cwd))
             continue
         out.append((expand(src["dir"], cwd), src["glob"], src))
     return out
@@ -326,7 +327,7 @@ def collect(spec, cwd, log, trust=None, skipped=None, agent=None, touched=None):
         if folder_scope:  # svc/AGENTS.md, not AGENTS.md: where it applies is part of what it says
             name = f"{folder_scope}/{name}"
         out.append(RuleFile(p, name, priority, text, real, origin, project, sha256(data).hexdigest()[:16],
-                            src.get("scope_key"), src.get("always_key"), folder_scope))
+                            src.get("scope_key"), src.get("always_key"), folder_scope, src.get("glob_base")))
     if spec["files"]:
         out.sort(key=lambda r: rank(r.origin))  # a list of files keeps its order within an origin
     else:

@@ -139,7 +139,7 @@ class Refresh(Handler):
         if self.spec.path_scope:  # path-scoped rules only when a matching file was touched
             from ..pathscope import select
 
-            files, found = select(files, self.spec.path_scope, ctx.touched(self.spec.path_scope), log)
+            files, found = select(files, self.spec.path_scope, ctx.touched(self.spec.path_scope), log, ctx.cwd)
             scoped.extend(found)
         return self._in_view(ctx, files)
 
