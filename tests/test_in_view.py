@@ -257,3 +257,22 @@ def test_a_rules_paths_are_relative_to_the_folder_holding_its_rule_folder_not_th
                      tool_use_id="t9", cwd=str(svc), session_id="other-session")
     before = hk.hook(write, env={"AI_AGENT": "claude-code_2-1-56_harness"}).assert_ok().context or ""
     assert "IVSVC" in before and "IVLIB" not in before, before
+
+
+def test_a_glob_without_a_slash_names_a_file_in_any_folder_as_the_agent_reads_it(hk):
+    """`paths: "*.py"` loads the rule for src/deep/a.py (measured with
+    Claude Code 2.1.332, as gitignore reads a name; `src/*.py` and
+    `deep/a.py` do not): touched before a compaction, it comes back after it."""
+    _write_world(hk, "2.1.56")
+    hk.rule("star.md", "---\npaths: \"*.{py,pyi}\"\n---\nMarker IVSTAR: any python file.\n")
+    hk.rule("one.md", "---\npaths: src/*.py\n---\nMarker IVONE: one folder down only.\n")
+    hk.rule("tail.md", "---\npaths: deep/a.py\n---\nMarker IVTAIL: from the root only.\n")
+    _write(hk, "2.1.56", hk.project / "src" / "deep" / "a.py", 1, tool="Read").assert_ok()
+    hk.append_transcript([
+        {"type": "system", "subtype": "compact_boundary", "uuid": "b0000004-x", "parentUuid": None,
+         "isSidechain": False, "version": "2.1.56", "compactMetadata": {"trigger": "auto", "preTokens": 150000}},
+        {"type": "user", "isSidechain": False, "isCompactSummary": True, "version": "2.1.56",
+         "message": {"role": "user", "content": "summary"}}])
+    ctx = hk.hook(hk.event("SessionStart", source="compact")).assert_ok().context or ""
+    assert "IVSTAR" in ctx and "IVPY" in ctx, ctx
+    assert "IVONE" not in ctx and "IVTAIL" not in ctx, ctx

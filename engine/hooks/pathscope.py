@@ -455,9 +455,18 @@ def scope_for(rf, default_key):
         if str(field_of(rf.text, always) or "").strip().lower() == "true":
             return Scope()
     scope = scope_of(rf.text, getattr(rf, "scope_key", None) or default_key)
+    if scope.globs and getattr(rf, "names_anywhere", False):
+        scope = Scope([anywhere(g) for g in scope.globs], scope.problem)
     if scope.globs and all(matches_every_file(g) for g in scope.globs):
         return Scope()  # `applyTo: "**"`: every file, so no scope (loaded at the start, as the agent does)
     return scope
+
+
+def anywhere(glob):
+    """A glob as gitignore reads it: one without a slash names a file in any
+    folder (`*.py` is `**/*.py`); one with a slash is from the base folder."""
+    g = glob.strip()
+    return g if "/" in g else "**/" + g
 
 
 def matches_every_file(glob):

@@ -13,8 +13,9 @@ class RuleFile:
     identity is (real, digest), never its base name."""
 
     def __init__(self, path, name, priority, text="", real=None, origin="project", project="", digest="",
-                 scope_key=None, always_key=None, folder_scope=None, base=None):
+                 scope_key=None, always_key=None, folder_scope=None, base=None, names_anywhere=False):
         self.path = path
+        self.names_anywhere = names_anywhere  # a glob without a slash names a file in any folder
         self.base = base  # the folder its `paths:` globs are relative to (None: the working one)
         self.scope_key = scope_key  # the frontmatter key of its source's scope (None: the handler's)
         self.always_key = always_key  # the frontmatter key that makes it apply everywhere
@@ -327,7 +328,8 @@ def collect(spec, cwd, log, trust=None, skipped=None, agent=None, touched=None):
         if folder_scope:  # svc/AGENTS.md, not AGENTS.md: where it applies is part of what it says
             name = f"{folder_scope}/{name}"
         out.append(RuleFile(p, name, priority, text, real, origin, project, sha256(data).hexdigest()[:16],
-                            src.get("scope_key"), src.get("always_key"), folder_scope, src.get("glob_base")))
+                            src.get("scope_key"), src.get("always_key"), folder_scope, src.get("glob_base"),
+                            bool(src.get("names_anywhere"))))
     if spec["files"]:
         out.sort(key=lambda r: rank(r.origin))  # a list of files keeps its order within an origin
     else:
