@@ -111,6 +111,25 @@ def test_injection_stays_under_the_agent_limit_with_a_huge_budget(hk, budget):
     assert m and int(m[0][0]) == 6 - len(inside), ctx[-400:]
 
 
+def test_injection_stays_under_the_agents_limit_as_the_agent_counts_it(hk):
+    """Claude Code counts a hook's string in UTF-16 code units, an emoji as
+    two (measured with 2.1.332: 5,010 emoji were kept, 6,000 went to a file
+    and the model read a preview).  Two rules of 3,800 characters, 6,800
+    units each, fit the budget of 8,000 characters but not one event: the
+    second comes at the next one, and no answer reaches the agent's limit."""
+    line = "\U0001F680" * 30
+    for m in ("EMA", "EMB"):
+        hk.rule(f"{m.lower()}.md", f"# {m}\n" + "".join(f"{m} {j:03d} {line}\n" for j in range(100)))
+
+    def units(ctx):
+        return len(ctx.encode("utf-16-le")) // 2
+
+    first = _compact(hk)
+    second = hk.hook(hk.event("PostToolUse")).context or ""
+    assert units(first) <= 9500 and units(second) <= 9500, (units(first), units(second))
+    assert "EMA 099" in first and "EMB 099" in second, "each rule whole, in order"
+
+
 def test_injection_under_limit_with_single_enormous_rule(hk):
     hk.rule("enormous.md", _big("ENORM", 3000))  # ~170 KB
     hk.rule("small.md", "Marker SMALL: still here.\n")
