@@ -434,7 +434,8 @@ def decide(globs, touched, limit):
         return "in", f"paths: {exc}; injected as if unscoped"
     shown = ", ".join(globs)
     for t in touched:
-        if rx is not None and rx.match(t):
+        # a file outside the project keeps its absolute path: no glob (all relative) names it
+        if rx is not None and not t.startswith("/") and rx.match(t):
             return "in", f"{t} matches {shown}"
     if not touched:
         return "out", f"no file touched yet; paths: {shown}"
