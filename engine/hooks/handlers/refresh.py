@@ -402,6 +402,10 @@ class Refresh(Handler):
     def parts(self, ctx):
         from .. import overflow
 
+        if ctx.scoped_for is None:  # (a delivery before a write is one of its own: scoped_write.py)
+            if self.name in ctx.refreshed:
+                return []  # given at this event already: the same files would come twice
+            ctx.refreshed.add(self.name)
         ctx.in_view_held = []
         overflow.open_round(ctx, self.name, self.spec)
         plan, text, marks = self.run(ctx)
