@@ -217,3 +217,27 @@ def test_edited_rule_file_is_injected_as_it_is_now(hk):
     hk.rule("a.md", "Marker NEWTEXT.\n")
     ctx = _compact(hk)
     assert "NEWTEXT" in ctx and "OLDTEXT" not in ctx
+
+
+def test_a_rules_folder_with_its_subfolders_is_read_within_a_bound_of_entries(tmp_path, monkeypatch):
+    """Claude Code reads .claude/rules with its subfolders; a cloned
+    repository holding a huge tree there must not take the refresh (the
+    user's rules with it) past its deadline: at most
+    hooks.max_rule_folder_entries entries are looked at, the cut logged."""
+    from engine.core import settings
+    from engine.hooks import sources
+
+    bounds = dict(settings.hook_bounds(), max_rule_folder_entries=40)
+    monkeypatch.setattr(settings, "hook_bounds", lambda: bounds)
+    (tmp_path / "a.md").write_text("top\n")
+    (tmp_path / "lang").mkdir()
+    (tmp_path / "lang" / "py.md").write_text("deep\n")
+    for i in range(30):
+        (tmp_path / f"z{i:02d}").mkdir()  # 32 entries at the top, 1 in lang/
+    for i in range(10):
+        (tmp_path / "z29" / f"late{i}.md").write_text("past the bound\n")
+    logged = []
+    got = sources._in_folder(str(tmp_path), "**/*.md", logged.append)
+    late = [str(tmp_path / "z29" / f"late{i}.md") for i in range(7)]  # 40 - 33 entries left
+    assert got == [str(tmp_path / "a.md"), str(tmp_path / "lang" / "py.md"), *late], got
+    assert len(logged) == 1 and "max_rule_folder_entries" in logged[0], logged

@@ -210,8 +210,11 @@ def _in_folder(folder, pattern, log):
 
     from engine.core.settings import hook_bounds
 
-    most = hook_bounds()["max_rule_files_per_folder"]
-    if "/" in pattern or "**" in pattern:  # a glob across folders: pathlib's rules
+    bounds = hook_bounds()
+    most = bounds["max_rule_files_per_folder"]
+    if pattern.startswith("**/") and "/" not in pattern[3:]:  # a name in the folder and its subfolders
+        paths = _walk(folder, pattern[3:], most + 1, bounds["max_rule_folder_entries"], log)
+    elif "/" in pattern or "**" in pattern:  # a glob across folders: pathlib's rules
         from pathlib import Path
 
         paths = sorted(str(p) for p in islice(Path(folder).glob(pattern), most + 1))
@@ -221,6 +224,32 @@ def _in_folder(folder, pattern, log):
         log(f"rules folder {folder} holds more than {most:,} rule files; the first {most:,} are read, the rest left out "
             "(hooks.max_rule_files_per_folder in pipelines/settings/engine.yaml)")
     return paths[:most]
+
+
+def _walk(folder, name, most, entries, log):
+    """The files under `folder` whose name matches `name`, sorted, at most
+    `most`, looking at no more than `entries` entries (each folder's by
+    name, its subfolders after its files); links to folders are not
+    followed.  A folder with more entries is cut there, logged."""
+    found, stack, seen = [], [folder], 0
+    while stack and len(found) < most:
+        here = stack.pop()
+        try:
+            with os.scandir(here) as it:
+                listed = sorted(it, key=lambda e: e.name)
+        except OSError:
+            continue
+        seen += len(listed)
+        cut = seen > entries
+        if cut:
+            listed = listed[: len(listed) - (seen - entries)]
+        found.extend(e.path for e in listed if _matches(e.name, name) and e.is_file())
+        if cut:
+            log(f"rules folder {folder} holds more than {entries:,} files and folders; the rest are left out "
+                "(hooks.max_rule_folder_entries in pipelines/settings/engine.yaml)")
+            break
+        stack.extend(reversed([e.path for e in listed if e.is_dir(follow_symlinks=False)]))
+    return sorted(found[:most])
 
 
 def _below(spec, cwd, agent, touched):
