@@ -243,7 +243,8 @@ def _walk(folder, name, most, entries, log):
         cut = seen > entries
         if cut:
             listed = listed[: len(listed) - (seen - entries)]
-        found.extend(e.path for e in listed if _matches(e.name, name) and e.is_file())
+        # as a listing names them: a broken link too (collect says why it is left out)
+        found.extend(e.path for e in listed if _matches(e.name, name) and not e.is_dir(follow_symlinks=False))
         if cut:
             log(f"rules folder {folder} holds more than {entries:,} files and folders; the rest are left out "
                 "(hooks.max_rule_folder_entries in pipelines/settings/engine.yaml)")
