@@ -267,6 +267,7 @@ def test_a_glob_without_a_slash_names_a_file_in_any_folder_as_the_agent_reads_it
     hk.rule("star.md", "---\npaths: \"*.{py,pyi}\"\n---\nMarker IVSTAR: any python file.\n")
     hk.rule("one.md", "---\npaths: src/*.py\n---\nMarker IVONE: one folder down only.\n")
     hk.rule("tail.md", "---\npaths: deep/a.py\n---\nMarker IVTAIL: from the root only.\n")
+    hk.rule("every.md", "---\npaths: \"*\"\n---\nMarker IVEVERY: any file, once one is read.\n")
     _write(hk, "2.1.56", hk.project / "src" / "deep" / "a.py", 1, tool="Read").assert_ok()
     hk.append_transcript([
         {"type": "system", "subtype": "compact_boundary", "uuid": "b0000004-x", "parentUuid": None,
@@ -275,4 +276,5 @@ def test_a_glob_without_a_slash_names_a_file_in_any_folder_as_the_agent_reads_it
          "message": {"role": "user", "content": "summary"}}])
     ctx = hk.hook(hk.event("SessionStart", source="compact")).assert_ok().context or ""
     assert "IVSTAR" in ctx and "IVPY" in ctx, ctx
+    assert "IVEVERY" in ctx, "`*` is scoped (loaded after a Read, measured), not a rule the agent reloads itself"
     assert "IVONE" not in ctx and "IVTAIL" not in ctx, ctx
