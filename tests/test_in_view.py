@@ -268,6 +268,8 @@ def test_a_glob_without_a_slash_names_a_file_in_any_folder_as_the_agent_reads_it
     hk.rule("one.md", "---\npaths: src/*.py\n---\nMarker IVONE: one folder down only.\n")
     hk.rule("tail.md", "---\npaths: deep/a.py\n---\nMarker IVTAIL: from the root only.\n")
     hk.rule("every.md", "---\npaths: \"*\"\n---\nMarker IVEVERY: any file, once one is read.\n")
+    hk.rule("everyd.md", "---\npaths: \"**/*\"\n---\nMarker IVEVERYD: any file too, once one is read.\n")
+    hk.rule("always.md", "---\npaths: \"**\"\n---\nMarker IVALWAYS: loaded at the start.\n")
     _write(hk, "2.1.56", hk.project / "src" / "deep" / "a.py", 1, tool="Read").assert_ok()
     hk.append_transcript([
         {"type": "system", "subtype": "compact_boundary", "uuid": "b0000004-x", "parentUuid": None,
@@ -276,5 +278,6 @@ def test_a_glob_without_a_slash_names_a_file_in_any_folder_as_the_agent_reads_it
          "message": {"role": "user", "content": "summary"}}])
     ctx = hk.hook(hk.event("SessionStart", source="compact")).assert_ok().context or ""
     assert "IVSTAR" in ctx and "IVPY" in ctx, ctx
-    assert "IVEVERY" in ctx, "`*` is scoped (loaded after a Read, measured), not a rule the agent reloads itself"
+    assert "IVEVERY:" in ctx and "IVEVERYD" in ctx, "`*` and `**/*` are scoped (loaded after a Read, measured)"
+    assert "IVALWAYS" not in ctx, "`**` the agent loads at the start (measured), and reloads itself"
     assert "IVONE" not in ctx and "IVTAIL" not in ctx, ctx

@@ -127,7 +127,8 @@ def test_which_rule_files_and_globs_the_agent_loads_as_claude_code_yaml_says(tmp
     rules = {"lang/deep.md": "Deep unscoped (MEAS_DEEP)", "root.md": "---\npaths: svc/**/*.py\n---\nRoot (MEAS_ROOT)",
              "cwd.md": "---\npaths: lib/*.py\n---\nFrom the working folder (MEAS_CWD)",
              "name.md": "---\npaths: \"*.py\"\n---\nAny folder (MEAS_NAME)",
-             "star.md": "---\npaths: \"*\"\n---\nAfter a read (MEAS_STAR)", "all.md": "---\npaths: \"**\"\n---\nAt the start (MEAS_ALL)"}
+             "star.md": "---\npaths: \"*\"\n---\nAfter a read (MEAS_STAR)", "all.md": "---\npaths: \"**\"\n---\nAt the start (MEAS_ALL)",
+             "every.md": "---\npaths: \"**/*\"\n---\nAfter a read too (MEAS_EVERY)"}
     for name, body in rules.items():
         (w.project_rules / name).write_text(body + ".\n")
     svc = w.project / "svc"
@@ -135,10 +136,10 @@ def test_which_rule_files_and_globs_the_agent_loads_as_claude_code_yaml_says(tmp
     (svc / "lib" / "a.py").write_text("x = 1\n")
     run = run_agent("go", w.home, svc, [tool("Read", file_path=str(svc / "lib" / "a.py")), text("done")])
     assert run.returncode == 0 and len(run.requests) == 2, str(run)
-    marks = [m for m in ("MEAS_DEEP", "MEAS_ROOT", "MEAS_CWD", "MEAS_NAME", "MEAS_STAR", "MEAS_ALL")]
+    marks = [m for m in ("MEAS_DEEP", "MEAS_ROOT", "MEAS_CWD", "MEAS_NAME", "MEAS_STAR", "MEAS_ALL", "MEAS_EVERY")]
     start, after = (request_text(r) for r in run.requests[:2])
     assert [m for m in marks if m in start] == ["MEAS_DEEP", "MEAS_ALL"], start[-2000:]
-    assert [m for m in marks if m in after] == ["MEAS_DEEP", "MEAS_ROOT", "MEAS_NAME", "MEAS_STAR", "MEAS_ALL"]
+    assert [m for m in marks if m in after] == ["MEAS_DEEP", "MEAS_ROOT", "MEAS_NAME", "MEAS_STAR", "MEAS_ALL", "MEAS_EVERY"]
     from engine.agents import table
     from engine.hooks.pathscope import decide, scope_for, seen_from
     from engine.hooks.sources import collect
@@ -147,6 +148,8 @@ def test_which_rule_files_and_globs_the_agent_loads_as_claude_code_yaml_says(tmp
             "strip_frontmatter": True}
     found = {os.path.basename(rf.path): rf for rf in collect(spec, str(svc), lambda m: None, agent=table.get("claude-code"))}
     assert set(found) == {os.path.basename(n) for n in rules}, sorted(found)
-    loads = sorted(n for n, rf in found.items() if (scope_for(rf, "paths").globs is None or decide(
-        scope_for(rf, "paths").globs, seen_from(rf, ["lib/a.py"], str(svc)), 1024)[0] == "in"))
-    assert loads == ["all.md", "deep.md", "name.md", "root.md", "star.md"], loads
+    unscoped = sorted(n for n, rf in found.items() if scope_for(rf, "paths").globs is None)
+    assert unscoped == ["all.md", "deep.md"], unscoped
+    loads = sorted(n for n, rf in found.items() if n not in unscoped and decide(
+        scope_for(rf, "paths").globs, seen_from(rf, ["lib/a.py"], str(svc)), 1024)[0] == "in")
+    assert loads == ["every.md", "name.md", "root.md", "star.md"], loads

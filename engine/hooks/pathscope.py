@@ -456,7 +456,8 @@ def scope_for(rf, default_key):
         if str(field_of(rf.text, always) or "").strip().lower() == "true":
             return Scope()
     scope = scope_of(rf.text, getattr(rf, "scope_key", None) or default_key)
-    if scope.globs and all(matches_every_file(g) for g in scope.globs):
+    every = getattr(rf, "everywhere", None)
+    if scope.globs and all(g.strip() in every if every is not None else matches_every_file(g) for g in scope.globs):
         return Scope()  # `applyTo: "**"`: every file, so no scope (loaded at the start, as the agent does)
     if scope.globs and getattr(rf, "names_anywhere", False):
         # after the check above: `paths: "*"` stays scoped, loaded after a read (measured with 2.1.332)

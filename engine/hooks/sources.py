@@ -13,8 +13,10 @@ class RuleFile:
     identity is (real, digest), never its base name."""
 
     def __init__(self, path, name, priority, text="", real=None, origin="project", project="", digest="",
-                 scope_key=None, always_key=None, folder_scope=None, base=None, names_anywhere=False):
+                 scope_key=None, always_key=None, folder_scope=None, base=None, names_anywhere=False,
+                 everywhere=None):
         self.path = path
+        self.everywhere = everywhere  # the globs its agent takes as every file (None: pathscope.matches_every_file)
         self.names_anywhere = names_anywhere  # a glob without a slash names a file in any folder
         self.base = base  # the folder its `paths:` globs are relative to (None: the working one)
         self.scope_key = scope_key  # the frontmatter key of its source's scope (None: the handler's)
@@ -359,7 +361,7 @@ def collect(spec, cwd, log, trust=None, skipped=None, agent=None, touched=None):
             name = f"{folder_scope}/{name}"
         out.append(RuleFile(p, name, priority, text, real, origin, project, sha256(data).hexdigest()[:16],
                             src.get("scope_key"), src.get("always_key"), folder_scope, src.get("glob_base"),
-                            bool(src.get("names_anywhere"))))
+                            bool(src.get("names_anywhere")), src.get("everywhere")))
     if spec["files"]:
         out.sort(key=lambda r: rank(r.origin))  # a list of files keeps its order within an origin
     else:
