@@ -56,15 +56,17 @@ def test_readme_and_empty_files_are_skipped(hk):
     hk.rule("README.md", "Marker READMEG: a readme is not a rule.\n", where="global")
     hk.rule("empty.md", "")
     hk.rule("blank.md", "\n  \n\n", where="global")
+    hk.rule("meta-only.md", "---\npriority: 1\n---\n\n")  # frontmatter alone: nothing once it is stripped
     hk.rule("real.md", "Marker REAL: a rule.\n")
     ctx = _compact(hk)
     assert "REAL" in ctx
     assert "READMEP" not in ctx and "READMEG" not in ctx
-    assert "empty.md" not in ctx and "blank.md" not in ctx
+    assert "empty.md" not in ctx and "blank.md" not in ctx and "meta-only.md" not in ctx
+    assert "1 file(s)" in ctx, ctx
     preview = hk.engine("refresh", "preview", "--cwd", hk.project)
     assert preview.returncode == 0, str(preview)
     assert "real.md" in preview.stdout
-    for name in ("README.md", "empty.md", "blank.md"):
+    for name in ("README.md", "empty.md", "blank.md", "meta-only.md"):
         assert name not in preview.stdout, f"{name} listed by the preview\n{preview}"
 
 
@@ -107,6 +109,25 @@ def test_injection_stays_under_the_agent_limit_with_a_huge_budget(hk, budget):
     assert len(inside) < 6
     m = OMITTED.findall(ctx)
     assert m and int(m[0][0]) == 6 - len(inside), ctx[-400:]
+
+
+def test_injection_stays_under_the_agents_limit_as_the_agent_counts_it(hk):
+    """Claude Code counts a hook's string in UTF-16 code units, an emoji as
+    two (measured with 2.1.332: 5,010 emoji were kept, 6,000 went to a file
+    and the model read a preview).  Two rules of 3,800 characters, 6,800
+    units each, fit the budget of 8,000 characters but not one event: the
+    second comes at the next one, and no answer reaches the agent's limit."""
+    line = "\U0001F680" * 30
+    for m in ("EMA", "EMB"):
+        hk.rule(f"{m.lower()}.md", f"# {m}\n" + "".join(f"{m} {j:03d} {line}\n" for j in range(100)))
+
+    def units(ctx):
+        return len(ctx.encode("utf-16-le")) // 2
+
+    first = _compact(hk)
+    second = hk.hook(hk.event("PostToolUse")).context or ""
+    assert units(first) <= 9500 and units(second) <= 9500, (units(first), units(second))
+    assert "EMA 099" in first and "EMB 099" in second, "each rule whole, in order"
 
 
 def test_injection_under_limit_with_single_enormous_rule(hk):
@@ -196,3 +217,27 @@ def test_edited_rule_file_is_injected_as_it_is_now(hk):
     hk.rule("a.md", "Marker NEWTEXT.\n")
     ctx = _compact(hk)
     assert "NEWTEXT" in ctx and "OLDTEXT" not in ctx
+
+
+def test_a_rules_folder_with_its_subfolders_is_read_within_a_bound_of_entries(tmp_path, monkeypatch):
+    """Claude Code reads .claude/rules with its subfolders; a cloned
+    repository holding a huge tree there must not take the refresh (the
+    user's rules with it) past its deadline: at most
+    hooks.max_rule_folder_entries entries are looked at, the cut logged."""
+    from engine.core import settings
+    from engine.hooks import sources
+
+    bounds = dict(settings.hook_bounds(), max_rule_folder_entries=40)
+    monkeypatch.setattr(settings, "hook_bounds", lambda: bounds)
+    (tmp_path / "a.md").write_text("top\n")
+    (tmp_path / "lang").mkdir()
+    (tmp_path / "lang" / "py.md").write_text("deep\n")
+    for i in range(30):
+        (tmp_path / f"z{i:02d}").mkdir()  # 32 entries at the top, 1 in lang/
+    for i in range(10):
+        (tmp_path / "z29" / f"late{i}.md").write_text("past the bound\n")
+    logged = []
+    got = sources._in_folder(str(tmp_path), "**/*.md", logged.append)
+    late = [str(tmp_path / "z29" / f"late{i}.md") for i in range(7)]  # 40 - 33 entries left
+    assert got == [str(tmp_path / "a.md"), str(tmp_path / "lang" / "py.md"), *late], got
+    assert len(logged) == 1 and "max_rule_folder_entries" in logged[0], logged

@@ -6,7 +6,7 @@ processes, as the agent starts them."""
 
 import re
 
-from hook_fixtures import profile_text, shared_profile
+from hook_fixtures import profile_text, shared_profile, transcript_records
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
 
 LINES = 55  # ~2,500 characters a file: 3 of them fit the 8,000-character budget
@@ -72,6 +72,41 @@ def test_pending_rules_come_with_the_next_prompt_and_a_compaction_starts_over(hk
     assert [m for m in markers if f"{m} item" in again] == markers[:3]
     nxt = _ctx(hk.hook(hk.prompt(1)))  # not a cadence turn: only what is pending
     assert [m for m in markers if f"{m} item" in nxt] == markers[3:]
+
+
+def test_a_part_deferred_at_a_compaction_starts_its_round_over(hk):
+    """Two CLAUDE.md files over the instructions budget are a round in two
+    parts; a compaction comes after the first part, and the rules take that
+    event's room, so the instructions wait for the next event (deferred).
+    The round starts over there: the user's CLAUDE.md, delivered before the
+    compaction, left with the compacted context and comes again first."""
+    hk.rule("r.md", "# Rules\n" + "".join(f"RULEA item {i:04d}: zebra quartz lantern orbit.\n" for i in range(120)))
+    hk.claude_md("# Mine\n" + "".join(f"USERMD item {i:04d}: zebra quartz lantern orbit.\n" for i in range(100)),
+                 where="user")
+    hk.claude_md("# Project\n" + "".join(f"PROJMD item {i:04d}: zebra quartz lantern orbit.\n" for i in range(100)))
+
+    def got(ctx):
+        return [m for m in ("RULEA", "USERMD", "PROJMD") if f"{m} item 0000" in ctx]
+
+    assert got(_ctx(hk.hook(hk.event("SessionStart", source="compact")))) == ["RULEA"]  # the instructions wait
+    assert got(_ctx(hk.hook(hk.event("PostToolUse")))) == ["USERMD"]  # the round's first part
+    assert got(_ctx(hk.hook(hk.event("SessionStart", source="compact")))) == ["RULEA"]  # waiting again
+    after = [got(_ctx(hk.hook(hk.event("PostToolUse")))) for _ in range(3)]
+    assert after == [["USERMD"], ["PROJMD"], []], after
+
+
+def test_a_tool_call_where_the_round_goes_on_and_the_growth_cadence_is_due_gives_each_rule_once(hk):
+    """rules_pending and rules_on_growth both run the rules handler at a
+    PostToolUse; the file the round still owes went in twice in one answer."""
+    for m in ("RUONE", "RUTWO", "RUTHREE", "RUFOUR"):
+        hk.rule(_name(m), _rule(m, PRIORITY[m]))
+    assert "[1 more rule(s) follow" in _ctx(hk.hook(hk.event("SessionStart", source="compact")))
+    records = transcript_records(50000)  # the context grew past every_tokens (40,000): the growth cadence is due
+    for rec in records:
+        rec["version"] = "2.1.56"
+    hk.write_transcript(records)
+    ctx = _ctx(hk.hook(hk.event("PostToolUse")))
+    assert ctx.count("RUFOUR item 0000") == 1, ctx[:400]
 
 
 def test_subagent_tool_calls_do_not_take_pending_rules(hk):

@@ -203,3 +203,81 @@ def test_after_compaction_the_unscoped_rules_come_back_with_the_switch(hk):
     assert "IVPLAIN" in (hk.hook(ev, profile=prof).context or "")
     assert "IVPLAIN" not in (hk.hook(ev, profile=prof).context or ""), "once per epoch"
     assert "IVPLAIN" not in (hk.hook(ev).context or ""), "the default leaves them to the agent"
+
+
+def test_rules_in_a_subfolder_of_the_rule_folder_are_the_agents_own_and_come_back_after_compaction(hk):
+    """Claude Code reads its rule folders' subfolders too (.claude/rules/sub/x.md:
+    measured with 2.1.332, an unscoped one at the start, a scoped one after a
+    Read of a matching file).  Such a scoped rule in view before a compaction
+    comes back after it, and an unscoped one is left to the agent's reload."""
+    _write_world(hk, "2.1.56")
+    (hk.project_rules / "lang").mkdir()
+    (hk.project_rules / "lang" / "deep.md").write_text("---\npaths: src/**/*.py\n---\nMarker IVDEEP: deep rule.\n")
+    (hk.project_rules / "lang" / "flat.md").write_text("Marker IVFLAT: unscoped deep rule.\n")
+    team = hk.rule("seed.md", "Marker IVSEED.\n", where="global").parent / "team"
+    team.mkdir()
+    (team / "mine.md").write_text("---\npaths: src/**/*.py\n---\nMarker IVMINE: the user's deep rule.\n")
+    _write(hk, "2.1.56", hk.project / "src" / "a.py", 1, tool="Read").assert_ok()
+    hk.append_transcript([
+        {"type": "system", "subtype": "compact_boundary", "uuid": "b0000002-x", "parentUuid": None,
+         "isSidechain": False, "version": "2.1.56", "compactMetadata": {"trigger": "auto", "preTokens": 150000}},
+        {"type": "user", "isSidechain": False, "isCompactSummary": True, "version": "2.1.56",
+         "message": {"role": "user", "content": "summary"}}])
+    ctx = hk.hook(hk.event("SessionStart", source="compact")).assert_ok().context or ""
+    assert "IVDEEP" in ctx and "IVMINE" in ctx and "IVPY" in ctx, ctx
+    assert ctx.index("IVMINE") < ctx.index("IVDEEP"), "the user's own first"
+    assert "IVFLAT" not in ctx and "IVPLAIN" not in ctx and "IVSEED" not in ctx, "the agent reloads those itself"
+
+
+@pytest.mark.parametrize("where", ["started in the subfolder", "cd into it"])
+def test_a_rules_paths_are_relative_to_the_folder_holding_its_rule_folder_not_the_working_one(hk, where):
+    """A monorepo's root rule `paths: svc/**/*.py`, with the agent working in
+    svc/ (started there, or after `cd svc`): Claude Code matches the globs
+    from the folder holding .claude (measured with 2.1.332: a Read of
+    svc/lib/a.py loads it, and a `lib/*.py` rule does not come).  Touched
+    before a compaction, it comes back after it; before a write (an older
+    agent) it is given."""
+    (hk.project / ".git").mkdir()
+    svc = hk.project / "svc"
+    (svc / "lib").mkdir(parents=True)
+    hk.rule("svc-py.md", "---\npaths: svc/**/*.py\n---\nMarker IVSVC: services log as JSON.\n")
+    hk.rule("lib-py.md", "---\npaths: lib/*.py\n---\nMarker IVLIB: a glob from the working folder.\n")
+    first_cwd = str(svc if where == "started in the subfolder" else hk.project)
+    hk.write_transcript([{"type": "user", "isSidechain": False, "version": "2.1.56", "cwd": first_cwd,
+                          "message": {"role": "user", "content": "go"}}])
+    _write(hk, "2.1.56", svc / "lib" / "a.py", 1, tool="Read")
+    hk.append_transcript([
+        {"type": "system", "subtype": "compact_boundary", "uuid": "b0000003-x", "parentUuid": None,
+         "isSidechain": False, "version": "2.1.56", "compactMetadata": {"trigger": "auto", "preTokens": 150000}},
+        {"type": "user", "isSidechain": False, "isCompactSummary": True, "version": "2.1.56", "cwd": str(svc),
+         "message": {"role": "user", "content": "summary"}}])
+    ctx = hk.hook(hk.event("SessionStart", source="compact", cwd=str(svc))).assert_ok().context or ""
+    assert "IVSVC" in ctx and "IVLIB" not in ctx, ctx
+    write = hk.event("PreToolUse", tool_name="Write", tool_input={"file_path": str(svc / "lib" / "b.py")},
+                     tool_use_id="t9", cwd=str(svc), session_id="other-session")
+    before = hk.hook(write, env={"AI_AGENT": "claude-code_2-1-56_harness"}).assert_ok().context or ""
+    assert "IVSVC" in before and "IVLIB" not in before, before
+
+
+def test_a_glob_without_a_slash_names_a_file_in_any_folder_as_the_agent_reads_it(hk):
+    """`paths: "*.py"` loads the rule for src/deep/a.py (measured with
+    Claude Code 2.1.332, as gitignore reads a name; `src/*.py` and
+    `deep/a.py` do not): touched before a compaction, it comes back after it."""
+    _write_world(hk, "2.1.56")
+    hk.rule("star.md", "---\npaths: \"*.{py,pyi}\"\n---\nMarker IVSTAR: any python file.\n")
+    hk.rule("one.md", "---\npaths: src/*.py\n---\nMarker IVONE: one folder down only.\n")
+    hk.rule("tail.md", "---\npaths: deep/a.py\n---\nMarker IVTAIL: from the root only.\n")
+    hk.rule("every.md", "---\npaths: \"*\"\n---\nMarker IVEVERY: any file, once one is read.\n")
+    hk.rule("everyd.md", "---\npaths: \"**/*\"\n---\nMarker IVEVERYD: any file too, once one is read.\n")
+    hk.rule("always.md", "---\npaths: \"**\"\n---\nMarker IVALWAYS: loaded at the start.\n")
+    _write(hk, "2.1.56", hk.project / "src" / "deep" / "a.py", 1, tool="Read").assert_ok()
+    hk.append_transcript([
+        {"type": "system", "subtype": "compact_boundary", "uuid": "b0000004-x", "parentUuid": None,
+         "isSidechain": False, "version": "2.1.56", "compactMetadata": {"trigger": "auto", "preTokens": 150000}},
+        {"type": "user", "isSidechain": False, "isCompactSummary": True, "version": "2.1.56",
+         "message": {"role": "user", "content": "summary"}}])
+    ctx = hk.hook(hk.event("SessionStart", source="compact")).assert_ok().context or ""
+    assert "IVSTAR" in ctx and "IVPY" in ctx, ctx
+    assert "IVEVERY:" in ctx and "IVEVERYD" in ctx, "`*` and `**/*` are scoped (loaded after a Read, measured)"
+    assert "IVALWAYS" not in ctx, "`**` the agent loads at the start (measured), and reloads itself"
+    assert "IVONE" not in ctx and "IVTAIL" not in ctx, ctx

@@ -14,6 +14,7 @@ prompt, and runs SessionStart(compact) possibly before the compaction's
 boundary line is on disk."""
 
 import json
+import os
 
 import pytest
 
@@ -110,3 +111,45 @@ def test_the_engines_delivery_is_known_by_its_id_in_what_the_agent_records(tmp_p
     seen = request_text(nxt.requests[0])
     assert seen.count("IV_DOCS_9d2f") == 1, seen[-3000:]
     assert seen.count("[rules-engine delivery ") == 1
+
+
+def test_which_rule_files_and_globs_the_agent_loads_as_claude_code_yaml_says(tmp_path):
+    """The facts of claude-code.yaml's rule folders, measured: a rule in a
+    subfolder of .claude/rules is the agent's own (unscoped: at the start);
+    a project rule's `paths:` are from the folder holding .claude/rules,
+    whichever folder the session runs in; a glob without a slash names a
+    file in any folder, as gitignore reads it; `*` waits for a read, `**`
+    does not.  Then the engine, asked about the same files, agrees."""
+    find_claude()
+    w = HookEnv(tmp_path / "w")
+    (w.project / ".git").mkdir()
+    (w.project_rules / "lang").mkdir(parents=True)
+    rules = {"lang/deep.md": "Deep unscoped (MEAS_DEEP)", "root.md": "---\npaths: svc/**/*.py\n---\nRoot (MEAS_ROOT)",
+             "cwd.md": "---\npaths: lib/*.py\n---\nFrom the working folder (MEAS_CWD)",
+             "name.md": "---\npaths: \"*.py\"\n---\nAny folder (MEAS_NAME)",
+             "star.md": "---\npaths: \"*\"\n---\nAfter a read (MEAS_STAR)", "all.md": "---\npaths: \"**\"\n---\nAt the start (MEAS_ALL)",
+             "every.md": "---\npaths: \"**/*\"\n---\nAfter a read too (MEAS_EVERY)"}
+    for name, body in rules.items():
+        (w.project_rules / name).write_text(body + ".\n")
+    svc = w.project / "svc"
+    (svc / "lib").mkdir(parents=True)
+    (svc / "lib" / "a.py").write_text("x = 1\n")
+    run = run_agent("go", w.home, svc, [tool("Read", file_path=str(svc / "lib" / "a.py")), text("done")])
+    assert run.returncode == 0 and len(run.requests) == 2, str(run)
+    marks = [m for m in ("MEAS_DEEP", "MEAS_ROOT", "MEAS_CWD", "MEAS_NAME", "MEAS_STAR", "MEAS_ALL", "MEAS_EVERY")]
+    start, after = (request_text(r) for r in run.requests[:2])
+    assert [m for m in marks if m in start] == ["MEAS_DEEP", "MEAS_ALL"], start[-2000:]
+    assert [m for m in marks if m in after] == ["MEAS_DEEP", "MEAS_ROOT", "MEAS_NAME", "MEAS_STAR", "MEAS_ALL", "MEAS_EVERY"]
+    from engine.agents import table
+    from engine.hooks.pathscope import decide, scope_for, seen_from
+    from engine.hooks.sources import collect
+
+    spec = {"sources": ({"agent": "rules"},), "files": (), "skip": (), "priority": {"key": "priority", "default": 5},
+            "strip_frontmatter": True}
+    found = {os.path.basename(rf.path): rf for rf in collect(spec, str(svc), lambda m: None, agent=table.get("claude-code"))}
+    assert set(found) == {os.path.basename(n) for n in rules}, sorted(found)
+    unscoped = sorted(n for n, rf in found.items() if scope_for(rf, "paths").globs is None)
+    assert unscoped == ["all.md", "deep.md"], unscoped
+    loads = sorted(n for n, rf in found.items() if n not in unscoped and decide(
+        scope_for(rf, "paths").globs, seen_from(rf, ["lib/a.py"], str(svc)), 1024)[0] == "in")
+    assert loads == ["every.md", "name.md", "root.md", "star.md"], loads

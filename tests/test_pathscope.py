@@ -76,6 +76,15 @@ def test_relative_to_the_project():
     assert relative("/p2/a.ts", "/p") == "/p2/a.ts"  # a sibling with the same prefix is outside
 
 
+def test_a_file_outside_the_project_matches_no_glob():
+    """A touched path outside the project stays absolute (relative()) and
+    matches no glob, `**/` ones included: reading /usr/lib/python3/x.py
+    puts no `**/*.py` rule of the project in view."""
+    assert decide(["**/*.py"], ["/usr/lib/python3/x.py"], 1024)[0] == "out"
+    assert decide(["**"], ["/elsewhere/a.ts"], 1024)[0] == "out"
+    assert decide(["**/*.py"], ["/elsewhere/a.ts", "src/x.py"], 1024)[0] == "in"
+
+
 def test_touched_files_of_a_real_transcript_main_chain_only():
     got = touched_in_transcript(str(transcript(T10)), CWD10, SCOPE)
     assert "apps/app/src/client/components/CommandMenu.tsx" in got

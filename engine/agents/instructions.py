@@ -205,6 +205,18 @@ def folders(agent, cwd, environ=None):
             for folder in _places(agent, e, e["dir"], cwd, environ)]
 
 
+def base_of(entry, folder):
+    """The folder the `paths:` globs of the rule files in `folder` (one of
+    `entry`'s) are relative to: the one its `{project}` stands for there
+    (Claude Code: the folder holding .claude/rules, whichever folder the
+    agent works in; measured with 2.1.332), else None (the working one)."""
+    template, project = entry.get("dir", ""), "{project}"
+    tail = template[len(project):]
+    if not template.startswith(project + "/") or not folder.endswith(tail):
+        return None
+    return folder[: -len(tail)]
+
+
 def _places(agent, entry, template, cwd, environ=None):
     """The folders `template` ({agent_home}/..., {project}/...) names for
     `cwd`: one, or with `nested` one in each folder of the entry's chain
@@ -247,10 +259,18 @@ class Index:
         entry = self.files.get(real)
         if entry is not None:
             return entry
-        from fnmatch import fnmatchcase
+        return next((e for folder, glob, e in self.folders if read_from(real, folder, glob)), None)
 
-        parent, name = os.path.split(real)
-        return next((e for folder, glob, e in self.folders if parent == folder and fnmatchcase(name, glob)), None)
+
+def read_from(real, folder, glob):
+    """Is `real` one of the files `glob` names in `folder`: a name pattern
+    names the folder's own files, `**/` before it its subfolders' too."""
+    from fnmatch import fnmatchcase
+
+    parent, name = os.path.split(real)
+    if glob.startswith("**/"):
+        return (parent == folder or parent.startswith(folder.rstrip(os.sep) + os.sep)) and fnmatchcase(name, glob[3:])
+    return parent == folder and fnmatchcase(name, glob)
 
 
 def loads_itself(agent, entry, version, cwd, when="start", real=None):

@@ -30,6 +30,7 @@ from engine.base.paths import working_folder
 from engine.core.log import Log
 
 from .deadline import Deadline, Expired
+from .handlers.part import agent_len, cut_to
 from .handlers.part import as_int as _int
 
 
@@ -372,16 +373,17 @@ def merge(parts, cap, log, source=None):
             answer.origins.append((name, "tool_output", part.tool_output))
         if text:
             sep = 2 if texts else 0
-            if used + sep + len(text) > cap:
+            size = agent_len(text)  # as the agent counts it (UTF-16 units)
+            if used + sep + size > cap:
                 if texts:
                     marks[f"pending:{name}"] = 1  # no room in this event: inject on the next one
                     log(f"handler {name} deferred: this event already carries {used} characters")
                     continue
-                log(f"handler {name} gave {len(text)} characters; cut to {cap}")
-                text = text[: cap - 1] + "\u2026"
+                log(f"handler {name} gave {size} characters; cut to {cap}")
+                text = cut_to(text, cap)
             texts.append(text)
             answer.origins.append((name, "context", text))
-            used += sep + len(text)
+            used += sep + agent_len(text)
         if m:
             marks.update(m)
     return answer

@@ -385,18 +385,18 @@ class Seen:
         # tool of a kind that loads it: the agent's own record of it comes
         # only after the tool's post_tool, and older agents write none.
         if globs is not None and self.iv.known and entry is not None:
-            found.extend(self._touched(ep, entry, globs, stale))
+            found.extend(self._touched(ep, entry, rf, globs, stale))
         return max(found) if found else None
 
-    def _touched(self, ep, entry, globs, stale):
+    def _touched(self, ep, entry, rf, globs, stale):
         from engine.agents.instructions import scoped_load_kinds
 
-        from .pathscope import decide
+        from .pathscope import decide, seen_from
 
         kinds = set(scoped_load_kinds(entry, self.iv.version))
         loaded = [t for t in ep.touched if t[1] in kinds and (stale is None or t[2] > stale)]
         for rel, _kind, pos in reversed(loaded):
-            if decide(globs, [rel], self.limit)[0] == "in":
+            if decide(globs, seen_from(rf, [rel], self.iv.cwd), self.limit)[0] == "in":
                 return [pos]
         return []
 
@@ -450,7 +450,7 @@ def narrow(ctx, spec, files):
     every_tokens when that is set) is delivered again."""
     conf = ctx.settings.get("in_view")
     if ctx.scoped_for is not None:  # before a write: only the rules covering it, known or not
-        files = _covering(files, spec, ctx.scoped_for)
+        files = _covering(files, spec, ctx.scoped_for, ctx.cwd)
     starting = (ctx.name == "session_start" and not _compacting(ctx)) or ctx.opens_a_subagent
     if not conf or not files or not (ctx.transcript() or starting):
         return files
@@ -489,17 +489,17 @@ def _a_subagents(ctx):
     return iv
 
 
-def _covering(files, spec, path):
+def _covering(files, spec, path, cwd):
     """The path-scoped rules whose globs match `path`: a delivery before a
     write (ctx.scoped_for) holds only those, also when the transcript says
     nothing yet (a session's first tool call)."""
-    from .pathscope import decide
+    from .pathscope import decide, seen_from
 
     key, limit = spec["scope"]["key"], spec["scope"]["max_brace_expansions"]
     out = []
     for rf in files:
         globs = globs_of(rf, key)
-        if globs is not None and decide(globs, [path], limit)[0] == "in":
+        if globs is not None and decide(globs, seen_from(rf, [path], cwd), limit)[0] == "in":
             out.append(rf)
     return out
 
@@ -533,7 +533,7 @@ def _not_in_view(ctx, iv, conf, spec, files, far, snap=None):
         if compact:
             keep = _back_after_compaction(iv, rf, globs, pos, snap, conf, key, limit, now.engine)
         elif scoped_for is not None:
-            keep = _scoped_for(globs, pos, scoped_for, limit)
+            keep = _scoped_for(rf, globs, pos, scoped_for, ctx.cwd, limit)
         else:
             keep = _due_by_growth(iv, pos, far, next_due)
         if keep:
@@ -543,14 +543,14 @@ def _not_in_view(ctx, iv, conf, spec, files, far, snap=None):
     return out
 
 
-def _scoped_for(globs, pos, path, limit):
+def _scoped_for(rf, globs, pos, path, cwd, limit):
     """Does a PreToolUse on `path` deliver this rule?  A scoped one matching
     it, not in view."""
     if globs is None or pos is not None:
         return False
-    from .pathscope import decide
+    from .pathscope import decide, seen_from
 
-    return decide(globs, [path], limit)[0] == "in"
+    return decide(globs, seen_from(rf, [path], cwd), limit)[0] == "in"
 
 
 def _due_by_growth(iv, pos, far, next_due):
@@ -629,9 +629,9 @@ def _before(iv, rf, globs, snap, conf, key, limit):
         return True
     if Seen(iv, prev, snap, conf, key, limit).position(rf, globs) is not None:
         return True
-    from .pathscope import decide
+    from .pathscope import decide, seen_from
 
-    return any(decide(globs, [rel], limit)[0] == "in" for rel, _t, _p in prev.touched)
+    return any(decide(globs, seen_from(rf, [rel], iv.cwd), limit)[0] == "in" for rel, _t, _p in prev.touched)
 
 
 def ctx_inview(ctx):

@@ -61,6 +61,19 @@ def delivered_before(ctx, name, spec):
     return set(done.split("\n")) if isinstance(done, str) and done else set()
 
 
+def open_round(ctx, name, spec):
+    """At a session start a new round begins, whether or not this event's
+    answer has room for its first part: dispatch.merge defers a part that
+    does not fit (leaving `pending:<handler>` set, and none of its marks
+    written), and the files an earlier round delivered left with the
+    context that held them.  Without this, the next event would continue
+    the old round and skip them."""
+    if mode(spec, ctx) != PENDING or ctx.state is None or ctx.name != "session_start":
+        return
+    if ctx.snapshot().get(round_key(name)):
+        ctx.state.update({round_key(name): ""})
+
+
 def title(text, name, strip):
     """The file's first markdown heading (after its frontmatter), else its name."""
     from .sources import body

@@ -340,6 +340,16 @@ def relative(path, cwd):
     return p.replace(os.sep, "/")
 
 
+def seen_from(rf, touched, cwd):
+    """The touched paths (relative to the working folder `cwd`, else
+    absolute) as the globs of rule file `rf` see them: relative to its
+    base folder (sources.RuleFile.base) when that is another one."""
+    base = getattr(rf, "base", None)
+    if not base or not cwd or os.path.normpath(base) == os.path.normpath(cwd):
+        return touched
+    return [relative(t if os.path.isabs(t) else os.path.join(cwd, t), base) for t in touched]
+
+
 def touched_in_transcript(path, cwd, settings, agent=None):
     """Project-relative paths named by the file tool calls of a transcript's
     main chain (the last `max_transcript_bytes` of it, read by the agent's
@@ -424,7 +434,8 @@ def decide(globs, touched, limit):
         return "in", f"paths: {exc}; injected as if unscoped"
     shown = ", ".join(globs)
     for t in touched:
-        if rx is not None and rx.match(t):
+        # a file outside the project keeps its absolute path: no glob (all relative) names it
+        if rx is not None and not t.startswith("/") and rx.match(t):
             return "in", f"{t} matches {shown}"
     if not touched:
         return "out", f"no file touched yet; paths: {shown}"
@@ -445,9 +456,20 @@ def scope_for(rf, default_key):
         if str(field_of(rf.text, always) or "").strip().lower() == "true":
             return Scope()
     scope = scope_of(rf.text, getattr(rf, "scope_key", None) or default_key)
-    if scope.globs and all(matches_every_file(g) for g in scope.globs):
+    every = getattr(rf, "everywhere", None)
+    if scope.globs and all(g.strip() in every if every is not None else matches_every_file(g) for g in scope.globs):
         return Scope()  # `applyTo: "**"`: every file, so no scope (loaded at the start, as the agent does)
+    if scope.globs and getattr(rf, "names_anywhere", False):
+        # after the check above: `paths: "*"` stays scoped, loaded after a read (measured with 2.1.332)
+        scope = Scope([anywhere(g) for g in scope.globs], scope.problem)
     return scope
+
+
+def anywhere(glob):
+    """A glob as gitignore reads it: one without a slash names a file in any
+    folder (`*.py` is `**/*.py`); one with a slash is from the base folder."""
+    g = glob.strip()
+    return g if "/" in g else "**/" + g
 
 
 def matches_every_file(glob):
@@ -458,9 +480,10 @@ def matches_every_file(glob):
     return all(p == "**" for p in head) and (last == "**" or (last == "*" and bool(head)))
 
 
-def select(files, settings, touched, log):
+def select(files, settings, touched, log, cwd=None):
     """(kept files, decisions): rule files without a scope are kept as they
-    are; a path-scoped one is kept only when a touched file matches."""
+    are; a path-scoped one is kept only when a touched file (relative to
+    `cwd`) matches."""
     kept, decisions = [], []
     for rf in files:
         scope = scope_for(rf, settings["key"])
@@ -472,7 +495,7 @@ def select(files, settings, touched, log):
         if scope.globs is None:
             kept.append(rf)
             continue
-        status, reason = decide(scope.globs, touched, settings["max_brace_expansions"])
+        status, reason = decide(scope.globs, seen_from(rf, touched, cwd), settings["max_brace_expansions"])
         decisions.append(Decision(rf.path, status, reason))
         if status == "in":
             kept.append(rf)

@@ -13,8 +13,12 @@ class RuleFile:
     identity is (real, digest), never its base name."""
 
     def __init__(self, path, name, priority, text="", real=None, origin="project", project="", digest="",
-                 scope_key=None, always_key=None, folder_scope=None):
+                 scope_key=None, always_key=None, folder_scope=None, base=None, names_anywhere=False,
+                 everywhere=None):
         self.path = path
+        self.everywhere = everywhere  # the globs its agent takes as every file (None: pathscope.matches_every_file)
+        self.names_anywhere = names_anywhere  # a glob without a slash names a file in any folder
+        self.base = base  # the folder its `paths:` globs are relative to (None: the working one)
         self.scope_key = scope_key  # the frontmatter key of its source's scope (None: the handler's)
         self.always_key = always_key  # the frontmatter key that makes it apply everywhere
         self.folder_scope = folder_scope  # a folder (relative to the working one) whose every file it covers
@@ -156,9 +160,9 @@ def source_folders(spec, cwd, agent=None):
             continue  # files, not folders: _listed finds them from the touched paths
         if src.get("agent") == "rules":
             if agent is not None:
-                from engine.agents.instructions import folders
+                from engine.agents.instructions import base_of, folders
 
-                out.extend((f, g, e) for f, g, e in folders(agent, cwd))
+                out.extend((f, g, dict(e, glob_base=base_of(e, f))) for f, g, e in folders(agent, cwd))
             continue
         out.append((expand(src["dir"], cwd), src["glob"], src))
     return out
@@ -208,8 +212,11 @@ def _in_folder(folder, pattern, log):
 
     from engine.core.settings import hook_bounds
 
-    most = hook_bounds()["max_rule_files_per_folder"]
-    if "/" in pattern or "**" in pattern:  # a glob across folders: pathlib's rules
+    bounds = hook_bounds()
+    most = bounds["max_rule_files_per_folder"]
+    if pattern.startswith("**/") and "/" not in pattern[3:]:  # a name in the folder and its subfolders
+        paths = _walk(folder, pattern[3:], most + 1, bounds["max_rule_folder_entries"], log)
+    elif "/" in pattern or "**" in pattern:  # a glob across folders: pathlib's rules
         from pathlib import Path
 
         paths = sorted(str(p) for p in islice(Path(folder).glob(pattern), most + 1))
@@ -219,6 +226,33 @@ def _in_folder(folder, pattern, log):
         log(f"rules folder {folder} holds more than {most:,} rule files; the first {most:,} are read, the rest left out "
             "(hooks.max_rule_files_per_folder in pipelines/settings/engine.yaml)")
     return paths[:most]
+
+
+def _walk(folder, name, most, entries, log):
+    """The files under `folder` whose name matches `name`, sorted, at most
+    `most`, looking at no more than `entries` entries (each folder's by
+    name, its subfolders after its files); links to folders are not
+    followed.  A folder with more entries is cut there, logged."""
+    found, stack, seen = [], [folder], 0
+    while stack and len(found) < most:
+        here = stack.pop()
+        try:
+            with os.scandir(here) as it:
+                listed = sorted(it, key=lambda e: e.name)
+        except OSError:
+            continue
+        seen += len(listed)
+        cut = seen > entries
+        if cut:
+            listed = listed[: len(listed) - (seen - entries)]
+        # as a listing names them: a broken link too (collect says why it is left out)
+        found.extend(e.path for e in listed if _matches(e.name, name) and not e.is_dir(follow_symlinks=False))
+        if cut:
+            log(f"rules folder {folder} holds more than {entries:,} files and folders; the rest are left out "
+                "(hooks.max_rule_folder_entries in pipelines/settings/engine.yaml)")
+            break
+        stack.extend(reversed([e.path for e in listed if e.is_dir(follow_symlinks=False)]))
+    return sorted(found[:most])
 
 
 def _below(spec, cwd, agent, touched):
@@ -317,8 +351,8 @@ def collect(spec, cwd, log, trust=None, skipped=None, agent=None, touched=None):
         except UnicodeDecodeError:
             log(f"rule file {p} is not UTF-8; left out (convert it with iconv -t UTF-8)")
             continue
-        if not text.strip():
-            continue
+        if not (body(text) if spec["strip_frontmatter"] else text).strip():
+            continue  # nothing to deliver: blank, or frontmatter alone once it is stripped
         priority, problem = priority_of(text, pri["key"], pri["default"], bounds["max_priority_digits"])
         if problem:
             log(f"rule file {p}: {problem}")
@@ -326,7 +360,8 @@ def collect(spec, cwd, log, trust=None, skipped=None, agent=None, touched=None):
         if folder_scope:  # svc/AGENTS.md, not AGENTS.md: where it applies is part of what it says
             name = f"{folder_scope}/{name}"
         out.append(RuleFile(p, name, priority, text, real, origin, project, sha256(data).hexdigest()[:16],
-                            src.get("scope_key"), src.get("always_key"), folder_scope))
+                            src.get("scope_key"), src.get("always_key"), folder_scope, src.get("glob_base"),
+                            bool(src.get("names_anywhere")), src.get("everywhere")))
     if spec["files"]:
         out.sort(key=lambda r: rank(r.origin))  # a list of files keeps its order within an origin
     else:

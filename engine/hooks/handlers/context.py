@@ -32,6 +32,10 @@ class Context:
         # Characters of this event's answer that earlier parts took where a
         # part cannot wait for the next event (a subagent's start: reinject.py).
         self.room_taken = 0
+        # Refresh handlers that gave their part at this event: a handler runs
+        # once an event, though a pending round's reinject and the growth
+        # cadence may both name it (refresh.py).
+        self.refreshed = set()
 
     def say_nothing_found(self):
         """One log line for the handlers that found no file to inject, so a

@@ -32,6 +32,21 @@ class Part:
         self.held = held  # [rule text] left out because the model has it in view already (nothing is sent)
 
 
+def agent_len(text):
+    """The length the agent gives a hook's string: UTF-16 code units
+    (JavaScript's `length`: an emoji counts two).  Claude Code's 10,000
+    limit counts them (measured with 2.1.332: 5,010 emoji were kept, 6,000
+    went to a file), and hooks.max_injection_chars with it."""
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def cut_to(text, cap):
+    """`text` within `cap` such units: cut, an ellipsis last."""
+    if agent_len(text) <= cap:
+        return text
+    return text.encode("utf-16-le", "surrogatepass")[: 2 * (cap - 1)].decode("utf-16-le", "ignore") + "\u2026"
+
+
 def as_int(value):
     """A counter read back from state: garbage counts as 0."""
     try:

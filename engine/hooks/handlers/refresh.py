@@ -7,7 +7,7 @@ delivery carries the id that later tells it apart (engine/hooks/delivery.py).
 and Jinja2, since it only runs when something will be injected."""
 
 from .base import Handler, HandlerSpec
-from .part import Part
+from .part import Part, agent_len, cut_to
 
 
 def _elapsed():
@@ -139,7 +139,7 @@ class Refresh(Handler):
         if self.spec.path_scope:  # path-scoped rules only when a matching file was touched
             from ..pathscope import select
 
-            files, found = select(files, self.spec.path_scope, ctx.touched(self.spec.path_scope), log)
+            files, found = select(files, self.spec.path_scope, ctx.touched(self.spec.path_scope), log, ctx.cwd)
             scoped.extend(found)
         return self._in_view(ctx, files)
 
@@ -160,8 +160,8 @@ class Refresh(Handler):
         the delivery's marker line."""
         from ..source import line
 
-        cap = ctx.settings["max_injection_chars"] - len(line(ctx.settings, ctx.name, self.name)) - ctx.room_taken
-        return cap - (len(marker) + 1 if marker else 0)
+        cap = ctx.settings["max_injection_chars"] - agent_len(line(ctx.settings, ctx.name, self.name)) - ctx.room_taken
+        return cap - (agent_len(marker) + 1 if marker else 0)
 
     def _raw(self, rf):
         from ..sources import body
@@ -256,11 +256,10 @@ class Refresh(Handler):
                 from engine.text.pipeline import compress
 
                 plan.text = compress(comp.profile, plan.text).text  # changes every turn: not cached
-            if len(plan.text) <= cap or not plan.items:
+            if agent_len(plan.text) <= cap or not plan.items:
                 break
-            self._leave(ctx, plan, len(plan.text) - cap, cap)
-        if len(plan.text) > cap:
-            plan.text = plan.text[: cap - 1] + "…"
+            self._leave(ctx, plan, agent_len(plan.text) - cap, cap)
+        plan.text = cut_to(plan.text, cap)
 
     def _leave(self, ctx, plan, excess, cap):
         """Take rules out of the delivery, last in first, until those taken
@@ -272,8 +271,9 @@ class Refresh(Handler):
         while plan.items and taken < excess:
             it = plan.items.pop()
             plan.omitted.insert(0, it)
-            taken += len(it.text) + len(it.name) + 8
-            if (not plan.items or len(it.text) + len(it.name) >= cap // 2) and self._alone_too_long(ctx, plan, it, cap):
+            size = agent_len(it.text) + agent_len(it.name)
+            taken += size + 8
+            if (not plan.items or size >= cap // 2) and self._alone_too_long(ctx, plan, it, cap):
                 plan.never.append(it)
 
     def _alone_too_long(self, ctx, plan, it, cap):
@@ -281,7 +281,7 @@ class Refresh(Handler):
         from ..plan import Plan
 
         alone = Plan(plan.handler, plan.level, [it], [])
-        return len(self._render(ctx, alone)) > cap
+        return agent_len(self._render(ctx, alone)) > cap
 
     def _in_view(self, ctx, files):
         """Only what the model does not already have (engine/hooks/inview.py)."""
@@ -400,7 +400,14 @@ class Refresh(Handler):
         return overflow.marks(self.name, self.spec, plan, plan.done)
 
     def parts(self, ctx):
+        from .. import overflow
+
+        if ctx.scoped_for is None:  # (a delivery before a write is one of its own: scoped_write.py)
+            if self.name in ctx.refreshed:
+                return []  # given at this event already: the same files would come twice
+            ctx.refreshed.add(self.name)
         ctx.in_view_held = []
+        overflow.open_round(ctx, self.name, self.spec)
         plan, text, marks = self.run(ctx)
         if ctx.opens_a_subagent:
             marks = {}  # given to the subagent's context: the main one's cadence, round and view are as they were

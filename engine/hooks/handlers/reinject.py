@@ -4,7 +4,7 @@ true}`, at any event while a target still has rules to deliver from a
 delivery its budget could not hold whole: engine/hooks/overflow.py)."""
 
 from .base import Handler, HandlerSpec
-from .part import Part
+from .part import Part, agent_len
 
 
 class ReinjectSpec(HandlerSpec):
@@ -83,4 +83,4 @@ def _room(ctx, part):
         return 0
     from ..source import line
 
-    return len(line(ctx.settings, ctx.name, part.name)) + len(part.text) + 2
+    return agent_len(line(ctx.settings, ctx.name, part.name)) + agent_len(part.text) + 2
