@@ -7,7 +7,7 @@ regular install of this checkout, and with --baseline REV of that commit
 too, in the same rounds.  A project with the recorded corpus's rule files
 (CLAUDE.md and .claude/rules/) gets the deliveries.
 
-    python3 bench/installed_replay.py [--baseline REV] [--transcripts GLOB]
+    python3 bench/installed_replay.py [--baseline REV] [--transcripts GLOB] [--differences DIR]
 
 The recorded transcripts (tests/data) hold three of the six long sessions;
 ENGINE_BENCH_TRANSCRIPTS=../shared/transcripts feeds all six.
@@ -16,6 +16,9 @@ Prints and writes bench/results-installed-replay.md: per transcript, the
 events, how many each install answered, how many answers (and exit
 statuses) differ between the installs, and each install's whole-process
 time per event.  A delivery's marker id is random: it is compared as `ID`.
+With --differences, each event answered differently is written to DIR
+(<transcript>-<n>-<event>.json: the payload's event and every answer), to
+read what changed.
 """
 
 import argparse
@@ -78,7 +81,7 @@ def events(path, project, grown):
             yield built[0], json.dumps(built[1]).encode("utf-8")
 
 
-def feed(path, commands):
+def feed(path, commands, differences=None):
     """The figures of one transcript fed to every command."""
     with tempfile.TemporaryDirectory(prefix="engine-bench-replay-") as tmp:
         root = Path(tmp)
@@ -101,13 +104,23 @@ def feed(path, commands):
             count += 1
             if any(a != answers[0] for a in answers[1:]):
                 differ.append(name)
+                if differences:
+                    _keep_difference(differences, path, count, name, answers)
         return count, answered, differ, seconds
+
+
+def _keep_difference(folder, path, n, name, answers):
+    out = Path(folder) / f"{path.stem}-{n}-{name}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"event": name, "answers": [[rc, body.decode("utf-8", "replace")] for rc, body in answers]},
+                              indent=1, ensure_ascii=False))
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--baseline", help="a commit whose install answers the same events, for a comparison")
     ap.add_argument("--transcripts", default="2[0-5]-*.jsonl", help="which transcripts (default: the long sessions)")
+    ap.add_argument("--differences", metavar="DIR", help="write each event answered differently here")
     args = ap.parse_args()
     labels, commands = ["this checkout"], [hook_argv(make_venv(log)[0])]
     if args.baseline:
@@ -115,7 +128,7 @@ def main():
         commands.append(hook_argv(make_venv(log, baseline_source(args.baseline))[0]))
     rows, total_differ = [], 0
     for path in transcript_files(args.transcripts):
-        count, answered, differ, seconds = feed(path, commands)
+        count, answered, differ, seconds = feed(path, commands, args.differences)
         total_differ += len(differ)
         log(f"  {path.name}: {count} events, answered {answered}, differing {len(differ)} {sorted(set(differ))}")
         cells = [path.name, str(count), " / ".join(map(str, answered)), str(len(differ)) if args.baseline else "-",
