@@ -102,6 +102,17 @@ def _write_world(hk, version):
     hk.write_transcript(records)
 
 
+def _compacted(hk, n, cwd=None):
+    """A compaction in the transcript: its boundary and its summary (`cwd`
+    on the summary, where the session works then)."""
+    summary = {"type": "user", "isSidechain": False, "isCompactSummary": True, "version": "2.1.56",
+               "message": {"role": "user", "content": "summary"}}
+    hk.append_transcript([
+        {"type": "system", "subtype": "compact_boundary", "uuid": f"b000000{n}-x", "parentUuid": None,
+         "isSidechain": False, "version": "2.1.56", "compactMetadata": {"trigger": "auto", "preTokens": 150000}},
+        summary if cwd is None else {**summary, "cwd": cwd}])
+
+
 def _write(hk, version, path, n, tool="Write"):
     rec = {"type": "assistant", "isSidechain": False, "version": version,
            "message": {"id": f"m{n}", "role": "assistant", "model": "claude-x", "content": [
@@ -194,11 +205,7 @@ def test_after_compaction_the_unscoped_rules_come_back_with_the_switch(hk):
     prof = shared_profile(json.dumps({"kind": "profile", "name": "t", "extends": "default",
                                       "hooks": {"in_view": {"after_compact_unscoped": True}}}) + "\n")
     _write_world(hk, "2.1.56")
-    hk.append_transcript([
-        {"type": "system", "subtype": "compact_boundary", "uuid": "b0000001-x", "parentUuid": None,
-         "isSidechain": False, "version": "2.1.56", "compactMetadata": {"trigger": "auto", "preTokens": 150000}},
-        {"type": "user", "isSidechain": False, "isCompactSummary": True, "version": "2.1.56",
-         "message": {"role": "user", "content": "summary"}}])
+    _compacted(hk, 1)
     ev = hk.event("SessionStart", source="compact")
     assert "IVPLAIN" in (hk.hook(ev, profile=prof).context or "")
     assert "IVPLAIN" not in (hk.hook(ev, profile=prof).context or ""), "once per epoch"
@@ -218,11 +225,7 @@ def test_rules_in_a_subfolder_of_the_rule_folder_are_the_agents_own_and_come_bac
     team.mkdir()
     (team / "mine.md").write_text("---\npaths: src/**/*.py\n---\nMarker IVMINE: the user's deep rule.\n")
     _write(hk, "2.1.56", hk.project / "src" / "a.py", 1, tool="Read").assert_ok()
-    hk.append_transcript([
-        {"type": "system", "subtype": "compact_boundary", "uuid": "b0000002-x", "parentUuid": None,
-         "isSidechain": False, "version": "2.1.56", "compactMetadata": {"trigger": "auto", "preTokens": 150000}},
-        {"type": "user", "isSidechain": False, "isCompactSummary": True, "version": "2.1.56",
-         "message": {"role": "user", "content": "summary"}}])
+    _compacted(hk, 2)
     ctx = hk.hook(hk.event("SessionStart", source="compact")).assert_ok().context or ""
     assert "IVDEEP" in ctx and "IVMINE" in ctx and "IVPY" in ctx, ctx
     assert ctx.index("IVMINE") < ctx.index("IVDEEP"), "the user's own first"
@@ -246,11 +249,7 @@ def test_a_rules_paths_are_relative_to_the_folder_holding_its_rule_folder_not_th
     hk.write_transcript([{"type": "user", "isSidechain": False, "version": "2.1.56", "cwd": first_cwd,
                           "message": {"role": "user", "content": "go"}}])
     _write(hk, "2.1.56", svc / "lib" / "a.py", 1, tool="Read")
-    hk.append_transcript([
-        {"type": "system", "subtype": "compact_boundary", "uuid": "b0000003-x", "parentUuid": None,
-         "isSidechain": False, "version": "2.1.56", "compactMetadata": {"trigger": "auto", "preTokens": 150000}},
-        {"type": "user", "isSidechain": False, "isCompactSummary": True, "version": "2.1.56", "cwd": str(svc),
-         "message": {"role": "user", "content": "summary"}}])
+    _compacted(hk, 3, cwd=str(svc))
     ctx = hk.hook(hk.event("SessionStart", source="compact", cwd=str(svc))).assert_ok().context or ""
     assert "IVSVC" in ctx and "IVLIB" not in ctx, ctx
     write = hk.event("PreToolUse", tool_name="Write", tool_input={"file_path": str(svc / "lib" / "b.py")},
@@ -271,11 +270,7 @@ def test_a_glob_without_a_slash_names_a_file_in_any_folder_as_the_agent_reads_it
     hk.rule("everyd.md", "---\npaths: \"**/*\"\n---\nMarker IVEVERYD: any file too, once one is read.\n")
     hk.rule("always.md", "---\npaths: \"**\"\n---\nMarker IVALWAYS: loaded at the start.\n")
     _write(hk, "2.1.56", hk.project / "src" / "deep" / "a.py", 1, tool="Read").assert_ok()
-    hk.append_transcript([
-        {"type": "system", "subtype": "compact_boundary", "uuid": "b0000004-x", "parentUuid": None,
-         "isSidechain": False, "version": "2.1.56", "compactMetadata": {"trigger": "auto", "preTokens": 150000}},
-        {"type": "user", "isSidechain": False, "isCompactSummary": True, "version": "2.1.56",
-         "message": {"role": "user", "content": "summary"}}])
+    _compacted(hk, 4)
     ctx = hk.hook(hk.event("SessionStart", source="compact")).assert_ok().context or ""
     assert "IVSTAR" in ctx and "IVPY" in ctx, ctx
     assert "IVEVERY:" in ctx and "IVEVERYD" in ctx, "`*` and `**/*` are scoped (loaded after a Read, measured)"
