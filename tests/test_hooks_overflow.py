@@ -188,3 +188,20 @@ def test_install_warns_when_the_rules_cannot_fit_one_delivery(hk):
     run = hk.engine("install", "--project")
     _check_warning(run, hk)
     assert (hk.project / ".claude" / "settings.json").is_file(), "the warning does not stop the install"
+
+
+def test_files_that_share_a_name_are_named_by_path_in_the_line_of_what_follows(hk):
+    """Rule files in subfolders of .claude/rules may share a name (a
+    style.md for each language): the line saying what follows named them
+    'style.md, style.md, style.md', which tells the model nothing; where
+    names repeat, each is named by its path, as the delivery's headings."""
+    for n, lang in enumerate(["go", "py", "rs", "ts", "sh", "js"], 1):
+        folder = hk.project_rules / lang
+        folder.mkdir(parents=True)
+        (folder / "style.md").write_text(_rule(f"RU{lang.upper()}", n))
+    first = _ctx(hk.hook(hk.event("SessionStart", source="compact")))
+    line = re.search(r"\[3 more rule\(s\) follow at the next event — size limit reached: (.+)\]", first)
+    assert line, first[-400:]
+    named = line.group(1).split(", ")
+    assert len(named) == 3 and all(n.endswith("/style.md") and "/.claude/rules/" in n for n in named), named
+    assert len(set(named)) == 3, named

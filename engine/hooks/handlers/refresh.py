@@ -297,7 +297,7 @@ class Refresh(Handler):
         limits = ctx.settings["templates"]
         values = dict(turn=ctx.turn, event=ctx.name, handler=self.name, level=plan.level, cwd=ctx.cwd,
                       session_id=ctx.event.session, source=ctx.event.source)
-        names = [it.name for it in self._ordered(plan.omitted)]
+        names = _labels(self._ordered(plan.omitted))
         # Name a few: 10,000 names would fill the injection and leave no room for a rule.
         shown = names[: ctx.settings["omitted_names_max"]]
         counts = dict(omitted=shown, omitted_count=len(names), omitted_more=len(names) - len(shown))
@@ -359,7 +359,7 @@ class Refresh(Handler):
             waiting = self._ordered([it for it in plan.omitted if it not in never])
             digest = self._ordered([it for it in plan.omitted if it in never])
             if waiting:
-                head.append(render(spec["pending_template"], omitted=[it.name for it in waiting[:cap]],
+                head.append(render(spec["pending_template"], omitted=_labels(waiting)[:cap],
                                    omitted_count=len(waiting), omitted_more=max(0, len(waiting) - cap)))
         elif mode == overflow.DIGEST and "digest_template" in spec:
             digest = self._ordered(plan.omitted)
@@ -372,7 +372,7 @@ class Refresh(Handler):
         else:
             rest += digest
         if rest:
-            names = [it.name for it in rest]
+            names = _labels(rest)
             head.append(render(spec["omitted_template"], omitted=names[:cap], omitted_count=len(names),
                                omitted_more=max(0, len(names) - cap)))
         return "\n".join(head)
@@ -437,3 +437,11 @@ def _a_quiet_start(ctx):
     common case, not news; nothing to bring back after a compaction is (the
     user may wonder)."""
     return (ctx.name == "session_start" and ctx.event.source != "compact") or ctx.opens_a_subagent
+
+
+def _labels(files):
+    """How a line naming files that did not fit names each: its name, or
+    its path where two of them share a name (a CLAUDE.md in each folder),
+    as the delivery's own headings name a file."""
+    names = [it.name for it in files]
+    return [it.path if names.count(it.name) > 1 else it.name for it in files]
