@@ -56,6 +56,26 @@ def test_a_failure_is_remembered_redacted_and_shown_once_per_tool(hk):
         assert SECRET.encode() not in data and SECRET2.encode() not in data, f"secret written to {p}"
 
 
+def test_a_lesson_a_subagent_was_given_is_given_to_the_main_model_too(hk):
+    """Old: shown once per tool per session, a lesson a subagent's first
+    Bash call took went into the subagent's context only, and the main
+    model, whose context never held it, was not given it at its own first
+    Bash call.  Now once in each context: each subagent's, and the main one's."""
+    hk.hook(failure(hk, "kubectl get pods", "bash: kubectl: command not found")).assert_silent()
+
+    def bash(**sub):
+        return hk.event("PreToolUse", session="other-session", tool_name="Bash", tool_input={"command": "ls"}, **sub)
+
+    first = hk.hook(bash(agent_id="a1b2c3", agent_type="general-purpose"))
+    assert "kubectl: command not found" in (first.context or ""), str(first)
+    hk.hook(bash(agent_id="a1b2c3", agent_type="general-purpose")).assert_silent()
+    main = hk.hook(bash())
+    assert "kubectl: command not found" in (main.context or ""), str(main)
+    hk.hook(bash()).assert_silent()
+    other = hk.hook(bash(agent_id="d4e5f6", agent_type="general-purpose"))
+    assert "kubectl: command not found" in (other.context or ""), "another subagent, another context"
+
+
 def test_the_same_failure_twice_is_one_entry_with_a_count(hk):
     for tid in ("toolu_a", "toolu_b"):
         hk.hook(failure(hk, "kubectl get pods", "bash: kubectl: command not found", tid=tid)).assert_silent()

@@ -1,6 +1,6 @@
 """tool_memory_banner: before a tool is used (pre_tool), inject the last
 errors remembered for it in other sessions, at most once per tool per
-session.  A tool with nothing remembered costs one read of the store file,
+session in each context (the main model's, each subagent's).  A tool with nothing remembered costs one read of the store file,
 of which only the lines naming that tool are parsed.
 
 Only lessons from other sessions are shown: an entry every one of whose
@@ -53,12 +53,16 @@ class ToolMemoryBanner(Handler):
     variables = {"template": {"tool", "entries", "total", "more", "cwd", "project", "others", "others_total"}}
     samples = pick("tool", "entries", "total", "more", "cwd", "project", "others", "others_total")
 
-    def _mark(self, tool):
-        return f"memory_shown:{tool}"
+    def _mark(self, ctx, tool):
+        """Shown once a tool in each context: the main model's, and each
+        subagent's (its events carry its id; it has a context of its own,
+        and a lesson given there never reaches the main model's)."""
+        sub = ctx.event.field("subagent")
+        return f"memory_shown:{sub}:{tool}" if isinstance(sub, str) and sub else f"memory_shown:{tool}"
 
     def due(self, ctx):
         tool = ctx.event.tool
-        return bool(tool) and not ctx.snapshot().get(self._mark(tool))
+        return bool(tool) and not ctx.snapshot().get(self._mark(ctx, tool))
 
     def entries(self, ctx, tool):
         """(this project's entries, other projects' entries or [] unless the
@@ -100,4 +104,4 @@ class ToolMemoryBanner(Handler):
         text = render(self.spec.template, ctx.settings["templates"], tool=tool, entries=shown,
                       total=len(own), more=len(own) - len(shown), cwd=ctx.cwd, project=project_of(ctx.event),
                       others=shown_others, others_total=len(others)).strip("\n")
-        return [Part(self.name, text or None, marks={self._mark(tool): 1})]
+        return [Part(self.name, text or None, marks={self._mark(ctx, tool): 1})]
