@@ -165,3 +165,13 @@ def test_a_spliced_file_reads_as_the_new_data_and_an_addition_keeps_every_commen
             if only_add:
                 lost = [n for n in notes if n not in out]
                 assert not lost, f"{lost} lost:\n{text}\n->\n{out}"
+
+
+def test_a_file_written_on_windows_keeps_its_line_ends():
+    text = '{\r\n  // note\r\n  "a": 1, // x\r\n  "b": [\r\n    1\r\n  ]\r\n}\r\n'
+    old = json.loads(blank_comments(text))
+    for new in ({"a": 1, "b": [1, 2], "c": {"d": [1]}}, {"b": [1]}, {"a": 1}):
+        out = jsonsplice.splice(text, old, new, 2, "\r\n")
+        assert json.loads(blank_comments(out)) == new, out
+        assert "\n" not in out.replace("\r\n", ""), repr(out)
+        assert "// note" in out
