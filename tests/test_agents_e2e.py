@@ -127,12 +127,12 @@ def _engine(home, project, env, *args):
 # is cut (and learned as large), the next one runs through the engine's
 # wrapper (PreToolUse rewrite, in a session that asks nothing) and is kept
 # whole.  Gemini hands the whole output to AfterTool.  Copilot cuts a 349 KB
-# output before postToolUse (its own temporary file): below its cut, a 28 KB
-# output is the engine's to keep.
+# output before postToolUse (its own temporary file, over 20 KB): below its
+# cut, a 19.4 KB output is the engine's to keep.
 RUNS = {"codex": run_codex, "gemini": run_gemini, "copilot": run_copilot}
 LARGE = {"codex": ([shell(SEQ), shell(SEQ)], 60000),
          "gemini": ([shell(SEQ + "; exit 3")], 60000),
-         "copilot": ([shell("seq 1 2000; exit 3")], 2000)}
+         "copilot": ([shell("seq 1 4200; exit 3")], 4200)}
 # The exit status the large output's stub tells the model: Gemini's and
 # Copilot's command failed (their output's text says so); Codex's ran once
 # through the engine's wrapper, which saw it end well.

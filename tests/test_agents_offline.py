@@ -1056,16 +1056,22 @@ def test_fact_copilot_pre_tool_ask_is_a_denial_allow_takes_modified_args_and_a_2
 @facts
 @pytest.mark.slow
 def test_fact_copilot_saves_a_349_kb_output_to_a_temporary_file_for_the_session_and_shows_500_characters(tmp_path):
+    """So it does with any output over 20 KB: one of 20,393 bytes (20,432
+    characters with its exit code's line) reaches the model whole, one of
+    20,478 bytes does not."""
     home, cwd = _world(tmp_path)
-    run = run_copilot("go", home, cwd, [shell(SEQ_349K), say("ok")])
-    (out,) = responses_api.tool_outputs(run.requests[1])
+    run = run_copilot("go", home, cwd, [shell("seq 1 4300"), shell("seq 1 4317"), shell(SEQ_349K), say("ok")])
+    below, above = (responses_api.tool_outputs(run.requests[i])[-1] for i in (1, 2))
+    assert len(below) == 20432 and below.startswith("1\n2\n") and "\n4300\n" in below, below[-200:]
+    assert above.startswith("Output too large to read at once (20.0 KB). Saved to: "), above[:200]
+    out = responses_api.tool_outputs(run.requests[3])[-1]
     assert out.startswith("Output too large to read at once (340.7 KB). Saved to: ") and len(out) < 1000
     saved = Path(out.split("Saved to: ")[1].split("\n")[0])
     assert saved.parent == home / "tmp" and saved.name.endswith(".txt") and "-copilot-tool-output-" in saved.name
     assert "Preview (first 500 chars):\n1\n2\n" in out
     assert not saved.exists()  # the whole output lives only while the session runs
-    (done,) = [r["data"]["result"] for r in events_of(run) if r["type"] == "tool.execution_complete"]
-    assert done["content"] == out
+    done = [r["data"]["result"] for r in events_of(run) if r["type"] == "tool.execution_complete"]
+    assert done[-1]["content"] == out
 
 
 @facts
