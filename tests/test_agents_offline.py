@@ -468,6 +468,8 @@ def test_fact_codex_compaction_brings_back_agents_md_and_sessionstart_context_on
     assert _seen(text, set(CODEX_FILES.values())) == ["M_ROOT", "M_SUB_OVERRIDE", "M_USER"]  # reloaded by the agent
     assert "CTX_SessionStart_MARK" in text  # SessionStart(compact) answered again
     assert "CTX_UserPromptSubmit_MARK" not in text and "CTX_PostToolUse_MARK" not in text  # gone with the turn
+    # its PreCompact answer is ignored: no compaction instructions (docs/agents.md)
+    assert not any("CTX_PreCompact_MARK" in responses_api.request_text(r.body) for r in run.api.log)
     assert api.summary in text and "go" in [t for _, t in responses_api.input_texts(after)]  # summary, user prompt kept
     lines = rollout_lines(run.extra["rollout"])
     compacted = [line for line in lines if line["type"] == "compacted"]
