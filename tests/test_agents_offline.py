@@ -484,7 +484,9 @@ def test_fact_codex_compaction_brings_back_agents_md_and_sessionstart_context_on
 @facts
 @pytest.mark.slow
 def test_fact_codex_answer_shapes_block_reason_replaces_updated_output_is_discarded_updated_input_rewrites(tmp_path):
-    """And PreToolUse deny stops the call; ask is not taken."""
+    """And PreToolUse deny stops the call; ask is not taken.  A systemMessage
+    beside them is shown to no one by `codex exec` (neither its output nor
+    its error stream)."""
     cmd = "printf 'orig-%d\\n' 7"
 
     def run_with(name, answers):
@@ -493,10 +495,13 @@ def test_fact_codex_answer_shapes_block_reason_replaces_updated_output_is_discar
         run = run_codex("go", home, cwd, [shell(cmd), say("ok")], hooks=codex_hooks(hook, list(answers)))
         assert run.returncode == 0, str(run)
         after = run.requests[1]
+        run_with.shown = run.stdout + run.stderr
         return responses_api.tool_outputs(after)[0], [t for r, t in responses_api.input_texts(after) if r == "developer"]
-    out, dev = run_with("block", {"PostToolUse": {"decision": "block", "reason": "REPLACED_7f", "hookSpecificOutput": {
-        "hookEventName": "PostToolUse", "additionalContext": "CTX_POST"}}})
+    out, dev = run_with("block", {"PostToolUse": {"decision": "block", "reason": "REPLACED_7f", "systemMessage": "SYS_7f",
+                                                  "hookSpecificOutput": {"hookEventName": "PostToolUse",
+                                                                         "additionalContext": "CTX_POST"}}})
     assert out == "REPLACED_7f" and "CTX_POST" in dev
+    assert "SYS_7f" not in run_with.shown and "SYS_7f" not in json.dumps(dev)  # the user's, and exec shows none
     out, dev = run_with("updated", {"PostToolUse": {"hookSpecificOutput": {
         "hookEventName": "PostToolUse", "additionalContext": "CTX_POST", "updatedToolOutput": "UPDATED"}}})
     assert out.endswith("Output:\norig-7\n") and "CTX_POST" not in dev  # the whole answer ignored
