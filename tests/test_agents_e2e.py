@@ -20,7 +20,7 @@ import pytest
 import forkrun
 from hook_fixtures import CURSOR_SOURCE, HookEnv, profile_text, shared_profile, warm_template
 from support import gemini_api, responses_api
-from support.codex import run_codex, trust_hooks
+from support.codex import run_codex, thread_id, trust_hooks
 from support.copilot import events_of, run_copilot
 from support.gemini import run_gemini
 from support.offline import base_env
@@ -615,6 +615,23 @@ def test_a_resumed_session_gets_back_the_rules_the_agent_left_out(tmp_path, agen
     assert first.returncode == 0 and again.returncode == 0, str(first) + str(again)
     assert [text(r).count("CURSOR_RESUMED_5e") for r in first.requests] == [1, 1]
     assert [text(r).count("CURSOR_RESUMED_5e") for r in again.requests] == [1, 1], text(again.requests[0])[-3000:]
+    assert [text(r).count(EFFORT) for r in first.requests + again.requests] == [1, 1, 1, 1], "its start's guidance too"
+
+
+@pytest.mark.slow
+def test_a_resumed_codex_session_is_given_nothing_again(tmp_path):
+    """`codex exec resume` (Codex 0.171.0) keeps what hooks added, once, and
+    sends SessionStart (source resume): the engine gives nothing of it
+    again, neither the rule only it delivers nor the effort guidance (before:
+    every resumed request held the guidance twice)."""
+    home, project, env, options = _with_cursor_rules(tmp_path, "codex", "CURSOR_RES_c0", "resume-codex")
+    first = run_codex("go", home, project, None, api=ResponsesAPI([shell("echo a"), say("one")]), env=env, **options)
+    again = run_codex("next", home, project, None, api=ResponsesAPI([shell("echo b"), say("two")]), env=env,
+                      resume=thread_id(first), **options)
+    assert first.returncode == 0 and again.returncode == 0, str(first) + str(again)
+    text = responses_api.request_text
+    for mark in ("CURSOR_RES_c0", EFFORT):
+        assert [text(r).count(mark) for r in first.requests + again.requests] == [1, 1, 1, 1], (mark, text(again.requests[0])[-3000:])
 
 
 @pytest.mark.slow
