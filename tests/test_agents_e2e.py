@@ -20,7 +20,7 @@ import pytest
 import forkrun
 from hook_fixtures import CURSOR_SOURCE, HookEnv, profile_text, shared_profile, warm_template
 from support import gemini_api, responses_api
-from support.codex import run_codex, trust_hooks
+from support.codex import run_codex, thread_id, trust_hooks
 from support.copilot import events_of, run_copilot
 from support.gemini import run_gemini
 from support.offline import base_env
@@ -73,7 +73,7 @@ def _trusted(agent, home, project, env, said):
     if agent != "codex":
         return {}
     listed = trust_hooks(home, project)  # what Codex's /hooks dialog writes into config.toml
-    assert len(listed) == 7 and all("--agent codex" in h["command"] for h in listed), listed  # SessionEnd the 7th
+    assert len(listed) == 8 and all("--agent codex" in h["command"] for h in listed), listed  # SubagentStart, SessionEnd
     return {"bypass_hook_trust": False}
 
 
@@ -127,12 +127,12 @@ def _engine(home, project, env, *args):
 # is cut (and learned as large), the next one runs through the engine's
 # wrapper (PreToolUse rewrite, in a session that asks nothing) and is kept
 # whole.  Gemini hands the whole output to AfterTool.  Copilot cuts a 349 KB
-# output before postToolUse (its own temporary file): below its cut, a 28 KB
-# output is the engine's to keep.
+# output before postToolUse (its own temporary file, over 20 KB): below its
+# cut, a 19.4 KB output is the engine's to keep.
 RUNS = {"codex": run_codex, "gemini": run_gemini, "copilot": run_copilot}
 LARGE = {"codex": ([shell(SEQ), shell(SEQ)], 60000),
          "gemini": ([shell(SEQ + "; exit 3")], 60000),
-         "copilot": ([shell("seq 1 2000; exit 3")], 2000)}
+         "copilot": ([shell("seq 1 4200; exit 3")], 4200)}
 # The exit status the large output's stub tells the model: Gemini's and
 # Copilot's command failed (their output's text says so); Codex's ran once
 # through the engine's wrapper, which saw it end well.
@@ -615,6 +615,23 @@ def test_a_resumed_session_gets_back_the_rules_the_agent_left_out(tmp_path, agen
     assert first.returncode == 0 and again.returncode == 0, str(first) + str(again)
     assert [text(r).count("CURSOR_RESUMED_5e") for r in first.requests] == [1, 1]
     assert [text(r).count("CURSOR_RESUMED_5e") for r in again.requests] == [1, 1], text(again.requests[0])[-3000:]
+    assert [text(r).count(EFFORT) for r in first.requests + again.requests] == [1, 1, 1, 1], "its start's guidance too"
+
+
+@pytest.mark.slow
+def test_a_resumed_codex_session_is_given_nothing_again(tmp_path):
+    """`codex exec resume` (Codex 0.171.0) keeps what hooks added, once, and
+    sends SessionStart (source resume): the engine gives nothing of it
+    again, neither the rule only it delivers nor the effort guidance (before:
+    every resumed request held the guidance twice)."""
+    home, project, env, options = _with_cursor_rules(tmp_path, "codex", "CURSOR_RES_c0", "resume-codex")
+    first = run_codex("go", home, project, None, api=ResponsesAPI([shell("echo a"), say("one")]), env=env, **options)
+    again = run_codex("next", home, project, None, api=ResponsesAPI([shell("echo b"), say("two")]), env=env,
+                      resume=thread_id(first), **options)
+    assert first.returncode == 0 and again.returncode == 0, str(first) + str(again)
+    text = responses_api.request_text
+    for mark in ("CURSOR_RES_c0", EFFORT):
+        assert [text(r).count(mark) for r in first.requests + again.requests] == [1, 1, 1, 1], (mark, text(again.requests[0])[-3000:])
 
 
 @pytest.mark.slow
@@ -726,12 +743,13 @@ def _codex_delegates(ask, command):
 
 
 @pytest.mark.slow
-def test_a_codex_subagent_gets_the_rules_it_lacks_at_its_first_tool_call(tmp_path):
-    """Codex 0.169.0 sends nothing when a subagent starts, and its subagent
+def test_a_codex_subagent_gets_the_rules_it_lacks_at_its_start(tmp_path):
+    """Codex 0.171.0 sends SubagentStart when a subagent starts (before,
+    the engine waited for the subagent's first tool call), and its subagent
     loads its AGENTS.md files itself.  With the user's profile adding
-    Cursor's rules, the subagent's first shell call brings them into its
-    context (PreToolUse: its next request holds them), once; the main
-    agent had them at the session's start."""
+    Cursor's rules, the subagent's first request holds them (SubagentStart),
+    and its request after its first shell call still once; the main agent
+    had them at the session's start."""
     home, project, env, options = _with_cursor_rules(tmp_path, "codex", "CURSOR_CODEX_4b", "cursor-codex")
     (project / "AGENTS.md").write_text("Run the linter first (CODEX_OWN_2c).\n")
     ask = "Check the settings file."
@@ -742,7 +760,7 @@ def test_a_codex_subagent_gets_the_rules_it_lacks_at_its_first_tool_call(tmp_pat
     sub = [t for t, r in zip(texts, run.requests) if ask in responses_api.last_user_text(r)]
     main = [t for t, r in zip(texts, run.requests) if ask not in responses_api.last_user_text(r)]
     assert len(sub) == 2 and "sub-ran-5f" in sub[1], [t[-500:] for t in sub]
-    assert "CURSOR_CODEX_4b" not in sub[0] and "CODEX_OWN_2c" in sub[0], "its own files, not the engine's yet"
+    assert sub[0].count("CURSOR_CODEX_4b") == 1 and sub[0].count("CODEX_OWN_2c") == 1, sub[0][-3000:]
     assert sub[1].count("CURSOR_CODEX_4b") == 1, sub[1][-3000:]
     assert "CURSOR_CODEX_4b" in main[0] and "All done." not in main[0]
 

@@ -468,6 +468,8 @@ def test_fact_codex_compaction_brings_back_agents_md_and_sessionstart_context_on
     assert _seen(text, set(CODEX_FILES.values())) == ["M_ROOT", "M_SUB_OVERRIDE", "M_USER"]  # reloaded by the agent
     assert "CTX_SessionStart_MARK" in text  # SessionStart(compact) answered again
     assert "CTX_UserPromptSubmit_MARK" not in text and "CTX_PostToolUse_MARK" not in text  # gone with the turn
+    # its PreCompact answer is ignored: no compaction instructions (docs/agents.md)
+    assert not any("CTX_PreCompact_MARK" in responses_api.request_text(r.body) for r in run.api.log)
     assert api.summary in text and "go" in [t for _, t in responses_api.input_texts(after)]  # summary, user prompt kept
     lines = rollout_lines(run.extra["rollout"])
     compacted = [line for line in lines if line["type"] == "compacted"]
@@ -482,7 +484,9 @@ def test_fact_codex_compaction_brings_back_agents_md_and_sessionstart_context_on
 @facts
 @pytest.mark.slow
 def test_fact_codex_answer_shapes_block_reason_replaces_updated_output_is_discarded_updated_input_rewrites(tmp_path):
-    """And PreToolUse deny stops the call; ask is not taken."""
+    """And PreToolUse deny stops the call; ask is not taken.  A systemMessage
+    beside them is shown to no one by `codex exec` (neither its output nor
+    its error stream)."""
     cmd = "printf 'orig-%d\\n' 7"
 
     def run_with(name, answers):
@@ -491,10 +495,13 @@ def test_fact_codex_answer_shapes_block_reason_replaces_updated_output_is_discar
         run = run_codex("go", home, cwd, [shell(cmd), say("ok")], hooks=codex_hooks(hook, list(answers)))
         assert run.returncode == 0, str(run)
         after = run.requests[1]
+        run_with.shown = run.stdout + run.stderr
         return responses_api.tool_outputs(after)[0], [t for r, t in responses_api.input_texts(after) if r == "developer"]
-    out, dev = run_with("block", {"PostToolUse": {"decision": "block", "reason": "REPLACED_7f", "hookSpecificOutput": {
-        "hookEventName": "PostToolUse", "additionalContext": "CTX_POST"}}})
+    out, dev = run_with("block", {"PostToolUse": {"decision": "block", "reason": "REPLACED_7f", "systemMessage": "SYS_7f",
+                                                  "hookSpecificOutput": {"hookEventName": "PostToolUse",
+                                                                         "additionalContext": "CTX_POST"}}})
     assert out == "REPLACED_7f" and "CTX_POST" in dev
+    assert "SYS_7f" not in run_with.shown and "SYS_7f" not in json.dumps(dev)  # the user's, and exec shows none
     out, dev = run_with("updated", {"PostToolUse": {"hookSpecificOutput": {
         "hookEventName": "PostToolUse", "additionalContext": "CTX_POST", "updatedToolOutput": "UPDATED"}}})
     assert out.endswith("Output:\norig-7\n") and "CTX_POST" not in dev  # the whole answer ignored
@@ -1056,16 +1063,22 @@ def test_fact_copilot_pre_tool_ask_is_a_denial_allow_takes_modified_args_and_a_2
 @facts
 @pytest.mark.slow
 def test_fact_copilot_saves_a_349_kb_output_to_a_temporary_file_for_the_session_and_shows_500_characters(tmp_path):
+    """So it does with any output over 20 KB: one of 20,393 bytes (20,432
+    characters with its exit code's line) reaches the model whole, one of
+    20,478 bytes does not."""
     home, cwd = _world(tmp_path)
-    run = run_copilot("go", home, cwd, [shell(SEQ_349K), say("ok")])
-    (out,) = responses_api.tool_outputs(run.requests[1])
+    run = run_copilot("go", home, cwd, [shell("seq 1 4300"), shell("seq 1 4317"), shell(SEQ_349K), say("ok")])
+    below, above = (responses_api.tool_outputs(run.requests[i])[-1] for i in (1, 2))
+    assert len(below) == 20432 and below.startswith("1\n2\n") and "\n4300\n" in below, below[-200:]
+    assert above.startswith("Output too large to read at once (20.0 KB). Saved to: "), above[:200]
+    out = responses_api.tool_outputs(run.requests[3])[-1]
     assert out.startswith("Output too large to read at once (340.7 KB). Saved to: ") and len(out) < 1000
     saved = Path(out.split("Saved to: ")[1].split("\n")[0])
     assert saved.parent == home / "tmp" and saved.name.endswith(".txt") and "-copilot-tool-output-" in saved.name
     assert "Preview (first 500 chars):\n1\n2\n" in out
     assert not saved.exists()  # the whole output lives only while the session runs
-    (done,) = [r["data"]["result"] for r in events_of(run) if r["type"] == "tool.execution_complete"]
-    assert done["content"] == out
+    done = [r["data"]["result"] for r in events_of(run) if r["type"] == "tool.execution_complete"]
+    assert done[-1]["content"] == out
 
 
 @facts

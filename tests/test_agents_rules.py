@@ -649,26 +649,35 @@ def test_a_real_sessions_subagent_starts_with_the_rule_the_main_context_has_in_v
     assert _state(hk) == before
 
 
-def test_a_codex_subagent_gets_the_rules_it_lacks_at_its_first_tool_call_once(hk):
-    """Codex sends no event when a subagent starts; its subagent's calls
-    carry the subagent's id (agent_id; measured with 0.169.0, whose
-    subagent loads its AGENTS.md files itself).  So the rules only the
-    engine delivers come at the subagent's first tool call (PreToolUse,
-    whose context reaches the model), once per subagent; the main agent's
-    calls, and Claude Code's subagent (which has its start), get none."""
+def test_a_codex_subagent_gets_the_rules_it_lacks_at_its_start_or_else_at_its_first_tool_call_once(hk):
+    """Codex 0.171.0 sends SubagentStart when a subagent starts (its
+    context reaches the subagent's first request), and its subagent's calls
+    carry the subagent's id (agent_id; its subagent loads its AGENTS.md
+    files itself).  So the rules only the engine delivers come at the
+    start, and its first tool call gives none again; a subagent whose start
+    reached no hook (hooks installed before the engine took SubagentStart:
+    its YAML's subagent_first_call) gets them at its first tool call
+    (PreToolUse, whose context reaches the model), once per subagent; the
+    main agent's calls, and Claude Code's subagent (which has its start),
+    get none."""
     _cursor_rules(hk, "Name every branch CODEX_SUB_3a.")
     (hk.project / "AGENTS.md").write_text("# Team\nAGENTS_OWN_9d.\n")
     hk.compiled(CURSOR_ALWAYS)
 
-    def pre_tool(agent, **fields):
+    def answer(agent, event, **fields):
         payload = {"session_id": hk.session, "transcript_path": str(hk.transcript), "cwd": str(hk.project),
-                   "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"},
-                   "tool_use_id": "call_1", **fields}
+                   "hook_event_name": event, **fields}
         run = hk.engine("hook", "--agent", agent, "--profile", str(CURSOR_ALWAYS),
                         stdin=json.dumps(payload).encode()).assert_ok()
         return (json.loads(run.stdout).get("hookSpecificOutput") or {}).get("additionalContext", "") \
             if run.stdout.strip() else ""
 
+    def pre_tool(agent, **fields):
+        return answer(agent, "PreToolUse", tool_name="Bash", tool_input={"command": "ls"}, tool_use_id="call_1", **fields)
+
+    started = answer("codex", "SubagentStart", agent_id="sub-s", agent_type="default")
+    assert "CODEX_SUB_3a" in started and "AGENTS_OWN_9d" not in started, started
+    assert "CODEX_SUB_3a" not in pre_tool("codex", agent_id="sub-s", agent_type="default"), "given at its start"
     first = pre_tool("codex", agent_id="sub-a", agent_type="default")
     assert "CODEX_SUB_3a" in first and "AGENTS_OWN_9d" not in first, first
     assert "CODEX_SUB_3a" not in pre_tool("codex", agent_id="sub-a", agent_type="default"), "once per subagent"

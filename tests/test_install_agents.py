@@ -28,13 +28,14 @@ FILES = {
 EVENTS = {
     "claude-code": ["UserPromptSubmit", "SessionStart", "SubagentStart", "PreToolUse", "PostToolUse",
                     "PostToolUseFailure", "Stop", "PreCompact", "SessionEnd"],
-    "codex": ["UserPromptSubmit", "SessionStart", "PreToolUse", "PostToolUse", "Stop", "PreCompact", "SessionEnd"],
+    "codex": ["UserPromptSubmit", "SessionStart", "SubagentStart", "PreToolUse", "PostToolUse", "Stop", "PreCompact",
+              "SessionEnd"],
     "gemini": ["BeforeAgent", "SessionStart", "BeforeTool", "AfterTool", "AfterAgent", "BeforeModel", "SessionEnd"],
     "copilot": ["userPromptSubmitted", "sessionStart", "subagentStart", "preToolUse", "postToolUse",
                 "postToolUseFailure", "agentStop", "preCompact", "sessionEnd"],
 }
 # The built-in profile's events each agent lacks (install says so).
-LACKS = {"claude-code": "before_model", "codex": "subagent_start, tool_failure, before_model",
+LACKS = {"claude-code": "before_model", "codex": "tool_failure, before_model",
          "gemini": "subagent_start, tool_failure, pre_compact", "copilot": "before_model"}
 TOOL_EVENTS = {"PreToolUse", "PostToolUse", "PostToolUseFailure", "BeforeTool", "AfterTool"}
 

@@ -65,12 +65,15 @@ class Context:
         holds what the agent loads itself and nothing the main one was
         given; nothing was touched in it yet, and nothing given to it is
         recorded as the main context's.  Its subagent_start, or, for an
-        agent that sends none (Codex CLI), the subagent's first tool call
-        (no `subagent:<id>` mark in the session's state yet)."""
+        agent that sends none or whose start may reach no hook
+        (`subagent_first_call` of its YAML: Codex CLI), the subagent's first
+        tool call (no `subagent:<id>` mark in the session's state yet)."""
         kind = self.event.kind
         if kind == "subagent_start":
             return True
-        if kind != "pre_tool" or not self.event.subagent or self.agent.agent_events("subagent_start"):
+        if kind != "pre_tool" or not self.event.subagent:
+            return False
+        if self.agent.agent_events("subagent_start") and not self.agent.data.get("subagent_first_call"):
             return False
         return not self.snapshot().get(self.subagent_mark())
 

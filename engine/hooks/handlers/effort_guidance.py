@@ -40,4 +40,27 @@ class EffortGuidance(Handler):
         if text and advice:
             advice = render_cached(advice, ctx.settings["templates"], **values).strip("\n")
             text = f"{text} {advice}" if advice else text
-        return [Part(self.name, text)] if text else []
+        return [Part(self.name, text)] if text and not _still_in_view(ctx, text) else []
+
+
+def _still_in_view(ctx, text):
+    """At a resume of an agent whose resumed run still holds what the
+    session's start added (its YAML's `transcript.resumed`: session_start
+    not named, kept once, as Codex CLI's and Claude Code's are): whether
+    the same guidance is in its transcript since its latest compaction."""
+    resumed = ctx.agent.data["transcript"].get("resumed") or {}
+    path = ctx.transcript() if ctx.event.source == "resume" and resumed.get("session_start", 1) else None
+    if not path:
+        return False
+    from engine.agents.transcripts import tail
+
+    try:
+        for rec in tail(ctx.agent.data["transcript"]["reader"], path, ctx.settings["transcript"]["max_tail_bytes"],
+                        kinds=("delivered", "compaction")):
+            if rec.kind == "compaction":
+                return False
+            if any(isinstance(t, str) and text in t for t in rec.texts):
+                return True
+    except OSError:
+        return False
+    return False

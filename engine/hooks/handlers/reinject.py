@@ -71,9 +71,19 @@ class Reinject(Handler):
             out.extend(got)
             if ctx.opens_a_subagent:
                 ctx.room_taken += sum(_room(ctx, part) for part in got)
-        if ctx.name == "pre_tool" and ctx.opens_a_subagent:  # once per subagent, whatever it was given
+        if _marks_the_subagent(ctx):  # once per subagent, whatever it was given
             out.append(Part(self.name, marks={ctx.subagent_mark(): 1}))
         return out
+
+
+def _marks_the_subagent(ctx):
+    """Whether this event opens a subagent's context that its first tool
+    call would open again: that call itself, or a start of an agent whose
+    first call stands in for a start that reached no hook
+    (`subagent_first_call`)."""
+    if not ctx.opens_a_subagent or not ctx.event.subagent:
+        return False
+    return ctx.name == "pre_tool" or bool(ctx.agent.data.get("subagent_first_call"))
 
 
 def _room(ctx, part):
