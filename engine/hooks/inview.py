@@ -674,7 +674,14 @@ def _stays(ctx):
     context = agent.data["answers"].get("context") or {}
     if ctx.name not in context.get("events", ()) or ctx.name in context.get("carry_from", ()):
         return False
-    return (agent.data["transcript"].get("resumed") or {}).get(ctx.name, 1) > 0
+    return resumed_copies(agent, ctx.name) > 0
+
+
+def resumed_copies(agent, kind):
+    """How many times a resumed run of this agent's sessions holds what an
+    event of neutral `kind` added before the resume (its YAML's
+    `transcript.resumed`; an event not named: once)."""
+    return (agent.data["transcript"].get("resumed") or {}).get(kind, 1)
 
 
 def agent_version(ctx):

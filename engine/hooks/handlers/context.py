@@ -73,7 +73,7 @@ class Context:
             return True
         if kind != "pre_tool" or not self.event.subagent:
             return False
-        if self.agent.agent_events("subagent_start") and not self.agent.data.get("subagent_first_call"):
+        if self.agent.agent_events("subagent_start") and not self.agent.data["subagent_first_call"]:
             return False
         return not self.snapshot().get(self.subagent_mark())
 

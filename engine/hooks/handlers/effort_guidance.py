@@ -48,8 +48,9 @@ def _still_in_view(ctx, text):
     session's start added (its YAML's `transcript.resumed`: session_start
     not named, kept once, as Codex CLI's and Claude Code's are): whether
     the same guidance is in its transcript since its latest compaction."""
-    resumed = ctx.agent.data["transcript"].get("resumed") or {}
-    path = ctx.transcript() if ctx.event.source == "resume" and resumed.get("session_start", 1) else None
+    from ..inview import resumed_copies
+
+    path = ctx.transcript() if ctx.event.source == "resume" and resumed_copies(ctx.agent, "session_start") else None
     if not path:
         return False
     from engine.agents.transcripts import tail

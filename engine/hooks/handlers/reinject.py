@@ -83,7 +83,7 @@ def _marks_the_subagent(ctx):
     (`subagent_first_call`)."""
     if not ctx.opens_a_subagent or not ctx.event.subagent:
         return False
-    return ctx.name == "pre_tool" or bool(ctx.agent.data.get("subagent_first_call"))
+    return ctx.name == "pre_tool" or ctx.agent.data["subagent_first_call"]
 
 
 def _room(ctx, part):
