@@ -749,11 +749,14 @@ def test_a_codex_subagent_gets_the_rules_it_lacks_at_its_start(tmp_path):
     loads its AGENTS.md files itself.  With the user's profile adding
     Cursor's rules, the subagent's first request holds them (SubagentStart),
     and its request after its first shell call still once; the main agent
-    had them at the session's start."""
+    had them at the session's start.  The subagent's command fails: it is
+    remembered from the subagent's own rollout, which the start names (its
+    PostToolUse shows no exit status, the session's rollout holds no such
+    call)."""
     home, project, env, options = _with_cursor_rules(tmp_path, "codex", "CURSOR_CODEX_4b", "cursor-codex")
     (project / "AGENTS.md").write_text("Run the linter first (CODEX_OWN_2c).\n")
     ask = "Check the settings file."
-    api = ResponsesAPI([_codex_delegates(ask, "echo sub-ran-5f")] * 8)
+    api = ResponsesAPI([_codex_delegates(ask, "echo sub-ran-5f; exit 3")] * 8)
     run = run_codex("go", home, project, None, api=api, env=env, **options)
     assert run.returncode == 0, str(run)
     texts = [responses_api.request_text(r) for r in run.requests]
@@ -763,6 +766,9 @@ def test_a_codex_subagent_gets_the_rules_it_lacks_at_its_start(tmp_path):
     assert sub[0].count("CURSOR_CODEX_4b") == 1 and sub[0].count("CODEX_OWN_2c") == 1, sub[0][-3000:]
     assert sub[1].count("CURSOR_CODEX_4b") == 1, sub[1][-3000:]
     assert "CURSOR_CODEX_4b" in main[0] and "All done." not in main[0]
+    rc, out, err = _engine(home, project, env, "memory", "list", "--json")
+    assert rc == 0, err
+    assert [(e["input"], e["error"], e["count"]) for e in json.loads(out)] == [("echo sub-ran-5f; exit 3", "sub-ran-5f", 1)], out
 
 
 @pytest.mark.slow

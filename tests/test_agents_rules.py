@@ -684,3 +684,50 @@ def test_a_codex_subagent_gets_the_rules_it_lacks_at_its_start_or_else_at_its_fi
     assert "CODEX_SUB_3a" in pre_tool("codex", agent_id="sub-b", agent_type="default"), "each subagent its own"
     assert "CODEX_SUB_3a" not in pre_tool("codex"), "the main agent's call"
     assert "CODEX_SUB_3a" not in pre_tool("claude-code", agent_id="a1b2c3"), "Claude Code's subagent had its start"
+
+
+def _codex_call(call_id, cmd, output):
+    """A Codex rollout's shell call and its output, as 0.171.0 writes them."""
+    return [{"type": "response_item", "payload": {"type": "function_call", "name": "exec_command", "call_id": call_id,
+                                                   "arguments": json.dumps({"cmd": cmd})}},
+            {"type": "response_item", "payload": {"type": "function_call_output", "call_id": call_id,
+                                                   "output": output}}]
+
+
+def test_a_codex_subagents_failed_command_is_remembered_from_its_own_rollout(hk):
+    """Codex 0.171.0 writes a subagent's calls to a rollout of its own,
+    which its SubagentStart names (transcript_path; the subagent's other
+    events name the session's), and its PostToolUse shows no exit status:
+    the Stop scan read the session's rollout alone, so a subagent's failed
+    command was never remembered.  Now the start notes that rollout and each
+    Stop reads it too, when it grew: once per failure.  Claude Code's
+    subagent start (the session's transcript) notes nothing."""
+    main, sub = hk.root / "rollout-main.jsonl", hk.root / "rollout-sub.jsonl"
+
+    def write(path, records):
+        path.write_text("".join(json.dumps(r) + "\n" for r in records))
+
+    def send(agent, event, path, **fields):
+        payload = {"session_id": hk.session, "transcript_path": str(path), "cwd": str(hk.project),
+                   "hook_event_name": event, **fields}
+        hk.engine("hook", "--agent", agent, stdin=json.dumps(payload).encode()).assert_ok()
+
+    def remembered():
+        listed = hk.engine("memory", "list", "--json")
+        assert listed.returncode == 0, str(listed)
+        return sorted((e["input"], e["error"], e["count"]) for e in json.loads(listed.stdout))
+
+    write(main, _codex_call("call_m", "ls", "Process exited with code 0\nOutput:\nREADME\n"))
+    send("claude-code", "SubagentStart", main, agent_id="a1b2c3", agent_type="general-purpose")
+    assert not any("subagent_transcript" in p.read_text() for p in hk.session_files()), "Claude Code's: nothing noted"
+    send("codex", "SubagentStart", sub, agent_id="sub-1", agent_type="default")
+    write(sub, _codex_call("call_s1", "make deploy", "Process exited with code 2\nOutput:\ndeploy-boom-7x\n"))
+    send("codex", "Stop", main, stop_hook_active=False)
+    assert remembered() == [("make deploy", "deploy-boom-7x", 1)]
+    send("codex", "Stop", main, stop_hook_active=False)
+    assert remembered() == [("make deploy", "deploy-boom-7x", 1)], "the same failure once"
+    with sub.open("a") as fh:  # the subagent goes on: a second failure, read at the next Stop
+        fh.write("".join(json.dumps(r) + "\n" for r in _codex_call("call_s2", "make test", "Process exited with code 1\n"
+                                                                                        "Output:\ntest-boom-3q\n")))
+    send("codex", "SessionEnd", main, reason="other")
+    assert remembered() == [("make deploy", "deploy-boom-7x", 1), ("make test", "test-boom-3q", 1)]
