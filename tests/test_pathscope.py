@@ -123,6 +123,48 @@ def test_select_keeps_unscoped_and_matching_rules():
     assert any("bad.md" in m for m in logged)
 
 
+def test_a_projects_globs_are_matched_within_a_bound_and_the_users_are_never_counted(monkeypatch):
+    """Audit: a project's rule file may hold any number of globs, each tried
+    on every touched path; 10,000 of them took every refresh past its
+    deadline, the user's rules with it.  A refresh spends at most
+    globs.max_project_work on a project's globs: past it, a project's scoped
+    rule counts as unscoped (logged once) and matches no touched path for
+    what is in view; the user's own rule with the same globs is decided."""
+    from engine.core import settings
+    from engine.hooks import pathscope
+
+    bounds = dict(settings.glob_limits(), max_project_work=20000)
+    monkeypatch.setattr(settings, "glob_limits", lambda: bounds)
+    many = "paths: [" + ", ".join(f'"**/*q{i}*.py"' for i in range(300)) + ', "src/**"]'
+    files = [RuleFile("/u/mine.md", "mine.md", 5, fm(many), origin="user"),
+             RuleFile("/r/flood.md", "flood.md", 5, fm(many)),
+             RuleFile("/r/docs.md", "docs.md", 5, fm("paths: docs/**"))]
+    touched = [f"src/pkg/module_{i}.py" for i in range(20)]
+    logged = []
+    kept, decisions = select(files, SCOPE, touched, logged.append)
+    by = {d.path: d for d in decisions}
+    assert by["/u/mine.md"].status == "in" and "matches" in by["/u/mine.md"].reason, by
+    assert by["/r/flood.md"].status == "in" and "globs.max_project_work" in by["/r/flood.md"].reason, by
+    assert by["/r/docs.md"].status == "in" and "globs.max_project_work" in by["/r/docs.md"].reason, by
+    assert [f.name for f in kept] == ["mine.md", "flood.md", "docs.md"]
+    assert len(logged) == 1 and "2 path-scoped rule file(s) of the project" in logged[0], logged
+    # what is in view: an undecided project rule matched no touched path; the user's did
+    assert not pathscope.matched(["**/*q1*.py", "src/**"], ["src/a.py"], 1024, files[1])
+    assert pathscope.matched(["**/*q1*.py", "src/**"], ["src/a.py"], 1024, files[0])
+    # a new refresh gets the whole allowance again
+    kept, decisions = select(files[2:], SCOPE, ["docs/a.md"], logged.append)
+    assert decisions[0].status == "in" and "docs/a.md matches" in decisions[0].reason, decisions
+
+
+def test_a_glob_is_told_apart_by_its_literal_start_and_end_as_by_the_simulation():
+    from engine.hooks.pathscope import Glob
+
+    for glob, path in [("src/**/*.py", "src/a/b.py"), ("src/**/*.py", "lib/a.py"), ("**/x.md", "x.md"),
+                       ("a*b", "ab"), ("ab", "ab"), ("ab", "abab"), ("[ab]x", "ax"), ("*.py", "a.pyc"), ("**", "")]:
+        g = Glob(glob)
+        assert g.match(path) <= g.could_match(path), (glob, path)
+
+
 # -- end to end: the hook and the preview ------------------------------------
 
 def _world(hk):

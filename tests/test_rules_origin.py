@@ -148,3 +148,25 @@ def test_compressing_a_flood_is_spread_over_events_and_each_file_is_named_once(h
     assert len(seen) > 2, "one event compressed more than the bound allows"
     assert all("MINEFIRST" not in ctx for ctx in seen[1:])
     assert any("hooks.max_compress_chars" in line for line in hk.log_lines())
+
+
+def test_a_project_rule_of_ten_thousand_globs_cannot_keep_the_users_rule_out(hk):
+    """Audit: a repository's rule file whose `paths:` holds 10,000 globs (120
+    KB), in a session that read 50 files: each glob was tried on each path,
+    and every refresh reached the hook's deadline and printed nothing, the
+    user's own rule with it.  Now the project's globs have a bound
+    (globs.max_project_work): the user's rule comes, the flood is injected as
+    if unscoped, and one log line says why."""
+    hk.rule("house-style.md", "# House style\nMarker HOUSESTYLE: tabs, never spaces.\n", where="global")
+    globs = ", ".join(f'"**/*q{i}*.py"' for i in range(10000))
+    hk.rule("flood.md", f"---\npaths: [{globs}]\n---\nMarker FLOODRULE.\n")
+    hk.write_transcript([{"type": "assistant", "isSidechain": False, "message": {"id": f"m{i}", "content": [
+        {"type": "tool_use", "id": f"t{i}", "name": "Read",
+         "input": {"file_path": str(hk.project / "src" / "deep" / f"module_{i}_with_a_long_name.py")}}]}}
+        for i in range(50)])
+    run = hk.hook(hk.prompt(1), profile=_prompt_profile())
+    text = _ctx(run)
+    assert "HOUSESTYLE" in text, (text[:1500], hk.log_lines())
+    assert "FLOODRULE" in text, text[:1500]
+    assert not [line for line in hk.log_lines() if "deadline" in line], hk.log_lines()
+    assert any("globs.max_project_work" in line for line in hk.log_lines()), hk.log_lines()

@@ -391,12 +391,12 @@ class Seen:
     def _touched(self, ep, entry, rf, globs, stale):
         from engine.agents.instructions import scoped_load_kinds
 
-        from .pathscope import decide, seen_from
+        from .pathscope import matched, seen_from
 
         kinds = set(scoped_load_kinds(entry, self.iv.version))
         loaded = [t for t in ep.touched if t[1] in kinds and (stale is None or t[2] > stale)]
         for rel, _kind, pos in reversed(loaded):
-            if decide(globs, seen_from(rf, [rel], self.iv.cwd), self.limit)[0] == "in":
+            if matched(globs, seen_from(rf, [rel], self.iv.cwd), self.limit, rf):
                 return [pos]
         return []
 
@@ -493,13 +493,13 @@ def _covering(files, spec, path, cwd):
     """The path-scoped rules whose globs match `path`: a delivery before a
     write (ctx.scoped_for) holds only those, also when the transcript says
     nothing yet (a session's first tool call)."""
-    from .pathscope import decide, seen_from
+    from .pathscope import matched, seen_from
 
     key, limit = spec["scope"]["key"], spec["scope"]["max_brace_expansions"]
     out = []
     for rf in files:
         globs = globs_of(rf, key)
-        if globs is not None and decide(globs, seen_from(rf, [path], cwd), limit)[0] == "in":
+        if globs is not None and matched(globs, seen_from(rf, [path], cwd), limit, rf):
             out.append(rf)
     return out
 
@@ -548,9 +548,9 @@ def _scoped_for(rf, globs, pos, path, cwd, limit):
     it, not in view."""
     if globs is None or pos is not None:
         return False
-    from .pathscope import decide, seen_from
+    from .pathscope import matched, seen_from
 
-    return decide(globs, seen_from(rf, [path], cwd), limit)[0] == "in"
+    return matched(globs, seen_from(rf, [path], cwd), limit, rf)
 
 
 def _due_by_growth(iv, pos, far, next_due):
@@ -629,9 +629,9 @@ def _before(iv, rf, globs, snap, conf, key, limit):
         return True
     if Seen(iv, prev, snap, conf, key, limit).position(rf, globs) is not None:
         return True
-    from .pathscope import decide, seen_from
+    from .pathscope import matched, seen_from
 
-    return any(decide(globs, seen_from(rf, [rel], iv.cwd), limit)[0] == "in" for rel, _t, _p in prev.touched)
+    return any(matched(globs, seen_from(rf, [rel], iv.cwd), limit, rf) for rel, _t, _p in prev.touched)
 
 
 def ctx_inview(ctx):

@@ -15,6 +15,15 @@ a glob is bounded in length and in stars (globs in
 pipelines/settings/engine.yaml): a rule's frontmatter is a repository's.  A rule whose `paths:` cannot be
 read is injected as if it had none (a broken scope must not lose a rule) and
 said so in the log and in `engine refresh preview`.
+
+A project's rules may hold any number of globs, each tried against every
+touched path: 10,000 globs in one rule file took a refresh past its
+deadline, the user's rules with it.  So the work of a project's globs is
+counted in each refresh (globs.max_project_work: a path's characters times
+a glob's parts, for each glob tried on each path, and its compile); past
+it, a project's scoped rule not yet decided counts as unscoped, as a broken
+scope does.  The user's own rules come first in every order and are never
+counted.
 """
 
 import os
@@ -228,11 +237,22 @@ class Glob:
     """One glob matched as a set of states over the path (a Thompson NFA):
     time O(len(path) * len(glob)) whatever the glob, since no choice is ever
     tried again (a backtracking regex takes exponential time on
-    `*a*a*a*a...b` against `aaaa...`)."""
+    `*a*a*a*a...b` against `aaaa...`).  A path that lacks the glob's literal
+    start or end (`src/`, `.py`) is told apart without the simulation."""
 
     def __init__(self, glob):
         self.tokens = _tokens(glob)
         self.end = len(self.tokens)
+        self.head = _literal(self.tokens)
+        self.tail = _literal(reversed(self.tokens))[::-1]
+
+    def cost(self, path):
+        """The work units of matching `path` (globs.max_project_work)."""
+        return len(path) * (self.end + 1)
+
+    def could_match(self, path):
+        """False when `path` cannot match: it lacks the literal start or end."""
+        return path.startswith(self.head) and path.endswith(self.tail)
 
     def _close(self, states):
         """States with every state reachable without reading a character."""
@@ -288,21 +308,83 @@ class Glob:
         return self.end in states
 
 
+def _literal(tokens):
+    """The literal characters the tokens begin with."""
+    out = []
+    for kind, arg in tokens:
+        if kind != _LIT:
+            break
+        out.append(arg)
+    return "".join(out)
+
+
+# The work units of a look at a glob's literal start and end (Glob.could_match).
+_LOOK = 2
+
+
+class OutOfWork(Exception):
+    """A project's globs reached globs.max_project_work in this refresh."""
+
+
+class Work:
+    """The work a project's globs may still take in one refresh
+    (globs.max_project_work), and how many rules it left undecided."""
+
+    def __init__(self, units):
+        self.left = units
+        self.undecided = 0
+
+    def charge(self, units):
+        if units > self.left:
+            self.left = 0
+            raise OutOfWork
+        self.left -= units
+
+
+_work = [None]  # the current refresh's Work (start_refresh); a fresh one for a process that started none
+
+
+def start_refresh(bounds=None):
+    """A new refresh: a project's globs get their whole allowance again."""
+    if bounds is None:
+        from engine.core.settings import glob_limits
+
+        bounds = glob_limits()
+    _work[0] = Work(bounds["max_project_work"])
+    return _work[0]
+
+
+def _current_work():
+    return _work[0] if _work[0] is not None else start_refresh()
+
+
 class Globs:
     """A rule's globs: a path matches when one of them matches it."""
 
     def __init__(self, globs):
         self.globs = globs
 
-    def match(self, path):
-        return any(g.match(path) for g in self.globs)
+    def match(self, path, work=None):
+        """Does one glob match `path`?  With `work`, each glob simulated is
+        charged first (OutOfWork past the allowance)."""
+        for g in self.globs:
+            if work is not None:
+                work.charge(_LOOK)
+            if not g.could_match(path):
+                continue
+            if work is not None:
+                work.charge(g.cost(path))
+            if g.match(path):
+                return True
+        return False
 
 
-def compile_globs(globs, limit, bounds=None):
+def compile_globs(globs, limit, bounds=None, work=None):
     """The matcher of a rule's globs (paths relative to the project); None
     without any.  A glob longer than `max_chars` or with more `*` than
     `max_stars` (globs in pipelines/settings/engine.yaml) is a ValueError:
-    the rule then counts as unscoped."""
+    the rule then counts as unscoped.  With `work`, each glob's patterns
+    are charged as they are made (OutOfWork past the allowance)."""
     if bounds is None:
         from engine.core.settings import glob_limits
 
@@ -317,8 +399,10 @@ def compile_globs(globs, limit, bounds=None):
         while g.startswith("./"):
             g = g[2:]
         g = g.lstrip("/")
-        for e in expand_braces(g, limit):
-            out.append(Glob(e))
+        patterns = expand_braces(g, limit)
+        if work is not None:
+            work.charge(sum(len(e) + 1 for e in patterns))
+        out.extend(Glob(e) for e in patterns)
     return Globs(out) if out else None
 
 
@@ -425,17 +509,40 @@ class Decision:
 _compiled: dict = {}  # many rules share their globs: compile each set once per process
 
 
-def decide(globs, touched, limit):
-    """(status, reason) of one path-scoped rule for the touched paths."""
+UNDECIDED = ("paths: not matched, as the project's path-scoped rules reached globs.max_project_work in this "
+             "refresh (pipelines/settings/engine.yaml); injected as if unscoped")
+
+
+def decide(globs, touched, limit, rf=None):
+    """(status, reason) of one path-scoped rule for the touched paths; the
+    work of a project's rule (`rf`, a sources.RuleFile, not the user's own)
+    is counted against the refresh's globs.max_project_work."""
+    work = _current_work() if rf is not None and getattr(rf, "origin", None) != "user" else None
+    try:
+        return _decide(globs, touched, limit, work)
+    except OutOfWork:
+        work.undecided += 1
+        return "in", UNDECIDED
+
+
+def matched(globs, touched, limit, rf=None):
+    """Does a touched path match the rule's globs (decide), as far as the
+    refresh's work allows: a project's rule left undecided matched nothing
+    (it is not in view through a touch)."""
+    status, reason = decide(globs, touched, limit, rf)
+    return status == "in" and reason is not UNDECIDED
+
+
+def _decide(globs, touched, limit, work):
     key = (tuple(globs), limit)
     try:
-        rx = _compiled[key] if key in _compiled else _compiled.setdefault(key, compile_globs(globs, limit))
+        rx = _compiled[key] if key in _compiled else _compiled.setdefault(key, compile_globs(globs, limit, work=work))
     except ValueError as exc:
         return "in", f"paths: {exc}; injected as if unscoped"
     shown = ", ".join(globs)
     for t in touched:
         # a file outside the project keeps its absolute path: no glob (all relative) names it
-        if rx is not None and not t.startswith("/") and rx.match(t):
+        if rx is not None and not t.startswith("/") and rx.match(t, work):
             return "in", f"{t} matches {shown}"
     if not touched:
         return "out", f"no file touched yet; paths: {shown}"
@@ -483,7 +590,9 @@ def matches_every_file(glob):
 def select(files, settings, touched, log, cwd=None):
     """(kept files, decisions): rule files without a scope are kept as they
     are; a path-scoped one is kept only when a touched file (relative to
-    `cwd`) matches."""
+    `cwd`) matches.  A new refresh: its project's globs get their allowance
+    (globs.max_project_work), and one line says when they reached it."""
+    work = start_refresh()
     kept, decisions = [], []
     for rf in files:
         scope = scope_for(rf, settings["key"])
@@ -495,8 +604,11 @@ def select(files, settings, touched, log, cwd=None):
         if scope.globs is None:
             kept.append(rf)
             continue
-        status, reason = decide(scope.globs, seen_from(rf, touched, cwd), settings["max_brace_expansions"])
+        status, reason = decide(scope.globs, seen_from(rf, touched, cwd), settings["max_brace_expansions"], rf)
         decisions.append(Decision(rf.path, status, reason))
         if status == "in":
             kept.append(rf)
+    if work.undecided:
+        log(f"{work.undecided} path-scoped rule file(s) of the project injected as if unscoped: matching the "
+            "project's globs reached globs.max_project_work in this refresh (pipelines/settings/engine.yaml)")
     return kept, decisions
