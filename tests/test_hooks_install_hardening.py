@@ -382,3 +382,27 @@ def test_an_install_waits_for_another_to_end(hk):
         os.close(lock)
     assert proc.returncode == 0, err
     assert _settings(hk).is_file()
+
+
+@pytest.mark.parametrize("agent, name", [("gemini", ".gemini/settings.json"), ("claude-code", ".claude/settings.json")])
+def test_a_huge_project_settings_file_is_refused_unread(hk, agent, name):
+    """Audit: install, uninstall and doctor read a project's settings file
+    whole: a 2 GB .gemini/settings.json (zeros, a few MB in git) took 4 GB
+    of memory and 12 s before it was found not to be JSON.  It is now
+    refused by its size, unread (install.max_settings_bytes)."""
+    path = hk.project / name
+    path.parent.mkdir(parents=True)
+    with open(path, "wb") as fh:
+        fh.truncate(2 << 30)  # sparse: costs no disk
+    for command in ("install", "uninstall"):
+        run = hk.engine(command, "--project", "--agent", agent, timeout=60)
+        assert run.returncode == 1 and "Traceback" not in run.stderr, str(run)
+        # A Claude Code settings file too large to look into may name any of the engine's variables: one note says so
+        lines = [line for line in run.stderr.splitlines() if line.strip() and not line.startswith("engine: note:")]
+        assert len(lines) == 1 and "larger than 16,777,216 bytes" in lines[0], str(run)
+        assert "install.max_settings_bytes" in lines[0], lines
+    assert _listing(path.parent) == ["settings.json"] and path.stat().st_size == 2 << 30
+    run = hk.engine("doctor", "--json", "--agent", agent, timeout=60)
+    assert run.returncode == 0, str(run)
+    project = next(s for s in json.loads(run.stdout)["agents"][0]["hooks"] if s["scope"] == "project")
+    assert "install.max_settings_bytes" in project["error"], project

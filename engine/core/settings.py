@@ -95,6 +95,11 @@ def glob_limits():
     return plain()["globs"]
 
 
+def settings_file_bytes():
+    """The largest agent settings file install, uninstall and doctor read."""
+    return plain()["install"]["max_settings_bytes"]
+
+
 def redis_limits():
     return plain()["redis"]
 

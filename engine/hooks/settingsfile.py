@@ -99,14 +99,28 @@ def _read(path):
     if not stat.S_ISREG(st.st_mode):
         raise UserError("settings file is not a regular file (a FIFO or a device?); nothing was changed", where)
     from engine.base.files import open_regular
+    from engine.core.settings import settings_file_bytes
 
+    cap = settings_file_bytes()
+    if st.st_size > cap:
+        raise UserError(_too_large(st.st_size, cap), where)
     try:
         with open_regular(path) as fh:
-            return fh.read()
+            data = fh.read(cap + 1)
     except ValueError:  # swapped since the check
         raise UserError("settings file is not a regular file; nothing was changed", where) from None
     except OSError as exc:
         raise UserError(f"cannot read settings file ({exc.strerror}); nothing was changed", where) from None
+    if len(data) > cap:  # grown since the check
+        raise UserError(_too_large(len(data), cap), where)
+    return data
+
+
+def _too_large(size, cap):
+    """A project's settings.json of 2 GB (zeros: a few MB in git) took 4 GB
+    of memory to read whole; no agent's settings hold more than a few KB."""
+    return (f"settings file is larger than {cap:,} bytes ({size:,}), which no agent's settings are "
+            "(install.max_settings_bytes in pipelines/settings/engine.yaml); nothing was changed")
 
 
 def _refuse_read_only(path):
