@@ -294,6 +294,20 @@ def _read(p, real, cap, room, log):
     return data
 
 
+def _breaks_lines(path):
+    """Why a rule file at `path` is left out for its name, or "": a line
+    break or another control character in it (legal in a file or folder
+    name, and in git) would read as lines of the delivery that names the
+    file, such as a heading of a rule of the user's own."""
+    if path.isprintable():
+        return ""
+    import unicodedata
+
+    if any(unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in path):
+        return "its path holds a line break or another control character, which would read as lines of the delivery"
+    return ""
+
+
 def _users_first(listed, origins):
     """(path, folder, source, real path, (origin, project)) of each listed
     file, the user's own first (in their listed order): they are read, and
@@ -332,7 +346,7 @@ def collect(spec, cwd, log, trust=None, skipped=None, agent=None, touched=None):
         name = os.path.basename(p)
         if real in seen or name in skip:
             continue
-        reason = trust.why_not(str(p), real, folder, src.get("origin")) if trust is not None else None
+        reason = _breaks_lines(p) or (trust.why_not(str(p), real, folder, src.get("origin")) if trust is not None else None)
         if reason:
             log(f"rule file {p} left out: {reason}")
             if skipped is not None:
