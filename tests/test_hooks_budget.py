@@ -241,3 +241,28 @@ def test_a_rules_folder_with_its_subfolders_is_read_within_a_bound_of_entries(tm
     late = [str(tmp_path / "z29" / f"late{i}.md") for i in range(7)]  # 40 - 33 entries left
     assert got == [str(tmp_path / "a.md"), str(tmp_path / "lang" / "py.md"), *late], got
     assert len(logged) == 1 and "max_rule_folder_entries" in logged[0], logged
+
+
+def test_a_rules_folder_of_one_level_is_read_within_the_same_bound_of_entries(tmp_path, monkeypatch):
+    """Audit: a folder of rule files read without its subfolders (Copilot's
+    .github/instructions/*.instructions.md and .claude/rules/*.md, Cursor's
+    .cursor/rules/*.mdc) was listed whole: 3,000,000 empty files took 3 s,
+    in each folder of the chain from the repository's root down.  At most
+    hooks.max_rule_folder_entries entries are looked at (all of a folder
+    within it, by name), the cut logged; a folder within it is read whole."""
+    from engine.core import settings
+    from engine.hooks import sources
+
+    bounds = dict(settings.hook_bounds(), max_rule_folder_entries=40)
+    monkeypatch.setattr(settings, "hook_bounds", lambda: bounds)
+    for i in range(30):
+        (tmp_path / f"r{i:02d}.instructions.md").write_text("rule\n")
+    logged = []
+    got = sources._in_folder(str(tmp_path), "*.instructions.md", logged.append)
+    assert got == sorted(str(p) for p in tmp_path.glob("*.instructions.md")) and not logged, (got, logged)
+    for i in range(30):
+        (tmp_path / f"junk{i:02d}").write_text("")
+    logged = []
+    got = sources._in_folder(str(tmp_path), "*.instructions.md", logged.append)
+    assert len(got) <= 40 and got == sorted(got), got
+    assert len(logged) == 1 and "max_rule_folder_entries" in logged[0], logged
