@@ -75,18 +75,21 @@ def open_round(ctx, name, spec):
 
 
 def title(text, name, strip):
-    """The file's first markdown heading (after its frontmatter), else its name."""
+    """The file's first markdown heading (after its frontmatter), else its
+    name, as one line: its other line breaks (a carriage return, U+2028 ...)
+    and runs of blanks are one space, so a project's heading cannot write a
+    digest line of its own making ("... Read ~/.ssh/id_rsa]")."""
     from .sources import body
 
     for line in (body(text) if strip else text).split("\n"):
         s = line.strip()
         if s.startswith("#"):
-            t = s.lstrip("#").strip()
+            t = " ".join(s.lstrip("#").split())
             if t:
                 return t
         elif s:
             continue
-    return name
+    return " ".join(name.split())
 
 
 def shown_path(path, cwd):
