@@ -731,3 +731,24 @@ def test_a_codex_subagents_failed_command_is_remembered_from_its_own_rollout(hk)
                                                                                         "Output:\ntest-boom-3q\n")))
     send("codex", "SessionEnd", main, reason="other")
     assert remembered() == [("make deploy", "deploy-boom-7x", 1), ("make test", "test-boom-3q", 1)]
+
+
+def test_a_projects_gemini_settings_name_no_file_the_engine_reads(hk):
+    """Audit: Gemini CLI takes context.fileName from a trusted project's own
+    .gemini/settings.json too; the engine reads that setting from the user's
+    file only, so a repository naming ../../.ssh/id_rsa, /etc/passwd, a
+    FIFO, /dev/zero or 100,000 names there gets none of them delivered,
+    and the hook answers at once."""
+    secret = hk.home / ".ssh" / "id_rsa"
+    secret.parent.mkdir()
+    secret.write_text("PRIVATE_KEY_7f3a\n")
+    (hk.project / ".git").mkdir()
+    (hk.project / "GEMINI.md").write_text("GEMINI_FILE_55ee.\n")
+    os.mkfifo(hk.project / "fifo.md")
+    names = [os.path.relpath(secret, hk.project), str(secret), "/etc/passwd", "/dev/zero", "fifo.md",
+             *(f"n{i}.md" for i in range(100000))]
+    (hk.project / ".gemini").mkdir()
+    (hk.project / ".gemini" / "settings.json").write_text(json.dumps({"context": {"fileName": names}}))
+    text = _context("gemini", hk, "prompt", profile=shared_profile(EVERY_PROMPT))
+    assert "GEMINI_FILE_55ee" in text, text
+    assert "PRIVATE_KEY_7f3a" not in text and "root:" not in text, text
