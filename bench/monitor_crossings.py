@@ -115,7 +115,7 @@ def replay(path, prof, world):
                     continue
                 trace = []
                 handle(ev, prof, log, hooks, None, trace=trace)
-                said = [v for _h, f, v in trace[0].origins if f == "systemMessage"] if trace else []
+                said = [v for _h, f, v in trace[0].origins if f == "user_message"] if trace else []
                 heard.append((offset, [int(t) for s in said for t in re.findall(r"past (\d+)%", s)]))
     finally:
         fill.last_usage = real
