@@ -9,6 +9,8 @@ agent seam (86019d1): every crossing counted as missed (43 of 43 on the
 shared sessions, where 43 are warned on time)."""
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -35,14 +37,12 @@ def _session(path):
     return path
 
 
-def test_the_bench_hears_the_warning_the_hook_gives(tmp_path, monkeypatch):
-    monkeypatch.syspath_prepend(str(REPO / "bench"))
-    import monitor_crossings as bench
-    from engine.replay.world import World
-
+def test_the_bench_hears_the_warning_the_hook_gives(tmp_path):
+    """Run as its users run it (a process: tests do not import the bench)."""
     path = _session(tmp_path / "s.jsonl")
-    with World() as world:
-        heard, _reads = bench.replay(str(path), bench.profile(tmp_path, 1, 70), world)
-    crossings = bench.crossings(path.read_bytes(), [70])
-    assert len(crossings) == 1
-    assert bench.judge(crossings, heard) == (1, 0, 0), heard
+    run = subprocess.run([sys.executable, str(REPO / "bench" / "monitor_crossings.py"), "--transcripts", str(path),
+                          "--per", "1", "--thresholds", "70"], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    (row,) = [line.split() for line in run.stdout.splitlines() if line.startswith("all ")]
+    per, events, reads, crossings, on_time, late, missed = map(int, row[1:])
+    assert (crossings, on_time, late, missed) == (1, 1, 0, 0), run.stdout
