@@ -385,6 +385,8 @@ def test_codex_gets_a_rule_it_lost_in_its_compaction_back_once(tmp_path):
         first[-3000:]
     after = responses_api.request_text(run.api.log[kinds.index("summary") + 1].body)
     assert after.count("LOST_7f3d") == 1, after[-3000:]
+    # the compaction took what SessionStart(startup) added: the effort policy comes back with SessionStart(compact)
+    assert first.count("[Effort policy: medium]") == 1 and after.count("[Effort policy: medium]") == 1, after[-3000:]
     # the nested AGENTS.md the engine gave before the patch under svc/ comes back once too
     assert "BELOW_3e4f" not in first and after.count("BELOW_3e4f") == 1, after[-3000:]
     # Codex reloaded the cut file's start only: the engine names it again, once.

@@ -280,7 +280,11 @@ def test_monitor_to_model_waits_for_the_main_model_not_a_subagent(hk):
 
 
 def test_effort_guidance_at_session_start(hk):
+    """...and after a compaction, which took what the start added (Claude
+    Code 2.1.332: no request after an auto-compaction held it, measured;
+    Codex: tests/test_agents_e2e.py)."""
     assert "[Effort policy: medium]" in hk.hook(hk.event("SessionStart", source="startup")).context
+    assert "[Effort policy: medium]" in hk.hook(hk.event("SessionStart", source="compact")).context
     assert "[Effort policy: medium]" in hk.hook(hk.event("SessionStart", source="clear")).context
     low = shared_profile(profile_text(effort="low"))
     assert "[Effort policy: low]" in hk.hook(hk.event("SessionStart", source="resume"), profile=low).context
