@@ -2,8 +2,11 @@
 context fill crosses it, per compaction epoch; a session below the first
 threshold hears nothing.  When several are crossed at once, one warning names
 the highest.  With `rearm`, thresholds the fill fell back below (a
-compaction) warn again on the next crossing.  Shown to the user; to the model
-only with `to_model: true`, and then never at a subagent's event: the fill
+compaction) warn again on the next crossing.  Shown to the user, once an
+event: where two monitors cross at one event (the Stop's audit and its
+monitor at 70%), the first speaks and the other only records its
+thresholds.  To the model only with `to_model: true`, and then never at a
+subagent's event: the fill
 is the main chain's, so its warning waits for the main model's next event
 (a subagent's PostToolUse would put it in the subagent's context instead,
 and use up the threshold).
@@ -125,7 +128,8 @@ class ContextMonitor(Handler):
                       total_tokens=total).strip("\n")
         if not text:
             return [Part(self.name, marks=marks)]
-        return [Part(self.name, text if self.spec.to_model else None, marks=marks, user_message=text)]
+        told, ctx.fill_told = ctx.fill_told, True
+        return [Part(self.name, text if self.spec.to_model else None, marks=marks, user_message=None if told else text)]
 
     def _consumers(self, ctx):
         """([{tool, tokens, bytes, calls, share}], total tokens) of the tool
