@@ -88,10 +88,12 @@ class ContextMonitor(Handler):
             return True  # rewritten smaller (a purge, a history cut short): no base to count growth from
         if any(snap.get(self._mark(t)) for t in thresholds):
             return True  # past one already: a compaction may have brought it back
-        # the smallest window this session may have: the one read last, else the agent's regular one
-        window = snap.get(SEEN_WINDOW + self.warnings) or (ctx.agent.data.get("context") or {}).get("window_tokens")
-        if not isinstance(window, int) or window <= 0:
-            return True
+        # The smallest window this session may have: the one read last, or the
+        # agent's regular one where that is smaller (the model may have changed
+        # since: a 1,000,000-token window read last let a switch to a
+        # 200,000-token model fill past 70% unread).
+        seen_window = snap.get(SEEN_WINDOW + self.warnings)
+        window = min(w for w in (seen_window, ctx.agent.smallest_window()) if isinstance(w, int) and w > 0)
         lowest = min(thresholds) * window / 100.0
         grown = max(0, size - seen_size) / ctx.settings["context"]["growth_bytes_per_token"]
         return seen_tokens + grown >= lowest
