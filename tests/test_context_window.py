@@ -95,3 +95,15 @@ def test_a_switch_to_a_smaller_window_is_read(hk):
     hk.append_transcript(_response(hk, 2, 151000, "claude-opus-4-6", size=200))
     said = _said(hk.hook(_post(hk, 2)))
     assert "Context 75% full (151000 of 200000 tokens, past 70%)" in said, said
+
+
+def test_a_switch_to_a_larger_window_warns_again_at_its_thresholds(hk):
+    """Warned at 75% of 200,000; the model then changes to one of 1,000,000
+    tokens (16%): its 70% is another figure, warned when reached, though no
+    compaction came between."""
+    hk.write_transcript(_response(hk, 1, 150000, "claude-opus-4-6", size=200))
+    assert "past 70%" in _said(hk.hook(_post(hk, 1)))
+    hk.append_transcript(_response(hk, 2, 160000, "claude-opus-5-5", size=600000))
+    assert _said(hk.hook(_post(hk, 2))) == ""
+    hk.append_transcript(_response(hk, 3, 750000, "claude-opus-5-5", size=200))
+    assert "Context 75% full (750000 of 1000000 tokens, past 70%)" in _said(hk.hook(_post(hk, 3)))

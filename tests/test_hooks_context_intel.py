@@ -200,10 +200,17 @@ def test_context_audit_and_monitor_speak_once_per_threshold(hk):
     _fill(hk, 170000)
     msg = hk.hook(hk.event("Stop")).json["systemMessage"]
     assert "past 80%" in msg and "Context audit" not in msg
-    # a compaction: below every threshold, then crossing again warns again
-    _fill(hk, 40000)
+    # a shrink within the epoch (the agent's context editing): crossing again is warned already
+    hk.append_transcript(transcript_records(120000, session=hk.session))
     hk.hook(hk.event("Stop")).assert_silent()
-    _fill(hk, 145000)
+    hk.append_transcript(transcript_records(150000, session=hk.session))
+    hk.hook(hk.event("Stop")).assert_silent()
+    # a compaction: below every threshold, then crossing again warns again
+    boundary = {"type": "system", "subtype": "compact_boundary", "isSidechain": False, "sessionId": hk.session,
+                "uuid": "cb", "compactMetadata": {"trigger": "auto", "preTokens": 170000}}
+    hk.append_transcript([boundary] + transcript_records(40000, session=hk.session))
+    hk.hook(hk.event("Stop")).assert_silent()
+    hk.append_transcript(transcript_records(145000, session=hk.session))
     assert "Context audit (fill: 72%" in hk.hook(hk.event("Stop")).json["systemMessage"]
 
 

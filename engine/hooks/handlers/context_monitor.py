@@ -1,8 +1,11 @@
 """context_monitor: warn once per threshold (`thresholds`, percent) as the
 context fill crosses it, per compaction epoch; a session below the first
 threshold hears nothing.  When several are crossed at once, one warning names
-the highest.  With `rearm`, thresholds the fill fell back below (a
-compaction) warn again on the next crossing.  Shown to the user, once an
+the highest.  With `rearm`, thresholds the fill fell back below after a
+compaction (a compaction line written since the warning, or the window of
+another model) warn again on the next crossing; a context that shrinks
+within an epoch (an agent's context editing) and grows back past them is
+not warned again.  Shown to the user, once an
 event: where two monitors cross at one event (the Stop's audit and its
 monitor at 70%), the first speaks and the other only records its
 thresholds.  To the model only with `to_model: true`, and then never at a
@@ -38,6 +41,9 @@ from .samples import pick
 # fill's tokens, and the transcript's size when it was read.
 SEEN_SIZE, SEEN_TOKENS, READ_SIZE = "fill_seen_bytes:", "fill_seen_tokens:", "fill_read_bytes:"
 SEEN_WINDOW = "fill_seen_window:"
+# Where the response whose fill was last warned about begins, and its window:
+# the thresholds warned are armed again only after a compaction written since.
+WARNED_AT, WARNED_WINDOW = "fill_warned_at:", "fill_warned_window:"
 
 
 class ContextMonitorSpec(HandlerSpec):
@@ -116,12 +122,14 @@ class ContextMonitor(Handler):
             # is still to come: no base then, the next event reads again.
             marks = {SEEN_SIZE + self.warnings: ctx.usage()[2], SEEN_TOKENS + self.warnings: tokens,
                      READ_SIZE + self.warnings: size, SEEN_WINDOW + self.warnings: window}
-        if self.spec.rearm:
-            marks.update({self._mark(t): 0 for t in thresholds if pct < t and snap.get(self._mark(t))})
+        fallen = [t for t in thresholds if pct < t and snap.get(self._mark(t))]
+        if self.spec.rearm and fallen and self._new_epoch(ctx, snap, window):
+            marks.update({self._mark(t): 0 for t in fallen})
         new = [t for t in thresholds if pct >= t and not snap.get(self._mark(t))]
         if not new:
             return [Part(self.name, marks=marks)] if marks else []
         marks.update({self._mark(t): 1 for t in thresholds if pct >= t})
+        marks.update({WARNED_AT + self.warnings: ctx.usage()[2], WARNED_WINDOW + self.warnings: window})
         from ..banner import render
 
         top, total = self._consumers(ctx)
@@ -132,6 +140,30 @@ class ContextMonitor(Handler):
             return [Part(self.name, marks=marks)]
         told, ctx.fill_told = ctx.fill_told, True
         return [Part(self.name, text if self.spec.to_model else None, marks=marks, user_message=None if told else text)]
+
+    def _new_epoch(self, ctx, snap, window):
+        """Did the fill fall below a threshold it was warned at because of a
+        compaction since that warning (or another model's window)?  A
+        context also shrinks without one (Claude Code 2.0.67 by 23,000
+        tokens after a subagent's answer, on the shared session 21; its
+        context editing clears old tool results and thinking): the fill
+        climbing back past the threshold is the same epoch, already
+        warned.  A line head of a compaction written after the warned
+        response began says one happened (one backward read of line heads,
+        only when the fill is below a threshold already warned)."""
+        at = snap.get(WARNED_AT + self.warnings)
+        if not isinstance(at, int) or snap.get(WARNED_WINDOW + self.warnings) != window:
+            return True
+        path = ctx.transcript()
+        if not path:
+            return True
+        from engine.agents.transcripts import compaction_written_after
+
+        try:
+            return compaction_written_after(ctx.agent.data["transcript"]["reader"], path, at,
+                                            ctx.settings["transcript"]["max_tail_bytes"])
+        except (OSError, ValueError):
+            return True
 
     def _consumers(self, ctx):
         """([{tool, tokens, bytes, calls, share}], total tokens) of the tool
