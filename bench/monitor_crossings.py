@@ -5,9 +5,11 @@ stood then), under the built-in gate and under tighter ones.
 
     python3 bench/monitor_crossings.py [--transcripts GLOB] [--per 1 4] [--thresholds 30 40 ...]
 
-A crossing is a response whose fill passes a threshold the response before
-it in the same epoch was below (the first response after a compaction
-follows an unknown fill: not counted).  It is warned on time when the first
+A crossing is a response whose fill passes a threshold no earlier response
+of the same epoch reached (the first response after a compaction follows an
+unknown fill: not counted; a fill that shrinks within an epoch and grows
+back past a threshold is warned already: the monitor warns once per
+threshold per compaction epoch).  It is warned on time when the first
 PostToolUse or Stop after its lines are on disk says so; late when a later
 one does; missed when none does before the next response.  Each threshold
 runs alone (once one is passed the monitor reads the fill at every event:
@@ -81,7 +83,7 @@ def crossings(data, thresholds):
         pct = 100.0 * last[key] / WINDOW
         if key[1] in before:
             out += [(first[key], t) for t in thresholds if before[key[1]] < t <= pct]
-        before[key[1]] = pct
+        before[key[1]] = max(pct, before.get(key[1], pct))
     return out
 
 
@@ -115,7 +117,7 @@ def replay(path, prof, world):
                     continue
                 trace = []
                 handle(ev, prof, log, hooks, None, trace=trace)
-                said = [v for _h, f, v in trace[0].origins if f == "systemMessage"] if trace else []
+                said = [v for _h, f, v in trace[0].origins if f == "user_message"] if trace else []
                 heard.append((offset, [int(t) for s in said for t in re.findall(r"past (\d+)%", s)]))
     finally:
         fill.last_usage = real

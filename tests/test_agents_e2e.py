@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import forkrun
-from hook_fixtures import CURSOR_SOURCE, HookEnv, profile_text, shared_profile, warm_template
+from hook_fixtures import CURSOR_SOURCE, HookEnv, every_failure_a_lesson, profile_text, shared_profile, warm_template
 from support import gemini_api, responses_api
 from support.codex import run_codex, thread_id, trust_hooks
 from support.copilot import events_of, run_copilot
@@ -241,8 +241,9 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
     home, project, env = _world(tmp_path)
     window, tokens = MONITOR[agent]
     large, lines = LARGE[agent]
-    prof = shared_profile(profile_text({"post_tool": [{"name": "context_monitor_tools", "to_model": True}]},
-                                       name=f"monitor-{agent}"))
+    # min_count 1: each failure below, met once, is checked as the lesson it gives
+    prof = shared_profile(profile_text({"post_tool": [{"name": "context_monitor_tools", "to_model": True}],
+                                        "pre_tool": [{"name": "tool_memory", "min_count": 1}]}, name=f"monitor-{agent}"))
     options = _trusted(agent, home, project, env, _install(agent, home, project, env, profile=prof))
     # Claude Code's hooks in the project as well, as a user of both agents has them: Copilot runs
     # them too, in Claude Code's words (measured), and the engine stays out of that run
@@ -385,6 +386,8 @@ def test_codex_gets_a_rule_it_lost_in_its_compaction_back_once(tmp_path):
         first[-3000:]
     after = responses_api.request_text(run.api.log[kinds.index("summary") + 1].body)
     assert after.count("LOST_7f3d") == 1, after[-3000:]
+    # the compaction took what SessionStart(startup) added: the effort policy comes back with SessionStart(compact)
+    assert first.count("[Effort policy: medium]") == 1 and after.count("[Effort policy: medium]") == 1, after[-3000:]
     # the nested AGENTS.md the engine gave before the patch under svc/ comes back once too
     assert "BELOW_3e4f" not in first and after.count("BELOW_3e4f") == 1, after[-3000:]
     # Codex reloaded the cut file's start only: the engine names it again, once.
@@ -435,7 +438,9 @@ def test_codex_own_patch_tool_gets_the_nested_agents_md_and_a_patch_that_fails_i
     home, project, env = _world(tmp_path)
     (project / "svc" / "api").mkdir(parents=True)
     (project / "svc" / "AGENTS.md").write_text("# Services\nNever log a token (SVC_5a6b).\n")
-    options = _trusted("codex", home, project, env, _install("codex", home, project, env))
+    # the patch that fails, met once, is checked as the lesson it gives (min_count 1)
+    options = _trusted("codex", home, project, env, _install("codex", home, project, env,
+                                                             profile=every_failure_a_lesson()))
     config = f'model_catalog_json = "{CATALOG}"'
     add = "*** Begin Patch\n*** Add File: svc/api/a.py\n+x = 1\n*** End Patch\n"
     bad = "*** Begin Patch\n*** Update File: svc/gone-7c8d.py\n@@\n-a\n+b\n*** End Patch\n"

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from hook_fixtures import profile_text
+from hook_fixtures import profile_text, shared_profile
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
 
 
@@ -129,9 +129,11 @@ def test_rules_dir_is_a_dangling_symlink(hk):
 
 
 def test_no_rules_dir_at_all(hk):
-    """Nothing to re-inject after a compaction: no output, and one log line
-    saying why (so a user wondering where the refresh went can find out)."""
-    _clean(hk.hook(hk.event("SessionStart", source="compact"))).assert_silent()
+    """Nothing to re-inject after a compaction: no output (effort high: no
+    effort policy either), and one log line saying why (so a user wondering
+    where the refresh went can find out)."""
+    high = shared_profile(profile_text(effort="high"))
+    _clean(hk.hook(hk.event("SessionStart", source="compact"), profile=high)).assert_silent()
     _one_log_line(hk)
 
 

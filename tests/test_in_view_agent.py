@@ -66,6 +66,7 @@ def test_after_compact_the_scoped_rule_once_and_the_unscoped_rule_once(tmp_path)
     assert "We wrote src/b.py." in seen, "the request is the one after the compaction"
     assert seen.count("IV_SCOPED_51ab") == 1, seen[-3000:]
     assert seen.count("IV_UNSCOPED_7c1e") == 1, seen[-3000:]
+    assert seen.count("[Effort policy: medium]") == 1, seen[-3000:]  # SessionStart(compact)'s, not again at the resume
     for mark in ("IV_DOTCLAUDE_2e4a", "IV_LOCAL_3f5b"):
         assert request_text(first.requests[0]).count(mark) == 1 and seen.count(mark) == 1, mark
     # a .claude/CLAUDE.md with text hides AGENTS.md from the agent, and the engine follows it

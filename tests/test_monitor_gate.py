@@ -250,3 +250,27 @@ def test_a_transcript_that_shrank_is_read_again(hk):
     hk.append_transcript([_call(hk, "msg_s2", 150000, "toolu_s2")])
     assert hk.transcript.stat().st_size < before, "the purge made the transcript smaller"
     assert _warnings(hk.hook(_post(hk, "toolu_s2")).assert_ok()) == ["70"]
+
+
+def _boundary(hk):
+    return {"type": "system", "subtype": "compact_boundary", "isSidechain": False, "sessionId": hk.session,
+            "uuid": "cb-1", "compactMetadata": {"trigger": "auto", "preTokens": 160000}}
+
+
+def test_a_shrink_within_an_epoch_does_not_warn_again(hk):
+    """Shared session 21 (Claude Code 2.0.67): the fill crossed 70%
+    (140,068 tokens), the next response after a subagent's answer read
+    116,800 (58%: no compaction line; the agent sent a shorter request), and seven tool
+    calls later 140,448: "Context 70% full" a second time in one epoch.
+    The thresholds are armed again by a compaction (its line in the
+    transcript after the warned response), not by any shrink."""
+    hk.write_transcript([_call(hk, "m1", 140068, "t1"), _result(hk, "t1", 400)])
+    assert _warnings(hk.hook(_post(hk, "t1"))) == ["70"]
+    hk.append_transcript([_call(hk, "m2", 116800, "t2"), _result(hk, "t2", 30000)])
+    assert _warnings(hk.hook(_post(hk, "t2"))) == []
+    hk.append_transcript([_call(hk, "m3", 140448, "t3"), _result(hk, "t3", 400)])
+    assert _warnings(hk.hook(_post(hk, "t3"))) == [], "the same epoch: warned already"
+    hk.append_transcript([_boundary(hk), _call(hk, "m4", 40000, "t4"), _result(hk, "t4", 100000)])
+    assert _warnings(hk.hook(_post(hk, "t4"))) == []
+    hk.append_transcript([_call(hk, "m5", 141000, "t5"), _result(hk, "t5", 400)])
+    assert _warnings(hk.hook(_post(hk, "t5"))) == ["70"], "a new epoch: warned again"

@@ -240,8 +240,11 @@ DATA_ONLY = ["echo 42; exit 1", "date +%s; exit 2"]
 
 def test_a_failure_is_the_next_sessions_lesson_and_the_monitor_warns_from_the_agents_usage(tmp_path):
     """Claude Code's side of what tests/test_agents_e2e.py shows with the
-    other agents: every response of the first session reports 150,000
-    input tokens (75% of the 200K window), and the warning reaches the model
+    other agents: every response of the first session reports 750,000
+    input tokens (75% of the 1M window of the agent's own model,
+    claude-opus-5-5: its model table, claude-code.yaml's
+    long_window_models; against 200K it was warned at 140,000), and the
+    warning reaches the model
     after the first tool call (the monitor's `to_model`), not before, though
     every call fails (Claude Code reports a command that exits non-zero by
     PostToolUseFailure, never PostToolUse: the built-in profile's
@@ -253,8 +256,10 @@ def test_a_failure_is_the_next_sessions_lesson_and_the_monitor_warns_from_the_ag
     Claude Code's own words are its result) and did not run: no lesson
     (claude-code.yaml's failure.not_lessons). A seventh, which a deny rule
     of the user's stops, is one: the rule holds in the next session too."""
+    # min_count 1: each failure, met once, is checked as the lesson it gives
     prof = shared_profile(profile_text({"post_tool": [{"name": "context_monitor_tools", "to_model": True}],
-                                        "tool_failure": [{"name": "context_monitor_failures", "to_model": True}]},
+                                        "tool_failure": [{"name": "context_monitor_failures", "to_model": True}],
+                                        "pre_tool": [{"name": "tool_memory", "min_count": 1}]},
                                        name="monitor-claude"))
     w = _world(tmp_path / "w", install_args=("--profile", str(prof)))
     (w.project / "setup.py").write_text("def setup(**options):\n    raise TypeError(f'setup() got an unexpected keyword "
@@ -266,14 +271,14 @@ def test_a_failure_is_the_next_sessions_lesson_and_the_monitor_warns_from_the_ag
     (w.project / "kept-9e1f.txt").write_text("mine\n")
     merge_json(w.home / ".claude" / "settings.json",
                lambda d: d.setdefault("permissions", {}).update(ask=["Bash(touch:*)"], deny=["Bash(rm:*)"]))
-    one = _run(w, "go", [*(tool("Bash", command=c, description="run") for c in commands), text("ok")], tokens=150000)
+    one = _run(w, "go", [*(tool("Bash", command=c, description="run") for c in commands), text("ok")], tokens=750000)
     waited, denied = tool_results(one.requests[len(commands) - 1])[-1], tool_results(one.requests[len(commands)])[-1]
     assert "needs approval" in waited or "haven't granted" in waited, waited
     assert "denied" in denied, denied
     assert not (w.project / "made-here.txt").exists() and (w.project / "kept-9e1f.txt").exists()
     first, later = request_text(one.requests[0]), "".join(map(request_text, one.requests[1:]))
     assert "past 70%" not in first and "TOOL MEMORY" not in first + later
-    assert "past 70%" in later and "of 200000 tokens" in later, later[-3000:]
+    assert "past 70%" in later and "(750000 of 1000000 tokens" in later, later[-3000:]
     two = _run(w, "again", [tool("Bash", command="echo fine", description="fine"), text("ok")])
     lesson = request_text(two.requests[-1])
     assert "TOOL MEMORY" in lesson and "settings-4c1d.conf" in lesson, lesson[-3000:]

@@ -8,6 +8,7 @@ import json
 import os
 import stat
 
+from hook_fixtures import profile_text, shared_profile
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
 
 BIG = "".join(f"line {i} of a long build log\n" for i in range(400))  # ~11 KB, over the 2,000-byte threshold
@@ -43,21 +44,23 @@ def _session(hk, session=None):
     """A compaction (rules injected: the transcript names no agent version
     yet, so nothing counts as in view already), a prompt (nothing due), a
     large Bash output (kept out: by then the transcript names an agent that
-    takes a replaced output), a small one (nothing): what each answer gave."""
+    takes a replaced output), a small one (nothing): what each answer gave.
+    Effort high: no effort policy beside the rules at the compaction."""
     session = session or hk.session
+    prof = shared_profile(profile_text(effort="high"))
     path = str(_transcript(hk, session, version=None))
     injected, kept = 0, []
     run = hk.hook(hk.event("SessionStart", source="compact", session=session, transcript_path=path),
-                  env=_env(hk)).assert_ok()
+                  env=_env(hk), profile=prof).assert_ok()
     injected += len(run.context)
     _transcript(hk, session)
-    assert hk.hook(hk.prompt(1, session=session, transcript_path=path), env=_env(hk)).assert_ok().stdout == ""
+    assert hk.hook(hk.prompt(1, session=session, transcript_path=path), env=_env(hk), profile=prof).assert_ok().stdout == ""
     resp = {"stdout": BIG, "stderr": "", "interrupted": False, "isImage": False}
     big = hk.hook(hk.event("PostToolUse", session=session, tool_name="Bash", tool_input={"command": "make all"},
-                           tool_response=resp, transcript_path=path), env=_env(hk)).assert_ok()
+                           tool_response=resp, transcript_path=path), env=_env(hk), profile=prof).assert_ok()
     stub = big.json["hookSpecificOutput"]["updatedToolOutput"]["stdout"]
     kept.append((len(BIG.encode()), len(stub.encode())))
-    small = hk.hook(hk.event("PostToolUse", session=session, transcript_path=path), env=_env(hk)).assert_ok()
+    small = hk.hook(hk.event("PostToolUse", session=session, transcript_path=path), env=_env(hk), profile=prof).assert_ok()
     assert small.stdout == ""
     return injected, kept
 

@@ -96,6 +96,21 @@ class Agent:
     def tool_names(self, *kinds):
         return [n for k in kinds for n in self.tools(k).get("names", ())]
 
+    # -------------------------------------------------------------- context
+
+    def model_window(self, model):
+        """The context window `context` of the agent's YAML gives `model`
+        (a name; None: the regular window): the long one for a model
+        `long_window_models` names."""
+        conf = self.data["context"]
+        if model and any(m in model for m in conf["long_window_models"]):
+            return conf.get("long_window_tokens") or conf["window_tokens"]
+        return conf["window_tokens"]
+
+    def smallest_window(self):
+        """The regular window: the smallest one the agent's YAML gives a model."""
+        return self.data["context"]["window_tokens"]
+
     # -------------------------------------------------------------- answers
 
     def answer(self, what):

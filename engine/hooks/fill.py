@@ -81,17 +81,13 @@ def last_usage(path, max_bytes, agent=None):
 
 def window(agent, usage):
     """The model's context window: the one recorded, else per the agent's
-    YAML: the long window for a model named as a long-context variant, or
+    YAML: the long window for a model named as a long-context one, or
     once the context is already past the regular window (only a
-    long-context variant gets there)."""
+    long-context model gets there)."""
     if usage.window:
         return usage.window
-    conf = agent.data["context"]
-    regular = conf["window_tokens"]
-    long = conf.get("long_window_tokens") or regular
-    if usage.model and any(m in usage.model for m in conf["long_window_models"]):
-        return long
-    return long if usage.tokens > regular else regular
+    size = agent.model_window(usage.model)
+    return (agent.data["context"].get("long_window_tokens") or size) if usage.tokens > size else size
 
 
 def fill_of(agent, usage):

@@ -43,11 +43,15 @@ def _redactor():
     return redactor(replacement="[secret]")
 
 
-def _window(style, models, peak, recorded=()):
+def _window(style, models, peak, recorded=(), agent=None):
     """The context window: the largest the agent recorded, else the style's
-    for the session's models; a larger listed one when the peak passed it."""
+    for the session's models, or the agent's for them where larger (its
+    YAML's `context`, which the context monitor reads: a model it runs with
+    the long window); a larger listed one when the peak passed it."""
     cw = style["context_windows"]
     window = max(recorded) if recorded else _window_of_models(cw, models)
+    if not recorded and agent is not None:
+        window = max([window] + [agent.model_window(m) for m in models])
     if peak and peak > window:  # the session had a larger window than its model id says
         larger = sorted(m["tokens"] for m in cw["models"] if m["tokens"] >= peak)
         if larger:
@@ -158,7 +162,7 @@ def build_report(path, style, errors=None, redact=None, agent=None, original=Non
     kind, chain = an.chain()
     points = list(chain.responses.values())
     peak_tokens = max((p["tokens"] for p in points), default=None)
-    window = _window(style, an.models, peak_tokens, an.windows)
+    window = _window(style, an.models, peak_tokens, an.windows, agent)
     for p in points:
         p["percent"] = round(100.0 * p["tokens"] / window, 1)
     peak = max(points, key=lambda p: p["tokens"]) if points else None

@@ -5,7 +5,9 @@
 - `assistant` lines hold `message.usage` (one response spans several lines
   sharing `message.id`, each repeating it; its `cache_creation` splits the
   cache writes by lifetime, 5-minute or 1-hour) and `tool_use` blocks; the model
-  `<synthetic>` marks records the agent wrote itself (API errors);
+  `<synthetic>` marks records the agent wrote itself (API errors); the
+  model asked for is the line's `requestedModel` (2.1.332), which holds a
+  tag `message.model` lacks (`claude-opus-4-6[1m]`: the long window);
 - `user` lines hold the prompt (a string, or text and image blocks) or
   `tool_result` blocks (`is_error`; content a string or a list of blocks;
   an error wrapper at the text's start is the consumers' to read, from
@@ -101,7 +103,7 @@ def _assistant(obj, out):
     figures = usage_figures(usage.get("input_tokens"), usage.get("cache_read_input_tokens"),
                             usage.get("cache_creation_input_tokens")) if isinstance(usage, dict) else None
     if figures is not None:  # a figure that is no number: the usage is left out
-        model = msg.get("model") if isinstance(msg.get("model"), str) else None
+        model = _model(obj, msg)
         response = next((i for i in (msg.get("id"), obj.get("requestId")) if isinstance(i, str) and i), None)
         out.append(Usage(input=figures[0], output=tokens(usage.get("output_tokens")) or 0, cache_read=figures[1],
                          cache_write=figures[2], model=model, response=response, synthetic=model == SYNTHETIC,
@@ -116,6 +118,18 @@ def _assistant(obj, out):
                 # a call without an id still names its files (path-scoped rules); nothing answers it
                 tid = block.get("id")
                 out.append(ToolCall(tid if isinstance(tid, str) else "", block["name"], block.get("input")))
+
+
+def _model(obj, msg):
+    """The response's model, with the tag the agent asked for it with
+    (`requestedModel` claude-opus-4-6[1m] where message.model says
+    claude-opus-4-6); another requested model (an alias, a fallback's) is
+    not the one that answered."""
+    model = msg.get("model") if isinstance(msg.get("model"), str) else None
+    requested = obj.get("requestedModel")
+    if model and isinstance(requested, str) and requested.startswith(model + "["):
+        return requested
+    return model
 
 
 def _one_hour(usage):

@@ -36,6 +36,10 @@ class Context:
         # once an event, though a pending round's reinject and the growth
         # cadence may both name it (refresh.py).
         self.refreshed = set()
+        # A context monitor told the user the fill at this event: a second one
+        # (the Stop's audit and its monitor crossing 70% together) says it
+        # again in other words; it records its thresholds and stays quiet.
+        self.fill_told = False
 
     def say_nothing_found(self):
         """One log line for the handlers that found no file to inject, so a

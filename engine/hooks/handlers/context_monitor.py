@@ -1,9 +1,15 @@
 """context_monitor: warn once per threshold (`thresholds`, percent) as the
 context fill crosses it, per compaction epoch; a session below the first
 threshold hears nothing.  When several are crossed at once, one warning names
-the highest.  With `rearm`, thresholds the fill fell back below (a
-compaction) warn again on the next crossing.  Shown to the user; to the model
-only with `to_model: true`, and then never at a subagent's event: the fill
+the highest.  With `rearm`, thresholds the fill fell back below after a
+compaction (a compaction line written since the warning, or the window of
+another model) warn again on the next crossing; a context that shrinks
+within an epoch (an agent's context editing) and grows back past them is
+not warned again.  Shown to the user, once an
+event: where two monitors cross at one event (the Stop's audit and its
+monitor at 70%), the first speaks and the other only records its
+thresholds.  To the model only with `to_model: true`, and then never at a
+subagent's event: the fill
 is the main chain's, so its warning waits for the main model's next event
 (a subagent's PostToolUse would put it in the subagent's context instead,
 and use up the threshold).
@@ -35,6 +41,9 @@ from .samples import pick
 # fill's tokens, and the transcript's size when it was read.
 SEEN_SIZE, SEEN_TOKENS, READ_SIZE = "fill_seen_bytes:", "fill_seen_tokens:", "fill_read_bytes:"
 SEEN_WINDOW = "fill_seen_window:"
+# Where the response whose fill was last warned about begins, and its window:
+# the thresholds warned are armed again only after a compaction written since.
+WARNED_AT, WARNED_WINDOW = "fill_warned_at:", "fill_warned_window:"
 
 
 class ContextMonitorSpec(HandlerSpec):
@@ -85,10 +94,12 @@ class ContextMonitor(Handler):
             return True  # rewritten smaller (a purge, a history cut short): no base to count growth from
         if any(snap.get(self._mark(t)) for t in thresholds):
             return True  # past one already: a compaction may have brought it back
-        # the smallest window this session may have: the one read last, else the agent's regular one
-        window = snap.get(SEEN_WINDOW + self.warnings) or (ctx.agent.data.get("context") or {}).get("window_tokens")
-        if not isinstance(window, int) or window <= 0:
-            return True
+        # The smallest window this session may have: the one read last, or the
+        # agent's regular one where that is smaller (the model may have changed
+        # since: a 1,000,000-token window read last let a switch to a
+        # 200,000-token model fill past 70% unread).
+        seen_window = snap.get(SEEN_WINDOW + self.warnings)
+        window = min(w for w in (seen_window, ctx.agent.smallest_window()) if isinstance(w, int) and w > 0)
         lowest = min(thresholds) * window / 100.0
         grown = max(0, size - seen_size) / ctx.settings["context"]["growth_bytes_per_token"]
         return seen_tokens + grown >= lowest
@@ -111,12 +122,14 @@ class ContextMonitor(Handler):
             # is still to come: no base then, the next event reads again.
             marks = {SEEN_SIZE + self.warnings: ctx.usage()[2], SEEN_TOKENS + self.warnings: tokens,
                      READ_SIZE + self.warnings: size, SEEN_WINDOW + self.warnings: window}
-        if self.spec.rearm:
-            marks.update({self._mark(t): 0 for t in thresholds if pct < t and snap.get(self._mark(t))})
+        fallen = [t for t in thresholds if pct < t and snap.get(self._mark(t))]
+        if self.spec.rearm and fallen and self._new_epoch(ctx, snap, window):
+            marks.update({self._mark(t): 0 for t in fallen})
         new = [t for t in thresholds if pct >= t and not snap.get(self._mark(t))]
         if not new:
             return [Part(self.name, marks=marks)] if marks else []
         marks.update({self._mark(t): 1 for t in thresholds if pct >= t})
+        marks.update({WARNED_AT + self.warnings: ctx.usage()[2], WARNED_WINDOW + self.warnings: window})
         from ..banner import render
 
         top, total = self._consumers(ctx)
@@ -125,7 +138,32 @@ class ContextMonitor(Handler):
                       total_tokens=total).strip("\n")
         if not text:
             return [Part(self.name, marks=marks)]
-        return [Part(self.name, text if self.spec.to_model else None, marks=marks, user_message=text)]
+        told, ctx.fill_told = ctx.fill_told, True
+        return [Part(self.name, text if self.spec.to_model else None, marks=marks, user_message=None if told else text)]
+
+    def _new_epoch(self, ctx, snap, window):
+        """Did the fill fall below a threshold it was warned at because of a
+        compaction since that warning (or another model's window)?  A
+        context also shrinks without one (Claude Code 2.0.67 by 23,000
+        tokens after a subagent's answer, on the shared session 21; its
+        context editing clears old tool results and thinking): the fill
+        climbing back past the threshold is the same epoch, already
+        warned.  A line head of a compaction written after the warned
+        response began says one happened (one backward read of line heads,
+        only when the fill is below a threshold already warned)."""
+        at = snap.get(WARNED_AT + self.warnings)
+        if not isinstance(at, int) or snap.get(WARNED_WINDOW + self.warnings) != window:
+            return True
+        path = ctx.transcript()
+        if not path:
+            return True
+        from engine.agents.transcripts import compaction_written_after
+
+        try:
+            return compaction_written_after(ctx.agent.data["transcript"]["reader"], path, at,
+                                            ctx.settings["transcript"]["max_tail_bytes"])
+        except (OSError, ValueError):
+            return True
 
     def _consumers(self, ctx):
         """([{tool, tokens, bytes, calls, share}], total tokens) of the tool
