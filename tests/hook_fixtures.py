@@ -66,13 +66,6 @@ def profile_text(events=None, name="t", **top):
     return json.dumps({"kind": "profile", "name": name, "extends": "default", "hooks": hooks}, indent=2) + "\n"
 
 
-def every_failure_a_lesson():
-    """The built-in profile whose tool memory shows a failure met once
-    (`min_count: 1`; the built-in waits for one met again): for tests of
-    what one failure's lesson says."""
-    return shared_profile(profile_text({"pre_tool": [{"name": "tool_memory", "min_count": 1}]}, name="every-failure"))
-
-
 @dataclass
 class HookRun:
     returncode: int

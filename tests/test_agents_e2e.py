@@ -241,9 +241,8 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
     home, project, env = _world(tmp_path)
     window, tokens = MONITOR[agent]
     large, lines = LARGE[agent]
-    # min_count 1: each failure below, met once, is checked as the lesson it gives
-    prof = shared_profile(profile_text({"post_tool": [{"name": "context_monitor_tools", "to_model": True}],
-                                        "pre_tool": [{"name": "tool_memory", "min_count": 1}]}, name=f"monitor-{agent}"))
+    prof = shared_profile(profile_text({"post_tool": [{"name": "context_monitor_tools", "to_model": True}]},
+                                       name=f"monitor-{agent}"))
     options = _trusted(agent, home, project, env, _install(agent, home, project, env, profile=prof))
     # Claude Code's hooks in the project as well, as a user of both agents has them: Copilot runs
     # them too, in Claude Code's words (measured), and the engine stays out of that run

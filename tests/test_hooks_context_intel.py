@@ -37,21 +37,17 @@ def engine_files(hk):
 
 
 def test_a_failure_is_remembered_redacted_and_shown_once_per_tool(hk):
-    curl = (f"curl -H 'Authorization: token {SECRET}' https://api.github.com/user",
-            f"Exit code 22\ncurl: (22) The requested URL returned error: 401 for {SECRET2}")
-    run = hk.hook(failure(hk, *curl))
+    run = hk.hook(failure(hk, f"curl -H 'Authorization: token {SECRET}' https://api.github.com/user",
+                          f"Exit code 22\ncurl: (22) The requested URL returned error: 401 for {SECRET2}"))
     run.assert_silent()
     lines = store_lines(hk)
     assert len(lines) == 1 and lines[0]["tool"] == "Bash"
     assert "[REDACTED]" in lines[0]["input"] and "[REDACTED]" in lines[0]["error"]
     assert lines[0]["error"].startswith("curl: (22)")
-    # met once: no lesson yet (the built-in min_count); met again, the next session sees it before its first Bash call, once
+    # the next session sees it before its first Bash call, once
     other = hk.event("PreToolUse", session="other-session", tool_name="Bash", tool_input={"command": "ls"})
-    hk.hook(other).assert_silent()
-    hk.hook(failure(hk, *curl, tid="toolu_fail2")).assert_silent()
-    other = dict(other, session_id="other-session-2")
     first = hk.hook(other)
-    assert "TOOL MEMORY" in first.context and "curl: (22)" in first.context and "(2 times)" in first.context, str(first)
+    assert "TOOL MEMORY" in first.context and "curl: (22)" in first.context, str(first)
     hk.hook(other).assert_silent()
     # another tool has nothing remembered: nothing said
     hk.hook(hk.event("PreToolUse", tool_name="Read", tool_input={"file_path": "/x"})).assert_silent()
@@ -65,8 +61,7 @@ def test_a_lesson_a_subagent_was_given_is_given_to_the_main_model_too(hk):
     Bash call took went into the subagent's context only, and the main
     model, whose context never held it, was not given it at its own first
     Bash call.  Now once in each context: each subagent's, and the main one's."""
-    for tid in ("toolu_k1", "toolu_k2"):  # met twice: a lesson (min_count)
-        hk.hook(failure(hk, "kubectl get pods", "bash: kubectl: command not found", tid=tid)).assert_silent()
+    hk.hook(failure(hk, "kubectl get pods", "bash: kubectl: command not found")).assert_silent()
 
     def bash(**sub):
         return hk.event("PreToolUse", session="other-session", tool_name="Bash", tool_input={"command": "ls"}, **sub)
@@ -81,26 +76,25 @@ def test_a_lesson_a_subagent_was_given_is_given_to_the_main_model_too(hk):
     assert "kubectl: command not found" in (other.context or ""), "another subagent, another context"
 
 
-def test_a_failure_met_once_is_no_lesson(hk):
-    """Shared sessions 20-24 replayed in one project: of the seven entries
-    they leave, four were met once (a guessed path, "File does not exist.";
-    an edit whose text had moved, "String to replace not found in file."; a
-    pull request already opened; another hook's answer), and each was shown
-    before that tool's first call in every later session, one with 300
-    characters of a PR body.  Old code: shown from one failure.  Now an
-    entry is a lesson once met again (min_count 2, in any sessions)."""
+def test_a_profile_can_wait_for_a_failure_met_again(hk):
+    """The built-in profile shows a failure from its first meeting (a
+    failure in one session is a lesson in the next); a user's profile with
+    `min_count: 2` shows only one met again, in any sessions, with its
+    count, and the built-in still shows one met once."""
+    again = shared_profile(profile_text({"PreToolUse": [{"name": "tool_memory", "min_count": 2}]}, name="again"))
     read = hk.event("PostToolUseFailure", tool_name="Read", tool_input={"file_path": "/src/test_finalize_pr.py"},
                     tool_use_id="toolu_r1", error="<tool_use_error>File does not exist.</tool_use_error>")
     hk.hook(read).assert_silent()
-    hk.hook(hk.event("PreToolUse", session="next-1", tool_name="Read", tool_input={"file_path": "/a"})).assert_silent()
+
+    def first_read(session, profile=None):
+        return hk.hook(hk.event("PreToolUse", session=session, tool_name="Read", tool_input={"file_path": "/a"}),
+                       profile=profile)
+
+    first_read("next-1", again).assert_silent()
+    assert '"File does not exist."' in first_read("next-2").context, "the built-in: from the first meeting"
     hk.hook(dict(read, session_id="next-1", tool_use_id="toolu_r2")).assert_silent()  # met again, elsewhere
-    shown = hk.hook(hk.event("PreToolUse", session="next-2", tool_name="Read", tool_input={"file_path": "/a"}))
-    assert '"File does not exist." (2 times)' in shown.context, str(shown)
-    every = shared_profile(profile_text({"PreToolUse": [{"name": "tool_memory", "min_count": 1}]}))
-    hk.hook(failure(hk, "gti status", "bash: gti: command not found", tid="toolu_g1")).assert_silent()
-    once = hk.event("PreToolUse", session="next-3", tool_name="Bash", tool_input={"command": "ls"})
-    hk.hook(once).assert_silent()
-    assert "gti: command not found" in hk.hook(dict(once, session_id="next-4"), profile=every).context
+    shown = first_read("next-3", again)
+    assert '"File does not exist." (2 times)' in (shown.context or ""), str(shown)
 
 
 def test_the_same_failure_twice_is_one_entry_with_a_count(hk):

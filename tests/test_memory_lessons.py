@@ -262,7 +262,6 @@ def test_a_damaged_store_line_hides_no_lesson_and_breaks_no_reader(hk):
     tool's other lessons, `engine memory list` still lists them, and
     compaction (run by the recording hook) still keeps the store bounded."""
     _write_failure(hk, "/p/a.py", "toolu_1", session="session-a")
-    _write_failure(hk, "/p/b.py", "toolu_2", session="session-a")  # met again: a lesson (min_count)
     path = hk.state / "tool-memory.ndjson"
     with path.open("a") as fh:
         fh.write("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in DAMAGED))  # as the store writes

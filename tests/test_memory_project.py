@@ -27,11 +27,9 @@ def _projects(hk):
 
 
 def _fail(hk, cwd, error=INJECTION, command="git fetch origin", tid="toolu_a1", env=None):
-    """The failure, met twice: a lesson (the built-in min_count)."""
-    for n in (tid, f"{tid}-again"):
-        ev = hk.event("PostToolUseFailure", session="session-a", cwd=str(cwd), tool_name="Bash",
-                      tool_use_id=n, tool_input={"command": command, "description": "x"}, error=error)
-        hk.hook(ev, env=env).assert_silent()
+    ev = hk.event("PostToolUseFailure", session="session-a", cwd=str(cwd), tool_name="Bash",
+                  tool_use_id=tid, tool_input={"command": command, "description": "x"}, error=error)
+    hk.hook(ev, env=env).assert_silent()
 
 
 def _banner(hk, cwd, session, profile=None, env=None):
@@ -126,7 +124,7 @@ def test_a_failure_in_a_project_whose_folder_is_gone_is_not_remembered(hk):
     assert not (hk.state / "tool-memory.ndjson").exists(), _store(hk)
     assert not [l for l in hk.log_lines() if "failed" in l or "internal error" in l], hk.log_lines()
     _fail(hk, a, error="<error: No such file or directory (os error 2)>", command="pwd; ls", tid="toolu_a3")
-    assert {e["project"] for e in _store(hk)} == {str(a.resolve())}  # where the folder is there, it is
+    assert [e["project"] for e in _store(hk)] == [str(a.resolve())]  # where the folder is there, it is
 
 
 def test_folders_under_a_home_kept_in_git_are_not_one_project(hk):
@@ -152,7 +150,7 @@ def test_projects_whose_paths_redact_alike_stay_apart(hk):
         (p / ".git").mkdir(parents=True)
     _fail(hk, a)
     _fail(hk, b, tid="toolu_b1")
-    assert {r["project"] for r in _store(hk)} == {str(hk.root.resolve() / "[REDACTED]")}  # no secret kept
+    assert [r["project"] for r in _store(hk)] == [str(hk.root.resolve() / "[REDACTED]")] * 2  # no secret kept
     assert len({r["k"] for r in _store(hk)}) == 2
     _banner(hk, c, "session-c").assert_silent()
     assert "IMPORTANT SYSTEM NOTE" in _banner(hk, a, "session-a2").context

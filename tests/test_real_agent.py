@@ -256,10 +256,8 @@ def test_a_failure_is_the_next_sessions_lesson_and_the_monitor_warns_from_the_ag
     Claude Code's own words are its result) and did not run: no lesson
     (claude-code.yaml's failure.not_lessons). A seventh, which a deny rule
     of the user's stops, is one: the rule holds in the next session too."""
-    # min_count 1: each failure, met once, is checked as the lesson it gives
     prof = shared_profile(profile_text({"post_tool": [{"name": "context_monitor_tools", "to_model": True}],
-                                        "tool_failure": [{"name": "context_monitor_failures", "to_model": True}],
-                                        "pre_tool": [{"name": "tool_memory", "min_count": 1}]},
+                                        "tool_failure": [{"name": "context_monitor_failures", "to_model": True}]},
                                        name="monitor-claude"))
     w = _world(tmp_path / "w", install_args=("--profile", str(prof)))
     (w.project / "setup.py").write_text("def setup(**options):\n    raise TypeError(f'setup() got an unexpected keyword "

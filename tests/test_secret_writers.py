@@ -11,7 +11,6 @@ from pathlib import Path
 import yaml
 
 from engine.core.log import Log
-from hook_fixtures import every_failure_a_lesson
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
 
 REPO = Path(__file__).resolve().parent.parent
@@ -53,7 +52,7 @@ def test_the_issues_shapes_never_reach_the_memory_nor_a_later_banner(hk):
     for line in lines:
         assert line["sig"] and len(line["error"]) <= cap + 40 and len(line["input"]) <= cap
     later = hk.hook(hk.event("PreToolUse", session="a-later-session", tool_name="Bash",
-                             tool_input={"command": "ls"}), profile=every_failure_a_lesson())
+                             tool_input={"command": "ls"}))
     assert "TOOL MEMORY" in later.context, str(later)
     listed = hk.engine("memory", "list")
     assert listed.returncode == 0

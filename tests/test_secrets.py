@@ -7,7 +7,6 @@ log, the session report.  A later session's banner never shows them."""
 import pytest
 
 from engine.core.log import Log
-from hook_fixtures import every_failure_a_lesson
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
 
 # Finding 11's payloads: what a failing tool call may print.
@@ -179,7 +178,7 @@ def test_finding_11_payloads_never_reach_memory_files_or_a_later_banner(hk):
     lines = (hk.state / "tool-memory.ndjson").read_text().splitlines()
     assert len(lines) == 6 and all("[REDACTED]" in l for l in lines), lines
     later = hk.hook(hk.event("PreToolUse", session="a-later-session", tool_name="Bash",
-                             tool_input={"command": "ls"}), profile=every_failure_a_lesson())
+                             tool_input={"command": "ls"}))
     assert "TOOL MEMORY" in later.context, str(later)
     for s in PAYLOAD_SECRETS:
         assert s not in later.context, s

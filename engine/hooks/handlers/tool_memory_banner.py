@@ -3,9 +3,8 @@ errors remembered for it in other sessions, at most once per tool per
 session in each context (the main model's, each subagent's).  A tool with nothing remembered costs one read of the store file,
 of which only the lines naming that tool are parsed.
 
-Only entries met at least `min_count` times are shown (the built-in
-profile: 2; one failure is most often a one-off), and only lessons from
-other sessions: an entry every one of whose
+Only entries met at least `min_count` times are shown (1 in the built-in
+profile: every failure), and only lessons from other sessions: an entry every one of whose
 sessions is the current one is what this session just met (the failure is
 in its context already), not a lesson; one met here and in another session
 is shown, with its whole count.
@@ -78,8 +77,6 @@ class ToolMemoryBanner(Handler):
         session = ctx.event.session
         # An entry naming no session (written before sessions were kept) is not this one's.
         found = [e for e in found if not e["sessions"] or any(s != session for s in e["sessions"])]
-        # a failure met once is most often a one-off (a guessed path, an edit
-        # whose text moved, a typo): a lesson is one met again
         found = [e for e in found if e["count"] >= self.spec.min_count]
         if not found:
             return [], []
