@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import forkrun
-from hook_fixtures import CURSOR_SOURCE, HookEnv, every_failure_a_lesson, profile_text, shared_profile, warm_template
+from hook_fixtures import CURSOR_SOURCE, HookEnv, profile_text, shared_profile, warm_template
 from support import gemini_api, responses_api
 from support.codex import run_codex, thread_id, trust_hooks
 from support.copilot import events_of, run_copilot
@@ -437,9 +437,7 @@ def test_codex_own_patch_tool_gets_the_nested_agents_md_and_a_patch_that_fails_i
     home, project, env = _world(tmp_path)
     (project / "svc" / "api").mkdir(parents=True)
     (project / "svc" / "AGENTS.md").write_text("# Services\nNever log a token (SVC_5a6b).\n")
-    # the patch that fails, met once, is checked as the lesson it gives (min_count 1)
-    options = _trusted("codex", home, project, env, _install("codex", home, project, env,
-                                                             profile=every_failure_a_lesson()))
+    options = _trusted("codex", home, project, env, _install("codex", home, project, env))
     config = f'model_catalog_json = "{CATALOG}"'
     add = "*** Begin Patch\n*** Add File: svc/api/a.py\n+x = 1\n*** End Patch\n"
     bad = "*** Begin Patch\n*** Update File: svc/gone-7c8d.py\n@@\n-a\n+b\n*** End Patch\n"
