@@ -87,6 +87,15 @@ def test_pricing_model_by_hand(tmp_path):
     assert [family(load(), m)["input"] for m in ("claude-opus-4-20250514", "claude-opus-4-1-20250805",
                                                  "claude-opus-4-5-20251101", "claude-opus-4-6")] == [15.0, 15.0, 5.0, 5.0]
     assert [family(load(), m)["input"] for m in ("claude-3-haiku-20240307", "claude-3-5-haiku-20241022")] == [0.25, 0.8]
+    # the 5.x models at Claude Code 2.1.332's own table's rates (its opus and sonnet are the 5.5 ones):
+    # (input, cache write, 1-hour write, cache read, output)
+    rows = {"claude-opus-5-5": (4, 5, 8, 0.2, 20), "claude-opus-5": (5, 6.25, 10, 0.5, 25),
+            "claude-opus-5-20260301": (5, 6.25, 10, 0.5, 25), "claude-sonnet-5-5": (2, 2.5, 4, 0.1, 10),
+            "claude-sonnet-5": (2, 2.5, 4, 0.2, 10), "claude-fable-5-2": (8, 10, 16, 0.2, 40),
+            "claude-mythos-5-1": (10, 12.5, 20, 0.25, 50), "claude-fable-5": (10, 12.5, 20, 1, 50),
+            "claude-haiku-5-5": (0.1, 0.125, 0.2, 0.01, 0.5), "claude-opus-4.8": (5, 6.25, 10, 0.5, 25)}
+    keys = ("input", "cache_write", "cache_write_1h", "cache_read", "output")
+    assert {m: tuple(family(load(), m)[k] for k in keys) for m in rows} == rows
     assert family(load(), "some-new-model") is None  # no price of its own and no default: not priced
     assert family(dict(load(), default="sonnet"), "some-new-model")["name"] == "sonnet"  # a default names one
 
