@@ -401,7 +401,8 @@ def test_codex_gets_a_nested_agents_md_below_its_folder_before_its_first_patch_t
     one below (measured); its model is told to look for those itself.  Its
     patch through the shell that adds svc/api/a.py brings svc/AGENTS.md
     (PreToolUse context, before the patch runs), and the request after it
-    holds that file once, named by its folder; the next patch there brings
+    holds that file once, named by its folder and quoted as the project's;
+    the next patch there brings
     no second copy; the root's, which Codex loaded, is there once."""
     home, project, env = _world(tmp_path)
     (project / "AGENTS.md").write_text("# Team\nRun the tests (ROOT_0a1b).\n")
@@ -415,7 +416,8 @@ def test_codex_gets_a_nested_agents_md_below_its_folder_before_its_first_patch_t
     assert (project / "svc" / "api" / "a.py").is_file() and (project / "svc" / "api" / "b.py").is_file()
     first, after, last = map(responses_api.request_text, run.requests[:3])
     assert "SVC_2c3d" not in first and first.count("ROOT_0a1b") == 1
-    assert after.count("SVC_2c3d") == 1 and "## svc/AGENTS.md" in after, after[-3000:]
+    assert after.count("SVC_2c3d") == 1, after[-3000:]
+    assert "## svc/AGENTS.md (the project's rule, quoted)\n~~~\n# Services\n" in after, after[-3000:]
     assert last.count("SVC_2c3d") == 1 and last.count("ROOT_0a1b") == 1, last[-3000:]
 
 

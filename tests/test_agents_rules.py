@@ -505,7 +505,8 @@ def test_codex_gets_a_nested_agents_md_below_its_folder_before_a_patch_there(hk)
     assert _codex_pre_tool(hk, "cat svc/api/AGENTS.md") == ""
     text = _codex_pre_tool(hk, PATCH.format(path="svc/api/new.py"))
     assert text.count("SVC_1b") == 1 and text.count("API_2c") == 1, text
-    assert "## svc/AGENTS.md\n" in text and "## svc/api/AGENTS.md\n" in text, "each named by its folder: its scope"
+    quoted = "(the project's rule, quoted)\n~~~\n"
+    assert f"## svc/AGENTS.md {quoted}" in text and f"## svc/api/AGENTS.md {quoted}" in text, "named by its folder: its scope"
     assert text.index("SVC_1b") < text.index("API_2c"), "top down"
     assert "WEB_3d" not in text and "ROOT_AGENTS_0a" not in text, text
     again = _codex_pre_tool(hk, PATCH.format(path="svc/api/other.py"))
@@ -524,7 +525,7 @@ def test_refresh_preview_for_an_agent_shows_its_nested_agents_md_for_a_touched_f
     run = hk.engine(*args, "--agent", "codex")
     assert run.returncode == 0, str(run)
     assert "SCOPED  in  " in run.stdout and "svc/api/a.py matches svc/**" in run.stdout, run.stdout
-    assert "## svc/AGENTS.md\n" in run.stdout and "SVC_9a" in run.stdout
+    assert "## svc/AGENTS.md (the project's rule, quoted)\n" in run.stdout and "SVC_9a" in run.stdout
     assert "SVC_9a" not in hk.engine(*args).stdout
     bad = hk.engine(*args, "--agent", "nope")
     assert bad.returncode == 1 and "no agent named 'nope'" in bad.stderr and "codex" in bad.stderr, str(bad)

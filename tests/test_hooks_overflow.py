@@ -135,7 +135,7 @@ def test_digest_names_each_omitted_file_with_its_title_and_how_to_read_it(hk):
         assert path == want
     # Within the budget: the rule texts and the digest lines together.
     body = ctx.split("\n", 1)[1]
-    assert len(body) <= 8000 + 200, len(body)  # + the "## name" headings
+    assert len(body) <= 8000 + 300, len(body)  # + the headings, each saying whose the file is
     assert "follow at the next event" not in ctx
     assert "item" not in _ctx(hk.hook(hk.event("PostToolUse"), profile=prof)), "digest mode leaves nothing pending"
 

@@ -412,7 +412,8 @@ def test_a_subagent_on_an_expensive_model_is_flagged_to_the_model(tmp_path):
     effort warning, naming both, after the subagent's answer.  The user's
     profile adds Cursor's rules, which Claude Code does not read: the main
     agent's first request holds the rule (the session's start), and so does
-    the subagent's (SubagentStart), beside the files the agent loads itself."""
+    the subagent's (SubagentStart), quoted as the project's, beside the
+    files the agent loads itself."""
     w = _world(tmp_path / "a", install_args=("--profile", str(CURSOR_RULES)))
     (w.project / ".cursor" / "rules").mkdir(parents=True)
     (w.project / ".cursor" / "rules" / "names.mdc").write_text(
@@ -431,6 +432,8 @@ def test_a_subagent_on_an_expensive_model_is_flagged_to_the_model(tmp_path):
     assert "Say hi." in sub, sub[:3000]
     assert ("SubagentStart hook additional context: [from rules-engine profile cursor-claude, handler "
             "prompt/rules") in sub and "CURSOR_SUB_61f0" in sub, sub[-3000:]
+    # the project's rule reaches the model quoted, under a heading that says whose it is
+    assert "## names.mdc (the project's rule, quoted)\n~~~\n# Names\n" in sub, sub[-3000:]
     assert "RULE_MARKER_4d1c" in sub and sub.count("RULE_MARKER_4d1c") == 1, "the agent's own rule: its own copy only"
     after = request_text(run.requests[-1])
     assert ("PreToolUse:Agent hook additional context: [from rules-engine profile cursor-claude, handler "

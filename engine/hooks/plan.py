@@ -34,6 +34,16 @@ class Item(_Record):
 
         self.order = order_key(self)  # sorted many times while a delivery is fitted
 
+    @property
+    def fence(self):
+        """A fence for quoting the text whole: a run of tildes longer than
+        any in the text (at least three), so no line of a project's rule
+        can close the quote and write lines of the engine's own frame."""
+        import re
+
+        longest = max((len(run) for run in re.findall("~+", self.text)), default=0)
+        return "~" * max(3, longest + 1)
+
     @classmethod
     def of(cls, rf, chars_before, chars, text, cost=0):
         """The Item of a sources.RuleFile."""

@@ -199,7 +199,6 @@ class Refresh(Handler):
         from ..plan import Item
 
         max_files = settings["max_files"]
-        scope_all = settings.get("scope") == "all"
         items, work = [], 0
         for rf in files[:max_files]:
             raw = self._raw(rf)
@@ -212,9 +211,11 @@ class Refresh(Handler):
                     break
                 work += len(raw)
                 text = comp.compress(raw)
-            text = redacted(text.strip("\n"), comp.limits)  # what goes in view never holds a secret
-            shown = redacted(raw.strip("\n"), comp.limits) if scope_all else text
-            items.append(Item.of(rf, len(raw), len(text), shown, measure(text)))
+            # What goes in view never holds a secret.  Compressed under `scope: all` too, where the whole
+            # output is compressed again (compressing twice changes nothing): a project's file goes in
+            # quoted, and a quote is never compressed.
+            text = redacted(text.strip("\n"), comp.limits)
+            items.append(Item.of(rf, len(raw), len(text), text, measure(text)))
         if len(files) > max_files:
             log(f"{self.name}: {len(files)} rule files that could fit; the {len(files) - max_files} past "
                 f"hooks.max_files ({max_files}) count as omitted without being compressed")
@@ -264,17 +265,32 @@ class Refresh(Handler):
     def _leave(self, ctx, plan, excess, cap):
         """Take rules out of the delivery, last in first, until those taken
         out held `excess` characters (a rule's share of the rendering is
-        taken as its text, its name and a few characters more: never more
-        rules than needed, and the render runs a few times, not once per
-        rule).  One that cannot fit the event even alone is never pending."""
-        taken = 0
+        taken as its text, its name or path, and the frame the template
+        puts around a file of its origin, measured by `_frame`: never less
+        than it takes, so never more rules than needed leave, and the render
+        runs a few times, not once per rule).  One that cannot fit the event
+        even alone is never pending."""
+        taken, frames = 0, {}
         while plan.items and taken < excess:
             it = plan.items.pop()
             plan.omitted.insert(0, it)
-            size = agent_len(it.text) + agent_len(it.name)
-            taken += size + 8
+            size = agent_len(it.text) + max(agent_len(it.name), agent_len(it.path))  # a heading shows either
+            if it.origin not in frames:
+                frames[it.origin] = self._frame(ctx, plan, it.origin)
+            taken += size + frames[it.origin]
             if (not plan.items or size >= cap // 2) and self._alone_too_long(ctx, plan, it, cap):
                 plan.never.append(it)
+
+    def _frame(self, ctx, plan, origin):
+        """The characters the template puts around one file of `origin`
+        besides its text and name (its heading's words, a quote's fences,
+        the blank line between files), and a few more for slack."""
+        from ..plan import Item, Plan
+
+        probe = Item("n", "n", 0, 1, 1, "t", origin=origin)
+        one = agent_len(self._render(ctx, Plan(plan.handler, plan.level, [probe], [])))
+        none = agent_len(self._render(ctx, Plan(plan.handler, plan.level, [], [])))
+        return max(one - none - agent_len(probe.text) - agent_len(probe.name), 0) + 8
 
     def _alone_too_long(self, ctx, plan, it, cap):
         """True when `it` rendered alone, with no omitted line, is over the cap."""
