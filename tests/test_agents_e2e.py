@@ -569,6 +569,8 @@ def test_copilot_gets_back_a_rule_its_compaction_took_though_it_sends_no_start_a
     again = counts.index(2) if 2 in counts[:after] else after
     assert 0 < again and counts[:again] == [1] * again and counts[again:after] == [2] * (after - again), seen
     assert counts[after:] == [1] * (len(texts) - after), seen
+    # the effort policy the session's start gave comes back the same way
+    assert [t.count("[Effort policy: medium]") for t in texts] == counts, seen
 
 
 # A subagent asking for an expensive model (measured: Copilot CLI 1.0.102's
@@ -809,6 +811,8 @@ def test_gemini_interactive_every_request_after_its_compressions_holds_the_rule_
     assert kinds == (["main"] * 2 + ["summary"] * 2) * 3 + ["main"] * 2, kinds
     mains = [text for kind, text in log if kind == "main"]
     assert [text.count(ic.MARK) for text in mains] == [1] * 8
+    # and the effort policy, which the session's start gave, as the rule
+    assert [text.count("[Effort policy: medium]") for text in mains] == [1] * 8
     assert all(api.summary in text for text in mains[2:]), "the requests after the first compression hold a summary"
     # replay reads the same chat file: the first compression kept nothing, the
     # others the turn of the prompt they came in (its line, where replay prices it kept)

@@ -173,3 +173,16 @@ def test_a_relative_tool_memory_path_is_refused(hk, path):
     cleared = hk.engine("memory", "clear", "--profile", prof, cwd=hk.root)
     assert cleared.returncode == 1, str(cleared)
     assert not (hk.root / path.split("/")[0]).exists()
+
+
+@pytest.mark.parametrize("body, words", [
+    ("        templates_of: rules\n", ["templates_of names 'rules'", "no effort_guidance handler"]),
+    ("        templates_of: nobody\n", ["templates_of names 'nobody'"]),
+    ("", ["missing templates or templates_of"]),
+], ids=["not-effort", "no-such-handler", "neither"])
+def test_an_effort_handler_gives_templates_of_its_own_or_of_another_effort_handler(hk, body, words):
+    """`templates_of` names an effort_guidance handler with templates of its
+    own; a handler without either is incomplete: said where, exit 1."""
+    text = HEAD + "    PostToolUse:\n      - name: effort_again\n        kind: effort_guidance\n" + body
+    path, run = _validate(hk, text)
+    _problem_at(hk, run, path, _line_of(text, "templates_of" if body else "- name: effort_again"), *words)

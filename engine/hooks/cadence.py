@@ -95,6 +95,14 @@ def growth_due(ctx, name, every):
 
 
 def compacted_before_this_request(ctx):
+    """_compacted_before_this_request, worked out once per event: the rules'
+    and the effort policy's handlers both ask at before_model."""
+    if ctx.compacted_checked is None:
+        ctx.compacted_checked = _compacted_before_this_request(ctx)
+    return ctx.compacted_checked
+
+
+def _compacted_before_this_request(ctx):
     """Is the request about to be sent the first of an epoch a compaction
     began, with no event since it but this one (Gemini CLI compresses before
     a main-loop request whose last response passed its threshold: at a

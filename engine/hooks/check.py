@@ -168,7 +168,11 @@ def _missing(h):
     for alt in _validator("profile").schema["$defs"]["complete_handler"]["oneOf"]:
         kinds = alt["properties"]["kind"].get("enum") or [alt["properties"]["kind"].get("const")]
         if h.get("kind") in kinds:
-            return "missing " + ", ".join(k for k in alt["required"] if k not in h)
+            missing = [k for k in alt["required"] if k not in h]
+            choices = [" or ".join(a["required"]) for a in alt.get("anyOf", ()) if not any(k in h for k in a["required"])]
+            if alt.get("anyOf") and len(choices) == len(alt["anyOf"]):
+                missing.append(" or ".join(choices))
+            return "missing " + ", ".join(missing)
     return "missing kind"
 
 

@@ -29,6 +29,7 @@ class Context:
         self.in_view_next_due = None  # tokens of context at which the growth cadence is due next (cadence.py)
         self.compacted_unannounced = False  # the context shrank, and the agent sends no start event after a compaction
         self.compaction_running = False  # a compaction began beside the turn: what its summary will take goes in now
+        self.compacted_checked = None  # cadence.compacted_before_this_request's answer, once worked out
         # Characters of this event's answer that earlier parts took where a
         # part cannot wait for the next event (a subagent's start: reinject.py).
         self.room_taken = 0
