@@ -367,6 +367,35 @@ def test_precompact_cuts_the_users_file_between_characters(hk):
     assert out == "K" + "\u00e9" * 9999 + "\n", repr(out[-8:])
 
 
+@pytest.mark.parametrize("agent", ["codex", "copilot", "claude-code"])
+def test_precompact_instructions_are_made_only_for_an_agent_that_takes_them(hk, agent):
+    """Codex and Copilot CLI take no answer at their PreCompact (their YAML's
+    `answers` has no compaction_instructions): the instructions were made
+    there all the same (the user's file read, over max_file_bytes: a log
+    line), then dropped with a second line ("codex takes no
+    compaction_instructions at PreCompact; left out"), at each compaction.
+    Now the handler does not run there; Claude Code's PreCompact still
+    answers, and Copilot's still readies the rules its background summary
+    will take (another handler of the event, run as before)."""
+    mine = hk.home / ".claude" / "compact-instructions.txt"
+    mine.parent.mkdir(parents=True, exist_ok=True)
+    mine.write_text("Keep only the plan.\n" + "K" * 30000)
+    if agent == "copilot":
+        payload, args = {"sessionId": hk.session, "timestamp": 1795674298969, "cwd": str(hk.project),
+                         "trigger": "auto"}, ("--event", "preCompact")
+    else:
+        payload, args = hk.event("PreCompact", trigger="auto"), ()
+    run = hk.engine("hook", "--agent", agent, *args, stdin=json.dumps(payload).encode())
+    assert run.returncode == 0 and run.stderr == "", str(run)[:2000]
+    if agent == "claude-code":
+        assert run.stdout.startswith("Keep only the plan.\n") and len(run.stdout) <= 20001, run.stdout[:80]
+        assert [l for l in hk.log_lines() if "over max_file_bytes" in l], hk.log_lines()
+        return
+    assert run.stdout == "" and hk.log_lines() == [], hk.log_lines()
+    state = "".join(p.read_text() for p in hk.session_files())
+    assert ("iv_ahead:rules" in state) is (agent == "copilot"), state
+
+
 def test_passthrough_makes_every_hook_do_nothing(hk):
     env = {"ENGINE_HOOKS_PASSTHROUGH": "1"}
     for ev in (hk.event("SessionStart"), failure(hk, "x", "boom"), hk.event("PreCompact", trigger="auto"), b"not json"):

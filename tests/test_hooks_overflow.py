@@ -4,7 +4,10 @@ is delivered whole across the following events, in priority order
 line with its title and how to read it (overflow: digest).  Real hook
 processes, as the agent starts them."""
 
+import json
 import re
+
+import pytest
 
 from hook_fixtures import profile_text, shared_profile, transcript_records
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
@@ -205,3 +208,144 @@ def test_files_that_share_a_name_are_named_by_path_in_the_line_of_what_follows(h
     named = line.group(1).split(", ")
     assert len(named) == 3 and all(n.endswith("/style.md") and "/.claude/rules/" in n for n in named), named
     assert len(set(named)) == 3, named
+
+
+# -- a file that cannot fit, already in view: a growth refresh does not name it again --------
+
+HUGE = "# Huge handbook\n" + "".join(f"HUGE item {i:04d}: zebra quartz lantern orbit.\n" for i in range(400))
+SMALL = "# Small\nMarker SMALLONE: tiny.\n"
+
+
+def _claude_start(hk, loaded, version="2.1.330"):
+    """A Claude Code epoch whose start loaded `loaded` itself (its `instructions`
+    record), then a response 50,000 tokens in: the growth cadence (40,000) is due."""
+    line = {"isSidechain": False, "version": version}
+    hk.write_transcript([
+        {**line, "type": "user", "cwd": str(hk.project), "message": {"role": "user", "content": "go"}},
+        {**line, "type": "attachment", "attachment": {"type": "instructions", "files": [
+            {"path": str(p), "type": "Project", "content": p.read_text()} for p in loaded]}},
+        {**line, "type": "assistant", "message": {"id": "m1", "role": "assistant", "model": "claude-x", "content": [
+            {"type": "text", "text": "ok"}], "usage": {"input_tokens": 50000, "cache_creation_input_tokens": 0,
+                                                        "cache_read_input_tokens": 0}}}])
+
+
+@pytest.mark.parametrize("loaded", [True, False])
+def test_a_file_that_cannot_fit_and_the_agent_loaded_is_not_named_again_by_the_growth_refresh(hk, loaded):
+    """Shared sessions 20-25 fed with the corpus's rules: each growth refresh
+    named the big rule files the agent loaded itself at the start and still
+    held ("Read .claude/rules/X"), 15-25 lines a session, each asking the
+    model to read again thousands of tokens it had.  One the agent did not
+    load (added after its start) is still named: the model lacks it."""
+    small, huge = hk.rule("a-small.md", SMALL), hk.rule("b-huge.md", HUGE)
+    _claude_start(hk, [small, huge] if loaded else [small])
+    ctx = _ctx(hk.hook(hk.event("PostToolUse")))
+    assert "SMALLONE" in ctx, f"the growth refresh ran: {ctx[:300]}"
+    named = DIGEST.findall(ctx)
+    assert named == ([] if loaded else [("Huge handbook", ".claude/rules/b-huge.md")]), ctx[-300:]
+    assert loaded is ("Huge handbook" not in ctx and "omitted" not in ctx), ctx[-300:]
+
+
+def test_a_scoped_file_that_cannot_fit_is_named_only_once_lost_with_a_compaction(hk):
+    """Claude Code 2.1.56 (no loading records: its YAML says what it loads):
+    a big rule scoped to src/ is in view from the Read of src/a.py, and the
+    growth refresh does not name it; the compaction takes it (the agent
+    brings back no scoped rule): named at the compaction's start, and again
+    by the growth refresh of the new epoch, where the model still lacks it."""
+    hk.rule("b-huge.md", "---\npaths: src/**/*.py\n---\n" + HUGE)
+    hk.rule("a-small.md", SMALL)
+    (hk.project / "src").mkdir()
+    (hk.project / "src" / "a.py").write_text("x = 1\n")
+    line = {"isSidechain": False, "version": "2.1.56"}
+
+    def response(n, tokens, content):
+        return {**line, "type": "assistant", "message": {"id": f"m{n}", "role": "assistant", "model": "claude-x",
+                "content": content, "usage": {"input_tokens": tokens, "cache_creation_input_tokens": 0,
+                                              "cache_read_input_tokens": 0}}}
+
+    read = [{"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": str(hk.project / "src" / "a.py")}}]
+    hk.write_transcript([{**line, "type": "user", "cwd": str(hk.project), "message": {"role": "user", "content": "go"}},
+                         response(1, 1000, read), response(2, 50000, [{"type": "text", "text": "ok"}])])
+    grown = _ctx(hk.hook(hk.event("PostToolUse")))
+    assert "SMALLONE" in grown and DIGEST.findall(grown) == [], grown[-300:]
+    hk.append_transcript([
+        {**line, "type": "system", "subtype": "compact_boundary", "uuid": "b0000001-x", "parentUuid": None,
+         "compactMetadata": {"trigger": "auto", "preTokens": 150000}},
+        {**line, "type": "user", "isCompactSummary": True, "message": {"role": "user", "content": "summary"}}])
+    back = _ctx(hk.hook(hk.event("SessionStart", source="compact")))
+    assert DIGEST.findall(back) == [("Huge handbook", ".claude/rules/b-huge.md")], back[-300:]
+    # a token of context is a byte of transcript at least (cadence.growth_due reads no less)
+    hk.append_transcript([response(3, 20000, [{"type": "text", "text": "ok " * 40000}]),
+                          response(4, 95000, [{"type": "text", "text": "ok"}])])
+    later = _ctx(hk.hook(hk.event("PostToolUse")))
+    assert "SMALLONE" in later and DIGEST.findall(later) == [("Huge handbook", ".claude/rules/b-huge.md")], later
+
+
+def _agent_world(hk, agent, tokens):
+    """(hook arguments, post-tool payload) of `agent` in `hk`'s project, its
+    transcript in the agent's shape: a prompt, then a response `tokens` in."""
+    path = hk.root / "t.jsonl"
+    if agent == "codex":
+        lines = [{"type": "session_meta", "payload": {"cli_version": "0.169.0", "cwd": str(hk.project)}},
+                 {"type": "response_item", "payload": {"type": "message", "role": "user",
+                                                       "content": [{"type": "input_text", "text": "go"}]}},
+                 {"type": "token_usage_record", "payload": {"response_id": "r1", "usage": {
+                     "input_tokens": tokens, "cached_input_tokens": 0, "output_tokens": 7}}}]
+        payload = {"hook_event_name": "PostToolUse", "session_id": hk.session, "transcript_path": str(path),
+                   "cwd": str(hk.project), "model": "gpt-5.1-codex", "turn_id": "t1", "tool_name": "Bash",
+                   "tool_input": {"command": "ls"}, "tool_use_id": "call_1", "tool_response": "a\n"}
+        args = ("hook", "--agent", "codex")
+    elif agent == "gemini":
+        lines = [{"sessionId": hk.session, "startTime": "2026-11-28T12:17:20.000Z", "kind": "main"},
+                 {"id": "u1", "type": "user", "content": [{"text": "go"}]},
+                 {"id": "m1", "type": "gemini", "model": "gemini-2.5-flash", "content": "",
+                  "tokens": {"input": tokens, "output": 7, "cached": 0, "thoughts": 0, "tool": 0, "total": tokens}}]
+        payload = {"session_id": hk.session, "transcript_path": str(path), "cwd": str(hk.project),
+                   "hook_event_name": "AfterTool", "timestamp": "2026-11-28T12:17:20.000Z",
+                   "tool_name": "run_shell_command", "tool_input": {"command": "ls"},
+                   "tool_response": {"llmContent": "Output: a", "returnDisplay": "a"}}
+        args = ("hook", "--agent", "gemini")
+    else:
+        lines = [{"type": "session.start", "data": {"sessionId": hk.session, "copilotVersion": "1.0.102",
+                                                    "selectedModel": "gpt-5.1", "context": {"cwd": str(hk.project)}}},
+                 {"type": "user.message", "data": {"content": "go"}},
+                 {"type": "session.usage_record", "data": {"usage": {"model": "gpt-5.1", "inputTokens": tokens,
+                                                                     "outputTokens": 7, "apiCallId": "r1"}}}]
+        payload = {"sessionId": hk.session, "timestamp": 1795674298969, "cwd": str(hk.project), "toolName": "bash",
+                   "toolArgs": {"command": "ls"}, "toolResult": {"textResultForLlm": "a", "resultType": "success"},
+                   "transcriptPath": str(path)}
+        args = ("hook", "--agent", "copilot", "--event", "postToolUse")
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return args, payload
+
+
+INSTRUCTIONS = {"codex": "AGENTS.md", "gemini": "GEMINI.md", "copilot": ".github/copilot-instructions.md"}
+FILE_DIGEST = re.compile(r"^\[File not injected — size limit reached: (.+)\. Read (.+)\]$", re.M)
+
+
+@pytest.mark.parametrize("agent", sorted(INSTRUCTIONS))
+def test_each_agents_big_instruction_file_it_loaded_is_not_named_again_by_the_growth_refresh(hk, agent):
+    """The same for Codex, Gemini CLI and Copilot CLI, from their YAML: the
+    project's instruction file each loads itself is over the instructions
+    budget (8,000 characters) and in view from the epoch's start."""
+    path = hk.project / INSTRUCTIONS[agent]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(HUGE, encoding="utf-8")
+    (hk.home / ".claude" / "rules").mkdir(parents=True)
+    small = "Marker SMALLONE: tiny.\n"
+    user_file = {"codex": ".codex/AGENTS.md", "gemini": ".gemini/GEMINI.md", "copilot": ".copilot/copilot-instructions.md"}
+    (hk.home / user_file[agent]).parent.mkdir(parents=True, exist_ok=True)
+    (hk.home / user_file[agent]).write_text(small, encoding="utf-8")
+    args, payload = _agent_world(hk, agent, 50000)
+    run = hk.engine(*args, stdin=json.dumps(payload).encode()).assert_ok()
+    assert "SMALLONE" in run.stdout, f"the growth refresh ran:\n{run}"
+    assert "Huge handbook" not in run.stdout and not FILE_DIGEST.findall(run.stdout), run.stdout[-400:]
+
+
+def test_codex_names_the_big_agents_md_it_cuts_at_project_doc_max_bytes(hk):
+    """Codex reads only the first 32,768 bytes of the project's AGENTS.md
+    files: the model lacks the end of a longer one, which is still named."""
+    (hk.project / "AGENTS.md").write_text(HUGE * 3, encoding="utf-8")
+    args, payload = _agent_world(hk, "codex", 50000)
+    run = hk.engine(*args, stdin=json.dumps(payload).encode()).assert_ok()
+    assert FILE_DIGEST.findall(json.loads(run.stdout)["hookSpecificOutput"]["additionalContext"]) == [
+        ("Huge handbook", "AGENTS.md")], run.stdout[-400:]

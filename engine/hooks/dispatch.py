@@ -175,12 +175,22 @@ def _open_state(event, hooks, counted, counting, log):
 def _run_handlers(handlers, ctx, log):
     parts = []
     for h in handlers:
+        if not _carried(h, ctx):
+            continue
         try:
             if h.due(ctx):
                 parts.extend(h.parts(ctx))
         except Exception as exc:  # one broken handler must not silence the others
             log(f"handler {h.name} failed: {type(exc).__name__}: {exc}")
     return parts
+
+
+def _carried(handler, ctx):
+    """Does the agent take, at this event, an answer of the kind the handler
+    gives (its kind's `answers`; its YAML's `answers`)?  One it cannot carry
+    is not run: its work would be computed and dropped."""
+    kinds = handler.answers
+    return not kinds or any(ctx.agent.answers_at(what, ctx.name) for what in kinds)
 
 
 def handle(event, profile_ref, log, hooks=None, deadline=None, counted=None, trace=None, agent=None, chosen=None):

@@ -447,7 +447,9 @@ def narrow(ctx, spec, files):
     - otherwise (a cadence): with every_tokens, the rules not in view in
       this epoch or in view at least every_tokens tokens back.
     In every mode, nothing already in view in this epoch (within
-    every_tokens when that is set) is delivered again."""
+    every_tokens when that is set) is delivered again; a cadence notes in
+    ctx.in_view_far the files it passes on though in view (that far back):
+    one that cannot fit is not named to be read again."""
     conf = ctx.settings.get("in_view")
     if ctx.scoped_for is not None:  # before a write: only the rules covering it, known or not
         files = _covering(files, spec, ctx.scoped_for, ctx.cwd)
@@ -536,6 +538,8 @@ def _not_in_view(ctx, iv, conf, spec, files, far, snap=None):
             keep = _scoped_for(rf, globs, pos, scoped_for, ctx.cwd, limit)
         else:
             keep = _due_by_growth(iv, pos, far, next_due)
+            if keep and pos is not None:  # in view in this epoch, that far back (refresh: named only if lost)
+                ctx.in_view_far.add(delivery.identity(rf))
         if keep:
             out.append(rf)
     if far and not compact and scoped_for is None:

@@ -11,7 +11,9 @@ its reason are in pipelines/default.yaml):
   SessionStart (start, resume, clear, compaction) opens a new round: the
   context that held the earlier part is gone.  A file that cannot fit the
   budget (or one event) even alone is never pending (it would wait
-  forever): it is named in a digest line once, and is done for the round.
+  forever): it is named in a digest line once, and is done for the round;
+  a cadence does not name one the model has in view in this epoch
+  (inview.narrow: ctx.in_view_far; handlers/refresh.py).
   The round keeps files by identity (content digest and real path), so a
   file edited since comes again.  A round with nothing left to deliver
   ends: nothing fires.

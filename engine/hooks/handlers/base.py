@@ -4,6 +4,10 @@ A kind (one module of this package, named in KINDS of __init__.py) is a
 subclass of Handler.  Its class attributes say:
 
 - `events`: the neutral events it may sit on (engine/agents/spec.py);
+- `answers`: for a kind whose only effect is an answer, the kinds of agent
+  answer (keys of an agent YAML's `answers`) that answer goes through: at
+  an event where the agent takes none of them, the dispatcher does not run
+  it (its work would be dropped); empty for a kind that always runs;
 - `settings`: the hooks settings groups it reads, each with the keys the
   group must hold after extends (hooks.memory ...);
 - `variables`: each template key it renders (dotted: `templates.low`) and
@@ -41,6 +45,7 @@ class Handler:
     dispatcher merges into the event's answer."""
 
     events: tuple[str, ...] = NEUTRAL_EVENTS
+    answers: tuple[str, ...] = ()
     settings: dict[str, tuple[str, ...]] = {}
     variables: dict[str, set[str]] = {}
     samples: dict[str, object] = {}

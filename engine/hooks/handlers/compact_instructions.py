@@ -17,6 +17,7 @@ class CompactInstructionsSpec(HandlerSpec):
 
 class CompactInstructions(Handler):
     Spec = CompactInstructionsSpec
+    answers = ("compaction_instructions",)  # not run where the agent's YAML takes none (dispatch._carried)
     variables = {"template": {"trigger", "custom_instructions"}}
     samples = pick("trigger", "custom_instructions")
 

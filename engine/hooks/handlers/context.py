@@ -25,6 +25,9 @@ class Context:
         self._inview = None  # the transcript's InView, read once per event (inview.ctx_inview)
         self.scoped_for = None  # a touched path whose scoped rules a PreToolUse delivers (handlers/scoped_write.py)
         self.in_view_held = []  # rule files held back: the model has them already (engine replay counts them)
+        # rule files a cadence passed on as gone far back though in view in this epoch:
+        # one that cannot fit is not named to be read again (the model has it: refresh.py)
+        self.in_view_far = set()
         self.in_view_skipped = 0  # how many files were held back when none was left to deliver
         self.in_view_next_due = None  # tokens of context at which the growth cadence is due next (cadence.py)
         self.compacted_unannounced = False  # the context shrank, and the agent sends no start event after a compaction

@@ -114,6 +114,7 @@ class Refresh(Handler):
         chosen, over, used = self._fill(items, limit)
         omitted = never + unread + over
         never = never + self._never(ctx, over, limit)
+        never, omitted = self._held_unfit(ctx, never, omitted, limit)
         chosen, omitted, used = self._fit_digest(ctx, chosen, omitted, used, limit, measure, texts)
         plan = Plan(self.name, comp.info("level"), chosen, omitted, budget={unit: limit, "used": used}, problems=problems,
                     skipped=skipped, scoped=scoped, never=never, texts=texts, done=done)
@@ -279,7 +280,24 @@ class Refresh(Handler):
                 frames[it.origin] = self._frame(ctx, plan, it.origin)
             taken += size + frames[it.origin]
             if (not plan.items or size >= cap // 2) and self._alone_too_long(ctx, plan, it, cap):
-                plan.never.append(it)
+                plan.never, plan.omitted = self._held_unfit(ctx, [*plan.never, it], plan.omitted, None)
+
+    @staticmethod
+    def _held_unfit(ctx, never, omitted, limit):
+        """(never, omitted) less the files that cannot fit even alone and that
+        the model has in view in this epoch, gone far back (inview.narrow:
+        ctx.in_view_far): a digest line would ask it to read again thousands
+        of tokens it holds.  One it lacks is still named (never dropped in
+        silence).  `limit`: the budget; None where `never` says it all (_leave)."""
+        if not ctx.in_view_far:
+            return never, omitted
+        from .. import overflow
+        from ..delivery import identity
+
+        unfit = never + (overflow.never_fits(omitted, limit) if limit is not None else [])
+        held = {id(it) for it in unfit if identity(it) in ctx.in_view_far}
+        ctx.in_view_skipped += len(held)  # left out, and said why (run: not "nothing to inject")
+        return [it for it in never if id(it) not in held], [it for it in omitted if id(it) not in held]
 
     def _frame(self, ctx, plan, origin):
         """The characters the template puts around one file of `origin`
@@ -422,7 +440,7 @@ class Refresh(Handler):
             if self.name in ctx.refreshed:
                 return []  # given at this event already: the same files would come twice
             ctx.refreshed.add(self.name)
-        ctx.in_view_held = []
+        ctx.in_view_held, ctx.in_view_far = [], set()
         overflow.open_round(ctx, self.name, self.spec)
         plan, text, marks = self.run(ctx)
         if ctx.opens_a_subagent:
