@@ -449,8 +449,8 @@ def test_gemini_gets_back_at_its_first_request_after_a_compression_what_the_comp
     assert hook("BeforeModel", llm_request=request("SUMMARY", "ok", "next")).stdout.strip() == ""
     # the session's records: what the engine added, where (that request's message too)
     assert g.added() == [
-        ("session_start", ["rules", "effort_guidance"]), ("before_model", ["rules"]), ("before_model", ["rules"]),
-        ("post_tool", ["rules"])]
+        ("session_start", ["rules", "effort_guidance"]), ("before_model", ["rules", "effort_after_an_unannounced_compaction"]),
+        ("before_model", ["rules", "effort_after_an_unannounced_compaction"]), ("post_tool", ["rules", "effort_after_compaction"])]
 
 
 def test_gemini_gets_the_rule_back_after_a_compression_inside_a_prompt_that_grew_the_context_unchecked(hk):
@@ -485,8 +485,8 @@ def test_gemini_gets_the_rule_back_after_a_compression_inside_a_prompt_that_grew
     chat.prompt("more")
     chat.response(2700)
     assert g.after_tool("echo c").stdout.strip() == ""
-    assert g.added() == [("session_start", ["rules", "effort_guidance"]), ("before_model", ["rules"]),
-                         ("prompt", ["rules"])]
+    assert g.added() == [("session_start", ["rules", "effort_guidance"]), ("before_model", ["rules", "effort_after_an_unannounced_compaction"]),
+                         ("prompt", ["rules", "effort_after_compaction_at_prompt"])]
 
 
 def test_gemini_is_not_given_again_what_its_compression_kept(hk):
@@ -518,8 +518,8 @@ def test_gemini_is_not_given_again_what_its_compression_kept(hk):
     assert hook("BeforeModel", llm_request=request("SUMMARY", "ok", "next")).stdout.strip() == "", "kept: in view"
     chat.response(2600, call=False, text="two")
     assert hook("BeforeAgent", prompt="more").stdout.strip() == ""
-    assert g.added() == [("session_start", ["rules", "effort_guidance"]), ("before_model", ["rules"]),
-                         ("post_tool", ["rules"])]
+    assert g.added() == [("session_start", ["rules", "effort_guidance"]), ("before_model", ["rules", "effort_after_an_unannounced_compaction"]),
+                         ("post_tool", ["rules", "effort_after_compaction"])]
 
 
 def test_gemini_resumed_into_a_new_file_gets_back_the_rule_its_resume_left_out(hk):

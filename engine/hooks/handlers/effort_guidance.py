@@ -5,10 +5,12 @@ only when the profile asks, with `model_advice` (a line per effort, after
 the policy).  `templates_of` names another effort_guidance handler whose
 templates and advice it gives: one policy, wherever it is given.
 
-Where it gives the policy depends on the event it sits on:
+It gives the policy at the sources in `when.source` (at session_start: a
+start, and the start after a compaction of an agent that sends one: Claude
+Code, Codex CLI), or at every event it sits on when `when` names none.
+With `when: {after_compaction: true}` it gives it only after a compaction
+of an agent that sends no start after it, by the event it sits on:
 
-- session_start: at the sources in `when.source` (a start, and the start
-  after a compaction of an agent that sends one: Claude Code, Codex CLI);
 - pre_compact, for an agent that compacts beside the turn and sends no
   start after it (Copilot CLI: `transcript.compacts_in_background`): the
   summary will take what the start gave, so the policy is due again at the
@@ -59,10 +61,15 @@ class EffortGuidance(Handler):
     def due(self, ctx):
         if not self.template(ctx):
             return False
-        if ctx.name == "session_start":
-            sources = self.spec.when.get("source")
-            return not sources or ctx.event.source in sources
-        if ctx.event.subagent:
+        if self.spec.when.get("after_compaction"):
+            return self._due_after_compaction(ctx)
+        sources = self.spec.when.get("source")
+        return not sources or ctx.event.source in sources
+
+    def _due_after_compaction(self, ctx):
+        """`when: {after_compaction: true}`: only after a compaction of an
+        agent that sends no start after it (this module's docstring)."""
+        if ctx.name == "session_start" or ctx.event.subagent:
             return False
         if ctx.name == "pre_compact":
             from ..cadence import compacts_in_background
@@ -89,7 +96,7 @@ class EffortGuidance(Handler):
     def parts(self, ctx):
         text = self._text(ctx)
         held = bool(text) and self._held(ctx, text)
-        if ctx.name != "session_start":
+        if self.spec.when.get("after_compaction"):
             # before_model gives to one request: the next event gives it for good; any other, for good now
             _again(ctx, AFTER if ctx.name == "before_model" and not held else "")
         return [Part(self.name, text)] if text and not held else []
@@ -97,7 +104,7 @@ class EffortGuidance(Handler):
     def _held(self, ctx, text):
         """Whether the model holds the policy already: a resumed run that
         keeps what the start added, or a turn a compaction kept."""
-        if ctx.name == "session_start":
+        if not self.spec.when.get("after_compaction"):
             return ctx.event.source == "resume" and _resume_keeps_the_start(ctx) and _in_view(ctx, text)
         if ctx.name == "before_model" or ctx.snapshot().get(AGAIN) == AFTER:
             return _in_view(ctx, text)
