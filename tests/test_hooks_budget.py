@@ -266,3 +266,31 @@ def test_a_rules_folder_of_one_level_is_read_within_the_same_bound_of_entries(tm
     got = sources._in_folder(str(tmp_path), "*.instructions.md", logged.append)
     assert len(got) <= 40 and got == sorted(got), got
     assert len(logged) == 1 and "max_rule_folder_entries" in logged[0], logged
+
+
+def test_a_glob_across_folders_is_matched_as_pathlib_does_within_the_same_bound_of_entries(tmp_path, monkeypatch):
+    """A source glob of the user's own across folders (`docs/**/*.md`) was
+    walked by pathlib.glob without a bound: a cloned repository's tree of a
+    million entries took the refresh, the user's rules with it, to its
+    deadline.  It matches what pathlib matches (files only; `**` any number
+    of folders, none too) and looks at no more than
+    hooks.max_rule_folder_entries entries, the cut logged."""
+    from engine.core import settings
+    from engine.hooks import sources
+
+    for rel in ("a.md", "docs/a.md", "docs/x/b.md", "docs/x/y/c.md", "docs/x/y/c.txt", "other/docs/d.md",
+                ".h/e.md", "docs/.f.md", "sub/a.md", "sub/sub/a.md"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("rule\n")
+    for pattern in ("docs/**/*.md", "docs/*.md", "**/docs/*.md", "*/a.md", "sub/**/a.md",
+                    "**/x/**/*.md", "docs/x/*/*.md", "d*/**/?.md"):
+        want = sorted(str(p) for p in tmp_path.glob(pattern) if p.is_file())
+        assert sources._in_folder(str(tmp_path), pattern, print) == want, pattern
+    bounds = dict(settings.hook_bounds(), max_rule_folder_entries=40)
+    monkeypatch.setattr(settings, "hook_bounds", lambda: bounds)
+    for i in range(60):
+        (tmp_path / "node_modules" / f"pkg{i:02d}").mkdir(parents=True)
+    logged = []
+    got = sources._in_folder(str(tmp_path), "docs/**/*.md", logged.append)
+    assert len(logged) == 1 and "max_rule_folder_entries" in logged[0], logged
+    assert set(got) <= {str(tmp_path / r) for r in ("docs/a.md", "docs/x/b.md", "docs/x/y/c.md", "docs/.f.md")}, got

@@ -208,18 +208,18 @@ def _in_folder(folder, pattern, log):
     """The paths of `folder` that `pattern` matches, sorted, at most
     hooks.max_rule_files_per_folder of them (the first by name; a glob
     across folders: the first found, then sorted), the cut logged once."""
-    from itertools import islice
-
     from engine.core.settings import hook_bounds
 
     bounds = hook_bounds()
     most = bounds["max_rule_files_per_folder"]
     if pattern.startswith("**/") and "/" not in pattern[3:]:  # a name in the folder and its subfolders
-        paths = _walk(folder, pattern[3:], most + 1, bounds["max_rule_folder_entries"], log)
-    elif "/" in pattern or "**" in pattern:  # a glob across folders: pathlib's rules
-        from pathlib import Path
-
-        paths = sorted(str(p) for p in islice(Path(folder).glob(pattern), most + 1))
+        name = pattern[3:]
+        paths = _walk(folder, lambda path: _matches(os.path.basename(path), name), most + 1,
+                      bounds["max_rule_folder_entries"], log)
+    elif "/" in pattern or "**" in pattern:  # a glob across folders (`docs/**/*.md`): pathlib's rules, bounded
+        parts = pattern.split("/")
+        paths = _walk(folder, lambda path: _path_matches(os.path.relpath(path, folder).split(os.sep), parts),
+                      most + 1, bounds["max_rule_folder_entries"], log)
     else:
         paths = _flat(folder, pattern, bounds["max_rule_folder_entries"], log)
     if len(paths) > most:
@@ -247,11 +247,29 @@ def _flat(folder, pattern, entries, log):
     return [os.path.join(folder, n) for n in sorted(n for n in names if _matches(n, pattern))]
 
 
-def _walk(folder, name, most, entries, log):
-    """The files under `folder` whose name matches `name`, sorted, at most
+def _path_matches(names, parts):
+    """Does a relative path (its `names`) match a glob's `parts` as pathlib
+    reads one: `**` is any number of folders (none too), any other part
+    fnmatch's rules for one name; a glob that ends in `**` names folders,
+    never a file.  Linear in names x parts."""
+    if parts[-1] == "**":
+        return False
+    ok = [True] + [False] * len(names)  # ok[j]: the parts so far match names[:j]
+    for part in parts:
+        if part == "**":
+            for j in range(1, len(names) + 1):
+                ok[j] = ok[j] or ok[j - 1]
+        else:
+            ok = [False] + [ok[j - 1] and _matches(names[j - 1], part) for j in range(1, len(names) + 1)]
+    return ok[-1]
+
+
+def _walk(folder, accept, most, entries, log):
+    """The files under `folder` whose path `accept` takes, sorted, at most
     `most`, looking at no more than `entries` entries (each folder's by
     name, its subfolders after its files); links to folders are not
-    followed.  A folder with more entries is cut there, logged."""
+    followed.  A folder with more entries is cut there, logged: a glob of
+    your own (`docs/**/*.md`) walks a cloned repository's tree too."""
     from itertools import islice
 
     found, stack, seen = [], [folder], 0
@@ -267,7 +285,7 @@ def _walk(folder, name, most, entries, log):
         if cut:
             listed = listed[: len(listed) - (seen - entries)]
         # as a listing names them: a broken link too (collect says why it is left out)
-        found.extend(e.path for e in listed if _matches(e.name, name) and not e.is_dir(follow_symlinks=False))
+        found.extend(e.path for e in listed if not e.is_dir(follow_symlinks=False) and accept(e.path))
         if cut:
             log(f"rules folder {folder} holds more than {entries:,} files and folders; the rest are left out "
                 "(hooks.max_rule_folder_entries in pipelines/settings/engine.yaml)")
