@@ -65,8 +65,10 @@ def test_doctor_on_a_home_with_each_agent_installed(hk):
     assert _scope(gemini, "project")["trust"]["state"] == "trusted"
     assert _scope(copilot, "project")["trust"]["state"] == "trusted"
     assert _scope(copilot, "user")["installed"] == [] and _scope(gemini, "user")["installed"] == []
+    # no PreCompact: Codex takes no answer there and compacts between requests, so no handler acts there
     assert _scope(codex, "user")["installed"] == ["UserPromptSubmit", "SessionStart", "SubagentStart", "PreToolUse",
-                                                   "PostToolUse", "Stop", "PreCompact", "SessionEnd"]
+                                                   "PostToolUse", "Stop", "SessionEnd"]
+    assert "preCompact" in _scope(copilot, "project")["installed"], "its summary comes beside the turn"
     # which mechanism each feature uses, from the agent's answers
     cache = {n: next(f for f in a["features"] if f["name"] == "content cache") for n, a in found.items()}
     assert cache["codex"]["mechanism"] == "decision=block, reason"

@@ -28,8 +28,8 @@ FILES = {
 EVENTS = {
     "claude-code": ["UserPromptSubmit", "SessionStart", "SubagentStart", "PreToolUse", "PostToolUse",
                     "PostToolUseFailure", "Stop", "PreCompact", "SessionEnd"],
-    "codex": ["UserPromptSubmit", "SessionStart", "SubagentStart", "PreToolUse", "PostToolUse", "Stop", "PreCompact",
-              "SessionEnd"],
+    # no PreCompact: Codex takes no answer there and compacts between requests (no handler acts there)
+    "codex": ["UserPromptSubmit", "SessionStart", "SubagentStart", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"],
     "gemini": ["BeforeAgent", "SessionStart", "BeforeTool", "AfterTool", "AfterAgent", "BeforeModel", "SessionEnd"],
     "copilot": ["userPromptSubmitted", "sessionStart", "subagentStart", "preToolUse", "postToolUse",
                 "postToolUseFailure", "agentStop", "preCompact", "sessionEnd"],
@@ -355,17 +355,22 @@ def test_an_agent_document_whose_install_part_cannot_work_is_refused_where_it_is
 def test_the_events_install_writes_are_the_profiles_in_each_agents_words():
     """agent_events/tool_events (the seam's view of install): a profile
     naming events in neutral words or in Claude Code's gets each agent's
-    own names, in the profile's order, without the ones it lacks or a
-    disabled handler's; the matcher events are the agent's YAML's."""
+    own names, in the profile's order, without the ones it lacks, a
+    disabled handler's, or one where no handler can act for it (the
+    compaction's instructions, which only Claude Code's answer carries);
+    the matcher events are the agent's YAML's."""
     from engine.hooks.install import agent_events, tool_events
 
-    hooks = {"events": {"post_tool": [{"kind": "a"}], "SessionStart": [{"kind": "b"}],
-                        "tool_failure": [{"kind": "c"}], "Stop": [{"kind": "d", "enabled": False}],
-                        "pre_compact": [{"kind": "e", "enabled": True}]}}
+    hooks = {"events": {"post_tool": [{"kind": "ccm_output"}], "SessionStart": [{"kind": "effort_guidance"}],
+                        "tool_failure": [{"kind": "tool_memory_record"}],
+                        "Stop": [{"kind": "context_monitor", "enabled": False}],
+                        "pre_compact": [{"kind": "compact_instructions", "enabled": True}]}}
     assert agent_events(hooks) == ["PostToolUse", "SessionStart", "PostToolUseFailure", "PreCompact"]
-    assert agent_events(hooks, "copilot") == ["postToolUse", "sessionStart", "postToolUseFailure", "preCompact"]
-    assert agent_events(hooks, "codex") == ["PostToolUse", "SessionStart", "PreCompact"]
+    assert agent_events(hooks, "copilot") == ["postToolUse", "sessionStart", "postToolUseFailure"]
+    assert agent_events(hooks, "codex") == ["PostToolUse", "SessionStart"]
     assert agent_events(hooks, "gemini") == ["AfterTool", "SessionStart"]
+    hooks["events"]["pre_compact"].append({"kind": "growth_refresh", "handlers": ["rules"]})  # its background summary
+    assert agent_events(hooks, "copilot")[-1] == "preCompact" and "PreCompact" not in agent_events(hooks, "codex")
     assert tool_events() == {"PreToolUse", "PostToolUse", "PostToolUseFailure"}
     assert tool_events("gemini") == {"BeforeTool", "AfterTool"}
     assert tool_events("copilot") == set()

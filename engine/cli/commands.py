@@ -350,13 +350,12 @@ def _agents(args):
 
 def cmd_install(args):
     from engine.core.profile import load_profile, user_profile_ref
-    from engine.hooks.install import check_first, install, profile_events
+    from engine.hooks.install import check_first, idle_events, install, profile_events
 
     # --user writes into the user's own settings: only the user's own profile
     # may decide them, never a project profile found from the working folder.
     ref = args.profile or (user_profile_ref() if _scope(args) == "user" else None)
     hooks = load_profile(ref).hooks
-    events = profile_events(hooks)
     agents = _agents(args)
     for agent in agents:  # every agent's files checked before the first is written (check_first)
         check_first(_scope(args), agent=agent)
@@ -368,9 +367,9 @@ def cmd_install(args):
             print(f"{display(plugin)}: the engine's plugin is on; not installed again, or every event would run "
                   f"twice (engine install --agent {agent.name} installs anyway)")
             continue
-        done = install(_scope(args), events, args.profile, hooks["install_timeout_seconds"],
+        done = install(_scope(args), profile_events(hooks), args.profile, hooks["install_timeout_seconds"],
                        keep=hooks["install_backups_kept"], autocompact_pct=hooks["autocompact_pct"],
-                       agent=agent.name)
+                       agent=agent.name, idle=idle_events(hooks, agent))
         _say_installed(done, agent)
         if plugin:
             print(f"note: the engine's plugin is on as well ({display(plugin)}): every event runs twice; keep one "

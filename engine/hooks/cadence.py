@@ -150,6 +150,16 @@ def _ahead_of_the_summary(ctx, name):
     return True
 
 
+def acts_on_unannounced_compaction(agent, event):
+    """Does a handler that acts on a compaction no start event announces
+    have work at `event` for `agent`: pre_compact for an agent that compacts
+    beside the turn (Copilot CLI), any other event for an agent that sends
+    no start after its compaction (Copilot CLI, Gemini CLI)?"""
+    if announces_compactions(agent):
+        return False
+    return event != "pre_compact" or compacts_in_background(agent)
+
+
 def compacts_in_background(agent):
     return bool(agent.data["transcript"].get("compacts_in_background"))
 

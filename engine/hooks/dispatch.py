@@ -186,11 +186,10 @@ def _run_handlers(handlers, ctx, log):
 
 
 def _carried(handler, ctx):
-    """Does the agent take, at this event, an answer of the kind the handler
-    gives (its kind's `answers`; its YAML's `answers`)?  One it cannot carry
-    is not run: its work would be computed and dropped."""
-    kinds = handler.answers
-    return not kinds or any(ctx.agent.answers_at(what, ctx.name) for what in kinds)
+    """Can the handler do anything at this event for this agent (its kind's
+    `acts_for`: an answer the agent takes there, or the agent's way of
+    compacting)?  One that cannot is not run: its work would be dropped."""
+    return handler.acts_for(ctx.agent, ctx.name, handler.spec)
 
 
 def handle(event, profile_ref, log, hooks=None, deadline=None, counted=None, trace=None, agent=None, chosen=None):

@@ -26,17 +26,14 @@ def settings():
     return plain()["doctor"]
 
 
-def active_events(profile_ref=None):
-    """The events the active profile's hooks answer (what install writes)."""
+def active_hooks(profile_ref=None):
+    """The active profile's hooks settings (the built-in's when it does not load)."""
     from engine.core.profile import load_profile
 
     try:
-        hooks = load_profile(profile_ref).hooks
+        return load_profile(profile_ref).hooks
     except UserError:
-        hooks = load_profile("default").hooks
-    from .install import profile_events as enabled
-
-    return enabled(hooks)
+        return load_profile("default").hooks
 
 
 def doctor(cwd=None, names=None, profile_ref=None):
@@ -46,8 +43,10 @@ def doctor(cwd=None, names=None, profile_ref=None):
 
     project = os.path.abspath(cwd or os.getcwd())
     agents = [agent_named(n) for n in names] if names else detect.found()
-    events, conf = active_events(profile_ref), settings()
-    return {"project": project, "agents": [agent_report(a, project, events, conf) for a in agents]}
+    from .install import installed_events
+
+    hooks, conf = active_hooks(profile_ref), settings()
+    return {"project": project, "agents": [agent_report(a, project, installed_events(hooks, a), conf) for a in agents]}
 
 
 def agent_report(agent, project, events, conf):

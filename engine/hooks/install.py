@@ -75,10 +75,30 @@ def profile_events(hooks):
     return [e for e, hs in events_of(hooks).items() if any(h.get("enabled") is not False for h in hs)]
 
 
+def idle_events(hooks, agent):
+    """The profile's events where no enabled handler can act for `agent`
+    (an Agent; its kinds' acts_for): install writes no hook there, an entry
+    to trust and a process for nothing (Codex CLI's PreCompact takes no
+    answer and starts no background summary)."""
+    from .handlers import events_of, kind_class
+
+    def acts(e, h):
+        return h.get("enabled") is not False and kind_class(h["kind"]).acts_for(agent, e, h)
+
+    return frozenset(e for e, hs in events_of(hooks).items() if not any(acts(e, h) for h in hs))
+
+
+def installed_events(hooks, agent):
+    """The profile's events install writes a hook for, for `agent`."""
+    idle = idle_events(hooks, agent)
+    return [e for e in profile_events(hooks) if e not in idle]
+
+
 def agent_events(hooks, agent=None):
     """The agent's names of the events install writes for the profile, in
     the profile's order (an event the agent lacks is left out)."""
-    wanted, _ = entries.plan(agent_named(agent or DEFAULT_AGENT), profile_events(hooks))
+    spec = agent_named(agent or DEFAULT_AGENT)
+    wanted, _ = entries.plan(spec, installed_events(hooks, spec))
     return [name for _, name in wanted]
 
 
@@ -98,9 +118,11 @@ def reads_comments(agent):
     return agent.data["install"]["comments"]
 
 
-def _groups(spec, events, profile_ref, cwd, timeout):
-    """([(the agent's event, our group)], the profile's events it lacks)."""
+def _groups(spec, events, profile_ref, cwd, timeout, idle=frozenset()):
+    """([(the agent's event, our group)], the profile's events it lacks);
+    none at an `idle` event (idle_events)."""
     wanted, skipped = entries.plan(spec, events)
+    wanted = [(neutral, name) for neutral, name in wanted if neutral not in idle]
     by_event = spec.data["install"].get("event_arg")  # the payload does not name its event: the command does
     groups = [(name, entries.group_for(spec, neutral, name,
                                        hook_command(profile_ref, cwd, spec.name, name if by_event else None), timeout))
@@ -150,14 +172,16 @@ def check_first(scope, cwd=None, agent=DEFAULT_AGENT, installing=True):
     settingsfile.load(settings_path(scope, cwd, spec), _container(spec), comments=reads_comments(spec))
 
 
-def install(scope, events, profile_ref=None, timeout=10, cwd=None, keep=3, autocompact_pct=0, agent=DEFAULT_AGENT):
-    """Add our entries for the profile's `events` (and the agent's extras);
-    returns a Done.  One install or uninstall at a time (records_locked)."""
+def install(scope, events, profile_ref=None, timeout=10, cwd=None, keep=3, autocompact_pct=0, agent=DEFAULT_AGENT,
+            idle=frozenset()):
+    """Add our entries for the profile's `events` but the `idle` ones (and
+    the agent's extras); returns a Done.  One install or uninstall at a time
+    (records_locked)."""
     with settingsfile.records_locked():
-        return _install(scope, events, profile_ref, timeout, cwd, keep, autocompact_pct, agent)
+        return _install(scope, events, profile_ref, timeout, cwd, keep, autocompact_pct, agent, idle)
 
 
-def _install(scope, events, profile_ref, timeout, cwd, keep, autocompact_pct, agent):
+def _install(scope, events, profile_ref, timeout, cwd, keep, autocompact_pct, agent, idle):
     spec = agent_named(agent)
     stays_inside(scope, cwd, spec)
     path = settings_path(scope, cwd, spec)
@@ -166,7 +190,7 @@ def _install(scope, events, profile_ref, timeout, cwd, keep, autocompact_pct, ag
     if original is None:
         new = {**spec.data["install"]["file"], **new}
     value, variable = _autocompact(spec, new, path, autocompact_pct)
-    groups, skipped = _groups(spec, events, profile_ref, cwd, timeout)
+    groups, skipped = _groups(spec, events, profile_ref, cwd, timeout, idle)
     entries.add(spec, new, groups)
     done = dict(agent=spec.name, skipped=tuple(skipped), events=tuple(n for n, _ in groups),
                 todo=todo(spec, scope, cwd))

@@ -66,6 +66,15 @@ class Handler:
         once overrides this."""
         return spec
 
+    @classmethod
+    def acts_for(cls, agent, event, spec):
+        """Can a handler of this kind (its profile `spec`, a dict) do
+        anything at `event` for `agent`?  One that cannot is not run there
+        (dispatch), and install writes no hook for an event where no handler
+        can (an entry to trust and a process for nothing).  By default: its
+        kind's `answers`, where it declares any, are taken there."""
+        return not cls.answers or any(agent.answers_at(what, event) for what in cls.answers)
+
     def due(self, ctx):
         return True
 

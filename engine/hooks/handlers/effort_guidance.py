@@ -58,6 +58,18 @@ class EffortGuidance(Handler):
                               "with templates of its own", "templates_of"))
         return errors
 
+    @classmethod
+    def acts_for(cls, agent, event, spec):
+        """With `when: {after_compaction: true}`, only for an agent that sends
+        no start after its compaction (at pre_compact: one that compacts
+        beside the turn)."""
+        when = (spec["when"] if "when" in spec else None) or {}
+        if not when.get("after_compaction"):
+            return True
+        from ..cadence import acts_on_unannounced_compaction
+
+        return acts_on_unannounced_compaction(agent, event)
+
     def due(self, ctx):
         if not self.template(ctx):
             return False

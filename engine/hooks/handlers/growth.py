@@ -46,6 +46,16 @@ class GrowthRefresh(Handler):
             return _has_files(self.registry.specs[name], ctx.cwd, ctx.agent)
         return self._live(name, ctx)
 
+    @classmethod
+    def acts_for(cls, agent, event, spec):
+        """At pre_compact and before_model only for an agent whose compaction
+        no start event announces (the module's docstring)."""
+        if event not in ("pre_compact", "before_model"):
+            return True
+        from ..cadence import acts_on_unannounced_compaction
+
+        return acts_on_unannounced_compaction(agent, event)
+
     def due(self, ctx):
         # Never inside a subagent: the growth is the main context's, and a
         # delivery there would count as in view while the main model lacks it.
