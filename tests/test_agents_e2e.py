@@ -73,7 +73,9 @@ def _trusted(agent, home, project, env, said):
     if agent != "codex":
         return {}
     listed = trust_hooks(home, project)  # what Codex's /hooks dialog writes into config.toml
-    assert len(listed) == 8 and all("--agent codex" in h["command"] for h in listed), listed  # SubagentStart, SessionEnd
+    # SubagentStart and SessionEnd too; no PreCompact, where nothing acts for Codex
+    assert len(listed) == 7 and all("--agent codex" in h["command"] for h in listed), listed
+    assert not any("compact" in h["key"].lower() for h in listed), [h["key"] for h in listed]
     return {"bypass_hook_trust": False}
 
 
