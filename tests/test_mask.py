@@ -92,6 +92,22 @@ def test_from_matches_merges_overlaps_under_the_longest_first_label():
         assert Mask.from_matches(matches).spans == _reference_merge(matches), matches
 
 
+def test_with_matches_is_from_matches_of_the_spans_and_the_new_triples():
+    rnd = random.Random(6)
+    for _ in range(5000):
+        base = []
+        for _ in range(rnd.randint(0, 12)):
+            start = rnd.randint(0, 40)
+            base.append((start, start + rnd.randint(0, 8), rnd.choice("abc")))
+        mask = Mask.from_matches(base)
+        new = []
+        for _ in range(rnd.randint(0, 6)):
+            start = rnd.randint(0, 40)
+            new.append((start, start + rnd.randint(-1, 10), rnd.choice("xyz")))
+        want = _reference_merge([*mask.spans, *new])
+        assert mask.with_matches(new).spans == want, (mask.spans, new)
+
+
 def test_texts_are_the_protected_texts_in_order():
     text = "keep `code` and ~/a/b here"
     mask = Mask.from_matches([(16, 21, "paths"), (5, 11, "inline_code")])

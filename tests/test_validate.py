@@ -53,6 +53,11 @@ CASES = {
         "kind: protect\nname: tickets\ndescription: x\npatterns: ['TICK-\\d+']\nexamples: {match: [TICK-1], no_mach: [x]}\n",
         [("no_mach", 0, ["no_mach"])],
     ),
+    "line_break_of_no_line_start.yaml": (  # found from a line break, it would be looked for only after one
+        "kind: protect\nname: titles\nstage: opaque\ndescription: x\npatterns: ['Title: \\w+', '(?m)^Part \\d+']\n"
+        "from_line_break: [0, 2]\nexamples: {match: ['Title: a']}\n",
+        [("0, 2]", 0, ["pattern 0", "(?m)^"]), ("2]", 0, ["no pattern 2"])],
+    ),
     # --- wrong types and values
     "wrong_type_scalar.yaml": (
         "kind: profile\nname: mine\nextends: default\npattern_timeout_ms: fast\n",

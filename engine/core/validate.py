@@ -225,6 +225,25 @@ def _word_pattern_problems(resolved):
     return pattern_problems(doc, resolved.settings["word_pattern"], path)
 
 
+def _line_break_problems(doc):
+    """`from_line_break` names patterns of an opaque category that match
+    only where a line starts: the scan finds them from the line break before."""
+    from engine.text.regexutil import only_at_line_start
+
+    data = doc.data
+    patterns = data.get("patterns", ())
+    errors = []
+    for j, i in enumerate(data.get("from_line_break", ())):
+        if data.get("stage", "token") != "opaque":
+            errors.append(doc.error("from_line_break: only an opaque category's patterns are found from a line break", ("from_line_break", j)))
+        elif i >= len(patterns):
+            errors.append(doc.error(f"from_line_break: there is no pattern {i} (patterns are counted from 0)", ("from_line_break", j)))
+        elif not only_at_line_start(patterns[i]):
+            errors.append(doc.error(f"from_line_break: pattern {i} must open with (?m)^ and have no top-level |: "
+                                    "it must match only where a line starts", ("from_line_break", j)))
+    return errors
+
+
 def _check_protect(doc, word_pattern):
     from engine.text.protect import category_matcher
 
@@ -236,6 +255,7 @@ def _check_protect(doc, word_pattern):
     errors = []
     for i, pat in enumerate(data.get("patterns", ())):
         errors.extend(pattern_problems(doc, pat, ("patterns", i), samples))
+    errors.extend(_line_break_problems(doc))
     if data.get("rules") or data.get("allow"):
         from .rulecheck import rule_problems
 

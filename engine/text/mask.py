@@ -78,6 +78,42 @@ class Mask:
             last_end = end
         return cls._of(starts, ends, cats)
 
+    def with_matches(self, matches):
+        """The mask from_matches makes of this mask's spans followed by more
+        (start, end, category) triples, made where they fall only: the
+        spans they overlap (and those between) are merged again with them,
+        the rest are copied as runs (a few new tokens in a long text cost
+        no rebuild of its hundreds of thousands of spans)."""
+        found = sorted((m for m in matches if m[1] > m[0]), key=_START)
+        starts, ends, cats = self._starts, self._ends, self._cats
+        out_s, out_e, out_c = [], [], []
+        done, k, n = 0, 0, len(found)
+        while k < n:
+            # a cluster: new triples that overlap one another or the same
+            # spans, and the spans from the first they overlap to the last
+            first, top = bisect_right(ends, found[k][0]), bisect_left(starts, found[k][1])
+            reach = found[k][1]
+            group = [found[k]]
+            k += 1
+            while k < n and found[k][0] < max(reach, ends[top - 1] if top > first else reach):
+                top = max(top, bisect_left(starts, found[k][1]))
+                reach = max(reach, found[k][1])
+                group.append(found[k])
+                k += 1
+            top = max(top, first)
+            out_s += starts[done:first]
+            out_e += ends[done:first]
+            out_c += cats[done:first]
+            local = Mask.from_matches([*zip(starts[first:top], ends[first:top], cats[first:top]), *group])
+            out_s += local._starts
+            out_e += local._ends
+            out_c += local._cats
+            done = top
+        out_s += starts[done:]
+        out_e += ends[done:]
+        out_c += cats[done:]
+        return Mask._of(out_s, out_e, out_c)
+
     def texts(self, text):
         """[(category, protected text)] in order."""
         return list(zip(self._cats, map(text.__getitem__, map(slice, self._starts, self._ends))))

@@ -4,8 +4,6 @@ from dataclasses import dataclass, field
 
 from engine.base.errors import UserError
 
-from .mask import Mask
-
 
 @dataclass
 class Change:
@@ -138,7 +136,7 @@ def _protect_written(protector, text, mask, edits):
         found += _within(tokens, ranges, starts)
     if not found:
         return mask
-    return Mask.from_matches([*mask.spans, *found])
+    return mask.with_matches(found)
 
 
 def _line_group(text, ranges, i):

@@ -7,6 +7,10 @@
 - Each token pattern category is one more regex pass.
 - A category with `rules` (secrets) is a rule set (secretrules.RuleSet):
   each rule runs only where its keywords say it can match.
+- An opaque pattern that matches only where a line starts and may start
+  with any character (`from_line_break`) would make the alternation tried
+  at every position; it is found from the line break before instead, and
+  the categories are matched there as written (same spans).
 - Token passes never look inside an opaque region: it is protected whole
   already, and code is where adversarial runs of dots, slashes and stars live.
 The mask is the union of all spans found.  Every pass, built-in or not, runs
@@ -14,6 +18,7 @@ under the profile's time budget (pattern_timeout_ms per MB).
 """
 
 import itertools
+import time
 from dataclasses import dataclass, field
 
 import regex
@@ -35,16 +40,20 @@ class CategorySource:
     case_sensitive: bool = False
     rules: list = field(default_factory=list)  # secret rules (secretrules.Rule specs)
     allow: list = field(default_factory=list)  # allow-lists of all its rules
+    from_line_break: list = field(default_factory=list)  # indexes of patterns found from the line break before
 
 
 def category_source(data, prefix, rules, allow):
     """`rules`, `allow`: the document's secret rules and allow-lists as a rule
     set reads them, their schema's defaults filled in (engine/core/protectsource.py)."""
-    pats = [regexutil.prefixed(regexutil.scoped(p), f"{prefix}{i}_") for i, p in enumerate(data.get("patterns", ()))]
+    raw = list(data.get("patterns", ()))
+    pats = [regexutil.prefixed(regexutil.scoped(p), f"{prefix}{i}_") for i, p in enumerate(raw)]
+    # (engine validate names an index that is no such pattern)
+    line_break = sorted({i for i in data.get("from_line_break", ()) if i < len(raw) and regexutil.only_at_line_start(raw[i])})
     return CategorySource(
         name=data["name"], stage=data.get("stage", "token"), patterns=pats,
         words=list(data.get("words", ())), case_sensitive=data.get("case_sensitive", False),
-        rules=list(rules), allow=list(allow),
+        rules=list(rules), allow=list(allow), from_line_break=line_break,
     )
 
 
@@ -93,13 +102,26 @@ def blank_out(text, spans):
     return "".join(out)
 
 
+# The group of a pattern found from the line break before its line (see
+# Protector._from_line_breaks); no category's group name starts with "_".
+_LINE_BREAK = "_lb"
+
+
+def _line_break_branch(pattern):
+    """The branch that stands for a pattern matching only where a line
+    starts: the line break before such a line, where the pattern matches
+    after it.  It starts with a line break, so the joined alternation keeps
+    a narrow first character."""
+    return f"(?P<{_LINE_BREAK}>\n)(?=(?:{pattern}))"
+
+
 class Protector:
     def __init__(self, categories, word_pattern, timeout_ms_per_mb):
         self.categories = [c.name for c in categories]
         self._timeout_ms_per_mb = timeout_ms_per_mb
         opaque = [c for c in categories if c.stage == "opaque"]
         self._opaque_groups = {}
-        branches, later = [], []
+        branches, later, fast = [], [], []
         for i, c in enumerate(opaque):
             if c.patterns:
                 g = f"o{i}"
@@ -108,6 +130,9 @@ class Protector:
                 branches.append(branch)
                 if not all(map(regexutil.only_at_text_start, c.patterns)):
                     later.append(branch)
+                    fast.append(f"(?P<{g}>" + "|".join(
+                        _line_break_branch(p) if j in c.from_line_break else f"(?:{p})"
+                        for j, p in enumerate(c.patterns)) + ")")
         self._opaque = regex.compile("|".join(branches), regex.V0) if branches else None
         # The scan past position 0 leaves out the categories that can match
         # only at the start of the text (frontmatter): every branch is tried
@@ -116,6 +141,9 @@ class Protector:
             self._opaque_later = self._opaque
         else:
             self._opaque_later = regex.compile("|".join(later), regex.V0) if later else None
+        # ...and finds the patterns of `from_line_break` from the line break
+        # before their line (the same matches: see _from_line_breaks)
+        self._opaque_fast = regex.compile("|".join(fast), regex.V0) if fast != later else None
         # One compiled regex per pattern, not per category: the regex module
         # skips ahead fast only when a pattern's first character is narrow,
         # and an alternation of branches loses that.
@@ -142,16 +170,55 @@ class Protector:
         whole alternation finds at position 0, then the branches that can
         match past it (the same matches: a branch left out cannot match there)."""
         full, later = self._opaque, self._opaque_later
-        if later is full:
+        if later is full and self._opaque_fast is None:
             return full.finditer(text, timeout=timeout)
         first = full.match(text, 0, timeout=timeout)
         if first is not None and first.end() == 0:
             return full.finditer(text, timeout=timeout)  # an empty match: finditer's own stepping
         out = [] if first is None else [first]
         if later is not None:
-            out.append(later.finditer(text, 0 if first is None else first.end(), timeout=timeout))
+            start = 0 if first is None else first.end()
+            if self._opaque_fast is None:
+                out.append(later.finditer(text, start, timeout=timeout))
+            else:
+                out.append(self._from_line_breaks(text, start, timeout))
             return itertools.chain(out[:-1], out[-1])
         return out
+
+    def _from_line_breaks(self, text, pos, timeout):
+        """The matches of the alternation past position 0 from pos on, as its
+        finditer gives them, found by the alternation whose `from_line_break`
+        patterns stand at the line break before their line.  Where that
+        break is found, the alternation as written is matched at it and,
+        failing that, where the line starts: what finditer would find there.
+        A match that ends with a line break hides the break before the next
+        line, so the alternation is matched where that line starts first."""
+        later, fast = self._opaque_later, self._opaque_fast
+        deadline = time.monotonic() + timeout
+
+        def left():
+            return max(deadline - time.monotonic(), 1e-6)
+
+        while True:
+            if pos > 0 and text[pos - 1] == "\n":
+                m = later.match(text, pos, timeout=left())
+                if m is not None and m.end() > pos:
+                    yield m
+                    pos = m.end()
+                    continue
+            for m in fast.finditer(text, pos, timeout=left()):
+                at = m.start(_LINE_BREAK)
+                if at >= 0:
+                    m = later.match(text, at, timeout=left()) or later.match(text, at + 1, timeout=left())
+                    if m is None or m.end() == m.start():  # never for the built-in patterns
+                        yield from later.finditer(text, at, timeout=left())
+                        return
+                yield m
+                pos = m.end()
+                if at >= 0 or (pos > 0 and text[pos - 1] == "\n"):
+                    break
+            else:
+                return
 
     def scan(self, text):
         """All (start, end, category) found, opaque regions first."""

@@ -192,3 +192,10 @@ def only_at_text_start(pattern):
             return False
         pattern = pattern[flags.end():-1]
     return pattern.startswith("\\A") and not _top_level_bar(pattern)
+
+
+def only_at_line_start(pattern):
+    """True when the pattern, as written in YAML, opens with (?m)^ and has no
+    top-level alternation: every match it finds is tried where a line
+    starts.  Read conservatively."""
+    return pattern.startswith("(?m)^") and not _top_level_bar(pattern[len("(?m)"):])
