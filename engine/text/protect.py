@@ -194,10 +194,10 @@ class Protector:
         A match that ends with a line break hides the break before the next
         line, so the alternation is matched where that line starts first."""
         later, fast = self._opaque_later, self._opaque_fast
-        deadline = time.monotonic() + timeout
+        deadline = None if timeout is None else time.monotonic() + timeout
 
-        def left():
-            return max(deadline - time.monotonic(), 1e-6)
+        def left():  # what is left of the one timeout the whole scan has (None: no bound)
+            return None if deadline is None else max(deadline - time.monotonic(), 1e-6)
 
         while True:
             if pos > 0 and text[pos - 1] == "\n":
