@@ -220,6 +220,31 @@ def test_cli_refuses_numbers_its_output_could_not_write_as_json(cli, tmp_path):
         assert r.err.startswith(where) and len(r.err.splitlines()) == 1, r.err
 
 
+def test_cli_refuses_an_object_naming_a_key_twice_at_its_place(cli, tmp_path):
+    """Old: `{"content": "a", "content": "b"}` (valid JSON) was read as its
+    last value: the output, and what restore gave back, held "b" alone,
+    with exit 0 and nothing said.  Now one line at the object, exit 1,
+    nothing on stdout: in a message, in a request body and in a transcript's
+    line, and at any depth the reader takes."""
+    deep = "[" * 500 + "]" * 500
+    cases = {"in.json": ([], '[{"role": "user", "content": "x"},\n {"role": "user", "content": "a", "content": "b"}]',
+                         ":2:2: ", "content"),
+             "body.json": ([], f'{{"x": {deep}, "messages": [],\n "messages": [{{"role": "user", "content": "b"}}]}}',
+                           ":1:1: ", "messages"),
+             "t.jsonl": (["--transcript"], '{"type": "user", "message": {"role": "user", "content": "x"}}\n'
+                         '{"type": "user", "message": {"role": "user", "content": "x", "role": "assistant"}}',
+                         ":2:29: ", "role")}
+    for name, (extra, text, place, key) in cases.items():
+        src = write(tmp_path, name, text + "\n")
+        r = cli("messages", "compress", src, *extra)
+        assert r.returncode == 1 and r.out == "" and "Traceback" not in r.err, (name, r)
+        assert r.err.startswith(f"{src}{place}the key \"{key}\" appears twice") and len(r.err.splitlines()) == 1, r.err
+        assert "keep one" in r.err, r.err
+    ok = write(tmp_path, "ok.json", f'[{{"role": "user", "content": "a", "x": {deep}, "y": {{"content": "b"}}}}]\n')
+    r = cli("messages", "compress", ok)
+    assert r.returncode == 0 and json.loads(r.out)[0]["y"] == {"content": "b"}, r
+
+
 def test_cli_says_where_a_refused_number_is_past_a_long_integer_it_takes(cli, tmp_path):
     """Old: an integer of 400 digits (valid JSON, read and written back as
     it is) before the NaN was named as the place of the NaN: the position

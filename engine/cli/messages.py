@@ -35,7 +35,9 @@ def _parse_json(text, name, wanted="a JSON list of messages", lines_hint="; for 
     from engine.base import strictjson
 
     try:
-        return strictjson.loads(text)
+        return strictjson.loads(text, unique=True)
+    except strictjson.DuplicateKey as exc:
+        raise UserError(_twice(exc), name, exc.lineno, exc.colno) from None
     except json.JSONDecodeError as exc:
         # JSON on the first line and more after it: one object per line, a transcript
         lines = exc.msg == "Extra data" and exc.lineno > 1
@@ -45,6 +47,14 @@ def _parse_json(text, name, wanted="a JSON list of messages", lines_hint="; for 
         raise UserError(str(exc), name, *_place(text)) from None
     except RecursionError:
         raise UserError(_TOO_DEEP, name, *_place(text, _max_depth())) from None
+
+
+def _twice(exc):
+    """What to say of an object naming a key twice: every JSON reader keeps
+    the last, so the output (and what restore gives back) would not hold
+    the other value."""
+    return (f"{exc.msg}: a JSON reader keeps only the last, so the output would lose the other value "
+            "and restore could not give it back; keep one")
 
 
 _TOO_DEEP = "JSON nested too deep to read; nest it less deeply (messages.max_depth, pipelines/settings/engine.yaml)"
@@ -83,7 +93,9 @@ def _parse_jsonl(text, name):
         if not line.strip():
             continue
         try:
-            lines.append(strictjson.loads(line))
+            lines.append(strictjson.loads(line, unique=True))
+        except strictjson.DuplicateKey as exc:
+            raise UserError(_twice(exc), name, n, exc.colno) from None
         except json.JSONDecodeError as exc:
             raise UserError(f"not a JSON line: {exc.msg}; a transcript holds one JSON object per line",
                             name, n, exc.colno) from None
