@@ -495,6 +495,31 @@ def test_assistant_prose_pipeline_leaves_user_lines_alone():
     assert restore_messages(result["messages"], result["verbatim"], transcript=True) == lines
 
 
+def test_only_the_same_text_is_called_a_duplicate(pipe):
+    """Old: texts alike in every word shingle (words lower-cased) were
+    marked `[duplicate of message N]` though they differ (/srv/App vs
+    /srv/app, an id's case), and a copy of a message that was itself a
+    near-duplicate of a later one was called an exact duplicate of that
+    later one.  Now `duplicate` means the same text; a pair that differs is
+    a near-duplicate, under 100% alike, measured against the copy named."""
+    text = ("The build reads its configuration from /srv/App/Config/settings.yaml and writes the report to "
+            "/srv/App/Reports/out.txt; set BUILD_ID to AbC123dEf before running it, and keep the cache in "
+            "/var/Cache/App between runs so that the second run is fast.")
+    other = text.replace("/srv/App/Config", "/srv/app/config").replace("AbC123dEf", "abc123def")
+    filler = [{"role": "user", "content": "ok"}] * 4
+    out = compress_messages([{"role": "user", "content": text}, {"role": "user", "content": other}] + filler, pipe)
+    assert out["stats"]["decisions"][0] == "duplicate/duplicates/fuzzy", out["stats"]
+    assert out["messages"][0]["content"] == "[near-duplicate of message 1: 99% alike]"
+    changed = text.replace("run is fast.", "run is quick.")
+    chain = [{"role": "user", "content": text}, {"role": "user", "content": text}, {"role": "user", "content": changed}]
+    out = compress_messages(chain + filler, pipe)
+    assert out["stats"]["decisions"][:2] == ["duplicate/duplicates/fuzzy"] * 2, out["stats"]
+    assert out["messages"][0]["content"] == out["messages"][1]["content"]
+    assert out["messages"][0]["content"].startswith("[near-duplicate of message 2: ")
+    same = compress_messages([{"role": "user", "content": text}] * 3 + filler, pipe)
+    assert [m["content"] for m in same["messages"][:2]] == ["[duplicate of message 2]"] * 2
+
+
 def test_a_near_duplicate_differing_in_a_negation_is_not_a_reference(pipe):
     # "do not run" 87% alike "please run": a reference would say the opposite
     text = ("When you release the service this week, {} run the database migration before the new build is live "
