@@ -97,6 +97,27 @@ def _failing(agent, payload):
     return payload
 
 
+@pytest.mark.parametrize("agent", ["codex", "gemini", "copilot"])
+def test_the_stubs_own_read_back_reaches_the_model_whole(hk, agent):
+    """Old: the command the stub says to run (`ENGINE cache show KEY
+    --lines 1:200`) printed more than the threshold, and that output was
+    cached and replaced by a stub in turn: the model could never read it."""
+    payload, event_arg, _shown = _payload(agent, hk.project, hk.transcript)
+    answer = _run_hook(hk, agent, payload, event_arg)
+    if agent == "gemini":
+        key = answer["hookSpecificOutput"]["tailToolCallRequest"]["args"]["command"].split(" cache stub ")[1][:64]
+    else:
+        key = _key(_stub_of(agent, answer))
+    read = f"engine cache show {key} --lines 1:200"
+    again = json.loads(json.dumps(payload).replace("make build", read))
+    run = hk.engine("hook", "--agent", agent, *(["--event", event_arg] if event_arg else []),
+                    stdin=json.dumps(again).encode())
+    run.assert_ok()
+    out = json.loads(run.stdout) if run.stdout.strip() else {}
+    assert not {"decision", "modifiedResult"} & set(out), out
+    assert "CCM_CACHED" not in json.dumps(out) and "tailToolCallRequest" not in json.dumps(out), out
+
+
 @pytest.mark.parametrize("agent", ["gemini", "copilot"])
 def test_the_stub_of_a_failing_command_says_the_exit_status_the_model_would_have_read(hk, agent):
     """Copilot and Gemini write a command's exit status at the end of the
