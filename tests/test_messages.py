@@ -193,6 +193,35 @@ def test_cli_compress_restore_byte_exact(cli, tmp_path):
     assert json.loads(plain.out) == obj["messages"]
 
 
+@pytest.mark.parametrize("transcript", [False, True])
+def test_cli_restore_to_a_file_is_the_input_byte_for_byte_whatever_the_text_holds(cli, tmp_path, transcript):
+    """Old: restore wrote through the stream that escapes for a terminal,
+    to a pipe as well: a C1 control (U+0085, NEL) or a bidi override
+    (U+202E) came back as `\\u0085`, `\\u202e`: equal as data, but not
+    the bytes of json.dumps(..., ensure_ascii=False) the docs promise.  Now
+    exact to a pipe or a file (a lone surrogate, which UTF-8 cannot carry,
+    as its JSON escape).  compress --json stays JSON equal as data, escaped
+    (tests/test_cli_controls.py)."""
+    odd = "NEL\u0085 RLO\u202e ESC\u001b é"
+    msgs = [{"role": "user", "content": PROSE * 3 + odd}, {"role": "user", "content": PROSE * 3 + odd},
+            {"role": "assistant", "content": "ok " + odd}]
+    if transcript:
+        lines = [{"type": m["role"], "message": m} for m in msgs]
+        src = write(tmp_path, "t.jsonl", "".join(_dump(line) + "\n" for line in lines))
+        extra = ["--transcript"]
+    else:
+        src = write(tmp_path, "in.json", _dump(msgs) + "\n")
+        extra = []
+    packed = cli("messages", "compress", src, "--json", "--recency", "1", *extra)
+    assert packed.returncode == 0 and json.loads(packed.out)["stats"]["deduplicated"] == 1, packed
+    back = cli("messages", "restore", "-", input=packed.out)
+    assert back.returncode == 0 and back.out_bytes == src.read_bytes(), back
+    surrogate = write(tmp_path, "s.json", json.dumps([{"role": "user", "content": "half \ud800 é"}]) + "\n")
+    packed = cli("messages", "compress", surrogate, "--json")
+    back = cli("messages", "restore", "-", input=packed.out)
+    assert back.returncode == 0 and back.out_bytes.decode("utf-8") == '[{"role": "user", "content": "half \\ud800 é"}]\n'
+
+
 def test_cli_a_lone_surrogate_in_valid_json_round_trips(cli, tmp_path):
     """JSON may escape half a surrogate pair ("\\ud800"): the duplicate
     finder hashes such text too, and the command restores it."""

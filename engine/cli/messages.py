@@ -140,7 +140,29 @@ def _check_depth(data, name, text, transcript):
 
 
 def _dump(value):
-    return json.dumps(value, ensure_ascii=False)
+    """json.dumps(value, ensure_ascii=False), a lone surrogate (which UTF-8
+    cannot encode) written as its JSON escape: a surrogate only ever sits
+    inside a string, so the value read back is the same."""
+    text = json.dumps(value, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        import re
+
+        text = re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", text)
+    return text
+
+
+def _write(texts):
+    """What restore gives back, a product: exact bytes to a pipe or a file
+    (json.dumps's, as the docs promise: the input byte for byte), escaped
+    only on a terminal (engine/cli/output.py); the stream's text side
+    escapes C1 and bidi controls to a pipe as well."""
+    sys.stdout.flush()
+    out = sys.stdout.buffer
+    for text in texts:
+        out.write(text.encode("utf-8"))
+    out.flush()
 
 
 def run(args):
@@ -171,6 +193,8 @@ def run(args):
     if wrapper is not None:
         result["messages"] = {**wrapper, "messages": result["messages"]}
         result["wrapped"] = True
+    # JSON for a program, equal as data to what it holds: the stream escapes
+    # a control character taken from the messages (`\\u202e`), to a pipe too
     out = sys.stdout
     if args.json:
         out.write(_dump(result) + "\n")
@@ -203,9 +227,9 @@ def _restore(text, name):
     except UserError as exc:
         raise UserError(exc.message, name) from None
     if data.get("transcript"):
-        sys.stdout.writelines(_dump(line) + "\n" for line in original)
+        _write(_dump(line) + "\n" for line in original)
     elif wrapper is not None:
-        sys.stdout.write(_dump({**wrapper, "messages": original}) + "\n")
+        _write([_dump({**wrapper, "messages": original}) + "\n"])
     else:
-        sys.stdout.write(_dump(original) + "\n")
+        _write([_dump(original) + "\n"])
     return 0
