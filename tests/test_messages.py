@@ -175,6 +175,36 @@ def test_classifier_hybrid_and_full(tmp_path):
     assert recent["stats"]["classifier_calls"] == 2
 
 
+def test_a_classifier_gets_a_lone_surrogate_escaped_and_a_non_utf8_answer_is_no_answer(tmp_path):
+    """Old: a message holding a lone surrogate (valid JSON, "\\ud800") made
+    compress_messages raise UnicodeEncodeError while writing the classifier's
+    stdin (a traceback from `engine messages compress`), and an answer that
+    is not UTF-8 would have raised UnicodeDecodeError.  Now the classifier
+    reads the surrogate as its JSON escape, and a non-UTF-8 answer counts as
+    a classifier error."""
+    long = " The patient was seen on Monday and the follow-up is planned for next month at the same clinic."
+    script = write(tmp_path, "echo.py", "import json, sys\nraw = sys.stdin.buffer.read()\n"
+                   "m = json.loads(raw.decode('utf-8'))\n"
+                   "print('preserve' if m['content'].endswith('\\ud800') and b'\\\\ud800' in raw else 'compress')\n")
+    odd = write(tmp_path, "odd.py", "import sys\nsys.stdin.read()\nsys.stdout.buffer.write(b'\\xff\\xfe preserve')\n")
+
+    def pipeline(name, path):
+        return load(str(write(tmp_path, f"{name}.yaml", f"""kind: messages
+name: {name}
+description: a classifier
+extends: default
+step_params:
+  classifier: {{command: [{json.dumps(sys.executable)}, {json.dumps(str(path))}], mode: hybrid, timeout_ms: 5000}}
+""")))
+
+    msgs = [{"role": "user", "content": "Current dosage is 20 mg twice a day." + long + " \ud800"}]
+    out = compress_messages(msgs, pipeline("echo", script), recency=0)
+    assert out["stats"]["decisions"] == ["preserve/classifier/classifier"], out["stats"]
+    out = compress_messages(msgs, pipeline("odd", odd), recency=0)
+    assert out["stats"]["classifier_errors"] == 1 and out["stats"]["decisions"] == ["compress/compress"], out["stats"]
+    assert restore_messages(out["messages"], out["verbatim"], check=out["check"]) == msgs
+
+
 # -- the command line --
 
 def test_cli_compress_restore_byte_exact(cli, tmp_path):

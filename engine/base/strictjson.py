@@ -61,6 +61,18 @@ def loads_exact(text):
                       object_pairs_hook=_unique_pairs)
 
 
+def dumps_utf8(value):
+    """json.dumps(value, ensure_ascii=False) as text UTF-8 can carry: a lone
+    surrogate (valid JSON, "\\ud800") written as its JSON escape.  A
+    surrogate only ever sits inside a string: the value read back is the same."""
+    text = json.dumps(value, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", text)
+    return text
+
+
 def dumps_exact(value):
     """Compact JSON (non-ASCII as it is, as JSON.stringify writes it), each
     Number written with the text it was read from."""

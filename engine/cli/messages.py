@@ -140,17 +140,9 @@ def _check_depth(data, name, text, transcript):
 
 
 def _dump(value):
-    """json.dumps(value, ensure_ascii=False), a lone surrogate (which UTF-8
-    cannot encode) written as its JSON escape: a surrogate only ever sits
-    inside a string, so the value read back is the same."""
-    text = json.dumps(value, ensure_ascii=False)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        import re
+    from engine.base.strictjson import dumps_utf8
 
-        text = re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", text)
-    return text
+    return dumps_utf8(value)
 
 
 def _write(texts):
