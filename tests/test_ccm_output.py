@@ -123,6 +123,23 @@ def test_reading_a_cached_output_back_is_never_cached_again(hk):
     hk.hook(pre(hk, f"{sys.executable} -I -m engine.cli cache show {key} --lines 1:200"), env=env(hk)).assert_silent()
 
 
+def test_the_wrapper_prints_a_read_back_as_it_is(tmp_path, monkeypatch):
+    """Old: `engine cache run -- 'ENGINE cache show KEY'` stored the
+    read-back and printed a stub of it in its place."""
+    import io
+
+    from engine.ccm import config
+    from engine.ccm.runner import cached_text
+    from engine.ccm.selfcmd import engine_shell
+
+    monkeypatch.setenv("ENGINE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("ENGINE_STATE_DIR", str(tmp_path / "state"))
+    data = BIG.encode()
+    for command in (f"{engine_shell()} cache show {'a' * 64} --lines 1:200", "make test"):
+        got = cached_text(io.BytesIO(data), len(data), command, str(tmp_path), None, None, 0, config.load())
+        assert (got is None) == (command != "make test"), (command, got)
+
+
 @pytest.mark.parametrize("version", ["2.1.100", "2.1.163", "2.1.170", "2.1.177", None])
 def test_old_or_known_bad_version_uses_the_rewrite(hk, version):
     """Nothing at PostToolUse; PreToolUse rewrites through the wrapper."""
