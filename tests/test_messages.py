@@ -568,15 +568,35 @@ def test_only_the_same_text_is_called_a_duplicate(pipe):
     filler = [{"role": "user", "content": "ok"}] * 4
     out = compress_messages([{"role": "user", "content": text}, {"role": "user", "content": other}] + filler, pipe)
     assert out["stats"]["decisions"][0] == "duplicate/duplicates/fuzzy", out["stats"]
-    assert out["messages"][0]["content"] == "[near-duplicate of message 1: 99% alike]"
+    assert out["messages"][0]["content"] == "[near-duplicate of message 2: 99% alike]"
     changed = text.replace("run is fast.", "run is quick.")
     chain = [{"role": "user", "content": text}, {"role": "user", "content": text}, {"role": "user", "content": changed}]
     out = compress_messages(chain + filler, pipe)
     assert out["stats"]["decisions"][:2] == ["duplicate/duplicates/fuzzy"] * 2, out["stats"]
     assert out["messages"][0]["content"] == out["messages"][1]["content"]
-    assert out["messages"][0]["content"].startswith("[near-duplicate of message 2: ")
+    assert out["messages"][0]["content"].startswith("[near-duplicate of message 3: ")
     same = compress_messages([{"role": "user", "content": text}] * 3 + filler, pipe)
-    assert [m["content"] for m in same["messages"][:2]] == ["[duplicate of message 2]"] * 2
+    assert [m["content"] for m in same["messages"][:2]] == ["[duplicate of message 3]"] * 2
+
+
+def test_a_reference_counts_the_messages_from_one_as_the_model_reads_them(pipe):
+    """Old: `[duplicate of message 2]` named the copy by its 0-based
+    position (in a transcript, its line among progress and other lines):
+    in [A, "ok", A] the first message pointed at "message 2", which a
+    reader counting messages takes for "ok".  Now {number} counts the
+    messages from 1 ({index} stays the position, for a pipeline's own
+    markers)."""
+    text = ("Here is the error again: the worker loses its queue connection after the restart, and the health "
+            "check keeps failing every thirty seconds until someone restarts it by hand.")
+    msgs = [{"role": "user", "content": text}, {"role": "assistant", "content": "Noted, thanks."},
+            {"role": "user", "content": text}]
+    assert compress_messages(msgs, pipe, recency=0)["messages"][0]["content"] == "[duplicate of message 3]"
+    lines = [{"type": "summary", "summary": "s"}, {"type": "user", "message": msgs[0]},
+             {"type": "progress", "data": {}}, {"type": "assistant", "message": msgs[1]},
+             {"type": "user", "message": msgs[2]}]
+    out = compress_messages(lines, pipe, transcript=True, recency=0)
+    assert out["messages"][1]["message"]["content"] == "[duplicate of message 3]"
+    assert restore_messages(out["messages"], out["verbatim"], transcript=True, check=out["check"]) == lines
 
 
 def test_a_near_duplicate_differing_in_a_negation_is_not_a_reference(pipe):

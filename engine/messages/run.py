@@ -141,9 +141,10 @@ def _render(decided, i, d):
     for path, text in v.units:
         if d.outcome == DUPLICATE:
             m = pipeline.markers
-            ref = decided.positions[d.ref]
-            new = (m["duplicate"].format(index=ref) if d.reason == "exact"
-                   else m["near_duplicate"].format(index=ref, similarity=_percent(d.similarity)))
+            # index: the copy's position in the caller's list; number: among the messages, from 1
+            ref, number = decided.positions[d.ref], d.ref + 1
+            new = (m["duplicate"].format(index=ref, number=number) if d.reason == "exact"
+                   else m["near_duplicate"].format(index=ref, number=number, similarity=_percent(d.similarity)))
         elif d.outcome == CODE_SPLIT:
             new = _split_marker(pipeline, text, memo)
         else:
