@@ -233,6 +233,8 @@ def cached_text(fh, size, command, cwd, session, tool_use_id, status, settings=N
     fh.seek(0)
     key = store.put_stream(fh, source, session=session, pin=pin, size=size)
     if key is None:
+        if pins is not None:
+            pins.give_back()  # `ccm:pin next` waits for the next output cached
         return None  # a secret: never cached
     if pins is not None:
         pins.stored(key)

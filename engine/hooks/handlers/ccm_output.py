@@ -89,6 +89,8 @@ def _stored(event, settings, data, command, log):
                            "tool_use_id": event.tool_use_id or None, "agent": event.agent.name},
                     session=session, pin=pin)
     if key is None:
+        if pins is not None:
+            pins.give_back()  # `ccm:pin next` waits for the next output cached
         return None  # a secret: never cached, the output stays as it is
     if pins is not None:
         pins.stored(key)
