@@ -304,6 +304,19 @@ def test_cli_refuses_an_object_naming_a_key_twice_at_its_place(cli, tmp_path):
     assert r.returncode == 0 and json.loads(r.out)[0]["y"] == {"content": "b"}, r
 
 
+def test_cli_a_byte_order_mark_is_said_in_the_users_words(cli, tmp_path):
+    """Old: "not JSON: Unexpected UTF-8 BOM (decode using utf-8-sig)",
+    advice for a Python program, not for the file's writer."""
+    for name, extra in (("in.json", []), ("t.jsonl", ["--transcript"])):
+        src = tmp_path / name
+        src.write_bytes(b'\xef\xbb\xbf[{"role": "user", "content": "x"}]\n' if not extra else
+                        b'\xef\xbb\xbf{"type": "user", "message": {"role": "user", "content": "x"}}\n')
+        r = cli("messages", "compress", str(src), *extra)
+        assert r.returncode == 1 and r.out == "" and "Traceback" not in r.err, r
+        assert r.err.startswith(f"{src}:1:1: ") and "byte order mark" in r.err and "utf-8-sig" not in r.err, r.err
+        assert "without one" in r.err and len(r.err.splitlines()) == 1, r.err
+
+
 def test_cli_says_where_a_refused_number_is_past_a_long_integer_it_takes(cli, tmp_path):
     """Old: an integer of 400 digits (valid JSON, read and written back as
     it is) before the NaN was named as the place of the NaN: the position

@@ -29,6 +29,9 @@ def loads(text, unique=False):
     rewrite of the data read would drop the other's bytes.  Read by the C
     scanner, which nests as deep as without `unique`; only a text refused
     so is read again by the Python one, which gives the place."""
+    if text.startswith("\ufeff"):  # json's own words say "decode using utf-8-sig", advice for a Python program
+        raise json.JSONDecodeError("the text starts with a byte order mark (U+FEFF), which JSON does not allow; "
+                                   "save the file as UTF-8 without one", text, 0)
     try:
         if not unique:
             return json.loads(text, parse_constant=_no_constant, parse_float=_finite_float)
