@@ -97,6 +97,68 @@ def _failing(agent, payload):
     return payload
 
 
+@pytest.mark.parametrize("agent", ["codex", "gemini", "copilot"])
+def test_the_stubs_own_read_back_reaches_the_model_whole(hk, agent):
+    """Old: the command the stub says to run (`ENGINE cache show KEY
+    --lines 1:200`) printed more than the threshold, and that output was
+    cached and replaced by a stub in turn: the model could never read it."""
+    payload, event_arg, _shown = _payload(agent, hk.project, hk.transcript)
+    answer = _run_hook(hk, agent, payload, event_arg)
+    if agent == "gemini":
+        key = answer["hookSpecificOutput"]["tailToolCallRequest"]["args"]["command"].split(" cache stub ")[1][:64]
+    else:
+        key = _key(_stub_of(agent, answer))
+    read = f"engine cache show {key} --lines 1:200"
+    again = json.loads(json.dumps(payload).replace("make build", read))
+    run = hk.engine("hook", "--agent", agent, *(["--event", event_arg] if event_arg else []),
+                    stdin=json.dumps(again).encode())
+    run.assert_ok()
+    out = json.loads(run.stdout) if run.stdout.strip() else {}
+    assert not {"decision", "modifiedResult"} & set(out), out
+    assert "CCM_CACHED" not in json.dumps(out) and "tailToolCallRequest" not in json.dumps(out), out
+
+
+SESSION_FILES = {"codex": ".codex/sessions/2026/11/29/rollout-2026-11-29T07-00-00-th1.jsonl",
+                 "gemini": ".gemini/tmp/p1/chats/session-2026-11-29T07-00-g1.jsonl",
+                 "copilot": ".copilot/session-state/c1/events.jsonl"}
+
+
+@pytest.mark.parametrize("agent", sorted(SESSION_FILES))
+def test_gc_keeps_an_output_whose_stub_an_agents_session_holds(hk, agent):
+    """Old: gc, prune and the size bound searched Claude Code's transcripts
+    only: an hour after a hook handed Codex, Gemini or Copilot CLI a stub,
+    `engine cache gc` deleted its output though the session (resumed, or
+    simply long) still held the stub, and `engine cache show KEY` said
+    absent.  Now every agent's session files are searched."""
+    import time
+
+    payload, event_arg, shown = _payload(agent, hk.project, hk.transcript)
+    answer = _run_hook(hk, agent, payload, event_arg)
+    if agent == "gemini":  # what its tail call printed is what its session keeps
+        argv = shlex.split(answer["hookSpecificOutput"]["tailToolCallRequest"]["args"]["command"])
+        stub = hk.engine(*argv[argv.index("cache"):]).stdout
+    else:
+        stub = _stub_of(agent, answer)
+    key = _key(stub)
+    session = hk.home / SESSION_FILES[agent]
+    session.parent.mkdir(parents=True)
+    session.write_text(json.dumps({"type": "tool_output", "output": stub}) + "\n")
+    meta = hk.cache / "ccm" / "meta" / f"{key}.json"
+    aged = json.loads(meta.read_text())
+    aged["created"] = aged["last_used"] = time.time() - 7200  # past gc.grace_seconds
+    meta.write_text(json.dumps(aged))
+    unset = {"CODEX_HOME": None, "COPILOT_HOME": None}
+    gc = hk.engine("cache", "gc", env=unset)
+    assert gc.returncode == 0 and "deleted 0 " in gc.stdout and "(1 referenced)" in gc.stdout, str(gc)
+    assert hk.engine("cache", "show", key, env=unset).stdout == shown
+    session.write_text("")  # the session names nothing (and the read above was long ago): the entry goes
+    aged = json.loads(meta.read_text())
+    aged["created"] = aged["last_used"] = time.time() - 7200
+    meta.write_text(json.dumps(aged))
+    gc = hk.engine("cache", "gc", env=unset)
+    assert gc.returncode == 0 and "deleted 1 " in gc.stdout, str(gc)
+
+
 @pytest.mark.parametrize("agent", ["gemini", "copilot"])
 def test_the_stub_of_a_failing_command_says_the_exit_status_the_model_would_have_read(hk, agent):
     """Copilot and Gemini write a command's exit status at the end of the

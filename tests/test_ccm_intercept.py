@@ -265,6 +265,22 @@ def test_pin_directives(world):
     assert listed.count("sha256:") == 2
 
 
+def test_pin_next_waits_for_an_output_that_is_cached(world):
+    """Old: `ccm:pin next` was consumed by an output holding a secret,
+    which is never cached: nothing was pinned, and the next cached output
+    was not either."""
+    prompt = {"session_id": "s2", "transcript_path": "", "cwd": str(world.proj), "hook_event_name": "UserPromptSubmit",
+              "prompt": 'ccm:pin next level=hard reason="build log"'}
+    engine(world, "hook", stdin=json.dumps(prompt).encode())
+    token = "ghp_" + "A1b2C3d4E5" * 4
+    secret = engine(world, "cache", "run", "--session", "s2", "--", f"seq 1 3000; echo {token}").stdout.decode()
+    assert "CCM_CACHED" not in secret and token in secret
+    out = engine(world, "cache", "run", "--session", "s2", "--", "seq 1 3000").stdout.decode()
+    assert "pinned: hard" in out, out[-600:]
+    again = engine(world, "cache", "run", "--session", "s2", "--", "seq 1 4000").stdout.decode()
+    assert "pinned: none" in again, "one output pinned, as asked"
+
+
 def test_install_writes_pin_commands_and_uninstall_removes_exactly_those(world):
     cmds = world.proj / ".claude" / "commands"
     cmds.mkdir()

@@ -90,6 +90,56 @@ def test_subagent_output_is_left_as_it_is(hk):
     hk.hook(dict(post(hk), agent_id="a1"), env=env(hk)).assert_silent()
 
 
+def test_reading_a_cached_output_back_is_never_cached_again(hk):
+    """Old: the stub's own read-back (`ENGINE cache show KEY --lines
+    1:200`), whose output is over the threshold whenever 200 lines are,
+    was stored again and replaced by a stub of its own; the model reading
+    it got a stub again, for ever, and its first words were learned, so an
+    older agent's next read-back went through the wrapper and was stubbed
+    there.  Now the engine's read-back (by its script or `-m engine.cli`,
+    piped on or not) reaches the model whole, is not learned, and is not
+    rewritten where learned words would match it."""
+    from engine.ccm.selfcmd import engine_shell
+
+    transcript(hk, "2.1.330")
+    key = hk.hook(post(hk), env=env(hk)).json["hookSpecificOutput"]["updatedToolOutput"]["stdout"]
+    key = key.split("key: sha256:")[1].split()[0]
+    shown = forkrun.completed(["cache", "show", key, "--lines", "1:200"], env=hk.env(), cwd=str(hk.project),
+                              timeout=60, text=True).stdout
+    assert len(shown.encode()) > 2000
+    reads = [f"{engine_shell()} cache show {key} --lines 1:200", f"engine cache show sha256:{key} | head -300",
+             f"{sys.executable} -I -m engine.cli cache stub {key}"]
+    for command in reads:
+        hk.hook(post(hk, stdout=shown, command=command), env=env(hk)).assert_silent()
+    learned = hk.engine("cache", "learned", "--project", str(hk.project))
+    patterns = [line.split("\t")[0].strip() for line in learned.stdout.splitlines()[1:]]
+    assert learned.returncode == 0 and patterns == ["python3 gen.py"], learned.stdout  # the first call's only
+    # an older agent, where the read-back's first words were learned from another command of theirs
+    transcript(hk, "2.1.100")
+    hk.hook(post(hk, command=f"{sys.executable} -I gen.py"), env=env(hk)).assert_ok()
+    assert f"{sys.executable} -I" in hk.engine("cache", "learned", "--project", str(hk.project)).stdout
+    assert " cache run " in hk.hook(pre(hk, f"{sys.executable} -I gen.py"), env=env(hk)).json[
+        "hookSpecificOutput"]["updatedInput"]["command"]
+    hk.hook(pre(hk, f"{sys.executable} -I -m engine.cli cache show {key} --lines 1:200"), env=env(hk)).assert_silent()
+
+
+def test_the_wrapper_prints_a_read_back_as_it_is(tmp_path, monkeypatch):
+    """Old: `engine cache run -- 'ENGINE cache show KEY'` stored the
+    read-back and printed a stub of it in its place."""
+    import io
+
+    from engine.ccm import config
+    from engine.ccm.runner import cached_text
+    from engine.ccm.selfcmd import engine_shell
+
+    monkeypatch.setenv("ENGINE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("ENGINE_STATE_DIR", str(tmp_path / "state"))
+    data = BIG.encode()
+    for command in (f"{engine_shell()} cache show {'a' * 64} --lines 1:200", "make test"):
+        got = cached_text(io.BytesIO(data), len(data), command, str(tmp_path), None, None, 0, config.load())
+        assert (got is None) == (command != "make test"), (command, got)
+
+
 @pytest.mark.parametrize("version", ["2.1.100", "2.1.163", "2.1.170", "2.1.177", None])
 def test_old_or_known_bad_version_uses_the_rewrite(hk, version):
     """Nothing at PostToolUse; PreToolUse rewrites through the wrapper."""

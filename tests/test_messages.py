@@ -175,6 +175,36 @@ def test_classifier_hybrid_and_full(tmp_path):
     assert recent["stats"]["classifier_calls"] == 2
 
 
+def test_a_classifier_gets_a_lone_surrogate_escaped_and_a_non_utf8_answer_is_no_answer(tmp_path):
+    """Old: a message holding a lone surrogate (valid JSON, "\\ud800") made
+    compress_messages raise UnicodeEncodeError while writing the classifier's
+    stdin (a traceback from `engine messages compress`), and an answer that
+    is not UTF-8 would have raised UnicodeDecodeError.  Now the classifier
+    reads the surrogate as its JSON escape, and a non-UTF-8 answer counts as
+    a classifier error."""
+    long = " The patient was seen on Monday and the follow-up is planned for next month at the same clinic."
+    script = write(tmp_path, "echo.py", "import json, sys\nraw = sys.stdin.buffer.read()\n"
+                   "m = json.loads(raw.decode('utf-8'))\n"
+                   "print('preserve' if m['content'].endswith('\\ud800') and b'\\\\ud800' in raw else 'compress')\n")
+    odd = write(tmp_path, "odd.py", "import sys\nsys.stdin.read()\nsys.stdout.buffer.write(b'\\xff\\xfe preserve')\n")
+
+    def pipeline(name, path):
+        return load(str(write(tmp_path, f"{name}.yaml", f"""kind: messages
+name: {name}
+description: a classifier
+extends: default
+step_params:
+  classifier: {{command: [{json.dumps(sys.executable)}, {json.dumps(str(path))}], mode: hybrid, timeout_ms: 5000}}
+""")))
+
+    msgs = [{"role": "user", "content": "Current dosage is 20 mg twice a day." + long + " \ud800"}]
+    out = compress_messages(msgs, pipeline("echo", script), recency=0)
+    assert out["stats"]["decisions"] == ["preserve/classifier/classifier"], out["stats"]
+    out = compress_messages(msgs, pipeline("odd", odd), recency=0)
+    assert out["stats"]["classifier_errors"] == 1 and out["stats"]["decisions"] == ["compress/compress"], out["stats"]
+    assert restore_messages(out["messages"], out["verbatim"], check=out["check"]) == msgs
+
+
 # -- the command line --
 
 def test_cli_compress_restore_byte_exact(cli, tmp_path):
@@ -191,6 +221,35 @@ def test_cli_compress_restore_byte_exact(cli, tmp_path):
     assert back.out_bytes == src.read_bytes()
     plain = cli("messages", "compress", src, "--recency", "1")
     assert json.loads(plain.out) == obj["messages"]
+
+
+@pytest.mark.parametrize("transcript", [False, True])
+def test_cli_restore_to_a_file_is_the_input_byte_for_byte_whatever_the_text_holds(cli, tmp_path, transcript):
+    """Old: restore wrote through the stream that escapes for a terminal,
+    to a pipe as well: a C1 control (U+0085, NEL) or a bidi override
+    (U+202E) came back as `\\u0085`, `\\u202e`: equal as data, but not
+    the bytes of json.dumps(..., ensure_ascii=False) the docs promise.  Now
+    exact to a pipe or a file (a lone surrogate, which UTF-8 cannot carry,
+    as its JSON escape).  compress --json stays JSON equal as data, escaped
+    (tests/test_cli_controls.py)."""
+    odd = "NEL\u0085 RLO\u202e ESC\u001b é"
+    msgs = [{"role": "user", "content": PROSE * 3 + odd}, {"role": "user", "content": PROSE * 3 + odd},
+            {"role": "assistant", "content": "ok " + odd}]
+    if transcript:
+        lines = [{"type": m["role"], "message": m} for m in msgs]
+        src = write(tmp_path, "t.jsonl", "".join(_dump(line) + "\n" for line in lines))
+        extra = ["--transcript"]
+    else:
+        src = write(tmp_path, "in.json", _dump(msgs) + "\n")
+        extra = []
+    packed = cli("messages", "compress", src, "--json", "--recency", "1", *extra)
+    assert packed.returncode == 0 and json.loads(packed.out)["stats"]["deduplicated"] == 1, packed
+    back = cli("messages", "restore", "-", input=packed.out)
+    assert back.returncode == 0 and back.out_bytes == src.read_bytes(), back
+    surrogate = write(tmp_path, "s.json", json.dumps([{"role": "user", "content": "half \ud800 é"}]) + "\n")
+    packed = cli("messages", "compress", surrogate, "--json")
+    back = cli("messages", "restore", "-", input=packed.out)
+    assert back.returncode == 0 and back.out_bytes.decode("utf-8") == '[{"role": "user", "content": "half \\ud800 é"}]\n'
 
 
 def test_cli_a_lone_surrogate_in_valid_json_round_trips(cli, tmp_path):
@@ -218,6 +277,44 @@ def test_cli_refuses_numbers_its_output_could_not_write_as_json(cli, tmp_path):
         r = cli("messages", *args)
         assert r.returncode == 1 and r.out == "" and "Traceback" not in r.err, r
         assert r.err.startswith(where) and len(r.err.splitlines()) == 1, r.err
+
+
+def test_cli_refuses_an_object_naming_a_key_twice_at_its_place(cli, tmp_path):
+    """Old: `{"content": "a", "content": "b"}` (valid JSON) was read as its
+    last value: the output, and what restore gave back, held "b" alone,
+    with exit 0 and nothing said.  Now one line at the object, exit 1,
+    nothing on stdout: in a message, in a request body and in a transcript's
+    line, and at any depth the reader takes."""
+    deep = "[" * 500 + "]" * 500
+    cases = {"in.json": ([], '[{"role": "user", "content": "x"},\n {"role": "user", "content": "a", "content": "b"}]',
+                         ":2:2: ", "content"),
+             "body.json": ([], f'{{"x": {deep}, "messages": [],\n "messages": [{{"role": "user", "content": "b"}}]}}',
+                           ":1:1: ", "messages"),
+             "t.jsonl": (["--transcript"], '{"type": "user", "message": {"role": "user", "content": "x"}}\n'
+                         '{"type": "user", "message": {"role": "user", "content": "x", "role": "assistant"}}',
+                         ":2:29: ", "role")}
+    for name, (extra, text, place, key) in cases.items():
+        src = write(tmp_path, name, text + "\n")
+        r = cli("messages", "compress", src, *extra)
+        assert r.returncode == 1 and r.out == "" and "Traceback" not in r.err, (name, r)
+        assert r.err.startswith(f"{src}{place}the key \"{key}\" appears twice") and len(r.err.splitlines()) == 1, r.err
+        assert "keep one" in r.err, r.err
+    ok = write(tmp_path, "ok.json", f'[{{"role": "user", "content": "a", "x": {deep}, "y": {{"content": "b"}}}}]\n')
+    r = cli("messages", "compress", ok)
+    assert r.returncode == 0 and json.loads(r.out)[0]["y"] == {"content": "b"}, r
+
+
+def test_cli_a_byte_order_mark_is_said_in_the_users_words(cli, tmp_path):
+    """Old: "not JSON: Unexpected UTF-8 BOM (decode using utf-8-sig)",
+    advice for a Python program, not for the file's writer."""
+    for name, extra in (("in.json", []), ("t.jsonl", ["--transcript"])):
+        src = tmp_path / name
+        src.write_bytes(b'\xef\xbb\xbf[{"role": "user", "content": "x"}]\n' if not extra else
+                        b'\xef\xbb\xbf{"type": "user", "message": {"role": "user", "content": "x"}}\n')
+        r = cli("messages", "compress", str(src), *extra)
+        assert r.returncode == 1 and r.out == "" and "Traceback" not in r.err, r
+        assert r.err.startswith(f"{src}:1:1: ") and "byte order mark" in r.err and "utf-8-sig" not in r.err, r.err
+        assert "without one" in r.err and len(r.err.splitlines()) == 1, r.err
 
 
 def test_cli_says_where_a_refused_number_is_past_a_long_integer_it_takes(cli, tmp_path):
@@ -468,6 +565,51 @@ def test_assistant_prose_pipeline_leaves_user_lines_alone():
     assert set(result["verbatim"]) == {"2"}  # the assistant line only; the user prompt stays
     assert result["messages"][1] == lines[1]
     assert restore_messages(result["messages"], result["verbatim"], transcript=True) == lines
+
+
+def test_only_the_same_text_is_called_a_duplicate(pipe):
+    """Old: texts alike in every word shingle (words lower-cased) were
+    marked `[duplicate of message N]` though they differ (/srv/App vs
+    /srv/app, an id's case), and a copy of a message that was itself a
+    near-duplicate of a later one was called an exact duplicate of that
+    later one.  Now `duplicate` means the same text; a pair that differs is
+    a near-duplicate, under 100% alike, measured against the copy named."""
+    text = ("The build reads its configuration from /srv/App/Config/settings.yaml and writes the report to "
+            "/srv/App/Reports/out.txt; set BUILD_ID to AbC123dEf before running it, and keep the cache in "
+            "/var/Cache/App between runs so that the second run is fast.")
+    other = text.replace("/srv/App/Config", "/srv/app/config").replace("AbC123dEf", "abc123def")
+    filler = [{"role": "user", "content": "ok"}] * 4
+    out = compress_messages([{"role": "user", "content": text}, {"role": "user", "content": other}] + filler, pipe)
+    assert out["stats"]["decisions"][0] == "duplicate/duplicates/fuzzy", out["stats"]
+    assert out["messages"][0]["content"] == "[near-duplicate of message 2: 99% alike]"
+    changed = text.replace("run is fast.", "run is quick.")
+    chain = [{"role": "user", "content": text}, {"role": "user", "content": text}, {"role": "user", "content": changed}]
+    out = compress_messages(chain + filler, pipe)
+    assert out["stats"]["decisions"][:2] == ["duplicate/duplicates/fuzzy"] * 2, out["stats"]
+    assert out["messages"][0]["content"] == out["messages"][1]["content"]
+    assert out["messages"][0]["content"].startswith("[near-duplicate of message 3: ")
+    same = compress_messages([{"role": "user", "content": text}] * 3 + filler, pipe)
+    assert [m["content"] for m in same["messages"][:2]] == ["[duplicate of message 3]"] * 2
+
+
+def test_a_reference_counts_the_messages_from_one_as_the_model_reads_them(pipe):
+    """Old: `[duplicate of message 2]` named the copy by its 0-based
+    position (in a transcript, its line among progress and other lines):
+    in [A, "ok", A] the first message pointed at "message 2", which a
+    reader counting messages takes for "ok".  Now {number} counts the
+    messages from 1 ({index} stays the position, for a pipeline's own
+    markers)."""
+    text = ("Here is the error again: the worker loses its queue connection after the restart, and the health "
+            "check keeps failing every thirty seconds until someone restarts it by hand.")
+    msgs = [{"role": "user", "content": text}, {"role": "assistant", "content": "Noted, thanks."},
+            {"role": "user", "content": text}]
+    assert compress_messages(msgs, pipe, recency=0)["messages"][0]["content"] == "[duplicate of message 3]"
+    lines = [{"type": "summary", "summary": "s"}, {"type": "user", "message": msgs[0]},
+             {"type": "progress", "data": {}}, {"type": "assistant", "message": msgs[1]},
+             {"type": "user", "message": msgs[2]}]
+    out = compress_messages(lines, pipe, transcript=True, recency=0)
+    assert out["messages"][1]["message"]["content"] == "[duplicate of message 3]"
+    assert restore_messages(out["messages"], out["verbatim"], transcript=True, check=out["check"]) == lines
 
 
 def test_a_near_duplicate_differing_in_a_negation_is_not_a_reference(pipe):

@@ -24,16 +24,22 @@ def loads(text, unique=False):
     """json.loads(text), refusing NaN, Infinity, a number out of a float's
     range and an integer too long for int() to read (ValueError saying
     which; JSONDecodeError for malformed JSON).
-    unique=True also refuses an object naming a key twice (a JSONDecodeError
-    at the object): every reader keeps the last, so a rewrite of the data
-    read would drop the other's bytes."""
+    unique=True also refuses an object naming a key twice (DuplicateKey,
+    a JSONDecodeError at the object): every reader keeps the last, so a
+    rewrite of the data read would drop the other's bytes.  Read by the C
+    scanner, which nests as deep as without `unique`; only a text refused
+    so is read again by the Python one, which gives the place."""
+    if text.startswith("\ufeff"):  # json's own words say "decode using utf-8-sig", advice for a Python program
+        raise json.JSONDecodeError("the text starts with a byte order mark (U+FEFF), which JSON does not allow; "
+                                   "save the file as UTF-8 without one", text, 0)
     try:
         if not unique:
             return json.loads(text, parse_constant=_no_constant, parse_float=_finite_float)
-        decoder = json.JSONDecoder(parse_constant=_no_constant, parse_float=_finite_float)
-        decoder.parse_object = _unique_object
-        decoder.scan_once = json.scanner.py_make_scanner(decoder)  # the C scanner would not call it
-        return decoder.decode(text)
+        try:
+            return json.loads(text, parse_constant=_no_constant, parse_float=_finite_float,
+                              object_pairs_hook=_unique_pairs)
+        except DuplicateKey as exc:
+            raise _placed(text) or exc from None
     except ValueError as exc:
         if type(exc) is ValueError and "integer string conversion" in str(exc):
             # Python's own words advise sys.set_int_max_str_digits(): say what the file's writer can do
@@ -56,6 +62,18 @@ def loads_exact(text):
     uses the fast C scanner, which gives no position)."""
     return json.loads(text, parse_constant=_no_constant, parse_float=_exact_float, parse_int=_exact_int,
                       object_pairs_hook=_unique_pairs)
+
+
+def dumps_utf8(value):
+    """json.dumps(value, ensure_ascii=False) as text UTF-8 can carry: a lone
+    surrogate (valid JSON, "\\ud800") written as its JSON escape.  A
+    surrogate only ever sits inside a string: the value read back is the same."""
+    text = json.dumps(value, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", text)
+    return text
 
 
 def dumps_exact(value):
@@ -190,6 +208,22 @@ def _unique_object(s_and_end, strict, scan_once, object_hook, object_pairs_hook,
             raise DuplicateKey(f"the key {name} appears twice in this object", text, start - 1)
         seen.add(key)
     return dict(pairs), end
+
+
+def _placed(text):
+    """The DuplicateKey of `text` at its object, read by the Python scanner
+    (the only one that calls parse_object); None when that reader cannot
+    say (nested past its recursion limit)."""
+    decoder = json.JSONDecoder(parse_constant=_no_constant, parse_float=_finite_float)
+    decoder.parse_object = _unique_object
+    decoder.scan_once = json.scanner.py_make_scanner(decoder)  # the C scanner would not call it
+    try:
+        decoder.decode(text)
+    except DuplicateKey as exc:
+        return exc
+    except (ValueError, RecursionError):
+        return None
+    return None
 
 
 def _no_constant(name):

@@ -30,6 +30,13 @@ YAML, JSON Schema, Jinja2, tokenizer, Redis or zstd, and no `re`.
 import os
 
 WRAPPER_MARK = " cache run "
+# The engine's own read-back (what every stub tells the model to run:
+# `ENGINE cache show KEY`, and Gemini CLI's tail call `ENGINE cache stub
+# KEY`): its output is what the model asked to read, so it is never cached,
+# replaced, learned or rewritten again (a stub for a read-back would send
+# the model round the same stub for ever).  The engine is named by its
+# script (`.../bin/engine`, quoted or not) or as the module `engine.cli`.
+READ_BACK = ("show", "stub")
 
 
 def decide(event, settings, post_replaces=True):
@@ -57,10 +64,27 @@ def _starts_with(command, patterns):
     return False
 
 
+def reads_back(command):
+    """Does the shell command run the engine's read-back of a cached output
+    (`ENGINE cache show|stub`, anywhere in it: `| head` after it reads the
+    same bytes)?  Words, no `re`: the PreToolUse hot path."""
+    if " cache " not in command and "\tcache" not in command:
+        return False
+    words = command.split()
+    return any(words[i] == "cache" and words[i + 1] in READ_BACK and _names_engine(words[i - 1])
+               for i in range(1, len(words) - 1))
+
+
+def _names_engine(word):
+    name = word.strip("'\"")
+    return name in ("engine", "engine.cli") or name.endswith("/engine")
+
+
 def wanted(command, cwd, settings):
     """Is this command one to intercept (listed or learned, not pass-through)?"""
     bash = settings["intercept"]["bash"]
-    if not command.strip() or WRAPPER_MARK in command or _starts_with(command, bash["pass_through"]):
+    if not command.strip() or WRAPPER_MARK in command or reads_back(command) \
+            or _starts_with(command, bash["pass_through"]):
         return False
     if _starts_with(command, bash["commands"]):
         return True

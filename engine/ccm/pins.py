@@ -65,6 +65,7 @@ class SessionPins:
         name = hashlib.sha256(session.encode("utf-8", "surrogatepass")).hexdigest()[:32]  # a session id never becomes a path as it is
         self.folder = os.path.join(store.root, "pins")
         self.path = os.path.join(self.folder, name + ".json")
+        self._took_next = None  # the pending `next` take() consumed (give_back returns it)
 
     def _locked(self, change):
         from engine.base.files import Locked
@@ -112,11 +113,27 @@ class SessionPins:
         return done
 
     def take(self):
-        """The pin for an output being stored now (consumes a pending `next`)."""
+        """The pin for an output being stored now (consumes a pending `next`;
+        `give_back` returns it when the output is not stored after all)."""
         def change(state):
-            return state.pop("next", None) or state.get("range")
+            pending = state.pop("next", None)
+            self._took_next = pending
+            return pending or state.get("range")
 
         return self._locked(change)
+
+    def give_back(self):
+        """The output `take` was for was not cached (it held a secret): a
+        `next` it consumed waits for the next cached output again."""
+        pending = self._took_next
+        if not pending:
+            return
+
+        def change(state):
+            state.setdefault("next", pending)
+
+        self._took_next = None
+        self._locked(change)
 
     def stored(self, key):
         def change(state):

@@ -4,8 +4,9 @@ the size bound all ask it, and keep what it finds.
 A reference is the text `sha256:<key>` anywhere in the raw bytes of a
 transcript file (a tool_result's string, a text block inside a list,
 toolUseResult, a progress line, a subagent's own file, a purge backup), in
-any folder the agent keeps transcripts in (engine/session/locate.py) and
-the settings' extra `gc.transcripts`.  Scanning bytes rather than known
+any folder any agent keeps transcripts in (engine/session/locate.py: Claude
+Code's, Codex's, Gemini's and Copilot's) and the settings' extra
+`gc.transcripts`.  Scanning bytes rather than known
 fields finds every place a stub can sit.  Files are read a chunk at a time
 (the last bytes of a chunk read again with the next, so a key across the
 boundary is seen): a line of any length costs one chunk of memory.
@@ -37,12 +38,14 @@ PROBE = 64  # bytes at the start, and before where a scan stopped, that say a fi
 
 
 def roots(extra=(), store=None):
-    """The folders searched: where the agent keeps transcripts, and `extra`;
-    with `store`, also the transcripts purged outside them (`remember`)."""
-    from engine.session.locate import transcript_roots
+    """The folders searched: where every agent keeps transcripts (a stub
+    handed to Codex, Gemini or Copilot CLI by a hook sits in that agent's
+    session file), and `extra`; with `store`, also the transcripts purged
+    outside them (`remember`)."""
+    from engine.session.locate import EVERY, transcript_roots
 
     out = []
-    for r in list(transcript_roots()) + list(extra or ()):
+    for r in list(transcript_roots(EVERY)) + list(extra or ()):
         r = os.path.abspath(os.path.expanduser(r))
         if r not in out:
             out.append(r)

@@ -213,12 +213,13 @@ def cached_text(fh, size, command, cwd, session, tool_use_id, status, settings=N
     """The stub for an output over the threshold (the first `size` bytes of
     file `fh`, stored in chunks), or None to show it as it is."""
     from . import config
+    from .intercept import reads_back
     from .store import Store
     from .stub import render
 
     settings = settings or config.load()
-    if size <= settings["intercept"]["bash"]["threshold_bytes"]:
-        return None
+    if size <= settings["intercept"]["bash"]["threshold_bytes"] or reads_back(command):
+        return None  # small, or the engine's read-back of a cached output: the bytes asked for
     store = Store(settings)
     pin = pins = None
     if session:
@@ -232,6 +233,8 @@ def cached_text(fh, size, command, cwd, session, tool_use_id, status, settings=N
     fh.seek(0)
     key = store.put_stream(fh, source, session=session, pin=pin, size=size)
     if key is None:
+        if pins is not None:
+            pins.give_back()  # `ccm:pin next` waits for the next output cached
         return None  # a secret: never cached
     if pins is not None:
         pins.stored(key)

@@ -50,8 +50,8 @@ def add_parser(sub):
     x.add_argument("--grace-seconds", type=amount, metavar="N",
                    help="keep unreferenced entries younger than this (default: the settings' gc.grace_seconds)")
     x.add_argument("--transcripts", action="append", metavar="DIR",
-                   help="a folder (or transcript) to search as well (always searched: the agent's transcript folders, "
-                   "$CLAUDE_CONFIG_DIR/projects and ~/.claude/projects, the settings' gc.transcripts and "
+                   help="a folder (or transcript) to search as well (always searched: every agent's session folders, "
+                   "Claude Code's, Codex's, Gemini's and Copilot's, the settings' gc.transcripts and "
                    "every transcript engine purge rewrote)")
     x = s.add_parser("learned", help="commands learned to have large output")
     x.add_argument("--project", nargs="?", const=".", metavar="DIR", help="only this project (default: the working folder)")

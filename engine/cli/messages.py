@@ -35,7 +35,9 @@ def _parse_json(text, name, wanted="a JSON list of messages", lines_hint="; for 
     from engine.base import strictjson
 
     try:
-        return strictjson.loads(text)
+        return strictjson.loads(text, unique=True)
+    except strictjson.DuplicateKey as exc:
+        raise UserError(_twice(exc), name, exc.lineno, exc.colno) from None
     except json.JSONDecodeError as exc:
         # JSON on the first line and more after it: one object per line, a transcript
         lines = exc.msg == "Extra data" and exc.lineno > 1
@@ -45,6 +47,14 @@ def _parse_json(text, name, wanted="a JSON list of messages", lines_hint="; for 
         raise UserError(str(exc), name, *_place(text)) from None
     except RecursionError:
         raise UserError(_TOO_DEEP, name, *_place(text, _max_depth())) from None
+
+
+def _twice(exc):
+    """What to say of an object naming a key twice: every JSON reader keeps
+    the last, so the output (and what restore gives back) would not hold
+    the other value."""
+    return (f"{exc.msg}: a JSON reader keeps only the last, so the output would lose the other value "
+            "and restore could not give it back; keep one")
 
 
 _TOO_DEEP = "JSON nested too deep to read; nest it less deeply (messages.max_depth, pipelines/settings/engine.yaml)"
@@ -83,7 +93,9 @@ def _parse_jsonl(text, name):
         if not line.strip():
             continue
         try:
-            lines.append(strictjson.loads(line))
+            lines.append(strictjson.loads(line, unique=True))
+        except strictjson.DuplicateKey as exc:
+            raise UserError(_twice(exc), name, n, exc.colno) from None
         except json.JSONDecodeError as exc:
             raise UserError(f"not a JSON line: {exc.msg}; a transcript holds one JSON object per line",
                             name, n, exc.colno) from None
@@ -128,7 +140,21 @@ def _check_depth(data, name, text, transcript):
 
 
 def _dump(value):
-    return json.dumps(value, ensure_ascii=False)
+    from engine.base.strictjson import dumps_utf8
+
+    return dumps_utf8(value)
+
+
+def _write(texts):
+    """What restore gives back, a product: exact bytes to a pipe or a file
+    (json.dumps's, as the docs promise: the input byte for byte), escaped
+    only on a terminal (engine/cli/output.py); the stream's text side
+    escapes C1 and bidi controls to a pipe as well."""
+    sys.stdout.flush()
+    out = sys.stdout.buffer
+    for text in texts:
+        out.write(text.encode("utf-8"))
+    out.flush()
 
 
 def run(args):
@@ -159,6 +185,8 @@ def run(args):
     if wrapper is not None:
         result["messages"] = {**wrapper, "messages": result["messages"]}
         result["wrapped"] = True
+    # JSON for a program, equal as data to what it holds: the stream escapes
+    # a control character taken from the messages (`\\u202e`), to a pipe too
     out = sys.stdout
     if args.json:
         out.write(_dump(result) + "\n")
@@ -191,9 +219,9 @@ def _restore(text, name):
     except UserError as exc:
         raise UserError(exc.message, name) from None
     if data.get("transcript"):
-        sys.stdout.writelines(_dump(line) + "\n" for line in original)
+        _write(_dump(line) + "\n" for line in original)
     elif wrapper is not None:
-        sys.stdout.write(_dump({**wrapper, "messages": original}) + "\n")
+        _write([_dump({**wrapper, "messages": original}) + "\n"])
     else:
-        sys.stdout.write(_dump(original) + "\n")
+        _write([_dump(original) + "\n"])
     return 0

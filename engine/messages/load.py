@@ -30,8 +30,8 @@ MARKER_FIELDS = {
     "entity_separator": set(),
     "code_split": {"summary", "entities", "code"},
     "code_separator": set(),
-    "duplicate": {"index"},
-    "near_duplicate": {"index", "similarity"},
+    "duplicate": {"index", "number"},
+    "near_duplicate": {"index", "number", "similarity"},
 }
 
 

@@ -124,6 +124,13 @@ def _split_marker(pipeline, text, memo):
                            m["code_separator"].join(code))
 
 
+def _percent(similarity):
+    """A near-duplicate's likeness in whole percent: never 100, which would
+    say the texts are the same (shingles alike in every word may still
+    differ in case or spacing)."""
+    return min(99, int(similarity * 100))
+
+
 def _render(decided, i, d):
     if d.outcome == PRESERVE:
         return None, d
@@ -134,9 +141,10 @@ def _render(decided, i, d):
     for path, text in v.units:
         if d.outcome == DUPLICATE:
             m = pipeline.markers
-            ref = decided.positions[d.ref]
-            new = (m["duplicate"].format(index=ref) if d.reason == "exact"
-                   else m["near_duplicate"].format(index=ref, similarity=int(d.similarity * 100)))
+            # index: the copy's position in the caller's list; number: among the messages, from 1
+            ref, number = decided.positions[d.ref], d.ref + 1
+            new = (m["duplicate"].format(index=ref, number=number) if d.reason == "exact"
+                   else m["near_duplicate"].format(index=ref, number=number, similarity=_percent(d.similarity)))
         elif d.outcome == CODE_SPLIT:
             new = _split_marker(pipeline, text, memo)
         else:

@@ -15,8 +15,8 @@ agent's declaration (pipelines/agents/NAME.yaml, `home` and `transcript`):
   `project_key`).
 
 An agent is named by its name, or EVERY ("*") for all of them (the session
-report's default); without one, Claude Code (purge and gc read only its
-transcripts).  A target is:
+report's default); without one, Claude Code (purge reads only its
+transcripts; gc searches every agent's, engine/ccm/refs.py).  A target is:
 - a path to a file: that file;
 - `--current`: the newest transcript of the working folder's project, of
   the agent named, or of every agent;

@@ -19,12 +19,12 @@ class CcmLearn(Handler):
 
     def parts(self, ctx):
         from engine.ccm import config
-        from engine.ccm.intercept import WRAPPER_MARK, _starts_with
+        from engine.ccm.intercept import WRAPPER_MARK, _starts_with, reads_back
         from engine.ccm.learned import learn, pattern_of
 
         command = ctx.event.command
-        if not isinstance(command, str) or WRAPPER_MARK in command:
-            return []
+        if not isinstance(command, str) or WRAPPER_MARK in command or reads_back(command):
+            return []  # the wrapper's own call, or a read-back of the cache: nothing to learn or to rerun
         settings = config.load()
         event = ctx.event
         failed = event.kind == "tool_failure"  # the failure's text is the output the agent handed over

@@ -12,7 +12,9 @@ version (engine/agents/capability.py); never for a subagent's call (a
 subagent reads in full), nor a call the pre_tool wrapper already handled,
 nor an output the agent keeps out itself or that is not plain text (the
 shell output's `leave_alone` keys in the agent's YAML); never for output
-holding a secret (Store.put refuses it).  Any output over
+holding a secret (Store.put refuses it), nor the engine's own read-back
+of a cached output (`engine cache show`: the model asked for those bytes;
+intercept.reads_back).  Any output over
 `intercept.bash.threshold_bytes` qualifies, listed or not.
 
 What is stored: what the model would have read (stdout, then stderr with a
@@ -54,10 +56,11 @@ def _left_alone(event):
 
 def replacement(event, settings, log=None):
     """The neutral tool output ({text, command}) for this post_tool event, or None."""
-    from engine.ccm.intercept import WRAPPER_MARK
+    from engine.ccm.intercept import WRAPPER_MARK, reads_back
 
     command, streams = event.command, event.output_streams()
-    if streams is None or not isinstance(command, str) or WRAPPER_MARK in command or _left_alone(event):
+    if streams is None or not isinstance(command, str) or WRAPPER_MARK in command or reads_back(command) \
+            or _left_alone(event):
         return None
     data = stored_bytes(streams)
     if len(data) <= settings["intercept"]["bash"]["threshold_bytes"] or not settings["replace_output"]["enabled"]:
@@ -86,6 +89,8 @@ def _stored(event, settings, data, command, log):
                            "tool_use_id": event.tool_use_id or None, "agent": event.agent.name},
                     session=session, pin=pin)
     if key is None:
+        if pins is not None:
+            pins.give_back()  # `ccm:pin next` waits for the next output cached
         return None  # a secret: never cached, the output stays as it is
     if pins is not None:
         pins.stored(key)

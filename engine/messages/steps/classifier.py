@@ -25,14 +25,18 @@ class ClassifierStep(Step):
         return bool(self.command)
 
     def ask(self, message):
+        from engine.base.strictjson import dumps_utf8
+
+        # bytes both ways: a lone surrogate in a message (valid JSON) goes as
+        # its JSON escape, and an answer that is not UTF-8 is no answer, not a crash
         try:
-            done = subprocess.run(self.command, input=json.dumps(message, ensure_ascii=False), capture_output=True,
-                                  text=True, timeout=self.timeout)
+            done = subprocess.run(self.command, input=dumps_utf8(message).encode("utf-8"), capture_output=True,
+                                  timeout=self.timeout)
         except (OSError, subprocess.SubprocessError):
             return None
         if done.returncode != 0:
             return None
-        out = done.stdout.strip()
+        out = done.stdout.decode("utf-8", "replace").strip()
         try:
             data = json.loads(out)
             out = data.get("decision", "") if isinstance(data, dict) else str(data)

@@ -61,7 +61,7 @@ class DuplicatesStep(Step):
                 continue
             text = run.text(v).strip()
             if text in last:
-                self.target[v.index] = (last[text], 1.0)
+                self.target[v.index] = (last[text], 1.0, True)
                 continue
             last[text] = v.index
             if len(text) < self.min_chars:
@@ -91,18 +91,43 @@ class DuplicatesStep(Step):
             for h in sketch:
                 index.setdefault(h, []).append(v.index)
             if best is not None:
-                self.target[v.index] = best
-        # a reference points at a copy that stays, not at another reference
-        for i, (j, sim) in list(self.target.items()):
-            seen = {i}
-            while j in self.target and j not in seen:
-                seen.add(j)
-                j = self.target[j][0]
-            self.target[i] = (j, sim)
+                self.target[v.index] = (*best, False)
+        self.target = self._resolved(run, shingles, ids)
+
+    def _resolved(self, run, shingles, ids):
+        """Each reference pointed at a copy that stays, not at another
+        reference.  A pair is exact only when every link is (texts alike in
+        every shingle may differ in case or spacing: /App vs /app); a fuzzy
+        one is measured again against the copy it now names, and kept only
+        when it still passes the threshold and the keep-apart check.
+        Targets are later messages: resolved from the last, each names a
+        copy already resolved."""
+        final = {}
+        for i in sorted(self.target, reverse=True):
+            j, sim, exact = self.target[i]
+            if j in final:
+                k, _, also_exact = final[j]
+                exact = exact and also_exact
+                if not exact:
+                    sim = self._similarity(run, i, k, shingles, ids)
+                    if sim < self.threshold or self._marks(run, i) != self._marks(run, k):
+                        continue  # not alike enough to what stays: decided by the later steps
+                j = k
+            final[i] = (j, sim, exact)
+        return final
+
+    def _similarity(self, run, i, k, shingles, ids):
+        """Jaccard of the word shingles of messages i and k."""
+        def of(n):
+            got = shingles.get(n)
+            return got if got is not None else self._shingles(run.text(run.views[n]).strip(), ids)
+
+        a, b = of(i), of(k)
+        return len(a & b) / len(a | b)
 
     def decide(self, v, run):
         hit = self.target.get(v.index)
         if hit is None:
             return None
-        j, sim = hit
-        return Decision(DUPLICATE, self.name, "exact" if sim == 1.0 else "fuzzy", ref=j, similarity=sim)
+        j, sim, exact = hit
+        return Decision(DUPLICATE, self.name, "exact" if exact else "fuzzy", ref=j, similarity=sim)
