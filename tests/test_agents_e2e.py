@@ -223,7 +223,10 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
     """In one session, with hooks `engine install --agent NAME` wrote:
     - a large shell output reaches the model as the engine's stub (the
       agent's own cut would have lost its middle), and `engine cache show
-      KEY` gives back every line;
+      KEY` gives back every line; the model runs the read-back the stub
+      names, for 1,000 lines, and reads them (before, a read-back past the
+      threshold was cached again: a stub for ever; Copilot under -p refuses
+      to run a program named by a path outside the project);
     - a tool call warns past 70% (post_tool: Codex's PostToolUse, Gemini's
       AfterTool, Copilot's postToolUse), from the figures the agent recorded
       for the response that asked for it, and with `to_model` a later
@@ -268,7 +271,10 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
         (home / ".gemini" / "policies" / "deny.toml").write_text(
             '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "touch"\ndecision = "deny"\npriority = 100\n')
     # the agent-reported failure last: at the turn's end Copilot's transcript does not hold it yet (its timer)
-    script = [shell(FIRST[agent]), *fails, *reads, *large, *refused, *failing, say("ok")]
+    # the model reads a stub back as it says; not Copilot under -p: it refuses to run a program named by a
+    # path outside the project, the engine's (its path verification; interactive, it asks the user)
+    back = [] if agent == "copilot" else [_read_back(agent)]
+    script = [shell(FIRST[agent]), *fails, *reads, *large, *back, *refused, *failing, say("ok")]
     api = (gemini_api.GeminiAPI if agent == "gemini" else ResponsesAPI)(script, tokens=lambda req: tokens)
     one = RUNS[agent]("go", home, project, None, api=api, env=env, **options, **RULES.get(agent, {}))
     assert one.returncode == 0, str(one)
@@ -284,7 +290,11 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
         # the failed view reached the engine by the event Copilot has for it (install wrote it)
         assert [d["hookType"] for d in ended].count("postToolUseFailure") == 1, ended
     text = gemini_api.request_text if agent == "gemini" else responses_api.request_text
-    _reads_the_stub(agent, one.requests[len(script) - 1 - len(failing) - len(refused)], home, project, env, lines)
+    stubbed = len(script) - 1 - len(back) - len(failing) - len(refused)  # the request after the last large output
+    _reads_the_stub(agent, one.requests[stubbed], home, project, env, lines)
+    if back:  # the model ran the stub's own read-back (1,000 lines, past the threshold): it reads them, no second stub
+        read = _last_output(agent, one.requests[stubbed + 1])
+        assert "[CCM_CACHED]" not in read and "\n999\n" in read and "\n1001\n" not in read, read[:2000]
     if reads:  # after the first command and the other failing ones
         _read_in_parts(one, 1 + len(fails) + 1)
     if agent == "codex":  # its own cut of the first large output: the model is told how to read all of it
@@ -322,6 +332,24 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
     assert "internal error" not in logged and "deadline" not in logged, logged
     stayed_out = logged.count("runs this claude-code hook; nothing to do")
     assert (stayed_out > 0) is (agent == "copilot"), ("only Copilot runs Claude Code's hooks", logged[-3000:])
+
+
+def _last_output(agent, body):
+    """The last tool output a request holds, as the model reads it."""
+    if agent == "gemini":
+        return json.loads(gemini_api.tool_outputs(body)[-1])["output"]
+    return responses_api.tool_outputs(body)[-1]
+
+
+def _read_back(agent):
+    """The model's next turn after a stub: the read-back the stub tells it
+    to run, for 1,000 lines (any range, it says), which print more than the
+    threshold of a large output."""
+    def turn(body):
+        told = re.search(r"To read it: `([^`]+) --lines 1:200`", _last_output(agent, body))
+        assert told, _last_output(agent, body)[:2000]
+        return shell(f"{told.group(1)} --lines 1:1000")
+    return turn
 
 
 def _reads_the_stub(agent, last, home, project, env, lines):
