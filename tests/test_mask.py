@@ -82,28 +82,27 @@ def test_apply_carries_spans_as_a_span_walk_does():
             assert mask.blocking(pos, pos, {"x"}) == fresh.blocking(pos, pos, {"x"})
 
 
+def _random_matches(rnd, most, last_start, shortest, longest, labels):
+    """Up to `most` random (start, end, label) triples, empty and inverted ones too."""
+    out = []
+    for _ in range(rnd.randint(0, most)):
+        start = rnd.randint(0, last_start)
+        out.append((start, start + rnd.randint(shortest, longest), rnd.choice(labels)))
+    return out
+
+
 def test_from_matches_merges_overlaps_under_the_longest_first_label():
     rnd = random.Random(5)
     for _ in range(5000):
-        matches = []
-        for _ in range(rnd.randint(0, 12)):
-            start = rnd.randint(0, 30)
-            matches.append((start, start + rnd.randint(-1, 6), rnd.choice("xyz")))
+        matches = _random_matches(rnd, 12, 30, -1, 6, "xyz")
         assert Mask.from_matches(matches).spans == _reference_merge(matches), matches
 
 
 def test_with_matches_is_from_matches_of_the_spans_and_the_new_triples():
     rnd = random.Random(6)
     for _ in range(5000):
-        base = []
-        for _ in range(rnd.randint(0, 12)):
-            start = rnd.randint(0, 40)
-            base.append((start, start + rnd.randint(0, 8), rnd.choice("abc")))
-        mask = Mask.from_matches(base)
-        new = []
-        for _ in range(rnd.randint(0, 6)):
-            start = rnd.randint(0, 40)
-            new.append((start, start + rnd.randint(-1, 10), rnd.choice("xyz")))
+        mask = Mask.from_matches(_random_matches(rnd, 12, 40, 0, 8, "abc"))
+        new = _random_matches(rnd, 6, 40, -1, 10, "xyz")
         want = _reference_merge([*mask.spans, *new])
         assert mask.with_matches(new).spans == want, (mask.spans, new)
 
