@@ -171,6 +171,17 @@ def test_paths_in_messages_are_as_the_user_gave_them(cli, tmp_path):
         assert given in {p.file for p in problems(r)}, r.err  # named in $ENGINE_PROFILE: as written
 
 
+def test_a_problem_without_a_place_is_the_engines_and_one_with_a_place_starts_with_it(cli):
+    """Audit: a line was taken for FILE:LINE:COL when its first word held a
+    colon, so "'sha256:x' is not a cache key" lost its "engine:" prefix, and
+    a profile in a folder whose name holds a space got one before its place."""
+    r = cli("cache", "show", "sha256:abc")
+    assert r.returncode == 1 and r.err.startswith("engine: 'sha256:abc' is not a cache key"), r.err
+    write(cli.cwd, "my profiles/p.yaml", "kind: profile\nname: m\nextends: default\nlevle: light\n")
+    r = cli("validate", "my profiles/p.yaml")
+    assert r.returncode == 1 and r.err.startswith("my profiles/p.yaml:4:1: unknown key 'levle'"), r.err
+
+
 # ---------------------------------------------------------------- several inputs
 
 

@@ -22,9 +22,14 @@ def silence_stdout():
 
 
 def print_error(exc):
-    msg = str(exc)
-    for line in msg.splitlines() or [msg]:
-        print(line if ":" in line.split(" ")[0] else f"engine: {line}", file=sys.stderr)
+    """One line per problem on stderr: `FILE:LINE:COL: message` where the
+    error has a place, else `engine: message` (whatever its first word
+    holds: "'sha256:x' is not a cache key" is no place)."""
+    for error in getattr(exc, "errors", None) or [exc]:
+        located = callable(getattr(error, "location", None)) and bool(error.location())
+        msg = str(error)
+        for line in msg.splitlines() or [msg]:
+            print(line if located else f"engine: {line}", file=sys.stderr)
 
 
 def note_left_out(chosen):
