@@ -371,6 +371,15 @@ def test_cli_budget_that_cannot_fit_says_so(cli, tmp_path):
     assert "even with no recency window" in r.err and "preserved messages included" in r.err
 
 
+def test_cli_budget_and_recency_together_is_a_user_error(cli, tmp_path):
+    """Audit: --budget chose the recency window and a --recency beside it
+    was dropped without a word."""
+    src = write(tmp_path, "in.json", _dump([{"role": "user", "content": PROSE}]))
+    r = cli("messages", "compress", src, "--budget", "500", "--recency", "3")
+    assert r.returncode == 1 and r.out == "" and "Traceback" not in r.err, r
+    assert r.err.startswith("engine: --budget chooses the recency window itself") and "not both" in r.err, r.err
+
+
 @pytest.mark.parametrize("text, needle", [('[{"role": "user",\n  "content": ]', "]"), ("", None)])
 def test_cli_bad_json_is_one_line_with_position(cli, tmp_path, text, needle):
     src = write(tmp_path, "bad.json", text)

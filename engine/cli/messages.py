@@ -21,7 +21,7 @@ def add_parser(sub):
                    help="message pipeline: a built-in name (pipelines/messages/) or a path (default: default)"
                    ).complete = "messages"  # completion offers the message pipelines, not the profiles
     s.add_argument("--budget", type=int, metavar="TOKENS",
-                   help="token budget: use the largest recency window whose whole result fits")
+                   help="token budget: use the largest recency window whose whole result fits (not with --recency)")
     s.add_argument("--recency", type=int, metavar="N", help="messages at the end kept whole (default: the pipeline's)")
     s.add_argument("--transcript", action="store_true", help="the input is a Claude Code transcript (JSONL lines)")
     s.add_argument("--json", action="store_true",
@@ -166,6 +166,9 @@ def run(args):
         raise UserError("--recency must be 0 or more")
     if args.budget is not None and args.budget < 0:
         raise UserError("--budget must be 0 or more")
+    if args.budget is not None and args.recency is not None:
+        raise UserError("--budget chooses the recency window itself (the largest whose result fits): "
+                        "give --budget or --recency, not both")
     from engine.messages.api import compress_messages
 
     if args.transcript:
