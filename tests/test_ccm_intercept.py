@@ -247,6 +247,28 @@ def test_learned_command_is_intercepted_next_time(world):
     assert "python3 make_report.py" in listed.stdout.decode()
 
 
+def test_a_command_learned_in_a_subfolder_is_the_projects(world):
+    """Audit: learned commands were kept per folder, not per project as the
+    docs say: a report learned large in svc/ was run unwrapped at the
+    repository's root, and `engine cache learned` listed every project
+    whatever its --project said by default.  Now the project is the
+    repository's root, as for the cache's entries; the listing is this
+    project's unless --all."""
+    (world.proj / ".git").mkdir()
+    (world.proj / "svc").mkdir()
+    cmd = "python3 make_report.py --all"
+    post = dict(payload(cmd, cwd=str(world.proj / "svc")), hook_event_name="PostToolUse",
+                tool_response={"stdout": "row\n" * 1000, "stderr": ""})
+    engine(world, "hook", stdin=json.dumps(post).encode())
+    out = json.loads(engine(world, "hook", stdin=json.dumps(payload(cmd, cwd=str(world.proj))).encode()).stdout)
+    assert "cache run" in out["hookSpecificOutput"]["updatedInput"]["command"], out
+    other = world.tmp / "other"
+    other.mkdir()
+    assert "python3 make_report.py" in engine(world, "cache", "learned", cwd=str(world.proj / "svc")).stdout.decode()
+    assert "make_report" not in engine(world, "cache", "learned", cwd=str(other)).stdout.decode()
+    assert "make_report" in engine(world, "cache", "learned", "--all", cwd=str(other)).stdout.decode()
+
+
 def test_pin_directives(world):
     prompt = {"session_id": "s1", "transcript_path": "", "cwd": str(world.proj), "hook_event_name": "UserPromptSubmit",
               "prompt": 'ccm:pin next level=hard reason="build log"'}

@@ -91,8 +91,9 @@ def wanted(command, cwd, settings):
     if cwd:
         from .config import folder
         from .learned import read_fast
+        from .origin import project_of
 
-        learned = read_fast(folder(settings), cwd, settings["learned"]["expiry_days"])
+        learned = read_fast(folder(settings), project_of(cwd), settings["learned"]["expiry_days"])
         return _starts_with(command, list(learned))
     return False
 

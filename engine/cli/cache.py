@@ -53,8 +53,10 @@ def add_parser(sub):
                    help="a folder (or transcript) to search as well (always searched: every agent's session folders, "
                    "Claude Code's, Codex's, Gemini's and Copilot's, the settings' gc.transcripts and "
                    "every transcript engine purge rewrote)")
-    x = s.add_parser("learned", help="commands learned to have large output")
-    x.add_argument("--project", nargs="?", const=".", metavar="DIR", help="only this project (default: the working folder)")
+    x = s.add_parser("learned", help="commands learned to have large output (the working folder's project's, unless "
+                     "--all or --project DIR)")
+    x.add_argument("--project", nargs="?", const=".", metavar="DIR", help="the project of DIR (default: the working folder)")
+    _all(x)
     x = s.add_parser("run", help="run a command; print its output, or a stub when it is over the threshold "
                      "(what an intercepted Bash call runs)")
     x.add_argument("--cwd", type=folder)
@@ -120,12 +122,14 @@ def run(args):
         import os
 
         from engine.ccm.learned import all_projects, read
+        from engine.ccm.origin import project_of
 
         days = settings["learned"]["expiry_days"]
-        if args.project:
-            projects = {os.path.abspath(args.project): read(store.root, os.path.abspath(args.project), days)}
-        else:
+        if args.all:
             projects = all_projects(store.root, days)
+        else:
+            project = project_of(os.path.abspath(args.project or "."))
+            projects = {project: read(store.root, project, days)}
         for project, pats in sorted(projects.items()):
             print(project)
             for pat, e in sorted(pats.items()):

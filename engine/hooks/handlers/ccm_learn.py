@@ -36,7 +36,10 @@ class CcmLearn(Handler):
             return []
         pattern = pattern_of(command, settings["learned"]["words"])
         if pattern and not _holds_secret(pattern, settings):
-            learn(config.folder(settings), ctx.cwd, pattern, size, settings["learned"]["expiry_days"])
+            from engine.ccm.origin import project_of
+
+            # per project, as the cache's entries are: a command learned in svc/ is large in the root too
+            learn(config.folder(settings), project_of(ctx.cwd), pattern, size, settings["learned"]["expiry_days"])
         note = _cut_note(event.agent, failed, streams, settings, command)
         return [Part(self.name, note)] if note and not _holds_secret(command, settings) else []
 
