@@ -251,3 +251,17 @@ def test_a_fifo_in_place_of_the_audit_log_is_not_waited_on(store):
     key = store.put(data, {"tool": "Bash", "command": "x"}, session="s1")
     assert store.get(key) == data
     assert any("audit line of put" in line and "not written" in line for line in store.logs), store.logs
+
+
+def test_the_audit_log_moves_aside_past_its_size_and_never_grows_for_ever(settings, tmp_path):
+    """Audit: audit.jsonl (a line per entry stored, pinned or deleted) grew
+    without a bound; gc and prune never trimmed it.  Past
+    store.audit_max_bytes it moves to audit.jsonl.1, replacing the one
+    before; every entry stays stored and reads back."""
+    small = {**settings, "store": {**settings["store"], "audit_max_bytes": 4096}}
+    store = Store(small, str(tmp_path / "ccm"), log=[].append)
+    keys = [store.put(f"output {i}\n".encode() * 400, {"tool": "Bash", "command": f"cmd {i}"}, session="s1")
+            for i in range(120)]
+    assert os.path.getsize(store.audit_path) <= 4096 + 1000 and os.path.getsize(store.audit_path + ".1") > 4096
+    assert stat.S_IMODE(os.stat(store.audit_path + ".1").st_mode) == 0o600
+    assert all(store.get(k) == f"output {i}\n".encode() * 400 for i, k in enumerate(keys))

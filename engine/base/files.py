@@ -20,6 +20,18 @@ def open_private(path, flags):
     return fd
 
 
+def rotate_past(path, fd, max_bytes):
+    """Move the file `fd` appends to (at `path`) to `path`.1, replacing the
+    one before, once it is past `max_bytes` (None or 0: never): a log or a
+    record of lines never grows without a bound.  Only if the path still
+    names that file: a parallel writer may have moved it already."""
+    try:
+        if max_bytes and os.fstat(fd).st_size > max_bytes and os.stat(path).st_ino == os.fstat(fd).st_ino:
+            os.replace(path, path + ".1")
+    except OSError:
+        pass
+
+
 def open_append(path):
     """A descriptor appending to the engine's own file `path` (a log, a
     store of lines; created private when missing): a regular file only,

@@ -28,7 +28,7 @@ import os
 import sys
 import time
 
-from engine.base.files import Locked, open_append
+from engine.base.files import Locked, open_append, rotate_past
 
 from . import keys
 from .keys import is_key
@@ -299,6 +299,8 @@ class Store:
             return
         try:
             os.write(fd, line)
+            # a record, not the user's data: it moves to audit.jsonl.1 past store.audit_max_bytes
+            rotate_past(self.audit_path, fd, self.settings["store"]["audit_max_bytes"])
         finally:
             os.close(fd)
 

@@ -15,7 +15,7 @@ beyond os and time until a line is written: the hot path loads this.
 import os
 import time
 
-from engine.base.files import open_append, private_dir
+from engine.base.files import open_append, private_dir, rotate_past
 from engine.base.paths import state_dir_str
 
 _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\"}
@@ -77,18 +77,8 @@ class Log:
             fd = open_append(path)
             try:
                 os.write(fd, line.encode("utf-8", "backslashreplace"))  # one write: lines of parallel hooks never mix
-                if self.max_bytes and os.fstat(fd).st_size > self.max_bytes:
-                    self._rotate(path, fd)
+                rotate_past(path, fd, self.max_bytes)
             finally:
                 os.close(fd)
         except OSError:
             pass  # a full or read-only disk must not break the agent either
-
-    @staticmethod
-    def _rotate(path, fd):
-        try:
-            # Only if the path still names our file: a parallel hook may have rotated it already.
-            if os.stat(path).st_ino == os.fstat(fd).st_ino:
-                os.replace(path, path + ".1")
-        except OSError:
-            pass
