@@ -145,18 +145,6 @@ def _dump(value):
     return dumps_utf8(value)
 
 
-def _write(texts):
-    """What restore gives back, a product: exact bytes to a pipe or a file
-    (json.dumps's, as the docs promise: the input byte for byte), escaped
-    only on a terminal (engine/cli/output.py); the stream's text side
-    escapes C1 and bidi controls to a pipe as well."""
-    sys.stdout.flush()
-    out = sys.stdout.buffer
-    for text in texts:
-        out.write(text.encode("utf-8"))
-    out.flush()
-
-
 def run(args):
     name = "<stdin>" if args.file == "-" else args.file
     text = _read(args.file)
@@ -221,10 +209,12 @@ def _restore(text, name):
                                     check=data.get("check"), require_check=True)
     except UserError as exc:
         raise UserError(exc.message, name) from None
+    from .output import product  # what restore gives back: exact to a pipe or a file, escaped on a terminal
+
     if data.get("transcript"):
-        _write(_dump(line) + "\n" for line in original)
+        product("".join(_dump(line) + "\n" for line in original))
     elif wrapper is not None:
-        _write([_dump({**wrapper, "messages": original}) + "\n"])
+        product(_dump({**wrapper, "messages": original}) + "\n")
     else:
-        _write([_dump(original) + "\n"])
+        product(_dump(original) + "\n")
     return 0
