@@ -62,7 +62,7 @@ def test_bypass_mode_rewrites_keeping_every_other_field(world, settings):
     new = d["input"]
     assert new["description"] == "d" and new["timeout"] == 60000, "the Bash tool's own timeout still applies"
     assert "dangerouslyDisableSandbox" not in new
-    assert new["command"].endswith("-- 'find .'") and " cache run --cwd " in new["command"]
+    assert new["command"].endswith("-- 'find .'") and " cache run --cwd=" in new["command"]
 
 
 @pytest.mark.parametrize("cmd,why", [

@@ -8,6 +8,7 @@ with its project, framed as recorded data.  The project is the session's
 `cd src` does not make a new project."""
 
 import json
+import os
 
 import pytest
 
@@ -103,6 +104,26 @@ def test_user_command_undoes_the_wrapper(user):
     assert user_command(wrapped(user, "/p", "s", "t")) == user
     assert user_command(wrapped(user, "", "", "")) == user
     assert user_command(user) == user
+
+
+@pytest.mark.parametrize("session, tool_use_id", [("-s1", "-t"), ("--", "--help")])
+def test_an_id_that_looks_like_an_option_neither_breaks_nor_hides_the_wrapped_command(tmp_path, session, tool_use_id):
+    """The agent picks the session and tool call ids.  Before, the wrapper
+    wrote `--session -s1`, which `engine cache run` refused ("expected one
+    argument"): the user's command never ran; and a session "--" was read
+    back as the end of the options, so the memory recorded the wrapper's
+    own words as the user's command."""
+    import subprocess
+
+    from engine.ccm.intercept import wrapped
+    from engine.memory.record import user_command
+
+    user = "echo 'the user''s command ran'"
+    line = wrapped(user, str(tmp_path), session, tool_use_id)
+    assert user_command(line) == user
+    env = dict(os.environ, ENGINE_CACHE_DIR=str(tmp_path / "cache"), ENGINE_STATE_DIR=str(tmp_path / "state"))
+    done = subprocess.run(["sh", "-c", line], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "the users command ran\n", "")
 
 
 def test_a_failure_in_a_project_whose_folder_is_gone_is_not_remembered(hk):

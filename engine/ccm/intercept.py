@@ -172,12 +172,11 @@ def wrapped(command, cwd, session, tool_use_id):
     from shlex import quote
 
     parts = engine_command() + ["cache", "run"]
-    if cwd:
-        parts += ["--cwd", cwd]
-    if session:
-        parts += ["--session", str(session)]
-    if tool_use_id:
-        parts += ["--tool-use-id", str(tool_use_id)]
+    # NAME=VALUE, one word each: a value the agent chose ("-x1", "--") is
+    # never read as an option or as the end of the options
+    for name, value in (("--cwd", cwd), ("--session", session), ("--tool-use-id", tool_use_id)):
+        if value:
+            parts.append(f"{name}={value}")
     return " ".join(quote(p) for p in parts + ["--", command])
 
 
