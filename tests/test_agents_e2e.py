@@ -225,8 +225,9 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
       agent's own cut would have lost its middle), and `engine cache show
       KEY` gives back every line; the model runs the read-back the stub
       names, for 1,000 lines, and reads them (before, a read-back past the
-      threshold was cached again: a stub for ever; Copilot under -p refuses
-      to run a program named by a path outside the project);
+      threshold was cached again: a stub for ever); Copilot's stub names
+      the engine as PATH finds it (under -p it refuses a program named by a
+      path outside the project: before, it refused the read-back);
     - a tool call warns past 70% (post_tool: Codex's PostToolUse, Gemini's
       AfterTool, Copilot's postToolUse), from the figures the agent recorded
       for the response that asked for it, and with `to_model` a later
@@ -271,9 +272,10 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
         (home / ".gemini" / "policies" / "deny.toml").write_text(
             '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "touch"\ndecision = "deny"\npriority = 100\n')
     # the agent-reported failure last: at the turn's end Copilot's transcript does not hold it yet (its timer)
-    # the model reads a stub back as it says; not Copilot under -p: it refuses to run a program named by a
-    # path outside the project, the engine's (its path verification; interactive, it asks the user)
-    back = [] if agent == "copilot" else [_read_back(agent)]
+    # the model reads a stub back as it says
+    back = [_read_back(agent)]
+    if agent == "copilot":  # the engine on PATH, as an install with pipx or an activated venv puts it
+        env = dict(env, PATH=os.pathsep.join([os.path.dirname(sys.executable), os.environ["PATH"]]))
     script = [shell(FIRST[agent]), *fails, *reads, *large, *back, *refused, *failing, say("ok")]
     api = (gemini_api.GeminiAPI if agent == "gemini" else ResponsesAPI)(script, tokens=lambda req: tokens)
     one = RUNS[agent]("go", home, project, None, api=api, env=env, **options, **RULES.get(agent, {}))
@@ -292,7 +294,10 @@ def test_the_model_reads_the_stub_the_warning_and_next_session_the_lesson(tmp_pa
     text = gemini_api.request_text if agent == "gemini" else responses_api.request_text
     stubbed = len(script) - 1 - len(back) - len(failing) - len(refused)  # the request after the last large output
     _reads_the_stub(agent, one.requests[stubbed], home, project, env, lines)
-    if back:  # the model ran the stub's own read-back (1,000 lines, past the threshold): it reads them, no second stub
+    # the model ran the stub's own read-back (1,000 lines, past the threshold): it reads them, no second stub
+    if agent == "copilot":  # by name: Copilot runs it (by path, it refused it under -p)
+        assert "To read it: `engine cache show " in _last_output(agent, one.requests[stubbed])
+    if back:
         read = _last_output(agent, one.requests[stubbed + 1])
         assert "[CCM_CACHED]" not in read and "\n999\n" in read and "\n1001\n" not in read, read[:2000]
     if reads:  # after the first command and the other failing ones

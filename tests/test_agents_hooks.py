@@ -6,7 +6,10 @@ it replaced, and another project cannot read it.  Payload shapes as each
 agent sends them (tests/support/AGENTS-MEASURED.md, tests/agents/*.yaml)."""
 
 import json
+import os
+import re
 import shlex
+import sys
 
 import pytest
 
@@ -116,6 +119,32 @@ def test_the_stubs_own_read_back_reaches_the_model_whole(hk, agent):
     out = json.loads(run.stdout) if run.stdout.strip() else {}
     assert not {"decision", "modifiedResult"} & set(out), out
     assert "CCM_CACHED" not in json.dumps(out) and "tailToolCallRequest" not in json.dumps(out), out
+
+
+@pytest.mark.parametrize("agent, on_path", [("copilot", True), ("copilot", False), ("codex", True), ("gemini", True)])
+def test_a_stub_names_the_engine_by_name_only_for_copilot_and_only_where_path_finds_it(hk, agent, on_path):
+    """Copilot asks before a command naming a program by a path outside
+    the project and refuses it under -p (measured with 1.0.102): before, the
+    model could never run a stub's read-back there.  Its stubs name the
+    engine by name where PATH finds this very engine; the other agents', and
+    Copilot's without it on PATH, by absolute path, which works anywhere."""
+    payload, event_arg, _shown = _payload(agent, hk.project, hk.transcript)
+    path = os.pathsep.join([os.path.dirname(sys.executable), "/usr/bin", "/bin"] if on_path else ["/usr/bin", "/bin"])
+    args = ["hook", "--agent", agent] + (["--event", event_arg] if event_arg else [])
+    run = hk.engine(*args, stdin=json.dumps(payload).encode(), env={"PATH": path})
+    run.assert_ok()
+    answer = json.loads(run.stdout)
+    if agent == "gemini":  # the tail call prints the stub
+        argv = shlex.split(answer["hookSpecificOutput"]["tailToolCallRequest"]["args"]["command"])
+        stub = hk.engine(*argv[argv.index("cache"):], env={"PATH": path}).stdout
+    else:
+        stub = _stub_of(agent, answer)
+    told = re.search(r"To read it: `(.+) cache show ", stub)
+    assert told, stub
+    if agent == "copilot" and on_path:
+        assert told.group(1) == "engine", stub
+    else:
+        assert told.group(1).startswith(shlex.quote(sys.executable) + " -I "), stub
 
 
 SESSION_FILES = {"codex": ".codex/sessions/2026/11/29/rollout-2026-11-29T07-00-00-th1.jsonl",

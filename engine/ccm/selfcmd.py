@@ -42,16 +42,41 @@ def isolated(script):
     return [sys.executable, *interpreter_options(), script]
 
 
+# The engine's console script, as the install names it.
+SCRIPT = "engine"
+
+
+def own_script():
+    """This engine's console script beside its interpreter, or None."""
+    script = os.path.join(os.path.dirname(sys.executable), SCRIPT)
+    return script if os.path.isfile(script) and os.access(script, os.X_OK) else None
+
+
 def engine_argv():
     """The engine's command as an argument list."""
-    script = os.path.join(os.path.dirname(sys.executable), "engine")
-    if os.path.isfile(script) and os.access(script, os.X_OK):
+    script = own_script()
+    if script:
         return isolated(script)
     return [sys.executable, *interpreter_options(), "-m", "engine.cli"]
 
 
-def engine_shell():
-    """The engine's command as shell text (each part quoted)."""
+def engine_shell(by_name=False):
+    """The engine's command as shell text (each part quoted).  `by_name`:
+    for an agent that refuses a program named by a path outside the project
+    (its shell tool's `refuses_paths_outside_project`), the bare name where
+    PATH finds this very engine's script; the absolute command otherwise."""
+    if by_name and _path_finds_this_engine():
+        return SCRIPT
     from shlex import quote
 
     return " ".join(quote(p) for p in engine_argv())
+
+
+def _path_finds_this_engine():
+    import shutil
+
+    script, found = own_script(), shutil.which(SCRIPT)
+    try:
+        return bool(script and found) and os.path.samefile(script, found)
+    except OSError:
+        return False

@@ -10,11 +10,12 @@ KEY_IN_TEXT = re.compile(rb"sha256:([0-9a-f]{64})")
 KEY_IN_STR = re.compile(r"sha256:([0-9a-f]{64})")
 
 
-def render(settings, template_name, key, store, meta, exit_code="", command=""):
-    """The stub of entry `key`.  It names only its own key: a key inside
-    the command it shows is cut short (gc would keep what it names)."""
+def render(settings, template_name, key, store, meta, exit_code="", command="", agent=None):
+    """The stub of entry `key`, for `agent` (None: any).  It names only its
+    own key: a key inside the command it shows is cut short (gc would keep
+    what it names)."""
     stub = settings["stub"]
-    show = show_command(settings, key)
+    show = show_command(settings, key, agent)
     return stub[template_name].format(
         key=key, path=store.blob_path(key), bytes=meta["bytes"], lines=meta["lines"], exit=exit_code,
         command=only_own_key(store.secrets.redact(command or ""), key), pinned=meta["pin"]["level"], show=show)
@@ -27,12 +28,15 @@ def only_own_key(text, key):
     return KEY_IN_STR.sub(lambda m: m.group(0) if m.group(1) == key else f"sha256:{m.group(1)[:12]}...", text)
 
 
-def show_command(settings, key):
+def show_command(settings, key, agent=None):
     """The command printing `key` back, naming this engine by absolute path
-    (engine/ccm/selfcmd.py): it works where `engine` is not on PATH."""
+    (engine/ccm/selfcmd.py): it works where `engine` is not on PATH.  For an
+    agent that refuses a program named by a path outside the project, by
+    name where PATH finds this engine: the model can run it."""
     from .selfcmd import engine_shell
 
-    return settings["stub"]["show_command"].format(key=key, engine=engine_shell())
+    by_name = bool(agent and agent.tools("shell").get("refuses_paths_outside_project"))
+    return settings["stub"]["show_command"].format(key=key, engine=engine_shell(by_name))
 
 
 def opening(settings, template_name):

@@ -95,7 +95,7 @@ def _stored(event, settings, data, command, log):
     if pins is not None:
         pins.stored(key)
     meta = store.meta(key)
-    stub = render(settings, "template", key, store, meta, status, command)
+    stub = render(settings, "template", key, store, meta, status, command, event.agent)
     return {"text": stub, "command": _stub_command(key, meta, command, status)}
 
 
