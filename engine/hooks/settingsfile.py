@@ -1,8 +1,9 @@
 """An agent's JSON hook settings file, read and written the way `engine
 install` must: a file it cannot read as the agent does (a folder, a FIFO, a
 link loop, hooks of the wrong shape, a number JSON cannot hold) is a
-one-line error and nothing is changed; a rewrite keeps the user's indent,
-goes through a link to the real file, is atomic, keeps a bounded number of
+one-line error and nothing is changed; a rewrite edits the user's file
+only where its data changes (their layout and key order kept), goes
+through a link to the real file, is atomic, keeps a bounded number of
 backups, and is refused when another program wrote the file meanwhile.
 Which files and folders install created is recorded, so uninstall may
 remove them once they hold nothing else."""
@@ -219,9 +220,10 @@ def encode(data, indent, newline, eol="\n"):
 
 def write(path, data, original, keep=3, exact=None, comments=False):
     """Replace the settings file atomically, a bounded number of backups of
-    it first (newest `keep`), keeping the user's indent (or writing `exact`
-    bytes, which hold the same data); with `comments`, a file that holds
-    some is edited only where its data changes (jsonsplice.py).  Just before the rename the file is
+    it first (newest `keep`): the user's file is edited only where its data
+    changes (jsonsplice.py), so its layout, key order and, with `comments`,
+    its comments stay as they were (or `exact` bytes are written, which hold
+    the same data); a new file is written at 2 spaces.  Just before the rename the file is
     read again: if another program changed it since it was read, nothing is
     written and the user runs the command again.  Returns (backup or None,
     the folders it created)."""
@@ -235,8 +237,8 @@ def write(path, data, original, keep=3, exact=None, comments=False):
         mode = (real.stat().st_mode & 0o7777) if original is not None else 0o600
         fd, tmp = tempfile.mkstemp(dir=real.parent, prefix=".settings-")
         with os.fdopen(fd, "wb") as fh:
-            if exact is None and comments and original is not None:
-                exact = _spliced(original, data, indent, eol, where)
+            if exact is None and original is not None:
+                exact = _spliced(original, data, indent, eol, where, comments)
             fh.write(exact if exact is not None else encode(data, indent, newline, eol))
         os.chmod(tmp, mode)
         if current(real) != original:
@@ -259,26 +261,34 @@ def write(path, data, original, keep=3, exact=None, comments=False):
     return backup, made
 
 
-def _spliced(original, data, indent, eol, where):
-    """The file's bytes with its comments kept, reading as `data`; None when
-    it holds no comment (a plain rewrite keeps its look as well)."""
+def _spliced(original, data, indent, eol, where, comments=False):
+    """The file's bytes edited only where its data changed, reading as
+    `data` the way the agent reads it (with its comments when it reads
+    them).  None when that cannot be done (a file of blanks only): a plain
+    rewrite at its indent then; an error for a file whose comments it would lose."""
     from engine.base.jsonc import blank_comments, has_comments
     from engine.core.transcript import json_utf8
 
     from . import jsonsplice
 
     text = original.decode("utf-8")
-    if not has_comments(text):
+    if not text.strip():
         return None
+
+    def read(t):
+        return strictjson.loads(blank_comments(t) if comments else t)
+
     try:
-        out = jsonsplice.splice(text, strictjson.loads(blank_comments(text)), data, indent, eol)
-        same = strictjson.loads(blank_comments(out)) == data
-    except (ValueError, RecursionError):
+        out = jsonsplice.splice(text, read(text), data, indent, eol)
+        same = read(out) == data
+    except (ValueError, RecursionError, IndexError):
         same = False
-    if not same:
+    if same:
+        return json_utf8(out)
+    if comments and has_comments(text):
         raise UserError("cannot write the change and keep this settings file's comments; take them out, or "
                         "make the change by hand (nothing was changed)", where)
-    return json_utf8(out)
+    return None
 
 
 def _missing_folders(folder):

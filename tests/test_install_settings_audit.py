@@ -1,0 +1,45 @@
+"""`engine install` and `engine uninstall` against a user with years of
+hand-made settings (the settings audit): what is theirs stays as they
+wrote it, in every agent's file, whatever else changed since."""
+
+import json
+
+import pytest
+
+from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
+from test_install_agents import _engine, _path
+
+# A hand-made file: the user's own hook written on one line, a list on
+# one line, keys in their order, an escape a writer would not choose.
+HAND_MADE = """{
+    "zeta": 1,
+    "hooks": {
+        "SessionStart": [ {"hooks": [{"type": "command", "command": "/opt/my-hook  --x"}]} ]
+    },
+    "alpha": {"x": [1, 2, 3], "y": "\\u00e9t\\u00e9"},
+    "permissions": {"allow": ["Bash(ls)"]}
+}
+"""
+
+
+@pytest.mark.parametrize("agent", ["claude-code", "codex", "gemini"])
+def test_install_keeps_every_line_of_a_hand_made_file_and_uninstall_keeps_them_after_an_edit(hk, agent):
+    """Install rewrote a plain JSON file whole at its indent: every one-line
+    object and list of the user's came back spread over lines (a dotfiles
+    diff of the whole file), and uninstall after any edit of theirs left it
+    so.  Now it is edited only where the engine's entries go in or out."""
+    path = _path(hk, agent, "user")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(HAND_MADE)
+    assert _engine(hk, "install", "--agent", agent, "--user").returncode == 0
+    text = path.read_text()
+    lines = text.splitlines()
+    theirs = [line for line in HAND_MADE.splitlines() if "SessionStart" not in line]
+    assert [line for line in lines if line in theirs] == theirs, f"the user's lines kept, in their order\n{text}"
+    session_start = HAND_MADE.splitlines()[3].removesuffix(" ]")
+    assert any(line.startswith(session_start + ", {") for line in lines), "their one-line list stays on one line"
+    assert json.loads(text)["alpha"] == {"x": [1, 2, 3], "y": "été"}
+    path.write_text(text.replace('"zeta": 1', '"zeta": 2'))  # the user's own edit since install
+    assert _engine(hk, "uninstall", "--agent", agent, "--user").returncode == 0
+    assert path.read_text() == HAND_MADE.replace('"zeta": 1', '"zeta": 2')
+
