@@ -3,9 +3,11 @@ hand-made settings (the settings audit): what is theirs stays as they
 wrote it, in every agent's file, whatever else changed since."""
 
 import json
+import os
 
 import pytest
 
+from engine.hooks import settingsfile
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
 from test_install_agents import _engine, _path
 
@@ -43,3 +45,27 @@ def test_install_keeps_every_line_of_a_hand_made_file_and_uninstall_keeps_them_a
     assert _engine(hk, "uninstall", "--agent", agent, "--user").returncode == 0
     assert path.read_text() == HAND_MADE.replace('"zeta": 1', '"zeta": 2')
 
+
+
+def test_the_new_settings_reach_the_disk_before_they_replace_the_old(tmp_path, monkeypatch):
+    """The rewrite renamed a temporary file it had never synced over the
+    user's settings: a power cut after the rename could leave a settings
+    file of zero bytes (ext4 without auto_da_alloc, XFS), neither old nor new."""
+    path = tmp_path / "settings.json"
+    path.write_text('{"model": "opus"}\n')
+    synced, order = set(), []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(fd):
+        synced.add(os.path.realpath(f"/proc/self/fd/{fd}"))
+        return real_fsync(fd)
+
+    def replace(src, dst):
+        order.append((str(src), str(src) in synced))
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
+    settingsfile.write(path, {"model": "opus", "hooks": {}}, path.read_bytes(), keep=0)
+    assert json.loads(path.read_text()) == {"model": "opus", "hooks": {}}
+    assert len(order) == 1 and order[0][1], f"the new file synced before it replaced the old: {order}"

@@ -240,6 +240,8 @@ def write(path, data, original, keep=3, exact=None, comments=False):
             if exact is None and original is not None:
                 exact = _spliced(original, data, indent, eol, where, comments)
             fh.write(exact if exact is not None else encode(data, indent, newline, eol))
+            fh.flush()
+            os.fsync(fh.fileno())  # on disk before the rename: a crash after it finds the new file whole, not empty
         os.chmod(tmp, mode)
         if current(real) != original:
             raise UserError("settings file changed while it was being updated (another program wrote it); "
