@@ -4,9 +4,12 @@ wrote it, in every agent's file, whatever else changed since."""
 
 import json
 import os
+import re
+from pathlib import Path
 
 import pytest
 
+from engine.agents.table import get, names
 from engine.hooks import settingsfile
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
 from test_install_agents import _engine, _path
@@ -69,3 +72,17 @@ def test_the_new_settings_reach_the_disk_before_they_replace_the_old(tmp_path, m
     settingsfile.write(path, {"model": "opus", "hooks": {}}, path.read_bytes(), keep=0)
     assert json.loads(path.read_text()) == {"model": "opus", "hooks": {}}
     assert len(order) == 1 and order[0][1], f"the new file synced before it replaced the old: {order}"
+
+
+def test_the_readmes_events_an_agent_lacks_are_the_ones_install_skips():
+    """The README's install section said Codex CLI has no session-end event,
+    while install writes its SessionEnd hook (measured with 0.169.0): a user
+    reading it expected a Codex session's state to linger."""
+    text = " ".join((Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8").split())
+    claims = re.findall(r"\((Claude Code|Codex CLI|Gemini CLI|Copilot CLI) has no ([a-z, -]+?) event\)", text)
+    assert claims, "the README says which events an agent lacks"
+    displays = {get(n).data["display"]: get(n) for n in names()}
+    for display, events in claims:
+        for event in re.split(r", | or ", events):
+            neutral = event.replace("-", "_")
+            assert not displays[display].agent_events(neutral), f"{display} has {neutral}: README says it has none"
