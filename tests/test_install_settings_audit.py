@@ -86,3 +86,22 @@ def test_the_readmes_events_an_agent_lacks_are_the_ones_install_skips():
         for event in re.split(r", | or ", events):
             neutral = event.replace("-", "_")
             assert not displays[display].agent_events(neutral), f"{display} has {neutral}: README says it has none"
+
+
+@pytest.mark.parametrize("agent,raw,place", [
+    ("claude-code", b'{\n  "a": 1,\n  "hooks": {\n    "Stop": "x"\n  }\n}\n', "4:13"),
+    ("codex", b'{\n  "hooks": [1]\n}\n', "2:12"),
+    ("gemini", b'{ // mine\n  "hooks": {"Stop": 5}}\n', "2:21"),
+    ("claude-code", b'{\n  "a": "\xc3\xa9\xff"\n}\n', "2:10"),
+    ("codex", b'\n  [1]\n', "2:3"),
+])
+def test_a_settings_file_install_cannot_read_is_refused_at_its_place(hk, agent, raw, place):
+    """A file of the wrong shape, not UTF-8, or not an object was refused
+    with its name only: a user with a long settings file searched for the
+    value.  Each says FILE:LINE:COL now, as a JSON error does, and writes nothing."""
+    path = _path(hk, agent, "user")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(raw)
+    run = _engine(hk, "install", "--agent", agent, "--user")
+    assert run.returncode == 1 and f"{path}:{place}: " in run.stderr, str(run)
+    assert path.read_bytes() == raw and [p.name for p in path.parent.iterdir()] == [path.name]

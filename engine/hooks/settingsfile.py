@@ -37,8 +37,9 @@ def load(path, container=("hooks",), rewrite=True, comments=False):
         _refuse_read_only(path)
     try:
         text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise UserError("settings file is not UTF-8; fix it before installing hooks (nothing was changed)", where) from None
+    except UnicodeDecodeError as exc:
+        raise UserError("settings file is not UTF-8; fix it before installing hooks (nothing was changed)", where,
+                        *_byte_place(raw, exc.start)) from None
     if comments:
         from engine.base.jsonc import blank_comments
 
@@ -60,9 +61,32 @@ def load(path, container=("hooks",), rewrite=True, comments=False):
     except RecursionError:
         raise UserError("settings file is nested too deeply to read; nothing was changed", where) from None
     if not isinstance(data, dict):
-        raise UserError("settings file must hold a JSON object; nothing was changed", where)
-    check_shape(data, where, container)
+        raise UserError("settings file must hold a JSON object; nothing was changed", where, *_place(text, ()))
+    check_shape(data, where, container, text)
     return data, raw
+
+
+def _byte_place(raw, at):
+    """(line, column) of byte `at` of the file, the column in characters."""
+    line_start = raw.rfind(b"\n", 0, at) + 1
+    return raw.count(b"\n", 0, at) + 1, len(raw[line_start:at].decode("utf-8", "replace")) + 1
+
+
+def _place(text, keys):
+    """(line, column) of the value down `keys` in `text` (its comments
+    blanked; of a name given twice, the last, which the agent reads)."""
+    from .jsonsplice import parse
+
+    try:
+        node = parse(text)
+    except RecursionError:  # nested past the parser's depth: the name alone
+        return ()
+    for key in keys:
+        found = [value for name, _start, value in (node.items or ()) if name == key]
+        if not found:
+            break
+        node = found[-1]
+    return text.count("\n", 0, node.start) + 1, node.start - text.rfind("\n", 0, node.start)
 
 
 def _refuse_a_comment(text, where, comments):
@@ -134,20 +158,26 @@ def _refuse_read_only(path):
                         "writable (chmod u+w) to change it, nothing was changed", str(path))
 
 
-def check_shape(data, where, container=("hooks",)):
+def check_shape(data, where, container=("hooks",), text=None):
     """The shape the agent reads: objects down the container's keys, then
-    {"Event": [groups]}; install and uninstall refuse the same files."""
+    {"Event": [groups]}; install and uninstall refuse the same files, at
+    the wrong value's place in `text` (the file's, comments blanked)."""
     node, name = data, ""
-    for key in container:
+    for depth, key in enumerate(container):
         if not isinstance(node, dict) or key not in node:
             return
         node, name = node[key], f'{name}."{key}"' if name else f'"{key}"'
         if not isinstance(node, dict):
-            raise UserError(f"{name} must be an object of event names (it is {kind(node)}); fix it, nothing was changed", where)
+            raise UserError(f"{name} must be an object of event names (it is {kind(node)}); fix it, nothing was changed",
+                            where, *_place_in(text, container[:depth + 1]))
     for event, groups in node.items():
         if not isinstance(groups, list):
             raise UserError(f'{name}."{event}" must be a list of hook groups (it is {kind(groups)}); fix it, '
-                            "nothing was changed", where)
+                            "nothing was changed", where, *_place_in(text, (*container, event)))
+
+
+def _place_in(text, keys):
+    return _place(text, keys) if text is not None else ()
 
 
 def kind(value):
