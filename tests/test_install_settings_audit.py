@@ -105,3 +105,19 @@ def test_a_settings_file_install_cannot_read_is_refused_at_its_place(hk, agent, 
     run = _engine(hk, "install", "--agent", agent, "--user")
     assert run.returncode == 1 and f"{path}:{place}: " in run.stderr, str(run)
     assert path.read_bytes() == raw and [p.name for p in path.parent.iterdir()] == [path.name]
+
+
+def test_uninstall_lists_the_backup_it_wrote_under_a_title_that_says_so(hk):
+    """Uninstall listed the backup it had just written under "removed:": a
+    user read that their settings' backup was deleted."""
+    path = _path(hk, "claude-code", "user")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('{"model": "opus"}\n')
+    assert _engine(hk, "install", "--user").returncode == 0
+    path.write_text(path.read_text().replace("opus", "sonnet"))  # no backup holds this: uninstall writes one
+    run = _engine(hk, "uninstall", "--user")
+    lines = run.stdout.splitlines()
+    backup = next(i for i, line in enumerate(lines) if ".bak-" in line)
+    title = next(line for line in reversed(lines[:backup]) if not line.startswith("  "))
+    assert title == "wrote or removed:" and backup > 0, run.stdout
+    assert next(path.parent.glob("settings.json.bak-*")).exists()
