@@ -121,3 +121,32 @@ def test_uninstall_lists_the_backup_it_wrote_under_a_title_that_says_so(hk):
     title = next(line for line in reversed(lines[:backup]) if not line.startswith("  "))
     assert title == "wrote or removed:" and backup > 0, run.stdout
     assert next(path.parent.glob("settings.json.bak-*")).exists()
+
+
+def _doctor(hk, agent):
+    run = _engine(hk, "doctor", "--agent", agent, "--json")
+    assert run.returncode == 0, str(run)
+    return json.loads(run.stdout)["agents"][0]
+
+
+@pytest.mark.parametrize("agent,scope,setting,says", [
+    ("gemini", "user", {"hooksConfig": {"disabled": ["my-own-hook", "rules-engine-BeforeAgent"]}},
+     "hooksConfig.disabled turns off the engine's hooks rules-engine-BeforeAgent:"),
+    ("gemini", "project", {"hooksConfig": {"enabled": False}}, "hooksConfig.enabled is false:"),
+    ("claude-code", "user", {"disableAllHooks": True}, "disableAllHooks is true:"),
+])
+def test_doctor_says_when_the_agents_own_settings_switch_the_hooks_off(hk, agent, scope, setting, says):
+    """Doctor said "missing: nothing" for hooks installed and trusted that
+    the agent's own setting keeps from running (Gemini CLI's hooksConfig,
+    as `/hooks disable` writes it; Claude Code's disableAllHooks)."""
+    assert _engine(hk, "install", "--agent", agent, "--user").returncode == 0
+    path = _path(hk, agent, scope)
+    data = json.loads(path.read_text()) if path.exists() else {}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    before = [line for line in _doctor(hk, agent)["missing"] if says in line]
+    path.write_text(json.dumps({**data, **setting}))
+    after = [line for line in _doctor(hk, agent)["missing"] if says in line]
+    assert not before and len(after) == 1 and after[0].startswith(f"{path}: "), after
+    mine = {"hooksConfig": {"disabled": ["my-own-hook"]}}  # a hook of the user's off: not the engine's business
+    path.write_text(json.dumps({**data, **mine}))
+    assert not [line for line in _doctor(hk, agent)["missing"] if "change it to run them" in line]

@@ -70,7 +70,7 @@ def agent_report(agent, project, events, conf):
 def scope_report(agent, scope, project, events):
     """Installed (which events, which are missing), and trusted, for one scope."""
     out = {"scope": scope, "file": None, "installed": [], "not_installed": [], "named_for": [], "error": None,
-           "trust": None}
+           "trust": None, "switched_off": []}
     try:
         path = settings_path(scope, project, agent)
     except UserError:
@@ -81,6 +81,7 @@ def scope_report(agent, scope, project, events):
                                     comments=agent.data["install"]["comments"])
     except UserError as exc:
         return dict(out, error=str(exc))
+    out["switched_off"] = switched_off(agent, data)
     named = {(event, _named_agent(agent, handler)) for event, _, _, handler in entries.ours(agent, data)}
     present = {event for event, name in named if name == agent.name}
     out["named_for"] = sorted({name for _, name in named} - {agent.name})
@@ -90,6 +91,27 @@ def scope_report(agent, scope, project, events):
     if named:
         out["trust"] = agenttrust.check(agent, scope, project, path, data)
         out["todo"] = list(todo(agent, scope, project))
+    return out
+
+
+def switched_off(agent, data):
+    """What this settings file sets, of the agent's own, that stops the
+    engine's hooks from running (install.switched_off): one line each."""
+    import json
+
+    out = []
+    for switch in agent.data["install"]["switched_off"]:
+        value = data
+        for key in switch["keys"]:
+            value = value.get(key) if isinstance(value, dict) else None
+        name = ".".join(switch["keys"])
+        if "value" in switch and type(value) is type(switch["value"]) and value == switch["value"]:
+            out.append(f"{name} is {json.dumps(value)}: {agent.data['display']} runs no hook at all, the engine's included")
+        elif switch.get("names") and isinstance(value, list):
+            ours = [v for v in value if isinstance(v, str) and entries.is_our_name(agent, v)]
+            if ours:
+                out.append(f"{name} turns off the engine's hooks {', '.join(ours)}: {agent.data['display']} runs "
+                           "none of them")
     return out
 
 
@@ -256,6 +278,8 @@ def missing(agent, report):
         if s["trust"] and s["trust"]["state"] not in ("trusted", "not needed"):
             out.append(" ".join([f"{s['scope']} hooks not trusted ({s['trust']['why']}).", *(s.get("todo") or ())]))
     out += [f"{s['scope']} settings: {s['error']}" for s in report["hooks"] if s["error"] and s["file"]]
+    out += [f"{s['file']}: {line} (your setting: change it to run them)" for s in report["hooks"]
+            for line in s.get("switched_off") or ()]
     if installed and fired["sessions"] and not fired["answered"]:
         out.append(f"no record of the engine answering in the last {fired['sessions']} session(s)")
     out += [f"{f['name']}: {f['note']}" for f in report["features"] if f["note"]]
