@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from engine.agents.table import get, names
-from engine.hooks import settingsfile
+from engine.hooks import jsonsplice, settingsfile
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
 from test_install_agents import _engine, _path
 
@@ -150,3 +150,14 @@ def test_doctor_says_when_the_agents_own_settings_switch_the_hooks_off(hk, agent
     mine = {"hooksConfig": {"disabled": ["my-own-hook"]}}  # a hook of the user's off: not the engine's business
     path.write_text(json.dumps({**data, **mine}))
     assert not [line for line in _doctor(hk, agent)["missing"] if "change it to run them" in line]
+
+
+@pytest.mark.parametrize("text,new,out", [
+    ('{"Stop": [{"a": 1}, {"b": 2}]}', {"Stop": [{"b": 2}]}, '{"Stop": [{"b": 2}]}'),
+    ('{"Stop": [{"a": 1}, {"b": 2}]}', {"Stop": [{"a": 1}]}, '{"Stop": [{"a": 1}]}'),
+    ('{"x": 1, "hooks": {}, "y": 2}', {"x": 1, "y": 2}, '{"x": 1, "y": 2}'),
+])
+def test_taking_out_an_item_that_shared_its_line_leaves_the_line_as_if_it_never_was(text, new, out):
+    """Uninstall of the engine's hook written first in a group on one line
+    left `[ {"type": ...` behind: a user's line changed by a blank."""
+    assert jsonsplice.splice(text, json.loads(text), new, None, "\n") == out

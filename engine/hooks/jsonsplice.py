@@ -166,6 +166,8 @@ def _take_out(text, start, end, comma, edits):
     when nothing else stands on it."""
     if comma is not None and not text[end:comma].strip():
         end = comma + 1  # the comma right after it, blanks between
+        while end < len(text) and text[end] in " \t":
+            end += 1  # and the blanks after it ([A, B] less A is [B])
     elif comma is not None:
         edits.append((comma, comma + 1, ""))
     line_start = text.rfind("\n", 0, start) + 1
