@@ -161,3 +161,31 @@ def test_taking_out_an_item_that_shared_its_line_leaves_the_line_as_if_it_never_
     """Uninstall of the engine's hook written first in a group on one line
     left `[ {"type": ...` behind: a user's line changed by a blank."""
     assert jsonsplice.splice(text, json.loads(text), new, None, "\n") == out
+
+
+@pytest.mark.parametrize("agent,own", [
+    ("copilot", {".github/hooks/ci.json": {"version": 1, "hooks": {"sessionStart": [{"type": "command", "bash": "./x"}]}},
+                 ".claude/settings.json": {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "./y"}]}]}}}),
+    ("gemini", {".gemini/settings.json": {"hooks": {"BeforeTool": [{"hooks": [{"type": "command", "command": "./z"}]}]}}}),
+])
+def test_a_project_install_names_the_projects_own_hooks_that_trusting_the_folder_runs(hk, agent, own):
+    """Install --project told the user to trust the folder and said nothing
+    of the hooks the cloned repository ships, which the agent then runs as
+    well: the trust asked for the engine's hooks was given to the repository's."""
+    for name, data in own.items():
+        (hk.project / name).parent.mkdir(parents=True, exist_ok=True)
+        (hk.project / name).write_text(json.dumps(data))
+    outside = hk.root / "elsewhere.json"  # a link out of the project is never read nor named
+    outside.write_text(json.dumps(next(iter(own.values()))))
+    link = _path(hk, agent, "project").parent / "linked.json"
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(outside)
+    run = _engine(hk, "install", "--agent", agent, "--project")
+    assert run.returncode == 0, str(run)
+    todo = run.stdout.partition("to do before the hooks run:")[2]
+    line = next((line for line in todo.splitlines() if "project's own hooks" in line), "")
+    assert all(name in line for name in own) and "linked.json" not in line, run.stdout
+    for name in own:
+        (hk.project / name).write_text(json.dumps({"hooks": {}}))
+    run = _engine(hk, "install", "--agent", agent, "--project")
+    assert "project's own hooks" not in run.stdout, "only the engine's hooks: nothing to read first"

@@ -67,6 +67,51 @@ def todo(agent, scope, cwd=None):
     return tuple(line.replace("{agent_home}", agent.home()).replace("{project}", project) for line in lines)
 
 
+def projects_own_hooks(agent, cwd=None):
+    """The project's files, inside it, whose hooks not the engine's the agent
+    runs once the user trusts the folder (install.folder_runs), as the
+    trust lines ask: a cloned repository's own hooks, to read before trusting it."""
+    import glob
+
+    project = str(Path(cwd or os.getcwd()).absolute())
+    root = os.path.realpath(project_folder(project))
+    found = []
+    for pattern in agent.data["install"]["folder_runs"]:
+        for path in sorted(glob.glob(os.path.join(glob.escape(project), pattern))):
+            if inside(os.path.realpath(path), root) and _holds_others(path):
+                found.append(path)
+    return found
+
+
+def _holds_others(path):
+    """Does this hook file hold a hook with no command of the engine's in it?"""
+    from .hookcmd import is_ours
+
+    try:
+        data, _ = settingsfile.load(Path(path), rewrite=False, comments=True)
+    except UserError:
+        return False  # a file the agent cannot read runs nothing
+    for groups in (data.get("hooks") or {}).values():
+        for group in groups if isinstance(groups, list) else ():
+            inner = group.get("hooks") if isinstance(group, dict) else None
+            for handler in inner if isinstance(inner, list) else [group]:
+                values = handler.values() if isinstance(handler, dict) else ()
+                if not any(is_ours(v) for v in values):
+                    return True
+    return False
+
+
+def _others_line(spec, scope, cwd):
+    """The line naming the project's own hooks that trusting the folder runs too (none for --user, or to trust)."""
+    if scope != "project" or not todo(spec, scope, cwd):
+        return ()
+    files = projects_own_hooks(spec, cwd)
+    if not files:
+        return ()
+    return (f"Trusting the folder runs the project's own hooks too, not only the engine's: read them in "
+            f"{', '.join(display(f) for f in files)} first.",)
+
+
 def profile_events(hooks):
     """The neutral events the profile runs an enabled handler at, in the
     profile's order (a key in an agent's words counts as its neutral event)."""
@@ -193,7 +238,7 @@ def _install(scope, events, profile_ref, timeout, cwd, keep, autocompact_pct, ag
     groups, skipped = _groups(spec, events, profile_ref, cwd, timeout, idle)
     entries.add(spec, new, groups)
     done = dict(agent=spec.name, skipped=tuple(skipped), events=tuple(n for n, _ in groups),
-                todo=todo(spec, scope, cwd))
+                todo=todo(spec, scope, cwd) + _others_line(spec, scope, cwd))
     if new == data:
         return Done(path, False, None, extras.install_slash(spec, path), **done)
     backup, made = settingsfile.write(path, new, original, keep, comments=reads_comments(spec))
