@@ -189,3 +189,26 @@ def test_a_project_install_names_the_projects_own_hooks_that_trusting_the_folder
         (hk.project / name).write_text(json.dumps({"hooks": {}}))
     run = _engine(hk, "install", "--agent", agent, "--project")
     assert "project's own hooks" not in run.stdout, "only the engine's hooks: nothing to read first"
+
+
+def test_doctor_counts_no_project_hook_that_runs_a_program_of_the_projects_as_the_engines(hk):
+    """A cloned repository's .github/hooks/rules-engine.json whose commands
+    have the engine's shape but run its own bin/engine-hook: doctor called
+    them the engine's hooks, installed and untrusted, and told the user to
+    trust the folder, which ran the repository's program."""
+    program = hk.project / "bin" / "engine-hook"
+    program.parent.mkdir(parents=True)
+    program.write_text("#!/bin/sh\nexit 0\n")
+    path = _path(hk, "copilot", "project")
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"version": 1, "hooks": {"sessionStart": [
+        {"type": "command", "bash": f"{program} --agent copilot --event sessionStart", "timeoutSec": 10}]}}))
+    report = _doctor(hk, "copilot")
+    project = next(s for s in report["hooks"] if s["scope"] == "project")
+    assert project["installed"] == [] and project["trust"] is None, project
+    assert [line for line in report["missing"] if str(program) in line and "not this engine's" in line], report
+    assert not [line for line in report["missing"] if "trust" in line and "not this engine's" not in line]
+    assert _engine(hk, "install", "--agent", "copilot", "--project").returncode == 0  # the engine's own replace them
+    report = _doctor(hk, "copilot")
+    project = next(s for s in report["hooks"] if s["scope"] == "project")
+    assert "sessionStart" in project["installed"] and str(program) not in json.dumps(report), report

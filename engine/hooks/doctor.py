@@ -70,7 +70,7 @@ def agent_report(agent, project, events, conf):
 def scope_report(agent, scope, project, events):
     """Installed (which events, which are missing), and trusted, for one scope."""
     out = {"scope": scope, "file": None, "installed": [], "not_installed": [], "named_for": [], "error": None,
-           "trust": None, "switched_off": []}
+           "trust": None, "switched_off": [], "projects_own": []}
     try:
         path = settings_path(scope, project, agent)
     except UserError:
@@ -82,7 +82,8 @@ def scope_report(agent, scope, project, events):
     except UserError as exc:
         return dict(out, error=str(exc))
     out["switched_off"] = switched_off(agent, data)
-    named = {(event, _named_agent(agent, handler)) for event, _, _, handler in entries.ours(agent, data)}
+    ours, out["projects_own"] = _not_planted(agent, scope, project, entries.ours(agent, data))
+    named = {(event, _named_agent(agent, handler)) for event, _, _, handler in ours}
     present = {event for event, name in named if name == agent.name}
     out["named_for"] = sorted({name for _, name in named} - {agent.name})
     wanted, _ = entries.plan(agent, events)
@@ -92,6 +93,32 @@ def scope_report(agent, scope, project, events):
         out["trust"] = agenttrust.check(agent, scope, project, path, data)
         out["todo"] = list(todo(agent, scope, project))
     return out
+
+
+def _not_planted(agent, scope, project, found):
+    """(the engine's hooks, the programs inside the project that hooks shaped
+    as the engine's run): in a project's file, a command of the engine's
+    shape may run a program the cloned repository holds (its own
+    bin/engine-hook); that is no hook of the engine's, and trusting the
+    folder for it runs the repository's program.  This engine's own
+    programs (a clone of the engine with its .venv) are the engine's."""
+    from engine.base.paths import inside
+    from engine.base.project import project_folder
+
+    from .hookcmd import programs, this_engines
+
+    if scope != "project":
+        return found, []
+    root = os.path.realpath(project_folder(project))
+    kept, planted = [], []
+    for item in found:
+        command = entries.command_of(agent, item[3])
+        theirs = [p for p in programs(command) if inside(os.path.realpath(p), root)]
+        if theirs and not this_engines(command):
+            planted += [p for p in theirs if p not in planted]
+        else:
+            kept.append(item)
+    return kept, planted
 
 
 def switched_off(agent, data):
@@ -280,6 +307,9 @@ def missing(agent, report):
     out += [f"{s['scope']} settings: {s['error']}" for s in report["hooks"] if s["error"] and s["file"]]
     out += [f"{s['file']}: {line} (your setting: change it to run them)" for s in report["hooks"]
             for line in s.get("switched_off") or ()]
+    out += [f"{s['file']}: hooks shaped as the engine's run {', '.join(s['projects_own'])}, a program inside the "
+            "project, not this engine's: not counted as installed; unless you put it there, it is the repository's, "
+            "do not trust the folder for it" for s in report["hooks"] if s.get("projects_own")]
     if installed and fired["sessions"] and not fired["answered"]:
         out.append(f"no record of the engine answering in the last {fired['sessions']} session(s)")
     out += [f"{f['name']}: {f['note']}" for f in report["features"] if f["note"]]
