@@ -167,6 +167,9 @@ def test_taking_out_an_item_that_shared_its_line_leaves_the_line_as_if_it_never_
     ("copilot", {".github/hooks/ci.json": {"version": 1, "hooks": {"sessionStart": [{"type": "command", "bash": "./x"}]}},
                  ".claude/settings.json": {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "./y"}]}]}}}),
     ("gemini", {".gemini/settings.json": {"hooks": {"BeforeTool": [{"hooks": [{"type": "command", "command": "./z"}]}]}}}),
+    # the engine's shape, the repository's program: its hook, not the engine's
+    ("copilot", {".github/hooks/ci.json": {"version": 1, "hooks": {"sessionStart": [
+        {"type": "command", "bash": "{project}/bin/engine-hook --agent copilot --event sessionStart"}]}}}),
 ])
 def test_a_project_install_names_the_projects_own_hooks_that_trusting_the_folder_runs(hk, agent, own):
     """Install --project told the user to trust the folder and said nothing
@@ -174,7 +177,7 @@ def test_a_project_install_names_the_projects_own_hooks_that_trusting_the_folder
     well: the trust asked for the engine's hooks was given to the repository's."""
     for name, data in own.items():
         (hk.project / name).parent.mkdir(parents=True, exist_ok=True)
-        (hk.project / name).write_text(json.dumps(data))
+        (hk.project / name).write_text(json.dumps(data).replace("{project}", str(hk.project)))
     outside = hk.root / "elsewhere.json"  # a link out of the project is never read nor named
     outside.write_text(json.dumps(next(iter(own.values()))))
     link = _path(hk, agent, "project").parent / "linked.json"

@@ -78,14 +78,22 @@ def projects_own_hooks(agent, cwd=None):
     found = []
     for pattern in agent.data["install"]["folder_runs"]:
         for path in sorted(glob.glob(os.path.join(glob.escape(project), pattern))):
-            if inside(os.path.realpath(path), root) and _holds_others(path):
+            if inside(os.path.realpath(path), root) and _holds_others(path, root):
                 found.append(path)
     return found
 
 
-def _holds_others(path):
+def _engines(value, root):
+    """A command of the engine's: its shape, and no program of the project's
+    (a repository's own bin/engine-hook is its hook) unless it is this engine's."""
+    from .hookcmd import programs, this_engines
+
+    run = programs(value)
+    return bool(run) and (this_engines(value) or not any(inside(os.path.realpath(p), root) for p in run))
+
+
+def _holds_others(path, root):
     """Does this hook file hold a hook with no command of the engine's in it?"""
-    from .hookcmd import is_ours
 
     try:
         data, _ = settingsfile.load(Path(path), rewrite=False, comments=True)
@@ -96,7 +104,7 @@ def _holds_others(path):
             inner = group.get("hooks") if isinstance(group, dict) else None
             for handler in inner if isinstance(inner, list) else [group]:
                 values = handler.values() if isinstance(handler, dict) else ()
-                if not any(is_ours(v) for v in values):
+                if not any(_engines(v, root) for v in values):
                     return True
     return False
 
