@@ -215,3 +215,20 @@ def test_doctor_counts_no_project_hook_that_runs_a_program_of_the_projects_as_th
     report = _doctor(hk, "copilot")
     project = next(s for s in report["hooks"] if s["scope"] == "project")
     assert "sessionStart" in project["installed"] and str(program) not in json.dumps(report), report
+
+
+@pytest.mark.parametrize("where", ["home", "above"])
+def test_a_project_install_in_the_home_folder_or_above_it_is_refused(hk, where):
+    """`engine install --detect` (the README's first command, --project by
+    default) run in the home folder wrote "project" hooks there and told the
+    user to trust the home folder in Gemini CLI and Copilot CLI: a trust
+    that covers every project under it, cloned repositories' hooks included."""
+    (hk.home / ".gemini").mkdir()
+    (hk.home / ".copilot").mkdir()
+    cwd = hk.home if where == "home" else hk.home.parent
+    before = sorted(p for p in hk.root.rglob("*") if "state" not in p.parts and "cache" not in p.parts)
+    run = hk.engine("install", "--detect", cwd=cwd, env={"CODEX_HOME": None, "COPILOT_HOME": None})
+    assert run.returncode == 1 and "home folder" in run.stderr and "--user" in run.stderr, str(run)
+    assert "Traceback" not in run.stderr and "trust" not in run.stdout
+    assert sorted(p for p in hk.root.rglob("*") if "state" not in p.parts and "cache" not in p.parts) == before
+    assert _engine(hk, "install", "--agent", "gemini", "--project").returncode == 0  # a project below it: as before

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import NamedTuple, Optional
 
 from engine.agents import DEFAULT_AGENT
+from engine.base.controls import one_line
 from engine.base.errors import UserError, display
 from engine.base.paths import inside
 from engine.base.project import project_folder
@@ -201,6 +202,8 @@ def stays_inside(scope, cwd=None, agent=DEFAULT_AGENT, installing=True):
     user's own settings (--user) go through their links as they are."""
     if scope != "project":
         return
+    if installing:
+        not_home(cwd)
     spec = agent_named(agent) if isinstance(agent, str) else agent
     root = project_folder(cwd or os.getcwd())
     path = settings_path(scope, cwd, spec)
@@ -213,6 +216,21 @@ def stays_inside(scope, cwd=None, agent=DEFAULT_AGENT, installing=True):
             raise UserError(f"a link leads this outside the project, to {display(real)}; engine install and "
                             "uninstall change nothing outside a project: remove the link or make it point inside "
                             "the project (nothing was changed)", str(target))
+
+
+def not_home(cwd=None):
+    """A project install in the home folder (or above it) is refused: its
+    "project" settings are the user's own for every folder below (Gemini
+    CLI's and Codex CLI's are the very files --user writes), and the trust
+    it asks for (Gemini CLI, Copilot CLI: trust the folder) would trust
+    every project under it, cloned repositories and their hooks included."""
+    folder = os.path.realpath(cwd or os.getcwd())
+    if inside(os.path.realpath(os.path.expanduser("~")), folder):
+        raise UserError(f"the working folder, {one_line(folder)}, is your home folder or above it, not a project: a "
+                        "project install here "
+                        "would make your own settings for every folder below, and trusting it, as an agent then asks, "
+                        "would trust every project in it; use --user, or run it in the project's folder (nothing "
+                        "was changed)")
 
 
 def check_first(scope, cwd=None, agent=DEFAULT_AGENT, installing=True):
