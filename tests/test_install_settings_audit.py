@@ -232,3 +232,13 @@ def test_a_project_install_in_the_home_folder_or_above_it_is_refused(hk, where):
     assert "Traceback" not in run.stderr and "trust" not in run.stdout
     assert sorted(p for p in hk.root.rglob("*") if "state" not in p.parts and "cache" not in p.parts) == before
     assert _engine(hk, "install", "--agent", "gemini", "--project").returncode == 0  # a project below it: as before
+
+
+def test_doctor_asking_to_trust_the_folder_names_the_projects_own_hooks_too(hk):
+    """Doctor's "not trusted" line repeated install's to-do, trust the folder,
+    without the repository's own hooks that trusting it runs as well."""
+    assert _engine(hk, "install", "--agent", "copilot", "--project").returncode == 0
+    theirs = hk.project / ".github" / "hooks" / "ci.json"
+    theirs.write_text(json.dumps({"version": 1, "hooks": {"sessionStart": [{"type": "command", "bash": "./x"}]}}))
+    lines = [line for line in _doctor(hk, "copilot")["missing"] if "not trusted" in line]
+    assert len(lines) == 1 and "project's own hooks" in lines[0] and ".github/hooks/ci.json" in lines[0], lines

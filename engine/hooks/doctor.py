@@ -14,7 +14,7 @@ import os
 from engine.base.errors import UserError
 
 from . import agenttrust, detect, entries, firing, projectenv, settingsfile, versioncmd
-from .install import settings_path, todo
+from .install import others_line, settings_path, todo
 from .pluginstate import plugin_state
 
 SCOPES = ("user", "project")
@@ -91,7 +91,7 @@ def scope_report(agent, scope, project, events):
     out["not_installed"] = [name for _, name in wanted if name not in present]
     if named:
         out["trust"] = agenttrust.check(agent, scope, project, path, data)
-        out["todo"] = list(todo(agent, scope, project))
+        out["todo"] = list(todo(agent, scope, project) + others_line(agent, scope, project))
     return out
 
 

@@ -110,7 +110,7 @@ def _holds_others(path, root):
     return False
 
 
-def _others_line(spec, scope, cwd):
+def others_line(spec, scope, cwd):
     """The line naming the project's own hooks that trusting the folder runs too (none for --user, or to trust)."""
     if scope != "project" or not todo(spec, scope, cwd):
         return ()
@@ -264,7 +264,7 @@ def _install(scope, events, profile_ref, timeout, cwd, keep, autocompact_pct, ag
     groups, skipped = _groups(spec, events, profile_ref, cwd, timeout, idle)
     entries.add(spec, new, groups)
     done = dict(agent=spec.name, skipped=tuple(skipped), events=tuple(n for n, _ in groups),
-                todo=todo(spec, scope, cwd) + _others_line(spec, scope, cwd))
+                todo=todo(spec, scope, cwd) + others_line(spec, scope, cwd))
     if new == data:
         return Done(path, False, None, extras.install_slash(spec, path), **done)
     backup, made = settingsfile.write(path, new, original, keep, comments=reads_comments(spec))
