@@ -242,3 +242,15 @@ def test_doctor_asking_to_trust_the_folder_names_the_projects_own_hooks_too(hk):
     theirs.write_text(json.dumps({"version": 1, "hooks": {"sessionStart": [{"type": "command", "bash": "./x"}]}}))
     lines = [line for line in _doctor(hk, "copilot")["missing"] if "not trusted" in line]
     assert len(lines) == 1 and "project's own hooks" in lines[0] and ".github/hooks/ci.json" in lines[0], lines
+
+
+def test_doctor_in_the_home_folder_reads_no_project_settings_and_asks_no_trust_of_it(hk):
+    """Doctor run in the home folder read the user's own Gemini settings as
+    the "project's", and asked the user to trust the home folder for them."""
+    assert _engine(hk, "install", "--agent", "gemini", "--user").returncode == 0
+    run = hk.engine("doctor", "--agent", "gemini", "--json", cwd=hk.home, env={"GEMINI_CLI_TRUSTED_FOLDERS_PATH": None})
+    assert run.returncode == 0, str(run)
+    report = json.loads(run.stdout)["agents"][0]
+    project = next(s for s in report["hooks"] if s["scope"] == "project")
+    assert project["installed"] == [] and "home folder" in project["error"], project
+    assert not [line for line in report["missing"] if "trust" in line], report["missing"]

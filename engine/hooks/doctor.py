@@ -14,7 +14,7 @@ import os
 from engine.base.errors import UserError
 
 from . import agenttrust, detect, entries, firing, projectenv, settingsfile, versioncmd
-from .install import others_line, settings_path, todo
+from .install import home_or_above, others_line, settings_path, todo
 from .pluginstate import plugin_state
 
 SCOPES = ("user", "project")
@@ -71,6 +71,8 @@ def scope_report(agent, scope, project, events):
     """Installed (which events, which are missing), and trusted, for one scope."""
     out = {"scope": scope, "file": None, "installed": [], "not_installed": [], "named_for": [], "error": None,
            "trust": None, "switched_off": [], "projects_own": []}
+    if scope == "project" and home_or_above(project):  # its "project" settings are the user's own
+        return dict(out, error="none: the working folder is your home folder or above it, not a project")
     try:
         path = settings_path(scope, project, agent)
     except UserError:

@@ -218,6 +218,11 @@ def stays_inside(scope, cwd=None, agent=DEFAULT_AGENT, installing=True):
                             "the project (nothing was changed)", str(target))
 
 
+def home_or_above(folder):
+    """Is `folder` the user's home folder or one above it (no project's)?"""
+    return inside(os.path.realpath(os.path.expanduser("~")), os.path.realpath(folder))
+
+
 def not_home(cwd=None):
     """A project install in the home folder (or above it) is refused: its
     "project" settings are the user's own for every folder below (Gemini
@@ -225,7 +230,7 @@ def not_home(cwd=None):
     it asks for (Gemini CLI, Copilot CLI: trust the folder) would trust
     every project under it, cloned repositories and their hooks included."""
     folder = os.path.realpath(cwd or os.getcwd())
-    if inside(os.path.realpath(os.path.expanduser("~")), folder):
+    if home_or_above(folder):
         raise UserError(f"the working folder, {one_line(folder)}, is your home folder or above it, not a project: a "
                         "project install here "
                         "would make your own settings for every folder below, and trusting it, as an agent then asks, "
