@@ -221,7 +221,7 @@ def test_install_lists_every_file_it_wrote_and_uninstall_every_file_it_removed(c
 
     r = cli("uninstall", "--project", env=env)
     assert r.returncode == 0, r
-    removed = {str((cli.cwd / p) if not p.startswith("/") else p): what for p, what in _listed(r.out, "removed").items()}
+    removed = {str((cli.cwd / p) if not p.startswith("/") else p): what for p, what in _listed(r.out, "wrote or removed").items()}
     for path in pins + [str(claude / "settings.json"), str(claude / "commands")]:
         assert path in removed, (path, r.out)
         assert not os.path.exists(path)
@@ -235,7 +235,7 @@ def test_install_names_a_users_own_command_it_left_alone(cli, tmp_path):
     assert "left as it is" in wrote[".claude/commands/pin-last.md"], r.out
     assert (cli.cwd / ".claude/commands/pin-last.md").read_text() == "my own pin-last\n"
     r = cli("uninstall", "--project", env=env)
-    assert ".claude/commands/pin-last.md" not in _listed(r.out, "removed")
+    assert ".claude/commands/pin-last.md" not in _listed(r.out, "wrote or removed")
     assert (cli.cwd / ".claude/commands/pin-last.md").read_text() == "my own pin-last\n"
 
 

@@ -433,7 +433,7 @@ def cmd_uninstall(args):
             print(f"{where}: hooks removed; the file held nothing else, and install had created it, so it is gone")
         else:
             print(f"{where}: hooks removed" if done.changed else f"{where}: no hooks of ours; nothing changed")
-        _list_files("removed", done.files)
+        _list_files("wrote or removed", done.files)
     return 0
 
 

@@ -14,7 +14,7 @@ import os
 from engine.base.errors import UserError
 
 from . import agenttrust, detect, entries, firing, projectenv, settingsfile, versioncmd
-from .install import settings_path, todo
+from .install import home_or_above, others_line, settings_path, todo
 from .pluginstate import plugin_state
 
 SCOPES = ("user", "project")
@@ -70,7 +70,9 @@ def agent_report(agent, project, events, conf):
 def scope_report(agent, scope, project, events):
     """Installed (which events, which are missing), and trusted, for one scope."""
     out = {"scope": scope, "file": None, "installed": [], "not_installed": [], "named_for": [], "error": None,
-           "trust": None}
+           "trust": None, "switched_off": [], "projects_own": []}
+    if scope == "project" and home_or_above(project):  # its "project" settings are the user's own
+        return dict(out, error="none: the working folder is your home folder or above it, not a project")
     try:
         path = settings_path(scope, project, agent)
     except UserError:
@@ -81,7 +83,9 @@ def scope_report(agent, scope, project, events):
                                     comments=agent.data["install"]["comments"])
     except UserError as exc:
         return dict(out, error=str(exc))
-    named = {(event, _named_agent(agent, handler)) for event, _, _, handler in entries.ours(agent, data)}
+    out["switched_off"] = switched_off(agent, data)
+    ours, out["projects_own"] = _not_planted(agent, scope, project, entries.ours(agent, data))
+    named = {(event, _named_agent(agent, handler)) for event, _, _, handler in ours}
     present = {event for event, name in named if name == agent.name}
     out["named_for"] = sorted({name for _, name in named} - {agent.name})
     wanted, _ = entries.plan(agent, events)
@@ -89,7 +93,54 @@ def scope_report(agent, scope, project, events):
     out["not_installed"] = [name for _, name in wanted if name not in present]
     if named:
         out["trust"] = agenttrust.check(agent, scope, project, path, data)
-        out["todo"] = list(todo(agent, scope, project))
+        out["todo"] = list(todo(agent, scope, project) + others_line(agent, scope, project))
+    return out
+
+
+def _not_planted(agent, scope, project, found):
+    """(the engine's hooks, the programs inside the project that hooks shaped
+    as the engine's run): in a project's file, a command of the engine's
+    shape may run a program the cloned repository holds (its own
+    bin/engine-hook); that is no hook of the engine's, and trusting the
+    folder for it runs the repository's program.  This engine's own
+    programs (a clone of the engine with its .venv) are the engine's."""
+    from engine.base.paths import inside
+    from engine.base.project import project_folder
+
+    from .hookcmd import programs, this_engines
+
+    if scope != "project":
+        return found, []
+    root = os.path.realpath(project_folder(project))
+    kept, planted = [], []
+    for item in found:
+        command = entries.command_of(agent, item[3])
+        theirs = [p for p in programs(command) if inside(os.path.realpath(p), root)]
+        if theirs and not this_engines(command):
+            planted += [p for p in theirs if p not in planted]
+        else:
+            kept.append(item)
+    return kept, planted
+
+
+def switched_off(agent, data):
+    """What this settings file sets, of the agent's own, that stops the
+    engine's hooks from running (install.switched_off): one line each."""
+    import json
+
+    out = []
+    for switch in agent.data["install"]["switched_off"]:
+        value = data
+        for key in switch["keys"]:
+            value = value.get(key) if isinstance(value, dict) else None
+        name = ".".join(switch["keys"])
+        if "value" in switch and type(value) is type(switch["value"]) and value == switch["value"]:
+            out.append(f"{name} is {json.dumps(value)}: {agent.data['display']} runs no hook at all, the engine's included")
+        elif switch.get("names") and isinstance(value, list):
+            ours = [v for v in value if isinstance(v, str) and entries.is_our_name(agent, v)]
+            if ours:
+                out.append(f"{name} turns off the engine's hooks {', '.join(ours)}: {agent.data['display']} runs "
+                           "none of them")
     return out
 
 
@@ -256,6 +307,11 @@ def missing(agent, report):
         if s["trust"] and s["trust"]["state"] not in ("trusted", "not needed"):
             out.append(" ".join([f"{s['scope']} hooks not trusted ({s['trust']['why']}).", *(s.get("todo") or ())]))
     out += [f"{s['scope']} settings: {s['error']}" for s in report["hooks"] if s["error"] and s["file"]]
+    out += [f"{s['file']}: {line} (your setting: change it to run them)" for s in report["hooks"]
+            for line in s.get("switched_off") or ()]
+    out += [f"{s['file']}: hooks shaped as the engine's run {', '.join(s['projects_own'])}, a program inside the "
+            "project, not this engine's: not counted as installed; unless you put it there, it is the repository's, "
+            "do not trust the folder for it" for s in report["hooks"] if s.get("projects_own")]
     if installed and fired["sessions"] and not fired["answered"]:
         out.append(f"no record of the engine answering in the last {fired['sessions']} session(s)")
     out += [f"{f['name']}: {f['note']}" for f in report["features"] if f["note"]]

@@ -96,6 +96,17 @@ def is_ours(agent, handler):
     return True
 
 
+def is_our_name(agent, text):
+    """A hook name the agent gives one of ours (install.switched_off's
+    `names`): the name its template gives it at one of the agent's events,
+    else, where it has none, its command."""
+    tpl = _handler_template(_spec(agent)["group"])
+    name = tpl.get("name")
+    if not isinstance(name, str):
+        return hookcmd.parse(text) is not None
+    return any(fill(name, {"event": event}) == text for event in agent.data["events"])
+
+
 def event_lists(agent, data):
     """The object holding {event: [groups]} in `data`, or None."""
     node = data

@@ -127,5 +127,21 @@ def _after_module(argv):
     return None
 
 
+def programs(cmd):
+    """The programs a command of ours runs (its interpreter, and the script
+    it is given), or [] when `cmd` is not one."""
+    if parse(cmd) is None:
+        return []
+    argv = shlex.split(cmd)
+    n = _after_isolation(argv)
+    script = [argv[n]] if n is not None and len(argv) > n and os.path.isabs(argv[n]) else []
+    return [argv[0], *script]
+
+
+def this_engines(cmd):
+    """Does a command of ours run this engine (the programs hook_command writes now)?"""
+    return programs(cmd) == [p for p in _base() if os.path.isabs(p)]
+
+
 def is_ours(cmd):
     return parse(cmd) is not None

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import NamedTuple, Optional
 
 from engine.agents import DEFAULT_AGENT
+from engine.base.controls import one_line
 from engine.base.errors import UserError, display
 from engine.base.paths import inside
 from engine.base.project import project_folder
@@ -65,6 +66,59 @@ def todo(agent, scope, cwd=None):
     lines = (agent.data["install"].get("trust") or {}).get(scope) or ()
     project = str(Path(cwd or os.getcwd()).absolute())
     return tuple(line.replace("{agent_home}", agent.home()).replace("{project}", project) for line in lines)
+
+
+def projects_own_hooks(agent, cwd=None):
+    """The project's files, inside it, whose hooks not the engine's the agent
+    runs once the user trusts the folder (install.folder_runs), as the
+    trust lines ask: a cloned repository's own hooks, to read before trusting it."""
+    import glob
+
+    project = str(Path(cwd or os.getcwd()).absolute())
+    root = os.path.realpath(project_folder(project))
+    found = []
+    for pattern in agent.data["install"]["folder_runs"]:
+        for path in sorted(glob.glob(os.path.join(glob.escape(project), pattern))):
+            if inside(os.path.realpath(path), root) and _holds_others(path, root):
+                found.append(path)
+    return found
+
+
+def _engines(value, root):
+    """A command of the engine's: its shape, and no program of the project's
+    (a repository's own bin/engine-hook is its hook) unless it is this engine's."""
+    from .hookcmd import programs, this_engines
+
+    run = programs(value)
+    return bool(run) and (this_engines(value) or not any(inside(os.path.realpath(p), root) for p in run))
+
+
+def _holds_others(path, root):
+    """Does this hook file hold a hook with no command of the engine's in it?"""
+
+    try:
+        data, _ = settingsfile.load(Path(path), rewrite=False, comments=True)
+    except UserError:
+        return False  # a file the agent cannot read runs nothing
+    for groups in (data.get("hooks") or {}).values():
+        for group in groups if isinstance(groups, list) else ():
+            inner = group.get("hooks") if isinstance(group, dict) else None
+            for handler in inner if isinstance(inner, list) else [group]:
+                values = handler.values() if isinstance(handler, dict) else ()
+                if not any(_engines(v, root) for v in values):
+                    return True
+    return False
+
+
+def others_line(spec, scope, cwd):
+    """The line naming the project's own hooks that trusting the folder runs too (none for --user, or to trust)."""
+    if scope != "project" or not todo(spec, scope, cwd):
+        return ()
+    files = projects_own_hooks(spec, cwd)
+    if not files:
+        return ()
+    return (f"Trusting the folder runs the project's own hooks too, not only the engine's: read them in "
+            f"{', '.join(display(f) for f in files)} first.",)
 
 
 def profile_events(hooks):
@@ -148,6 +202,8 @@ def stays_inside(scope, cwd=None, agent=DEFAULT_AGENT, installing=True):
     user's own settings (--user) go through their links as they are."""
     if scope != "project":
         return
+    if installing:
+        not_home(cwd)
     spec = agent_named(agent) if isinstance(agent, str) else agent
     root = project_folder(cwd or os.getcwd())
     path = settings_path(scope, cwd, spec)
@@ -160,6 +216,26 @@ def stays_inside(scope, cwd=None, agent=DEFAULT_AGENT, installing=True):
             raise UserError(f"a link leads this outside the project, to {display(real)}; engine install and "
                             "uninstall change nothing outside a project: remove the link or make it point inside "
                             "the project (nothing was changed)", str(target))
+
+
+def home_or_above(folder):
+    """Is `folder` the user's home folder or one above it (no project's)?"""
+    return inside(os.path.realpath(os.path.expanduser("~")), os.path.realpath(folder))
+
+
+def not_home(cwd=None):
+    """A project install in the home folder (or above it) is refused: its
+    "project" settings are the user's own for every folder below (Gemini
+    CLI's and Codex CLI's are the very files --user writes), and the trust
+    it asks for (Gemini CLI, Copilot CLI: trust the folder) would trust
+    every project under it, cloned repositories and their hooks included."""
+    folder = os.path.realpath(cwd or os.getcwd())
+    if home_or_above(folder):
+        raise UserError(f"the working folder, {one_line(folder)}, is your home folder or above it, not a project: a "
+                        "project install here "
+                        "would make your own settings for every folder below, and trusting it, as an agent then asks, "
+                        "would trust every project in it; use --user, or run it in the project's folder (nothing "
+                        "was changed)")
 
 
 def check_first(scope, cwd=None, agent=DEFAULT_AGENT, installing=True):
@@ -193,7 +269,7 @@ def _install(scope, events, profile_ref, timeout, cwd, keep, autocompact_pct, ag
     groups, skipped = _groups(spec, events, profile_ref, cwd, timeout, idle)
     entries.add(spec, new, groups)
     done = dict(agent=spec.name, skipped=tuple(skipped), events=tuple(n for n, _ in groups),
-                todo=todo(spec, scope, cwd))
+                todo=todo(spec, scope, cwd) + others_line(spec, scope, cwd))
     if new == data:
         return Done(path, False, None, extras.install_slash(spec, path), **done)
     backup, made = settingsfile.write(path, new, original, keep, comments=reads_comments(spec))

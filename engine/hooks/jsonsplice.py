@@ -1,7 +1,7 @@
-"""Rewriting a settings file that holds comments by editing its text only
-where its data changed: every comment, and the layout around what did not
-change, stays as the user wrote it (Gemini CLI reads its settings.json
-with comments, and keeps them when it writes the file itself).
+"""Rewriting a settings file by editing its text only where its data
+changed: the layout of what did not change, and every comment, stay as the
+user wrote them (Gemini CLI reads its settings.json with comments, and
+keeps them when it writes the file itself).
 
 Install adds hook groups and keys, uninstall takes them out, so:
 - an object keeps its members; a changed member's value is edited in
@@ -145,9 +145,20 @@ def _rebuild(text, node, kept, added, edits, layout):
         if idx not in kept_set:
             _take_out(text, start, value.end, comma, edits)
         elif comma is not None and idx == kept[-1]:
-            edits.append((comma, comma + 1, ""))
+            edits.append((comma, _blanks_to_next(text, node, idx, comma + 1, kept_set), ""))
     if added:
         _add(text, node, kept, added, edits, layout)
+
+
+def _blanks_to_next(text, node, idx, end, kept_set):
+    """Where the last kept item's comma ends when it goes: past the blanks
+    after it too when the next item, taken out, stands on the same line
+    (`[A, B]` without B is `[A]`, not `[A ]`)."""
+    if idx + 1 < len(node.items) and idx + 1 not in kept_set:
+        start = node.items[idx + 1][1]
+        if not text[end:start].strip() and "\n" not in text[end:start]:
+            return start
+    return end
 
 
 def _take_out(text, start, end, comma, edits):
@@ -155,6 +166,8 @@ def _take_out(text, start, end, comma, edits):
     when nothing else stands on it."""
     if comma is not None and not text[end:comma].strip():
         end = comma + 1  # the comma right after it, blanks between
+        while end < len(text) and text[end] in " \t":
+            end += 1  # and the blanks after it ([A, B] less A is [B])
     elif comma is not None:
         edits.append((comma, comma + 1, ""))
     line_start = text.rfind("\n", 0, start) + 1

@@ -1,8 +1,9 @@
 """An agent's JSON hook settings file, read and written the way `engine
 install` must: a file it cannot read as the agent does (a folder, a FIFO, a
 link loop, hooks of the wrong shape, a number JSON cannot hold) is a
-one-line error and nothing is changed; a rewrite keeps the user's indent,
-goes through a link to the real file, is atomic, keeps a bounded number of
+one-line error and nothing is changed; a rewrite edits the user's file
+only where its data changes (their layout and key order kept), goes
+through a link to the real file, is atomic, keeps a bounded number of
 backups, and is refused when another program wrote the file meanwhile.
 Which files and folders install created is recorded, so uninstall may
 remove them once they hold nothing else."""
@@ -36,8 +37,9 @@ def load(path, container=("hooks",), rewrite=True, comments=False):
         _refuse_read_only(path)
     try:
         text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise UserError("settings file is not UTF-8; fix it before installing hooks (nothing was changed)", where) from None
+    except UnicodeDecodeError as exc:
+        raise UserError("settings file is not UTF-8; fix it before installing hooks (nothing was changed)", where,
+                        *_byte_place(raw, exc.start)) from None
     if comments:
         from engine.base.jsonc import blank_comments
 
@@ -59,9 +61,32 @@ def load(path, container=("hooks",), rewrite=True, comments=False):
     except RecursionError:
         raise UserError("settings file is nested too deeply to read; nothing was changed", where) from None
     if not isinstance(data, dict):
-        raise UserError("settings file must hold a JSON object; nothing was changed", where)
-    check_shape(data, where, container)
+        raise UserError("settings file must hold a JSON object; nothing was changed", where, *_place(text, ()))
+    check_shape(data, where, container, text)
     return data, raw
+
+
+def _byte_place(raw, at):
+    """(line, column) of byte `at` of the file, the column in characters."""
+    line_start = raw.rfind(b"\n", 0, at) + 1
+    return raw.count(b"\n", 0, at) + 1, len(raw[line_start:at].decode("utf-8", "replace")) + 1
+
+
+def _place(text, keys):
+    """(line, column) of the value down `keys` in `text` (its comments
+    blanked; of a name given twice, the last, which the agent reads)."""
+    from .jsonsplice import parse
+
+    try:
+        node = parse(text)
+    except RecursionError:  # nested past the parser's depth: the name alone
+        return ()
+    for key in keys:
+        found = [value for name, _start, value in (node.items or ()) if name == key]
+        if not found:
+            break
+        node = found[-1]
+    return text.count("\n", 0, node.start) + 1, node.start - text.rfind("\n", 0, node.start)
 
 
 def _refuse_a_comment(text, where, comments):
@@ -133,20 +158,26 @@ def _refuse_read_only(path):
                         "writable (chmod u+w) to change it, nothing was changed", str(path))
 
 
-def check_shape(data, where, container=("hooks",)):
+def check_shape(data, where, container=("hooks",), text=None):
     """The shape the agent reads: objects down the container's keys, then
-    {"Event": [groups]}; install and uninstall refuse the same files."""
+    {"Event": [groups]}; install and uninstall refuse the same files, at
+    the wrong value's place in `text` (the file's, comments blanked)."""
     node, name = data, ""
-    for key in container:
+    for depth, key in enumerate(container):
         if not isinstance(node, dict) or key not in node:
             return
         node, name = node[key], f'{name}."{key}"' if name else f'"{key}"'
         if not isinstance(node, dict):
-            raise UserError(f"{name} must be an object of event names (it is {kind(node)}); fix it, nothing was changed", where)
+            raise UserError(f"{name} must be an object of event names (it is {kind(node)}); fix it, nothing was changed",
+                            where, *_place_in(text, container[:depth + 1]))
     for event, groups in node.items():
         if not isinstance(groups, list):
             raise UserError(f'{name}."{event}" must be a list of hook groups (it is {kind(groups)}); fix it, '
-                            "nothing was changed", where)
+                            "nothing was changed", where, *_place_in(text, (*container, event)))
+
+
+def _place_in(text, keys):
+    return _place(text, keys) if text is not None else ()
 
 
 def kind(value):
@@ -219,9 +250,10 @@ def encode(data, indent, newline, eol="\n"):
 
 def write(path, data, original, keep=3, exact=None, comments=False):
     """Replace the settings file atomically, a bounded number of backups of
-    it first (newest `keep`), keeping the user's indent (or writing `exact`
-    bytes, which hold the same data); with `comments`, a file that holds
-    some is edited only where its data changes (jsonsplice.py).  Just before the rename the file is
+    it first (newest `keep`): the user's file is edited only where its data
+    changes (jsonsplice.py), so its layout, key order and, with `comments`,
+    its comments stay as they were (or `exact` bytes are written, which hold
+    the same data); a new file is written at 2 spaces.  Just before the rename the file is
     read again: if another program changed it since it was read, nothing is
     written and the user runs the command again.  Returns (backup or None,
     the folders it created)."""
@@ -235,9 +267,11 @@ def write(path, data, original, keep=3, exact=None, comments=False):
         mode = (real.stat().st_mode & 0o7777) if original is not None else 0o600
         fd, tmp = tempfile.mkstemp(dir=real.parent, prefix=".settings-")
         with os.fdopen(fd, "wb") as fh:
-            if exact is None and comments and original is not None:
-                exact = _spliced(original, data, indent, eol, where)
+            if exact is None and original is not None:
+                exact = _spliced(original, data, indent, eol, where, comments)
             fh.write(exact if exact is not None else encode(data, indent, newline, eol))
+            fh.flush()
+            os.fsync(fh.fileno())  # on disk before the rename: a crash after it finds the new file whole, not empty
         os.chmod(tmp, mode)
         if current(real) != original:
             raise UserError("settings file changed while it was being updated (another program wrote it); "
@@ -259,26 +293,34 @@ def write(path, data, original, keep=3, exact=None, comments=False):
     return backup, made
 
 
-def _spliced(original, data, indent, eol, where):
-    """The file's bytes with its comments kept, reading as `data`; None when
-    it holds no comment (a plain rewrite keeps its look as well)."""
+def _spliced(original, data, indent, eol, where, comments=False):
+    """The file's bytes edited only where its data changed, reading as
+    `data` the way the agent reads it (with its comments when it reads
+    them).  None when that cannot be done (a file of blanks only): a plain
+    rewrite at its indent then; an error for a file whose comments it would lose."""
     from engine.base.jsonc import blank_comments, has_comments
     from engine.core.transcript import json_utf8
 
     from . import jsonsplice
 
     text = original.decode("utf-8")
-    if not has_comments(text):
+    if not text.strip():
         return None
+
+    def read(t):
+        return strictjson.loads(blank_comments(t) if comments else t)
+
     try:
-        out = jsonsplice.splice(text, strictjson.loads(blank_comments(text)), data, indent, eol)
-        same = strictjson.loads(blank_comments(out)) == data
-    except (ValueError, RecursionError):
+        out = jsonsplice.splice(text, read(text), data, indent, eol)
+        same = read(out) == data
+    except (ValueError, RecursionError, IndexError):
         same = False
-    if not same:
+    if same:
+        return json_utf8(out)
+    if comments and has_comments(text):
         raise UserError("cannot write the change and keep this settings file's comments; take them out, or "
                         "make the change by hand (nothing was changed)", where)
-    return json_utf8(out)
+    return None
 
 
 def _missing_folders(folder):

@@ -1,0 +1,256 @@
+"""`engine install` and `engine uninstall` against a user with years of
+hand-made settings (the settings audit): what is theirs stays as they
+wrote it, in every agent's file, whatever else changed since."""
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from engine.agents.table import get, names
+from engine.hooks import jsonsplice, settingsfile
+from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
+from test_install_agents import _engine, _path
+
+# A hand-made file: the user's own hook written on one line, a list on
+# one line, keys in their order, an escape a writer would not choose.
+HAND_MADE = """{
+    "zeta": 1,
+    "hooks": {
+        "SessionStart": [ {"hooks": [{"type": "command", "command": "/opt/my-hook  --x"}]} ]
+    },
+    "alpha": {"x": [1, 2, 3], "y": "\\u00e9t\\u00e9"},
+    "permissions": {"allow": ["Bash(ls)"]}
+}
+"""
+
+
+@pytest.mark.parametrize("agent", ["claude-code", "codex", "gemini"])
+def test_install_keeps_every_line_of_a_hand_made_file_and_uninstall_keeps_them_after_an_edit(hk, agent):
+    """Install rewrote a plain JSON file whole at its indent: every one-line
+    object and list of the user's came back spread over lines (a dotfiles
+    diff of the whole file), and uninstall after any edit of theirs left it
+    so.  Now it is edited only where the engine's entries go in or out."""
+    path = _path(hk, agent, "user")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(HAND_MADE)
+    assert _engine(hk, "install", "--agent", agent, "--user").returncode == 0
+    text = path.read_text()
+    lines = text.splitlines()
+    theirs = [line for line in HAND_MADE.splitlines() if "SessionStart" not in line]
+    assert [line for line in lines if line in theirs] == theirs, f"the user's lines kept, in their order\n{text}"
+    session_start = HAND_MADE.splitlines()[3].removesuffix(" ]")
+    assert any(line.startswith(session_start + ", {") for line in lines), "their one-line list stays on one line"
+    assert json.loads(text)["alpha"] == {"x": [1, 2, 3], "y": "été"}
+    path.write_text(text.replace('"zeta": 1', '"zeta": 2'))  # the user's own edit since install
+    assert _engine(hk, "uninstall", "--agent", agent, "--user").returncode == 0
+    assert path.read_text() == HAND_MADE.replace('"zeta": 1', '"zeta": 2')
+
+
+
+def test_the_new_settings_reach_the_disk_before_they_replace_the_old(tmp_path, monkeypatch):
+    """The rewrite renamed a temporary file it had never synced over the
+    user's settings: a power cut after the rename could leave a settings
+    file of zero bytes (ext4 without auto_da_alloc, XFS), neither old nor new."""
+    path = tmp_path / "settings.json"
+    path.write_text('{"model": "opus"}\n')
+    synced, order = set(), []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(fd):
+        synced.add(os.path.realpath(f"/proc/self/fd/{fd}"))
+        return real_fsync(fd)
+
+    def replace(src, dst):
+        order.append((str(src), str(src) in synced))
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
+    settingsfile.write(path, {"model": "opus", "hooks": {}}, path.read_bytes(), keep=0)
+    assert json.loads(path.read_text()) == {"model": "opus", "hooks": {}}
+    assert len(order) == 1 and order[0][1], f"the new file synced before it replaced the old: {order}"
+
+
+def test_the_readmes_events_an_agent_lacks_are_the_ones_install_skips():
+    """The README's install section said Codex CLI has no session-end event,
+    while install writes its SessionEnd hook (measured with 0.169.0): a user
+    reading it expected a Codex session's state to linger."""
+    text = " ".join((Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8").split())
+    claims = re.findall(r"\((Claude Code|Codex CLI|Gemini CLI|Copilot CLI) has no ([a-z, -]+?) event\)", text)
+    assert claims, "the README says which events an agent lacks"
+    displays = {get(n).data["display"]: get(n) for n in names()}
+    for display, events in claims:
+        for event in re.split(r", | or ", events):
+            neutral = event.replace("-", "_")
+            assert not displays[display].agent_events(neutral), f"{display} has {neutral}: README says it has none"
+
+
+@pytest.mark.parametrize("agent,raw,place", [
+    ("claude-code", b'{\n  "a": 1,\n  "hooks": {\n    "Stop": "x"\n  }\n}\n', "4:13"),
+    ("codex", b'{\n  "hooks": [1]\n}\n', "2:12"),
+    ("gemini", b'{ // mine\n  "hooks": {"Stop": 5}}\n', "2:21"),
+    ("claude-code", b'{\n  "a": "\xc3\xa9\xff"\n}\n', "2:10"),
+    ("codex", b'\n  [1]\n', "2:3"),
+])
+def test_a_settings_file_install_cannot_read_is_refused_at_its_place(hk, agent, raw, place):
+    """A file of the wrong shape, not UTF-8, or not an object was refused
+    with its name only: a user with a long settings file searched for the
+    value.  Each says FILE:LINE:COL now, as a JSON error does, and writes nothing."""
+    path = _path(hk, agent, "user")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(raw)
+    run = _engine(hk, "install", "--agent", agent, "--user")
+    assert run.returncode == 1 and f"{path}:{place}: " in run.stderr, str(run)
+    assert path.read_bytes() == raw and [p.name for p in path.parent.iterdir()] == [path.name]
+
+
+def test_uninstall_lists_the_backup_it_wrote_under_a_title_that_says_so(hk):
+    """Uninstall listed the backup it had just written under "removed:": a
+    user read that their settings' backup was deleted."""
+    path = _path(hk, "claude-code", "user")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('{"model": "opus"}\n')
+    assert _engine(hk, "install", "--user").returncode == 0
+    path.write_text(path.read_text().replace("opus", "sonnet"))  # no backup holds this: uninstall writes one
+    run = _engine(hk, "uninstall", "--user")
+    lines = run.stdout.splitlines()
+    backup = next(i for i, line in enumerate(lines) if ".bak-" in line)
+    title = next(line for line in reversed(lines[:backup]) if not line.startswith("  "))
+    assert title == "wrote or removed:" and backup > 0, run.stdout
+    assert next(path.parent.glob("settings.json.bak-*")).exists()
+
+
+def _doctor(hk, agent):
+    run = _engine(hk, "doctor", "--agent", agent, "--json")
+    assert run.returncode == 0, str(run)
+    return json.loads(run.stdout)["agents"][0]
+
+
+@pytest.mark.parametrize("agent,scope,setting,says", [
+    ("gemini", "user", {"hooksConfig": {"disabled": ["my-own-hook", "rules-engine-BeforeAgent"]}},
+     "hooksConfig.disabled turns off the engine's hooks rules-engine-BeforeAgent:"),
+    ("gemini", "project", {"hooksConfig": {"enabled": False}}, "hooksConfig.enabled is false:"),
+    ("claude-code", "user", {"disableAllHooks": True}, "disableAllHooks is true:"),
+])
+def test_doctor_says_when_the_agents_own_settings_switch_the_hooks_off(hk, agent, scope, setting, says):
+    """Doctor said "missing: nothing" for hooks installed and trusted that
+    the agent's own setting keeps from running (Gemini CLI's hooksConfig,
+    as `/hooks disable` writes it; Claude Code's disableAllHooks)."""
+    assert _engine(hk, "install", "--agent", agent, "--user").returncode == 0
+    path = _path(hk, agent, scope)
+    data = json.loads(path.read_text()) if path.exists() else {}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    before = [line for line in _doctor(hk, agent)["missing"] if says in line]
+    path.write_text(json.dumps({**data, **setting}))
+    after = [line for line in _doctor(hk, agent)["missing"] if says in line]
+    assert not before and len(after) == 1 and after[0].startswith(f"{path}: "), after
+    mine = {"hooksConfig": {"disabled": ["my-own-hook"]}}  # a hook of the user's off: not the engine's business
+    path.write_text(json.dumps({**data, **mine}))
+    assert not [line for line in _doctor(hk, agent)["missing"] if "change it to run them" in line]
+
+
+@pytest.mark.parametrize("text,new,out", [
+    ('{"Stop": [{"a": 1}, {"b": 2}]}', {"Stop": [{"b": 2}]}, '{"Stop": [{"b": 2}]}'),
+    ('{"Stop": [{"a": 1}, {"b": 2}]}', {"Stop": [{"a": 1}]}, '{"Stop": [{"a": 1}]}'),
+    ('{"x": 1, "hooks": {}, "y": 2}', {"x": 1, "y": 2}, '{"x": 1, "y": 2}'),
+])
+def test_taking_out_an_item_that_shared_its_line_leaves_the_line_as_if_it_never_was(text, new, out):
+    """Uninstall of the engine's hook written first in a group on one line
+    left `[ {"type": ...` behind: a user's line changed by a blank."""
+    assert jsonsplice.splice(text, json.loads(text), new, None, "\n") == out
+
+
+@pytest.mark.parametrize("agent,own", [
+    ("copilot", {".github/hooks/ci.json": {"version": 1, "hooks": {"sessionStart": [{"type": "command", "bash": "./x"}]}},
+                 ".claude/settings.json": {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "./y"}]}]}}}),
+    ("gemini", {".gemini/settings.json": {"hooks": {"BeforeTool": [{"hooks": [{"type": "command", "command": "./z"}]}]}}}),
+    # the engine's shape, the repository's program: its hook, not the engine's
+    ("copilot", {".github/hooks/ci.json": {"version": 1, "hooks": {"sessionStart": [
+        {"type": "command", "bash": "{project}/bin/engine-hook --agent copilot --event sessionStart"}]}}}),
+])
+def test_a_project_install_names_the_projects_own_hooks_that_trusting_the_folder_runs(hk, agent, own):
+    """Install --project told the user to trust the folder and said nothing
+    of the hooks the cloned repository ships, which the agent then runs as
+    well: the trust asked for the engine's hooks was given to the repository's."""
+    for name, data in own.items():
+        (hk.project / name).parent.mkdir(parents=True, exist_ok=True)
+        (hk.project / name).write_text(json.dumps(data).replace("{project}", str(hk.project)))
+    outside = hk.root / "elsewhere.json"  # a link out of the project is never read nor named
+    outside.write_text(json.dumps(next(iter(own.values()))))
+    link = _path(hk, agent, "project").parent / "linked.json"
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(outside)
+    run = _engine(hk, "install", "--agent", agent, "--project")
+    assert run.returncode == 0, str(run)
+    todo = run.stdout.partition("to do before the hooks run:")[2]
+    line = next((line for line in todo.splitlines() if "project's own hooks" in line), "")
+    assert all(name in line for name in own) and "linked.json" not in line, run.stdout
+    for name in own:
+        (hk.project / name).write_text(json.dumps({"hooks": {}}))
+    run = _engine(hk, "install", "--agent", agent, "--project")
+    assert "project's own hooks" not in run.stdout, "only the engine's hooks: nothing to read first"
+
+
+def test_doctor_counts_no_project_hook_that_runs_a_program_of_the_projects_as_the_engines(hk):
+    """A cloned repository's .github/hooks/rules-engine.json whose commands
+    have the engine's shape but run its own bin/engine-hook: doctor called
+    them the engine's hooks, installed and untrusted, and told the user to
+    trust the folder, which ran the repository's program."""
+    program = hk.project / "bin" / "engine-hook"
+    program.parent.mkdir(parents=True)
+    program.write_text("#!/bin/sh\nexit 0\n")
+    path = _path(hk, "copilot", "project")
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"version": 1, "hooks": {"sessionStart": [
+        {"type": "command", "bash": f"{program} --agent copilot --event sessionStart", "timeoutSec": 10}]}}))
+    report = _doctor(hk, "copilot")
+    project = next(s for s in report["hooks"] if s["scope"] == "project")
+    assert project["installed"] == [] and project["trust"] is None, project
+    assert [line for line in report["missing"] if str(program) in line and "not this engine's" in line], report
+    assert not [line for line in report["missing"] if "trust" in line and "not this engine's" not in line]
+    assert _engine(hk, "install", "--agent", "copilot", "--project").returncode == 0  # the engine's own replace them
+    report = _doctor(hk, "copilot")
+    project = next(s for s in report["hooks"] if s["scope"] == "project")
+    assert "sessionStart" in project["installed"] and str(program) not in json.dumps(report), report
+
+
+@pytest.mark.parametrize("where", ["home", "above"])
+def test_a_project_install_in_the_home_folder_or_above_it_is_refused(hk, where):
+    """`engine install --detect` (the README's first command, --project by
+    default) run in the home folder wrote "project" hooks there and told the
+    user to trust the home folder in Gemini CLI and Copilot CLI: a trust
+    that covers every project under it, cloned repositories' hooks included."""
+    (hk.home / ".gemini").mkdir()
+    (hk.home / ".copilot").mkdir()
+    cwd = hk.home if where == "home" else hk.home.parent
+    before = sorted(p for p in hk.root.rglob("*") if "state" not in p.parts and "cache" not in p.parts)
+    run = hk.engine("install", "--detect", cwd=cwd, env={"CODEX_HOME": None, "COPILOT_HOME": None})
+    assert run.returncode == 1 and "home folder" in run.stderr and "--user" in run.stderr, str(run)
+    assert "Traceback" not in run.stderr and "trust" not in run.stdout
+    assert sorted(p for p in hk.root.rglob("*") if "state" not in p.parts and "cache" not in p.parts) == before
+    assert _engine(hk, "install", "--agent", "gemini", "--project").returncode == 0  # a project below it: as before
+
+
+def test_doctor_asking_to_trust_the_folder_names_the_projects_own_hooks_too(hk):
+    """Doctor's "not trusted" line repeated install's to-do, trust the folder,
+    without the repository's own hooks that trusting it runs as well."""
+    assert _engine(hk, "install", "--agent", "copilot", "--project").returncode == 0
+    theirs = hk.project / ".github" / "hooks" / "ci.json"
+    theirs.write_text(json.dumps({"version": 1, "hooks": {"sessionStart": [{"type": "command", "bash": "./x"}]}}))
+    lines = [line for line in _doctor(hk, "copilot")["missing"] if "not trusted" in line]
+    assert len(lines) == 1 and "project's own hooks" in lines[0] and ".github/hooks/ci.json" in lines[0], lines
+
+
+def test_doctor_in_the_home_folder_reads_no_project_settings_and_asks_no_trust_of_it(hk):
+    """Doctor run in the home folder read the user's own Gemini settings as
+    the "project's", and asked the user to trust the home folder for them."""
+    assert _engine(hk, "install", "--agent", "gemini", "--user").returncode == 0
+    run = hk.engine("doctor", "--agent", "gemini", "--json", cwd=hk.home, env={"GEMINI_CLI_TRUSTED_FOLDERS_PATH": None})
+    assert run.returncode == 0, str(run)
+    report = json.loads(run.stdout)["agents"][0]
+    project = next(s for s in report["hooks"] if s["scope"] == "project")
+    assert project["installed"] == [] and "home folder" in project["error"], project
+    assert not [line for line in report["missing"] if "trust" in line], report["missing"]
