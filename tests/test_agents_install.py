@@ -92,7 +92,7 @@ def test_codex_installs_this_repository_as_a_plugin_whose_hooks_name_codex(tmp_p
     assert sorted(h["key"] for h in listed) == sorted(
         f"rules-engine@rules-engine:hooks/codex.json:{label}:0:0" for label in
         ("user_prompt_submit", "session_start", "subagent_start", "pre_tool_use", "post_tool_use", "stop",
-          "pre_compact", "session_end"))
+          "session_end"))  # no pre_compact: Codex takes no compaction instructions, no handler acts there
     root = w.home / ".codex" / "plugins" / "cache" / "rules-engine" / "rules-engine" / "0.1.0"
     assert {h["command"] for h in listed} == {f'"{root}/bin/plugin-hook" --agent codex'}
     assert _doctor(w, "codex")["plugin"]["on"] is True, "engine doctor sees the plugin where Codex recorded it"
