@@ -198,3 +198,33 @@ def _feed_stdin(monkeypatch, stdin, agent):
     out = io.StringIO()
     assert dispatch.main(None, stdin=stdin, stdout=out, exit=expired, agent=agent) == 0
     return out.getvalue()
+
+
+class _Trickle:
+    """A stdin of `total` bytes that takes 2 ms for each 64 KB it gives."""
+
+    def __init__(self, total):
+        self.total, self.served = total, 0
+
+    def read(self, n=-1):
+        n = self.total - self.served if n < 0 else min(n, self.total - self.served)
+        time.sleep(0.002 * (n // 65536 + 1))
+        self.served += n
+        return "x" * n
+
+
+def test_an_event_over_max_event_bytes_stops_being_read_at_the_deadline(world, monkeypatch):
+    """Past hooks.max_event_bytes the rest of stdin is read and dropped;
+    when the deadline passes meanwhile the hook leaves.  Before, the
+    deadline's count of the prompt read stdin again from where it was,
+    to its end: an endless stdin (/dev/zero) held the hook until its
+    watchdog killed it (exit 1, nothing logged)."""
+    from engine.core import settings as engine_settings
+
+    hk = world
+    bounds = dict(engine_settings.hook_bounds(), max_event_bytes=65536, deadline_ms=150)
+    monkeypatch.setattr(engine_settings, "hook_bounds", lambda: bounds)
+    stdin = _Trickle(20 << 20)  # 640 ms of reading at the least
+    assert _feed_stdin(monkeypatch, stdin, agent="codex") == ""
+    assert stdin.served < stdin.total, "stdin was read to its end after the deadline"
+    assert any("deadline of 150 ms reached" in line for line in hk.log_lines()), hk.log_lines()

@@ -420,18 +420,25 @@ def record(event, answer):
 DRAIN_BLOCK = 65536
 
 
+def _source(stdin):
+    return stdin.buffer if hasattr(stdin, "buffer") else stdin
+
+
 def _read_all(stdin, limit):
     """The event's payload (str), or None when it holds more than `limit`
-    bytes (hooks.max_event_bytes): then the rest is read and dropped a block
-    at a time, never held, so the agent's write completes."""
-    src = stdin.buffer if hasattr(stdin, "buffer") else stdin
-    raw = src.read(limit + 1)
+    bytes (hooks.max_event_bytes), of which no more than that is held."""
+    raw = _source(stdin).read(limit + 1)
     if len(raw) > limit:
-        del raw
-        while src.read(DRAIN_BLOCK):
-            pass
         return None
     return raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else raw
+
+
+def _drain(stdin):
+    """Read the rest of stdin a block at a time, never held, so the agent's
+    write completes."""
+    src = _source(stdin)
+    while src.read(DRAIN_BLOCK):
+        pass
 
 
 class _Run:
@@ -516,10 +523,13 @@ class _Run:
     def read(self):
         """The event on stdin, or None (why in self.said)."""
         limit = self.bounds["max_event_bytes"]
-        self.raw = _read_all(self.stdin, limit)
-        if self.raw is None:
+        raw = _read_all(self.stdin, limit)
+        if raw is None:
+            self.raw = ""  # no event: the deadline finds nothing to count, nor reads on
             self.said.append(f"stdin holds more than {limit} bytes (hooks.max_event_bytes); nothing to do")
+            _drain(self.stdin)
             return None
+        self.raw = raw
         return read_event(self.raw, self.said.append, self.agent, self.event_name)
 
     def say_unread(self, here):
