@@ -158,6 +158,39 @@ def test_line_heads_match_a_plain_split(tmp_path_factory, sizes, final_break, he
     assert got == expected[::-1]
 
 
+class _Counted(bytes):
+    """Bytes that count what joining them with `+` copies (all of _Counted)."""
+
+    copied = 0
+
+    def split(self, sep=None, maxsplit=-1):
+        return [_Counted(p) for p in bytes.split(self, sep, maxsplit)]
+
+    def __add__(self, other):
+        joined = bytes.__add__(self, other)
+        _Counted.copied += len(joined)
+        return _Counted(joined)
+
+
+def test_a_long_line_read_whole_is_copied_once_not_once_a_block(tmp_path, monkeypatch):
+    """A line a caller asks whole (the refresh's paths touched and the
+    context fill read lines up to their whole tail, 32 MB) is assembled
+    once: joining the carried part at every block copied a 32 MB line 500
+    times, 8 GB, and took a SessionStart after a compaction past its
+    deadline, the rules it re-injects with it."""
+    from engine.core import lineheads
+
+    line = b"x" * 200_000
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b'{"a": 1}\n' + line + b"\n")
+    monkeypatch.setattr(lineheads, "BLOCK", 1024)
+    monkeypatch.setattr(lineheads.os, "pread", lambda fd, n, at, _read=os.pread: _Counted(_read(fd, n, at)))
+    _Counted.copied = 0
+    got = list(line_heads(str(path), 1 << 20, 1 << 20))
+    assert got == [(9, len(line), line), (0, 8, b'{"a": 1}')]
+    assert _Counted.copied <= 2 * len(line), f"{_Counted.copied:,} bytes copied to read a {len(line):,}-byte line"
+
+
 # -- both users of the fact, through the hook --------------------------------
 
 def _post(hk, stdout):

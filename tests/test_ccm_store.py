@@ -265,3 +265,24 @@ def test_the_audit_log_moves_aside_past_its_size_and_never_grows_for_ever(settin
     assert os.path.getsize(store.audit_path) <= 4096 + 1000 and os.path.getsize(store.audit_path + ".1") > 4096
     assert stat.S_IMODE(os.stat(store.audit_path + ".1").st_mode) == 0o600
     assert all(store.get(k) == f"output {i}\n".encode() * 400 for i, k in enumerate(keys))
+
+
+def test_a_large_output_is_scanned_for_secrets_a_chunk_at_a_time(store, settings):
+    """A hook's tool output is scanned for secrets as `engine cache run`'s
+    stream is: a chunk (with the overlap before it) at a time, holding one
+    chunk's words, not the output's: 8.7 MB of a build log took 111 MB
+    scanned whole (a 30 MB output, 400 MB in a hook).  A secret across a
+    chunk boundary is still found."""
+    import tracemalloc
+
+    data = b"".join(b"line %06d of the build log\n" % i for i in range(300000))
+    store.put(b"warm: the redactor is built once")
+    tracemalloc.start()
+    try:
+        assert store.put(data, {"tool": "Bash", "command": "make"}) is not None
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 3 * len(data), f"peak {peak:,} bytes to store {len(data):,}"
+    at = 2 * settings["store"]["chunk_bytes"] - len(SECRET) // 2
+    assert store.put(data[:at] + b" " + SECRET.encode() + b"\n" + data[at:]) is None

@@ -147,3 +147,84 @@ def test_random_events_of_every_agent_never_break_the_hook(world, monkeypatch, a
 
     run()
     _log_is_clean(hk)
+
+
+class _Reads(io.StringIO):
+    """An in-memory stdin that notes how much each read asks for."""
+
+    def __init__(self, text):
+        super().__init__(text)
+        self.asked = []
+
+    def read(self, n=-1):
+        self.asked.append(n)
+        return super().read(n)
+
+
+def test_an_event_over_max_event_bytes_is_read_past_never_held_and_goes_unanswered(world, monkeypatch):
+    """A tool output of hundreds of MB in the payload: the hook read stdin
+    whole, then held 15-20 copies of it (2.9 GB for 200 MB, Codex CLI's
+    PostToolUse) until its watchdog killed it.  Now at most
+    hooks.max_event_bytes is held; the rest is read and dropped in blocks
+    (the agent's write completes), and the event is logged, unanswered."""
+    from engine.core import settings as engine_settings
+    from engine.hooks import dispatch
+
+    hk = world
+    cap = 65536
+    bounds = dict(engine_settings.hook_bounds(), max_event_bytes=cap)
+    monkeypatch.setattr(engine_settings, "hook_bounds", lambda: bounds)
+    event = {"hook_event_name": "PostToolUse", "session_id": "big", "transcript_path": str(hk.transcript),
+             "cwd": str(hk.project), "tool_name": "Bash", "tool_input": {"command": "make"}, "tool_use_id": "c1",
+             "tool_response": "".join(f"line {i:06d} of the build log\n" for i in range(20000))}
+    stdin = _Reads(json.dumps(event))
+    answer = _feed_stdin(monkeypatch, stdin, agent="codex")
+    assert answer == ""
+    assert all(0 <= n <= max(cap + 1, dispatch.DRAIN_BLOCK) for n in stdin.asked), stdin.asked
+    assert stdin.read() == ""  # read to its end
+    assert any(f"stdin holds more than {cap} bytes (hooks.max_event_bytes)" in line for line in hk.log_lines())
+    small = dict(event, tool_response=event["tool_response"][:20000])
+    assert _feed_stdin(monkeypatch, _Reads(json.dumps(small)), agent="codex")  # under the cap: answered
+
+
+def _feed_stdin(monkeypatch, stdin, agent):
+    """What the hook printed for `stdin` (a file object), run in process."""
+    from engine.hooks import deadline, dispatch
+
+    def expired():
+        raise deadline.Expired()
+
+    monkeypatch.setattr(deadline, "STARTED", time.monotonic())
+    out = io.StringIO()
+    assert dispatch.main(None, stdin=stdin, stdout=out, exit=expired, agent=agent) == 0
+    return out.getvalue()
+
+
+class _Trickle:
+    """A stdin of `total` bytes that takes 2 ms for each 64 KB it gives."""
+
+    def __init__(self, total):
+        self.total, self.served = total, 0
+
+    def read(self, n=-1):
+        n = self.total - self.served if n < 0 else min(n, self.total - self.served)
+        time.sleep(0.002 * (n // 65536 + 1))
+        self.served += n
+        return "x" * n
+
+
+def test_an_event_over_max_event_bytes_stops_being_read_at_the_deadline(world, monkeypatch):
+    """Past hooks.max_event_bytes the rest of stdin is read and dropped;
+    when the deadline passes meanwhile the hook leaves.  Before, the
+    deadline's count of the prompt read stdin again from where it was,
+    to its end: an endless stdin (/dev/zero) held the hook until its
+    watchdog killed it (exit 1, nothing logged)."""
+    from engine.core import settings as engine_settings
+
+    hk = world
+    bounds = dict(engine_settings.hook_bounds(), max_event_bytes=65536, deadline_ms=150)
+    monkeypatch.setattr(engine_settings, "hook_bounds", lambda: bounds)
+    stdin = _Trickle(20 << 20)  # 640 ms of reading at the least
+    assert _feed_stdin(monkeypatch, stdin, agent="codex") == ""
+    assert stdin.served < stdin.total, "stdin was read to its end after the deadline"
+    assert any("deadline of 150 ms reached" in line for line in hk.log_lines()), hk.log_lines()

@@ -15,7 +15,7 @@ PROBE = r"""
 import io, json, sys
 from engine.hooks import dispatch
 heavy = set(json.loads(sys.argv[1]))
-before = sorted(m for m in sys.modules if m.split('.')[0] in heavy)
+before = sorted(m for m in sys.modules if m.split('.')[0] in heavy or m in heavy)
 ran, run_handlers = [], dispatch._run_handlers
 def spy(handlers, ctx, log):
     ran.extend(h.name for h in handlers)
@@ -23,7 +23,7 @@ def spy(handlers, ctx, log):
 dispatch._run_handlers = spy
 out = io.StringIO()
 rc = dispatch.main(json.loads(sys.argv[2]), stdin=io.StringIO(sys.stdin.read()), stdout=out)
-after = sorted(m for m in sys.modules if m.split('.')[0] in heavy)
+after = sorted(m for m in sys.modules if m.split('.')[0] in heavy or m in heavy)
 sys.__stdout__.write(json.dumps({"rc": rc, "out": out.getvalue(), "before": before, "after": after, "ran": ran}))
 """
 
@@ -92,6 +92,26 @@ def test_other_non_injecting_events_import_nothing_heavy(hk, name, fields):
         assert hk.session_files() == [], "the probe really ran SessionEnd"
     else:
         assert hk.file_turn() == 1
+
+
+# What the failure scan at Stop reads of engine/session (locate.py, to know
+# the transcript's agent) must not bring the session report with it.
+REPORT = ("engine.session.report", "engine.session.analyze", "engine.session.style", "engine.core.templates")
+
+
+def test_a_stop_that_scans_the_transcript_imports_no_session_report(hk):
+    """Stop reads the transcript's failures (tool_memory_scan), which asks
+    engine/session which agent wrote it: importing the package imported
+    the whole session report with it (its analysis, style, templates:
+    about 7 ms of every Stop)."""
+    _rules(hk)
+    hk.write_transcript(transcript_records(1000))
+    prof = str(shared_profile(QUIET))
+    hk.hook(hk.prompt(1), profile=prof).assert_silent()
+    res = _probe(hk, hk.event("Stop"), prof, heavy=QUIET_HEAVY + REPORT)
+    assert "tool_memory_scan" in str(res["ran"]) or "remember_unseen_failures" in res["ran"], res
+    assert res["rc"] == 0 and res["out"] == "", res
+    assert res["after"] == [], f"Stop imported {res['after']}"
 
 
 def test_injecting_event_works_in_the_same_harness(hk):

@@ -151,7 +151,7 @@ class Store:
         command, path, exit, cwd.  `dry_run`: only the key, nothing written.
         `sync=False`: no fsync, no last_key and no size bound (a batch, such
         as purge, does those once at its end)."""
-        if self.secrets.found_in(data):
+        if self._holds_secret(data):
             return None
         project = self.project_for(project, source)
         key = self.key_for(data, project, create=not dry_run)
@@ -165,6 +165,20 @@ class Store:
 
         names = _names(data, key)
         return self._record(key, len(data), count_lines(data), names, source, session, pin, sync, project, place)
+
+    def _holds_secret(self, data):
+        """Does `data` hold a secret?  Scanned as put_stream scans a file:
+        `store.chunk_bytes` at a time, each with the last
+        `store.secret_overlap_bytes` of the one before, so the scan holds a
+        chunk's words, never the whole output's (a hook's 30 MB tool output
+        took 400 MB to scan whole)."""
+        conf = self.settings["store"]
+        chunk, overlap = conf["chunk_bytes"], conf["secret_overlap_bytes"]
+        if len(data) <= chunk:
+            return self.secrets.found_in(data)
+        view = memoryview(data)
+        return any(self.secrets.found_in(bytes(view[max(0, at - overlap):at + chunk]))
+                   for at in range(0, len(data), chunk))
 
     def put_stream(self, fh, source=None, session=None, pin=None, sync=True, size=None, project=None):
         """Store what the binary file `fh` holds from where it stands to its

@@ -54,11 +54,14 @@ def line_heads(path, scan_bytes, head_bytes):
 def _walk(fd, scan_bytes, head_bytes):
     """The lines of line_heads, a block at a time from the end: the lines a
     block holds whole come from one split; the one it cuts is carried to
-    the next block while it is short, and only its length once it is not."""
+    the next block while it is short, and only its length once it is not.
+    The carried pieces are kept apart, latest first, and joined once: a
+    line of head_bytes costs its length, never its length squared over the
+    block size (joining at each block copied a 32 MB line 500 times)."""
     end = os.fstat(fd).st_size
     floor = max(0, end - scan_bytes)
     pos = right = end  # the line being assembled ends at `right`
-    carry, long = b"", False  # its bytes found so far (while at most head_bytes)
+    carry, held, long = [], 0, False  # its pieces found so far, latest first (while at most head_bytes)
     while pos > floor:
         step = min(BLOCK, pos - floor)
         pos -= step
@@ -74,17 +77,21 @@ def _walk(fd, scan_bytes, head_bytes):
                 right, cut = cut - 1, cut - 1 - len(part)
                 if part:
                     yield cut, len(part), part[:head_bytes]
-            right, carry, long = cut - 1, b"", False
+            right, carry, held, long = cut - 1, [], 0, False
         piece = parts[0]
-        long = long or len(piece) + len(carry) > head_bytes
-        carry = b"" if long else piece + carry
+        held += len(piece)
+        long = long or held > head_bytes
+        if long:
+            carry = []
+        else:
+            carry.append(piece)
     if pos == 0 and right > 0:
         yield 0, right, _joined(fd, b"", carry, long, 0, right, head_bytes)
 
 
 def _joined(fd, first, carry, long, start, length, head_bytes):
-    """The head of a line whose start is known now: from the bytes carried,
-    or read from the file when the line was too long to carry."""
+    """The head of a line whose start is known now: from the pieces carried
+    (latest first), or read from the file when the line was too long to carry."""
     if long:
         return os.pread(fd, min(length, head_bytes), start)
-    return (first + carry)[:head_bytes]
+    return (first + b"".join(reversed(carry)))[:head_bytes]

@@ -417,9 +417,28 @@ def record(event, answer):
     records.append(event.session, event.kind, added, kept, conf)
 
 
-def _read_all(stdin):
-    raw = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read()
+DRAIN_BLOCK = 65536
+
+
+def _source(stdin):
+    return stdin.buffer if hasattr(stdin, "buffer") else stdin
+
+
+def _read_all(stdin, limit):
+    """The event's payload (str), or None when it holds more than `limit`
+    bytes (hooks.max_event_bytes), of which no more than that is held."""
+    raw = _source(stdin).read(limit + 1)
+    if len(raw) > limit:
+        return None
     return raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else raw
+
+
+def _drain(stdin):
+    """Read the rest of stdin a block at a time, never held, so the agent's
+    write completes."""
+    src = _source(stdin)
+    while src.read(DRAIN_BLOCK):
+        pass
 
 
 class _Run:
@@ -481,7 +500,9 @@ class _Run:
         if self.counted:
             return
         self.counted = True
-        raw = self.raw if self.raw is not None else _read_all(self.stdin)
+        raw = self.raw if self.raw is not None else _read_all(self.stdin, self.bounds["max_event_bytes"])
+        if raw is None:
+            return
         ev = read_event(raw, lambda _line: None, self.agent, self.event_name)
         if ev is not None and ev.kind == "prompt":
             count_turn(ev, None, self.bounds, self.log)
@@ -501,7 +522,14 @@ class _Run:
 
     def read(self):
         """The event on stdin, or None (why in self.said)."""
-        self.raw = _read_all(self.stdin)
+        limit = self.bounds["max_event_bytes"]
+        raw = _read_all(self.stdin, limit)
+        if raw is None:
+            self.raw = ""  # no event: the deadline finds nothing to count, nor reads on
+            self.said.append(f"stdin holds more than {limit} bytes (hooks.max_event_bytes); nothing to do")
+            _drain(self.stdin)
+            return None
+        self.raw = raw
         return read_event(self.raw, self.said.append, self.agent, self.event_name)
 
     def say_unread(self, here):
