@@ -80,7 +80,21 @@ def _re_problems(doc, pattern, path):
 def re_runaway_reason(pattern):
     """Why a pattern the engine runs with Python's `re` runs away, probed
     with the regex module (the same backtracking), or None; a pattern only
-    `re` reads is not probed."""
+    `re` reads is not probed.  Probed once per pattern and probe bounds in
+    a process: every profile compiled checks the same `hooks.memory`
+    patterns (`engine validate` compiles up to seven)."""
+    if not isinstance(pattern, str):
+        return _re_runaway_reason(pattern)
+    key = (pattern, *_probe_bounds())
+    if key not in _RE_REASONS:
+        _RE_REASONS[key] = _re_runaway_reason(pattern)
+    return _RE_REASONS[key]
+
+
+_RE_REASONS: dict = {}  # (pattern, probe seconds, probe characters) -> re_runaway_reason
+
+
+def _re_runaway_reason(pattern):
     try:
         compiled = regex.compile(pattern, regex.V0)
     except regex.error:

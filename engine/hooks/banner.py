@@ -154,14 +154,23 @@ def printed_only(source):
 
 
 def check(source, allowed):
-    """Problems with a template: (line within the template, message) pairs."""
+    """Problems with a template: (line within the template, message) pairs.
+    Known once per template and set of variables in a process: every
+    profile compiled checks the same built-in templates (`engine validate`
+    compiles up to seven, each in a box forked after the first)."""
+    if not isinstance(source, str):  # not a template: said as Jinja2 says it, never kept
+        return list(_problems(source, allowed))
+    return list(_known_problems(source, frozenset(allowed)))
+
+
+def _problems(source, allowed):
     from jinja2 import meta
 
     from engine.core.templates import parsed
 
     ast, out = parsed(source, _env())
     if out:
-        return out
+        return tuple(out)
     import re
 
     out = []
@@ -169,4 +178,7 @@ def check(source, allowed):
         first = re.search(rf"\b{re.escape(name)}\b", source)
         line = source.count("\n", 0, first.start()) + 1 if first else 1
         out.append((line, f"template uses unknown variable {name!r}; available: {', '.join(sorted(allowed))}"))
-    return out
+    return tuple(out)
+
+
+_known_problems = _memo(_problems)
