@@ -2,9 +2,11 @@
 child forked from the worker's zygote is a process of its own, with the
 folder, environment, input, output and exit status it was given."""
 
+import json
 import os
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
@@ -54,3 +56,23 @@ def test_a_child_past_its_timeout_is_killed(tmp_path):
             os.kill(child.pid, 0)  # reaped by the zygote: gone
     finally:
         subprocess.run(["pkill", "-f", marker], check=False)
+
+
+def test_a_child_redacts_with_the_secret_rules_the_zygote_read(tmp_path, monkeypatch):
+    """The zygote builds the redactors of the built-in secret rules once
+    (every hook's log lines go through one, a failed tool's output through
+    the tool memory's): a child redacts with them, without reading the
+    rules from its cache folder again (5.5 ms of CPU a hook)."""
+    from engine.core import cache
+
+    env = dict(os.environ, ENGINE_CACHE_DIR=str(tmp_path / "cache"), ENGINE_STATE_DIR=str(tmp_path / "state"),
+               HOME=str(tmp_path / "home"))
+    secret = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    event = {"hook_event_name": f"Nope {secret}", "session_id": "s1", "cwd": str(tmp_path)}  # said in the log
+    run = forkrun.completed(["hook", "--agent", "claude-code"], input=json.dumps(event), cwd=tmp_path, env=env)
+    assert run.returncode == 0, run
+    log = (tmp_path / "state" / "hook.log").read_text(encoding="utf-8")
+    assert "unknown event" in log and secret not in log and "ghp_" not in log, log
+    monkeypatch.setenv("ENGINE_CACHE_DIR", str(tmp_path / "cache"))
+    kept = Path(cache.entry_path(("redact-rules", "secrets"), ".json"))
+    assert kept.parent.is_dir() and not kept.exists(), sorted(kept.parent.iterdir())
