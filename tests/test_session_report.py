@@ -398,6 +398,47 @@ def test_a_broken_style_is_one_line_with_its_place(tmp_path):
     assert run.returncode == 0, run.stdout + run.stderr
 
 
+def test_the_builtin_style_is_checked_once_while_it_stays_as_it_is(tmp_path, monkeypatch):
+    """Loading the built-in style checks its templates with Jinja2, 0.07 s
+    of a hook's context monitor each time it reads the style: a pass is
+    remembered in the cache while the file and its schema stay as they
+    are.  A built-in file changed is checked again, its mistake said at its
+    place every time; a user's style is checked at every load."""
+    from engine.core import templates
+
+    monkeypatch.setenv("ENGINE_CACHE_DIR", str(tmp_path / "cache"))
+    parsed = []
+    real = templates.parsed
+    monkeypatch.setattr(templates, "parsed", lambda *a: parsed.append(a) or real(*a))
+    text = open(os.path.join(REPO, "pipelines", "reports", "session.yaml"), encoding="utf-8").read()
+    builtin = tmp_path / "session.yaml"  # the built-in file, where this test may change it
+    builtin.write_text(text, encoding="utf-8")
+    monkeypatch.setattr("engine.session.style.builtin_path", lambda: str(builtin))
+    first = load_style()
+    assert len(parsed) == 4  # its four templates
+    assert load_style() == first and len(parsed) == 4, "checked again though nothing changed"
+    bad = text.replace("    Session {{ r.session_id }}", "    {{ r.turns | nosuchfilter }}Session {{ r.session_id }}", 1)
+    builtin.write_text(bad, encoding="utf-8")
+    for _ in range(2):
+        with pytest.raises(UserError) as said:
+            load_style()
+        [error] = getattr(said.value, "errors", [said.value])
+        assert "unknown filter 'nosuchfilter'" in error.message and error.file == str(builtin), error
+    builtin.write_text("# edited\n" + text, encoding="utf-8")  # still good, and another file
+    parsed.clear()
+    edited = load_style()
+    assert edited["terminal"] == first["terminal"] and len(parsed) == 4
+    assert load_style() == edited and len(parsed) == 4
+    builtin.write_text(text, encoding="utf-8")  # the first file again: the pass remembered is the edited one's
+    assert load_style() == first and len(parsed) == 8
+    assert load_style() == first and len(parsed) == 8
+    mine = tmp_path / "mine.yaml"
+    mine.write_text(text, encoding="utf-8")
+    for _ in range(2):
+        load_style(str(mine))
+    assert len(parsed) == 16, "a user's style is checked at every load"
+
+
 def test_a_style_pattern_that_runs_away_is_one_line_with_its_place(tmp_path):
     """A report style's patterns run with Python's re over every error's
     lines; one that backtracks without end (here over a 40-character line of

@@ -145,7 +145,9 @@ def load_checked(path, builtin, kind, problems):
     """The `kind` document at `path` (said as the user wrote it), else the
     built-in file `builtin`: valid against its schema, then without
     `problems(doc)` (what the schema cannot say: patterns, templates);
-    ValidationErrors, every one at its place, when it is not usable."""
+    ValidationErrors, every one at its place, when it is not usable.  A
+    pass of the built-in file is remembered while it and its schema stay
+    as they are: it is checked once, not at every load."""
     from engine.base.errors import ValidationErrors, given
 
     from .yamlload import load_file
@@ -153,10 +155,35 @@ def load_checked(path, builtin, kind, problems):
     if path is not None:
         given(path)
     doc = load_file(path or builtin)
+    if path is None and _passed_before(kind, builtin):
+        return doc
     errors = check(doc, kind) or problems(doc)
     if errors:
         raise ValidationErrors(errors)
+    if path is None:
+        _remember_passed(kind, builtin)
     return doc
+
+
+def _passed_key(kind, builtin):
+    return ("checked-builtin", kind, str(builtin))
+
+
+def _passed_before(kind, builtin):
+    """Whether the built-in `kind` document passed its checks as it is now,
+    against its schema as it is now (remembered in the cache, with the
+    engine's code in the key): the templates a session report style checks
+    cost a hook's context monitor 0.1 s on each event that reads it."""
+    from . import cache
+
+    return cache.load_plain(_passed_key(kind, builtin)) == "ok"
+
+
+def _remember_passed(kind, builtin):
+    from . import cache
+
+    sources = [str(builtin), file(kind)]
+    cache.store_plain(_passed_key(kind, builtin), "ok", [(src, cache.file_digest(src)) for src in sources])
 
 
 # Files of this process found valid, as read (see yamlload._PARSED).
