@@ -103,14 +103,18 @@ def _warm_up():
     agents(settle=False)
     # The redactors of the built-in secret rules, as a second call in one
     # process finds them (engine/core/redact.py redactor): the default one
-    # every log line goes through, and the tool memory's (hooks.memory.redact
-    # of the built-in profile).  A child built its own otherwise, from the
-    # rules its cache folder keeps: 5.5 ms of CPU for each of most hooks.
+    # every log line goes through, the tool memory's (hooks.memory.redact
+    # of the built-in profile; the content cache's is the same), and the
+    # session report's, which the context monitor reads.  A child built its
+    # own otherwise, from the rules its cache folder keeps: 5.5 ms of CPU
+    # for each of most hooks, 80 ms where its cache has no copy of them.
     from engine.core.redact import redactor
     from engine.memory.record import redactor as memory_redactor
+    from engine.session.report import _redactor as report_redactor
 
     redactor()
     memory_redactor(default.hooks["memory"])
+    report_redactor()
     # The fingerprint of the engine's own files (a stat of each module, once
     # per process): the code does not change under a test run.
     from engine.core.cache import code_fingerprint

@@ -76,3 +76,11 @@ def test_a_child_redacts_with_the_secret_rules_the_zygote_read(tmp_path, monkeyp
     monkeypatch.setenv("ENGINE_CACHE_DIR", str(tmp_path / "cache"))
     kept = Path(cache.entry_path(("redact-rules", "secrets"), ".json"))
     assert kept.parent.is_dir() and not kept.exists(), sorted(kept.parent.iterdir())
+    # the session report's, [secret] in place of each secret (the context monitor reads reports)
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(json.dumps({"type": "user", "sessionId": "s1", "message": {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "t1", "is_error": True, "content": f"Error: bad token {secret}"}]}}) + "\n",
+        encoding="utf-8")
+    run = forkrun.completed(["session", "report", str(transcript), "--json"], cwd=tmp_path, env=env)
+    assert run.returncode == 0 and "[secret]" in run.stdout and secret not in run.stdout, run
+    assert not kept.exists(), sorted(kept.parent.iterdir())
