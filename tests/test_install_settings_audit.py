@@ -12,7 +12,7 @@ import pytest
 from engine.agents.table import get, names
 from engine.hooks import jsonsplice, settingsfile
 from test_hooks_conftest_fixtures import hk  # noqa: F401 - fixture
-from test_install_agents import _engine, _path
+from test_install_agents import _engine, _handlers, _path
 
 # A hand-made file: the user's own hook written on one line, a list on
 # one line, keys in their order, an escape a writer would not choose.
@@ -254,3 +254,76 @@ def test_doctor_in_the_home_folder_reads_no_project_settings_and_asks_no_trust_o
     project = next(s for s in report["hooks"] if s["scope"] == "project")
     assert project["installed"] == [] and "home folder" in project["error"], project
     assert not [line for line in report["missing"] if "trust" in line], report["missing"]
+
+
+def _edit_every_engine_hook(agent, data):
+    """The engine's hooks in `data`, each with a key of the user's added (a
+    status message, a comment): what a user who edits one of them writes."""
+    edited = json.loads(json.dumps(data))
+    for _, _, handler in _handlers(agent, edited):
+        handler["statusMessage"] = "rules"
+    return edited
+
+
+def _engine_hooks_at(agent, data):
+    """{event: how many hooks there run the engine's hook command}."""
+    from engine.hooks.hookcmd import parse
+
+    counts = {}
+    for event, _, handler in _handlers(agent, data):
+        command = handler.get("bash" if agent == "copilot" else "command")
+        counts[event] = counts.get(event, 0) + (parse(command) is not None)
+    return counts
+
+
+@pytest.mark.parametrize("agent", ["claude-code", "codex", "gemini", "copilot"])
+def test_an_edited_engine_hook_is_kept_and_install_adds_no_second_one_beside_it(hk, agent):
+    """A user who edited the engine's hook entry (a key added) and ran
+    engine install again got a second engine hook at every event: the
+    engine ran twice per event, delivering everything twice, and doctor
+    said nothing.  Install now leaves the edited entry as it is, adds none
+    beside it and says so; doctor names the file and events where both run."""
+    assert _engine(hk, "install", "--agent", agent, "--user").returncode == 0
+    path = _path(hk, agent, "user")
+    installed = json.loads(path.read_text())
+    edited = _edit_every_engine_hook(agent, installed)
+    path.write_text(json.dumps(edited))
+    run = _engine(hk, "install", "--agent", agent, "--user")
+    assert run.returncode == 0, str(run)
+    after = json.loads(path.read_text())
+    events = list(installed["hooks"])
+    assert set(_engine_hooks_at(agent, after).values()) == {1}, after
+    assert after == edited, "the user's edited entries kept as they are, none added beside them"
+    assert "edited" in run.stderr and all(e in run.stderr for e in events), str(run)
+    report = _doctor(hk, agent)
+    user = next(s for s in report["hooks"] if s["scope"] == "user")
+    assert set(user["installed"]) == set(events), "the edited hooks run the engine: installed"
+    assert not [line for line in report["missing"] if "runs twice" in line], report["missing"]
+    both = {**edited, "hooks": {e: edited["hooks"][e] + installed["hooks"][e] for e in events}}
+    path.write_text(json.dumps(both))  # what install wrote before: the engine's own beside the edited ones
+    report = _doctor(hk, agent)
+    lines = [line for line in report["missing"] if line.startswith(f"{path}: at ") and "runs twice" in line]
+    assert len(lines) == 1 and all(e in lines[0] for e in events) and "edited" in lines[0], report["missing"]
+    assert _engine(hk, "install", "--agent", agent, "--user").returncode == 0
+    assert json.loads(path.read_text()) == edited, "install takes out only the engine's own, the edited ones stay"
+    assert _engine(hk, "uninstall", "--agent", agent, "--user").returncode == 0
+    assert json.loads(path.read_text()) == edited, "uninstall never removes the user's edited entries"
+
+
+def test_an_edited_hook_that_runs_a_program_of_the_projects_is_no_engine_hook_install_leaves_out(hk):
+    """A cloned repository's hook of the engine's shape with a key added,
+    running its own bin/engine-hook, runs no engine: install still writes
+    the engine's own there, and doctor names the repository's program."""
+    program = hk.project / "bin" / "engine-hook"
+    program.parent.mkdir(parents=True)
+    program.write_text("#!/bin/sh\nexit 0\n")
+    path = _path(hk, "copilot", "project")
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"version": 1, "hooks": {"sessionStart": [
+        {"type": "command", "bash": f"{program} --agent copilot --event sessionStart", "timeoutSec": 10, "cwd": "."}]}}))
+    run = _engine(hk, "install", "--agent", "copilot", "--project")
+    assert run.returncode == 0 and "edited" not in run.stderr, str(run)
+    assert _engine_hooks_at("copilot", json.loads(path.read_text()))["sessionStart"] == 2
+    report = _doctor(hk, "copilot")
+    assert [line for line in report["missing"] if str(program) in line and "not this engine's" in line], report
+    assert not [line for line in report["missing"] if "runs twice" in line], report["missing"]

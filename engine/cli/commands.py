@@ -390,16 +390,26 @@ def _plugin_on(agent):
 def _say_installed(done, agent):
     where = display(str(done.path))
     if done.changed:
-        print(f"{where}: hooks added for {', '.join(done.events)}")
+        print(f"{where}: hooks added for {', '.join(done.events)}" if done.events else f"{where}: no hook added")
     else:
         print(f"{where}: hooks already installed" + ("" if done.files else "; nothing changed"))
     if done.skipped:
         print(f"skipped (events {agent.data['display']} does not have): {', '.join(done.skipped)}")
+    if done.edited:
+        print(_edited_note(done, agent), file=sys.stderr)
     _list_files("wrote", done.files)
     if done.todo:
         print("to do before the hooks run:")
         for line in done.todo:
             print(f"  {line}")
+
+
+def _edited_note(done, agent):
+    """The line for events where the user's edit of the engine's hook runs the engine already."""
+    return (f"note: {display(str(done.path))}: at {', '.join(done.edited)} a hook of the engine's, edited (not as "
+            "engine install writes it), runs the engine already: left as it is, and no second one added (the engine "
+            "would run twice at each event); to have engine install's own there, remove that entry (or restore it as "
+            f"engine install writes it) and run engine install --agent {agent.name} again")
 
 
 def _list_files(title, files):

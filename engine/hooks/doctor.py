@@ -14,7 +14,8 @@ import os
 from engine.base.errors import UserError
 
 from . import agenttrust, detect, entries, firing, projectenv, settingsfile, versioncmd
-from .install import home_or_above, others_line, settings_path, todo
+from .install import edited_events, home_or_above, others_line, settings_path, todo
+from .install import planted as planted_by
 from .pluginstate import plugin_state
 
 SCOPES = ("user", "project")
@@ -70,7 +71,7 @@ def agent_report(agent, project, events, conf):
 def scope_report(agent, scope, project, events):
     """Installed (which events, which are missing), and trusted, for one scope."""
     out = {"scope": scope, "file": None, "installed": [], "not_installed": [], "named_for": [], "error": None,
-           "trust": None, "switched_off": [], "projects_own": []}
+           "trust": None, "switched_off": [], "projects_own": [], "edited": [], "twice": []}
     if scope == "project" and home_or_above(project):  # its "project" settings are the user's own
         return dict(out, error="none: the working folder is your home folder or above it, not a project")
     try:
@@ -85,16 +86,27 @@ def scope_report(agent, scope, project, events):
         return dict(out, error=str(exc))
     out["switched_off"] = switched_off(agent, data)
     ours, out["projects_own"] = _not_planted(agent, scope, project, entries.ours(agent, data))
-    named = {(event, _named_agent(agent, handler)) for event, _, _, handler in ours}
-    present = {event for event, name in named if name == agent.name}
+    named = {(event, entries.named_agent(agent, handler)) for event, _, _, handler in ours}
+    out["projects_own"] += [p for p in _not_planted(agent, scope, project, entries.edited(agent, data))[1]
+                            if p not in out["projects_own"]]
+    out["edited"] = edited_events(agent, scope, project, data)
+    out["twice"] = _twice_at(agent, ours, out["edited"])
+    present = {event for event, name in named if name == agent.name} | set(out["edited"])
     out["named_for"] = sorted({name for _, name in named} - {agent.name})
     wanted, _ = entries.plan(agent, events)
     out["installed"] = [name for _, name in wanted if name in present] + sorted(present - {n for _, n in wanted})
     out["not_installed"] = [name for _, name in wanted if name not in present]
-    if named:
+    if named or out["edited"]:
         out["trust"] = agenttrust.check(agent, scope, project, path, data)
         out["todo"] = list(todo(agent, scope, project) + others_line(agent, scope, project))
     return out
+
+
+def _twice_at(agent, ours, edited):
+    """The events of `edited` where one of the engine's own hooks for this
+    agent runs too: the engine runs twice at each."""
+    own = {event for event, _, _, handler in ours if entries.named_agent(agent, handler) == agent.name}
+    return [event for event in edited if event in own]
 
 
 def _not_planted(agent, scope, project, found):
@@ -104,19 +116,15 @@ def _not_planted(agent, scope, project, found):
     bin/engine-hook); that is no hook of the engine's, and trusting the
     folder for it runs the repository's program.  This engine's own
     programs (a clone of the engine with its .venv) are the engine's."""
-    from engine.base.paths import inside
     from engine.base.project import project_folder
-
-    from .hookcmd import programs, this_engines
 
     if scope != "project":
         return found, []
     root = os.path.realpath(project_folder(project))
     kept, planted = [], []
     for item in found:
-        command = entries.command_of(agent, item[3])
-        theirs = [p for p in programs(command) if inside(os.path.realpath(p), root)]
-        if theirs and not this_engines(command):
+        theirs = planted_by(entries.command_of(agent, item[3]), root)
+        if theirs:
             planted += [p for p in theirs if p not in planted]
         else:
             kept.append(item)
@@ -142,16 +150,6 @@ def switched_off(agent, data):
                 out.append(f"{name} turns off the engine's hooks {', '.join(ours)}: {agent.data['display']} runs "
                            "none of them")
     return out
-
-
-def _named_agent(agent, handler):
-    """The agent one of the engine's hook commands names (the default agent
-    when it names none)."""
-    from engine.agents import DEFAULT_AGENT
-
-    from .hookcmd import parse
-
-    return (parse(entries.command_of(agent, handler)) or {}).get("agent") or DEFAULT_AGENT
 
 
 KEPT = "{original."  # a value of the agent's own kept as it was, not the engine's
@@ -285,6 +283,14 @@ def _named_for_another(agent, scope):
             f"--{scope['scope']} puts this agent's own in their place")
 
 
+def _edited_twice(agent, scope):
+    """The line for events where the user's edit of the engine's hook runs beside the engine's own."""
+    return (f"{scope['file']}: at {', '.join(scope['twice'])} a hook of the engine's command, edited (not as engine "
+            "install writes it), runs beside the engine's own: the engine runs twice at each of these events; keep "
+            f"one: remove the edited entry (or the engine's own: engine uninstall --agent {agent.name} "
+            f"--{scope['scope']} takes out only those, and engine install then adds none where yours runs)")
+
+
 def missing(agent, report):
     """What stands between the user and the engine working with this agent, one line each."""
     out = []
@@ -309,6 +315,7 @@ def missing(agent, report):
     out += [f"{s['scope']} settings: {s['error']}" for s in report["hooks"] if s["error"] and s["file"]]
     out += [f"{s['file']}: {line} (your setting: change it to run them)" for s in report["hooks"]
             for line in s.get("switched_off") or ()]
+    out += [_edited_twice(agent, s) for s in report["hooks"] if s.get("twice")]
     out += [f"{s['file']}: hooks shaped as the engine's run {', '.join(s['projects_own'])}, a program inside the "
             "project, not this engine's: not counted as installed; unless you put it there, it is the repository's, "
             "do not trust the folder for it" for s in report["hooks"] if s.get("projects_own")]

@@ -179,6 +179,16 @@ def _drop_empty_container(agent, before, out):
 
 def ours(agent, data):
     """[(event, group index, handler index, handler)] of our handlers in `data`."""
+    return _handlers(agent, data, is_ours)
+
+
+def edited(agent, data):
+    """The same of the handlers that are edits of ours (is_edited)."""
+    return _handlers(agent, data, is_edited)
+
+
+def _handlers(agent, data, test):
+    """[(event, group index, handler index, handler)] of the handlers in `data` that pass `test`."""
     lists = event_lists(agent, data) or {}
     key = handler_key(_spec(agent)["group"])
     found = []
@@ -186,9 +196,27 @@ def ours(agent, data):
         for gi, group in enumerate(groups if isinstance(groups, list) else ()):
             handlers = [group] if key is None else (group.get(key) if isinstance(group, dict) else None)
             for hi, handler in enumerate(handlers if isinstance(handlers, list) else ()):
-                if is_ours(agent, handler):
+                if test(agent, handler):
                     found.append((event, gi, hi, handler))
     return found
+
+
+def is_edited(agent, handler):
+    """A handler with a command hook_command writes that is not exactly as
+    install writes it (a key of the user's added, a fixed value changed):
+    the user's edit of one of ours.  It runs the engine all the same, so a
+    second one of ours beside it runs every event twice; it is the user's,
+    never removed or rewritten (is_ours)."""
+    return (isinstance(handler, dict) and not is_ours(agent, handler)
+            and hookcmd.parse(command_of(agent, handler)) is not None)
+
+
+def named_agent(agent, handler):
+    """The agent one of the engine's hook commands names (the default agent
+    when it names none)."""
+    from engine.agents import DEFAULT_AGENT
+
+    return (hookcmd.parse(command_of(agent, handler)) or {}).get("agent") or DEFAULT_AGENT
 
 
 def command_of(agent, handler):

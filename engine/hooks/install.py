@@ -28,8 +28,9 @@ class Done(NamedTuple):
     """What install or uninstall did: the settings file, whether it changed,
     its backup (or None), and every file written or removed, as (path, what)
     pairs in the order they happened, for the command to list; the agent,
-    the profile's events it lacks, the agent's events written, and what the
-    user must still do before the hooks run."""
+    the profile's events it lacks, the agent's events written, what the
+    user must still do before the hooks run, and the agent's events where
+    an edit of the engine's hook runs the engine already (none written there)."""
     path: Path
     changed: bool
     backup: Optional[Path]
@@ -38,6 +39,7 @@ class Done(NamedTuple):
     skipped: tuple = ()
     events: tuple = ()
     todo: tuple = ()
+    edited: tuple = ()
 
 
 def agent_named(name):
@@ -81,6 +83,29 @@ def projects_own_hooks(agent, cwd=None):
         for path in sorted(glob.glob(os.path.join(glob.escape(project), pattern))):
             if inside(os.path.realpath(path), root) and _holds_others(path, root):
                 found.append(path)
+    return found
+
+
+def planted(command, root):
+    """The programs inside the project (`root`, real) that a hook command of
+    the engine's shape runs, unless it is this engine's: a cloned
+    repository's own bin/engine-hook is its hook, not the engine's."""
+    from .hookcmd import programs, this_engines
+
+    theirs = [p for p in programs(command) if inside(os.path.realpath(p), root)]
+    return [] if this_engines(command) else theirs
+
+
+def edited_events(spec, scope, cwd, data):
+    """The agent's events in `data` where an edit of the engine's hook
+    (entries.is_edited) naming this agent runs the engine: one of a
+    project's that runs a program of the project's runs no engine."""
+    root = os.path.realpath(project_folder(cwd or os.getcwd())) if scope == "project" else None
+    found = []
+    for event, _, _, handler in entries.edited(spec, data):
+        runs = not (root and planted(entries.command_of(spec, handler), root))
+        if runs and entries.named_agent(spec, handler) == spec.name and event not in found:
+            found.append(event)
     return found
 
 
@@ -267,13 +292,16 @@ def _install(scope, events, profile_ref, timeout, cwd, keep, autocompact_pct, ag
         new = {**spec.data["install"]["file"], **new}
     value, variable = _autocompact(spec, new, path, autocompact_pct)
     groups, skipped = _groups(spec, events, profile_ref, cwd, timeout, idle)
+    edited = tuple(e for e in edited_events(spec, scope, cwd, new) if e in dict(groups))
+    groups = [(name, group) for name, group in groups if name not in edited]  # a second would run it twice
     entries.add(spec, new, groups)
     done = dict(agent=spec.name, skipped=tuple(skipped), events=tuple(n for n, _ in groups),
-                todo=todo(spec, scope, cwd) + others_line(spec, scope, cwd))
+                todo=todo(spec, scope, cwd) + others_line(spec, scope, cwd), edited=edited)
     if new == data:
         return Done(path, False, None, extras.install_slash(spec, path), **done)
     backup, made = settingsfile.write(path, new, original, keep, comments=reads_comments(spec))
     what = f"hook entries for {len(groups)} events" + (f", and {variable}={value}" if value else "")
+    what += f" (none at {len(edited)} where an edited one runs the engine)" if edited else ""
     files = [(path, what if original is not None else f"created, with {what}")]
     files += [(backup, "backup of the settings file as it was")] if backup is not None else []
     files += extras.install_slash(spec, path)
