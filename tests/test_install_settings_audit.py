@@ -327,3 +327,41 @@ def test_an_edited_hook_that_runs_a_program_of_the_projects_is_no_engine_hook_in
     report = _doctor(hk, "copilot")
     assert [line for line in report["missing"] if str(program) in line and "not this engine's" in line], report
     assert not [line for line in report["missing"] if "runs twice" in line], report["missing"]
+
+
+def test_a_project_install_reads_a_bounded_number_of_the_projects_own_hook_files_and_says_what_it_left(
+        hk, monkeypatch):
+    """Install --project read every file a cloned repository put in
+    .github/hooks/ to name those holding its own hooks: 20,000 small ones
+    took 3.8 s and a note of 540 KB, and nothing bounded their number.  At
+    most install.max_folder_hook_files are read now, none larger than
+    install.max_folder_hook_bytes (stat'ed first: a sparse 2 GB file is
+    never opened), and the note says which were not read."""
+    from engine.core.settings import folder_hook_limits
+    from engine.hooks import install
+
+    most, cap = folder_hook_limits()
+    folder = hk.project / ".github" / "hooks"
+    folder.mkdir(parents=True)
+    theirs = json.dumps({"version": 1, "hooks": {"sessionStart": [{"type": "command", "bash": "./x"}]}})
+    for i in range(most + 20):
+        (folder / f"h{i:04d}.json").write_text(theirs)
+    big = hk.project / ".claude" / "settings.json"
+    big.parent.mkdir()
+    with open(big, "wb") as fh:
+        fh.truncate(2 << 30)  # 2 GB of zeros, no disk
+    opened = []
+    real_load = settingsfile.load
+    monkeypatch.setattr(settingsfile, "load", lambda path, *a, **k: opened.append(str(path)) or real_load(path, *a, **k))
+    own = install.projects_own_hooks(get("copilot"), hk.project)
+    assert len(opened) == most and str(big) not in opened, len(opened)
+    assert len(own.found) == most and own.too_large == [str(big)] and own.too_many == [".github/hooks/*.json"], own
+    assert os.path.getsize(big) > cap
+    run = _engine(hk, "install", "--agent", "copilot", "--project")
+    assert run.returncode == 0, str(run)
+    line = next((line for line in run.stdout.splitlines() if "Not read" in line), "")
+    assert ".claude/settings.json" in line and ".github/hooks/*.json" in line, run.stdout
+    assert "max_folder_hook_files" in line and f"{most:,}" in line, line
+    assert len(run.stdout) < 100 * most, "the note names no more files than were read"
+    lines = [line for line in _doctor(hk, "copilot")["missing"] if "not trusted" in line]
+    assert len(lines) == 1 and "Not read" in lines[0] and ".claude/settings.json" in lines[0], lines

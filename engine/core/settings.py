@@ -100,6 +100,13 @@ def settings_file_bytes():
     return plain()["install"]["max_settings_bytes"]
 
 
+def folder_hook_limits():
+    """(files of each pattern, bytes of each file) of a project's own hook
+    files install and doctor read (install.folder_runs of an agent's YAML)."""
+    conf = plain()["install"]
+    return conf["max_folder_hook_files"], conf["max_folder_hook_bytes"]
+
+
 def redis_limits():
     return plain()["redis"]
 

@@ -70,20 +70,56 @@ def todo(agent, scope, cwd=None):
     return tuple(line.replace("{agent_home}", agent.home()).replace("{project}", project) for line in lines)
 
 
+class OwnHooks(NamedTuple):
+    """A project's own hook files (projects_own_hooks): those holding hooks
+    not the engine's, those too large to read, and the patterns that
+    matched more files than were read."""
+    found: list
+    too_large: list
+    too_many: list
+
+
 def projects_own_hooks(agent, cwd=None):
     """The project's files, inside it, whose hooks not the engine's the agent
     runs once the user trusts the folder (install.folder_runs), as the
-    trust lines ask: a cloned repository's own hooks, to read before trusting it."""
-    import glob
+    trust lines ask: a cloned repository's own hooks, to read before trusting
+    it.  Bounded (install.max_folder_hook_files, max_folder_hook_bytes): a
+    file is stat'ed before it is read, and what was not read is said."""
+    from engine.core.settings import folder_hook_limits
 
     project = str(Path(cwd or os.getcwd()).absolute())
     root = os.path.realpath(project_folder(project))
-    found = []
+    most, cap = folder_hook_limits()
+    own = OwnHooks([], [], [])
     for pattern in agent.data["install"]["folder_runs"]:
-        for path in sorted(glob.glob(os.path.join(glob.escape(project), pattern))):
-            if inside(os.path.realpath(path), root) and _holds_others(path, root):
-                found.append(path)
-    return found
+        paths = _first_matches(project, pattern, most)
+        if len(paths) > most:
+            own.too_many.append(pattern)
+        for path in paths[:most]:
+            real = os.path.realpath(path)
+            if not inside(real, root):
+                continue  # a link out of the project is never read
+            if _size(real) > cap:
+                own.too_large.append(path)
+            elif _holds_others(path, root):
+                own.found.append(path)
+    return own
+
+
+def _first_matches(project, pattern, most):
+    """The first `most` + 1 paths found that `pattern` names in the project, sorted."""
+    import glob
+    from itertools import islice
+
+    return sorted(islice(glob.iglob(os.path.join(glob.escape(project), pattern)), most + 1))
+
+
+def _size(path):
+    """A file's size, before it is read (0 when it cannot be stat'ed: it runs nothing)."""
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
 
 
 def planted(command, root):
@@ -139,11 +175,26 @@ def others_line(spec, scope, cwd):
     """The line naming the project's own hooks that trusting the folder runs too (none for --user, or to trust)."""
     if scope != "project" or not todo(spec, scope, cwd):
         return ()
-    files = projects_own_hooks(spec, cwd)
-    if not files:
-        return ()
-    return (f"Trusting the folder runs the project's own hooks too, not only the engine's: read them in "
-            f"{', '.join(display(f) for f in files)} first.",)
+    own = projects_own_hooks(spec, cwd)
+    lines = []
+    if own.found:
+        lines.append(f"Trusting the folder runs the project's own hooks too, not only the engine's: read them in "
+                     f"{', '.join(display(f) for f in own.found)} first.")
+    if own.too_large or own.too_many:
+        lines.append(_unread_line(own))
+    return tuple(lines)
+
+
+def _unread_line(own):
+    """The line naming the project's hook files install did not read (OwnHooks)."""
+    from engine.core.settings import folder_hook_limits
+
+    most, cap = folder_hook_limits()
+    parts = [f"{display(f)} (larger than {cap:,} bytes)" for f in own.too_large]
+    parts += [f"all but the first {most:,} files found of {one_line(p)} (more match)" for p in own.too_many]
+    return (f"Not read, and may hold hooks of the project's own as well: {'; '.join(parts)} (install."
+            "max_folder_hook_files and max_folder_hook_bytes in pipelines/settings/engine.yaml): read them "
+            "yourself before trusting the folder.")
 
 
 def profile_events(hooks):
