@@ -39,7 +39,7 @@ class CcmLearn(Handler):
             from engine.ccm.origin import project_of
 
             # per project, as the cache's entries are: a command learned in svc/ is large in the root too
-            learn(config.folder(settings), project_of(ctx.cwd), pattern, size, settings["learned"]["expiry_days"])
+            learn(config.folder(settings), project_of(ctx.cwd), pattern, size, settings["learned"])
         note = _cut_note(event.agent, failed, streams, settings, command)
         return [Part(self.name, note)] if note and not _holds_secret(command, settings) else []
 
