@@ -319,6 +319,22 @@ def test_a_command_too_long_for_the_file_drops_nothing_else(tmp_path):
     assert sorted(read(str(tmp_path), "/p", conf, now=1_000_100)) == [f"python3 tool_{i:04d}.py" for i in range(3)]
 
 
+def test_a_learned_command_run_through_the_wrapper_is_learned_again(world, settings):
+    """Where calls are wrapped, the hook learns nothing from them (the
+    wrapper's call): a learned command in daily use kept its first
+    last_seen, expired, and was the first to go from the bounded file."""
+    from engine.ccm.learned import learn, read
+    from engine.ccm.origin import project_of
+
+    root, project, conf = config.folder(settings), project_of(str(world.proj)), settings["learned"]
+    learn(root, project, "python3 make_report.py", 9000, conf, now=time.time() - 20 * 86400)
+    (world.proj / "make_report.py").write_text("for i in range(3000):\n    print('row', i)\n")
+    r = engine(world, "cache", "run", "--cwd", str(world.proj), "--", "python3 make_report.py --all")
+    assert r.returncode == 0 and r.stdout.startswith(b"[CCM_CACHED]"), r
+    entry = read(root, project, conf)["python3 make_report.py"]
+    assert entry["count"] == 2 and entry["last_seen"] > time.time() - 600, entry
+
+
 def _oversized(root, project, over):
     """A learned file over `over` bytes (an older version's), naming `python3 make_report.py`."""
     from engine.ccm.learned import _path

@@ -64,6 +64,31 @@ def pattern_of(command, words):
     return " ".join(said[:words])
 
 
+def learn_command(settings, cwd, command, size):
+    """Learn a shell command whose output was `size` bytes for the project
+    of `cwd`, if it was over the Bash threshold and is not a pass-through
+    one; its words are learned unless compound or holding a secret (the
+    file would keep it).  True when the output was one to learn from."""
+    from .config import folder
+    from .intercept import _starts_with
+    from .origin import project_of
+
+    bash = settings["intercept"]["bash"]
+    if size <= bash["threshold_bytes"] or _starts_with(command, bash["pass_through"]):
+        return False
+    pattern = pattern_of(command, settings["learned"]["words"])
+    if pattern and not holds_secret(pattern, settings):
+        # per project, as the cache's entries are: a command learned in svc/ is large in the root too
+        learn(folder(settings), project_of(cwd), pattern, size, settings["learned"])
+    return True
+
+
+def holds_secret(text, settings):
+    from .secrets import Secrets
+
+    return Secrets(settings).found_in(text)
+
+
 def _path(root, project):
     from engine.core.cache import sha256  # the bare C module: hashlib (OpenSSL) costs a hook milliseconds
 
