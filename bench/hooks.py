@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import HEAVY_MODULES, arguments, fmt_table, hook_argv, loadavg, log, machine, make_venv, now, p90, publish, transcript_file
+from common import HEAVY_MODULES, REPO, arguments, fmt_table, hook_argv, loadavg, log, machine, make_venv, now, p90, publish, transcript_file
 
 TARGET_HOOK_MS = 50.0  # issue 3: a hook event that injects nothing
 TARGET_INJECT_X = 3.0  # issue 11: an injecting event, as a multiple of python -c pass
@@ -32,6 +32,21 @@ TARGET_RECORD_X = 2.0  # issue 7: a PreToolUse/PostToolUse that only records, as
 
 
 TRANSCRIPT = "23-erk-local-v2156-compact-ae4a1257.jsonl"
+
+
+def fill_learned(cache_dir, project):
+    """The project's learned file at its bound (the built-in
+    learned.max_entries commands): what a heavy user's PreToolUse reads and
+    parses on each shell call.  Returns how many commands it holds."""
+    import yaml
+
+    from engine.ccm.learned import learn
+    from engine.ccm.origin import project_of
+
+    conf = yaml.safe_load((REPO / "pipelines" / "settings" / "content_cache.yaml").read_text())["learned"]
+    for i in range(conf["max_entries"]):
+        learn(str(cache_dir / "ccm"), project_of(str(project)), f"python3 tools/report_{i:04d}.py", 50000, conf)
+    return conf["max_entries"]
 
 
 def run_hooks(corpus_dir, quick, runs, venv, log, baseline=None):
@@ -50,6 +65,9 @@ def run_hooks(corpus_dir, quick, runs, venv, log, baseline=None):
         home, project = tmp / "home", tmp / "project"
         (project / ".claude" / "rules").mkdir(parents=True)
         home.mkdir()
+        heavy_user = tmp / "heavy-user-project"  # a project whose learned file is full
+        heavy_user.mkdir()
+        learned = fill_learned(tmp / "cache", heavy_user)
         for f in files:
             (project / ".claude" / "rules" / f.name).write_bytes(f.read_bytes())
         every = tmp / "every-prompt.yaml"  # the built-in profile, rules injected at every prompt
@@ -76,7 +94,9 @@ def run_hooks(corpus_dir, quick, runs, venv, log, baseline=None):
                 return json.dumps({**base, "hook_event_name": "PostToolUse", "tool_name": "Bash",
                                    "tool_input": {"command": "ls"}, "tool_use_id": f"t{counter[0]}",
                                    "tool_response": {"stdout": "a\nb\n" * 200, "stderr": "", "interrupted": False}}).encode()
-            if kind == "pre":  # nothing remembered for Bash: nothing to say
+            if kind in ("pre", "pre-learned"):  # nothing remembered for Bash (learned or not): nothing to say
+                if kind == "pre-learned":
+                    base["cwd"] = str(heavy_user)
                 return json.dumps({**base, "hook_event_name": "PreToolUse", "tool_name": "Bash",
                                    "tool_input": {"command": "ls"}, "tool_use_id": f"t{counter[0]}"}).encode()
             if kind in ("quiet", "prompt"):  # prompt 1 of a new session: the built-in profile injects nothing
@@ -99,6 +119,8 @@ def run_hooks(corpus_dir, quick, runs, venv, log, baseline=None):
             ("engine hook, UserPromptSubmit injecting 13 rule files", lambda: run_once(hook_cmd + ["--profile", str(every)], event("prompt"))),
             ("engine hook, PostToolUse that only records", lambda: run_once(hook_cmd, event("post"))),
             ("engine hook, PreToolUse with nothing to say", lambda: run_once(hook_cmd, event("pre"))),
+            (f"engine hook, PreToolUse with nothing to say, {learned} commands learned",
+             lambda: run_once(hook_cmd, event("pre-learned"))),
             ("engine hook, PostToolUse with the context monitor (1.7 MB transcript)",
              lambda: run_once(hook_cmd, event("monitor"))),
             ("python3 -c pass", lambda: run_once([str(python_exe), "-c", "pass"])),

@@ -269,6 +269,175 @@ def test_a_command_learned_in_a_subfolder_is_the_projects(world):
     assert "make_report" in engine(world, "cache", "learned", "--all", cwd=str(other)).stdout.decode()
 
 
+# -- the learned file's bounds ---------------------------------------------------
+# Audit: the learned file had no bound but age.  Every shell call's PreToolUse
+# read and parsed it whole; thousands of distinct large commands (or a model
+# told to run them) grew it for ever, and every later shell call paid for it.
+
+BOUND = {"expiry_days": 30, "max_entries": 5, "max_bytes": 1024}
+
+
+def _learn_many(root, conf, count, start=1_000_000, project="/p"):
+    from engine.ccm.learned import learn
+
+    for i in range(count):
+        learn(root, project, f"python3 tool_{i:04d}.py", 5000, conf, now=start + i)
+
+
+def test_a_write_keeps_the_most_recently_learned_entries(tmp_path):
+    from engine.ccm.learned import learn, read
+
+    conf = dict(BOUND, max_bytes=131072)
+    _learn_many(str(tmp_path), conf, 12)
+    assert sorted(read(str(tmp_path), "/p", conf, now=1_000_100)) == [f"python3 tool_{i:04d}.py" for i in range(7, 12)]
+    learn(str(tmp_path), "/p", "python3 tool_0007.py", 5000, conf, now=1_000_100)  # learned again: the newest now
+    learn(str(tmp_path), "/p", "make check", 5000, conf, now=1_000_101)
+    kept = read(str(tmp_path), "/p", conf, now=1_000_200)
+    assert sorted(kept) == ["make check"] + [f"python3 tool_{i:04d}.py" for i in (7, 9, 10, 11)]
+    assert kept["python3 tool_0007.py"]["count"] == 2  # what it knew of the entry is kept
+
+
+def test_a_write_keeps_the_file_within_its_bytes(tmp_path):
+    from engine.ccm.learned import _path, read
+
+    conf = dict(BOUND, max_entries=500)
+    _learn_many(str(tmp_path), conf, 40)
+    path = _path(str(tmp_path), "/p")
+    kept = read(str(tmp_path), "/p", conf, now=1_000_100)
+    assert os.path.getsize(path) <= conf["max_bytes"]
+    assert 3 < len(kept) < 40 and "python3 tool_0039.py" in kept  # the newest that fit
+    newest = sorted(range(40), reverse=True)[:len(kept)]
+    assert sorted(kept) == sorted(f"python3 tool_{i:04d}.py" for i in newest)
+
+
+def test_a_command_too_long_for_the_file_drops_nothing_else(tmp_path):
+    from engine.ccm.learned import learn, read
+
+    conf = dict(BOUND, max_entries=500)
+    _learn_many(str(tmp_path), conf, 3)
+    learn(str(tmp_path), "/p", "python3 '" + "x " * 600 + "'", 5000, conf, now=1_000_100)
+    assert sorted(read(str(tmp_path), "/p", conf, now=1_000_100)) == [f"python3 tool_{i:04d}.py" for i in range(3)]
+
+
+def test_a_learned_command_run_through_the_wrapper_is_learned_again(world, settings):
+    """Where calls are wrapped, the hook learns nothing from them (the
+    wrapper's call): a learned command in daily use kept its first
+    last_seen, expired, and was the first to go from the bounded file."""
+    from engine.ccm.learned import learn, read
+    from engine.ccm.origin import project_of
+
+    root, project, conf = config.folder(settings), project_of(str(world.proj)), settings["learned"]
+    learn(root, project, "python3 make_report.py", 9000, conf, now=time.time() - 20 * 86400)
+    (world.proj / "make_report.py").write_text("for i in range(3000):\n    print('row', i)\n")
+    r = engine(world, "cache", "run", "--cwd", str(world.proj), "--", "python3 make_report.py --all")
+    assert r.returncode == 0 and r.stdout.startswith(b"[CCM_CACHED]"), r
+    entry = read(root, project, conf)["python3 make_report.py"]
+    assert entry["count"] == 2 and entry["last_seen"] > time.time() - 600, entry
+
+
+def _oversized(root, project, over):
+    """A learned file over `over` bytes (an older version's), naming `python3 make_report.py`."""
+    from engine.ccm.learned import _path
+
+    pats = {f"python3 old_{i:05d}.py": {"first_seen": time.time(), "last_seen": time.time(), "count": 1,
+                                        "max_bytes": 5000} for i in range(2000)}
+    pats["python3 make_report.py"] = dict(pats["python3 old_00000.py"])
+    path = _path(root, project)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as fh:
+        json.dump({"project": project, "patterns": pats}, fh)
+    assert os.path.getsize(path) > over
+    return path
+
+
+def test_an_oversized_file_is_not_read_said_once_and_rebuilt(tmp_path, monkeypatch):
+    from engine.ccm import learned
+
+    conf = dict(BOUND, max_entries=500, max_bytes=4096)
+    path = _oversized(str(tmp_path), "/p", conf["max_bytes"])
+    read_bytes = []
+    real = open
+
+    class Spy:
+        def __init__(self, fh):
+            self.fh = fh
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.fh.close()
+
+        def fileno(self):
+            return self.fh.fileno()
+
+        def read(self, *n):
+            data = self.fh.read(*n)
+            read_bytes.append(len(data))
+            return data
+
+    monkeypatch.setattr(learned, "open", lambda *a, **k: Spy(real(*a, **k)), raising=False)
+    said = []
+    assert learned.read_fast(str(tmp_path), "/p", conf, said.append) == {}
+    assert learned.read_fast(str(tmp_path), "/p", conf, said.append) == {}
+    assert learned.read(str(tmp_path), "/p", conf) == {}
+    assert sum(read_bytes) == 0, "the oversized file was read"
+    assert len(said) == 1 and path in said[0] and "max_bytes" in said[0], said
+    learned.learn(str(tmp_path), "/p", "make check", 5000, conf)
+    assert os.path.getsize(path) <= conf["max_bytes"]
+    assert list(learned.read_fast(str(tmp_path), "/p", conf, said.append)) == ["make check"]
+    assert not os.path.exists(path + learned._SAID)  # a later oversized file is said again
+
+
+HOOK_READS = r"""
+import builtins, io, json, sys
+from engine.hooks import dispatch
+real, reads = builtins.open, []
+class Spy(io.FileIO):
+    def read(self, *n):
+        data = super().read(*n)
+        if "/learned/" in self.name:
+            reads.append(len(data))
+        return data
+def spy_open(file, mode="r", *a, **k):
+    if isinstance(file, str) and "/learned/" in file and mode == "rb":
+        return Spy(file, "rb")
+    return real(file, mode, *a, **k)
+builtins.open = spy_open
+out = io.StringIO()
+dispatch.main(None, stdin=io.StringIO(sys.stdin.read()), stdout=out)
+sys.__stdout__.write(json.dumps({"out": out.getvalue(), "reads": reads}))
+"""
+
+
+def test_the_hook_reads_no_oversized_learned_file_and_still_answers(world, settings):
+    from engine.ccm.origin import project_of
+
+    cmd = "python3 make_report.py --all"
+    e = json.dumps(payload(cmd, cwd=str(world.proj))).encode()
+    engine(world, "hook", stdin=json.dumps(payload("git status", cwd=str(world.proj))).encode())  # warm the caches
+    path = _oversized(config.folder(settings), project_of(str(world.proj)), 131072)  # the built-in max_bytes
+    runs = [subprocess.run([sys.executable, "-c", HOOK_READS], input=e, capture_output=True, env=world.env,
+                           cwd=str(world.proj), timeout=60) for _ in range(2)]
+    for r in runs:
+        assert r.returncode == 0, r.stderr
+        res = json.loads(r.stdout)
+        assert res["out"] == "" and res["reads"] == [], res  # as if nothing were learned: passed through, unread
+    log = (world.tmp / "state" / "hook.log").read_text()
+    assert log.count("learned commands not read") == 1 and path in log, log
+    assert "failed" not in log and "Traceback" not in log, log
+    # and the hook still answers what it knows: a listed command is rewritten
+    listed = json.loads(engine(world, "hook", stdin=json.dumps(payload("find .", cwd=str(world.proj))).encode()).stdout)
+    assert "cache run" in listed["hookSpecificOutput"]["updatedInput"]["command"]
+    # the next command learned rebuilds the file within its bounds, and the listing shows what is kept
+    post = dict(payload("python3 gen.py", cwd=str(world.proj)), hook_event_name="PostToolUse",
+                tool_response={"stdout": "row\n" * 1000, "stderr": ""})
+    engine(world, "hook", stdin=json.dumps(post).encode())
+    assert os.path.getsize(path) <= 131072
+    shown = engine(world, "cache", "learned", "--project", str(world.proj)).stdout.decode().splitlines()
+    assert [line.split("\t")[0].strip() for line in shown[1:]] == ["python3 gen.py"], shown
+
+
 def test_pin_directives(world):
     prompt = {"session_id": "s1", "transcript_path": "", "cwd": str(world.proj), "hook_event_name": "UserPromptSubmit",
               "prompt": 'ccm:pin next level=hard reason="build log"'}

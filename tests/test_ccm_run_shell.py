@@ -102,7 +102,7 @@ def test_a_command_calling_a_snapshot_function_keeps_working(world, settings):
     """b085972: the learned command `buildall` (a function of the user's
     shell) was rewritten through the wrapper, whose bash has no such
     function: `command not found`."""
-    learn(config.folder(settings), str(world.proj), "buildall", 50_000, 30)
+    learn(config.folder(settings), str(world.proj), "buildall", 50_000, settings["learned"])
     decision, ran = _as_the_agent_runs_it(world, "buildall", settings)
     assert decision is None
     assert ran.returncode == 0, ran

@@ -457,7 +457,7 @@ def _check_world(world, case, hooks, log, agent):
                 f"{said}the content cache holds {got!r}; expected {want!r}"
         if "expect_learned" in case:
             learned = {p: sorted(found) for p, found in all_projects(config.folder(settings),
-                                                                     settings["learned"]["expiry_days"]).items() if found}
+                                                                     settings["learned"]).items() if found}
             want = {world.sub(p): sorted(v) for p, v in case["expect_learned"].items()}
             assert learned == want, f"{said}learned {learned!r}; expected {want!r}"
     if "expect_memory" in case:

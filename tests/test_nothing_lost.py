@@ -331,8 +331,9 @@ def test_a_compound_command_teaches_nothing(tmp_path, command):
     from engine.ccm.learned import learn, pattern_of, read
 
     assert pattern_of(command, 2) == ""
-    learn(str(tmp_path), "/p", pattern_of(command, 2), 9000, 30)
-    assert read(str(tmp_path), "/p", 30) == {}
+    conf = {"expiry_days": 30, "max_entries": 500, "max_bytes": 131072}
+    learn(str(tmp_path), "/p", pattern_of(command, 2), 9000, conf)
+    assert read(str(tmp_path), "/p", conf) == {}
 
 
 def test_a_simple_command_still_teaches_its_first_words():

@@ -39,17 +39,18 @@ WRAPPER_MARK = " cache run "
 READ_BACK = ("show", "stub")
 
 
-def decide(event, settings, post_replaces=True):
+def decide(event, settings, post_replaces=True, log=None):
     """The neutral tool decision ({decision, reason, input}) for this
     pre_tool event (engine/agents/event.py), or None to pass.
-    `post_replaces`: the profile runs a ccm_output handler after tool calls."""
+    `post_replaces`: the profile runs a ccm_output handler after tool calls;
+    `log`: the hook log (a learned file not read is said there)."""
     from engine.agents.event import as_event
 
     event = as_event(event)
     if event.subagent:
         return None
     if event.tool_kind == "shell":
-        return _shell(event, settings, post_replaces)
+        return _shell(event, settings, post_replaces, log)
     if event.tool_kind == "read":
         return _read(event, settings)
     return None
@@ -80,7 +81,7 @@ def _names_engine(word):
     return name in ("engine", "engine.cli") or name.endswith("/engine")
 
 
-def wanted(command, cwd, settings):
+def wanted(command, cwd, settings, log=None):
     """Is this command one to intercept (listed or learned, not pass-through)?"""
     bash = settings["intercept"]["bash"]
     if not command.strip() or WRAPPER_MARK in command or reads_back(command) \
@@ -93,12 +94,12 @@ def wanted(command, cwd, settings):
         from .learned import read_fast
         from .origin import project_of
 
-        learned = read_fast(folder(settings), project_of(cwd), settings["learned"]["expiry_days"])
+        learned = read_fast(folder(settings), project_of(cwd), settings["learned"], log)
         return _starts_with(command, list(learned))
     return False
 
 
-def _shell(event, settings, post_replaces=True):
+def _shell(event, settings, post_replaces=True, log=None):
     command, agent = event.command, event.agent
     background = agent.tools("shell").get("background")
     if not isinstance(command, str) or (background and event.tool_input.get(background)):
@@ -106,7 +107,7 @@ def _shell(event, settings, post_replaces=True):
     if agent.answer("decision") is None:
         return None  # the agent takes no new tool input
     cwd = event.cwd
-    if not wanted(command, cwd, settings):
+    if not wanted(command, cwd, settings, log):
         return None
     icpt = settings["intercept"]
     policy = icpt["modes"].get(event.permission_mode or icpt["mode_when_unnamed"], icpt["unlisted_mode"])

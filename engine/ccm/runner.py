@@ -25,6 +25,9 @@ would run it.
   what the files hold at that moment (a bound: what a background job writes
   later is not waited for, as with the agent's own Bash).
 - The exit status is the command's (128 + N when a signal N ended it).
+- A command whose output was over the threshold is learned again
+  (engine/ccm/learned.py): the hook learns only from calls not wrapped, and
+  a learned command in use must not be the first to leave the bounded file.
 - The command runs in a process group apart from the wrapper's, and the signals in
   `run.forward_signals` (SIGTERM, SIGINT, SIGHUP, ...) that reach the
   wrapper are passed on to that whole group: the command and everything it
@@ -195,8 +198,26 @@ def run(command, cwd=None, session=None, tool_use_id=None, settings=None, out=No
                 stream.write(data)
                 kept.append((size, len(data)))
             stream.flush()
+    _learn(command, cwd, sum(sizes), settings)
     _record(session, kept)
     return status
+
+
+def _learn(command, cwd, size, settings):
+    """Learn the command when its output was large, as the hook does from
+    calls not wrapped: a learned command run through this wrapper is one in
+    use, the last to leave the bounded learned file."""
+    from .intercept import reads_back
+    from .learned import learn_command
+
+    if reads_back(command):
+        return  # the engine's read-back of a cached output: never learned
+    try:
+        learn_command(settings, cwd, command, size)
+    except Exception as exc:  # noqa: BLE001 - a hint not kept: the command's output and status are what matter
+        from engine.core.log import Log
+
+        Log()(f"engine cache run: the command not learned again ({type(exc).__name__}: {exc})")
 
 
 def _record(session, kept):

@@ -124,12 +124,12 @@ def run(args):
         from engine.ccm.learned import all_projects, read
         from engine.ccm.origin import project_of
 
-        days = settings["learned"]["expiry_days"]
+        conf = settings["learned"]
         if args.all:
-            projects = all_projects(store.root, days)
+            projects = all_projects(store.root, conf)
         else:
             project = project_of(os.path.abspath(args.project or "."))
-            projects = {project: read(store.root, project, days)}
+            projects = {project: read(store.root, project, conf)}
         for project, pats in sorted(projects.items()):
             print(project)
             for pat, e in sorted(pats.items()):

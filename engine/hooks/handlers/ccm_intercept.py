@@ -38,5 +38,5 @@ class CcmIntercept(Handler):
         from engine.ccm import config
         from engine.ccm.intercept import decide
 
-        decision = decide(ctx.event, config.load(), self.post_replaces)
+        decision = decide(ctx.event, config.load(), self.post_replaces, ctx.log)
         return [Part(self.name, tool_decision=decision)] if decision else []

@@ -19,8 +19,8 @@ class CcmLearn(Handler):
 
     def parts(self, ctx):
         from engine.ccm import config
-        from engine.ccm.intercept import WRAPPER_MARK, _starts_with, reads_back
-        from engine.ccm.learned import learn, pattern_of
+        from engine.ccm.intercept import WRAPPER_MARK, reads_back
+        from engine.ccm.learned import holds_secret, learn_command
 
         command = ctx.event.command
         if not isinstance(command, str) or WRAPPER_MARK in command or reads_back(command):
@@ -30,18 +30,10 @@ class CcmLearn(Handler):
         failed = event.kind == "tool_failure"  # the failure's text is the output the agent handed over
         streams = (event.error or "",) if failed else event.output_streams()
         size = output_bytes(streams)
-        if size <= settings["intercept"]["bash"]["threshold_bytes"]:
-            return []
-        if _starts_with(command, settings["intercept"]["bash"]["pass_through"]):
-            return []
-        pattern = pattern_of(command, settings["learned"]["words"])
-        if pattern and not _holds_secret(pattern, settings):
-            from engine.ccm.origin import project_of
-
-            # per project, as the cache's entries are: a command learned in svc/ is large in the root too
-            learn(config.folder(settings), project_of(ctx.cwd), pattern, size, settings["learned"]["expiry_days"])
+        if not learn_command(settings, ctx.cwd, command, size):
+            return []  # small, or a pass-through command
         note = _cut_note(event.agent, failed, streams, settings, command)
-        return [Part(self.name, note)] if note and not _holds_secret(command, settings) else []
+        return [Part(self.name, note)] if note and not holds_secret(command, settings) else []
 
 
 def _cut_note(agent, failed, streams, settings, command):
@@ -57,12 +49,6 @@ def _cut_note(agent, failed, streams, settings, command):
     if not marker or not any(re.search(marker, text) for text in streams):
         return None
     return settings["stub"]["cut_template"].format(run=f"{engine_shell()} cache run -- {quote(command)}", command=command)
-
-
-def _holds_secret(pattern, settings):
-    from engine.ccm.secrets import Secrets
-
-    return Secrets(settings).found_in(pattern)
 
 
 def output_bytes(streams):
