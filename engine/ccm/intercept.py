@@ -29,6 +29,8 @@ YAML, JSON Schema, Jinja2, tokenizer, Redis or zstd, and no `re`.
 
 import os
 
+from .learned import starts_with
+
 WRAPPER_MARK = " cache run "
 # The engine's own read-back (what every stub tells the model to run:
 # `ENGINE cache show KEY`, and Gemini CLI's tail call `ENGINE cache stub
@@ -56,15 +58,6 @@ def decide(event, settings, post_replaces=True, log=None):
     return None
 
 
-def _starts_with(command, patterns):
-    words = command.split()
-    for p in patterns:
-        pw = p.split()
-        if pw and words[:len(pw)] == pw:
-            return True
-    return False
-
-
 def reads_back(command):
     """Does the shell command run the engine's read-back of a cached output
     (`ENGINE cache show|stub`, anywhere in it: `| head` after it reads the
@@ -85,9 +78,9 @@ def wanted(command, cwd, settings, log=None):
     """Is this command one to intercept (listed or learned, not pass-through)?"""
     bash = settings["intercept"]["bash"]
     if not command.strip() or WRAPPER_MARK in command or reads_back(command) \
-            or _starts_with(command, bash["pass_through"]):
+            or starts_with(command, bash["pass_through"]):
         return False
-    if _starts_with(command, bash["commands"]):
+    if starts_with(command, bash["commands"]):
         return True
     if cwd:
         from .config import folder
@@ -95,7 +88,7 @@ def wanted(command, cwd, settings, log=None):
         from .origin import project_of
 
         learned = read_fast(folder(settings), project_of(cwd), settings["learned"], log)
-        return _starts_with(command, list(learned))
+        return starts_with(command, list(learned))
     return False
 
 

@@ -64,17 +64,26 @@ def pattern_of(command, words):
     return " ".join(said[:words])
 
 
+def starts_with(command, patterns):
+    """Does the command's first words match one of the patterns' words?"""
+    words = command.split()
+    for p in patterns:
+        pw = p.split()
+        if pw and words[:len(pw)] == pw:
+            return True
+    return False
+
+
 def learn_command(settings, cwd, command, size):
     """Learn a shell command whose output was `size` bytes for the project
     of `cwd`, if it was over the Bash threshold and is not a pass-through
     one; its words are learned unless compound or holding a secret (the
     file would keep it).  True when the output was one to learn from."""
     from .config import folder
-    from .intercept import _starts_with
     from .origin import project_of
 
     bash = settings["intercept"]["bash"]
-    if size <= bash["threshold_bytes"] or _starts_with(command, bash["pass_through"]):
+    if size <= bash["threshold_bytes"] or starts_with(command, bash["pass_through"]):
         return False
     pattern = pattern_of(command, settings["learned"]["words"])
     if pattern and not holds_secret(pattern, settings):
