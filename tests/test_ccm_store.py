@@ -33,6 +33,32 @@ def store(settings, tmp_path):
     return s
 
 
+@pytest.mark.parametrize("lines", [(1, None), (2, 3)])
+def test_a_read_back_a_gc_deletes_midway_still_gives_every_byte(store, monkeypatch, lines):
+    """`engine cache show` checks the blob against its key, then streams it.
+    Before, a gc deleting the blob between the two made the second pass
+    open a file that was gone: "engine: cannot write to <blob path>",
+    exit 1, after the check had passed.  Both passes read the file opened
+    first now, which a delete does not take away."""
+    import io
+
+    data = b"".join(b"line %d\n" % i for i in range(1, 5000))
+    key = store.put(data, {"tool": "Bash", "command": "seq"})
+    checked = store.verify
+
+    def check_then_gc(key, *args, **kwargs):
+        ok = checked(key, *args, **kwargs)
+        os.unlink(store.blob_path(key))  # gc, between the check and the read
+        return ok
+
+    monkeypatch.setattr(store, "verify", check_then_gc)
+    out = io.BytesIO()
+    assert store.write_to(key, out, *lines) is True
+    assert out.getvalue() == (data if lines == (1, None) else b"line 2\nline 3\n")
+    assert not os.path.exists(store.blob_path(key))
+    assert store.write_to(key, io.BytesIO()) is False, "once gone, it reads as absent"
+
+
 def test_round_trip_exact_and_private(store):
     data = bytes(range(256)) * 1000 + b"\xff\xfe no newline"
     key = store.put(data, {"tool": "Bash", "command": "x"}, session="s1")

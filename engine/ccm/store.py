@@ -368,23 +368,29 @@ class Store:
             return None
         return data
 
-    def chunks(self, key):
+    def chunks(self, key, fh=None):
         """The blob's bytes, decompressed `store.chunk_bytes` at a time,
-        unchecked (FileNotFoundError, zstandard.ZstdError): `verify` first."""
+        unchecked (FileNotFoundError, zstandard.ZstdError): `verify` first.
+        From `fh`, the blob already open, read from its start, when given."""
+        if fh is None:
+            with open(self.blob_path(key), "rb") as own:
+                yield from self.chunks(key, own)
+            return
         import zstandard
 
         size = self.settings["store"]["chunk_bytes"]
-        with open(self.blob_path(key), "rb") as fh, zstandard.ZstdDecompressor().stream_reader(fh) as reader:
+        fh.seek(0)
+        with zstandard.ZstdDecompressor().stream_reader(fh, closefd=False) as reader:
             while True:
                 data = reader.read(size)
                 if not data:
                     return
                 yield data
 
-    def verify(self, key, quiet=True, meta=None):
+    def verify(self, key, quiet=True, meta=None, fh=None):
         """Is the blob there, whole, and its content's key its key (checked
         as its sidecar `meta`, read when not given, says)?  Read in chunks:
-        memory stays bounded whatever its size."""
+        memory stays bounded whatever its size.  `fh`: the blob, open."""
         import zstandard
 
         meta = self.meta(key) if meta is None else meta
@@ -392,7 +398,7 @@ class Store:
         if digest is None:
             return False
         try:
-            for data in self.chunks(key):
+            for data in self.chunks(key, fh):
                 digest.update(data)
         except FileNotFoundError:
             return False
@@ -410,12 +416,19 @@ class Store:
         """Write the stored bytes (lines `first` to `last`, 1-based, inclusive;
         None: to the end) to the binary stream `out`, in chunks, after a
         first pass checked them against the key.  False when the blob is
-        absent, torn or corrupt (then nothing is written)."""
-        if not self.verify(key, quiet=False):
+        absent, torn or corrupt (then nothing is written).  Both passes read
+        the one file opened first: a gc that deletes the blob meanwhile
+        takes its name, not what this read holds open."""
+        try:
+            fh = open(self.blob_path(key), "rb")
+        except FileNotFoundError:
             return False
-        whole = first <= 1 and last is None
-        for data in (self.chunks(key) if whole else _line_range(self.chunks(key), first, last)):
-            out.write(data)
+        with fh:
+            if not self.verify(key, quiet=False, fh=fh):
+                return False
+            whole = first <= 1 and last is None
+            for data in (self.chunks(key, fh) if whole else _line_range(self.chunks(key, fh), first, last)):
+                out.write(data)
         return True
 
     def meta(self, key):
