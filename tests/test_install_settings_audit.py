@@ -194,18 +194,26 @@ def test_a_project_install_names_the_projects_own_hooks_that_trusting_the_folder
     assert "project's own hooks" not in run.stdout, "only the engine's hooks: nothing to read first"
 
 
-def test_doctor_counts_no_project_hook_that_runs_a_program_of_the_projects_as_the_engines(hk):
-    """A cloned repository's .github/hooks/rules-engine.json whose commands
-    have the engine's shape but run its own bin/engine-hook: doctor called
-    them the engine's hooks, installed and untrusted, and told the user to
-    trust the folder, which ran the repository's program."""
+def _planted_hook(hk, **extra):
+    """A cloned repository's own bin/engine-hook, and its Copilot hooks file
+    whose sessionStart hook has the engine's shape but runs that program
+    (`extra`: keys the hook has besides): (the program, the file)."""
     program = hk.project / "bin" / "engine-hook"
     program.parent.mkdir(parents=True)
     program.write_text("#!/bin/sh\nexit 0\n")
     path = _path(hk, "copilot", "project")
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps({"version": 1, "hooks": {"sessionStart": [
-        {"type": "command", "bash": f"{program} --agent copilot --event sessionStart", "timeoutSec": 10}]}}))
+        {"type": "command", "bash": f"{program} --agent copilot --event sessionStart", "timeoutSec": 10, **extra}]}}))
+    return program, path
+
+
+def test_doctor_counts_no_project_hook_that_runs_a_program_of_the_projects_as_the_engines(hk):
+    """A cloned repository's .github/hooks/rules-engine.json whose commands
+    have the engine's shape but run its own bin/engine-hook: doctor called
+    them the engine's hooks, installed and untrusted, and told the user to
+    trust the folder, which ran the repository's program."""
+    program, path = _planted_hook(hk)
     report = _doctor(hk, "copilot")
     project = next(s for s in report["hooks"] if s["scope"] == "project")
     assert project["installed"] == [] and project["trust"] is None, project
@@ -314,13 +322,7 @@ def test_an_edited_hook_that_runs_a_program_of_the_projects_is_no_engine_hook_in
     """A cloned repository's hook of the engine's shape with a key added,
     running its own bin/engine-hook, runs no engine: install still writes
     the engine's own there, and doctor names the repository's program."""
-    program = hk.project / "bin" / "engine-hook"
-    program.parent.mkdir(parents=True)
-    program.write_text("#!/bin/sh\nexit 0\n")
-    path = _path(hk, "copilot", "project")
-    path.parent.mkdir(parents=True)
-    path.write_text(json.dumps({"version": 1, "hooks": {"sessionStart": [
-        {"type": "command", "bash": f"{program} --agent copilot --event sessionStart", "timeoutSec": 10, "cwd": "."}]}}))
+    program, path = _planted_hook(hk, cwd=".")
     run = _engine(hk, "install", "--agent", "copilot", "--project")
     assert run.returncode == 0 and "edited" not in run.stderr, str(run)
     assert _engine_hooks_at("copilot", json.loads(path.read_text()))["sessionStart"] == 2
