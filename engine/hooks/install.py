@@ -148,10 +148,9 @@ def edited_events(spec, scope, cwd, data):
 def _engines(value, root):
     """A command of the engine's: its shape, and no program of the project's
     (a repository's own bin/engine-hook is its hook) unless it is this engine's."""
-    from .hookcmd import programs, this_engines
+    from .hookcmd import programs
 
-    run = programs(value)
-    return bool(run) and (this_engines(value) or not any(inside(os.path.realpath(p), root) for p in run))
+    return bool(programs(value)) and not planted(value, root)
 
 
 def _holds_others(path, root):
