@@ -219,10 +219,11 @@ def test_doctor_counts_no_project_hook_that_runs_a_program_of_the_projects_as_th
     assert project["installed"] == [] and project["trust"] is None, project
     assert [line for line in report["missing"] if str(program) in line and "not this engine's" in line], report
     assert not [line for line in report["missing"] if "trust" in line and "not this engine's" not in line]
-    assert _engine(hk, "install", "--agent", "copilot", "--project").returncode == 0  # the engine's own replace them
+    assert _engine(hk, "install", "--agent", "copilot", "--project").returncode == 0  # the engine's own beside them
     report = _doctor(hk, "copilot")
     project = next(s for s in report["hooks"] if s["scope"] == "project")
-    assert "sessionStart" in project["installed"] and str(program) not in json.dumps(report), report
+    assert "sessionStart" in project["installed"], report
+    assert [line for line in report["missing"] if str(program) in line and "not this engine's" in line], report
 
 
 @pytest.mark.parametrize("where", ["home", "above"])
@@ -367,3 +368,63 @@ def test_a_project_install_reads_a_bounded_number_of_the_projects_own_hook_files
     assert len(run.stdout) < 100 * most, "the note names no more files than were read"
     lines = [line for line in _doctor(hk, "copilot")["missing"] if "not trusted" in line]
     assert len(lines) == 1 and "Not read" in lines[0] and ".claude/settings.json" in lines[0], lines
+
+
+def _program(path, text="#!/bin/sh\nexit 0\n"):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    path.chmod(0o755)
+    return path
+
+
+def _recorded_install(prefix, name="engine-hook"):
+    """An earlier install of this engine in another environment: its script,
+    and the RECORD pip writes listing it with its hash (../../../bin/NAME)."""
+    import base64
+    import hashlib
+
+    script = _program(prefix / "bin" / name, "#!/old/python\nfrom engine.cli.main import run_as_process\n")
+    digest = base64.urlsafe_b64encode(hashlib.sha256(script.read_bytes()).digest()).decode().rstrip("=")
+    record = prefix / "lib" / "python3.9" / "site-packages" / "rules_engine-0.0.9.dist-info" / "RECORD"
+    record.parent.mkdir(parents=True)
+    record.write_text(f"engine/__init__.py,sha256=x,1\n../../../bin/{name},sha256={digest},{script.stat().st_size}\n")
+    return script
+
+
+def test_an_older_hook_command_running_another_tools_engine_is_that_tools_hook(hk):
+    """`/abs/path/engine hook` was the engine's whatever program the path
+    named: another tool's `engine` with a `hook` subcommand passed for the
+    engine, doctor called it installed, install replaced it with the
+    engine's own and uninstall deleted it.  Such an older command is this
+    engine's only when its program is the script install writes today or
+    one an install of this engine lists in its RECORD (or no longer there)."""
+    import sys
+
+    other = _program(hk.root / "othertool" / "bin" / "engine")
+    modified = _recorded_install(hk.root / "modified")
+    modified.write_text(modified.read_text() + "# changed since\n")  # its RECORD's hash no longer holds
+    theirs = [f"{other} hook", f"{other} hook --agent claude-code", f"{modified} --agent claude-code"]
+    earlier = [f"{Path(sys.executable).parent / 'engine'} hook --agent claude-code",  # this environment's, before -I
+               f"{_recorded_install(hk.root / 'oldvenv')} --agent claude-code",
+               f"{_recorded_install(hk.root / 'oldpipx', 'engine')} hook",
+               f"{hk.root / 'removed' / 'bin' / 'engine-hook'} --agent claude-code"]  # an install since removed
+    groups = [{"hooks": [{"type": "command", "command": c, "timeout": 10}]} for c in theirs]
+    path = _path(hk, "claude-code", "user")
+    path.parent.mkdir(parents=True)
+    text = json.dumps({"hooks": {"SessionStart": groups}}, indent=2) + "\n"
+    path.write_text(text)
+    report = _doctor(hk, "claude-code")
+    user = next(s for s in report["hooks"] if s["scope"] == "user")
+    assert user["installed"] == [], user
+    lines = [line for line in report["missing"] if "not this engine's" in line and "another tool's hook" in line]
+    assert len(lines) == 2 and str(other) in lines[0] and str(modified) in lines[1], report["missing"]
+    assert _engine(hk, "install", "--user").returncode == 0
+    after = json.loads(path.read_text())
+    assert after["hooks"]["SessionStart"][:3] == groups, "the other tool's hooks kept as they were"
+    assert len(after["hooks"]["SessionStart"]) == 4, "and the engine's own added beside them"
+    assert _engine(hk, "uninstall", "--user").returncode == 0
+    assert path.read_text() == text
+    olds = [{"hooks": [{"type": "command", "command": c, "timeout": 10}]} for c in earlier]
+    path.write_text(json.dumps({"hooks": {"SessionStart": groups + olds, "Stop": olds[:1]}}))
+    assert _engine(hk, "uninstall", "--user").returncode == 0
+    assert json.loads(path.read_text()) == {"hooks": {"SessionStart": groups}}, "an earlier engine's entries go"
