@@ -428,3 +428,36 @@ def test_an_older_hook_command_running_another_tools_engine_is_that_tools_hook(h
     path.write_text(json.dumps({"hooks": {"SessionStart": groups + olds, "Stop": olds[:1]}}))
     assert _engine(hk, "uninstall", "--user").returncode == 0
     assert json.loads(path.read_text()) == {"hooks": {"SessionStart": groups}}, "an earlier engine's entries go"
+
+
+@pytest.mark.parametrize("agent", ["claude-code", "gemini"])
+def test_install_again_keeps_the_text_of_a_users_hook_written_after_the_engines(hk, agent):
+    """A hook of the user's added after the engine's in one event's list:
+    install again takes the engine's out and adds it at the end, a list of
+    the same length, whose elements were rewritten in place: the user's
+    entry came back as the engine's JSON, its layout (and comments) lost."""
+    assert _engine(hk, "install", "--agent", agent, "--user").returncode == 0
+    path = _path(hk, agent, "user")
+    text = path.read_text()
+    event = "SessionStart"
+    at = text.index(f'"{event}": [') + len(f'"{event}": [')
+    close = text.index("\n    ]", at)
+    mine = '{ "hooks":[ {"type":"command",  "command":"/opt/mine --x" } ] }'
+    text = text[:close] + ",\n      " + mine + text[close:]
+    if agent == "gemini":
+        text = text.replace(mine, mine + "  // my own, keep it")
+    path.write_text(text)
+    run = _engine(hk, "install", "--agent", agent, "--user", "--profile", "default")
+    assert run.returncode == 0, str(run)
+    after = path.read_text()
+    assert mine in after and (agent != "gemini" or mine + ",  // my own, keep it" in after), after
+    groups = json.loads(re.sub(r"//[^\n]*", "", after))["hooks"][event]
+    assert groups[0]["hooks"][0]["command"] == "/opt/mine --x" and len(groups) == 2, groups
+
+
+def test_a_list_of_the_same_length_keeps_an_element_that_moved_as_it_was_written():
+    text = '[\n  {"a": 1},\n  {"b":   2}\n]'
+    assert jsonsplice.splice(text, [{"a": 1}, {"b": 2}], [{"b": 2}, {"c": 3}], 2, "\n") == '[\n  {"b":   2},\n  {\n    "c": 3\n  }\n]'
+    text = '[{"a": 1}, {"b":  2}, {"c": 3}]'
+    assert jsonsplice.splice(text, json.loads(text), [{"a": 1}, {"b": 5}, {"c": 3}], 2, "\n") == \
+        '[{"a": 1}, {"b":  5}, {"c": 3}]', "an element changed in its place is edited there"
