@@ -132,7 +132,6 @@ def _doctor(hk, agent):
 @pytest.mark.parametrize("agent,scope,setting,says", [
     ("gemini", "user", {"hooksConfig": {"disabled": ["my-own-hook", "rules-engine-BeforeAgent"]}},
      "hooksConfig.disabled turns off the engine's hooks rules-engine-BeforeAgent:"),
-    ("gemini", "project", {"hooksConfig": {"enabled": False}}, "hooksConfig.enabled is false:"),
     ("claude-code", "user", {"disableAllHooks": True}, "disableAllHooks is true:"),
 ])
 def test_doctor_says_when_the_agents_own_settings_switch_the_hooks_off(hk, agent, scope, setting, says):
@@ -461,3 +460,44 @@ def test_a_list_of_the_same_length_keeps_an_element_that_moved_as_it_was_written
     text = '[{"a": 1}, {"b":  2}, {"c": 3}]'
     assert jsonsplice.splice(text, json.loads(text), [{"a": 1}, {"b": 5}, {"c": 3}], 2, "\n") == \
         '[{"a": 1}, {"b":  5}, {"c": 3}]', "an element changed in its place is edited there"
+
+
+_OFF = {"hooksConfig": {"enabled": False}}
+_ON = {"hooksConfig": {"enabled": True}}
+
+
+@pytest.mark.parametrize("files,trusted,wins,off", [
+    ({"user": _OFF}, False, "user", True),
+    ({"user": _OFF, "project": _ON}, True, "project", False),
+    ({"user": _OFF, "project": _ON}, False, "user", True),  # an untrusted folder's file is not read
+    ({"user": _ON, "project": _OFF}, True, "project", True),
+    ({"defaults": _OFF}, False, "defaults", True),
+    ({"defaults": _OFF, "user": _ON}, False, "user", False),
+    ({"user": _ON, "project": _ON, "system": _OFF}, True, "system", True),
+    ({"user": _OFF, "project": _OFF, "system": _ON}, True, "system", False),
+])
+def test_doctor_says_which_gemini_settings_file_decides_whether_hooks_run(hk, files, trusted, wins, off):
+    """Doctor reported each Gemini settings file's hooksConfig.enabled on its
+    own: a user's false overridden by a trusted project's true was "no hook
+    at all", a system file's false went unseen.  Gemini CLI 0.61.0 merges
+    system defaults, user, project (trusted folder only), system, the last
+    that sets it winning; doctor says which file wins, hooks on or off."""
+    assert _engine(hk, "install", "--agent", "gemini", "--user").returncode == 0
+    etc = hk.root / "etc" / "gemini-cli"
+    paths = {"user": _path(hk, "gemini", "user"), "project": _path(hk, "gemini", "project"),
+             "system": etc / "settings.json", "defaults": etc / "system-defaults.json"}
+    for name, setting in files.items():
+        paths[name].parent.mkdir(parents=True, exist_ok=True)
+        data = json.loads(paths[name].read_text()) if paths[name].exists() else {}
+        paths[name].write_text(json.dumps({**data, **setting}))
+    if trusted:
+        (hk.home / ".gemini" / "trustedFolders.json").write_text(json.dumps({str(hk.project): "TRUST_FOLDER"}))
+    run = _engine(hk, "doctor", "--agent", "gemini", "--json", env={"GEMINI_CLI_SYSTEM_SETTINGS_PATH": str(paths["system"]),
+                                                                  "GEMINI_CLI_SYSTEM_DEFAULTS_PATH": None})
+    report = json.loads(run.stdout)["agents"][0]
+    (decision,) = report["settings_decisions"]
+    assert decision["wins"] == str(paths[wins]) and decision["off"] is off, decision
+    assert f"{paths[wins]} ({'system defaults' if wins == 'defaults' else wins}) wins" in decision["line"], decision
+    lines = [line for line in report["missing"] if "hooksConfig.enabled" in line]
+    assert lines == ([decision["line"] + " (your setting: change it to run them)"] if off else []), report["missing"]
+    assert ("hooks are off" if off else "hooks are on") in decision["line"]

@@ -13,7 +13,7 @@ import os
 
 from engine.base.errors import UserError
 
-from . import agenttrust, detect, entries, firing, projectenv, settingsfile, versioncmd
+from . import agenttrust, detect, entries, firing, precedence, projectenv, settingsfile, versioncmd
 from .install import edited_events, home_or_above, others_line, settings_path, todo
 from .install import planted as planted_by
 from .pluginstate import plugin_state
@@ -63,6 +63,7 @@ def agent_report(agent, project, events, conf):
         "features": features(agent, version, conf),
         "project_variables": projectenv.named(agent, project),
         "wrapped": wrapped_commands(agent, project),
+        "settings_decisions": [dict(d, line=precedence.line(agent, d)) for d in precedence.decisions(agent, project)],
     }
     report["missing"] = missing(agent, report)
     return report
@@ -149,11 +150,16 @@ def _not_planted(agent, scope, project, found):
 
 def switched_off(agent, data):
     """What this settings file sets, of the agent's own, that stops the
-    engine's hooks from running (install.switched_off): one line each."""
+    engine's hooks from running (install.switched_off): one line each.  A
+    value several files set, where the agent declares which wins
+    (install.settings_order), is said once for them all (precedence.py)."""
     import json
 
     out = []
+    ordered = bool(agent.data["install"].get("settings_order"))
     for switch in agent.data["install"]["switched_off"]:
+        if ordered and "value" in switch:
+            continue
         value = data
         for key in switch["keys"]:
             value = value.get(key) if isinstance(value, dict) else None
@@ -339,6 +345,8 @@ def missing(agent, report):
     out += [f"{s['scope']} settings: {s['error']}" for s in report["hooks"] if s["error"] and s["file"]]
     out += [f"{s['file']}: {line} (your setting: change it to run them)" for s in report["hooks"]
             for line in s.get("switched_off") or ()]
+    out += [f"{d['line']} (your setting: change it to run them)" for d in report.get("settings_decisions") or ()
+            if d["off"]]
     out += [_edited_twice(agent, s) for s in report["hooks"] if s.get("twice")]
     out += [f"{s['file']}: hooks shaped as the engine's run {', '.join(s['projects_own'])}, a program inside the "
             "project, not this engine's: not counted as installed; unless you put it there, it is the repository's, "
