@@ -501,3 +501,44 @@ def test_doctor_says_which_gemini_settings_file_decides_whether_hooks_run(hk, fi
     lines = [line for line in report["missing"] if "hooksConfig.enabled" in line]
     assert lines == ([decision["line"] + " (your setting: change it to run them)"] if off else []), report["missing"]
     assert ("hooks are off" if off else "hooks are on") in decision["line"]
+
+
+@pytest.mark.parametrize("store", ["read-only mount", "another owner"])
+def test_a_settings_file_linked_into_a_read_only_store_gets_advice_that_can_work(tmp_path, monkeypatch, store):
+    """A settings file that is a link into a read-only store (home-manager's
+    ~/.claude/settings.json -> /nix/store/...) was told `chmod u+w`, which
+    cannot work there.  Told from the link's target being read-only (its
+    file system, or its owner), not from its path: the advice is the link's
+    source or --project; a file of the user's own still gets chmod."""
+    from engine.base.errors import UserError
+
+    target = tmp_path / "store" / "abc-settings.json"
+    target.parent.mkdir()
+    target.write_text('{"model": "opus"}\n')
+    target.chmod(0o444)
+    link = tmp_path / "home" / ".claude" / "settings.json"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(target)
+    if store == "read-only mount":
+        real_statvfs = os.statvfs
+
+        class ReadOnly:
+            def __init__(self, st):
+                self.f_flag = st.f_flag | os.ST_RDONLY
+
+        monkeypatch.setattr(os, "statvfs", lambda p: ReadOnly(real_statvfs(p)) if str(p).startswith(
+            str(target.parent)) else real_statvfs(p))
+    else:
+        monkeypatch.setattr(os, "geteuid", lambda: target.stat().st_uid + 1)
+    with pytest.raises(UserError) as caught:
+        settingsfile.load(link)
+    said = str(caught.value)
+    assert "chmod" in said and "cannot" in said and "--project" in said and "link is made from" in said, said
+    assert str(target) in said and "nix" not in said.lower()
+    assert settingsfile.load(link, rewrite=False)[0] == {"model": "opus"}, "doctor still reads it"
+    own = tmp_path / "own.json"
+    own.write_text("{}")
+    own.chmod(0o444)
+    monkeypatch.undo()
+    with pytest.raises(UserError, match=r"chmod u\+w"):
+        settingsfile.load(own)
