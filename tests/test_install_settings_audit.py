@@ -132,7 +132,6 @@ def _doctor(hk, agent):
 @pytest.mark.parametrize("agent,scope,setting,says", [
     ("gemini", "user", {"hooksConfig": {"disabled": ["my-own-hook", "rules-engine-BeforeAgent"]}},
      "hooksConfig.disabled turns off the engine's hooks rules-engine-BeforeAgent:"),
-    ("gemini", "project", {"hooksConfig": {"enabled": False}}, "hooksConfig.enabled is false:"),
     ("claude-code", "user", {"disableAllHooks": True}, "disableAllHooks is true:"),
 ])
 def test_doctor_says_when_the_agents_own_settings_switch_the_hooks_off(hk, agent, scope, setting, says):
@@ -219,10 +218,11 @@ def test_doctor_counts_no_project_hook_that_runs_a_program_of_the_projects_as_th
     assert project["installed"] == [] and project["trust"] is None, project
     assert [line for line in report["missing"] if str(program) in line and "not this engine's" in line], report
     assert not [line for line in report["missing"] if "trust" in line and "not this engine's" not in line]
-    assert _engine(hk, "install", "--agent", "copilot", "--project").returncode == 0  # the engine's own replace them
+    assert _engine(hk, "install", "--agent", "copilot", "--project").returncode == 0  # the engine's own beside them
     report = _doctor(hk, "copilot")
     project = next(s for s in report["hooks"] if s["scope"] == "project")
-    assert "sessionStart" in project["installed"] and str(program) not in json.dumps(report), report
+    assert "sessionStart" in project["installed"], report
+    assert [line for line in report["missing"] if str(program) in line and "not this engine's" in line], report
 
 
 @pytest.mark.parametrize("where", ["home", "above"])
@@ -367,3 +367,178 @@ def test_a_project_install_reads_a_bounded_number_of_the_projects_own_hook_files
     assert len(run.stdout) < 100 * most, "the note names no more files than were read"
     lines = [line for line in _doctor(hk, "copilot")["missing"] if "not trusted" in line]
     assert len(lines) == 1 and "Not read" in lines[0] and ".claude/settings.json" in lines[0], lines
+
+
+def _program(path, text="#!/bin/sh\nexit 0\n"):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    path.chmod(0o755)
+    return path
+
+
+def _recorded_install(prefix, name="engine-hook"):
+    """An earlier install of this engine in another environment: its script,
+    and the RECORD pip writes listing it with its hash (../../../bin/NAME)."""
+    import base64
+    import hashlib
+
+    script = _program(prefix / "bin" / name, "#!/old/python\nfrom engine.cli.main import run_as_process\n")
+    digest = base64.urlsafe_b64encode(hashlib.sha256(script.read_bytes()).digest()).decode().rstrip("=")
+    record = prefix / "lib" / "python3.9" / "site-packages" / "rules_engine-0.0.9.dist-info" / "RECORD"
+    record.parent.mkdir(parents=True)
+    record.write_text(f"engine/__init__.py,sha256=x,1\n../../../bin/{name},sha256={digest},{script.stat().st_size}\n")
+    return script
+
+
+def test_an_older_hook_command_running_another_tools_engine_is_that_tools_hook(hk):
+    """`/abs/path/engine hook` was the engine's whatever program the path
+    named: another tool's `engine` with a `hook` subcommand passed for the
+    engine, doctor called it installed, install replaced it with the
+    engine's own and uninstall deleted it.  Such an older command is this
+    engine's only when its program is the script install writes today or
+    one an install of this engine lists in its RECORD (or no longer there)."""
+    import sys
+
+    other = _program(hk.root / "othertool" / "bin" / "engine")
+    modified = _recorded_install(hk.root / "modified")
+    modified.write_text(modified.read_text() + "# changed since\n")  # its RECORD's hash no longer holds
+    theirs = [f"{other} hook", f"{other} hook --agent claude-code", f"{modified} --agent claude-code"]
+    earlier = [f"{Path(sys.executable).parent / 'engine'} hook --agent claude-code",  # this environment's, before -I
+               f"{_recorded_install(hk.root / 'oldvenv')} --agent claude-code",
+               f"{_recorded_install(hk.root / 'oldpipx', 'engine')} hook",
+               f"{hk.root / 'removed' / 'bin' / 'engine-hook'} --agent claude-code"]  # an install since removed
+    groups = [{"hooks": [{"type": "command", "command": c, "timeout": 10}]} for c in theirs]
+    path = _path(hk, "claude-code", "user")
+    path.parent.mkdir(parents=True)
+    text = json.dumps({"hooks": {"SessionStart": groups}}, indent=2) + "\n"
+    path.write_text(text)
+    report = _doctor(hk, "claude-code")
+    user = next(s for s in report["hooks"] if s["scope"] == "user")
+    assert user["installed"] == [], user
+    lines = [line for line in report["missing"] if "not this engine's" in line and "another tool's hook" in line]
+    assert len(lines) == 2 and str(other) in lines[0] and str(modified) in lines[1], report["missing"]
+    assert _engine(hk, "install", "--user").returncode == 0
+    after = json.loads(path.read_text())
+    assert after["hooks"]["SessionStart"][:3] == groups, "the other tool's hooks kept as they were"
+    assert len(after["hooks"]["SessionStart"]) == 4, "and the engine's own added beside them"
+    assert _engine(hk, "uninstall", "--user").returncode == 0
+    assert path.read_text() == text
+    olds = [{"hooks": [{"type": "command", "command": c, "timeout": 10}]} for c in earlier]
+    path.write_text(json.dumps({"hooks": {"SessionStart": groups + olds, "Stop": olds[:1]}}))
+    assert _engine(hk, "uninstall", "--user").returncode == 0
+    assert json.loads(path.read_text()) == {"hooks": {"SessionStart": groups}}, "an earlier engine's entries go"
+
+
+@pytest.mark.parametrize("agent", ["claude-code", "gemini"])
+def test_install_again_keeps_the_text_of_a_users_hook_written_after_the_engines(hk, agent):
+    """A hook of the user's added after the engine's in one event's list:
+    install again takes the engine's out and adds it at the end, a list of
+    the same length, whose elements were rewritten in place: the user's
+    entry came back as the engine's JSON, its layout (and comments) lost."""
+    assert _engine(hk, "install", "--agent", agent, "--user").returncode == 0
+    path = _path(hk, agent, "user")
+    text = path.read_text()
+    event = "SessionStart"
+    at = text.index(f'"{event}": [') + len(f'"{event}": [')
+    close = text.index("\n    ]", at)
+    mine = '{ "hooks":[ {"type":"command",  "command":"/opt/mine --x" } ] }'
+    text = text[:close] + ",\n      " + mine + text[close:]
+    if agent == "gemini":
+        text = text.replace(mine, mine + "  // my own, keep it")
+    path.write_text(text)
+    run = _engine(hk, "install", "--agent", agent, "--user", "--profile", "default")
+    assert run.returncode == 0, str(run)
+    after = path.read_text()
+    assert mine in after and (agent != "gemini" or mine + ",  // my own, keep it" in after), after
+    groups = json.loads(re.sub(r"//[^\n]*", "", after))["hooks"][event]
+    assert groups[0]["hooks"][0]["command"] == "/opt/mine --x" and len(groups) == 2, groups
+
+
+def test_a_list_of_the_same_length_keeps_an_element_that_moved_as_it_was_written():
+    text = '[\n  {"a": 1},\n  {"b":   2}\n]'
+    assert jsonsplice.splice(text, [{"a": 1}, {"b": 2}], [{"b": 2}, {"c": 3}], 2, "\n") == '[\n  {"b":   2},\n  {\n    "c": 3\n  }\n]'
+    text = '[{"a": 1}, {"b":  2}, {"c": 3}]'
+    assert jsonsplice.splice(text, json.loads(text), [{"a": 1}, {"b": 5}, {"c": 3}], 2, "\n") == \
+        '[{"a": 1}, {"b":  5}, {"c": 3}]', "an element changed in its place is edited there"
+
+
+_OFF = {"hooksConfig": {"enabled": False}}
+_ON = {"hooksConfig": {"enabled": True}}
+
+
+@pytest.mark.parametrize("files,trusted,wins,off", [
+    ({"user": _OFF}, False, "user", True),
+    ({"user": _OFF, "project": _ON}, True, "project", False),
+    ({"user": _OFF, "project": _ON}, False, "user", True),  # an untrusted folder's file is not read
+    ({"user": _ON, "project": _OFF}, True, "project", True),
+    ({"defaults": _OFF}, False, "defaults", True),
+    ({"defaults": _OFF, "user": _ON}, False, "user", False),
+    ({"user": _ON, "project": _ON, "system": _OFF}, True, "system", True),
+    ({"user": _OFF, "project": _OFF, "system": _ON}, True, "system", False),
+])
+def test_doctor_says_which_gemini_settings_file_decides_whether_hooks_run(hk, files, trusted, wins, off):
+    """Doctor reported each Gemini settings file's hooksConfig.enabled on its
+    own: a user's false overridden by a trusted project's true was "no hook
+    at all", a system file's false went unseen.  Gemini CLI 0.61.0 merges
+    system defaults, user, project (trusted folder only), system, the last
+    that sets it winning; doctor says which file wins, hooks on or off."""
+    assert _engine(hk, "install", "--agent", "gemini", "--user").returncode == 0
+    etc = hk.root / "etc" / "gemini-cli"
+    paths = {"user": _path(hk, "gemini", "user"), "project": _path(hk, "gemini", "project"),
+             "system": etc / "settings.json", "defaults": etc / "system-defaults.json"}
+    for name, setting in files.items():
+        paths[name].parent.mkdir(parents=True, exist_ok=True)
+        data = json.loads(paths[name].read_text()) if paths[name].exists() else {}
+        paths[name].write_text(json.dumps({**data, **setting}))
+    if trusted:
+        (hk.home / ".gemini" / "trustedFolders.json").write_text(json.dumps({str(hk.project): "TRUST_FOLDER"}))
+    run = _engine(hk, "doctor", "--agent", "gemini", "--json", env={"GEMINI_CLI_SYSTEM_SETTINGS_PATH": str(paths["system"]),
+                                                                  "GEMINI_CLI_SYSTEM_DEFAULTS_PATH": None})
+    report = json.loads(run.stdout)["agents"][0]
+    (decision,) = report["settings_decisions"]
+    assert decision["wins"] == str(paths[wins]) and decision["off"] is off, decision
+    assert f"{paths[wins]} ({'system defaults' if wins == 'defaults' else wins}) wins" in decision["line"], decision
+    lines = [line for line in report["missing"] if "hooksConfig.enabled" in line]
+    assert lines == ([decision["line"] + " (your setting: change it to run them)"] if off else []), report["missing"]
+    assert ("hooks are off" if off else "hooks are on") in decision["line"]
+
+
+@pytest.mark.parametrize("store", ["read-only mount", "another owner"])
+def test_a_settings_file_linked_into_a_read_only_store_gets_advice_that_can_work(tmp_path, monkeypatch, store):
+    """A settings file that is a link into a read-only store (home-manager's
+    ~/.claude/settings.json -> /nix/store/...) was told `chmod u+w`, which
+    cannot work there.  Told from the link's target being read-only (its
+    file system, or its owner), not from its path: the advice is the link's
+    source or --project; a file of the user's own still gets chmod."""
+    from engine.base.errors import UserError
+
+    target = tmp_path / "store" / "abc-settings.json"
+    target.parent.mkdir()
+    target.write_text('{"model": "opus"}\n')
+    target.chmod(0o444)
+    link = tmp_path / "home" / ".claude" / "settings.json"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(target)
+    if store == "read-only mount":
+        real_statvfs = os.statvfs
+
+        class ReadOnly:
+            def __init__(self, st):
+                self.f_flag = st.f_flag | os.ST_RDONLY
+
+        monkeypatch.setattr(os, "statvfs", lambda p: ReadOnly(real_statvfs(p)) if str(p).startswith(
+            str(target.parent)) else real_statvfs(p))
+    else:
+        monkeypatch.setattr(os, "geteuid", lambda: target.stat().st_uid + 1)
+    with pytest.raises(UserError) as caught:
+        settingsfile.load(link)
+    said = str(caught.value)
+    assert "chmod" in said and "cannot" in said and "--project" in said and "link is made from" in said, said
+    assert str(target) in said and "nix" not in said.lower()
+    assert settingsfile.load(link, rewrite=False)[0] == {"model": "opus"}, "doctor still reads it"
+    own = tmp_path / "own.json"
+    own.write_text("{}")
+    own.chmod(0o444)
+    monkeypatch.undo()
+    with pytest.raises(UserError, match=r"chmod u\+w"):
+        settingsfile.load(own)

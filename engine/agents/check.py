@@ -63,7 +63,15 @@ def _install_problems(doc, data):
         if name not in (data.get("events") or {}):
             out.append(doc.error(f"timeout_caps names {name!r}, which is not one of this agent's events",
                                  ("timeout_caps", name)))
-    return out
+    return out + _order_problems(doc, install.get("settings_order") or ())
+
+
+def _order_problems(doc, order):
+    """An entry of install.settings_order is beside another entry with a file of its own."""
+    files = {entry["name"] for entry in order if "file" in entry and "beside" not in entry}
+    return [doc.error(f"install.settings_order[{i}].beside names {entry['beside']!r}, which is no entry with a file "
+                      "of its own", ("install", "settings_order", i, "beside"))
+            for i, entry in enumerate(order) if "beside" in entry and entry["beside"] not in files]
 
 
 def _patterns(doc, transcript):

@@ -5,6 +5,7 @@ escaped on its way out (engine/cli/output.py)."""
 
 import time
 
+from engine.base.controls import one_line
 from engine.base.errors import display
 
 from .output import json_document
@@ -56,6 +57,8 @@ def _agent(a):
     if a["plugin"]:
         p = a["plugin"]
         print(f"  plugin: {'on' if p['on'] else 'off'} ({display(p['file'])})" + (f": {p['why']}" if p["why"] else ""))
+    for d in a.get("settings_decisions") or ():
+        print(f"  hooks setting: {one_line(d['line'])}")
     print(f"  firing: {_firing(a['firing'])}")
     print("  features:")
     width = max(len(f["name"]) for f in a["features"]) if a["features"] else 0

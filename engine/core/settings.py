@@ -107,6 +107,14 @@ def folder_hook_limits():
     return conf["max_folder_hook_files"], conf["max_folder_hook_bytes"]
 
 
+def engine_records():
+    """(the RECORD files of an install of this engine, as patterns from a
+    script's folder; the most bytes of a RECORD or a script read) for
+    telling an older hook command's program from another of its name."""
+    conf = plain()["install"]
+    return conf["engine_records"], conf["max_record_bytes"]
+
+
 def redis_limits():
     return plain()["redis"]
 

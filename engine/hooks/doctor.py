@@ -13,7 +13,7 @@ import os
 
 from engine.base.errors import UserError
 
-from . import agenttrust, detect, entries, firing, projectenv, settingsfile, versioncmd
+from . import agenttrust, detect, entries, firing, precedence, projectenv, settingsfile, versioncmd
 from .install import edited_events, home_or_above, others_line, settings_path, todo
 from .install import planted as planted_by
 from .pluginstate import plugin_state
@@ -63,6 +63,7 @@ def agent_report(agent, project, events, conf):
         "features": features(agent, version, conf),
         "project_variables": projectenv.named(agent, project),
         "wrapped": wrapped_commands(agent, project),
+        "settings_decisions": [dict(d, line=precedence.line(agent, d)) for d in precedence.decisions(agent, project)],
     }
     report["missing"] = missing(agent, report)
     return report
@@ -71,7 +72,7 @@ def agent_report(agent, project, events, conf):
 def scope_report(agent, scope, project, events):
     """Installed (which events, which are missing), and trusted, for one scope."""
     out = {"scope": scope, "file": None, "installed": [], "not_installed": [], "named_for": [], "error": None,
-           "trust": None, "switched_off": [], "projects_own": [], "edited": [], "twice": []}
+           "trust": None, "switched_off": [], "projects_own": [], "edited": [], "twice": [], "foreign": []}
     if scope == "project" and home_or_above(project):  # its "project" settings are the user's own
         return dict(out, error="none: the working folder is your home folder or above it, not a project")
     try:
@@ -89,6 +90,9 @@ def scope_report(agent, scope, project, events):
     named = {(event, entries.named_agent(agent, handler)) for event, _, _, handler in ours}
     out["projects_own"] += [p for p in _not_planted(agent, scope, project, entries.edited(agent, data))[1]
                             if p not in out["projects_own"]]
+    foreign, planted = _not_planted(agent, scope, project, entries.foreign(agent, data))
+    out["projects_own"] += [p for p in planted if p not in out["projects_own"]]
+    out["foreign"] = _foreign_programs(agent, foreign)
     out["edited"] = edited_events(agent, scope, project, data)
     out["twice"] = _twice_at(agent, ours, out["edited"])
     present = {event for event, name in named if name == agent.name} | set(out["edited"])
@@ -100,6 +104,19 @@ def scope_report(agent, scope, project, events):
         out["trust"] = agenttrust.check(agent, scope, project, path, data)
         out["todo"] = list(todo(agent, scope, project) + others_line(agent, scope, project))
     return out
+
+
+def _foreign_programs(agent, found):
+    """[{"program", "events"}] of the hooks of the engine's older shape that
+    run another program of its name (entries.foreign), one per program."""
+    from .hookcmd import foreign_program
+
+    out = {}
+    for event, _, _, handler in found:
+        events = out.setdefault(foreign_program(entries.command_of(agent, handler)), [])
+        if event not in events:
+            events.append(event)
+    return [{"program": program, "events": events} for program, events in out.items()]
 
 
 def _twice_at(agent, ours, edited):
@@ -133,11 +150,16 @@ def _not_planted(agent, scope, project, found):
 
 def switched_off(agent, data):
     """What this settings file sets, of the agent's own, that stops the
-    engine's hooks from running (install.switched_off): one line each."""
+    engine's hooks from running (install.switched_off): one line each.  A
+    value several files set, where the agent declares which wins
+    (install.settings_order), is said once for them all (precedence.py)."""
     import json
 
     out = []
+    ordered = bool(agent.data["install"].get("settings_order"))
     for switch in agent.data["install"]["switched_off"]:
+        if ordered and "value" in switch:
+            continue
         value = data
         for key in switch["keys"]:
             value = value.get(key) if isinstance(value, dict) else None
@@ -291,6 +313,14 @@ def _edited_twice(agent, scope):
             f"--{scope['scope']} takes out only those, and engine install then adds none where yours runs)")
 
 
+def _foreign_line(scope, found):
+    """The line for hooks shaped as the engine's older command whose program is another of its name."""
+    return (f"{scope['file']}: at {', '.join(found['events'])} a hook runs {found['program']}, a program named as "
+            "the engine's but not this engine's (not the script engine install writes, nor one an install of this "
+            "engine lists in its RECORD): another tool's hook, not counted as installed; engine install and "
+            "uninstall leave it as it is")
+
+
 def missing(agent, report):
     """What stands between the user and the engine working with this agent, one line each."""
     out = []
@@ -315,10 +345,13 @@ def missing(agent, report):
     out += [f"{s['scope']} settings: {s['error']}" for s in report["hooks"] if s["error"] and s["file"]]
     out += [f"{s['file']}: {line} (your setting: change it to run them)" for s in report["hooks"]
             for line in s.get("switched_off") or ()]
+    out += [f"{d['line']} (your setting: change it to run them)" for d in report.get("settings_decisions") or ()
+            if d["off"]]
     out += [_edited_twice(agent, s) for s in report["hooks"] if s.get("twice")]
     out += [f"{s['file']}: hooks shaped as the engine's run {', '.join(s['projects_own'])}, a program inside the "
             "project, not this engine's: not counted as installed; unless you put it there, it is the repository's, "
             "do not trust the folder for it" for s in report["hooks"] if s.get("projects_own")]
+    out += [_foreign_line(s, f) for s in report["hooks"] for f in s.get("foreign") or ()]
     if installed and fired["sessions"] and not fired["answered"]:
         out.append(f"no record of the engine answering in the last {fired['sessions']} session(s)")
     out += [f"{f['name']}: {f['note']}" for f in report["features"] if f["note"]]

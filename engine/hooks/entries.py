@@ -11,8 +11,10 @@ an agent's own, which stay accepted), each mapped through the agent's own
 
 Ours are exactly the handlers whose keys are the template's, whose fixed
 values are the template's, and whose command is one hook_command writes
-(hookcmd.parse): removing them never touches a hook of the user's, even
-one that shares a group with ours."""
+(hookcmd.parse) running this engine (hookcmd.runs_this_engine: an older
+`/abs/engine hook` of another tool's `engine` is that tool's): removing
+them never touches a hook of the user's, even one that shares a group
+with ours."""
 
 from engine.agents.answer import fill
 
@@ -89,7 +91,7 @@ def is_ours(agent, handler):
         return False
     for key, value in tpl.items():
         if value == "{command}":
-            if hookcmd.parse(handler.get(key)) is None:
+            if not hookcmd.runs_this_engine(handler.get(key)):
                 return False
         elif isinstance(value, str) and "{" not in value and handler.get(key) != value:
             return False
@@ -103,7 +105,7 @@ def is_our_name(agent, text):
     tpl = _handler_template(_spec(agent)["group"])
     name = tpl.get("name")
     if not isinstance(name, str):
-        return hookcmd.parse(text) is not None
+        return hookcmd.runs_this_engine(text)
     return any(fill(name, {"event": event}) == text for event in agent.data["events"])
 
 
@@ -208,7 +210,15 @@ def is_edited(agent, handler):
     second one of ours beside it runs every event twice; it is the user's,
     never removed or rewritten (is_ours)."""
     return (isinstance(handler, dict) and not is_ours(agent, handler)
-            and hookcmd.parse(command_of(agent, handler)) is not None)
+            and hookcmd.runs_this_engine(command_of(agent, handler)))
+
+
+def foreign(agent, data):
+    """[(event, group index, handler index, handler)] of the handlers whose
+    command has the engine's older shape but runs another program of its
+    name (hookcmd.foreign_program): another tool's hook, never ours."""
+    return _handlers(agent, data, lambda a, h: isinstance(h, dict)
+                     and hookcmd.foreign_program(command_of(a, h)) is not None)
 
 
 def named_agent(agent, handler):

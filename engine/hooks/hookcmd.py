@@ -138,10 +138,97 @@ def programs(cmd):
     return [argv[0], *script]
 
 
+def runs_this_engine(cmd):
+    """A command of ours (parse) whose program is this engine: one that names
+    its interpreter runs the engine's script or module with it; an older
+    one that runs a program by its own path (`/abs/engine hook`,
+    `/abs/engine-hook`) is this engine's only when that program is
+    (engines_program), not any program of that name."""
+    if parse(cmd) is None:
+        return False
+    program = _direct_program(shlex.split(cmd))
+    return program is None or engines_program(program)
+
+
+def foreign_program(cmd):
+    """The program an older command of the engine's shape runs by its path
+    when that program is not this engine's (another tool's `engine`), else None."""
+    if parse(cmd) is None or runs_this_engine(cmd):
+        return None
+    return _direct_program(shlex.split(cmd))
+
+
+def _direct_program(argv):
+    """The program of a command that runs it by its own path, no interpreter named, else None."""
+    return argv[0] if _after_isolation(argv) is None and _after_script(argv) is not None else None
+
+
+def engines_program(path):
+    """Is the program at `path` this engine's: the script engine install
+    writes today (the same file, links followed), or one an install of this
+    engine (pip, pipx, uv) lists with its hash in its RECORD (an earlier
+    install's, in another environment)?  A program no longer there runs
+    nothing and passes for nothing: an install since removed, whose entry
+    install replaces and uninstall takes out."""
+    real = os.path.realpath(path)
+    if not os.path.lexists(real):
+        return True
+    if real in {os.path.realpath(p) for p in _base()[1:] if os.path.isabs(p)}:
+        return True
+    return _listed_by_an_install(real)
+
+
+def _listed_by_an_install(real):
+    """Does a RECORD of this engine's distribution beside the script's folder
+    (install.engine_records) list this very file, with its hash?"""
+    import glob
+    from itertools import islice
+
+    from engine.core.settings import engine_records
+
+    patterns, cap = engine_records()
+    folder = os.path.dirname(real)
+    digest = _record_hash(real, cap)
+    for pattern in patterns:
+        for record in islice(glob.iglob(os.path.join(glob.escape(folder), pattern)), 16):
+            if digest and digest in _record_hashes(record, real, cap):
+                return True
+    return False
+
+
+def _record_hash(path, cap):
+    """`sha256=<urlsafe base64, unpadded>` of a file, as a RECORD writes it, or None."""
+    import base64
+    import hashlib
+
+    from engine.base.files import read_regular
+
+    try:
+        data = read_regular(path, cap)
+    except (OSError, ValueError):
+        return None
+    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).decode().rstrip("=")
+
+
+def _record_hashes(record, real, cap):
+    """The hashes a RECORD gives for the file `real` (its paths are relative to the site folder above it)."""
+    import csv
+
+    from engine.base.files import read_regular
+
+    try:
+        text = read_regular(record, cap).decode("utf-8", "replace")
+    except (OSError, ValueError):
+        return []
+    site, name = os.path.dirname(os.path.dirname(record)), os.path.basename(real)
+    rows = [row for row in csv.reader(text.splitlines()) if len(row) >= 2 and os.path.basename(row[0]) == name]
+    return [row[1] for row in rows if os.path.realpath(os.path.join(site, row[0])) == real]
+
+
 def this_engines(cmd):
     """Does a command of ours run this engine (the programs hook_command writes now)?"""
     return programs(cmd) == [p for p in _base() if os.path.isabs(p)]
 
 
 def is_ours(cmd):
-    return parse(cmd) is not None
+    return runs_this_engine(cmd)

@@ -148,9 +148,9 @@ def edited_events(spec, scope, cwd, data):
 def _engines(value, root):
     """A command of the engine's: its shape, and no program of the project's
     (a repository's own bin/engine-hook is its hook) unless it is this engine's."""
-    from .hookcmd import programs
+    from .hookcmd import runs_this_engine
 
-    return bool(programs(value)) and not planted(value, root)
+    return runs_this_engine(value) and not planted(value, root)
 
 
 def _holds_others(path, root):

@@ -7,8 +7,9 @@ Install adds hook groups and keys, uninstall takes them out, so:
 - an object keeps its members; a changed member's value is edited in
   place, a removed member goes (its comma with it), new members come at
   its end;
-- a list of as many elements changes each in place; else it keeps the
-  elements it still holds, in order, and the new ones come at its end;
+- a list of as many elements changes each in place, unless more of its
+  elements stay whole by keeping those it still holds, in order, with the
+  new ones at its end, which is what a list of another length does;
 - any other change writes the new value anew at the old one's place.
 A removed member or element goes with its line when it stood alone on it;
 a comment is never removed, unless it was inside what was removed.
@@ -124,15 +125,19 @@ def _change_object(text, node, old, new, edits, layout):
 
 
 def _change_list(text, node, old, new, edits, layout):
-    if len(old) == len(new):  # elements changed in place (a group that lost one of its hooks)
-        for (_key, _start, value), was, now in zip(node.items, old, new):
-            _change(text, value, was, now, edits, layout)
-        return
     kept, j = [], 0
     for idx, element in enumerate(old):
         if j < len(new) and _same(element, new[j]):
             kept.append(idx)
             j += 1
+    in_place = sum(_same(was, now) for was, now in zip(old, new))
+    # Elements changed in place (a group that lost one of its hooks) unless
+    # more of the old ones stay whole by moving: [ours, theirs] becoming
+    # [theirs, ours] keeps the user's text, and rewrites only ours.
+    if len(old) == len(new) and in_place >= len(kept):
+        for (_key, _start, value), was, now in zip(node.items, old, new):
+            _change(text, value, was, now, edits, layout)
+        return
     _rebuild(text, node, kept, [(None, v) for v in new[j:]], edits, layout)
 
 

@@ -151,11 +151,37 @@ def _too_large(size, cap):
 def _refuse_read_only(path):
     """A settings file with no write permission is one the user locked:
     install would replace it all the same (a rename needs only the folder),
-    so it refuses instead."""
+    so it refuses instead.  A link to a file that stays read-only whatever
+    the user does (a store: Nix's, as home-manager links ~/.claude/settings.json
+    into it) gets advice that can work there; chmod cannot."""
     mode = os.stat(path).st_mode
+    store = _unchangeable_target(path)
+    if store:
+        raise UserError(f"settings file is a link to {os.path.realpath(path)}, which is read-only where it is "
+                        f"({store}): chmod cannot change it there; change the file the link is made from (in the "
+                        "configuration that made it, such as home-manager's, then apply it), or install into the "
+                        "project's settings with --project; nothing was changed", str(path))
     if not mode & 0o222:
         raise UserError(f"settings file is read-only (mode {stat.S_IMODE(mode):04o}), as if locked; make it "
                         "writable (chmod u+w) to change it, nothing was changed", str(path))
+
+
+def _unchangeable_target(path):
+    """Why the file a link leads to can be changed by no one here (its file
+    system mounted read-only, or, with no write permission, owned by another
+    user, so chmod is refused), or None: not a link, or one the user may change."""
+    real = os.path.realpath(path)
+    if real == os.path.abspath(path):
+        return None
+    try:
+        if os.statvfs(real).f_flag & os.ST_RDONLY:
+            return "its file system is mounted read-only"
+        st = os.stat(real)
+    except OSError:
+        return None
+    if not st.st_mode & 0o222 and os.geteuid() not in (0, st.st_uid):
+        return "owned by another user, with no write permission"
+    return None
 
 
 def check_shape(data, where, container=("hooks",), text=None):
