@@ -542,3 +542,34 @@ def test_a_settings_file_linked_into_a_read_only_store_gets_advice_that_can_work
     monkeypatch.undo()
     with pytest.raises(UserError, match=r"chmod u\+w"):
         settingsfile.load(own)
+
+
+def test_doctor_names_an_engine_hook_written_before_isolation_and_install_rewrites_it(hk):
+    """An earlier version wrote `<python> -m engine.cli hook`, without -I:
+    run in a project's folder, Python puts that folder first on its import
+    path, so a cloned repository's own engine/cli.py runs in the hook
+    (measured: `python -m engine.cli hook` in a folder holding engine/cli.py
+    runs that file).  Install rewrites it, but nothing told the user to run
+    it: doctor counted the entry installed and said nothing."""
+    import sys
+
+    from engine.hooks.hookcmd import runs_unisolated
+
+    old = f"{sys.executable} -m engine.cli hook --agent claude-code"
+    path = _path(hk, "claude-code", "user")
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"hooks": {"SessionStart": [{"hooks": [
+        {"type": "command", "command": old, "timeout": 10}]}]}}))
+    report = _doctor(hk, "claude-code")
+    user = next(s for s in report["hooks"] if s["scope"] == "user")
+    assert user["unisolated"] == ["SessionStart"], user
+    lines = [line for line in report["missing"] if "without -I" in line]
+    assert len(lines) == 1 and str(path) in lines[0] and "engine install --agent claude-code --user" in lines[0]
+    assert _engine(hk, "install", "--agent", "claude-code", "--user").returncode == 0
+    commands = [h["command"] for _, _, h in _handlers("claude-code", json.loads(path.read_text()))]
+    assert commands and not any(runs_unisolated(c) for c in commands), commands
+    report = _doctor(hk, "claude-code")
+    assert not [line for line in report["missing"] if "without -I" in line], report["missing"]
+    assert runs_unisolated(f"{sys.executable} -m engine.cli hook") and runs_unisolated("/venv/bin/engine-hook")
+    assert not runs_unisolated(f"{sys.executable} -I -m engine.cli hook")
+    assert not runs_unisolated("python -m engine.cli hook --verbose"), "not a command of the engine's"

@@ -95,6 +95,7 @@ def scope_report(agent, scope, project, events):
     out["foreign"] = _foreign_programs(agent, foreign)
     out["edited"] = edited_events(agent, scope, project, data)
     out["twice"] = _twice_at(agent, ours, out["edited"])
+    out["unisolated"] = _unisolated_at(agent, ours)
     present = {event for event, name in named if name == agent.name} | set(out["edited"])
     out["named_for"] = sorted({name for _, name in named} - {agent.name})
     wanted, _ = entries.plan(agent, events)
@@ -117,6 +118,18 @@ def _foreign_programs(agent, found):
         if event not in events:
             events.append(event)
     return [{"program": program, "events": events} for program, events in out.items()]
+
+
+def _unisolated_at(agent, ours):
+    """The events where one of the engine's own hooks is still written as an
+    earlier version wrote it, without -I (hookcmd.runs_unisolated)."""
+    from .hookcmd import runs_unisolated
+
+    out = []
+    for event, _, _, handler in ours:
+        if runs_unisolated(entries.command_of(agent, handler)) and event not in out:
+            out.append(event)
+    return out
 
 
 def _twice_at(agent, ours, edited):
@@ -321,6 +334,14 @@ def _foreign_line(scope, found):
             "uninstall leave it as it is")
 
 
+def _unisolated_line(agent, scope):
+    """The line for the engine's hooks still written as an earlier version wrote them, without -I."""
+    return (f"{scope['file']}: at {', '.join(scope['unisolated'])} the engine's hook is written as an earlier "
+            "version wrote it, without -I: run in a project's folder, its Python may import the project's own "
+            "code first (a folder named engine/, a PYTHONPATH the project's settings set); "
+            f"engine install --agent {agent.name} --{scope['scope']} writes it isolated")
+
+
 def missing(agent, report):
     """What stands between the user and the engine working with this agent, one line each."""
     out = []
@@ -352,6 +373,7 @@ def missing(agent, report):
             "project, not this engine's: not counted as installed; unless you put it there, it is the repository's, "
             "do not trust the folder for it" for s in report["hooks"] if s.get("projects_own")]
     out += [_foreign_line(s, f) for s in report["hooks"] for f in s.get("foreign") or ()]
+    out += [_unisolated_line(agent, s) for s in report["hooks"] if s.get("unisolated")]
     if installed and fired["sessions"] and not fired["answered"]:
         out.append(f"no record of the engine answering in the last {fired['sessions']} session(s)")
     out += [f"{f['name']}: {f['note']}" for f in report["features"] if f["note"]]

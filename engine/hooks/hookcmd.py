@@ -150,6 +150,17 @@ def runs_this_engine(cmd):
     return program is None or engines_program(program)
 
 
+def runs_unisolated(cmd):
+    """Is `cmd` a command of ours as written before -I (`<python> -m
+    engine.cli hook`, or a script started by its `#!` line)?  Run in a
+    project's folder, such an interpreter puts that folder first on its
+    import path (-m) or reads a PYTHONPATH the project's settings set, so
+    a cloned repository's own `engine/` could run in the hook."""
+    if parse(cmd) is None:
+        return False
+    return _after_isolation(shlex.split(cmd)) is None
+
+
 def foreign_program(cmd):
     """The program an older command of the engine's shape runs by its path
     when that program is not this engine's (another tool's `engine`), else None."""
