@@ -444,14 +444,16 @@ class FallbackState:
     def update(self, fields):
         """In Redis; what outlives the session (clear_state.survives: the
         records of what the engine delivered, the failures the tool memory
-        holds) in the file as well, so that a session that leaves Redis
-        later neither delivers again what is in view nor counts a failure
-        twice.  They change at a delivery or a failure, not at every event."""
+        holds) and what it was told once (a context warning's thresholds, a
+        fact logged once: clear_state.kept_in_files) in the file as well,
+        so that a session that leaves Redis later neither delivers again
+        what is in view, counts a failure twice nor warns again.  They
+        change at a delivery, a failure or a warning, not at every event."""
         self._call("update", fields)
         if self.primary is not None:
-            from .handlers.clear_state import survives
+            from .handlers.clear_state import kept_in_files
 
-            lasting = {k: v for k, v in fields.items() if survives(k)}
+            lasting = {k: v for k, v in fields.items() if kept_in_files(k)}
             if lasting:
                 self.files.update(lasting)
 

@@ -44,6 +44,11 @@ SEEN_WINDOW = "fill_seen_window:"
 # Where the response whose fill was last warned about begins, and its window:
 # the thresholds warned are armed again only after a compaction written since.
 WARNED_AT, WARNED_WINDOW = "fill_warned_at:", "fill_warned_window:"
+# A threshold warned at: WARNED + the warnings' name + ":" + the threshold.
+WARNED = "warned:"
+# What the session was told: kept in its file as well while its state is in
+# Redis (clear_state.kept_in_files), so a failover does not warn again.
+TOLD = (WARNED, WARNED_AT, WARNED_WINDOW)
 
 
 class ContextMonitorSpec(HandlerSpec):
@@ -66,7 +71,7 @@ class ContextMonitor(Handler):
         self.warnings = self.spec.warnings or self.name  # monitors that share it warn once between them
 
     def _mark(self, t):
-        return f"warned:{self.warnings}:{t}"
+        return f"{WARNED}{self.warnings}:{t}"
 
     def due(self, ctx):
         # the main chain's fill, for the main model: not the subagent's to read
