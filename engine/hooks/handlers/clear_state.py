@@ -26,12 +26,11 @@ def kept_in_files(key):
     into its file as well (state.FallbackState.update): what outlives the
     session (survives), and what the session was told once (the thresholds
     a context monitor warned at, with where and in which window it warned;
-    a fact the hook log was given, refresh.SAID), which a session that
-    leaves Redis must not be told again."""
-    from .context_monitor import TOLD
-    from .refresh import SAID
+    a fact the hook log was given: engine/hooks/told.py), which a session
+    that leaves Redis must not be told again."""
+    from ..told import PREFIXES
 
-    return survives(key) or (isinstance(key, str) and key.startswith((*TOLD, SAID)))
+    return survives(key) or (isinstance(key, str) and key.startswith(PREFIXES))
 
 
 class ClearState(Handler):

@@ -494,12 +494,11 @@ class _RefreshLog:
                          "(hooks.max_log_lines_per_refresh); engine refresh preview lists them all")
 
 
-SAID = "said:"  # state key prefix: SAID + a digest of a fact about a file, logged in this session
-
-
 def said_key(fact):
     """The state key saying `fact` (a tuple of strings and numbers) was logged."""
     from engine.base.digest import sha256
+
+    from ..told import SAID
 
     text = "\0".join(str(part) for part in fact)
     return SAID + sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
