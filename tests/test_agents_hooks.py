@@ -465,3 +465,44 @@ def test_a_fifo_in_place_of_a_subagents_note_is_not_waited_on(hk):
     hk.engine("hook", "--agent", "copilot", "--event", "preToolUse", stdin=json.dumps(payload).encode(),
               timeout=60).assert_ok()
     assert time.monotonic() - started < 8, "the hook waited for its deadline"
+
+
+def _copilot_usage_at(hk, session, tokens):
+    """Copilot's events.jsonl of `session` where it keeps it, its last
+    call's usage `tokens` of a 128,000-token window."""
+    events = hk.home / ".copilot" / "session-state" / session / "events.jsonl"
+    events.parent.mkdir(parents=True)
+    usage = {"inputTokens": tokens, "outputTokens": 10, "cacheReadTokens": 0, "cacheWriteTokens": 0,
+             "model": "gpt-5", "apiCallId": "r1", "maxPromptTokens": 128000}
+    events.write_text(json.dumps({"type": "session.usage_record", "data": {"usage": usage}}) + "\n")
+
+
+@pytest.mark.parametrize("session, planted", [("...", True), (".hidden", True), ("a..b", True), ("y" * 300, False),
+                                              ("a\u0000b", False), ("5d7f0c2e-1a3b-4c5d-8e9f-0a1b2c3d4e5f", True)])
+def test_a_copilot_session_id_becomes_a_folder_name_only_in_the_shape_of_its_ids(hk, session, planted):
+    """Copilot's payload names the transcript at agentStop only; for its
+    other events the engine builds the path from the payload's sessionId,
+    which was used as a folder name unless it held a '/' or was '.' or
+    '..': '...', '.hidden', 300 characters or a NUL were looked up as
+    such.  Now only an id of the shape its ids have
+    (transcript.session_shape in its YAML) is; with another, what reads
+    the transcript (here the context monitor, past 70%) goes without it,
+    and the hook log says so once per session."""
+    from engine.base.digest import safe_key
+
+    if planted:
+        _copilot_usage_at(hk, session, 100_000)
+    payload = {"sessionId": session, "timestamp": 1795842557084, "cwd": str(hk.project), "toolName": "bash",
+               "toolArgs": {"command": "ls"}, "toolResult": {"textResultForLlm": "a b", "resultType": "success"}}
+    for _ in range(3):
+        _stdin = json.dumps(payload).encode()
+        hk.engine("hook", "--agent", "copilot", "--event", "postToolUse", stdin=_stdin).assert_ok()
+    state = hk.state / "sessions" / f"{safe_key(session)}.json"
+    held = json.loads(state.read_text()) if state.exists() else {}  # no marks, no file
+    read = any(k.startswith(("fill_", "warned:")) for k in held)
+    said = [line for line in hk.log_lines() if "is not of the shape" in line]
+    if session.startswith("5d7f"):  # a session id of its shape: its transcript is read, nothing said
+        assert read and said == [], hk.log_lines()
+        return
+    assert not read, held
+    assert len(said) == 1 and "transcript.session_shape" in said[0], hk.log_lines()

@@ -169,3 +169,40 @@ def test_folders_under_a_home_kept_in_git_are_not_one_project(cli, world):
     assert cli("cache", "show", key, cwd=b, env=world.env).out_bytes == b""
     assert cli("cache", "show", key, cwd=home, env=world.env).out_bytes == b""
     assert b"notes-a-row 3000" in cli("cache", "show", key, cwd=a, env=world.env).out_bytes
+
+
+def test_show_of_an_output_gc_removed_says_what_removes_outputs_and_what_to_do(cli, world):
+    """`engine cache show KEY` said "absent" alike for an output gc had
+    removed and one never stored, with nothing on what removes outputs,
+    what keeps them longer or what to do.  It names gc, prune and the size
+    bound with the settings in force, the file to raise them in, and that
+    running the command again gets the output; the message is the same for
+    a key never stored and for another project's output (no project learns
+    whether another's existed), and the exit status stays 1."""
+    import time
+
+    ran = cli("cache", "run", "--cwd", world.alpha, "--", "seq 1 3000 | sed 's/^/gone-row /'", cwd=world.alpha,
+              env=world.env)
+    key = _stored_key(ran.out)
+    meta = world.tmp / "cache" / "ccm" / "meta" / f"{key}.json"
+    aged = json.loads(meta.read_text())
+    aged["created"] = aged["last_used"] = time.time() - 7200  # past gc.grace_seconds, named by no transcript
+    meta.write_text(json.dumps(aged))
+    gc = cli("cache", "gc", cwd=world.alpha, env=world.env)
+    assert gc.returncode == 0 and "deleted 1 " in gc.out, gc
+
+    def told(shown, k):
+        assert shown.returncode == 1 and shown.out_bytes == b"", shown
+        return shown.err.replace(k, "KEY")
+
+    gone = told(cli("cache", "show", key, cwd=world.alpha, env=world.env), key)
+    for words in ("engine cache gc", "gc.grace_seconds (3600 s)", "engine cache prune", "prune.max_age_days: 30",
+                  "size bound (store.max_size_mb: 2048)", "run its command again",
+                  "rules-engine/content_cache.yaml, or pin", "engine cache pin KEY --level hard"):
+        assert words in gone, gone
+    never = "ab" * 32
+    assert told(cli("cache", "show", never, cwd=world.alpha, env=world.env), never) == gone
+    other = cli("cache", "run", "--cwd", world.beta, "--", "seq 1 3000 | sed 's/^/beta-row /'", cwd=world.beta,
+                env=world.env)
+    theirs = _stored_key(other.out)
+    assert told(cli("cache", "show", theirs, cwd=world.alpha, env=world.env), theirs) == gone

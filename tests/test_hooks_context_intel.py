@@ -560,3 +560,26 @@ def test_context_audit_without_a_tally_says_so(hk):
     msg = hk.hook(hk.event("Stop")).json["systemMessage"]
     assert "Context audit (fill: 75%" in msg and "No tool output was tallied" in msg, msg
     assert "Suggestion: /compact." in msg
+
+
+def test_a_context_warning_is_not_given_again_after_redis_fails_mid_session(hk, redis_server):
+    """With the state in Redis, the monitor's record of the thresholds it
+    warned at lived in Redis only: when Redis failed mid-session the
+    session went on in files, which did not hold it, and the next event
+    past 70% warned again.  That record is kept in the session's file as
+    well (as the records of what the engine delivered are): after the
+    failover the warning is not repeated, and the next threshold still
+    warns."""
+    hk.extra_env["ENGINE_REDIS_URL"] = redis_server.url
+    post = hk.event("PostToolUse", tool_response={"stdout": "ok"})
+    _fill(hk, 150000)
+    assert "Context 75% full" in hk.hook(post).json["systemMessage"]
+    hk.hook(post).assert_silent()
+    assert redis_server.client().hget(f"rules-engine:session:{hk.session}", "warned:context_monitor:70") == b"1"
+    redis_server.stop()
+    hk.append_transcript(transcript_records(152000, session=hk.session))
+    hk.hook(post).assert_silent()
+    lines = hk.log_lines()
+    assert len(lines) == 1 and "redis" in lines[0].lower(), lines  # the session left Redis: said once
+    hk.append_transcript(transcript_records(165000, session=hk.session))
+    assert "past 80%" in hk.hook(post).json["systemMessage"]

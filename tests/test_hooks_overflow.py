@@ -5,6 +5,7 @@ line with its title and how to read it (overflow: digest).  Real hook
 processes, as the agent starts them."""
 
 import json
+import os
 import re
 
 import pytest
@@ -349,3 +350,32 @@ def test_codex_names_the_big_agents_md_it_cuts_at_project_doc_max_bytes(hk):
     run = hk.engine(*args, stdin=json.dumps(payload).encode()).assert_ok()
     assert FILE_DIGEST.findall(json.loads(run.stdout)["hookSpecificOutput"]["additionalContext"]) == [
         ("Huge handbook", "AGENTS.md")], run.stdout[-400:]
+
+
+def test_a_file_too_large_to_ever_fit_or_to_read_is_logged_once_a_session(hk):
+    """A rule file that can never fit once compressed, and one over
+    hooks.max_rule_file_bytes, were each one hook.log line at every
+    cadence delivery: hundreds of the same lines in a long session.  Each
+    is logged once per session (the session's state says it was), and the
+    delivery is as before: the rule that fits comes, the big one is
+    named at every delivery; a new session is told again."""
+    hk.rule("a.md", "# A\nMarker RULEMARK.\n")
+    hk.rule("big.md", "# Big\n" + "Always run the tests before a commit.\n" * 3000)
+    huge = hk.rule("huge.md", "# Huge\n")
+    os.truncate(huge, 4_000_001)  # past max_rule_file_bytes: never read (sparse, costs no disk)
+    prof = shared_profile(profile_text({"UserPromptSubmit": [{"name": "rules", "every_turns": 2}]}))
+    delivered = []
+    for i in range(6):
+        run = hk.hook(hk.prompt(i), profile=prof).assert_ok()
+        if run.context:
+            delivered.append(run.context)
+    assert len(delivered) == 3 and all("RULEMARK" in c and "Read .claude/rules/big.md" in c for c in delivered)
+
+    def said(name):
+        return [line for line in hk.log_lines() if f"/{name}" in line]
+
+    assert len(said("big.md")) == 1 and "cannot fit" in said("big.md")[0], hk.log_lines()
+    assert len(said("huge.md")) == 1 and "max_rule_file_bytes" in said("huge.md")[0], hk.log_lines()
+    for i in range(2):
+        hk.hook(hk.prompt(i, session="another-session"), profile=prof).assert_ok()
+    assert len(said("big.md")) == 2 and len(said("huge.md")) == 2, hk.log_lines()

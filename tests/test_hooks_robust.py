@@ -248,6 +248,22 @@ def test_a_removed_project_folder_still_counts_and_brings_the_users_rules(hk):
     assert not [l for l in hk.log_lines() if "internal error" in l], hk.log_lines()
 
 
+def test_a_nul_in_the_events_folder_or_transcript_is_no_path(hk):
+    """A cwd holding a NUL (valid in JSON, in no path) failed every event of
+    the session: 'internal error: ValueError: embedded null byte' in the
+    hook log, the prompt not counted, the rules not brought back after a
+    compaction.  Such a cwd or transcript_path is no path: the event runs
+    as one that names none (the hook's own folder), and logs nothing."""
+    hk.rule("a.md", "# A\nMarker RULEMARK.\n")
+    bad = {"cwd": str(hk.project) + "\0x", "transcript_path": str(hk.transcript) + "\0x"}
+    for ev in ("PostToolUse", "Stop"):
+        _clean(hk.hook(hk.event(ev, **bad))).assert_ok()
+    _clean(hk.hook(hk.prompt(1, **bad))).assert_silent()
+    back = _clean(hk.hook(hk.event("SessionStart", source="compact", **bad)))
+    assert "RULEMARK" in (back.context or ""), str(back)
+    assert hk.file_turn() == 1 and hk.log_lines() == [], hk.log_lines()
+
+
 def test_lone_surrogates_in_the_session_the_folder_and_the_command(hk):
     """JSON may escape half a surrogate pair, and a folder's name may hold
     bytes that are not UTF-8 (Python reads them as lone surrogates).  Every

@@ -378,6 +378,31 @@ def test_a_fifo_in_place_of_the_state_file_is_not_waited_on(hk):
     assert state.is_file() and hk.file_turn() == 1
 
 
+@pytest.mark.parametrize("suffix", [".json", ".json.lock", ".answer.lock"])
+def test_a_folder_in_place_of_a_state_file_is_logged_once_a_session(hk, suffix):
+    """A folder where the session's state file (or its lock, or its answer
+    lock) goes was one hook.log line at every event of the session: the
+    state never came back while it stood there.  It is said once per
+    session; the answers are as before (a prompt counts no turn, a
+    compaction still brings the rules back), and no hook crashes."""
+    from engine.base.digest import safe_key
+
+    hk.rule("a.md", "# A\nMarker RULEMARK.\n")
+    folder = hk.state / "sessions" / f"{safe_key(hk.session)}{suffix}"
+    folder.mkdir(parents=True)
+    (folder / "inside").write_text("x")  # not empty: a rename cannot replace it
+    for i in range(4):
+        hk.hook(hk.prompt(i)).assert_silent()
+    hk.hook(hk.event("PostToolUse")).assert_ok()
+    back = hk.hook(hk.event("SessionStart", source="compact")).assert_ok()
+    assert "RULEMARK" in (back.context or ""), str(back)
+    lines = hk.log_lines()
+    assert len(lines) == 1 and f"a folder stands at {folder}" in lines[0], "\n".join(lines)
+    assert (folder / "inside").read_text() == "x"  # the folder is the user's to remove
+    hk.hook(hk.prompt(1, session="another-session")).assert_silent()
+    assert len(hk.log_lines()) == 1, "another session's state is not blocked"
+
+
 def test_fifos_in_place_of_the_log_the_records_and_the_prune_mark_are_not_waited_on(hk):
     """The hook log, a session's records and the expiry's mark were opened
     for appending with a plain open: a FIFO at one of them held every hook

@@ -32,6 +32,7 @@ def problems(doc):
         out.append(doc.error(f"no transcript reader named {reader!r}; readers: {', '.join(sorted(READERS))}",
                              ("transcript", "reader")))
     out.extend(_patterns(doc, data.get("transcript") or {}))
+    out.extend(_session_shape(doc, data.get("transcript") or {}))
     out.extend(_path_patterns(doc, data.get("tools") or {}))
     out.extend(_failure_patterns(doc, data.get("failure") or {}))
     out.extend(_cut_markers(doc, data.get("tools") or {}))
@@ -94,6 +95,33 @@ def _patterns(doc, transcript):
         if path == ("session_id",) and re.compile(pattern).groups < 1:
             out.append(doc.error("the pattern has no group: put the session id in (...)", ("transcript", *path)))
     return out
+
+
+# Ids no session_shape may take: each would climb out of its folder, cut
+# the path short, break a log line or make a name no file system takes.
+UNSAFE_IDS = ("", ".", "..", "...", "../x", "a/b", "/a", "a..b", "a\0b", "a\nb", "a\\b", "x" * 256)
+
+
+def _session_shape(doc, transcript):
+    """`session_shape` compiles, does not run away, and takes none of the
+    UNSAFE_IDS whole: a session id it takes becomes a path component."""
+    import re
+
+    from engine.core.patterncheck import re_pattern_problems
+
+    shape = transcript.get("session_shape")
+    if shape is None:
+        return []
+    where = ("transcript", "session_shape")
+    found = re_pattern_problems(doc, shape, where)
+    if found:
+        return found
+    taken = [i for i in UNSAFE_IDS if re.fullmatch(shape, i)]
+    if taken:
+        return [doc.error(f"the shape takes {', '.join(repr(i if len(i) < 20 else i[:8] + '...') for i in taken)}, "
+                          "which must never become a path component: take no '/', '.', NUL or line break, "
+                          "and bound the length (at most 255 characters)", where)]
+    return []
 
 
 def _path_patterns(doc, tools):

@@ -74,11 +74,19 @@ class Event:
 
     @property
     def transcript(self):
-        return self._text("transcript")
+        return self._path("transcript")
 
     @property
     def cwd(self):
-        return self._text("cwd")
+        """The event's folder; "" (none said: the hook's own folder is
+        used) for a value no path can be."""
+        return self._path("cwd")
+
+    def _path(self, name):
+        """A payload field that names a path, or "" when it holds a NUL,
+        which no path holds (every file call would fail on it)."""
+        value = self._text(name)
+        return "" if "\0" in value else value
 
     @cwd.setter
     def cwd(self, value):

@@ -167,6 +167,19 @@ class Agent:
             return os.path.realpath(os.path.expanduser(value))
         return os.path.expanduser(value or spec["default"])
 
+    def session_component(self, session):
+        """`session` (an id from the payload) when it may become a path
+        component: it matches the agent's transcript.session_shape whole,
+        a shape `engine validate` keeps from taking '/', '..', a NUL or an
+        unbounded length (check.py).  None otherwise, and for an agent
+        that declares no shape."""
+        shape = self.data["transcript"].get("session_shape")
+        if not shape or not isinstance(session, str):
+            return None
+        import re
+
+        return session if re.fullmatch(shape, session) else None
+
     def expand(self, template, project="", environ=None):
         """A declared path with {agent_home} and {project} filled in and ~ expanded."""
         text = template.replace("{agent_home}", self.home(environ)).replace("{project}", project or "")

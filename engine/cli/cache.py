@@ -276,7 +276,7 @@ def _show(store, args):
         if not sep or first < 1 or (last is not None and last < first):
             raise UserError(f"--lines {args.lines}: expected A:B with 1 <= A <= B, for example 1:200")
     # Another project's entry is answered as an absent one: no project learns what another cached.
-    absent = f"no readable entry sha256:{key} in {_scope_name(args)}: absent, or its blob is damaged; see engine cache list"
+    absent = _not_here(store.settings, key, args)
     if not _in_scope(store, key, args):
         raise UserError(absent)
     sys.stdout.flush()
@@ -286,6 +286,28 @@ def _show(store, args):
     sys.stdout.buffer.flush()
     _touch(store, key)
     return 0
+
+
+def _not_here(settings, key, args):
+    """Why `key` reads back nothing, said alike for an output never stored
+    here, one another project stored and one removed since (no project
+    learns whether another's existed): the removals that may have taken
+    it, with the settings that keep outputs longer, and what to do."""
+    import os
+
+    from engine.base.errors import display
+    from engine.base.paths import config_dir_str
+    from engine.ccm import config
+
+    size = settings["store"]["max_size_mb"]
+    chosen = config.chosen_path()
+    where = display(os.path.join(config_dir_str(), config.NAME) if chosen == config.builtin_path() else chosen)
+    return (f"no readable entry sha256:{key} in {_scope_name(args)}. An output stored here may have been removed "
+            f"since: by engine cache gc once nothing named it for gc.grace_seconds ({settings['gc']['grace_seconds']} s), "
+            f"by engine cache prune (prune.max_age_days: {settings['prune']['max_age_days']}) or by the size bound "
+            f"(store.max_size_mb: {'none' if size is None else size}); or its blob is damaged. To read the output, "
+            "run its command again (the cache keeps it anew). To keep outputs longer, raise gc.grace_seconds and "
+            f"store.max_size_mb in {where}, or pin an output you need (engine cache pin KEY --level hard)")
 
 
 def _touch(store, key):

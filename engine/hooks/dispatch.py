@@ -135,8 +135,19 @@ def count_turn(event, hooks, bounds, log):
         state = open_state(session, hooks["state"], log)
         return state, state.bump_turn()
     except StateError as exc:
-        log(f"state unavailable ({exc}); this turn is not counted")
+        ttl = hooks["state"]["ttl_hours"] if hooks is not None else bounds["cold_ttl_hours"]
+        state_unavailable(session, exc, "this turn is not counted", ttl, log)
         return None, 0
+
+
+def state_unavailable(session, exc, then, ttl_hours, log):
+    """Log that the session's state failed (`exc`, a StateError) and what
+    the event does without it (`then`); a folder in place of a state file,
+    which stays until the user removes it, once per session."""
+    from .state import StateBlocked, said_once
+
+    said_once(exc if isinstance(exc, StateBlocked) else None, session, ttl_hours * 3600,
+              f"state unavailable ({exc}); {then}", log)
 
 
 def _open_state(event, hooks, counted, counting, log):
@@ -168,7 +179,7 @@ def _open_state(event, hooks, counted, counting, log):
     except StateError as exc:
         # No counting this time, but an event that needs no count (after a
         # compaction) still re-injects.
-        log(f"state unavailable ({exc}); this event runs without it")
+        state_unavailable(session, exc, "this event runs without it", hooks["state"]["ttl_hours"], log)
         return None, 0
 
 
@@ -229,12 +240,12 @@ def handle(event, profile_ref, log, hooks=None, deadline=None, counted=None, tra
     if not handlers:
         return None
     state, turn = _open_state(event, hooks, counted, name == "prompt", log)
-    with _one_answer(event.session if state is not None else None, deadline, log):
+    with _one_answer(event.session if state is not None else None, deadline, hooks, log):
         answer = _answer(event, handlers, state, turn, (profile_ref, chosen, hooks), log, trace)
     return answer.output(event, log)
 
 
-def _one_answer(session, deadline, log):
+def _one_answer(session, deadline, hooks, log):
     """The session's answer lock (state.OneAnswer), waited for until the
     engine's margin before the deadline; none without session state."""
     from engine.core.settings import hook_bounds
@@ -243,7 +254,8 @@ def _one_answer(session, deadline, log):
 
     bounds = hook_bounds()
     until = None if deadline is None else deadline.until(bounds["answer_wait_margin_ms"])
-    return OneAnswer(session, until, bounds["answer_poll_ms"] / 1000.0, log)
+    return OneAnswer(session, until, bounds["answer_poll_ms"] / 1000.0, log,
+                     ttl_seconds=hooks["state"]["ttl_hours"] * 3600)
 
 
 def _answer(event, handlers, state, turn, profile, log, trace):
@@ -274,17 +286,18 @@ def _answer(event, handlers, state, turn, profile, log, trace):
 
         marks = {k: v for k, v in marks.items() if survives(k)}
     if marks and state is not None:
-        _save_marks(state, marks, log)
+        _save_marks(state, marks, (event.session, hooks["state"]["ttl_hours"]), log)
     return answer
 
 
-def _save_marks(state, marks, log):
+def _save_marks(state, marks, session, log):
+    """`session`: (its id, the state's ttl_hours), to say a lasting failure once."""
     from .state import StateError
 
     try:
         state.update(marks)
     except StateError as exc:
-        log(f"state not saved ({exc})")
+        state_unavailable(session[0], exc, "what this event changed is not saved", session[1], log)
 
 
 CARRIED = "carried:context"  # the state's field of context waiting for an event that shows it

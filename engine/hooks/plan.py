@@ -55,8 +55,9 @@ class Plan(_Record):
     hook.  FIELDS are what it shows and compares; the refresh also keeps,
     declared here: `never` (Items that can never fit, named rather than kept
     waiting), `texts` (path -> the rule file's text, for digest lines),
-    `done` (identities delivered or named earlier in this round, overflow.py)
-    and `delivery` (the id of this delivery's marker, or None)."""
+    `done` (identities delivered or named earlier in this round, overflow.py),
+    `delivery` (the id of this delivery's marker, or None) and `said`
+    (state marks of the lasting facts logged at this event: refresh._RefreshLog)."""
 
     FIELDS = ("handler", "level", "items", "omitted", "text", "budget", "problems", "skipped", "scoped")
 
@@ -75,3 +76,4 @@ class Plan(_Record):
         self.texts = texts if texts is not None else {}
         self.done = done if done is not None else set()
         self.delivery = delivery
+        self.said = {}

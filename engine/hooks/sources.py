@@ -317,7 +317,7 @@ def _read(p, real, cap, room, log):
             size = os.fstat(fh.fileno()).st_size
             if size > cap:
                 log(f"rule file {p} is larger than {cap:,} bytes; left out unread "
-                    "(hooks.max_rule_file_bytes in pipelines/settings/engine.yaml)")
+                    "(hooks.max_rule_file_bytes in pipelines/settings/engine.yaml)", once=("unread", real, size))
                 return None
             if size > room:
                 log(f"rule file {p} left out unread: the rule files read before it reach the refresh's "

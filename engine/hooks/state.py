@@ -30,6 +30,26 @@ class StateError(Exception):
     pass
 
 
+class StateBlocked(StateError):
+    """A folder stands where one of the session's state files goes: it stays
+    until the user removes it, so the hook says it once per session
+    (dispatch.state_unavailable), not at every event."""
+
+
+def blocked(path):
+    """A StateBlocked for `path` when a folder (not a link to one) stands
+    there, else None."""
+    import stat
+
+    try:
+        if not stat.S_ISDIR(os.lstat(path).st_mode):
+            return None
+    except OSError:
+        return None
+    return StateBlocked(f"a folder stands at {path}, where a file of this session's state goes; "
+                        "the session keeps no state until it is removed")
+
+
 class _StateLock(Locked):
     """The session file's lock; one that cannot be opened is a StateError.
     Touched once held, as the answer lock is (OneAnswer): the expiry
@@ -42,7 +62,7 @@ class _StateLock(Locked):
         try:
             super().__enter__()
         except OSError as exc:
-            raise StateError(f"cannot open state lock {self.path}: {exc}") from None
+            raise blocked(self.path) or StateError(f"cannot open state lock {self.path}: {exc}") from None
         try:
             os.utime(self.fd)
         except OSError:
@@ -59,10 +79,13 @@ class OneAnswer:
     takes), and the event answers anyway: a hook never passes its deadline
     waiting for another.  A lock that cannot be opened is no lock."""
 
-    def __init__(self, session_id, until, poll_s, log, root=None):
-        """`session_id` None: no session state, nothing to order (no lock)."""
+    def __init__(self, session_id, until, poll_s, log, root=None, ttl_seconds=None):
+        """`session_id` None: no session state, nothing to order (no lock).
+        `ttl_seconds`: how long the state lives (a folder in place of the
+        lock is said once in that time)."""
         self.lock = None if session_id is None else Locked(_answer_lock(_sessions_dir(root), safe_key(session_id)))
         self.until, self.poll_s, self.log = until, poll_s, log
+        self.session, self.ttl = session_id, ttl_seconds
 
     def __enter__(self):
         if self.lock is None:
@@ -70,7 +93,9 @@ class OneAnswer:
         try:
             self.lock.open()
         except OSError as exc:
-            self.log(f"answering without the session's answer lock ({exc})")
+            folder = blocked(self.lock.path)
+            said_once(folder, self.session, self.ttl, f"answering without the session's answer lock ({folder or exc})",
+                      self.log)
             return self
         if self.until is None:
             self.lock.acquire()
@@ -95,6 +120,18 @@ class OneAnswer:
         if self.lock is not None:
             self.lock.close()
         return False
+
+
+def said_once(folder, session, ttl_seconds, message, log):
+    """Log `message`; where `folder` (a StateBlocked, or None) says a folder
+    stands in place of a state file, once per session for that folder
+    (engine/hooks/notes.py: the state itself cannot keep that it was said)."""
+    if folder is not None:
+        from .notes import first_time
+
+        if not first_time("state-notes", session, str(folder), ttl_seconds):
+            return
+    log(message)
 
 
 def _sessions_dir(root=None):
@@ -144,7 +181,7 @@ class FileState:
             # costs at most one refresh, while fsync costs ~15 ms per prompt.
             replace_atomic(self.path, dumps_flat(data).encode("utf-8"))
         except OSError as exc:
-            raise StateError(f"cannot write state {self.path}: {exc}") from None
+            raise blocked(self.path) or StateError(f"cannot write state {self.path}: {exc}") from None
 
     def _transact(self, change):
         with self._locked():
@@ -407,14 +444,16 @@ class FallbackState:
     def update(self, fields):
         """In Redis; what outlives the session (clear_state.survives: the
         records of what the engine delivered, the failures the tool memory
-        holds) in the file as well, so that a session that leaves Redis
-        later neither delivers again what is in view nor counts a failure
-        twice.  They change at a delivery or a failure, not at every event."""
+        holds) and what it was told once (a context warning's thresholds, a
+        fact logged once: clear_state.kept_in_files) in the file as well,
+        so that a session that leaves Redis later neither delivers again
+        what is in view, counts a failure twice nor warns again.  They
+        change at a delivery, a failure or a warning, not at every event."""
         self._call("update", fields)
         if self.primary is not None:
-            from .handlers.clear_state import survives
+            from .handlers.clear_state import kept_in_files
 
-            lasting = {k: v for k, v in fields.items() if survives(k)}
+            lasting = {k: v for k, v in fields.items() if kept_in_files(k)}
             if lasting:
                 self.files.update(lasting)
 

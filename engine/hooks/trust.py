@@ -150,33 +150,11 @@ def note_unapproved(event, chosen, hooks, log):
     if not note or not session:
         return
     path, reason, command = note
-    from engine.base.files import private_dir
-    from engine.base.paths import state_dir_str
-    from engine.core.cache import sha256
-
-    folder = os.path.join(state_dir_str(), "trust-notes")
-    try:
-        private_dir(folder)
-        marker = os.path.join(folder, sha256(f"{session}\0{path}\0{reason}".encode("utf-8", "surrogatepass")).hexdigest()[:32])
-        os.close(os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600))
-    except FileExistsError:
-        return  # said already in this session
-    except OSError:
-        pass
-    log(f"project profile {path} is not used: {reason}" + (f"; approve it with: {command}" if command else ""))
-    _prune(folder, hooks)
-
-
-def _prune(folder, hooks):
-    """Markers older than the state's TTL go (they only say a session was told)."""
-    import time
+    from .notes import first_time
 
     try:
         ttl = float(hooks["state"]["ttl_hours"]) * 3600
-        now = time.time()
-        for name in os.listdir(folder):
-            path = os.path.join(folder, name)
-            if now - os.stat(path).st_mtime > ttl:
-                os.unlink(path)
-    except (OSError, KeyError, TypeError, ValueError):
-        pass
+    except (KeyError, TypeError, ValueError):
+        ttl = None  # none pruned, as before
+    if first_time("trust-notes", session, f"{path}\0{reason}", ttl):
+        log(f"project profile {path} is not used: {reason}" + (f"; approve it with: {command}" if command else ""))

@@ -21,6 +21,18 @@ def survives(key):
     return isinstance(key, str) and key.startswith((KEY, MARK))
 
 
+def kept_in_files(key):
+    """Whether a state key set while the session's state is in Redis goes
+    into its file as well (state.FallbackState.update): what outlives the
+    session (survives), and what the session was told once (the thresholds
+    a context monitor warned at, with where and in which window it warned;
+    a fact the hook log was given: engine/hooks/told.py), which a session
+    that leaves Redis must not be told again."""
+    from ..told import PREFIXES
+
+    return survives(key) or (isinstance(key, str) and key.startswith(PREFIXES))
+
+
 class ClearState(Handler):
     def due(self, ctx):
         return True

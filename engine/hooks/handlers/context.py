@@ -16,6 +16,7 @@ class Context:
         self.log = log
         self._usage = False  # not read yet
         self._snapshot = None
+        self._said_shape = False  # the session id's shape was judged (transcript)
         self.touched_override = None  # engine refresh preview: the files given, without a transcript
         self.touched_extra = ()  # engine refresh preview --touched beside --transcript
         self._fill = False
@@ -121,9 +122,29 @@ class Context:
         path = self.event.transcript
         if not path and self.event.session:
             where = self.agent.data["transcript"].get("session_path")
-            if where and "/" not in self.event.session and self.event.session not in (".", ".."):
-                path = self.agent.expand(where.replace("{session}", self.event.session))
+            if where:
+                path = self._session_transcript(where)
         return path
+
+    def _session_transcript(self, where):
+        """`where` with the session's id as its folder, or "" when the id is
+        not of the shape the agent's ids have (`transcript.session_shape`):
+        the features that read the transcript go without it at this event,
+        and the hook log says so once per session."""
+        session = self.event.session
+        folder = self.agent.session_component(session)
+        if folder is not None:
+            return self.agent.expand(where.replace("{session}", folder))
+        if not self._said_shape:
+            self._said_shape = True
+            from ..notes import first_time
+
+            if first_time("session-notes", session, "shape", self.settings["state"]["ttl_hours"] * 3600):
+                shown = session if len(session) <= 80 else session[:80] + "..."
+                self.log(f"session id {shown!r} is not of the shape {self.agent.name}'s ids have (transcript."
+                         f"session_shape in pipelines/agents/{self.agent.name}.yaml): no transcript is looked "
+                         "for under it; what reads the transcript goes without it")
+        return ""
 
     def context_tokens(self):
         usage = self.usage()

@@ -33,6 +33,7 @@ last compaction, ranked by the session report's own function
 
 import os
 
+from ..told import WARNED, WARNED_AT, WARNED_WINDOW
 from .base import Handler, HandlerSpec
 from .part import Part
 from .samples import pick
@@ -41,9 +42,11 @@ from .samples import pick
 # fill's tokens, and the transcript's size when it was read.
 SEEN_SIZE, SEEN_TOKENS, READ_SIZE = "fill_seen_bytes:", "fill_seen_tokens:", "fill_read_bytes:"
 SEEN_WINDOW = "fill_seen_window:"
-# Where the response whose fill was last warned about begins, and its window:
-# the thresholds warned are armed again only after a compaction written since.
-WARNED_AT, WARNED_WINDOW = "fill_warned_at:", "fill_warned_window:"
+# Where the response whose fill was last warned about begins, and its window
+# (WARNED_AT, WARNED_WINDOW), and each threshold warned at (WARNED + the
+# warnings' name + ":" + the threshold), are in ..told: kept in the session's
+# file too while its state is in Redis.  The thresholds warned are armed
+# again only after a compaction written since.
 
 
 class ContextMonitorSpec(HandlerSpec):
@@ -66,7 +69,7 @@ class ContextMonitor(Handler):
         self.warnings = self.spec.warnings or self.name  # monitors that share it warn once between them
 
     def _mark(self, t):
-        return f"warned:{self.warnings}:{t}"
+        return f"{WARNED}{self.warnings}:{t}"
 
     def due(self, ctx):
         # the main chain's fill, for the main model: not the subagent's to read

@@ -95,15 +95,7 @@ class Refresh(Handler):
         measure = len if unit == "chars" else comp.count
         problems, skipped, scoped = [], [], []
 
-        from engine.core.settings import hook_bounds
-
-        most = hook_bounds()["max_log_lines_per_refresh"]
-
-        def log(message):
-            problems.append(message)
-            if len(problems) <= most:  # the rest only in the plan (refresh preview): a bounded log
-                ctx.log(message)
-
+        log = _RefreshLog(ctx, problems)
         files = self._files(ctx, log, skipped, scoped)
         files, done = self._continue_round(ctx, files)
         delivery_id, marker = self._marker(ctx)
@@ -118,9 +110,8 @@ class Refresh(Handler):
         chosen, omitted, used = self._fit_digest(ctx, chosen, omitted, used, limit, measure, texts)
         plan = Plan(self.name, comp.info("level"), chosen, omitted, budget={unit: limit, "used": used}, problems=problems,
                     skipped=skipped, scoped=scoped, never=never, texts=texts, done=done)
-        if len(problems) > most:
-            ctx.log(f"{self.name}: {len(problems) - most} more problems of this refresh not logged "
-                    "(hooks.max_log_lines_per_refresh); engine refresh preview lists them all")
+        log.close(self.name)
+        plan.said = log.said
         self._fit_event(ctx, plan, cap, comp)
         if plan.items and marker:
             plan.delivery = delivery_id
@@ -185,7 +176,7 @@ class Refresh(Handler):
                 rest.append(rf)
                 continue
             log(f"rule file {rf.path}: {size:,} characters cannot fit in {room:,} once compressed; "
-                "omitted without being compressed")
+                "omitted without being compressed", once=("unfit", rf.real, size))
             never.append(Item.of(rf, size, size, "", cost=0))
         return never, rest
 
@@ -424,6 +415,7 @@ class Refresh(Handler):
             ctx.nothing_found.append((self.name, where))
         marks = self.marks(ctx)
         marks.update(self._round_marks(plan))
+        marks.update(plan.said)
         if not plan.items and not plan.omitted:
             return plan, None, marks
         return plan, plan.text, marks
@@ -444,7 +436,9 @@ class Refresh(Handler):
         overflow.open_round(ctx, self.name, self.spec)
         plan, text, marks = self.run(ctx)
         if ctx.opens_a_subagent:
-            marks = {}  # given to the subagent's context: the main one's cadence, round and view are as they were
+            # given to the subagent's context: the main one's cadence, round and view are as they were
+            # (what the session's log was told stays told)
+            marks = dict(plan.said)
         elif text and ctx.settings.get("in_view"):
             from ..inview import delivered_marks
 
@@ -464,6 +458,50 @@ class Refresh(Handler):
             if now is not None:
                 out[f"tokens_at:{self.name}"] = now
         return out
+
+
+class _RefreshLog:
+    """The refresh's log: every problem goes into the plan (engine refresh
+    preview lists them all), at most hooks.max_log_lines_per_refresh into
+    hook.log, then a line with the count of the rest.  A lasting fact
+    about a file (`once`: a key naming it, such as ("unfit", real path,
+    size)) goes into hook.log once per session: the session's state keeps
+    that it was said (`said`, marks saved with the refresh's), as a long
+    session's cadence brings the same file back hundreds of times."""
+
+    def __init__(self, ctx, problems):
+        from engine.core.settings import hook_bounds
+
+        self.ctx, self.problems, self.said = ctx, problems, {}
+        self.most = hook_bounds()["max_log_lines_per_refresh"]
+        self.logged = 0
+
+    def __call__(self, message, once=None):
+        self.problems.append(message)
+        if once is not None:
+            key = said_key(once)
+            if key in self.said or self.ctx.snapshot().get(key):
+                return
+            self.said[key] = 1
+        self.logged += 1
+        if self.logged <= self.most:  # the rest only in the plan (refresh preview): a bounded log
+            self.ctx.log(message)
+
+    def close(self, handler):
+        """The count of the lines past the bound, in one line."""
+        if self.logged > self.most:
+            self.ctx.log(f"{handler}: {self.logged - self.most} more problems of this refresh not logged "
+                         "(hooks.max_log_lines_per_refresh); engine refresh preview lists them all")
+
+
+def said_key(fact):
+    """The state key saying `fact` (a tuple of strings and numbers) was logged."""
+    from engine.base.digest import sha256
+
+    from ..told import SAID
+
+    text = "\0".join(str(part) for part in fact)
+    return SAID + sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def _a_quiet_start(ctx):
