@@ -82,15 +82,15 @@ class Event:
         used) for a value no path can be."""
         return self._path("cwd")
 
+    @cwd.setter
+    def cwd(self, value):
+        self._cache["cwd"] = value
+
     def _path(self, name):
         """A payload field that names a path, or "" when it holds a NUL,
         which no path holds (every file call would fail on it)."""
         value = self._text(name)
         return "" if "\0" in value else value
-
-    @cwd.setter
-    def cwd(self, value):
-        self._cache["cwd"] = value
 
     @property
     def model(self):
