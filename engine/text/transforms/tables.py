@@ -87,7 +87,14 @@ class FlattenTables(Transform):
         out = []
         i = 0
         n = len(lines)
-        while i + 1 < n:
+        # a table starts at a line holding a pipe (its header row): only
+        # those lines are looked at, in order (the other lines' look said no)
+        for k in _piped_lines(text):
+            if k < i:
+                continue  # inside the table before
+            if k + 1 >= n:
+                break
+            i = k
             table = self._table_at(text, lines, i, mask)
             if table is None:
                 i += 1
@@ -175,6 +182,11 @@ def _line_spans(text):
     lengths = [len(line) + 1 for line in text.split("\n")]
     starts = [0, *accumulate(lengths)]
     return [(a, a + n - 1) for a, n in zip(starts, lengths)]
+
+
+def _piped_lines(text):
+    """The indexes of the lines holding a pipe, in order."""
+    return [k for k, line in enumerate(text.split("\n")) if "|" in line]
 
 
 def _line_end(text, end):
