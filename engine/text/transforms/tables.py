@@ -83,13 +83,13 @@ class FlattenTables(Transform):
         self.shortest_alignment = spec.shortest_alignment_row
 
     def edits(self, text, mask, run):
-        lines = _line_spans(text)
+        lines, piped = _line_spans(text)
         out = []
         i = 0
         n = len(lines)
         # a table starts at a line holding a pipe (its header row): only
         # those lines are looked at, in order (the other lines' look said no)
-        for k in _piped_lines(text):
+        for k in piped:
             if k < i:
                 continue  # inside the table before
             if k + 1 >= n:
@@ -177,16 +177,13 @@ class FlattenTables(Transform):
 
 
 def _line_spans(text):
-    """(start, end) of every line, its line break left out (str.split and C
-    loops: a regex match object per line cost more than the table pass)."""
-    lengths = [len(line) + 1 for line in text.split("\n")]
+    """(start, end) of every line, its line break left out, and the indexes
+    of the lines holding a pipe (str.split and C loops: a regex match
+    object per line cost more than the table pass)."""
+    parts = text.split("\n")
+    lengths = [len(line) + 1 for line in parts]
     starts = [0, *accumulate(lengths)]
-    return [(a, a + n - 1) for a, n in zip(starts, lengths)]
-
-
-def _piped_lines(text):
-    """The indexes of the lines holding a pipe, in order."""
-    return [k for k, line in enumerate(text.split("\n")) if "|" in line]
+    return [(a, a + n - 1) for a, n in zip(starts, lengths)], [k for k, line in enumerate(parts) if "|" in line]
 
 
 def _line_end(text, end):
