@@ -682,3 +682,22 @@ def test_cli_input_compress_accepts_is_input_restore_gives_back(cli, tmp_path, s
     back = cli("messages", "restore", "-", input=r.out)
     assert back.returncode == 0, (depth, back.err)
     assert json.loads(back.out) == json.loads(text(depth))
+
+
+def test_a_code_split_message_scans_its_prose_once(pipe, monkeypatch):
+    """Old: the prose around a message's code fences was scanned for
+    protected spans four times (negations, assertions, entities, and the
+    entities again for the refs), with no memo: a message with code cost
+    five scans.  Now the prose has a memo of its own: two scans, the
+    message and its prose, whatever the summary asks of them."""
+    from engine.messages.load import Union
+
+    scanned = []
+    real = Union._scan
+    monkeypatch.setattr(Union, "_scan", lambda self, text: scanned.append(text) or real(self, text))
+    code = "```python\ndef retry(request):\n    return send(request)\n```"
+    text = f"{PROSE}\n\n{code}\n\n{PROSE}"
+    out = compress_messages([{"role": "assistant", "content": text}], pipe, recency=0)
+    assert out["stats"]["decisions"] == ["code_split/code_split"], out["stats"]
+    assert code in out["messages"][0]["content"]
+    assert len(scanned) == 2, [t[:40] for t in scanned]

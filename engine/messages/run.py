@@ -120,7 +120,8 @@ def _split_marker(pipeline, text, memo):
         pos = e
     prose.append(text[pos:])
     m = pipeline.markers
-    return _summary_marker(pipeline, "\n".join(p.strip() for p in prose if p.strip()), None, "code_split",
+    # a memo of its own: the prose is scanned once, not once per category set the summary asks for
+    return _summary_marker(pipeline, "\n".join(p.strip() for p in prose if p.strip()), {}, "code_split",
                            m["code_separator"].join(code))
 
 
