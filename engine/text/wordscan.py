@@ -107,14 +107,59 @@ class WordTable:
         for start, end, word, entries in keys.scan(text, timeout):
             if start < last_end:
                 continue  # inside a phrase already found
-            for exact, hit in entries:
-                if exact is not None and exact != word:
-                    continue
-                found = self.complete(text, end, hit, word_re)
-                if found is not None:
-                    last_end = found[0]
-                    yield start, found[0], found[1]
-                    break
+            found = self.first_entry(text, end, word, entries, word_re)
+            if found is not None:
+                last_end = found[0]
+                yield start, found[0], found[1]
+
+    @classmethod
+    def first_entry(cls, text, end, word, entries, word_re):
+        """(end, payload) of the first of a run's entries (spelling checked)
+        that completes there, or None."""
+        for exact, hit in entries:
+            if exact is not None and exact != word:
+                continue
+            found = cls.complete(text, end, hit, word_re)
+            if found is not None:
+                return found
+        return None
+
+
+class WordTables:
+    """Several word tables found in one pass over the word runs: what each
+    table's own `matches` gives (a phrase of one table does not hide a word
+    of another), for one run of the word pattern and one lookup per run
+    instead of one per table."""
+
+    def __init__(self, tables):
+        self.tables = list(tables)
+        self._keys = None
+
+    def _merged(self):
+        """lower-cased first word -> [(table index, that table's entries)]"""
+        merged = {}
+        for i, table in enumerate(self.tables):
+            for key, entries in table.compiled().items():
+                merged.setdefault(key, []).append((i, entries))
+        return merged
+
+    def matches(self, text, word_re, timeout=None):
+        """[[(start, end, payload)] per table], each left to right."""
+        keys = self._keys
+        if keys is None or keys.word_re is not word_re:
+            keys = self._keys = KeyScan(word_re, self._merged())
+        found = [[] for _ in self.tables]
+        last_end = [-1] * len(self.tables)
+        first_entry = WordTable.first_entry
+        for start, end, word, hits in keys.scan(text, timeout):
+            for i, entries in hits:
+                if start < last_end[i]:
+                    continue  # inside a phrase of this table already found
+                got = first_entry(text, end, word, entries, word_re)
+                if got is not None:
+                    last_end[i] = got[0]
+                    found[i].append((start, got[0], got[1]))
+        return found
 
 
 _CLASS_ITEM = regex.compile(r"\\(?P<esc>.)|(?P<lit>.)", regex.V0 | regex.S)
