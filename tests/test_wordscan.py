@@ -141,3 +141,31 @@ def test_a_message_pipelines_word_lists_share_one_pass_and_find_what_each_finds_
     text = "You must not go."
     assert wordscan.WordTables([one, other]).matches(text, regex.compile(WORD_PATTERN, regex.V0)) == [
         [(4, 12, "a")], [(4, 8, "b"), (9, 12, "b")]]
+
+
+MESSAGE_WORDS = yaml.safe_load((REPO / "pipelines" / "messages" / "default.yaml").read_text(encoding="utf-8"))["word_pattern"]
+
+
+@pytest.mark.parametrize("pattern", [MESSAGE_WORDS, r"[^\s]+", r"[A-Z]+", r"[a-z']++", r"[\w.-]+", r"[^a-m\s]+"])
+def test_an_ascii_texts_keys_found_by_one_trie_are_the_runs_looked_up_one_by_one(pattern):
+    """For a word pattern that is one character list repeated, an ASCII
+    text's runs that are keys are found by one search of a trie of the keys
+    (ascii_keys_finder) instead of every run looked up: the same runs, as
+    written, in the same order, whatever the list holds (a key with a
+    character the list lacks, a list without the lower-case letters)."""
+    word_re = regex.compile(pattern, regex.V0)
+    table = WordTable()
+    for w in ("never", "not", "don't", "e.g", "must not", "a", "NO", "x-ray", "it's", "z"):
+        table.add(w, "x")
+    keys = KeyScan(word_re, table.compiled())
+    assert keys._keys is not None
+    ascii_chars = "".join(map(chr, range(128)))
+    texts = [t for t in _texts() if t.isascii()] + [
+        "".join(f"not{c}NOT{c}{c}never{c}x-ray{c}e.g{c}" for c in ascii_chars),
+        "Never nevermind never_again DON'T e.g. must  not x.never a\x1cnever (never) it's'", "not", "", "zz z"]
+    for text in texts:
+        fast = list(keys.scan(text))
+        keys_finder, keys._keys = keys._keys, None
+        assert fast == list(keys.scan(text)), text[:80]
+        keys._keys = keys_finder
+    assert KeyScan(regex.compile(WORD_PATTERN, regex.V0), table.compiled())._keys is None  # not one list: run by run

@@ -68,8 +68,11 @@ class Literals:
         there, and every literal that is a prefix of it starts there too.
         (One `in` per literal, hundreds of them, cost ten times more.)"""
         if self._trie is None:
-            self._trie = _compiled_trie([raw for _, raw in self._in_words + self._whole])
+            raws = [raw for _, raw in self._in_words + self._whole]
+            self._trie = _compiled_trie(raws) if raws else (None, {})
         finder, prefixes = self._trie
+        if finder is None:
+            return set()
         found = set()
         for longest in set(finder.findall(low)):
             found.update(prefixes[longest])
@@ -82,32 +85,15 @@ class Literals:
 def _compiled_trie(raws):
     """(a `re` pattern whose findall gives, at every position, the longest
     of raws starting there; {raw: the literals (str) that are prefixes of
-    it, itself included}).  A trie tries as many bytes at a position as its
-    longest literal has, at most: linear in the text."""
+    it, itself included})."""
     import re
 
-    trie = {}
-    for raw in raws:
-        node = trie
-        for byte in raw:
-            node = node.setdefault(byte, {})
-        node[None] = raw
-    finder = re.compile(b"(?=(" + _trie_source(trie) + b"))")
+    from .regexutil import trie_source
+
+    finder = re.compile(b"(?=(" + trie_source(raws) + b"))")
     known = set(raws)
     prefixes = {raw: {raw[:i].decode("ascii") for i in range(1, len(raw) + 1) if raw[:i] in known} for raw in raws}
     return finder, prefixes
-
-
-def _trie_source(node):
-    """The pattern of one trie node: its children's bytes as alternatives,
-    longer literals first (a greedy `?` when a literal ends here)."""
-    import re
-
-    branches = [re.escape(bytes([b])) + _trie_source(node[b]) for b in sorted(k for k in node if k is not None)]
-    if not branches:
-        return b""
-    body = branches[0] if len(branches) == 1 else b"(?:" + b"|".join(branches) + b")"
-    return b"(?:" + body + b")?" if None in node else body
 
 
 class Positions:

@@ -20,7 +20,7 @@ pattern is used as it is.  Both give the same runs.
 
 import regex
 
-from .regexutil import anchored, scoped
+from .regexutil import anchored, scoped, trie_source
 
 APOSTROPHES = str.maketrans({"\u2019": "'", "\u02bc": "'"})
 
@@ -284,7 +284,7 @@ class KeyScan:
     loop for the 86 first words of a `words` transform, 5x for the 161 of
     the protect categories (1 MB of the shared corpus)."""
 
-    __slots__ = ("word_re", "table", "_runs", "_unify")
+    __slots__ = ("word_re", "table", "_runs", "_unify", "_keys")
 
     def __init__(self, word_re, table):
         self.word_re = word_re
@@ -294,6 +294,7 @@ class KeyScan:
         # per-run test) when the runs cannot tell them apart: a pattern of
         # character lists each holding all three or none.
         self._unify = self._runs is not word_re and _apostrophes_alike(word_re.pattern)
+        self._keys = ascii_keys_finder(word_re, table)
 
     def scan(self, text, timeout=None, pos=0, endpos=None):
         """Yield (start, end, word, entries) for each word run whose
@@ -308,6 +309,13 @@ class KeyScan:
         if endpos is None:
             endpos = len(text)
         ascii_text = text.isascii()
+        if ascii_text and self._keys is not None and pos == 0 and endpos == len(text):
+            # only the runs that are keys, found by one trie search (in C)
+            # instead of every run looked up in turn
+            for m in self._keys.finditer(text):
+                word = m.group()
+                yield m.start(), m.end(), word, get(word.lower())
+            return
         if not ascii_text and self._unify and pos == 0 and endpos == len(text):
             # same length, same runs: the runs come out unified, as below
             # (a whole text only: a window would cost a copy of all of it)
@@ -338,6 +346,43 @@ class KeyScan:
             elif not word.isascii():
                 word = word.translate(APOSTROPHES)
             yield m.start(), m.end(), word, entries
+
+
+def one_list_repeated(pattern):
+    """True when a word pattern is one character list repeated, `[...]+` or
+    `[...]++`: its runs are then the longest stretches of the list's
+    characters, whatever the list holds."""
+    if not pattern.startswith("["):
+        return False
+    k = start = 1 + pattern.startswith("^", 1)
+    while k < len(pattern) and pattern[k] != "]":
+        k += 2 if pattern[k] == "\\" else 1
+    return k > start and pattern[k + 1:] in ("+", "++")
+
+
+def ascii_keys_finder(word_re, table):
+    """For an ASCII text: a `re` pattern finding exactly the word runs whose
+    lower-cased form is a key of the table, when the word pattern is one
+    character list repeated (else None).  Which ASCII characters the list
+    holds is asked of the word pattern itself, one character at a time, so
+    both modules read it alike.  Each character of a key stands for the
+    characters of the list that lower-case to it (a key with one that none
+    does is no run's, and is left out); a match starts where no character of
+    the list is before it and ends where none follows: a whole run."""
+    import re
+
+    if not one_list_repeated(word_re.pattern):
+        return None
+    members = sorted(c for c in map(chr, range(128)) if word_re.fullmatch(c))
+    spellings: dict = {}
+    for c in members:
+        spellings.setdefault(c.lower(), []).append(re.escape(c))
+    keys = sorted(k for k in table if k and all(ch in spellings for ch in k))
+    if not keys:
+        return None
+    chars = "[" + "".join(map(re.escape, members)) + "]"
+    spell = lambda ch: spellings[ch][0] if len(spellings[ch]) == 1 else "[" + "".join(spellings[ch]) + "]"
+    return re.compile(f"(?<!{chars})(?:{trie_source(keys, spell)})(?!{chars})")
 
 
 def _apostrophe_free(word):
