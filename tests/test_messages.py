@@ -701,3 +701,28 @@ def test_a_code_split_message_scans_its_prose_once(pipe, monkeypatch):
     assert out["stats"]["decisions"] == ["code_split/code_split"], out["stats"]
     assert code in out["messages"][0]["content"]
     assert len(scanned) == 2, [t[:40] for t in scanned]
+
+
+def test_near_duplicate_search_lets_go_of_the_shingles_no_later_message_can_reach(pipe, monkeypatch):
+    """Old: the word shingles of every message of 200 characters or more
+    were held until the last message was compared (a set of ~80 hashes
+    each: ~200 MB at the 20 MB input of the audit).  A message is a
+    candidate only while it is among the last max_candidates of one of its
+    sketch entries; past that its shingles go (a reference resolved later
+    computes them again).  Same decisions."""
+    import random
+
+    from engine.messages.steps.duplicates import DuplicatesStep
+
+    rng = random.Random(3)
+    sentences = [f"The {w} service on {h} failed its health check after the deploy of build {n}, so we rolled back."
+                 for w in ("billing", "auth", "search") for h in ("node-a", "node-b") for n in ("41", "42", "43")]
+    messages = [{"role": "user", "content": " ".join(rng.choice(sentences) for _ in range(5))} for _ in range(1500)]
+    kept = []
+    real = DuplicatesStep._resolved
+    monkeypatch.setattr(DuplicatesStep, "_resolved", lambda self, run, shingles, ids: kept.append(len(shingles))
+                        or real(self, run, shingles, ids))
+    out = compress_messages(messages, pipe)
+    assert out["stats"]["deduplicated"] > 100, out["stats"]
+    assert kept and kept[0] < 500, kept
+    assert restore_messages(out["messages"], out["verbatim"], check=out["check"]) == messages
