@@ -213,7 +213,7 @@ def trie_source(words, spell_char=None):
     spell_char = spell_char or re.escape
 
     empty = words[0][:0]
-    trie: dict = {}
+    trie = {}
     for word in words:
         node = trie
         for i in range(len(word)):

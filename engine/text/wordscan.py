@@ -374,7 +374,7 @@ def ascii_keys_finder(word_re, table):
     if not one_list_repeated(word_re.pattern):
         return None
     members = sorted(c for c in map(chr, range(128)) if word_re.fullmatch(c))
-    spellings: dict = {}
+    spellings = {}
     for c in members:
         spellings.setdefault(c.lower(), []).append(re.escape(c))
     keys = sorted(k for k in table if k and all(ch in spellings for ch in k))
