@@ -726,3 +726,19 @@ def test_near_duplicate_search_lets_go_of_the_shingles_no_later_message_can_reac
     assert out["stats"]["deduplicated"] > 100, out["stats"]
     assert kept and kept[0] < 500, kept
     assert restore_messages(out["messages"], out["verbatim"], check=out["check"]) == messages
+
+
+def test_a_runs_protect_scans_are_let_go_once_its_result_is_built(pipe, monkeypatch):
+    """Old: the protect scans of every message (their spans, most of what a
+    run holds) stayed until compress_messages returned, through the token
+    counting that loads the tokenizer.  Now a message's scans go once it is
+    rendered, and all of them once the result is built."""
+    from engine.messages import run as runner
+
+    runs = []
+    real = runner.apply
+    monkeypatch.setattr(runner, "apply", lambda decided, window: runs.append(decided.run) or real(decided, window))
+    msgs = [{"role": "user", "content": PROSE + f" Step {i}."} for i in range(8)]
+    out = compress_messages(msgs, pipe, recency=0, count_tokens=True)
+    assert out["stats"]["compressed"] + out["stats"]["deduplicated"] == 8 and runs
+    assert runs[-1]._memos == {}

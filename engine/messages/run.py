@@ -31,6 +31,15 @@ class Run:
     def memo(self, v):
         return self._memos.setdefault(v.index, {})
 
+    def forget(self, index=None):
+        """Let go of the protect scans of one message (rendered: it will not
+        be scanned again), or of all of them (the result is built): they are
+        most of what a run holds, and token counting comes after."""
+        if index is None:
+            self._memos.clear()
+        else:
+            self._memos.pop(index, None)
+
     def message(self, v):
         return self.messages[v.index]
 
@@ -61,6 +70,7 @@ class Decided:
         """(new message or None when it stays as it is, the outcome applied)."""
         if i not in self._rendered:
             self._rendered[i] = _render(self, i, self.decisions[i][0])
+            self.run.forget(i)
         return self._rendered[i]
 
 
