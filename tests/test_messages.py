@@ -223,6 +223,28 @@ def test_cli_compress_restore_byte_exact(cli, tmp_path):
     assert json.loads(plain.out) == obj["messages"]
 
 
+def test_a_pack_is_written_in_pieces_that_make_the_bytes_one_dump_gives(pipe):
+    """Old: `compress --json` wrote its pack as one string (json.dumps'
+    list of all its parts joined, the string plus its line break, an
+    encoded copy to check it): at the 20 MB input of the audit that was the
+    run's peak.  Now each message, original and member is written on its
+    own: the same bytes, no piece larger than the largest of them."""
+    from engine.base.strictjson import dumps_utf8, write_utf8
+
+    msgs = [{"role": "user", "content": PROSE + f" {i} \ud800 é"} for i in range(30)] + [
+        {"role": "assistant", "content": [{"type": "text", "text": PROSE}], "meta": {}, "n": [1.5, None, True, []]}]
+    pack = compress_messages(msgs, pipe, count_tokens=True)
+    odd = {1: "int key", "x": {"y": [{}, [], {"z": 1e300}]}, "s": "\udfff"}
+    for value in (pack, pack["messages"], [], {}, odd, [odd, [odd]], "text \ud800", 3):
+        pieces = []
+        write_utf8(value, pieces.append)
+        assert "".join(pieces) == dumps_utf8(value)
+    pieces = []
+    write_utf8(pack, pieces.append)
+    assert max(map(len, pieces)) <= max(len(dumps_utf8(v)) for part in (pack["messages"], list(pack["verbatim"].values()),
+                                                                       [pack["stats"], pack["check"]]) for v in part)
+
+
 @pytest.mark.parametrize("transcript", [False, True])
 def test_cli_restore_to_a_file_is_the_input_byte_for_byte_whatever_the_text_holds(cli, tmp_path, transcript):
     """Old: restore wrote through the stream that escapes for a terminal,
