@@ -223,6 +223,28 @@ def test_cli_compress_restore_byte_exact(cli, tmp_path):
     assert json.loads(plain.out) == obj["messages"]
 
 
+def test_a_pack_is_written_in_pieces_that_make_the_bytes_one_dump_gives(pipe):
+    """Old: `compress --json` wrote its pack as one string (json.dumps'
+    list of all its parts joined, the string plus its line break, an
+    encoded copy to check it): at the 20 MB input of the audit that was the
+    run's peak.  Now each message, original and member is written on its
+    own: the same bytes, no piece larger than the largest of them."""
+    from engine.base.strictjson import dumps_utf8, write_utf8
+
+    msgs = [{"role": "user", "content": PROSE + f" {i} \ud800 é"} for i in range(30)] + [
+        {"role": "assistant", "content": [{"type": "text", "text": PROSE}], "meta": {}, "n": [1.5, None, True, []]}]
+    pack = compress_messages(msgs, pipe, count_tokens=True)
+    odd = {1: "int key", "x": {"y": [{}, [], {"z": 1e300}]}, "s": "\udfff"}
+    for value in (pack, pack["messages"], [], {}, odd, [odd, [odd]], "text \ud800", 3):
+        pieces = []
+        write_utf8(value, pieces.append)
+        assert "".join(pieces) == dumps_utf8(value)
+    pieces = []
+    write_utf8(pack, pieces.append)
+    assert max(map(len, pieces)) <= max(len(dumps_utf8(v)) for part in (pack["messages"], list(pack["verbatim"].values()),
+                                                                       [pack["stats"], pack["check"]]) for v in part)
+
+
 @pytest.mark.parametrize("transcript", [False, True])
 def test_cli_restore_to_a_file_is_the_input_byte_for_byte_whatever_the_text_holds(cli, tmp_path, transcript):
     """Old: restore wrote through the stream that escapes for a terminal,
@@ -682,3 +704,63 @@ def test_cli_input_compress_accepts_is_input_restore_gives_back(cli, tmp_path, s
     back = cli("messages", "restore", "-", input=r.out)
     assert back.returncode == 0, (depth, back.err)
     assert json.loads(back.out) == json.loads(text(depth))
+
+
+def test_a_code_split_message_scans_its_prose_once(pipe, monkeypatch):
+    """Old: the prose around a message's code fences was scanned for
+    protected spans four times (negations, assertions, entities, and the
+    entities again for the refs), with no memo: a message with code cost
+    five scans.  Now the prose has a memo of its own: two scans, the
+    message and its prose, whatever the summary asks of them."""
+    from engine.messages.load import Union
+
+    scanned = []
+    real = Union._scan
+    monkeypatch.setattr(Union, "_scan", lambda self, text: scanned.append(text) or real(self, text))
+    code = "```python\ndef retry(request):\n    return send(request)\n```"
+    text = f"{PROSE}\n\n{code}\n\n{PROSE}"
+    out = compress_messages([{"role": "assistant", "content": text}], pipe, recency=0)
+    assert out["stats"]["decisions"] == ["code_split/code_split"], out["stats"]
+    assert code in out["messages"][0]["content"]
+    assert len(scanned) == 2, [t[:40] for t in scanned]
+
+
+def test_near_duplicate_search_lets_go_of_the_shingles_no_later_message_can_reach(pipe, monkeypatch):
+    """Old: the word shingles of every message of 200 characters or more
+    were held until the last message was compared (a set of ~80 hashes
+    each: ~200 MB at the 20 MB input of the audit).  A message is a
+    candidate only while it is among the last max_candidates of one of its
+    sketch entries; past that its shingles go (a reference resolved later
+    computes them again).  Same decisions."""
+    import random
+
+    from engine.messages.steps.duplicates import DuplicatesStep
+
+    rng = random.Random(3)
+    sentences = [f"The {w} service on {h} failed its health check after the deploy of build {n}, so we rolled back."
+                 for w in ("billing", "auth", "search") for h in ("node-a", "node-b") for n in ("41", "42", "43")]
+    messages = [{"role": "user", "content": " ".join(rng.choice(sentences) for _ in range(5))} for _ in range(1500)]
+    kept = []
+    real = DuplicatesStep._resolved
+    monkeypatch.setattr(DuplicatesStep, "_resolved", lambda self, run, shingles, ids: kept.append(len(shingles))
+                        or real(self, run, shingles, ids))
+    out = compress_messages(messages, pipe)
+    assert out["stats"]["deduplicated"] > 100, out["stats"]
+    assert kept and kept[0] < 500, kept
+    assert restore_messages(out["messages"], out["verbatim"], check=out["check"]) == messages
+
+
+def test_a_runs_protect_scans_are_let_go_once_its_result_is_built(pipe, monkeypatch):
+    """Old: the protect scans of every message (their spans, most of what a
+    run holds) stayed until compress_messages returned, through the token
+    counting that loads the tokenizer.  Now a message's scans go once it is
+    rendered, and all of them once the result is built."""
+    from engine.messages import run as runner
+
+    runs = []
+    real = runner.apply
+    monkeypatch.setattr(runner, "apply", lambda decided, window: runs.append(decided.run) or real(decided, window))
+    msgs = [{"role": "user", "content": PROSE + f" Step {i}."} for i in range(8)]
+    out = compress_messages(msgs, pipe, recency=0, count_tokens=True)
+    assert out["stats"]["compressed"] + out["stats"]["deduplicated"] == 8 and runs
+    assert runs[-1]._memos == {}

@@ -90,6 +90,28 @@ def test_literals_in_words_and_across_separators():
     assert words.present(b"short ghp_x") == {"ghp_"}
 
 
+def test_a_trie_of_the_literals_finds_what_one_search_per_literal_finds():
+    """A short text was searched once per literal (394 in the built-in rule
+    set); past the first few, one trie of them all is matched at every
+    position: the same literals, those that overlap, start inside another
+    or are a prefix of another included."""
+    from engine.text import literals
+
+    names = ["ab", "abc", "bcd", "c", "cd", "<add key=", "s.", "ghp_", "sk-", "sk-ant-"]
+    texts = [b"xABCDx", b"abc", b"c", b"", b"<Add Key=v", b"SK-ANT-x and gHp_y", b"s.s.", b"nothing here",
+             "ünï abcd".encode()]
+    found = Literals(names)
+    for text in texts * literals._TRIE_AFTER + texts:
+        assert found.present(text) == {k for k in names if k.encode() in text.lower()}, text
+    assert found._trie is not None
+    sample = (REPO / "protect" / "secrets.yaml").read_text(encoding="utf-8")  # every literal, every example
+    index = RuleSet(protectsource.source(yaml.safe_load(sample), "s_").rules)._index()
+    chunks = [sample[i:i + 700].encode() for i in range(0, len(sample), 350)]
+    assert sum(map(len, map(index.present, chunks))) > 1000
+    for chunk in chunks:
+        assert index.present(chunk) == {k for k, raw in index._in_words + index._whole if raw in chunk.lower()}
+
+
 def test_a_rule_set_pickles_as_its_sources():
     rules = rule_set([TOKEN])
     assert secrets([TOKEN], "zq_Ab12Cd34Ef56")

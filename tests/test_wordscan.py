@@ -111,3 +111,61 @@ def test_message_pipeline_word_pattern_says_what_a_word_is(tmp_path):
     assert _negations(_pipeline(tmp_path), text) == ["NEVER", "no", "None", "don't"]
     # runs cut at white space only: "**NEVER**" and "(no" are not words
     assert _negations(_pipeline(tmp_path, r"[^\s]+"), text) == ["don't"]
+
+
+def test_a_message_pipelines_word_lists_share_one_pass_and_find_what_each_finds_alone(monkeypatch):
+    """Old: the message pipeline cut a text into word runs once per category
+    with a word list (negations, assertions: twice per message).  Now the
+    tables share one pass (WordTables), and each still finds what it finds
+    alone: a phrase of one list does not hide a word of another."""
+    from engine.messages.load import load
+    from engine.text import wordscan
+
+    union = load("default").summarizer.must.union
+    assert len(union.word_tables) >= 2
+    passes = []
+    real = wordscan.KeyScan.scan
+    monkeypatch.setattr(wordscan.KeyScan, "scan", lambda self, *a, **k: passes.append(1) or real(self, *a, **k))
+    union._scan("We must not skip it; you should never do that.")
+    assert len(passes) == 1
+    monkeypatch.setattr(wordscan.KeyScan, "scan", real)
+    for text in _texts() + ["must not", "Must  NOT never", "do not don't"]:
+        got, patterns = union._scan(text), union.protector.scan(text)
+        for name, table in union.word_tables:
+            alone = [(s, e) for s, e, _ in table.matches(text, union._word_re)]
+            assert got.get(name, []) == [(s, e) for s, e, n in patterns if n == name] + alone, name
+    one, other = WordTable(), WordTable()
+    one.add("must not", "a")
+    other.add("not", "b")
+    other.add("must", "b")
+    text = "You must not go."
+    assert wordscan.WordTables([one, other]).matches(text, regex.compile(WORD_PATTERN, regex.V0)) == [
+        [(4, 12, "a")], [(4, 8, "b"), (9, 12, "b")]]
+
+
+MESSAGE_WORDS = yaml.safe_load((REPO / "pipelines" / "messages" / "default.yaml").read_text(encoding="utf-8"))["word_pattern"]
+
+
+@pytest.mark.parametrize("pattern", [MESSAGE_WORDS, r"[^\s]+", r"[A-Z]+", r"[a-z']++", r"[\w.-]+", r"[^a-m\s]+"])
+def test_an_ascii_texts_keys_found_by_one_trie_are_the_runs_looked_up_one_by_one(pattern):
+    """For a word pattern that is one character list repeated, an ASCII
+    text's runs that are keys are found by one search of a trie of the keys
+    (ascii_keys_finder) instead of every run looked up: the same runs, as
+    written, in the same order, whatever the list holds (a key with a
+    character the list lacks, a list without the lower-case letters)."""
+    word_re = regex.compile(pattern, regex.V0)
+    table = WordTable()
+    for w in ("never", "not", "don't", "e.g", "must not", "a", "NO", "x-ray", "it's", "z"):
+        table.add(w, "x")
+    keys = KeyScan(word_re, table.compiled())
+    assert keys._keys is not None
+    ascii_chars = "".join(map(chr, range(128)))
+    texts = [t for t in _texts() if t.isascii()] + [
+        "".join(f"not{c}NOT{c}{c}never{c}x-ray{c}e.g{c}" for c in ascii_chars),
+        "Never nevermind never_again DON'T e.g. must  not x.never a\x1cnever (never) it's'", "not", "", "zz z"]
+    for text in texts:
+        fast = list(keys.scan(text))
+        keys_finder, keys._keys = keys._keys, None
+        assert fast == list(keys.scan(text)), text[:80]
+        keys._keys = keys_finder
+    assert KeyScan(regex.compile(WORD_PATTERN, regex.V0), table.compiled())._keys is None  # not one list: run by run

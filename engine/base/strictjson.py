@@ -76,6 +76,29 @@ def dumps_utf8(value):
     return text
 
 
+def write_utf8(value, write, depth=2):
+    """write() the text dumps_utf8(value) gives, in pieces: a list's items
+    and an object's members (with string keys) down to `depth` are dumped
+    one by one, with the separators json.dumps writes.  A large pack (the
+    messages and the originals of `engine messages compress --json`) is
+    then never one string, nor a list of all its parts, nor an encoded copy."""
+    if depth and isinstance(value, list) and value:
+        write("[")
+        for i, item in enumerate(value):
+            if i:
+                write(", ")
+            write_utf8(item, write, depth - 1)
+        write("]")
+    elif depth and isinstance(value, dict) and value and all(type(k) is str for k in value):
+        write("{")
+        for i, (key, item) in enumerate(value.items()):
+            write(("{}: " if not i else ", {}: ").format(dumps_utf8(key)))
+            write_utf8(item, write, depth - 1)
+        write("}")
+    else:
+        write(dumps_utf8(value))
+
+
 def dumps_exact(value):
     """Compact JSON (non-ASCII as it is, as JSON.stringify writes it), each
     Number written with the text it was read from."""

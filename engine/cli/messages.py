@@ -170,6 +170,7 @@ def run(args):
             raise UserError("expected a JSON list of messages, or an object with a `messages` list", name)
     # a request body's other keys go in the pack too
     _check_depth(wrapper if wrapper is not None else data, name, text, args.transcript)
+    del text  # read: as large as the input, and not needed again
     profile = args.profile if args.profile == "default" or "/" not in args.profile else given(args.profile)
     result = compress_messages(data, profile, recency=args.recency, budget=args.budget, transcript=args.transcript,
                                count_tokens=args.json)
@@ -179,12 +180,13 @@ def run(args):
     # JSON for a program, equal as data to what it holds: the stream escapes
     # a control character taken from the messages (`\\u202e`), to a pipe too
     out = sys.stdout
-    if args.json:
-        out.write(_dump(result) + "\n")
-    elif args.transcript:
+    if args.transcript and not args.json:
         out.writelines(_dump(line) + "\n" for line in result["messages"])
     else:
-        out.write(_dump(result["messages"]) + "\n")
+        from engine.base.strictjson import write_utf8
+
+        write_utf8(result if args.json else result["messages"], out.write)  # in pieces: a pack may be large
+        out.write("\n")
     budget = result["stats"].get("budget")
     if budget and not budget["fits"]:
         print(f"engine: {budget['note']}", file=sys.stderr)

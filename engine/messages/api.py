@@ -69,6 +69,7 @@ def compress_messages(messages: list, pipeline: object = "default", *, recency: 
     else:
         window = decided.recency_default if recency is None else recency
     new, originals, applied = runner.apply(decided, window)
+    decided.run.forget()
     out = _put_back(messages, new, originals, positions) if transcript else new
     verbatim = {str(positions[i]): m for i, m in originals.items()}
     check = {"count": len(messages), "digests": [digest(m) for m in messages]}

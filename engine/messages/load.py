@@ -16,7 +16,7 @@ from engine.core import cache, protectsource, specs
 from engine.core.documents import Library
 from engine.text import regexutil
 from engine.text.protect import Protector, pass_timeout
-from engine.text.wordscan import WordTable
+from engine.text.wordscan import WordTable, WordTables
 
 from .detectors import KINDS as DETECTOR_KINDS
 from .steps import KINDS as STEP_KINDS
@@ -52,12 +52,14 @@ class Union:
     Patterns run in a Protector, as everywhere.  Word lists are found by the
     engine's word scan (wordscan), one table per category, so that a
     category's spans do not depend on which other categories the pipeline
-    names (a word of one list inside a phrase of another counts for both)."""
+    names (a word of one list inside a phrase of another counts for both);
+    the tables share one pass over the word runs (WordTables)."""
 
     def __init__(self):
         self.names = []
         self.protector = None
         self.word_tables = []  # [(category, WordTable)]
+        self._words = WordTables(())  # all of them, found in one pass
         self._word_re = None
         self._timer = None
 
@@ -75,17 +77,18 @@ class Union:
                 for w in c.words:
                     table.add(w, c.name, c.case_sensitive)
                 self.word_tables.append((c.name, table))
+        self._words = WordTables(table for _, table in self.word_tables)
 
     def _scan(self, text):
         """{category: [(start, end)]}"""
         found = {}
         for s, e, name in self.protector.scan(text):
             found.setdefault(name, []).append((s, e))
-        timeout = self._timer(text)
-        for name, table in self.word_tables:
-            spans = [(s, e) for s, e, _ in table.matches(text, self._word_re, timeout)]
-            if spans:
-                found.setdefault(name, []).extend(spans)
+        if self.word_tables:
+            per_table = self._words.matches(text, self._word_re, self._timer(text))
+            for (name, _), got in zip(self.word_tables, per_table):
+                if got:
+                    found.setdefault(name, []).extend((s, e) for s, e, _ in got)
         return found
 
     def scan(self, text, memo):

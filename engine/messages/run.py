@@ -31,6 +31,15 @@ class Run:
     def memo(self, v):
         return self._memos.setdefault(v.index, {})
 
+    def forget(self, index=None):
+        """Let go of the protect scans of one message (rendered: it will not
+        be scanned again), or of all of them (the result is built): they are
+        most of what a run holds, and token counting comes after."""
+        if index is None:
+            self._memos.clear()
+        else:
+            self._memos.pop(index, None)
+
     def message(self, v):
         return self.messages[v.index]
 
@@ -61,6 +70,7 @@ class Decided:
         """(new message or None when it stays as it is, the outcome applied)."""
         if i not in self._rendered:
             self._rendered[i] = _render(self, i, self.decisions[i][0])
+            self.run.forget(i)
         return self._rendered[i]
 
 
@@ -120,7 +130,8 @@ def _split_marker(pipeline, text, memo):
         pos = e
     prose.append(text[pos:])
     m = pipeline.markers
-    return _summary_marker(pipeline, "\n".join(p.strip() for p in prose if p.strip()), None, "code_split",
+    # a memo of its own: the prose is scanned once, not once per category set the summary asks for
+    return _summary_marker(pipeline, "\n".join(p.strip() for p in prose if p.strip()), {}, "code_split",
                            m["code_separator"].join(code))
 
 

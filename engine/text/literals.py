@@ -9,7 +9,10 @@ text's distinct words.  Its UTF-8 bytes are lower-cased, every separator
 `bytes.translate`, split, and the distinct words joined.  A literal without
 a separator can only occur inside one word, so it occurs in the text exactly
 when it occurs in that join.  A literal holding a separator (`<add key=`)
-is looked for in the lower-cased text itself.  Where a literal occurs is
+is looked for in the lower-cased text itself.  A short text (most chat
+messages) is not worth reducing: once a few have been searched, a trie of
+all the literals finds in one pass the longest literal at each position, and
+with it the literals that are its prefixes.  Where a literal occurs is
 then searched only for the literals that occur, in the lower-cased bytes;
 a byte offset becomes a character offset by counting the bytes that start
 a character (all of them in an ASCII text).
@@ -21,6 +24,10 @@ _LOWER_AND_SPLIT = bytes.maketrans(_SEPARATORS + _UPPER, b" " * len(_SEPARATORS)
 _CONTINUATION = bytes(range(0x80, 0xC0))  # UTF-8 bytes that do not start a character
 _SHORT = 4096  # below this many bytes the text is searched as it is: reducing it costs more
 _BLOCK = 1024  # bytes per step of the byte-to-character table
+# Short texts searched one literal at a time before the trie of all of them
+# is compiled: compiling it costs what about 20 such searches cost, which a
+# process that looks at a text or two (a hook) should not pay.
+_TRIE_AFTER = 32
 
 
 def encoded(text):
@@ -37,18 +44,56 @@ class Literals:
             raw = k.encode("ascii")
             # it holds a separator when deleting the separators shortens it (one C call)
             (self._in_words if len(raw.translate(None, _SEPARATORS)) == len(raw) else self._whole).append((k, raw))
+        self._trie = None  # (finder, prefixes): compiled once _TRIE_AFTER short texts were searched
+        self._short_texts = 0
 
     def present(self, data):
         """The literals that occur in data (UTF-8 bytes)."""
         if len(data) <= _SHORT:
             low = bytes(data).lower()
-            return {k for k, raw in self._in_words + self._whole if raw in low}
+            if self._trie is None and self._short_texts < _TRIE_AFTER:
+                self._short_texts += 1
+                return {k for k, raw in self._in_words + self._whole if raw in low}
+            return self._in_short(low)
         words = b" ".join(set(data.translate(_LOWER_AND_SPLIT).split()))
         found = {k for k, raw in self._in_words if raw in words}
         if self._whole:
             low = bytes(data).lower()
             found.update(k for k, raw in self._whole if raw in low)
         return found
+
+    def _in_short(self, low):
+        """The literals in a short lower-cased text, in one pass: at each
+        position the trie of all of them gives the longest literal starting
+        there, and every literal that is a prefix of it starts there too.
+        (One `in` per literal, hundreds of them, cost ten times more.)"""
+        if self._trie is None:
+            raws = [raw for _, raw in self._in_words + self._whole]
+            self._trie = _compiled_trie(raws) if raws else (None, {})
+        finder, prefixes = self._trie
+        if finder is None:
+            return set()
+        found = set()
+        for longest in set(finder.findall(low)):
+            found.update(prefixes[longest])
+        return found
+
+    def __getstate__(self):
+        return dict(self.__dict__, _trie=None, _short_texts=0)
+
+
+def _compiled_trie(raws):
+    """(a `re` pattern whose findall gives, at every position, the longest
+    of raws starting there; {raw: the literals (str) that are prefixes of
+    it, itself included})."""
+    import re
+
+    from .regexutil import trie_source
+
+    finder = re.compile(b"(?=(" + trie_source(raws) + b"))")
+    known = set(raws)
+    prefixes = {raw: {raw[:i].decode("ascii") for i in range(1, len(raw) + 1) if raw[:i] in known} for raw in raws}
+    return finder, prefixes
 
 
 class Positions:

@@ -199,3 +199,33 @@ def only_at_line_start(pattern):
     top-level alternation: every match it finds is tried where a line
     starts.  Read conservatively."""
     return pattern.startswith("(?m)^") and not _top_level_bar(pattern[len("(?m)"):])
+
+
+def trie_source(words, spell_char=None):
+    """A pattern (for `re`) matching any of `words` (all str or all bytes),
+    written as a trie: at a position the longest word that starts there is
+    tried first, then the shorter ones that are its prefixes, and no more
+    characters are read than the longest word has (linear in the text, not
+    one branch per word tried at every position).  spell_char: how one
+    character is written (default: itself, escaped)."""
+    import re
+
+    spell_char = spell_char or re.escape
+
+    empty = words[0][:0]
+    trie = {}
+    for word in words:
+        node = trie
+        for i in range(len(word)):
+            node = node.setdefault(word[i:i + 1], {})
+        node[None] = True
+    spell = (lambda s: s.encode("ascii")) if isinstance(empty, bytes) else (lambda s: s)
+
+    def node_source(node):
+        branches = [spell_char(k) + node_source(node[k]) for k in sorted(k for k in node if k is not None)]
+        if not branches:
+            return empty
+        body = branches[0] if len(branches) == 1 else spell("(?:") + spell("|").join(branches) + spell(")")
+        return spell("(?:") + body + spell(")?") if None in node else body
+
+    return node_source(trie)

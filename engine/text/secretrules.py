@@ -143,11 +143,31 @@ class RuleSet:
         self.rules = [Rule(r) for r in rules]
         self.allow = [Allow(a) for a in allow]
         self._literals = None
+        self._gates = None
 
     def _index(self):
         if self._literals is None:
             self._literals = Literals([k for r in self.rules for k in r.keywords + r.starts])
         return self._literals
+
+    def _candidates(self, present):
+        """The rules a text holding `present` may run, in their order: a rule
+        with keywords needs one of them, else one of its starts, else it
+        always runs.  (A look-up per literal present, not a test per rule.)"""
+        if self._gates is None:
+            gates, always = {}, []
+            for i, rule in enumerate(self.rules):
+                gate = rule.keywords or rule.starts
+                if not gate:
+                    always.append(i)
+                for k in gate:
+                    gates.setdefault(k, []).append(i)
+            self._gates = (gates, always)
+        gates, always = self._gates
+        found = set(always)
+        for k in present:
+            found.update(gates.get(k, ()))
+        return [self.rules[i] for i in sorted(found)]
 
     def findings(self, text, timeout=None):
         """(match start, match end, secret start, secret end, rule id) of
@@ -157,7 +177,7 @@ class RuleSet:
         data = encoded(text)
         present = self._index().present(data)
         where = None
-        for rule in self.rules:
+        for rule in self._candidates(present):
             if rule.keywords and present.isdisjoint(rule.keywords):
                 continue
             if rule.starts:
@@ -190,4 +210,4 @@ class RuleSet:
         return not any(a.allows(secret, match, lambda: _line(text, m.start(), m.end())) for a in lists)
 
     def __getstate__(self):
-        return dict(self.__dict__, _literals=None)
+        return dict(self.__dict__, _literals=None, _gates=None)

@@ -20,7 +20,7 @@ pattern is used as it is.  Both give the same runs.
 
 import regex
 
-from .regexutil import anchored, scoped
+from .regexutil import anchored, scoped, trie_source
 
 APOSTROPHES = str.maketrans({"\u2019": "'", "\u02bc": "'"})
 
@@ -107,14 +107,59 @@ class WordTable:
         for start, end, word, entries in keys.scan(text, timeout):
             if start < last_end:
                 continue  # inside a phrase already found
-            for exact, hit in entries:
-                if exact is not None and exact != word:
-                    continue
-                found = self.complete(text, end, hit, word_re)
-                if found is not None:
-                    last_end = found[0]
-                    yield start, found[0], found[1]
-                    break
+            found = self.first_entry(text, end, word, entries, word_re)
+            if found is not None:
+                last_end = found[0]
+                yield start, found[0], found[1]
+
+    @classmethod
+    def first_entry(cls, text, end, word, entries, word_re):
+        """(end, payload) of the first of a run's entries (spelling checked)
+        that completes there, or None."""
+        for exact, hit in entries:
+            if exact is not None and exact != word:
+                continue
+            found = cls.complete(text, end, hit, word_re)
+            if found is not None:
+                return found
+        return None
+
+
+class WordTables:
+    """Several word tables found in one pass over the word runs: what each
+    table's own `matches` gives (a phrase of one table does not hide a word
+    of another), for one run of the word pattern and one lookup per run
+    instead of one per table."""
+
+    def __init__(self, tables):
+        self.tables = list(tables)
+        self._keys = None
+
+    def _merged(self):
+        """lower-cased first word -> [(table index, that table's entries)]"""
+        merged = {}
+        for i, table in enumerate(self.tables):
+            for key, entries in table.compiled().items():
+                merged.setdefault(key, []).append((i, entries))
+        return merged
+
+    def matches(self, text, word_re, timeout=None):
+        """[[(start, end, payload)] per table], each left to right."""
+        keys = self._keys
+        if keys is None or keys.word_re is not word_re:
+            keys = self._keys = KeyScan(word_re, self._merged())
+        found = [[] for _ in self.tables]
+        last_end = [-1] * len(self.tables)
+        first_entry = WordTable.first_entry
+        for start, end, word, hits in keys.scan(text, timeout):
+            for i, entries in hits:
+                if start < last_end[i]:
+                    continue  # inside a phrase of this table already found
+                got = first_entry(text, end, word, entries, word_re)
+                if got is not None:
+                    last_end[i] = got[0]
+                    found[i].append((start, got[0], got[1]))
+        return found
 
 
 _CLASS_ITEM = regex.compile(r"\\(?P<esc>.)|(?P<lit>.)", regex.V0 | regex.S)
@@ -239,7 +284,7 @@ class KeyScan:
     loop for the 86 first words of a `words` transform, 5x for the 161 of
     the protect categories (1 MB of the shared corpus)."""
 
-    __slots__ = ("word_re", "table", "_runs", "_unify")
+    __slots__ = ("word_re", "table", "_runs", "_unify", "_keys")
 
     def __init__(self, word_re, table):
         self.word_re = word_re
@@ -249,6 +294,7 @@ class KeyScan:
         # per-run test) when the runs cannot tell them apart: a pattern of
         # character lists each holding all three or none.
         self._unify = self._runs is not word_re and _apostrophes_alike(word_re.pattern)
+        self._keys = ascii_keys_finder(word_re, table)
 
     def scan(self, text, timeout=None, pos=0, endpos=None):
         """Yield (start, end, word, entries) for each word run whose
@@ -263,6 +309,13 @@ class KeyScan:
         if endpos is None:
             endpos = len(text)
         ascii_text = text.isascii()
+        if ascii_text and self._keys is not None and pos == 0 and endpos == len(text):
+            # only the runs that are keys, found by one trie search (in C)
+            # instead of every run looked up in turn
+            for m in self._keys.finditer(text):
+                word = m.group()
+                yield m.start(), m.end(), word, get(word.lower())
+            return
         if not ascii_text and self._unify and pos == 0 and endpos == len(text):
             # same length, same runs: the runs come out unified, as below
             # (a whole text only: a window would cost a copy of all of it)
@@ -293,6 +346,43 @@ class KeyScan:
             elif not word.isascii():
                 word = word.translate(APOSTROPHES)
             yield m.start(), m.end(), word, entries
+
+
+def one_list_repeated(pattern):
+    """True when a word pattern is one character list repeated, `[...]+` or
+    `[...]++`: its runs are then the longest stretches of the list's
+    characters, whatever the list holds."""
+    if not pattern.startswith("["):
+        return False
+    k = start = 1 + pattern.startswith("^", 1)
+    while k < len(pattern) and pattern[k] != "]":
+        k += 2 if pattern[k] == "\\" else 1
+    return k > start and pattern[k + 1:] in ("+", "++")
+
+
+def ascii_keys_finder(word_re, table):
+    """For an ASCII text: a `re` pattern finding exactly the word runs whose
+    lower-cased form is a key of the table, when the word pattern is one
+    character list repeated (else None).  Which ASCII characters the list
+    holds is asked of the word pattern itself, one character at a time, so
+    both modules read it alike.  Each character of a key stands for the
+    characters of the list that lower-case to it (a key with one that none
+    does is no run's, and is left out); a match starts where no character of
+    the list is before it and ends where none follows: a whole run."""
+    import re
+
+    if not one_list_repeated(word_re.pattern):
+        return None
+    members = sorted(c for c in map(chr, range(128)) if word_re.fullmatch(c))
+    spellings = {}
+    for c in members:
+        spellings.setdefault(c.lower(), []).append(re.escape(c))
+    keys = sorted(k for k in table if k and all(ch in spellings for ch in k))
+    if not keys:
+        return None
+    chars = "[" + "".join(map(re.escape, members)) + "]"
+    spell = lambda ch: spellings[ch][0] if len(spellings[ch]) == 1 else "[" + "".join(spellings[ch]) + "]"
+    return re.compile(f"(?<!{chars})(?:{trie_source(keys, spell)})(?!{chars})")
 
 
 def _apostrophe_free(word):

@@ -10,8 +10,18 @@ negation in one text only) is no pair: the reference would say the opposite."""
 
 import heapq
 import zlib
+from collections import Counter
 
 from .base import DUPLICATE, Decision, Step
+
+
+class _WordIds(dict):
+    """word -> its crc32 (UTF-8, a lone surrogate kept), computed the first
+    time the word is seen: a text's ids are then one map() in C."""
+
+    def __missing__(self, word):
+        h = self[word] = zlib.crc32(word.encode("utf-8", "surrogatepass"))
+        return h
 
 
 class DuplicatesStep(Step):
@@ -30,14 +40,7 @@ class DuplicatesStep(Step):
         """Hashes of the word k-grams.  A word's id is its crc32; a k-gram's
         hash is the hash of the tuple of ids, which (integers only) is the
         same in every process, so decisions do not depend on PYTHONHASHSEED."""
-        words = text.lower().split()
-        get = ids.get
-        seq = []
-        for w in words:
-            h = get(w)
-            if h is None:
-                h = ids[w] = zlib.crc32(w.encode("utf-8", "surrogatepass"))
-            seq.append(h)
+        seq = list(map(ids.__getitem__, text.lower().split()))
         k = self.k
         if len(seq) < k:
             return {hash(tuple(seq))}
@@ -55,7 +58,7 @@ class DuplicatesStep(Step):
     def prepare(self, run):
         self.target = {}
         last = {}
-        index, shingles, ids = {}, {}, {}
+        index, shingles, ids, reach = {}, {}, _WordIds(), {}
         for v in reversed(run.views):
             if not v.units:
                 continue
@@ -67,32 +70,55 @@ class DuplicatesStep(Step):
             if len(text) < self.min_chars:
                 continue
             sh = self._shingles(text, ids)
-            shingles[v.index] = sh
             sketch = heapq.nsmallest(self.sketch, sh)
-            # candidates: the nearest later texts sharing min_shared of the
-            # sketch; only those get an exact Jaccard
-            shared = {}
-            for h in sketch:
-                entries = index.get(h, ())
-                for j in entries[-1:-self.max_candidates - 1:-1]:  # nearest first (appended in falling order)
-                    shared[j] = shared.get(j, 0) + 1
-            best = None
-            for j, c in shared.items():
-                if c < self.min_shared:
-                    continue
-                other = shingles[j]
-                small, large = sorted((len(sh), len(other)))
-                if small < self.threshold * large:
-                    continue  # Jaccard cannot reach the threshold
-                sim = len(sh & other) / len(sh | other)
-                if sim >= self.threshold and (best is None or sim > best[1] or (sim == best[1] and j < best[0])) \
-                        and self._marks(run, v.index) == self._marks(run, j):
-                    best = (j, sim)
-            for h in sketch:
-                index.setdefault(h, []).append(v.index)
+            best = self._nearest(run, v.index, sh, self._candidates(sketch, index), shingles)
             if best is not None:
                 self.target[v.index] = (*best, False)
+            self._remember(v.index, sh, sketch, index, shingles, reach)
         self.target = self._resolved(run, shingles, ids)
+
+    def _candidates(self, sketch, index):
+        """The nearest later texts sharing min_shared of the sketch (only
+        those get an exact Jaccard), with how many entries they share."""
+        shared = Counter()
+        for h in sketch:
+            shared.update(index.get(h, ())[::-1])  # nearest first (appended in falling order)
+        return shared
+
+    def _nearest(self, run, i, sh, shared, shingles):
+        """(j, similarity) of the most alike candidate past the threshold
+        (the nearest of equals), or None."""
+        best = None
+        for j, c in shared.items():
+            if c < self.min_shared:
+                continue
+            other = shingles[j]
+            small, large = sorted((len(sh), len(other)))
+            if small < self.threshold * large:
+                continue  # Jaccard cannot reach the threshold
+            common = len(sh & other)
+            sim = common / (len(sh) + len(other) - common)  # the union's size, without building it
+            if sim >= self.threshold and (best is None or sim > best[1] or (sim == best[1] and j < best[0])) \
+                    and self._marks(run, i) == self._marks(run, j):
+                best = (j, sim)
+        return best
+
+    def _remember(self, i, sh, sketch, index, shingles, reach):
+        """Index message i under its sketch.  Only the last max_candidates of
+        an entry are ever candidates: an older one leaves the entry, and a
+        message in no entry any more lets its shingles go (a reference
+        resolved later computes them again), so the memory held is bounded
+        by the entries, not by the number of messages."""
+        shingles[i] = sh
+        reach[i] = len(sketch)
+        for h in sketch:
+            entries = index.setdefault(h, [])
+            entries.append(i)
+            if len(entries) > self.max_candidates:
+                gone = entries.pop(0)
+                reach[gone] -= 1
+                if not reach[gone]:
+                    del reach[gone], shingles[gone]
 
     def _resolved(self, run, shingles, ids):
         """Each reference pointed at a copy that stays, not at another
