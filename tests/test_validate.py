@@ -645,21 +645,28 @@ def test_an_agent_documents_failure_patterns_are_checked_at_their_place(cli):
     assert found == sorted([position(text, "'(?P<x"), position(text, '"([a-z"')]) and len(problems(r)) == 2, r
 
 
-@pytest.mark.parametrize("shape, takes", [("[^/]+", "'...'"), (".{1,64}", "'.'"), ("[A-Za-z0-9_.-]+", "'..'"),
-                                          ("[a-z0-9]+", "'xxxxxxxx...'")])
+@pytest.mark.parametrize("shape, takes", [
+    ('{first: "a-z", rest: "a-z/", max_length: 64}', "'a/b'"),
+    ('{first: "a-z.", rest: "a-z0-9.", max_length: 64}', "'.'"),
+    ('{first: "A-Za-z0-9_", rest: "A-Za-z0-9_.-", max_length: 64}', "'a..b'"),
+    ('{first: "a-z", rest: "a-z\\\\", max_length: 64}', "'a\\\\b'"),
+])
 def test_an_agents_session_shape_that_takes_an_unsafe_id_is_refused_at_its_place(cli, shape, takes):
     """A session id of an agent's session_shape becomes a folder name
     (Copilot's transcript.session_path): a shape that takes '..', '/', a
-    NUL or an unbounded length is refused at its FILE:LINE:COL, and a
-    session_path without a shape is a schema error."""
+    backslash or a NUL is refused at its FILE:LINE:COL; one past 255
+    characters, with a key of its own or a session_path without a shape
+    is a schema error."""
     text = (REPO / "pipelines" / "agents" / "copilot.yaml").read_text(encoding="utf-8")
-    ours = 'session_shape: "[A-Za-z0-9][A-Za-z0-9_-]{0,127}"'
+    ours = 'session_shape: {first: "A-Za-z0-9", rest: "A-Za-z0-9_-", max_length: 128}'
     assert ours in text
-    path = write(cli.cwd, "agent.yaml", text.replace(ours, f"session_shape: '{shape}'"))
+    path = write(cli.cwd, "agent.yaml", text.replace(ours, f"session_shape: {shape}"))
     r = cli("validate", "agent.yaml")
     assert r.returncode == 1, r
     [p] = [p for p in problems(r) if p.is_in(path, cli.cwd)]
-    assert (p.line, p.col) == position(path.read_text(), f"'{shape}'") and "the shape takes" in p.msg and takes in p.msg, r
-    write(cli.cwd, "agent.yaml", text.replace(ours, ""))
-    r = cli("validate", "agent.yaml")
-    assert r.returncode == 1 and "session_shape" in r.err, r
+    assert (p.line, p.col) == position(path.read_text(), shape) and "the shape takes" in p.msg and takes in p.msg, r
+    for other, says in (("", "session_shape"), (ours.replace("128", "300"), "300"),
+                        (ours.replace("}", ", pattern: x}"), "unknown key 'pattern'")):
+        write(cli.cwd, "agent.yaml", text.replace(ours, other))
+        r = cli("validate", "agent.yaml")
+        assert r.returncode == 1 and says in r.err, (other, r)

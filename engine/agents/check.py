@@ -103,24 +103,18 @@ UNSAFE_IDS = ("", ".", "..", "...", "../x", "a/b", "/a", "a..b", "a\0b", "a\nb",
 
 
 def _session_shape(doc, transcript):
-    """`session_shape` compiles, does not run away, and takes none of the
-    UNSAFE_IDS whole: a session id it takes becomes a path component."""
-    import re
-
-    from engine.core.patterncheck import re_pattern_problems
+    """`session_shape` takes none of the UNSAFE_IDS: a session id it
+    takes becomes a path component."""
+    from .spec import has_shape
 
     shape = transcript.get("session_shape")
     if shape is None:
         return []
-    where = ("transcript", "session_shape")
-    found = re_pattern_problems(doc, shape, where)
-    if found:
-        return found
-    taken = [i for i in UNSAFE_IDS if re.fullmatch(shape, i)]
+    taken = [i for i in UNSAFE_IDS if has_shape(shape, i)]
     if taken:
         return [doc.error(f"the shape takes {', '.join(repr(i if len(i) < 20 else i[:8] + '...') for i in taken)}, "
-                          "which must never become a path component: take no '/', '.', NUL or line break, "
-                          "and bound the length (at most 255 characters)", where)]
+                          "which must never become a path component: take no '/', '.', '\\', NUL or line break",
+                          ("transcript", "session_shape"))]
     return []
 
 

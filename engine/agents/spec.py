@@ -169,18 +169,42 @@ class Agent:
 
     def session_component(self, session):
         """`session` (an id from the payload) when it may become a path
-        component: it matches the agent's transcript.session_shape whole,
-        a shape `engine validate` keeps from taking '/', '..', a NUL or an
-        unbounded length (check.py).  None otherwise, and for an agent
-        that declares no shape."""
+        component: it has the agent's transcript.session_shape, a shape
+        `engine validate` keeps from taking '/', '..', a NUL or a line
+        break (check.py).  None otherwise, and for an agent that declares
+        no shape."""
         shape = self.data["transcript"].get("session_shape")
         if not shape or not isinstance(session, str):
             return None
-        import re
-
-        return session if re.fullmatch(shape, session) else None
+        return session if has_shape(shape, session) else None
 
     def expand(self, template, project="", environ=None):
         """A declared path with {agent_home} and {project} filled in and ~ expanded."""
         text = template.replace("{agent_home}", self.home(environ)).replace("{project}", project or "")
         return os.path.expanduser(text)
+
+
+def has_shape(shape, text):
+    """Does `text` have a session_shape: at most max_length characters, its
+    first of `first`, every later one of `rest`?  Sets, not a regular
+    expression: a hook checks an id at every event, and `re` is an import
+    its quiet path does not pay."""
+    if not text or len(text) > shape["max_length"] or text[0] not in char_set(shape["first"]):
+        return False
+    rest = char_set(shape["rest"])
+    return all(c in rest for c in text[1:])
+
+
+def char_set(spec):
+    """The characters a shape's set names: each character, X-Y a range of
+    them ('A-Za-z0-9_-': letters, digits, '_' and '-'; a '-' first or last
+    is itself)."""
+    out, i = set(), 0
+    while i < len(spec):
+        if i + 2 < len(spec) and spec[i + 1] == "-":
+            out.update(chr(c) for c in range(ord(spec[i]), ord(spec[i + 2]) + 1))
+            i += 3
+        else:
+            out.add(spec[i])
+            i += 1
+    return frozenset(out)
