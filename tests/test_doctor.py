@@ -450,3 +450,82 @@ def test_a_claude_code_plugin_installed_for_one_project_is_on_there_only(hk):
     _write(record / "plugins" / "installed_plugins.json", installs(hk.project))
     on = _doctor(hk, env, "--agent", "claude-code")["claude-code"]["plugin"]
     assert on == {"file": str(record / "plugins" / "installed_plugins.json"), "on": True, "why": None}
+
+
+CLAUDE_MONITORS = ["post_tool context_monitor_tools", "tool_failure context_monitor_failures", "stop context_monitor"]
+
+
+def _unreachable(hk, agent, *args):
+    env = _agents_on_path(hk, {})
+    found = _doctor(hk, env, "--agent", agent, *args)[agent]
+    run = hk.engine("doctor", "--agent", agent, *args, env=env)
+    assert run.returncode == 0 and "Traceback" not in run.stderr, run
+    return found["unreachable_thresholds"], found["notes"], run.stdout
+
+
+ALL_THREE = ["post_tool context_monitor_tools", "stop context_audit", "stop context_monitor"]
+
+
+@pytest.mark.parametrize("setting, never, monitors", [
+    (None, [70, 80, 90], ALL_THREE),  # its default, 0.5 of the window
+    (0, [70, 80, 90], ALL_THREE),  # Gemini takes a 0 as unset
+    (0.75, [80, 90], ["post_tool context_monitor_tools", "stop context_monitor"]),  # the audit's 70 fires
+    (0.95, [], []),
+])
+def test_doctor_says_which_context_monitor_thresholds_gemini_never_lets_fire(hk, setting, never, monitors):
+    """Gemini CLI 0.61.0 compresses at model.compressionThreshold of its
+    window, 0.5 by default: none of the monitor's 70/80/90 ever fires, and
+    before, engine doctor said nothing of it.  The user's own settings file
+    moves the point, and the doctor reads it."""
+    if setting is not None:
+        _write(hk.home / ".gemini" / "settings.json", json.dumps({"model": {"compressionThreshold": setting}}))
+    found, notes, text = _unreachable(hk, "gemini")
+    if not never:
+        assert found is None and notes == [] and "  notes:" not in text, (found, text)
+        return
+    assert sorted({t for m in found["monitors"] for t in m["thresholds"]}) == never, found
+    assert [f"{m['event']} {m['name']}" for m in found["monitors"]] == monitors, found
+    pct = int((setting or 0.5) * 100)
+    why = (f"model.compressionThreshold {setting} in {hk.home / '.gemini' / 'settings.json'}" if setting else
+           "its default; model.compressionThreshold not set")
+    [line] = notes
+    assert line == (f"context monitor threshold(s) {', '.join(f'{t}%' for t in never)} can never fire: Gemini CLI "
+                    f"compacts its context at {int(1048576 * (setting or 0.5)):,} of 1,048,576 tokens ({pct}%, {why}); "
+                    f"lower them below {pct}% in your profile (`thresholds` of "
+                    f"{', '.join('hooks.events.' + m for m in monitors)}), or raise model.compressionThreshold in "
+                    "Gemini CLI's settings"), line
+    assert f"  notes:\n    - {line}\n" in text, text
+
+
+@pytest.mark.parametrize("override, at, never", [
+    (None, 167000, [90]),  # 200,000 less 20,000 of output less 13,000
+    ("70", 125999, [70, 80, 90]),  # 70% of 180,000, floored as its JavaScript does (0.7 * 180000): earlier
+    ("95", 167000, [90]),  # later than its own: not taken
+])
+def test_doctor_says_which_context_monitor_thresholds_claude_code_never_lets_fire(hk, override, at, never):
+    """Claude Code 2.1.332 auto-compacts at 167,000 of 200,000 tokens
+    (83.5%): the monitor's 90% never fires.  CLAUDE_AUTOCOMPACT_PCT_OVERRIDE
+    in a settings file's env only makes it earlier."""
+    if override is not None:
+        _write(hk.home / ".claude" / "settings.json", json.dumps({"env": {"CLAUDE_AUTOCOMPACT_PCT_OVERRIDE": override}}))
+    found, [line], text = _unreachable(hk, "claude-code")
+    assert (found["tokens"], found["value"]) == (at, override if at != 167000 else None), found
+    monitors = CLAUDE_MONITORS + (["stop context_audit"] if 70 in never else [])
+    assert sorted(f"{m['event']} {m['name']}" for m in found["monitors"]) == sorted(monitors), found
+    assert sorted({t for m in found["monitors"] for t in m["thresholds"]}) == never, found
+    assert line.startswith(f"context monitor threshold(s) {', '.join(f'{t}%' for t in never)} can never fire: "
+                           f"Claude Code compacts its context at {at:,} of 200,000 tokens ({round(at / 2000, 1):g}%, "), line
+    assert line.endswith("(env.CLAUDE_AUTOCOMPACT_PCT_OVERRIDE can only make it compact earlier)"), line
+    assert line in text
+
+
+def test_doctor_says_nothing_of_thresholds_below_where_the_agent_compacts(hk):
+    """A profile whose monitors warn below 50% fires for every agent: no note;
+    Codex (94.7%) needs none with the built-in thresholds either."""
+    low = "\n".join(f"    {event}:" + "".join(f"\n      - {{name: {name}, thresholds: [30, 45]}}" for name in names)
+                    for event, names in (("post_tool", ["context_monitor_tools"]), ("tool_failure",
+                                         ["context_monitor_failures"]), ("stop", ["context_audit", "context_monitor"])))
+    profile = _write(hk.root / "low.yaml", f"kind: profile\nname: low\nextends: default\nhooks:\n  events:\n{low}\n")
+    for agent in ("gemini", "claude-code"):
+        assert _unreachable(hk, agent, "--profile", str(profile))[:2] == (None, []), agent
+    assert _unreachable(hk, "codex")[:2] == (None, [])

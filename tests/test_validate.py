@@ -670,3 +670,25 @@ def test_an_agents_session_shape_that_takes_an_unsafe_id_is_refused_at_its_place
         write(cli.cwd, "agent.yaml", text.replace(ours, other))
         r = cli("validate", "agent.yaml")
         assert r.returncode == 1 and says in r.err, (other, r)
+
+
+@pytest.mark.parametrize("says, at, message", [
+    ("    fraction: 0.5\n    compacts_when: never\n", "compacts_when", "unknown key 'compacts_when'"),
+    ("    fraction: 0.5\n    tokens: 1000\n", "fraction", ""),
+    ("    tokens: 2000000\n", "2000000", "context.compaction.tokens is 2,000,000, not below window_tokens (1,048,576)"),
+])
+def test_an_agents_compaction_fact_is_checked(cli, says, at, message):
+    """context.compaction (where the agent compacts on its own, which engine
+    doctor compares with the context monitor's thresholds): an unknown key,
+    two places at once, or a place past the window is an error at its
+    FILE:LINE:COL."""
+    text = (REPO / "pipelines" / "agents" / "gemini.yaml").read_text(encoding="utf-8")
+    ours = "    fraction: 0.5\n"
+    assert ours in text
+    path = write(cli.cwd, "agent.yaml", text.replace(ours, says))
+    r = cli("validate", "agent.yaml")
+    assert r.returncode == 1 and "Traceback" not in r.err, r
+    [p] = [p for p in problems(r) if p.is_in(path, cli.cwd)]
+    assert (p.line, p.col) == position(path.read_text(), at) and message in p.msg, r
+    write(cli.cwd, "agent.yaml", text)
+    assert cli("validate", "agent.yaml").returncode == 0

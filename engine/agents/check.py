@@ -36,9 +36,29 @@ def problems(doc):
     out.extend(_path_patterns(doc, data.get("tools") or {}))
     out.extend(_failure_patterns(doc, data.get("failure") or {}))
     out.extend(_cut_markers(doc, data.get("tools") or {}))
+    out.extend(_compaction_problems(doc, data.get("context") or {}))
     if not data.get("event_key") and not (data.get("install") or {}).get("event_arg"):
         out.append(doc.error("the payload names no event (no event_key) and the hook command does not either: "
                              "set install.event_arg: true", ("install",)))
+    return out
+
+
+def _compaction_problems(doc, context):
+    """Where the agent compacts lies inside its window; a setting's fields fit its unit."""
+    spec, where = context.get("compaction"), ("context", "compaction")
+    if not spec:
+        return []
+    window, setting = context["window_tokens"], spec.get("setting")
+    out = [doc.error(f"context.compaction.{key} is {spec[key]:,}, not below window_tokens ({window:,})", (*where, key))
+           for key in ("tokens", "tokens_before_window") if key in spec and spec[key] >= window]
+    if not setting:
+        return out
+    if setting["of_tokens_before_window"] and setting["unit"] == "tokens":
+        out.append(doc.error("context.compaction.setting.of_tokens_before_window applies to a fraction or a percent, "
+                             "not to unit tokens", (*where, "setting", "of_tokens_before_window")))
+    if "format" in setting and "file" not in setting:
+        out.append(doc.error("context.compaction.setting.format needs a file (without one the agent's settings "
+                             "files are read)", (*where, "setting", "format")))
     return out
 
 

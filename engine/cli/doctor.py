@@ -68,6 +68,10 @@ def _agent(a):
     print("  missing:" + ("" if a["missing"] else " nothing"))
     for line in a["missing"]:
         print(f"    - {line}")
+    if a["notes"]:
+        print("  notes:")
+    for line in a["notes"]:
+        print(f"    - {one_line(line)}")  # holds a value read from the agent's settings
 
 
 def _scope(s):

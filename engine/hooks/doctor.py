@@ -13,7 +13,7 @@ import os
 
 from engine.base.errors import UserError
 
-from . import agenttrust, detect, entries, firing, precedence, projectenv, settingsfile, versioncmd
+from . import agenttrust, compaction, detect, entries, firing, precedence, projectenv, settingsfile, versioncmd
 from .install import edited_events, home_or_above, others_line, settings_path, todo
 from .install import planted as planted_by
 from .pluginstate import plugin_state
@@ -47,10 +47,11 @@ def doctor(cwd=None, names=None, profile_ref=None):
     from .install import installed_events
 
     hooks, conf = active_hooks(profile_ref), settings()
-    return {"project": project, "agents": [agent_report(a, project, installed_events(hooks, a), conf) for a in agents]}
+    return {"project": project,
+            "agents": [agent_report(a, project, installed_events(hooks, a), conf, hooks) for a in agents]}
 
 
-def agent_report(agent, project, events, conf):
+def agent_report(agent, project, events, conf, hooks=None):
     command, home = detect.where(agent)
     version = versioncmd.ask(command, agent, conf["version_timeout_ms"], conf["version_max_bytes"],
                              conf["version_pattern"]) if command else None
@@ -66,6 +67,10 @@ def agent_report(agent, project, events, conf):
         "settings_decisions": [dict(d, line=precedence.line(agent, d)) for d in precedence.decisions(agent, project)],
     }
     report["missing"] = missing(agent, report)
+    # the profile's context monitor thresholds the agent's own compaction never lets fire
+    report["unreachable_thresholds"] = compaction.unreachable(agent, project, hooks) if hooks else None
+    report["notes"] = [compaction.line(agent, report["unreachable_thresholds"])] if report["unreachable_thresholds"] \
+        else []
     return report
 
 

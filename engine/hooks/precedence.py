@@ -118,3 +118,24 @@ def line(agent, decision):
              if decision["off"] else "hooks are on")
     return f"{head}: {wins['file']} ({wins['name']}) wins ({agent.data['display']} reads {order}, the first that " \
            f"sets it deciding): {state}"
+
+
+def deciding(agent, project, keys):
+    """(value, file) of the settings file whose value of `keys` the agent
+    takes, or None when none of its files sets it: in the agent's order
+    (install.settings_order) the last counted file that sets it, else the
+    project's file over the user's (Claude Code's precedence)."""
+    order = agent.data["install"].get("settings_order")
+    if order:
+        decision = decide(agent, _files(agent, order, project), {"keys": keys, "value": _UNSET})
+        wins = decision and next((s for s in decision["sets"] if s["file"] == decision["wins"]), None)
+        return (wins["value"], wins["file"]) if wins else None
+    for scope in ("project", "user"):
+        try:
+            path = _path(agent, {"scope": scope}, project, {})
+        except UserError:  # the agent has no such file
+            continue
+        value = _value(_load(agent, path)[0] if path else None, keys)
+        if value is not _UNSET:
+            return value, path
+    return None
