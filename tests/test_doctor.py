@@ -529,3 +529,24 @@ def test_doctor_says_nothing_of_thresholds_below_where_the_agent_compacts(hk):
     for agent in ("gemini", "claude-code"):
         assert _unreachable(hk, agent, "--profile", str(profile))[:2] == (None, []), agent
     assert _unreachable(hk, "codex")[:2] == (None, [])
+
+
+def test_a_profile_named_to_doctor_that_does_not_load_is_the_users_error_and_the_active_ones_is_said(hk):
+    """`engine doctor --profile FILE` whose FILE is missing or wrong checked
+    the built-in profile's events instead and exited 0, saying nothing; so
+    did an active profile (ENGINE_PROFILE) that does not load.  A profile
+    named is now the user's error, said at its FILE:LINE:COL, exit 1; the
+    active one gives way to the built-in's, and the report says why."""
+    env = _agents_on_path(hk)
+    bad = _write(hk.project / "bad.yaml", "kind: profile\nname: bad\nextends: default\nbogus: 1\n")
+    for ref, says in ((str(hk.project / "nosuch.yaml"), "nosuch.yaml"), (str(bad), "bad.yaml:4:1: unknown key 'bogus'")):
+        run = hk.engine("doctor", "--profile", ref, env=env)
+        assert run.returncode == 1 and says in run.stderr and run.stdout == "", str(run)
+        assert "Traceback" not in run.stderr
+    run = hk.engine("doctor", "--json", env={**env, "ENGINE_PROFILE": str(bad)})
+    assert run.returncode == 0, str(run)
+    report = json.loads(run.stdout)
+    assert "unknown key 'bogus'" in report["profile_error"] and report["agents"], report["profile_error"]
+    text = hk.engine("doctor", env={**env, "ENGINE_PROFILE": str(bad)}).stdout
+    assert "profile: the active profile does not load" in text and "bogus" in text, text
+    assert json.loads(hk.engine("doctor", "--json", env=env).stdout)["profile_error"] is None

@@ -37,6 +37,9 @@ def run(args):
         json_document(report)
         return 0
     print(f"project: {display(report['project'])}")
+    if report["profile_error"]:
+        print(f"profile: the active profile does not load, so this checks the built-in one's events: "
+              f"{one_line(report['profile_error'])}")
     if not report["agents"]:
         print("no coding agent found (no agent's command on the PATH, no agent's home folder)")
     for agent in report["agents"]:

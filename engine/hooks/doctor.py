@@ -28,13 +28,18 @@ def settings():
 
 
 def active_hooks(profile_ref=None):
-    """The active profile's hooks settings (the built-in's when it does not load)."""
+    """(hooks settings, why the active profile did not load or None): a
+    profile named (--profile) that does not load is the user's error to
+    fix, raised as any other; the active one that does not load gives way
+    to the built-in's, and the report says why."""
     from engine.core.profile import load_profile
 
+    if profile_ref:
+        return load_profile(profile_ref).hooks, None
     try:
-        return load_profile(profile_ref).hooks
-    except UserError:
-        return load_profile("default").hooks
+        return load_profile(None).hooks, None
+    except UserError as exc:
+        return load_profile("default").hooks, str(exc)
 
 
 def doctor(cwd=None, names=None, profile_ref=None):
@@ -46,8 +51,8 @@ def doctor(cwd=None, names=None, profile_ref=None):
     agents = [agent_named(n) for n in names] if names else detect.found()
     from .install import installed_events
 
-    hooks, conf = active_hooks(profile_ref), settings()
-    return {"project": project,
+    (hooks, profile_error), conf = active_hooks(profile_ref), settings()
+    return {"project": project, "profile_error": profile_error,
             "agents": [agent_report(a, project, installed_events(hooks, a), conf, hooks) for a in agents]}
 
 
