@@ -206,3 +206,7 @@ def test_show_of_an_output_gc_removed_says_what_removes_outputs_and_what_to_do(c
                 env=world.env)
     theirs = _stored_key(other.out)
     assert told(cli("cache", "show", theirs, cwd=world.alpha, env=world.env), theirs) == gone
+    # `engine cache stub KEY` (what Gemini CLI's tail call runs) says the same, in its one scope
+    stub = told(cli("cache", "stub", key, cwd=world.alpha, env=world.env), key)
+    assert stub == gone.replace(" (--all: every project's)", ""), stub
+    assert told(cli("cache", "stub", theirs, cwd=world.alpha, env=world.env), theirs) == stub

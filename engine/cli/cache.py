@@ -252,7 +252,7 @@ def _stub(store, settings, args):
     meta = store.meta(key) if _in_scope(store, key, args) else None
     sources = (meta or {}).get("sources") or []
     if not sources:
-        raise UserError(f"no entry sha256:{key} in this project's cache; see engine cache list")
+        raise UserError(_not_here(settings, key, "this project's cache"))
     index = len(sources) - 1 if args.source is None else args.source
     if not 0 <= index < len(sources):
         raise UserError(f"--source {args.source}: entry sha256:{key} has sources 0 to {len(sources) - 1}")
@@ -276,7 +276,7 @@ def _show(store, args):
         if not sep or first < 1 or (last is not None and last < first):
             raise UserError(f"--lines {args.lines}: expected A:B with 1 <= A <= B, for example 1:200")
     # Another project's entry is answered as an absent one: no project learns what another cached.
-    absent = _not_here(store.settings, key, args)
+    absent = _not_here(store.settings, key, _scope_name(args))
     if not _in_scope(store, key, args):
         raise UserError(absent)
     sys.stdout.flush()
@@ -288,7 +288,7 @@ def _show(store, args):
     return 0
 
 
-def _not_here(settings, key, args):
+def _not_here(settings, key, scope):
     """Why `key` reads back nothing, said alike for an output never stored
     here, one another project stored and one removed since (no project
     learns whether another's existed): the removals that may have taken
@@ -302,7 +302,7 @@ def _not_here(settings, key, args):
     size = settings["store"]["max_size_mb"]
     chosen = config.chosen_path()
     where = display(os.path.join(config_dir_str(), config.NAME) if chosen == config.builtin_path() else chosen)
-    return (f"no readable entry sha256:{key} in {_scope_name(args)}. An output stored here may have been removed "
+    return (f"no readable entry sha256:{key} in {scope}. An output stored here may have been removed "
             f"since: by engine cache gc once nothing named it for gc.grace_seconds ({settings['gc']['grace_seconds']} s), "
             f"by engine cache prune (prune.max_age_days: {settings['prune']['max_age_days']}) or by the size bound "
             f"(store.max_size_mb: {'none' if size is None else size}); or its blob is damaged. To read the output, "
