@@ -957,6 +957,40 @@ def _copilot_compacting_beside_the_turn(tmp_path, calls, events):
     return run, hook, api
 
 
+def _copilot_reporting(tmp_path, reported, limit):
+    """A Copilot run under a `limit`-token prompt limit whose answers report
+    1,000 input tokens, then `reported`: its compaction_start data, or None."""
+    home, cwd = _world(tmp_path)
+    served = []
+
+    def tokens(req):
+        served.append(req)
+        return 1000 if len(served) < 2 else reported
+    api = ResponsesAPI([shell(f"echo step-{i}") for i in range(1, 5)] + [say("done")], tokens=tokens, summary_after=1)
+    run = run_copilot("go", home, cwd, None, api=api, env={"COPILOT_PROVIDER_MAX_PROMPT_TOKENS": str(limit)})
+    assert run.returncode == 0, str(run)
+    return next((r["data"] for r in events_of(run) if r["type"] == "session.compaction_start"), None)
+
+
+@facts
+@pytest.mark.slow
+def test_fact_copilot_compacts_at_four_fifths_of_its_prompt_limit(tmp_path):
+    """Copilot CLI 1.0.102 starts a compaction once its own count of the
+    prompt (compaction_start's currentTokens: the response's input tokens
+    and a few of its own) reaches copilot.yaml's context.compaction
+    fraction of the prompt limit: 16,006 of 20,000 started one, 15,956 did
+    not (the fraction engine doctor reads)."""
+    from engine.agents.table import get
+
+    limit = 20_000
+    point = get("copilot").data["context"]["compaction"]["fraction"] * limit
+    at = _copilot_reporting(tmp_path / "at", int(point) - 30, limit)
+    assert at is not None and at["currentTokens"] >= point and at["trigger"] == "threshold", at
+    own = at["currentTokens"] - (int(point) - 30)  # what it adds to the response's count
+    below = int(point) - own - 50
+    assert _copilot_reporting(tmp_path / "below", below, limit) is None, (below, own)
+
+
 @facts
 @pytest.mark.slow
 def test_fact_copilot_keeps_what_the_turn_added_during_a_background_compaction_after_the_summary(tmp_path):

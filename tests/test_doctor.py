@@ -531,6 +531,19 @@ def test_doctor_says_nothing_of_thresholds_below_where_the_agent_compacts(hk):
     assert _unreachable(hk, "codex")[:2] == (None, [])
 
 
+def test_doctor_calls_no_threshold_unreachable_for_an_agent_compacting_beside_the_turn(hk):
+    """Copilot CLI starts a compaction at 80% of its prompt limit (measured,
+    copilot.yaml), but compacts beside the turn: its context grows past
+    that until the summary comes, so 80 and 90 may still fire.  Its point
+    is declared; doctor says nothing of its thresholds."""
+    from engine.agents.table import get
+
+    copilot = get("copilot")
+    assert copilot.data["context"]["compaction"] == {"fraction": 0.8}
+    assert copilot.data["transcript"]["compacts_in_background"] is True
+    assert _unreachable(hk, "copilot")[:2] == (None, [])
+
+
 def test_a_profile_named_to_doctor_that_does_not_load_is_the_users_error_and_the_active_ones_is_said(hk):
     """`engine doctor --profile FILE` whose FILE is missing or wrong checked
     the built-in profile's events instead and exited 0, saying nothing; so

@@ -85,10 +85,11 @@ def compaction_point(agent, project):
 def unreachable(agent, project, hooks):
     """The compaction point with "monitors": those of the profile's context
     monitors with thresholds at or past it, each with those thresholds
-    only; None when every threshold can fire (or the point is not known)."""
+    only; None when every threshold can fire (or the point is not known,
+    or the agent compacts beside the turn, its context growing on)."""
     point = compaction_point(agent, project)
-    if point is None:
-        return None
+    if point is None or agent.data["transcript"].get("compacts_in_background"):
+        return None  # unknown, or the context grows past the point until the summary comes
     found = [dict(m, thresholds=[t for t in m["thresholds"] if t >= point["pct"]]) for m in monitors(hooks, agent)]
     found = [m for m in found if m["thresholds"]]
     return dict(point, monitors=found) if found else None
