@@ -957,6 +957,38 @@ def _copilot_compacting_beside_the_turn(tmp_path, calls, events):
     return run, hook, api
 
 
+def _codex_compacts(tmp_path, reported):
+    """Does a Codex run whose answers report 1,000 input tokens, then
+    `reported` (and 10 output tokens), compact?  No limit of its own in
+    config.toml: its model's (tests/support/codex_catalog.json, 272,000
+    tokens, auto_compact_token_limit null)."""
+    home, cwd = _codex_world(tmp_path)
+    served = []
+
+    def tokens(req):
+        served.append(req)
+        return 1000 if len(served) < 2 else reported
+    api = ResponsesAPI([shell("echo one"), shell("echo two"), say("done")], tokens=tokens)
+    run = run_codex("go", home, cwd / "sub", None, api=api)
+    assert run.returncode == 0, str(run)
+    return "summary" in [r.kind for r in run.api.log]
+
+
+@facts
+@pytest.mark.slow
+def test_fact_codex_compacts_at_nine_tenths_of_its_models_window(tmp_path):
+    """Codex CLI 0.171.0 with no model_auto_compact_token_limit compacts
+    at 90% of its model's whole window: 244,800 of 272,000, codex.yaml's
+    context.compaction (measured: 244,790 tokens in all started one,
+    244,770 did not)."""
+    from engine.agents.table import get
+
+    point = get("codex").data["context"]["compaction"]["tokens"]
+    assert point == 272_000 * 9 // 10
+    assert _codex_compacts(tmp_path / "at", point)
+    assert not _codex_compacts(tmp_path / "below", point - 100)
+
+
 def _copilot_reporting(tmp_path, reported, limit):
     """A Copilot run under a `limit`-token prompt limit whose answers report
     1,000 input tokens, then `reported`: its compaction_start data, or None."""
