@@ -573,3 +573,28 @@ def test_doctor_names_an_engine_hook_written_before_isolation_and_install_rewrit
     assert runs_unisolated(f"{sys.executable} -m engine.cli hook") and runs_unisolated("/venv/bin/engine-hook")
     assert not runs_unisolated(f"{sys.executable} -I -m engine.cli hook")
     assert not runs_unisolated("python -m engine.cli hook --verbose"), "not a command of the engine's"
+
+
+def test_a_hook_of_the_engines_shape_whose_program_is_not_there_is_not_installed(hk):
+    """An older entry whose program is not there (`/gone/bin/engine hook`)
+    counted as the engine's, so doctor called the hooks installed and asked
+    for the folder's trust, for a hook that runs nothing; in a cloned
+    repository's settings, a file put at that path later would run in the
+    engine's place.  doctor counts it not installed, names it and asks no
+    trust for it; install writes the engine's own in its place."""
+    gone = hk.root / "gone" / "bin" / "engine"
+    path = _path(hk, "claude-code", "project")
+    path.parent.mkdir(parents=True)
+    group = {"hooks": [{"type": "command", "command": f"{gone} hook", "timeout": 10}]}
+    path.write_text(json.dumps({"hooks": {event: [group] for event in ("SessionStart", "UserPromptSubmit")}}))
+    report = _doctor(hk, "claude-code")
+    project = next(s for s in report["hooks"] if s["scope"] == "project")
+    assert project["installed"] == [] and project["trust"] is None, project
+    assert project["gone"] == [{"program": str(gone), "events": ["SessionStart", "UserPromptSubmit"]}], project
+    lines = [line for line in report["missing"] if "which is not there" in line]
+    assert len(lines) == 1 and str(gone) in lines[0] and "--project" in lines[0], report["missing"]
+    assert _engine(hk, "install", "--agent", "claude-code", "--project").returncode == 0
+    assert str(gone) not in path.read_text()
+    report = _doctor(hk, "claude-code")
+    project = next(s for s in report["hooks"] if s["scope"] == "project")
+    assert project["gone"] == [] and "SessionStart" in project["installed"], project

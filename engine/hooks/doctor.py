@@ -82,7 +82,8 @@ def agent_report(agent, project, events, conf, hooks=None):
 def scope_report(agent, scope, project, events):
     """Installed (which events, which are missing), and trusted, for one scope."""
     out = {"scope": scope, "file": None, "installed": [], "not_installed": [], "named_for": [], "error": None,
-           "trust": None, "switched_off": [], "projects_own": [], "edited": [], "twice": [], "foreign": []}
+           "trust": None, "switched_off": [], "projects_own": [], "edited": [], "twice": [], "foreign": [],
+           "gone": []}
     if scope == "project" and home_or_above(project):  # its "project" settings are the user's own
         return dict(out, error="none: the working folder is your home folder or above it, not a project")
     try:
@@ -97,6 +98,7 @@ def scope_report(agent, scope, project, events):
         return dict(out, error=str(exc))
     out["switched_off"] = switched_off(agent, data)
     ours, out["projects_own"] = _not_planted(agent, scope, project, entries.ours(agent, data))
+    ours, out["gone"] = _runnable(agent, ours)
     named = {(event, entries.named_agent(agent, handler)) for event, _, _, handler in ours}
     out["projects_own"] += [p for p in _not_planted(agent, scope, project, entries.edited(agent, data))[1]
                             if p not in out["projects_own"]]
@@ -115,6 +117,22 @@ def scope_report(agent, scope, project, events):
         out["trust"] = agenttrust.check(agent, scope, project, path, data)
         out["todo"] = list(todo(agent, scope, project) + others_line(agent, scope, project))
     return out
+
+
+def _runnable(agent, ours):
+    """(the engine's hooks whose programs are there, [{"program", "events"}]
+    of those whose program is not): a hook of a removed install runs
+    nothing, and is not counted installed."""
+    from .hookcmd import missing_program
+
+    kept, gone = [], {}
+    for item in ours:
+        program = missing_program(entries.command_of(agent, item[3]))
+        if program is None:
+            kept.append(item)
+        elif item[0] not in gone.setdefault(program, []):
+            gone[program].append(item[0])
+    return kept, [{"program": program, "events": events} for program, events in gone.items()]
 
 
 def _foreign_programs(agent, found):
@@ -344,6 +362,14 @@ def _foreign_line(scope, found):
             "uninstall leave it as it is")
 
 
+def _gone_line(agent, scope, gone):
+    """The line for the engine's hooks whose program is not there."""
+    return (f"{scope['file']}: at {', '.join(gone['events'])} a hook of the engine's shape runs {gone['program']}, "
+            "which is not there (an install since removed): it runs nothing, and a file put at that path would run "
+            f"in the engine's place; not counted as installed: engine install --agent {agent.name} "
+            f"--{scope['scope']} writes the engine's own (engine uninstall takes such entries out)")
+
+
 def _unisolated_line(agent, scope):
     """The line for the engine's hooks still written as an earlier version wrote them, without -I."""
     return (f"{scope['file']}: at {', '.join(scope['unisolated'])} the engine's hook is written as an earlier "
@@ -384,6 +410,7 @@ def missing(agent, report):
             "do not trust the folder for it" for s in report["hooks"] if s.get("projects_own")]
     out += [_foreign_line(s, f) for s in report["hooks"] for f in s.get("foreign") or ()]
     out += [_unisolated_line(agent, s) for s in report["hooks"] if s.get("unisolated")]
+    out += [_gone_line(agent, s, g) for s in report["hooks"] for g in s.get("gone") or ()]
     if installed and fired["sessions"] and not fired["answered"]:
         out.append(f"no record of the engine answering in the last {fired['sessions']} session(s)")
     out += [f"{f['name']}: {f['note']}" for f in report["features"] if f["note"]]

@@ -150,6 +150,14 @@ def runs_this_engine(cmd):
     return program is None or engines_program(program)
 
 
+def missing_program(cmd):
+    """The first program a command of ours runs (its interpreter, its
+    script) that is not there, or None: such a hook runs nothing (an
+    install since removed), and a file put at that path later would run
+    in the engine's place."""
+    return next((p for p in programs(cmd) if not os.path.lexists(p)), None)
+
+
 def runs_unisolated(cmd):
     """Is `cmd` a command of ours as written before -I (`<python> -m
     engine.cli hook`, or a script started by its `#!` line)?  Run in a
